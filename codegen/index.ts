@@ -1,0 +1,49 @@
+/**
+ * `npm run codegen`: contracts/ -> generated/. Deterministic (same input, same bytes)
+ * and complete: files under generated/ that no generator produced are deleted, so a
+ * stale or hand-made file shows up as drift in CI.
+ */
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { generateOpenApi } from './openapi';
+import { generateGraphql } from './graphql';
+import { generateAsyncApi } from './asyncapi';
+import { generateSdk } from './sdk';
+
+function listFiles(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir).flatMap((f) => {
+    const p = join(dir, f);
+    return statSync(p).isDirectory() ? listFiles(p) : [p];
+  });
+}
+
+export async function generateAll(root: string): Promise<Record<string, string>> {
+  const parts = await Promise.all([generateOpenApi(root), generateGraphql(root), generateAsyncApi(root)]);
+  return Object.assign({}, ...parts, generateSdk());
+}
+
+async function main(): Promise<void> {
+  const root = join(__dirname, '..');
+  const started = Date.now();
+  const files = await generateAll(root);
+  let changed = 0;
+  for (const [rel, text] of Object.entries(files)) {
+    const p = join(root, rel);
+    mkdirSync(dirname(p), { recursive: true });
+    if (!existsSync(p) || readFileSync(p, 'utf8') !== text) {
+      writeFileSync(p, text);
+      changed++;
+    }
+  }
+  const stale = listFiles(join(root, 'generated')).filter((p) => !(relative(root, p) in files));
+  for (const p of stale) rmSync(p);
+  console.log(`codegen: ${Object.keys(files).length} files, ${changed} changed, ${stale.length} stale removed, ${Date.now() - started} ms`);
+}
+
+if (require.main === module) {
+  main().catch((err) => {
+    console.error(`codegen failed: ${err instanceof Error ? err.message : String(err)}`);
+    process.exit(1);
+  });
+}

@@ -1,0 +1,44 @@
+/**
+ * Composes the service: middleware order is the whole design here.
+ * request id + log -> metrics -> problem+json -> routes generated from the contract.
+ */
+import Koa from 'koa';
+import type { Logger } from 'pino';
+import type { Config } from './config';
+import type { OrderEvent, Store } from './store';
+import { authenticate } from './http/auth';
+import { dispatchRouter, type HandlerContext } from './http/dispatch';
+import { healthHandlers } from './http/health';
+import { Metrics, metricsMiddleware } from './http/metrics';
+import { problemMiddleware } from './http/problemMiddleware';
+import { requestLog } from './http/requestLog';
+import { orderHandlers } from './orders';
+import type { Handlers } from '../generated/openapi/handlers';
+
+export interface AppDeps {
+  config: Config;
+  store: Store;
+  logger: Logger;
+  metrics?: Metrics;
+  onEvent?: (event: OrderEvent) => void;
+}
+
+export function createApp(deps: AppDeps): { app: Koa; metrics: Metrics } {
+  const metrics = deps.metrics ?? new Metrics();
+  const app = new Koa();
+  // Every operation of the contract: a missing or mistyped one fails `npm run typecheck`.
+  const handlers: Handlers<HandlerContext> = {
+    ...healthHandlers({ metrics, probes: { store: () => deps.store.ping() } }),
+    ...orderHandlers({ store: deps.store, metrics, onEvent: deps.onEvent }),
+  };
+  const router = dispatchRouter(handlers, { bodyLimit: deps.config.bodyLimitBytes, authenticate: authenticate(deps.store) });
+
+  app.use(requestLog(deps.logger));
+  app.use(metricsMiddleware(metrics));
+  app.use(problemMiddleware());
+  app.use(router.routes());
+  app.use(router.allowedMethods());
+  // Errors are answered by problemMiddleware; this only sees what escapes koa itself.
+  app.on('error', (err) => deps.logger.error({ err }, 'koa error'));
+  return { app, metrics };
+}

@@ -1,0 +1,104 @@
+/**
+ * Configuration from the environment (DESIGN.md "Running it"). Parsing is a pure
+ * function returning a value or one error line naming the variable, so `main.ts`
+ * can refuse bad config with exactly that line and a non-zero exit.
+ */
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  databaseUrl?: string;
+  redisUrl?: string;
+  workers: number;
+  logLevel: string;
+  production: boolean;
+  bodyLimitBytes: number;
+  graphql: { maxDepth: number; maxCost: number; showCost: boolean; persisted: 'apq' | 'allowlist' };
+  realtime: { replayRate: number; replayWindowS: number; maxBufferBytes: number; acceptRate: number; acceptBurst: number };
+}
+
+export type ConfigResult = { ok: true; config: Config } | { ok: false; error: string };
+
+type Env = Record<string, string | undefined>;
+
+class ConfigError extends Error {}
+
+function int(env: Env, name: string, def: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return def;
+  if (!/^\d+$/.test(raw.trim()) || Number(raw) < min || Number(raw) > max) {
+    throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
+  }
+  return Number(raw);
+}
+
+function oneOf<T extends string>(env: Env, name: string, def: T, allowed: readonly T[]): T {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return def;
+  if (!(allowed as readonly string[]).includes(raw)) throw new ConfigError(`${name} must be one of ${allowed.join(', ')}, got "${raw}"`);
+  return raw as T;
+}
+
+/** A URL for messages: the password replaced, so it can be printed and logged. */
+export function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return '<unparseable URL>';
+  }
+}
+
+function url(env: Env, name: string, protocols: string[]): string | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return undefined;
+  let u: URL;
+  try {
+    u = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} is not a URL`);
+  }
+  if (!protocols.includes(u.protocol)) throw new ConfigError(`${name} must start with ${protocols.join(' or ')}//, got ${redactUrl(raw)}`);
+  return raw;
+}
+
+export function parseConfig(env: Env): ConfigResult {
+  try {
+    const workers = int(env, 'WORKERS', 1, 1, 256);
+    const redisUrl = url(env, 'REDIS_URL', ['redis:', 'rediss:']);
+    if (workers > 1 && !redisUrl) {
+      throw new ConfigError(`WORKERS=${workers} needs REDIS_URL: workers share fan-out, the replay ring and the APQ registry through Redis`);
+    }
+    return {
+      ok: true,
+      config: {
+        port: int(env, 'PORT', 3000, 0, 65535),
+        host: env.HOST || '127.0.0.1',
+        dataDir: env.DATA_DIR || './data',
+        databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
+        redisUrl,
+        workers,
+        logLevel: oneOf(env, 'LOG_LEVEL', 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
+        production: env.NODE_ENV === 'production',
+        bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 64 * 1024, 1024, 16 * 1024 * 1024),
+        graphql: {
+          maxDepth: int(env, 'GRAPHQL_MAX_DEPTH', 4, 1, 100),
+          maxCost: int(env, 'GRAPHQL_MAX_COST', 1000, 1, 10_000_000),
+          showCost: oneOf(env, 'GRAPHQL_SHOW_COST', '0', ['0', '1']) === '1',
+          persisted: oneOf(env, 'GRAPHQL_PERSISTED', 'apq', ['apq', 'allowlist'] as const),
+        },
+        realtime: {
+          replayRate: int(env, 'REPLAY_RATE', 1, 1, 100_000),
+          replayWindowS: int(env, 'REPLAY_WINDOW_S', 300, 1, 86_400),
+          maxBufferBytes: int(env, 'MAX_BUFFER_BYTES', 1024 * 1024, 1024, 1024 * 1024 * 1024),
+          acceptRate: int(env, 'ACCEPT_RATE', 200, 1, 1_000_000),
+          acceptBurst: int(env, 'ACCEPT_BURST', 400, 1, 1_000_000),
+        },
+      },
+    };
+  } catch (err) {
+    if (err instanceof ConfigError) return { ok: false, error: err.message };
+    throw err;
+  }
+}

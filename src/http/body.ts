@@ -1,0 +1,43 @@
+import type { Context } from 'koa';
+import getRawBody from 'raw-body';
+import { httpProblem } from './problem';
+
+/** Default request body limit; `BODY_LIMIT_BYTES` overrides it. Orders are small. */
+export const DEFAULT_BODY_LIMIT = 64 * 1024;
+
+/** The media type without parameters, lowercased (`application/json; charset=utf-8` -> `application/json`). */
+export function baseMediaType(value: string | undefined): string {
+  return (value ?? '').split(';')[0].trim().toLowerCase();
+}
+
+/** `version` (or its synonym `v`) parameter of a media type, as written; undefined when absent. */
+export function versionParam(value: string): string | undefined {
+  for (const part of value.split(';').slice(1)) {
+    const [k, v] = part.split('=').map((s) => s.trim());
+    if (k.toLowerCase() === 'version' || k.toLowerCase() === 'v') return v?.replace(/^"|"$/g, '');
+  }
+  return undefined;
+}
+
+/**
+ * Reads and parses a JSON request body. Errors are the client's: 413 over the limit
+ * (checked against Content-Length before reading, and while reading), 400 for bytes
+ * that are not UTF-8 JSON. raw-body enforces the limit; JSON parsing is ours because
+ * the body's media type (merge-patch, vendor types) decides what is accepted.
+ */
+export async function readJsonBody(ctx: Context, limit: number): Promise<unknown> {
+  let raw: string;
+  try {
+    raw = await getRawBody(ctx.req, { limit, length: ctx.get('content-length') || undefined, encoding: 'utf8' });
+  } catch (err) {
+    const e = err as { type?: string; status?: number };
+    if (e.type === 'entity.too.large') throw httpProblem('PAYLOAD_TOO_LARGE', `Request body exceeds ${limit} bytes`);
+    throw httpProblem('BAD_REQUEST', 'The request body could not be read');
+  }
+  if (raw.trim() === '') throw httpProblem('BAD_REQUEST', 'A JSON request body is required');
+  try {
+    return JSON.parse(raw);
+  } catch {
+    throw httpProblem('BAD_REQUEST', 'The request body is not valid JSON');
+  }
+}

@@ -1,0 +1,70 @@
+import fc from 'fast-check';
+import { evaluate, parseTagCondition, strongMatch, weakMatch, parseTag } from './conditional';
+
+const cur = (selected: string, all: string[] = [selected]) => ({ selected, all });
+
+describe('entity tag comparison (RFC 9110 13.1)', () => {
+  it('matches strongly only when both tags are strong and identical', () => {
+    expect(strongMatch(parseTag('"a"'), parseTag('"a"'))).toBe(true);
+    expect(strongMatch(parseTag('W/"a"'), parseTag('"a"'))).toBe(false);
+    expect(strongMatch(parseTag('W/"a"'), parseTag('W/"a"'))).toBe(false);
+    expect(strongMatch(parseTag('"a"'), parseTag('"b"'))).toBe(false);
+  });
+  it('matches weakly whenever the opaque parts are identical', () => {
+    expect(weakMatch(parseTag('W/"a"'), parseTag('"a"'))).toBe(true);
+    expect(weakMatch(parseTag('W/"a"'), parseTag('W/"a"'))).toBe(true);
+    expect(weakMatch(parseTag('"a"'), parseTag('"b"'))).toBe(false);
+  });
+  it('parses lists, ignores empty elements and rejects garbage', () => {
+    expect(parseTagCondition('"a", W/"b",,"c"')).toEqual({
+      any: false,
+      tags: [{ weak: false, opaque: '"a"' }, { weak: true, opaque: '"b"' }, { weak: false, opaque: '"c"' }],
+    });
+    expect(parseTagCondition('*')).toEqual({ any: true });
+    expect(parseTagCondition('a')).toEqual({ invalid: true });
+    expect(parseTagCondition('')).toEqual({ invalid: true });
+  });
+});
+
+describe('precondition evaluation (RFC 9110 13.2.2)', () => {
+  it('answers 304 to GET and HEAD when If-None-Match matches, weakly', () => {
+    expect(evaluate({ method: 'GET', ifNoneMatch: 'W/"x"', current: cur('"x"') })).toBe('not_modified');
+    expect(evaluate({ method: 'HEAD', ifNoneMatch: '"y", "x"', current: cur('"x"') })).toBe('not_modified');
+    expect(evaluate({ method: 'GET', ifNoneMatch: '*', current: cur('"x"') })).toBe('not_modified');
+    expect(evaluate({ method: 'GET', ifNoneMatch: '"y"', current: cur('"x"') })).toBe('proceed');
+  });
+  it('answers 412 to other methods when If-None-Match matches', () => {
+    expect(evaluate({ method: 'PUT', ifNoneMatch: '"x"', current: cur('"x"') })).toBe('precondition_failed');
+  });
+  it('requires a strong match for If-Match, lists and * included', () => {
+    expect(evaluate({ method: 'PUT', ifMatch: '"x"', current: cur('"x"') })).toBe('proceed');
+    expect(evaluate({ method: 'PUT', ifMatch: 'W/"x"', current: cur('"x"') })).toBe('precondition_failed');
+    expect(evaluate({ method: 'PUT', ifMatch: '"a", "x"', current: cur('"x"') })).toBe('proceed');
+    expect(evaluate({ method: 'PUT', ifMatch: '*', current: cur('"x"') })).toBe('proceed');
+    expect(evaluate({ method: 'PUT', ifMatch: 'garbage', current: cur('"x"') })).toBe('precondition_failed');
+  });
+  it('accepts any current representation tag for If-Match, but only the selected one for If-None-Match', () => {
+    const c = cur('"1-v2j"', ['"1-v1j"', '"1-v2j"']);
+    expect(evaluate({ method: 'PATCH', ifMatch: '"1-v1j"', current: c })).toBe('proceed');
+    expect(evaluate({ method: 'GET', ifNoneMatch: '"1-v1j"', current: c })).toBe('proceed');
+  });
+  it('evaluates If-Match before If-None-Match', () => {
+    expect(evaluate({ method: 'GET', ifMatch: '"no"', ifNoneMatch: '"x"', current: cur('"x"') })).toBe('precondition_failed');
+  });
+  it('never proceeds on a write whose If-Match names no current tag (generated tags)', () => {
+    const tag = fc.stringMatching(/^[a-z0-9-]{1,12}$/).map((s) => `"${s}"`);
+    fc.assert(
+      fc.property(fc.array(tag, { minLength: 1, maxLength: 5 }), tag, (sent, current) => {
+        const outcome = evaluate({ method: 'PUT', ifMatch: sent.join(', '), current: cur(current) });
+        expect(outcome).toBe(sent.includes(current) ? 'proceed' : 'precondition_failed');
+      }),
+    );
+  });
+  it('never throws on arbitrary header values', () => {
+    fc.assert(
+      fc.property(fc.string(), fc.string(), fc.constantFrom('GET', 'PUT'), (im, inm, method) => {
+        expect(['proceed', 'not_modified', 'precondition_failed']).toContain(evaluate({ method, ifMatch: im, ifNoneMatch: inm, current: cur('"x"') }));
+      }),
+    );
+  });
+});

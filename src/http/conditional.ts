@@ -1,0 +1,77 @@
+/**
+ * Conditional requests, RFC 9110 13.1-13.2, as pure functions over header values.
+ *
+ * - If-Match: strong comparison (13.1.1), `*` matches any current representation;
+ * - If-None-Match: weak comparison (13.1.2), `*` matches any;
+ * - evaluation order of 13.2.2: If-Match first (false -> 412), then If-None-Match
+ *   (false -> 304 for GET/HEAD, 412 otherwise);
+ * - 13.2.1: preconditions are evaluated only when the request would otherwise
+ *   succeed, so callers answer 404 (or any non-2xx) before calling `evaluate`.
+ */
+
+export interface EntityTag {
+  weak: boolean;
+  /** The quoted part, quotes included: `"abc"`. */
+  opaque: string;
+}
+
+/** A parsed If-Match / If-None-Match value: `*`, a list of tags, or unparseable. */
+export type TagCondition = { any: true } | { any: false; tags: EntityTag[] } | { invalid: true };
+
+const TAG = /^\s*(W\/)?("[\x21\x23-\x7e\x80-\xff]*")\s*$/;
+
+export function parseTagCondition(header: string): TagCondition {
+  if (header.trim() === '*') return { any: true };
+  const tags: EntityTag[] = [];
+  for (const part of header.split(',')) {
+    if (part.trim() === '') continue; // RFC 9110 5.6.1: empty list elements are ignored
+    const m = TAG.exec(part);
+    if (!m) return { invalid: true };
+    tags.push({ weak: m[1] !== undefined, opaque: m[2] });
+  }
+  return tags.length === 0 ? { invalid: true } : { any: false, tags };
+}
+
+export function parseTag(tag: string): EntityTag {
+  const m = TAG.exec(tag);
+  if (!m) throw new Error(`not an entity tag: ${tag}`);
+  return { weak: m[1] !== undefined, opaque: m[2] };
+}
+
+/** 13.1.1: both strong and identical. */
+export const strongMatch = (a: EntityTag, b: EntityTag): boolean => !a.weak && !b.weak && a.opaque === b.opaque;
+/** 13.1.2: identical opaque parts, weakness ignored. */
+export const weakMatch = (a: EntityTag, b: EntityTag): boolean => a.opaque === b.opaque;
+
+export type Outcome = 'proceed' | 'not_modified' | 'precondition_failed';
+
+export interface ConditionalRequest {
+  method: string;
+  ifMatch?: string;
+  ifNoneMatch?: string;
+  /**
+   * The tags the current state answers to: the selected representation's tag first.
+   * If-Match accepts any representation of the current revision, so a client that
+   * read version 1 can write with version 2 (the lost-update check is about the
+   * revision, not the media type); If-None-Match uses only the selected one (a cache
+   * validates the representation it holds).
+   */
+  current: { selected: string; all: readonly string[] };
+}
+
+/** RFC 9110 13.2.2, steps 1 and 3 (this service has no Last-Modified validators). */
+export function evaluate(req: ConditionalRequest): Outcome {
+  if (req.ifMatch !== undefined) {
+    const c = parseTagCondition(req.ifMatch);
+    const ok =
+      'invalid' in c ? false : c.any ? true : c.tags.some((t) => req.current.all.some((cur) => strongMatch(t, parseTag(cur))));
+    if (!ok) return 'precondition_failed';
+  }
+  if (req.ifNoneMatch !== undefined) {
+    const c = parseTagCondition(req.ifNoneMatch);
+    const selected = parseTag(req.current.selected);
+    const matched = 'invalid' in c ? false : c.any ? true : c.tags.some((t) => weakMatch(t, selected));
+    if (matched) return req.method === 'GET' || req.method === 'HEAD' ? 'not_modified' : 'precondition_failed';
+  }
+  return 'proceed';
+}

@@ -1,0 +1,126 @@
+import type { Context, Middleware } from 'koa';
+import Router from '@koa/router';
+import type { ErrorObject, ValidateFunction } from 'ajv';
+import type { Handlers, OperationId } from '../../generated/openapi/handlers';
+import { routes, type RouteSpec } from '../../generated/openapi/routes';
+import { baseMediaType, readJsonBody, versionParam } from './body';
+import { httpProblem } from './problem';
+
+/** What a handler receives besides its typed request. */
+export interface HandlerContext {
+  koa: Context;
+  /** The authenticated account; set on every operation whose contract requires a token. */
+  account: NonNullable<Context['state']['account']>;
+}
+
+export interface DispatchOptions {
+  bodyLimit: number;
+  /** Resolves the bearer token; throws a 401 HttpProblem. Runs before any validation. */
+  authenticate: Middleware;
+}
+
+interface AnyResponse {
+  status: number;
+  headers?: Record<string, string>;
+  contentType?: string;
+  body?: unknown;
+}
+type AnyHandler = (req: unknown, ctx: HandlerContext) => Promise<AnyResponse>;
+
+/** Ajv errors -> problem `errors` members; `where` says which part of the request. */
+function details(where: string, errors: ErrorObject[] | null | undefined) {
+  return (errors ?? []).slice(0, 20).map((e) => ({
+    pointer: where === 'body' ? e.instancePath || '/' : `${where}:${(e.instancePath.slice(1) || (e.params as { missingProperty?: string }).missingProperty) ?? ''}`,
+    message: e.message ?? 'invalid',
+  }));
+}
+
+function check(validate: ValidateFunction | null, where: string, value: Record<string, unknown>): void {
+  if (validate && !validate(value)) {
+    throw httpProblem('VALIDATION_FAILED', `Invalid ${where} parameter`, undefined, { errors: details(where, validate.errors) });
+  }
+}
+
+/**
+ * The contract key of a request media type: the base type, plus `; version=N` when a
+ * version (or its synonym `v`) parameter is given, as the contract spells its keys.
+ */
+export function contractMediaType(value: string | undefined): string {
+  const base = baseMediaType(value);
+  const v = value ? versionParam(value) : undefined;
+  return v === undefined ? base : `${base}; version=${v}`;
+}
+
+async function readRequest(ctx: Context, spec: RouteSpec, bodyLimit: number) {
+  const params: Record<string, unknown> = { ...ctx.params };
+  const query: Record<string, unknown> = { ...ctx.query };
+  const headers: Record<string, unknown> = {};
+  for (const name of spec.headerNames) {
+    const v = ctx.get(name);
+    if (v !== '') headers[name] = v;
+  }
+  check(spec.validate.path, 'path', params);
+  check(spec.validate.query, 'query', query);
+  check(spec.validate.header, 'header', headers);
+  const req: Record<string, unknown> = { params, query, headers };
+  if (spec.body) {
+    const hasBody = ctx.request.length > 0 || ctx.get('transfer-encoding') !== '';
+    if (!hasBody && !spec.body.required) return req;
+    const contentType = contractMediaType(ctx.get('content-type'));
+    const validate = spec.body.contentTypes[contentType];
+    if (!validate) {
+      throw httpProblem('UNSUPPORTED_MEDIA_TYPE', `Content-Type must be one of: ${Object.keys(spec.body.contentTypes).join(', ')}`, {
+        'Accept-Patch': spec.method === 'PATCH' ? Object.keys(spec.body.contentTypes).join(', ') : '',
+      });
+    }
+    const body = await readJsonBody(ctx, bodyLimit);
+    if (!validate(body)) throw httpProblem('VALIDATION_FAILED', 'Invalid request body', undefined, { errors: details('body', validate.errors) });
+    req.contentType = contentType;
+    req.body = body;
+  }
+  return req;
+}
+
+function write(ctx: Context, res: AnyResponse): void {
+  ctx.status = res.status;
+  for (const [k, v] of Object.entries(res.headers ?? {})) if (v !== '') ctx.set(k, v);
+  if (res.body === undefined || ctx.method === 'HEAD' || res.status === 304) {
+    ctx.body = null;
+    // koa drops Content-Type with a null body; a HEAD keeps the one GET would send.
+    if (ctx.method === 'HEAD' && res.contentType) ctx.set('Content-Type', res.contentType);
+    if (res.status !== 304 && ctx.method !== 'HEAD') ctx.status = res.status;
+    return;
+  }
+  ctx.body = typeof res.body === 'string' ? res.body : JSON.stringify(res.body);
+  if (res.contentType) ctx.set('Content-Type', res.contentType);
+}
+
+/**
+ * Builds the router from the generated route table: each operation gets its
+ * parameters and body validated by the generated validators (400 / 415 / 413 as
+ * problem+json), then calls the handler with a typed request, then writes the
+ * handler's typed response. No route is written by hand.
+ */
+export function dispatchRouter<C extends HandlerContext>(handlers: Handlers<C>, opts: DispatchOptions): Router {
+  const router = new Router();
+  const table = handlers as unknown as Record<OperationId, AnyHandler>;
+  // HEAD operations first: @koa/router would otherwise answer HEAD with the GET route.
+  const ordered = [...routes].sort((a, b) => Number(b.method === 'HEAD') - Number(a.method === 'HEAD'));
+  for (const spec of ordered) {
+    const handler = table[spec.operationId];
+    const mw: Middleware[] = [
+      async function route(ctx, next) {
+        ctx.state.route = spec.path;
+        ctx.state.operationId = spec.operationId;
+        await next();
+      },
+    ];
+    if (spec.auth) mw.push(opts.authenticate);
+    mw.push(async function operation(ctx) {
+      const req = await readRequest(ctx, spec, opts.bodyLimit);
+      write(ctx, await handler(req, { koa: ctx, account: ctx.state.account } as C));
+    });
+    router.register(spec.koaPath, [spec.method], mw, { name: spec.operationId });
+  }
+  return router;
+}

@@ -1,0 +1,44 @@
+import fc from 'fast-check';
+import { negotiate } from './negotiate';
+
+const base = { family: 'order' as const, pathVersion: null, pinned: null };
+const VND = 'application/vnd.orderline.order+json';
+
+describe('version selection', () => {
+  it('serves the newest version as application/json when nothing is named', () => {
+    expect(negotiate(base)).toEqual({ ok: true, version: 2, vendor: false, contentType: 'application/json' });
+    expect(negotiate({ ...base, accept: '*/*' })).toMatchObject({ version: 2, contentType: 'application/json' });
+  });
+  it('echoes the vendor media type with the version it names (version or v)', () => {
+    expect(negotiate({ ...base, accept: `${VND}; version=1` })).toMatchObject({ ok: true, version: 1, contentType: `${VND}; version=1` });
+    expect(negotiate({ ...base, accept: `${VND};v=2` })).toMatchObject({ ok: true, version: 2, contentType: `${VND}; version=2` });
+  });
+  it('follows the order URL, Accept, Api-Version, pinned, newest', () => {
+    expect(negotiate({ ...base, pathVersion: 1, apiVersion: 2 })).toMatchObject({ version: 1 });
+    expect(negotiate({ ...base, accept: `${VND}; version=2`, apiVersion: 1, pinned: 1 })).toMatchObject({ version: 2 });
+    expect(negotiate({ ...base, apiVersion: 1, pinned: 2 })).toMatchObject({ version: 1 });
+    expect(negotiate({ ...base, pinned: 1 })).toMatchObject({ version: 1 });
+    expect(negotiate({ ...base, accept: VND, pinned: 1 })).toMatchObject({ version: 1, contentType: `${VND}; version=1` });
+  });
+  it('refuses unknown versions and unacceptable types with a reason', () => {
+    expect(negotiate({ ...base, accept: `${VND}; version=9` })).toMatchObject({ ok: false });
+    expect(negotiate({ ...base, apiVersion: 3 })).toMatchObject({ ok: false });
+    expect(negotiate({ ...base, accept: 'text/html' })).toMatchObject({ ok: false });
+    expect(negotiate({ ...base, accept: 'application/json;q=0' })).toMatchObject({ ok: false });
+  });
+  it('does not serve a vendor version that contradicts the URL version', () => {
+    expect(negotiate({ ...base, pathVersion: 1, accept: `${VND}; version=2` })).toMatchObject({ ok: false });
+    expect(negotiate({ ...base, pathVersion: 1, accept: `${VND}; version=2, application/json;q=0.5` })).toMatchObject({ ok: true, version: 1, contentType: 'application/json' });
+  });
+  it('prefers higher q values', () => {
+    expect(negotiate({ ...base, accept: `application/json;q=0.5, ${VND}; version=1` })).toMatchObject({ version: 1, vendor: true });
+  });
+  it('never throws and only ever answers a known version (generated Accept headers)', () => {
+    fc.assert(
+      fc.property(fc.string(), fc.option(fc.integer()), fc.option(fc.integer({ min: 1, max: 2 })), (accept, apiVersion, pinned) => {
+        const r = negotiate({ ...base, accept, apiVersion: apiVersion ?? undefined, pinned });
+        if (r.ok) expect([1, 2]).toContain(r.version);
+      }),
+    );
+  });
+});

@@ -1,0 +1,97 @@
+/**
+ * Content negotiation and version selection (spec 9.2-9.3, DESIGN.md "Versions").
+ *
+ * Selection order: URL `/v<n>/`, then the vendor media type's `version` (or `v`)
+ * parameter in Accept, then the `Api-Version` header, then the account's pinned
+ * version, then the newest. An unknown version named by a media type or the header is
+ * 406; Accept with nothing acceptable is 406.
+ */
+export const VERSIONS = [1, 2] as const;
+export type ApiVersion = (typeof VERSIONS)[number];
+export const NEWEST: ApiVersion = 2;
+
+/** Resource families and their vendor media types. */
+export const VENDOR = {
+  order: 'application/vnd.orderline.order+json',
+  'order-list': 'application/vnd.orderline.order-list+json',
+} as const;
+export type Family = keyof typeof VENDOR;
+
+export interface NegotiationInput {
+  family: Family;
+  pathVersion: ApiVersion | null;
+  accept?: string;
+  apiVersion?: number;
+  pinned: number | null;
+}
+
+export type Negotiated =
+  | { ok: true; version: ApiVersion; vendor: boolean; contentType: string }
+  | { ok: false; detail: string };
+
+const isVersion = (n: number): n is ApiVersion => (VERSIONS as readonly number[]).includes(n);
+
+interface Range {
+  type: string;
+  version?: string;
+  q: number;
+  order: number;
+}
+
+/** Parses Accept (RFC 9110 12.5.1) into ranges, best first: q descending, then specificity, then order. */
+export function parseAccept(header: string): Range[] {
+  const ranges: Range[] = [];
+  header.split(',').forEach((part, order) => {
+    const [typePart, ...params] = part.split(';');
+    const type = typePart.trim().toLowerCase();
+    if (!/^[\w.+*-]+\/[\w.+*-]+$/.test(type)) return;
+    let q = 1;
+    let version: string | undefined;
+    for (const p of params) {
+      const [k, v = ''] = p.split('=').map((s) => s.trim());
+      const key = k.toLowerCase();
+      if (key === 'q') q = Number.isFinite(Number(v)) ? Math.min(Math.max(Number(v), 0), 1) : 0;
+      else if (key === 'version' || key === 'v') version = v.replace(/^"|"$/g, '');
+    }
+    ranges.push({ type, version, q, order });
+  });
+  const specificity = (r: Range) => (r.type === '*/*' ? 0 : r.type.endsWith('/*') ? 1 : r.version !== undefined ? 3 : 2);
+  return ranges.sort((a, b) => b.q - a.q || specificity(b) - specificity(a) || a.order - b.order);
+}
+
+export function negotiate(input: NegotiationInput): Negotiated {
+  const vendor = VENDOR[input.family];
+  const fallback = (): ApiVersion | string => {
+    if (input.pathVersion) return input.pathVersion;
+    if (input.apiVersion !== undefined) return isVersion(input.apiVersion) ? input.apiVersion : `Unknown Api-Version ${input.apiVersion}; known: ${VERSIONS.join(', ')}`;
+    if (input.pinned !== null && isVersion(input.pinned)) return input.pinned;
+    return NEWEST;
+  };
+  const pick = (v: ApiVersion | string, isVendor: boolean): Negotiated =>
+    typeof v === 'string'
+      ? { ok: false, detail: v }
+      : { ok: true, version: v, vendor: isVendor, contentType: isVendor ? `${vendor}; version=${v}` : 'application/json' };
+
+  if (!input.accept || input.accept.trim() === '') return pick(fallback(), false);
+  const ranges = parseAccept(input.accept);
+  const refused = new Set(ranges.filter((r) => r.q === 0).map((r) => r.type));
+  let unknown: string | undefined;
+  for (const r of ranges) {
+    if (r.q === 0) continue;
+    if (r.type === vendor) {
+      if (refused.has(vendor)) continue;
+      if (r.version === undefined) return pick(fallback(), true);
+      const n = Number(r.version);
+      if (!isVersion(n)) {
+        unknown = `Unknown version ${r.version} of ${vendor}; known: ${VERSIONS.join(', ')}`;
+        continue;
+      }
+      if (input.pathVersion && n !== input.pathVersion) continue; // the URL already fixed the version
+      return pick(n, true);
+    }
+    if ((r.type === 'application/json' || r.type === 'application/*' || r.type === '*/*') && !refused.has('application/json')) {
+      return pick(fallback(), false);
+    }
+  }
+  return { ok: false, detail: unknown ?? `Acceptable: application/json, ${vendor}; version=<${VERSIONS.join('|')}>` };
+}

@@ -1,0 +1,64 @@
+/**
+ * RFC 9457 problem details. Inside the service an error is a value (`Problem`);
+ * `HttpProblem` is the one exception type, thrown only at the edge (middleware) and
+ * turned into `application/problem+json` by `problemMiddleware`.
+ */
+export const PROBLEM_MEDIA_TYPE = 'application/problem+json';
+
+export interface Problem {
+  type: string;
+  title: string;
+  status: number;
+  code: string;
+  detail?: string;
+  errors?: { pointer?: string; message: string }[];
+  [extension: string]: unknown;
+}
+
+/** Stable codes and their titles (the `code` member is the contract clients key on). */
+export const PROBLEMS = {
+  BAD_REQUEST: [400, 'Bad request'],
+  VALIDATION_FAILED: [400, 'Request validation failed'],
+  BAD_CURSOR: [400, 'Invalid page cursor'],
+  UNAUTHORIZED: [401, 'Missing or invalid bearer token'],
+  NOT_FOUND: [404, 'Not found'],
+  METHOD_NOT_ALLOWED: [405, 'Method not allowed'],
+  NOT_ACCEPTABLE: [406, 'Not acceptable'],
+  CONFLICT: [409, 'Conflict'],
+  PRECONDITION_FAILED: [412, 'Precondition failed'],
+  PAYLOAD_TOO_LARGE: [413, 'Payload too large'],
+  UNSUPPORTED_MEDIA_TYPE: [415, 'Unsupported media type'],
+  PRECONDITION_REQUIRED: [428, 'Precondition required'],
+  SERVICE_UNAVAILABLE: [503, 'Service unavailable'],
+  INTERNAL: [500, 'Internal server error'],
+} as const satisfies Record<string, readonly [number, string]>;
+
+export type ProblemCode = keyof typeof PROBLEMS;
+
+export function problem(code: ProblemCode, detail?: string, extra: Partial<Problem> = {}): Problem {
+  const [status, title] = PROBLEMS[code];
+  return {
+    type: `https://orderline.dev/problems/${code.toLowerCase().replace(/_/g, '-')}`,
+    title,
+    status,
+    code,
+    ...(detail ? { detail } : {}),
+    ...extra,
+  };
+}
+
+/** Thrown at the edge; carries the problem and response headers (Allow, WWW-Authenticate, Retry-After). */
+export class HttpProblem extends Error {
+  readonly status: number;
+  readonly expose = true;
+  constructor(
+    readonly problem: Problem,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(problem.detail ?? problem.title);
+    this.status = problem.status;
+  }
+}
+
+export const httpProblem = (code: ProblemCode, detail?: string, headers?: Record<string, string>, extra?: Partial<Problem>) =>
+  new HttpProblem(problem(code, detail, extra), headers);

@@ -1,0 +1,27 @@
+import { randomUUID } from 'node:crypto';
+import type { Middleware } from 'koa';
+import type { Logger } from 'pino';
+
+/** A client-sent request id is kept only if it is short and plain (it ends up in logs). */
+const CLIENT_ID = /^[A-Za-z0-9._-]{1,64}$/;
+
+/**
+ * Gives each request an id (`X-Request-Id`, echoed back), a child logger bound to it
+ * in `ctx.state.log`, and one structured log line when the response is done.
+ */
+export function requestLog(logger: Logger): Middleware {
+  return async function requestLog(ctx, next) {
+    const sent = ctx.get('x-request-id');
+    const id = CLIENT_ID.test(sent) ? sent : randomUUID();
+    ctx.state.requestId = id;
+    ctx.state.log = logger.child({ reqId: id });
+    ctx.set('X-Request-Id', id);
+    const started = process.hrtime.bigint();
+    try {
+      await next();
+    } finally {
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      ctx.state.log.info({ method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(ms * 100) / 100 }, 'request');
+    }
+  };
+}

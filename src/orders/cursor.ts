@@ -1,0 +1,21 @@
+/**
+ * Opaque keyset cursor for GET /orders: the last id of the page, base64url-encoded
+ * with a version prefix so the format can change without breaking links in flight.
+ * Keyset (not offset) paging visits every order exactly once even while orders are
+ * inserted. Tampering can only move the cursor within the caller's own orders.
+ */
+const PREFIX = 'c1:';
+
+export function encodeCursor(afterId: number): string {
+  return Buffer.from(`${PREFIX}${afterId}`, 'utf8').toString('base64url');
+}
+
+/** The id to continue after, or null when the cursor is not one of ours. */
+export function decodeCursor(cursor: string): number | null {
+  const text = Buffer.from(cursor, 'base64url').toString('utf8');
+  if (!text.startsWith(PREFIX)) return null;
+  const rest = text.slice(PREFIX.length);
+  if (!/^(0|[1-9][0-9]{0,15})$/.test(rest)) return null;
+  const n = Number(rest);
+  return Number.isSafeInteger(n) ? n : null;
+}

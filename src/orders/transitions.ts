@@ -1,0 +1,16 @@
+/**
+ * Order status transitions (DESIGN.md): pending -> paid -> shipped -> delivered, and
+ * pending | paid -> cancelled. The status set is open for readers, but a writer may
+ * only move along these edges; staying in the same status is not a transition.
+ */
+export const TRANSITIONS: Readonly<Record<string, readonly string[]>> = {
+  pending: ['paid', 'cancelled'],
+  paid: ['shipped', 'cancelled'],
+  shipped: ['delivered'],
+  delivered: [],
+  cancelled: [],
+};
+
+export function canTransition(from: string, to: string): boolean {
+  return from === to || (TRANSITIONS[from] ?? []).includes(to);
+}
