@@ -84,13 +84,12 @@ async function readRequest(ctx: Context, spec: RouteSpec, bodyLimit: number) {
 function write(ctx: Context, res: AnyResponse): void {
   ctx.status = res.status;
   for (const [k, v] of Object.entries(res.headers ?? {})) if (v !== '') ctx.set(k, v);
-  if (res.body === undefined || ctx.method === 'HEAD' || res.status === 304) {
+  if (res.body === undefined || res.status === 304) {
     ctx.body = null;
-    // koa drops Content-Type with a null body; a HEAD keeps the one GET would send.
-    if (ctx.method === 'HEAD' && res.contentType) ctx.set('Content-Type', res.contentType);
-    if (res.status !== 304 && ctx.method !== 'HEAD') ctx.status = res.status;
     return;
   }
+  // For HEAD the body is still set: koa sends GET's headers (Content-Length included)
+  // and drops the body itself; a null body would turn the 200 into a 204.
   ctx.body = typeof res.body === 'string' ? res.body : JSON.stringify(res.body);
   if (res.contentType) ctx.set('Content-Type', res.contentType);
 }

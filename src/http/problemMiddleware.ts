@@ -47,12 +47,9 @@ export function problemMiddleware(): Middleware {
       }
       ctx.status = body.status;
       for (const [k, v] of Object.entries(headers)) ctx.set(k, v);
-      if (ctx.method === 'HEAD') {
-        ctx.body = null;
-      } else {
-        ctx.type = PROBLEM_MEDIA_TYPE;
-        ctx.body = body;
-      }
+      // Also for HEAD: koa drops the body but keeps the status and headers.
+      ctx.body = JSON.stringify(body);
+      ctx.set('Content-Type', PROBLEM_MEDIA_TYPE);
     }
   };
 }

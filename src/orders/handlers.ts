@@ -185,7 +185,8 @@ export function orderHandlers(deps: OrderDeps): Pick<H.Handlers<HandlerContext>,
           fields = { ...current, status: 'cancelled' };
         } else if (kind === 'patch') {
           const merged = applyMergePatch(writableView(current, version), req.body) as Record<string, unknown>;
-          fields = toFields(merged, version, current);
+          // The merged document is complete: a member the patch removed (null) is now absent, meaning null.
+          fields = toFields({ note: null, [version === 1 ? 'discount_code' : 'discount']: null, ...merged }, version, current);
         } else {
           fields = toFields(req.body as Record<string, unknown>, version, current);
         }

@@ -1,0 +1,21 @@
+/**
+ * The orderline client SDK: the generated REST client (typed from the contract) plus
+ * the behaviour a client team would otherwise write: an ETag cache, conditional
+ * writes that reload and reapply on 412, and a pager over `_links.next`.
+ */
+import { createRestClient, type RestClient } from '../../generated/sdk/rest';
+import { EtagCache } from './etagCache';
+
+export { EtagCache } from './etagCache';
+export { updateOrder, allOrders, OrderlineError } from './orders';
+export type { RestClient };
+
+export function createOrderlineClient(options: { baseUrl: string; token?: string; fetch?: typeof fetch; cacheSize?: number }): {
+  api: RestClient;
+  cache: EtagCache;
+} {
+  const cache = new EtagCache(options.cacheSize);
+  const api = createRestClient({ baseUrl: options.baseUrl, token: options.token, fetch: options.fetch });
+  api.use(cache.middleware());
+  return { api, cache };
+}

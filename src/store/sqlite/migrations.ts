@@ -1,0 +1,67 @@
+/** Ordered schema migrations; `schema_migrations` records which ran. Never edit a shipped one: append. */
+export const MIGRATIONS: readonly { id: number; name: string; sql: string }[] = [
+  {
+    id: 1,
+    name: 'accounts, tokens, orders, order events, graph data',
+    sql: `
+      CREATE TABLE accounts (
+        id INTEGER PRIMARY KEY,
+        name TEXT NOT NULL UNIQUE,
+        pinned_version INTEGER NULL,
+        created_at TEXT NOT NULL
+      );
+      CREATE TABLE tokens (
+        token_hash TEXT PRIMARY KEY,
+        account_id INTEGER NOT NULL REFERENCES accounts(id),
+        created_at TEXT NOT NULL
+      );
+      CREATE TABLE orders (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        account_id INTEGER NOT NULL REFERENCES accounts(id),
+        revision INTEGER NOT NULL,
+        status TEXT NOT NULL,
+        items TEXT NOT NULL,
+        currency TEXT NOT NULL,
+        discount_code TEXT NULL,
+        discount_percent INTEGER NULL,
+        note TEXT NULL,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+      );
+      CREATE INDEX orders_account_id ON orders(account_id, id);
+      -- The transactional outbox: one row per applied write, seq = the order's revision.
+      CREATE TABLE order_events (
+        order_id INTEGER NOT NULL REFERENCES orders(id),
+        seq INTEGER NOT NULL,
+        account_id INTEGER NOT NULL,
+        type TEXT NOT NULL,
+        payload TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        PRIMARY KEY (order_id, seq)
+      ) WITHOUT ROWID;
+      CREATE TABLE users (
+        id TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        account_id INTEGER NULL UNIQUE REFERENCES accounts(id)
+      );
+      CREATE TABLE friends (
+        user_id TEXT NOT NULL REFERENCES users(id),
+        friend_id TEXT NOT NULL REFERENCES users(id),
+        PRIMARY KEY (user_id, friend_id)
+      ) WITHOUT ROWID;
+      CREATE TABLE posts (
+        id TEXT PRIMARY KEY,
+        author_id TEXT NOT NULL REFERENCES users(id),
+        title TEXT NOT NULL
+      );
+      CREATE INDEX posts_author ON posts(author_id, id);
+      CREATE TABLE comments (
+        id TEXT PRIMARY KEY,
+        post_id TEXT NOT NULL REFERENCES posts(id),
+        author_id TEXT NOT NULL REFERENCES users(id),
+        body TEXT NOT NULL
+      );
+      CREATE INDEX comments_post ON comments(post_id, id);
+    `,
+  },
+];

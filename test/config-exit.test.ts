@@ -1,0 +1,29 @@
+/** `main.ts` refuses bad configuration with one line naming the variable and a non-zero exit. */
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+
+const root = join(__dirname, '..');
+
+function start(env: Record<string, string>) {
+  const r = spawnSync(process.execPath, ['--require', 'tsx/cjs', join(root, 'src/main.ts')], {
+    cwd: root,
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, DATA_DIR: join(root, '.tmp/never'), ...env },
+    encoding: 'utf8',
+    timeout: 30_000,
+  });
+  return { status: r.status, stderr: r.stderr.trim() };
+}
+
+describe('startup configuration errors', () => {
+  it.each([
+    [{ PORT: 'eighty' }, /^orderline: PORT must be an integer/],
+    [{ WORKERS: '4' }, /^orderline: WORKERS=4 needs REDIS_URL/],
+    [{ DATABASE_URL: 'postgres://user:hunter2@127.0.0.1:1/nope' }, /^orderline: DATABASE_URL postgres:\/\/user:\*\*\*@127\.0\.0\.1:1\/nope is unreachable/],
+  ])('%j exits 2 with one line', (env, message) => {
+    const r = start(env);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(message);
+    expect(r.stderr.split('\n')).toHaveLength(1);
+    expect(r.stderr).not.toContain('hunter2');
+  }, 40_000);
+});

@@ -1,0 +1,266 @@
+import { startTestServer, type TestServer } from '../support/server';
+import { expectContract } from '../support/contract';
+
+const VND = 'application/vnd.orderline.order+json';
+const json = (body: unknown, extra: Record<string, string> = {}) => ({
+  headers: { 'content-type': 'application/json', ...extra },
+  body: JSON.stringify(body),
+});
+const patch = (body: unknown, ifMatch?: string, extra: Record<string, string> = {}) => ({
+  method: 'PATCH',
+  headers: { 'content-type': 'application/merge-patch+json', ...(ifMatch ? { 'if-match': ifMatch } : {}), ...extra },
+  body: JSON.stringify(body),
+});
+
+let s: TestServer;
+beforeAll(async () => {
+  s = await startTestServer();
+});
+afterAll(() => s.close());
+
+async function create(body: unknown = { items: [{ sku: 'A', quantity: 2, unit_price_cents: 500 }] }) {
+  const res = await s.fetch('/orders', { method: 'POST', ...json(body) });
+  const order = (await expectContract('createOrder', res)) as { id: number; status: string };
+  return { res, order, etag: res.headers.get('etag')! };
+}
+
+describe('authentication', () => {
+  it('answers 401 with a Bearer challenge without a token or with a bad one', async () => {
+    for (const headers of [{}, { authorization: 'Bearer nope' }, { authorization: 'Basic abc' }] as Record<string, string>[]) {
+      const res = await s.fetch('/orders', { as: 'anonymous', headers });
+      expect(res.status).toBe(401);
+      expect(res.headers.get('www-authenticate')).toMatch(/^Bearer/);
+      expect(res.headers.get('content-type')).toBe('application/problem+json');
+      await expectContract('listOrders', res);
+    }
+  });
+  it('hides another account\'s order behind 404 for every method', async () => {
+    const { order, etag } = await create();
+    const as = 'bob' as const;
+    expect((await s.fetch(`/orders/${order.id}`, { as })).status).toBe(404);
+    expect((await s.fetch(`/orders/${order.id}`, { as, method: 'HEAD' })).status).toBe(404);
+    expect((await s.fetch(`/orders/${order.id}`, { as, ...patch({ note: 'x' }, etag) })).status).toBe(404);
+    const full = { status: 'pending', items: [], currency: 'EUR', discount: null, note: 'mine now' };
+    expect((await s.fetch(`/orders/${order.id}`, { as, method: 'PUT', ...json(full, { 'if-match': etag }) })).status).toBe(404);
+    expect((await s.fetch(`/orders/${order.id}/cancel`, { as, method: 'POST', headers: { 'if-match': etag } })).status).toBe(404);
+    const list = (await (await s.fetch('/orders?limit=100', { as })).json()) as { orders: { id: number }[] };
+    expect(list.orders.map((o) => o.id)).not.toContain(order.id);
+    expect((await s.store.getOrder(s.alice.account.id, order.id))!.revision).toBe(1);
+  });
+});
+
+describe('create and read', () => {
+  it('creates with 201, Location and ETag, and reads it back', async () => {
+    const { res, order, etag } = await create({ items: [{ sku: 'A', quantity: 3, unit_price_cents: 1000 }], discount: { code: 'TEN', percent: 10 }, note: 'hi' });
+    expect(res.status).toBe(201);
+    expect(res.headers.get('location')).toBe(`/orders/${order.id}`);
+    expect(etag).toMatch(/^"[^"]+"$/);
+    expect(order).toMatchObject({ status: 'pending', total_cents: 2700, currency: 'EUR', discount: { code: 'TEN', percent: 10 }, note: 'hi' });
+    const got = await s.fetch(`/orders/${order.id}`);
+    expect(got.status).toBe(200);
+    expect(got.headers.get('etag')).toBe(etag);
+    expect(got.headers.get('cache-control')).toBe('private, max-age=0, must-revalidate');
+    expect(got.headers.get('vary')).toContain('Accept');
+    expect(await expectContract('getOrder', got)).toEqual(order);
+  });
+  it('creates an empty pending order from {}', async () => {
+    const { order } = await create({});
+    expect(order).toMatchObject({ status: 'pending', total_cents: 0 });
+  });
+  it('answers 304 with no body but ETag, Cache-Control and Vary when If-None-Match matches', async () => {
+    const { order, etag } = await create();
+    for (const inm of [etag, `W/${etag}`, `"nope", ${etag}`, '*']) {
+      const res = await s.fetch(`/orders/${order.id}`, { headers: { 'if-none-match': inm } });
+      expect(res.status).toBe(304);
+      expect(res.headers.get('etag')).toBe(etag);
+      expect(res.headers.get('cache-control')).toBe('private, max-age=0, must-revalidate');
+      expect(res.headers.get('vary')).toContain('Accept');
+      expect(await res.text()).toBe('');
+    }
+    expect((await s.fetch(`/orders/${order.id}`, { headers: { 'if-none-match': '"other"' } })).status).toBe(200);
+  });
+  it('keeps 404 for a missing order whatever the preconditions', async () => {
+    expect((await s.fetch('/orders/999999', { headers: { 'if-none-match': '*' } })).status).toBe(404);
+    expect((await s.fetch('/orders/999999', patch({ note: 'x' }))).status).toBe(404);
+    expect((await s.fetch('/orders/999999', patch({ note: 'x' }, '*'))).status).toBe(404);
+  });
+  it('answers HEAD with the headers of GET and no body', async () => {
+    const { order } = await create();
+    const get = await s.fetch(`/orders/${order.id}`);
+    const head = await s.fetch(`/orders/${order.id}`, { method: 'HEAD' });
+    expect(head.status).toBe(200);
+    for (const h of ['etag', 'cache-control', 'vary', 'content-type', 'api-version']) expect(head.headers.get(h)).toBe(get.headers.get(h));
+    await expectContract('headOrder', head);
+  });
+});
+
+describe('conditional writes', () => {
+  it('refuses a write without If-Match with 428 and a stale one with 412, changing nothing', async () => {
+    const { order, etag } = await create();
+    const r428 = await s.fetch(`/orders/${order.id}`, patch({ note: 'x' }));
+    expect(r428.status).toBe(428);
+    await expectContract('patchOrder', r428);
+    const r412 = await s.fetch(`/orders/${order.id}`, patch({ note: 'x' }, '"stale"'));
+    expect(r412.status).toBe(412);
+    await expectContract('patchOrder', r412);
+    const weak = await s.fetch(`/orders/${order.id}`, patch({ note: 'x' }, `W/${etag}`));
+    expect(weak.status).toBe(412);
+    const stored = await s.store.getOrder(s.alice.account.id, order.id);
+    expect(stored).toMatchObject({ revision: 1, note: null });
+    expect(await s.store.eventsAfter(order.id, 0, 10)).toHaveLength(1);
+  });
+  it('applies a merge patch with a matching If-Match, new ETag and one event', async () => {
+    const { order, etag } = await create({ items: [{ sku: 'A', quantity: 1, unit_price_cents: 100 }], note: 'a', discount: { code: 'X', percent: 5 } });
+    const res = await s.fetch(`/orders/${order.id}`, patch({ note: null, status: 'paid', discount: { percent: 50 } }, etag));
+    const body = (await expectContract('patchOrder', res)) as Record<string, unknown>;
+    expect(res.status).toBe(200);
+    expect(body).toMatchObject({ note: null, status: 'paid', discount: { code: 'X', percent: 50 }, total_cents: 50 });
+    expect(res.headers.get('etag')).not.toBe(etag);
+    const events = await s.store.eventsAfter(order.id, 0, 10);
+    expect(events.map((e) => [e.seq, e.type])).toEqual([[1, 'order.created'], [2, 'order.updated']]);
+  });
+  it('replaces with PUT', async () => {
+    const { order, etag } = await create({ note: 'old' });
+    const res = await s.fetch(`/orders/${order.id}`, {
+      method: 'PUT',
+      ...json({ status: 'pending', items: [{ sku: 'B', quantity: 1, unit_price_cents: 7 }], currency: 'USD', discount: null, note: null }, { 'if-match': etag }),
+    });
+    expect(await expectContract('replaceOrder', res)).toMatchObject({ currency: 'USD', note: null, total_cents: 7 });
+  });
+  it('enforces status transitions with 409', async () => {
+    const { order, etag } = await create();
+    const res = await s.fetch(`/orders/${order.id}`, patch({ status: 'delivered' }, etag));
+    expect(res.status).toBe(409);
+    await expectContract('patchOrder', res);
+  });
+  it('cancels a pending order once, then 409', async () => {
+    const { order, etag } = await create();
+    const res = await s.fetch(`/orders/${order.id}/cancel`, { method: 'POST', headers: { 'if-match': etag } });
+    const body = (await expectContract('cancelOrder', res)) as { status: string; _links: Record<string, unknown> };
+    expect(body.status).toBe('cancelled');
+    expect(body._links.cancel).toBeUndefined();
+    const again = await s.fetch(`/orders/${order.id}/cancel`, { method: 'POST', headers: { 'if-match': res.headers.get('etag')! } });
+    expect(again.status).toBe(409);
+  });
+  it('applies exactly one of 20 concurrent writes carrying the same If-Match', async () => {
+    const { order, etag } = await create();
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => s.fetch(`/orders/${order.id}`, patch({ note: `w${i}` }, etag)).then((r) => r.status)),
+    );
+    expect(results.filter((st) => st === 200)).toHaveLength(1);
+    expect(results.filter((st) => st === 412)).toHaveLength(19);
+    expect((await s.store.getOrder(s.alice.account.id, order.id))!.revision).toBe(2);
+    expect(await s.store.eventsAfter(order.id, 0, 100)).toHaveLength(2);
+  });
+});
+
+describe('versions and negotiation', () => {
+  it('serves v1 with discount_code and deprecation headers, v2 with discount, from the same write', async () => {
+    const { order } = await create({ discount: { code: 'SAVE', percent: 20 } });
+    const v1 = await s.fetch(`/v1/orders/${order.id}`);
+    const b1 = (await expectContract('getOrderV1', v1)) as Record<string, unknown>;
+    expect(b1.discount_code).toBe('SAVE');
+    expect(b1).not.toHaveProperty('discount');
+    expect(v1.headers.get('sunset')).toBe('Wed, 30 Jun 2027 23:59:59 GMT');
+    expect(v1.headers.get('deprecation')).toMatch(/^@\d+$/);
+    expect(v1.headers.get('link')).toMatch(/rel="deprecation"/);
+    const v2 = await s.fetch(`/v2/orders/${order.id}`);
+    const b2 = (await expectContract('getOrderV2', v2)) as Record<string, unknown>;
+    expect(b2.discount).toEqual({ code: 'SAVE', percent: 20 });
+    expect(b2).not.toHaveProperty('discount_code');
+    expect(v2.headers.get('sunset')).toBeNull();
+    expect(v1.headers.get('etag')).not.toBe(v2.headers.get('etag'));
+  });
+  it('echoes the vendor media type, with its own ETag', async () => {
+    const { order } = await create();
+    const res = await s.fetch(`/orders/${order.id}`, { headers: { accept: `${VND};v=1` } });
+    expect(res.headers.get('content-type')).toBe(`${VND}; version=1`);
+    expect(res.headers.get('vary')).toContain('Accept');
+    await expectContract('getOrder', res);
+    const plain = await s.fetch(`/orders/${order.id}`, { headers: { 'api-version': '1' } });
+    expect(plain.headers.get('content-type')).toBe('application/json');
+    expect(plain.headers.get('etag')).not.toBe(res.headers.get('etag'));
+  });
+  it('answers 406 to unknown versions and 404 to unknown version paths', async () => {
+    const { order } = await create();
+    for (const headers of [{ accept: `${VND}; version=7` }, { 'api-version': '9' }, { accept: 'text/html' }] as Record<string, string>[]) {
+      const res = await s.fetch(`/orders/${order.id}`, { headers });
+      expect(res.status).toBe(406);
+      await expectContract('getOrder', res);
+    }
+    expect((await s.fetch(`/v3/orders/${order.id}`)).status).toBe(404);
+  });
+  it('honours the account\'s pinned version', async () => {
+    const { order } = await create();
+    await s.store.setPinnedVersion(s.alice.account.id, 1);
+    try {
+      const res = await s.fetch(`/orders/${order.id}`);
+      expect(res.headers.get('api-version')).toBe('1');
+      expect(await res.json()).toHaveProperty('discount_code');
+    } finally {
+      await s.store.setPinnedVersion(s.alice.account.id, null);
+    }
+  });
+  it('writes through v1 and reads through v2', async () => {
+    const { order, etag } = await create();
+    const res = await s.fetch(`/v1/orders/${order.id}`, patch({ discount_code: 'OLD' }, etag));
+    expect(await expectContract('patchOrderV1', res)).toMatchObject({ discount_code: 'OLD' });
+    const v2 = await (await s.fetch(`/v2/orders/${order.id}`)).json();
+    expect(v2.discount).toEqual({ code: 'OLD', percent: 0 });
+  });
+  it('counts reads of the deprecated field per account in /metrics', async () => {
+    const { order } = await create();
+    await s.fetch(`/v1/orders/${order.id}`);
+    const text = await (await s.fetch('/metrics', { as: 'anonymous' })).text();
+    expect(text).toMatch(/orderline_deprecated_field_reads_total\{account="alice",field="discount_code"\} [1-9]/);
+  });
+});
+
+describe('collection', () => {
+  it('visits every order exactly once following _links.next while orders are inserted', async () => {
+    const before = new Set<number>();
+    let next: string | undefined = '/v2/orders?limit=3';
+    const seen: number[] = [];
+    for (let i = 0; i < 3; i++) before.add((await create()).order.id);
+    while (next) {
+      const res = await s.fetch(next);
+      const page = (await expectContract('listOrdersV2', res)) as { orders: { id: number }[]; _links: { next?: { href: string } } };
+      seen.push(...page.orders.map((o) => o.id));
+      await create(); // inserted while paging: appended after the cursor, so seen once
+      next = page._links.next?.href;
+    }
+    expect(new Set(seen).size).toBe(seen.length);
+    for (const id of before) expect(seen).toContain(id);
+    expect([...seen].sort((a, b) => a - b)).toEqual(seen);
+  });
+  it('rejects a forged cursor and an out-of-range limit with 400', async () => {
+    expect((await s.fetch('/orders?page=Zm9v')).status).toBe(400);
+    expect((await s.fetch('/orders?limit=0')).status).toBe(400);
+    expect((await s.fetch('/orders?limit=101')).status).toBe(400);
+  });
+});
+
+describe('errors at the edge', () => {
+  it('answers problem+json 404 to unknown routes and 405 with Allow to unknown methods', async () => {
+    const r404 = await s.fetch('/nope');
+    expect(r404.status).toBe(404);
+    expect(r404.headers.get('content-type')).toBe('application/problem+json');
+    const r405 = await s.fetch('/orders/1', { method: 'DELETE' });
+    expect(r405.status).toBe(405);
+    expect(r405.headers.get('allow')).toMatch(/GET/);
+    expect((await r405.json()).code).toBe('METHOD_NOT_ALLOWED');
+  });
+  it('answers 400 to malformed JSON, 415 to other media types, 413 to big bodies', async () => {
+    const bad = await s.fetch('/orders', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"items":' });
+    expect(bad.status).toBe(400);
+    const r415 = await s.fetch('/orders', { method: 'POST', headers: { 'content-type': 'text/plain' }, body: '{}' });
+    expect(r415.status).toBe(415);
+    const big = await s.fetch('/orders', { method: 'POST', ...json({ note: 'x'.repeat(200_000) }) });
+    expect(big.status).toBe(413);
+    for (const r of [bad, r415, big]) expect(r.headers.get('content-type')).toBe('application/problem+json');
+  });
+  it('answers /healthz and /readyz without a token', async () => {
+    expect(await expectContract('getHealth', await s.fetch('/healthz', { as: 'anonymous' }))).toEqual({ status: 'ok' });
+    expect(await expectContract('getReady', await s.fetch('/readyz', { as: 'anonymous' }))).toMatchObject({ status: 'ready' });
+  });
+});

@@ -1,0 +1,67 @@
+/**
+ * Starts the real app on an ephemeral port over a real SQLite file in a temp dir, with
+ * two accounts and a token each. Every integration test talks HTTP to it.
+ */
+import { createServer, type Server } from 'node:http';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pino from 'pino';
+import { createApp } from '../../src/app';
+import { parseConfig, type Config } from '../../src/config';
+import { generateToken, hashToken, SqliteStore, type Account, type Store } from '../../src/store';
+import type { Metrics } from '../../src/http/metrics';
+
+export interface TestServer {
+  url: string;
+  store: Store;
+  metrics: Metrics;
+  dir: string;
+  alice: { account: Account; token: string };
+  bob: { account: Account; token: string };
+  /** fetch with Alice's token unless headers say otherwise. */
+  fetch(path: string, init?: RequestInit & { as?: 'alice' | 'bob' | 'anonymous' }): Promise<Response>;
+  close(): Promise<void>;
+}
+
+export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
+  const dir = mkdtempSync(join(tmpdir(), 'orderline-test-'));
+  const parsed = parseConfig({ DATA_DIR: dir, ...env });
+  if (!parsed.ok) throw new Error(parsed.error);
+  const config: Config = parsed.config;
+  const store = new SqliteStore(join(dir, 'orderline.sqlite'));
+  await store.migrate();
+  const mk = async (name: string) => {
+    const account = await store.ensureAccount(name);
+    const token = generateToken();
+    await store.addToken(account.id, hashToken(token));
+    return { account, token };
+  };
+  const alice = await mk('alice');
+  const bob = await mk('bob');
+  const { app, metrics } = createApp({ config, store, logger: pino({ level: 'silent' }) });
+  const server: Server = createServer(app.callback());
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const port = (server.address() as { port: number }).port;
+  const url = `http://127.0.0.1:${port}`;
+  return {
+    url,
+    store,
+    metrics,
+    dir,
+    alice,
+    bob,
+    fetch(path, init = {}) {
+      const { as = 'alice', ...rest } = init;
+      const headers = new Headers(rest.headers);
+      if (as !== 'anonymous' && !headers.has('authorization')) headers.set('authorization', `Bearer ${as === 'alice' ? alice.token : bob.token}`);
+      return fetch(url + path, { ...rest, headers });
+    },
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((r) => server.close(() => r()));
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
