@@ -23,20 +23,23 @@ export async function generateAll(root: string): Promise<Record<string, string>>
   return Object.assign({}, ...parts, generateSdk());
 }
 
+/** `--out <dir>` writes the tree under another directory (tests compare runs without touching generated/). */
 async function main(): Promise<void> {
   const root = join(__dirname, '..');
+  const outFlag = process.argv.indexOf('--out');
+  const outRoot = outFlag >= 0 ? process.argv[outFlag + 1] : root;
   const started = Date.now();
   const files = await generateAll(root);
   let changed = 0;
   for (const [rel, text] of Object.entries(files)) {
-    const p = join(root, rel);
+    const p = join(outRoot, rel);
     mkdirSync(dirname(p), { recursive: true });
     if (!existsSync(p) || readFileSync(p, 'utf8') !== text) {
       writeFileSync(p, text);
       changed++;
     }
   }
-  const stale = listFiles(join(root, 'generated')).filter((p) => !(relative(root, p) in files));
+  const stale = listFiles(join(outRoot, 'generated')).filter((p) => !(relative(outRoot, p) in files));
   for (const p of stale) rmSync(p);
   console.log(`codegen: ${Object.keys(files).length} files, ${changed} changed, ${stale.length} stale removed, ${Date.now() - started} ms`);
 }
