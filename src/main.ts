@@ -6,6 +6,7 @@ import { createServer, type Server } from 'node:http';
 import { parseConfig, redactUrl, type Config } from './config';
 import { createLogger } from './logger';
 import { createApp } from './app';
+import { Metrics } from './http/metrics';
 import { generateToken, hashToken, openStore, type Store } from './store';
 
 function refuse(message: string): never {
@@ -43,7 +44,8 @@ async function main(): Promise<void> {
   const logger = createLogger(config.logLevel);
   const store = await open(config);
   const seeded = await store.seedDemo();
-  const { app } = createApp({ config, store, logger });
+  // Default metrics include the event-loop delay percentiles the benchmarks report.
+  const { app } = createApp({ config, store, logger, metrics: new Metrics({ defaultMetrics: true }) });
 
   const server: Server = createServer(app.callback());
   await new Promise<void>((resolve, reject) => {

@@ -134,30 +134,30 @@ export class SqliteStore implements Store {
       listOrders: db.prepare<[number, number, number], OrderRow>('SELECT * FROM orders WHERE account_id = ? AND id > ? ORDER BY id LIMIT ?'),
       eventsAfter: db.prepare<[number, number, number], EventRow>('SELECT * FROM order_events WHERE order_id = ? AND seq > ? ORDER BY seq LIMIT ?'),
       usersByIds: db.prepare<[string], UserRow>('SELECT u.id, u.name, u.account_id FROM json_each(?) j JOIN users u ON u.id = j.value'),
-      friendsOf: db.prepare<[string, number], UserRow & { parent: string }>(
+      friendsOf: db.prepare<[{ ids: string; first: number }], UserRow & { parent: string }>(
         `SELECT parent, id, name, account_id FROM (
            SELECT f.user_id AS parent, u.id, u.name, u.account_id,
                   ROW_NUMBER() OVER (PARTITION BY f.user_id ORDER BY u.id) AS rn
-           FROM json_each(?1) j JOIN friends f ON f.user_id = j.value JOIN users u ON u.id = f.friend_id)
-         WHERE rn <= ?2 ORDER BY parent, id`,
+           FROM json_each(@ids) j JOIN friends f ON f.user_id = j.value JOIN users u ON u.id = f.friend_id)
+         WHERE rn <= @first ORDER BY parent, id`,
       ),
-      postsOf: db.prepare<[string, number], { id: string; author_id: string; title: string }>(
+      postsOf: db.prepare<[{ ids: string; first: number }], { id: string; author_id: string; title: string }>(
         `SELECT id, author_id, title FROM (
            SELECT p.*, ROW_NUMBER() OVER (PARTITION BY p.author_id ORDER BY p.id) AS rn
-           FROM json_each(?1) j JOIN posts p ON p.author_id = j.value)
-         WHERE rn <= ?2 ORDER BY author_id, id`,
+           FROM json_each(@ids) j JOIN posts p ON p.author_id = j.value)
+         WHERE rn <= @first ORDER BY author_id, id`,
       ),
-      commentsOf: db.prepare<[string, number], { id: string; post_id: string; author_id: string; body: string }>(
+      commentsOf: db.prepare<[{ ids: string; first: number }], { id: string; post_id: string; author_id: string; body: string }>(
         `SELECT id, post_id, author_id, body FROM (
            SELECT c.*, ROW_NUMBER() OVER (PARTITION BY c.post_id ORDER BY c.id) AS rn
-           FROM json_each(?1) j JOIN comments c ON c.post_id = j.value)
-         WHERE rn <= ?2 ORDER BY post_id, id`,
+           FROM json_each(@ids) j JOIN comments c ON c.post_id = j.value)
+         WHERE rn <= @first ORDER BY post_id, id`,
       ),
-      ordersOfAccounts: db.prepare<[string, number], OrderRow>(
+      ordersOfAccounts: db.prepare<[{ ids: string; first: number }], OrderRow>(
         `SELECT id, account_id, revision, status, items, currency, discount_code, discount_percent, note, created_at, updated_at FROM (
            SELECT o.*, ROW_NUMBER() OVER (PARTITION BY o.account_id ORDER BY o.id) AS rn
-           FROM json_each(?1) j JOIN orders o ON o.account_id = j.value)
-         WHERE rn <= ?2 ORDER BY account_id, id`,
+           FROM json_each(@ids) j JOIN orders o ON o.account_id = j.value)
+         WHERE rn <= @first ORDER BY account_id, id`,
       ),
       userOfAccount: db.prepare<[number], UserRow>('SELECT id, name, account_id FROM users WHERE account_id = ?'),
       insertUser: db.prepare<[string, string, number | null]>('INSERT INTO users (id, name, account_id) VALUES (?, ?, ?)'),
@@ -302,24 +302,24 @@ export class SqliteStore implements Store {
   }
 
   async friendsOf(userIds: readonly string[], first: number): Promise<User[][]> {
-    const rows = this.run(() => this.s.friendsOf.all(JSON.stringify(userIds.slice(0, MAX_BATCH)), first));
+    const rows = this.run(() => this.s.friendsOf.all({ ids: JSON.stringify(userIds.slice(0, MAX_BATCH)), first }));
     return align(userIds, rows, (r) => r.parent).map((list) => list.map(toUser));
   }
 
   async postsOf(userIds: readonly string[], first: number): Promise<Post[][]> {
-    const rows = this.run(() => this.s.postsOf.all(JSON.stringify(userIds.slice(0, MAX_BATCH)), first));
+    const rows = this.run(() => this.s.postsOf.all({ ids: JSON.stringify(userIds.slice(0, MAX_BATCH)), first }));
     return align(userIds, rows, (r) => r.author_id).map((list) => list.map((r) => ({ id: r.id, authorId: r.author_id, title: r.title })));
   }
 
   async commentsOf(postIds: readonly string[], first: number): Promise<Comment[][]> {
-    const rows = this.run(() => this.s.commentsOf.all(JSON.stringify(postIds.slice(0, MAX_BATCH)), first));
+    const rows = this.run(() => this.s.commentsOf.all({ ids: JSON.stringify(postIds.slice(0, MAX_BATCH)), first }));
     return align(postIds, rows, (r) => r.post_id).map((list) =>
       list.map((r) => ({ id: r.id, postId: r.post_id, authorId: r.author_id, body: r.body })),
     );
   }
 
   async ordersOfAccounts(accountIds: readonly number[], first: number): Promise<OrderRecord[][]> {
-    const rows = this.run(() => this.s.ordersOfAccounts.all(JSON.stringify(accountIds.slice(0, MAX_BATCH)), first));
+    const rows = this.run(() => this.s.ordersOfAccounts.all({ ids: JSON.stringify(accountIds.slice(0, MAX_BATCH)), first }));
     return align(accountIds, rows, (r) => r.account_id).map((list) => list.map(toOrder));
   }
 
