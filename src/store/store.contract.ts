@@ -107,7 +107,8 @@ export function runStoreContract(name: string, newStore: () => Promise<Store>): 
       expect(seen.length).toBeGreaterThanOrEqual(7);
     });
 
-    it('loads the demo data once and batches graph reads aligned with their input', async () => {
+    it('loads the demo data once, even when an account exists first, and batches graph reads', async () => {
+      await store.ensureAccount('demo');
       expect(await store.seedDemo()).toBe(true);
       expect(await store.seedDemo()).toBe(false);
       const users = await store.usersByIds(['u1', 'nope', 'u2']);

@@ -104,7 +104,10 @@ export interface Comment {
 export interface Store {
   /** Creates or upgrades the schema; idempotent. */
   migrate(): Promise<void>;
-  /** Loads the deterministic demo data set if the store has no accounts yet. Returns true if it loaded. */
+  /**
+   * Loads the deterministic demo data set once: when the store has no graph data yet
+   * (accounts may exist already, e.g. made by `npm run token`). Returns true if it loaded.
+   */
   seedDemo(): Promise<boolean>;
   /** True when the backing engine answers a trivial query. */
   ping(): Promise<boolean>;

@@ -117,7 +117,8 @@ export class SqliteStore implements Store {
         'SELECT a.id, a.name, a.pinned_version FROM tokens t JOIN accounts a ON a.id = t.account_id WHERE t.token_hash = ?',
       ),
       setPinned: db.prepare<[number | null, number]>('UPDATE accounts SET pinned_version = ? WHERE id = ?'),
-      countAccounts: db.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM (SELECT 1 FROM accounts LIMIT 1)'),
+      // The demo is loaded when no graph data exists: accounts may already exist (`npm run token` first).
+      countUsers: db.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM (SELECT 1 FROM users LIMIT 1)'),
       insertOrder: db.prepare(
         `INSERT INTO orders (account_id, revision, status, items, currency, discount_code, discount_percent, note, created_at, updated_at)
          VALUES (@account_id, 1, @status, @items, @currency, @discount_code, @discount_percent, @note, @now, @now)`,
@@ -191,7 +192,7 @@ export class SqliteStore implements Store {
   }
 
   async seedDemo(): Promise<boolean> {
-    if (this.s.countAccounts.get()!.n > 0) return false;
+    if (this.s.countUsers.get()!.n > 0) return false;
     const now = '2026-01-01T00:00:00.000Z';
     this.db.transaction(() => {
       const ids = new Map<string, number>();
