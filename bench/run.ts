@@ -79,6 +79,10 @@ const scenarios: Record<string, Scenario> = {
     const ok = Object.keys(t.statuses).join(',');
     return { scenario: 'get304', target: 'GET /orders/1 with If-None-Match (304)', targetRps: t.rps, baselineRps: b.rps, ratio: t.rps / b.rps, p99: t.p99, loopP99Ms: await loopP99(svc), goal: '>= 0.70', notes: `statuses ${ok}` };
   },
+  async 'patch-full'(svc, base) {
+    const row = await scenarios.patch(svc, base);
+    return { ...row, scenario: 'patch-full', target: 'PATCH as above with SQLITE_SYNCHRONOUS=full (fsync per commit)', goal: 'n/a (durability option)' };
+  },
   async patch(svc, base) {
     const auth = { authorization: `Bearer ${tokenOf(svc)}` };
     let n = 0;
@@ -119,7 +123,8 @@ async function main(): Promise<void> {
   for (const n of selected) if (!scenarios[n]) throw new Error(`unknown scenario ${n}; known: ${Object.keys(scenarios).join(', ')}`);
   const rows: Row[] = [];
   for (const n of selected) {
-    const [svc, base] = await Promise.all([startService(), startBaseline()]);
+    const env: Record<string, string> = n === 'patch-full' ? { SQLITE_SYNCHRONOUS: 'full' } : {};
+    const [svc, base] = await Promise.all([startService(env), startBaseline()]);
     try {
       const row = await scenarios[n](svc, base);
       rows.push(row);

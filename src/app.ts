@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import type { Config } from './config';
 import type { OrderEvent, Store } from './store';
 import { authenticate } from './http/auth';
+import { AuthCache } from './http/authCache';
 import { dispatchRouter, type HandlerContext } from './http/dispatch';
 import { healthHandlers } from './http/health';
 import { Metrics, metricsMiddleware } from './http/metrics';
@@ -23,15 +24,16 @@ export interface AppDeps {
   onEvent?: (event: OrderEvent) => void;
 }
 
-export function createApp(deps: AppDeps): { app: Koa; metrics: Metrics } {
+export function createApp(deps: AppDeps): { app: Koa; metrics: Metrics; authCache: AuthCache } {
   const metrics = deps.metrics ?? new Metrics();
+  const authCache = new AuthCache(deps.config.authCacheTtlMs);
   const app = new Koa();
   // Every operation of the contract: a missing or mistyped one fails `npm run typecheck`.
   const handlers: Handlers<HandlerContext> = {
     ...healthHandlers({ metrics, probes: { store: () => deps.store.ping() } }),
     ...orderHandlers({ store: deps.store, metrics, onEvent: deps.onEvent }),
   };
-  const router = dispatchRouter(handlers, { bodyLimit: deps.config.bodyLimitBytes, authenticate: authenticate(deps.store) });
+  const router = dispatchRouter(handlers, { bodyLimit: deps.config.bodyLimitBytes, authenticate: authenticate(deps.store, authCache) });
 
   app.use(requestLog(deps.logger));
   app.use(metricsMiddleware(metrics));
@@ -40,5 +42,5 @@ export function createApp(deps: AppDeps): { app: Koa; metrics: Metrics } {
   app.use(router.allowedMethods());
   // Errors are answered by problemMiddleware; this only sees what escapes koa itself.
   app.on('error', (err) => deps.logger.error({ err }, 'koa error'));
-  return { app, metrics };
+  return { app, metrics, authCache };
 }

@@ -13,6 +13,10 @@ export interface Config {
   logLevel: string;
   production: boolean;
   bodyLimitBytes: number;
+  /** How long a token's account is cached in process (0 = no cache). */
+  authCacheTtlMs: number;
+  /** SQLite `synchronous`: NORMAL survives process crashes (kill -9), FULL also power loss. */
+  sqliteSynchronous: 'normal' | 'full';
   graphql: { maxDepth: number; maxCost: number; showCost: boolean; persisted: 'apq' | 'allowlist' };
   realtime: { replayRate: number; replayWindowS: number; maxBufferBytes: number; acceptRate: number; acceptBurst: number };
 }
@@ -82,6 +86,8 @@ export function parseConfig(env: Env): ConfigResult {
         logLevel: oneOf(env, 'LOG_LEVEL', 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
         production: env.NODE_ENV === 'production',
         bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 64 * 1024, 1024, 16 * 1024 * 1024),
+        authCacheTtlMs: int(env, 'AUTH_CACHE_TTL_MS', 5000, 0, 3_600_000),
+        sqliteSynchronous: oneOf(env, 'SQLITE_SYNCHRONOUS', 'normal', ['normal', 'full'] as const),
         graphql: {
           maxDepth: int(env, 'GRAPHQL_MAX_DEPTH', 4, 1, 100),
           maxCost: int(env, 'GRAPHQL_MAX_COST', 1000, 1, 10_000_000),

@@ -32,7 +32,7 @@ async function open(config: Config): Promise<Store> {
     refuse('DATABASE_URL is set, but the PostgreSQL store is not implemented yet: unset it to use the embedded SQLite store');
   }
   if (config.workers > 1) refuse(`WORKERS=${config.workers}: multi-worker mode is not implemented yet; use WORKERS=1`);
-  const store = openStore({ dataDir: config.dataDir });
+  const store = openStore({ dataDir: config.dataDir, sqliteSynchronous: config.sqliteSynchronous });
   await store.migrate();
   return store;
 }

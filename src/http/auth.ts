@@ -2,6 +2,7 @@ import type { Context, Middleware } from 'koa';
 import type { Account, Store } from '../store';
 import { hashToken } from '../store';
 import { httpProblem } from './problem';
+import type { AuthCache } from './authCache';
 
 declare module 'koa' {
   interface DefaultState {
@@ -27,20 +28,24 @@ export function bearerToken(ctx: Context, allowQuery: boolean): string | undefin
  * of 256 random bits) and looked up by that hash: the index comparison's timing can
  * reveal at most bits of a hash the caller cannot invert, never bits of a token.
  */
-export async function authenticateRequest(ctx: Context, store: Store, allowQuery = false): Promise<Account> {
+export async function authenticateRequest(ctx: Context, store: Store, cache: AuthCache, allowQuery = false): Promise<Account> {
   const token = bearerToken(ctx, allowQuery);
   if (!token) throw httpProblem('UNAUTHORIZED', 'A bearer token is required', { 'WWW-Authenticate': 'Bearer realm="orderline"' });
   const invalid = () =>
     httpProblem('UNAUTHORIZED', 'The bearer token is invalid', { 'WWW-Authenticate': 'Bearer realm="orderline", error="invalid_token"' });
   if (token.length > 200 || !TOKEN.test(token)) throw invalid();
-  const account = await store.accountByTokenHash(hashToken(token));
+  const hash = hashToken(token);
+  const cached = cache.get(hash);
+  if (cached) return cached;
+  const account = await store.accountByTokenHash(hash);
   if (!account) throw invalid();
+  cache.set(hash, account);
   return account;
 }
 
-export function authenticate(store: Store): Middleware {
+export function authenticate(store: Store, cache: AuthCache): Middleware {
   return async function authenticate(ctx, next) {
-    ctx.state.account = await authenticateRequest(ctx, store);
+    ctx.state.account = await authenticateRequest(ctx, store, cache);
     await next();
   };
 }

@@ -59,6 +59,15 @@ async function readRequest(ctx: Context, spec: RouteSpec, bodyLimit: number) {
     const v = ctx.get(name);
     if (v !== '') headers[name] = v;
   }
+  // One resource, one URL: `/orders/01` or `/orders/1.` is not `/orders/1`.
+  for (const [where, values] of [['path', params], ['query', query], ['header', headers]] as const) {
+    for (const name of spec.integerParams) {
+      const v = values[name];
+      if (v !== undefined && (typeof v !== 'string' || !/^-?(0|[1-9][0-9]{0,15})$/.test(v))) {
+        throw httpProblem('VALIDATION_FAILED', `Invalid ${where} parameter`, undefined, { errors: [{ pointer: `${where}:${name}`, message: 'must be an integer in canonical decimal form' }] });
+      }
+    }
+  }
   check(spec.validate.path, 'path', params);
   check(spec.validate.query, 'query', query);
   check(spec.validate.header, 'header', headers);

@@ -9,7 +9,7 @@ export { SqliteStore } from './sqlite/SqliteStore';
 export { generateToken, hashToken } from './tokens';
 
 /** The embedded store on `${dataDir}/orderline.sqlite` (created if missing). */
-export function openStore(config: { dataDir: string }): Store {
+export function openStore(config: { dataDir: string; sqliteSynchronous?: 'normal' | 'full' }): Store {
   mkdirSync(config.dataDir, { recursive: true });
-  return new SqliteStore(join(config.dataDir, 'orderline.sqlite'));
+  return new SqliteStore(join(config.dataDir, 'orderline.sqlite'), config.sqliteSynchronous);
 }

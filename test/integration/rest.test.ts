@@ -193,12 +193,14 @@ describe('versions and negotiation', () => {
   it('honours the account\'s pinned version', async () => {
     const { order } = await create();
     await s.store.setPinnedVersion(s.alice.account.id, 1);
+    s.authCache.clear(); // the account is cached with the token for AUTH_CACHE_TTL_MS
     try {
       const res = await s.fetch(`/orders/${order.id}`);
       expect(res.headers.get('api-version')).toBe('1');
       expect(await res.json()).toHaveProperty('discount_code');
     } finally {
       await s.store.setPinnedVersion(s.alice.account.id, null);
+      s.authCache.clear();
     }
   });
   it('writes through v1 and reads through v2', async () => {
@@ -262,5 +264,15 @@ describe('errors at the edge', () => {
   it('answers /healthz and /readyz without a token', async () => {
     expect(await expectContract('getHealth', await s.fetch('/healthz', { as: 'anonymous' }))).toEqual({ status: 'ok' });
     expect(await expectContract('getReady', await s.fetch('/readyz', { as: 'anonymous' }))).toMatchObject({ status: 'ready' });
+  });
+});
+
+describe('one URL per resource', () => {
+  it('refuses non-canonical integers in paths, queries and headers with 400', async () => {
+    const { order } = await create();
+    for (const p of [`/orders/0${order.id}`, `/orders/${order.id}.`, `/orders/${order.id}.0`, `/orders/${order.id}e0`, '/orders?limit=05', '/orders?limit=5.']) {
+      expect({ p, status: (await s.fetch(p)).status }).toEqual({ p, status: 400 });
+    }
+    expect((await s.fetch(`/orders/${order.id}`, { headers: { 'api-version': '2.0' } })).status).toBe(400);
   });
 });

@@ -11,11 +11,13 @@ import { createApp } from '../../src/app';
 import { parseConfig, type Config } from '../../src/config';
 import { generateToken, hashToken, SqliteStore, type Account, type Store } from '../../src/store';
 import type { Metrics } from '../../src/http/metrics';
+import type { AuthCache } from '../../src/http/authCache';
 
 export interface TestServer {
   url: string;
   store: Store;
   metrics: Metrics;
+  authCache: AuthCache;
   dir: string;
   alice: { account: Account; token: string };
   bob: { account: Account; token: string };
@@ -39,7 +41,7 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
   };
   const alice = await mk('alice');
   const bob = await mk('bob');
-  const { app, metrics } = createApp({ config, store, logger: pino({ level: 'silent' }) });
+  const { app, metrics, authCache } = createApp({ config, store, logger: pino({ level: 'silent' }) });
   const server: Server = createServer(app.callback());
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const port = (server.address() as { port: number }).port;
@@ -48,6 +50,7 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     url,
     store,
     metrics,
+    authCache,
     dir,
     alice,
     bob,

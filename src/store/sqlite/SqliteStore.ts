@@ -99,10 +99,16 @@ export class SqliteStore implements Store {
   queryCount = 0;
   private stmts?: ReturnType<SqliteStore['prepare']>;
 
-  constructor(file: string) {
+  /**
+   * @param synchronous NORMAL (default): in WAL mode a commit is durable once the OS has
+   *   it, so it survives the process being killed (invariant 1) but not a power loss;
+   *   FULL also fsyncs the WAL on every commit and survives power loss, at a cost in
+   *   write throughput (BENCHMARKS.md measures both).
+   */
+  constructor(file: string, synchronous: 'normal' | 'full' = 'normal') {
     this.db = new Database(file);
     this.db.pragma('journal_mode = WAL');
-    this.db.pragma('synchronous = FULL');
+    this.db.pragma(`synchronous = ${synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
     this.db.pragma('foreign_keys = ON');
     this.db.pragma('busy_timeout = 5000');
   }
