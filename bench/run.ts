@@ -97,7 +97,7 @@ const scenarios: Record<string, Scenario> = {
         body: () => JSON.stringify({ note: `bench ${n++}` }),
       }),
     );
-    return { scenario: 'patch', target: 'PATCH /orders/1 (If-Match, transaction + event row, fsync)', targetRps: t.rps, baselineRps: b.rps, ratio: t.rps / b.rps, p99: t.p99, loopP99Ms: await loopP99(svc), goal: '>= 0.30', notes: `statuses ${Object.keys(t.statuses).join(',')}` };
+    return { scenario: 'patch', target: 'PATCH /orders/1 (If-Match: *, transaction + event row, SQLITE_SYNCHRONOUS=normal)', targetRps: t.rps, baselineRps: b.rps, ratio: t.rps / b.rps, p99: t.p99, loopP99Ms: await loopP99(svc), goal: '>= 0.30', notes: `statuses ${Object.keys(t.statuses).join(',')}` };
   },
 };
 

@@ -14,14 +14,18 @@ export function requestLog(logger: Logger): Middleware {
     const sent = ctx.get('x-request-id');
     const id = CLIENT_ID.test(sent) ? sent : randomUUID();
     ctx.state.requestId = id;
-    ctx.state.log = logger.child({ reqId: id });
+    // The child logger is made on first use: most requests never log below info.
+    let child: Logger | undefined;
+    Object.defineProperty(ctx.state, 'log', { get: () => (child ??= logger.child({ reqId: id })), configurable: true });
     ctx.set('X-Request-Id', id);
     const started = process.hrtime.bigint();
     try {
       await next();
     } finally {
-      const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      ctx.state.log.info({ method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(ms * 100) / 100 }, 'request');
+      if (logger.isLevelEnabled('info')) {
+        const ms = Number(process.hrtime.bigint() - started) / 1e6;
+        logger.info({ reqId: id, method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(ms * 100) / 100 }, 'request');
+      }
     }
   };
 }
