@@ -9,6 +9,7 @@ import { generateOpenApi } from './openapi';
 import { generateGraphql } from './graphql';
 import { generateAsyncApi } from './asyncapi';
 import { generateSdk } from './sdk';
+import { generateDocs } from './docs';
 
 function listFiles(dir: string): string[] {
   if (!existsSync(dir)) return [];
@@ -20,7 +21,7 @@ function listFiles(dir: string): string[] {
 
 export async function generateAll(root: string): Promise<Record<string, string>> {
   const parts = await Promise.all([generateOpenApi(root), generateGraphql(root), generateAsyncApi(root)]);
-  return Object.assign({}, ...parts, generateSdk());
+  return Object.assign({}, ...parts, generateSdk(), generateDocs(root));
 }
 
 /** `--out <dir>` writes the tree under another directory (tests compare runs without touching generated/). */

@@ -102,6 +102,16 @@ export type CreateOrderV2Response =
   | { status: 413; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrderV2"]['responses'][413]['content']["application/problem+json"] }
   | { status: 415; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrderV2"]['responses'][415]['content']["application/problem+json"] };
 
+/** GET /docs */
+export type GetDocsRequest = {
+  params: Record<string, never>;
+  query: Record<string, never>;
+  headers: NonNullable<operations["getDocs"]['parameters']["header"]>;
+} & ({ contentType?: undefined; body?: undefined });
+export type GetDocsResponse =
+  | { status: 200; headers?: ResponseHeaders; contentType: "text/html"; body: operations["getDocs"]['responses'][200]['content']["text/html"] }
+  | { status: 304; headers?: ResponseHeaders; contentType?: undefined; body?: undefined };
+
 /** GET /healthz */
 export type GetHealthRequest = {
   params: Record<string, never>;
@@ -382,6 +392,7 @@ export interface Handlers<C> {
   createOrder(req: CreateOrderRequest, ctx: C): Promise<CreateOrderResponse>;
   createOrderV1(req: CreateOrderV1Request, ctx: C): Promise<CreateOrderV1Response>;
   createOrderV2(req: CreateOrderV2Request, ctx: C): Promise<CreateOrderV2Response>;
+  getDocs(req: GetDocsRequest, ctx: C): Promise<GetDocsResponse>;
   getHealth(req: GetHealthRequest, ctx: C): Promise<GetHealthResponse>;
   getMetrics(req: GetMetricsRequest, ctx: C): Promise<GetMetricsResponse>;
   getOrder(req: GetOrderRequest, ctx: C): Promise<GetOrderResponse>;

@@ -902,8 +902,8 @@ return errors === 0;
 }
 validate60.evaluated = {"props":{"Accept":true},"dynamicProps":false,"dynamicItems":false};
 
-export const raw_getOrderHeader = validate61;
-const schema28 = {"type":"object","properties":{"If-None-Match":{"type":"string","maxLength":2000},"Accept":{"type":"string","maxLength":1000},"Api-Version":{"type":"integer"}},"required":[]};
+export const raw_getDocsHeader = validate61;
+const schema28 = {"type":"object","properties":{"If-None-Match":{"type":"string","maxLength":2000}},"required":[]};
 
 function validate61(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -959,192 +959,29 @@ errors++;
 }
 }
 }
-if(data.Accept !== undefined){
-let data1 = data.Accept;
-if(typeof data1 !== "string"){
-let dataType1 = typeof data1;
-let coerced1 = undefined;
-if(!(coerced1 !== undefined)){
-if(dataType1 == "number" || dataType1 == "boolean"){
-coerced1 = "" + data1;
-}
-else if(data1 === null){
-coerced1 = "";
 }
 else {
-const err2 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err2];
 }
 else {
 vErrors.push(err2);
-}
-errors++;
-}
-}
-if(coerced1 !== undefined){
-data1 = coerced1;
-if(data !== undefined){
-data["Accept"] = coerced1;
-}
-}
-}
-if(typeof data1 === "string"){
-if(func1(data1) > 1000){
-const err3 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-}
-}
-if(data["Api-Version"] !== undefined){
-let data2 = data["Api-Version"];
-if(!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))){
-let dataType2 = typeof data2;
-let coerced2 = undefined;
-if(!(coerced2 !== undefined)){
-if(dataType2 === "boolean" || data2 === null
-              || (dataType2 === "string" && data2 && data2 == +data2 && !(data2 % 1))){
-coerced2 = +data2;
-}
-else {
-const err4 = {instancePath:instancePath+"/Api-Version",schemaPath:"#/properties/Api-Version/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-}
-if(coerced2 !== undefined){
-data2 = coerced2;
-if(data !== undefined){
-data["Api-Version"] = coerced2;
-}
-}
-}
-}
-}
-else {
-const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
 }
 errors++;
 }
 validate61.errors = vErrors;
 return errors === 0;
 }
-validate61.evaluated = {"props":{"If-None-Match":true,"Accept":true,"Api-Version":true},"dynamicProps":false,"dynamicItems":false};
+validate61.evaluated = {"props":{"If-None-Match":true},"dynamicProps":false,"dynamicItems":false};
 
-export const raw_getOrderPath = validate62;
-const schema29 = {"type":"object","properties":{"orderId":{"type":"integer","minimum":1,"maximum":9007199254740991}},"required":["orderId"]};
+export const raw_getOrderHeader = validate62;
+const schema29 = {"type":"object","properties":{"If-None-Match":{"type":"string","maxLength":2000},"Accept":{"type":"string","maxLength":1000},"Api-Version":{"type":"integer"}},"required":[]};
 
 function validate62(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate62.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.orderId === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "orderId"},message:"must have required property '"+"orderId"+"'"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-if(data.orderId !== undefined){
-let data0 = data.orderId;
-if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
-let dataType0 = typeof data0;
-let coerced0 = undefined;
-if(!(coerced0 !== undefined)){
-if(dataType0 === "boolean" || data0 === null
-              || (dataType0 === "string" && data0 && data0 == +data0 && !(data0 % 1))){
-coerced0 = +data0;
-}
-else {
-const err1 = {instancePath:instancePath+"/orderId",schemaPath:"#/properties/orderId/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-if(coerced0 !== undefined){
-data0 = coerced0;
-if(data !== undefined){
-data["orderId"] = coerced0;
-}
-}
-}
-if(typeof data0 == "number"){
-if(data0 > 9007199254740991 || isNaN(data0)){
-const err2 = {instancePath:instancePath+"/orderId",schemaPath:"#/properties/orderId/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-if(data0 < 1 || isNaN(data0)){
-const err3 = {instancePath:instancePath+"/orderId",schemaPath:"#/properties/orderId/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-}
-}
-}
-else {
-const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-validate62.errors = vErrors;
-return errors === 0;
-}
-validate62.evaluated = {"props":{"orderId":true},"dynamicProps":false,"dynamicItems":false};
-
-export const raw_getOrderV1Header = validate63;
-const schema30 = {"type":"object","properties":{"If-None-Match":{"type":"string","maxLength":2000},"Accept":{"type":"string","maxLength":1000}},"required":[]};
-
-function validate63(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate63.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1228,6 +1065,126 @@ data["Accept"] = coerced1;
 if(typeof data1 === "string"){
 if(func1(data1) > 1000){
 const err3 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+}
+if(data["Api-Version"] !== undefined){
+let data2 = data["Api-Version"];
+if(!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))){
+let dataType2 = typeof data2;
+let coerced2 = undefined;
+if(!(coerced2 !== undefined)){
+if(dataType2 === "boolean" || data2 === null
+              || (dataType2 === "string" && data2 && data2 == +data2 && !(data2 % 1))){
+coerced2 = +data2;
+}
+else {
+const err4 = {instancePath:instancePath+"/Api-Version",schemaPath:"#/properties/Api-Version/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(coerced2 !== undefined){
+data2 = coerced2;
+if(data !== undefined){
+data["Api-Version"] = coerced2;
+}
+}
+}
+}
+}
+else {
+const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+validate62.errors = vErrors;
+return errors === 0;
+}
+validate62.evaluated = {"props":{"If-None-Match":true,"Accept":true,"Api-Version":true},"dynamicProps":false,"dynamicItems":false};
+
+export const raw_getOrderPath = validate63;
+const schema30 = {"type":"object","properties":{"orderId":{"type":"integer","minimum":1,"maximum":9007199254740991}},"required":["orderId"]};
+
+function validate63(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate63.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.orderId === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "orderId"},message:"must have required property '"+"orderId"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.orderId !== undefined){
+let data0 = data.orderId;
+if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+let dataType0 = typeof data0;
+let coerced0 = undefined;
+if(!(coerced0 !== undefined)){
+if(dataType0 === "boolean" || data0 === null
+              || (dataType0 === "string" && data0 && data0 == +data0 && !(data0 % 1))){
+coerced0 = +data0;
+}
+else {
+const err1 = {instancePath:instancePath+"/orderId",schemaPath:"#/properties/orderId/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(coerced0 !== undefined){
+data0 = coerced0;
+if(data !== undefined){
+data["orderId"] = coerced0;
+}
+}
+}
+if(typeof data0 == "number"){
+if(data0 > 9007199254740991 || isNaN(data0)){
+const err2 = {instancePath:instancePath+"/orderId",schemaPath:"#/properties/orderId/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data0 < 1 || isNaN(data0)){
+const err3 = {instancePath:instancePath+"/orderId",schemaPath:"#/properties/orderId/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -1252,106 +1209,15 @@ errors++;
 validate63.errors = vErrors;
 return errors === 0;
 }
-validate63.evaluated = {"props":{"If-None-Match":true,"Accept":true},"dynamicProps":false,"dynamicItems":false};
+validate63.evaluated = {"props":{"orderId":true},"dynamicProps":false,"dynamicItems":false};
 
-export const raw_getOrderV1Path = validate64;
-const schema31 = {"type":"object","properties":{"orderId":{"type":"integer","minimum":1,"maximum":9007199254740991}},"required":["orderId"]};
+export const raw_getOrderV1Header = validate64;
+const schema31 = {"type":"object","properties":{"If-None-Match":{"type":"string","maxLength":2000},"Accept":{"type":"string","maxLength":1000}},"required":[]};
 
 function validate64(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate64.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.orderId === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "orderId"},message:"must have required property '"+"orderId"+"'"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-if(data.orderId !== undefined){
-let data0 = data.orderId;
-if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
-let dataType0 = typeof data0;
-let coerced0 = undefined;
-if(!(coerced0 !== undefined)){
-if(dataType0 === "boolean" || data0 === null
-              || (dataType0 === "string" && data0 && data0 == +data0 && !(data0 % 1))){
-coerced0 = +data0;
-}
-else {
-const err1 = {instancePath:instancePath+"/orderId",schemaPath:"#/properties/orderId/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-if(coerced0 !== undefined){
-data0 = coerced0;
-if(data !== undefined){
-data["orderId"] = coerced0;
-}
-}
-}
-if(typeof data0 == "number"){
-if(data0 > 9007199254740991 || isNaN(data0)){
-const err2 = {instancePath:instancePath+"/orderId",schemaPath:"#/properties/orderId/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-if(data0 < 1 || isNaN(data0)){
-const err3 = {instancePath:instancePath+"/orderId",schemaPath:"#/properties/orderId/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-}
-}
-}
-else {
-const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-validate64.errors = vErrors;
-return errors === 0;
-}
-validate64.evaluated = {"props":{"orderId":true},"dynamicProps":false,"dynamicItems":false};
-
-export const raw_getOrderV2Header = validate65;
-const schema32 = {"type":"object","properties":{"If-None-Match":{"type":"string","maxLength":2000},"Accept":{"type":"string","maxLength":1000}},"required":[]};
-
-function validate65(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate65.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1456,18 +1322,18 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate65.errors = vErrors;
+validate64.errors = vErrors;
 return errors === 0;
 }
-validate65.evaluated = {"props":{"If-None-Match":true,"Accept":true},"dynamicProps":false,"dynamicItems":false};
+validate64.evaluated = {"props":{"If-None-Match":true,"Accept":true},"dynamicProps":false,"dynamicItems":false};
 
-export const raw_getOrderV2Path = validate66;
-const schema33 = {"type":"object","properties":{"orderId":{"type":"integer","minimum":1,"maximum":9007199254740991}},"required":["orderId"]};
+export const raw_getOrderV1Path = validate65;
+const schema32 = {"type":"object","properties":{"orderId":{"type":"integer","minimum":1,"maximum":9007199254740991}},"required":["orderId"]};
 
-function validate66(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate65(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate66.evaluated;
+const evaluated0 = validate65.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1547,18 +1413,225 @@ vErrors.push(err4);
 }
 errors++;
 }
+validate65.errors = vErrors;
+return errors === 0;
+}
+validate65.evaluated = {"props":{"orderId":true},"dynamicProps":false,"dynamicItems":false};
+
+export const raw_getOrderV2Header = validate66;
+const schema33 = {"type":"object","properties":{"If-None-Match":{"type":"string","maxLength":2000},"Accept":{"type":"string","maxLength":1000}},"required":[]};
+
+function validate66(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate66.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data["If-None-Match"] !== undefined){
+let data0 = data["If-None-Match"];
+if(typeof data0 !== "string"){
+let dataType0 = typeof data0;
+let coerced0 = undefined;
+if(!(coerced0 !== undefined)){
+if(dataType0 == "number" || dataType0 == "boolean"){
+coerced0 = "" + data0;
+}
+else if(data0 === null){
+coerced0 = "";
+}
+else {
+const err0 = {instancePath:instancePath+"/If-None-Match",schemaPath:"#/properties/If-None-Match/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(coerced0 !== undefined){
+data0 = coerced0;
+if(data !== undefined){
+data["If-None-Match"] = coerced0;
+}
+}
+}
+if(typeof data0 === "string"){
+if(func1(data0) > 2000){
+const err1 = {instancePath:instancePath+"/If-None-Match",schemaPath:"#/properties/If-None-Match/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+}
+if(data.Accept !== undefined){
+let data1 = data.Accept;
+if(typeof data1 !== "string"){
+let dataType1 = typeof data1;
+let coerced1 = undefined;
+if(!(coerced1 !== undefined)){
+if(dataType1 == "number" || dataType1 == "boolean"){
+coerced1 = "" + data1;
+}
+else if(data1 === null){
+coerced1 = "";
+}
+else {
+const err2 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(coerced1 !== undefined){
+data1 = coerced1;
+if(data !== undefined){
+data["Accept"] = coerced1;
+}
+}
+}
+if(typeof data1 === "string"){
+if(func1(data1) > 1000){
+const err3 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
 validate66.errors = vErrors;
 return errors === 0;
 }
-validate66.evaluated = {"props":{"orderId":true},"dynamicProps":false,"dynamicItems":false};
+validate66.evaluated = {"props":{"If-None-Match":true,"Accept":true},"dynamicProps":false,"dynamicItems":false};
 
-export const raw_headOrderHeader = validate67;
-const schema34 = {"type":"object","properties":{"If-None-Match":{"type":"string","maxLength":2000},"Accept":{"type":"string","maxLength":1000},"Api-Version":{"type":"integer"}},"required":[]};
+export const raw_getOrderV2Path = validate67;
+const schema34 = {"type":"object","properties":{"orderId":{"type":"integer","minimum":1,"maximum":9007199254740991}},"required":["orderId"]};
 
 function validate67(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate67.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.orderId === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "orderId"},message:"must have required property '"+"orderId"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.orderId !== undefined){
+let data0 = data.orderId;
+if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+let dataType0 = typeof data0;
+let coerced0 = undefined;
+if(!(coerced0 !== undefined)){
+if(dataType0 === "boolean" || data0 === null
+              || (dataType0 === "string" && data0 && data0 == +data0 && !(data0 % 1))){
+coerced0 = +data0;
+}
+else {
+const err1 = {instancePath:instancePath+"/orderId",schemaPath:"#/properties/orderId/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(coerced0 !== undefined){
+data0 = coerced0;
+if(data !== undefined){
+data["orderId"] = coerced0;
+}
+}
+}
+if(typeof data0 == "number"){
+if(data0 > 9007199254740991 || isNaN(data0)){
+const err2 = {instancePath:instancePath+"/orderId",schemaPath:"#/properties/orderId/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data0 < 1 || isNaN(data0)){
+const err3 = {instancePath:instancePath+"/orderId",schemaPath:"#/properties/orderId/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+validate67.errors = vErrors;
+return errors === 0;
+}
+validate67.evaluated = {"props":{"orderId":true},"dynamicProps":false,"dynamicItems":false};
+
+export const raw_headOrderHeader = validate68;
+const schema35 = {"type":"object","properties":{"If-None-Match":{"type":"string","maxLength":2000},"Accept":{"type":"string","maxLength":1000},"Api-Version":{"type":"integer"}},"required":[]};
+
+function validate68(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate68.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1692,18 +1765,18 @@ vErrors.push(err5);
 }
 errors++;
 }
-validate67.errors = vErrors;
+validate68.errors = vErrors;
 return errors === 0;
 }
-validate67.evaluated = {"props":{"If-None-Match":true,"Accept":true,"Api-Version":true},"dynamicProps":false,"dynamicItems":false};
+validate68.evaluated = {"props":{"If-None-Match":true,"Accept":true,"Api-Version":true},"dynamicProps":false,"dynamicItems":false};
 
-export const raw_headOrderPath = validate68;
-const schema35 = {"type":"object","properties":{"orderId":{"type":"integer","minimum":1,"maximum":9007199254740991}},"required":["orderId"]};
+export const raw_headOrderPath = validate69;
+const schema36 = {"type":"object","properties":{"orderId":{"type":"integer","minimum":1,"maximum":9007199254740991}},"required":["orderId"]};
 
-function validate68(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate69(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate68.evaluated;
+const evaluated0 = validate69.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1762,122 +1835,6 @@ errors++;
 }
 if(data0 < 1 || isNaN(data0)){
 const err3 = {instancePath:instancePath+"/orderId",schemaPath:"#/properties/orderId/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-}
-}
-}
-else {
-const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-validate68.errors = vErrors;
-return errors === 0;
-}
-validate68.evaluated = {"props":{"orderId":true},"dynamicProps":false,"dynamicItems":false};
-
-export const raw_headOrderV1Header = validate69;
-const schema36 = {"type":"object","properties":{"If-None-Match":{"type":"string","maxLength":2000},"Accept":{"type":"string","maxLength":1000}},"required":[]};
-
-function validate69(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate69.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data["If-None-Match"] !== undefined){
-let data0 = data["If-None-Match"];
-if(typeof data0 !== "string"){
-let dataType0 = typeof data0;
-let coerced0 = undefined;
-if(!(coerced0 !== undefined)){
-if(dataType0 == "number" || dataType0 == "boolean"){
-coerced0 = "" + data0;
-}
-else if(data0 === null){
-coerced0 = "";
-}
-else {
-const err0 = {instancePath:instancePath+"/If-None-Match",schemaPath:"#/properties/If-None-Match/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-}
-if(coerced0 !== undefined){
-data0 = coerced0;
-if(data !== undefined){
-data["If-None-Match"] = coerced0;
-}
-}
-}
-if(typeof data0 === "string"){
-if(func1(data0) > 2000){
-const err1 = {instancePath:instancePath+"/If-None-Match",schemaPath:"#/properties/If-None-Match/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-}
-if(data.Accept !== undefined){
-let data1 = data.Accept;
-if(typeof data1 !== "string"){
-let dataType1 = typeof data1;
-let coerced1 = undefined;
-if(!(coerced1 !== undefined)){
-if(dataType1 == "number" || dataType1 == "boolean"){
-coerced1 = "" + data1;
-}
-else if(data1 === null){
-coerced1 = "";
-}
-else {
-const err2 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-}
-if(coerced1 !== undefined){
-data1 = coerced1;
-if(data !== undefined){
-data["Accept"] = coerced1;
-}
-}
-}
-if(typeof data1 === "string"){
-if(func1(data1) > 1000){
-const err3 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -1902,106 +1859,15 @@ errors++;
 validate69.errors = vErrors;
 return errors === 0;
 }
-validate69.evaluated = {"props":{"If-None-Match":true,"Accept":true},"dynamicProps":false,"dynamicItems":false};
+validate69.evaluated = {"props":{"orderId":true},"dynamicProps":false,"dynamicItems":false};
 
-export const raw_headOrderV1Path = validate70;
-const schema37 = {"type":"object","properties":{"orderId":{"type":"integer","minimum":1,"maximum":9007199254740991}},"required":["orderId"]};
+export const raw_headOrderV1Header = validate70;
+const schema37 = {"type":"object","properties":{"If-None-Match":{"type":"string","maxLength":2000},"Accept":{"type":"string","maxLength":1000}},"required":[]};
 
 function validate70(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate70.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.orderId === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "orderId"},message:"must have required property '"+"orderId"+"'"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-if(data.orderId !== undefined){
-let data0 = data.orderId;
-if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
-let dataType0 = typeof data0;
-let coerced0 = undefined;
-if(!(coerced0 !== undefined)){
-if(dataType0 === "boolean" || data0 === null
-              || (dataType0 === "string" && data0 && data0 == +data0 && !(data0 % 1))){
-coerced0 = +data0;
-}
-else {
-const err1 = {instancePath:instancePath+"/orderId",schemaPath:"#/properties/orderId/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-if(coerced0 !== undefined){
-data0 = coerced0;
-if(data !== undefined){
-data["orderId"] = coerced0;
-}
-}
-}
-if(typeof data0 == "number"){
-if(data0 > 9007199254740991 || isNaN(data0)){
-const err2 = {instancePath:instancePath+"/orderId",schemaPath:"#/properties/orderId/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-if(data0 < 1 || isNaN(data0)){
-const err3 = {instancePath:instancePath+"/orderId",schemaPath:"#/properties/orderId/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-}
-}
-}
-else {
-const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-validate70.errors = vErrors;
-return errors === 0;
-}
-validate70.evaluated = {"props":{"orderId":true},"dynamicProps":false,"dynamicItems":false};
-
-export const raw_headOrderV2Header = validate71;
-const schema38 = {"type":"object","properties":{"If-None-Match":{"type":"string","maxLength":2000},"Accept":{"type":"string","maxLength":1000}},"required":[]};
-
-function validate71(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate71.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2106,18 +1972,18 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate71.errors = vErrors;
+validate70.errors = vErrors;
 return errors === 0;
 }
-validate71.evaluated = {"props":{"If-None-Match":true,"Accept":true},"dynamicProps":false,"dynamicItems":false};
+validate70.evaluated = {"props":{"If-None-Match":true,"Accept":true},"dynamicProps":false,"dynamicItems":false};
 
-export const raw_headOrderV2Path = validate72;
-const schema39 = {"type":"object","properties":{"orderId":{"type":"integer","minimum":1,"maximum":9007199254740991}},"required":["orderId"]};
+export const raw_headOrderV1Path = validate71;
+const schema38 = {"type":"object","properties":{"orderId":{"type":"integer","minimum":1,"maximum":9007199254740991}},"required":["orderId"]};
 
-function validate72(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate71(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate72.evaluated;
+const evaluated0 = validate71.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2197,18 +2063,225 @@ vErrors.push(err4);
 }
 errors++;
 }
+validate71.errors = vErrors;
+return errors === 0;
+}
+validate71.evaluated = {"props":{"orderId":true},"dynamicProps":false,"dynamicItems":false};
+
+export const raw_headOrderV2Header = validate72;
+const schema39 = {"type":"object","properties":{"If-None-Match":{"type":"string","maxLength":2000},"Accept":{"type":"string","maxLength":1000}},"required":[]};
+
+function validate72(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate72.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data["If-None-Match"] !== undefined){
+let data0 = data["If-None-Match"];
+if(typeof data0 !== "string"){
+let dataType0 = typeof data0;
+let coerced0 = undefined;
+if(!(coerced0 !== undefined)){
+if(dataType0 == "number" || dataType0 == "boolean"){
+coerced0 = "" + data0;
+}
+else if(data0 === null){
+coerced0 = "";
+}
+else {
+const err0 = {instancePath:instancePath+"/If-None-Match",schemaPath:"#/properties/If-None-Match/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(coerced0 !== undefined){
+data0 = coerced0;
+if(data !== undefined){
+data["If-None-Match"] = coerced0;
+}
+}
+}
+if(typeof data0 === "string"){
+if(func1(data0) > 2000){
+const err1 = {instancePath:instancePath+"/If-None-Match",schemaPath:"#/properties/If-None-Match/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+}
+if(data.Accept !== undefined){
+let data1 = data.Accept;
+if(typeof data1 !== "string"){
+let dataType1 = typeof data1;
+let coerced1 = undefined;
+if(!(coerced1 !== undefined)){
+if(dataType1 == "number" || dataType1 == "boolean"){
+coerced1 = "" + data1;
+}
+else if(data1 === null){
+coerced1 = "";
+}
+else {
+const err2 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(coerced1 !== undefined){
+data1 = coerced1;
+if(data !== undefined){
+data["Accept"] = coerced1;
+}
+}
+}
+if(typeof data1 === "string"){
+if(func1(data1) > 1000){
+const err3 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
 validate72.errors = vErrors;
 return errors === 0;
 }
-validate72.evaluated = {"props":{"orderId":true},"dynamicProps":false,"dynamicItems":false};
+validate72.evaluated = {"props":{"If-None-Match":true,"Accept":true},"dynamicProps":false,"dynamicItems":false};
 
-export const raw_listOrdersHeader = validate73;
-const schema40 = {"type":"object","properties":{"Accept":{"type":"string","maxLength":1000},"Api-Version":{"type":"integer"}},"required":[]};
+export const raw_headOrderV2Path = validate73;
+const schema40 = {"type":"object","properties":{"orderId":{"type":"integer","minimum":1,"maximum":9007199254740991}},"required":["orderId"]};
 
 function validate73(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate73.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.orderId === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "orderId"},message:"must have required property '"+"orderId"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.orderId !== undefined){
+let data0 = data.orderId;
+if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+let dataType0 = typeof data0;
+let coerced0 = undefined;
+if(!(coerced0 !== undefined)){
+if(dataType0 === "boolean" || data0 === null
+              || (dataType0 === "string" && data0 && data0 == +data0 && !(data0 % 1))){
+coerced0 = +data0;
+}
+else {
+const err1 = {instancePath:instancePath+"/orderId",schemaPath:"#/properties/orderId/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(coerced0 !== undefined){
+data0 = coerced0;
+if(data !== undefined){
+data["orderId"] = coerced0;
+}
+}
+}
+if(typeof data0 == "number"){
+if(data0 > 9007199254740991 || isNaN(data0)){
+const err2 = {instancePath:instancePath+"/orderId",schemaPath:"#/properties/orderId/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data0 < 1 || isNaN(data0)){
+const err3 = {instancePath:instancePath+"/orderId",schemaPath:"#/properties/orderId/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+validate73.errors = vErrors;
+return errors === 0;
+}
+validate73.evaluated = {"props":{"orderId":true},"dynamicProps":false,"dynamicItems":false};
+
+export const raw_listOrdersHeader = validate74;
+const schema41 = {"type":"object","properties":{"Accept":{"type":"string","maxLength":1000},"Api-Version":{"type":"integer"}},"required":[]};
+
+function validate74(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate74.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2299,158 +2372,14 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate73.errors = vErrors;
-return errors === 0;
-}
-validate73.evaluated = {"props":{"Accept":true,"Api-Version":true},"dynamicProps":false,"dynamicItems":false};
-
-export const raw_listOrdersQuery = validate74;
-const schema41 = {"type":"object","properties":{"page":{"type":"string","minLength":1,"maxLength":200,"pattern":"^[A-Za-z0-9_-]+$"},"limit":{"type":"integer","minimum":1,"maximum":100,"default":20}},"required":[]};
-const pattern3 = new RegExp("^[A-Za-z0-9_-]+$", "u");
-
-function validate74(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate74.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.page !== undefined){
-let data0 = data.page;
-if(typeof data0 !== "string"){
-let dataType0 = typeof data0;
-let coerced0 = undefined;
-if(!(coerced0 !== undefined)){
-if(dataType0 == "number" || dataType0 == "boolean"){
-coerced0 = "" + data0;
-}
-else if(data0 === null){
-coerced0 = "";
-}
-else {
-const err0 = {instancePath:instancePath+"/page",schemaPath:"#/properties/page/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-}
-if(coerced0 !== undefined){
-data0 = coerced0;
-if(data !== undefined){
-data["page"] = coerced0;
-}
-}
-}
-if(typeof data0 === "string"){
-if(func1(data0) > 200){
-const err1 = {instancePath:instancePath+"/page",schemaPath:"#/properties/page/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-if(func1(data0) < 1){
-const err2 = {instancePath:instancePath+"/page",schemaPath:"#/properties/page/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-if(!pattern3.test(data0)){
-const err3 = {instancePath:instancePath+"/page",schemaPath:"#/properties/page/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-}
-}
-if(data.limit !== undefined){
-let data1 = data.limit;
-if(!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))){
-let dataType1 = typeof data1;
-let coerced1 = undefined;
-if(!(coerced1 !== undefined)){
-if(dataType1 === "boolean" || data1 === null
-              || (dataType1 === "string" && data1 && data1 == +data1 && !(data1 % 1))){
-coerced1 = +data1;
-}
-else {
-const err4 = {instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-}
-if(coerced1 !== undefined){
-data1 = coerced1;
-if(data !== undefined){
-data["limit"] = coerced1;
-}
-}
-}
-if(typeof data1 == "number"){
-if(data1 > 100 || isNaN(data1)){
-const err5 = {instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-if(data1 < 1 || isNaN(data1)){
-const err6 = {instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-}
-}
-}
-else {
-const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
 validate74.errors = vErrors;
 return errors === 0;
 }
-validate74.evaluated = {"props":{"page":true,"limit":true},"dynamicProps":false,"dynamicItems":false};
+validate74.evaluated = {"props":{"Accept":true,"Api-Version":true},"dynamicProps":false,"dynamicItems":false};
 
-export const raw_listOrdersV1Header = validate75;
-const schema42 = {"type":"object","properties":{"Accept":{"type":"string","maxLength":1000}},"required":[]};
+export const raw_listOrdersQuery = validate75;
+const schema42 = {"type":"object","properties":{"page":{"type":"string","minLength":1,"maxLength":200,"pattern":"^[A-Za-z0-9_-]+$"},"limit":{"type":"integer","minimum":1,"maximum":100,"default":20}},"required":[]};
+const pattern3 = new RegExp("^[A-Za-z0-9_-]+$", "u");
 
 function validate75(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -2463,8 +2392,8 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.Accept !== undefined){
-let data0 = data.Accept;
+if(data.page !== undefined){
+let data0 = data.page;
 if(typeof data0 !== "string"){
 let dataType0 = typeof data0;
 let coerced0 = undefined;
@@ -2476,7 +2405,7 @@ else if(data0 === null){
 coerced0 = "";
 }
 else {
-const err0 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err0 = {instancePath:instancePath+"/page",schemaPath:"#/properties/page/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -2489,13 +2418,13 @@ errors++;
 if(coerced0 !== undefined){
 data0 = coerced0;
 if(data !== undefined){
-data["Accept"] = coerced0;
+data["page"] = coerced0;
 }
 }
 }
 if(typeof data0 === "string"){
-if(func1(data0) > 1000){
-const err1 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
+if(func1(data0) > 200){
+const err1 = {instancePath:instancePath+"/page",schemaPath:"#/properties/page/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -2504,11 +2433,8 @@ vErrors.push(err1);
 }
 errors++;
 }
-}
-}
-}
-else {
-const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(func1(data0) < 1){
+const err2 = {instancePath:instancePath+"/page",schemaPath:"#/properties/page/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -2517,13 +2443,87 @@ vErrors.push(err2);
 }
 errors++;
 }
+if(!pattern3.test(data0)){
+const err3 = {instancePath:instancePath+"/page",schemaPath:"#/properties/page/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+}
+if(data.limit !== undefined){
+let data1 = data.limit;
+if(!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))){
+let dataType1 = typeof data1;
+let coerced1 = undefined;
+if(!(coerced1 !== undefined)){
+if(dataType1 === "boolean" || data1 === null
+              || (dataType1 === "string" && data1 && data1 == +data1 && !(data1 % 1))){
+coerced1 = +data1;
+}
+else {
+const err4 = {instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(coerced1 !== undefined){
+data1 = coerced1;
+if(data !== undefined){
+data["limit"] = coerced1;
+}
+}
+}
+if(typeof data1 == "number"){
+if(data1 > 100 || isNaN(data1)){
+const err5 = {instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if(data1 < 1 || isNaN(data1)){
+const err6 = {instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
 validate75.errors = vErrors;
 return errors === 0;
 }
-validate75.evaluated = {"props":{"Accept":true},"dynamicProps":false,"dynamicItems":false};
+validate75.evaluated = {"props":{"page":true,"limit":true},"dynamicProps":false,"dynamicItems":false};
 
-export const raw_listOrdersV1Query = validate76;
-const schema43 = {"type":"object","properties":{"page":{"type":"string","minLength":1,"maxLength":200,"pattern":"^[A-Za-z0-9_-]+$"},"limit":{"type":"integer","minimum":1,"maximum":100,"default":20}},"required":[]};
+export const raw_listOrdersV1Header = validate76;
+const schema43 = {"type":"object","properties":{"Accept":{"type":"string","maxLength":1000}},"required":[]};
 
 function validate76(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -2536,6 +2536,79 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.Accept !== undefined){
+let data0 = data.Accept;
+if(typeof data0 !== "string"){
+let dataType0 = typeof data0;
+let coerced0 = undefined;
+if(!(coerced0 !== undefined)){
+if(dataType0 == "number" || dataType0 == "boolean"){
+coerced0 = "" + data0;
+}
+else if(data0 === null){
+coerced0 = "";
+}
+else {
+const err0 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(coerced0 !== undefined){
+data0 = coerced0;
+if(data !== undefined){
+data["Accept"] = coerced0;
+}
+}
+}
+if(typeof data0 === "string"){
+if(func1(data0) > 1000){
+const err1 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+validate76.errors = vErrors;
+return errors === 0;
+}
+validate76.evaluated = {"props":{"Accept":true},"dynamicProps":false,"dynamicItems":false};
+
+export const raw_listOrdersV1Query = validate77;
+const schema44 = {"type":"object","properties":{"page":{"type":"string","minLength":1,"maxLength":200,"pattern":"^[A-Za-z0-9_-]+$"},"limit":{"type":"integer","minimum":1,"maximum":100,"default":20}},"required":[]};
+
+function validate77(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate77.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.page !== undefined){
 let data0 = data.page;
 if(typeof data0 !== "string"){
@@ -2661,18 +2734,18 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate76.errors = vErrors;
+validate77.errors = vErrors;
 return errors === 0;
 }
-validate76.evaluated = {"props":{"page":true,"limit":true},"dynamicProps":false,"dynamicItems":false};
+validate77.evaluated = {"props":{"page":true,"limit":true},"dynamicProps":false,"dynamicItems":false};
 
-export const raw_listOrdersV2Header = validate77;
-const schema44 = {"type":"object","properties":{"Accept":{"type":"string","maxLength":1000}},"required":[]};
+export const raw_listOrdersV2Header = validate78;
+const schema45 = {"type":"object","properties":{"Accept":{"type":"string","maxLength":1000}},"required":[]};
 
-function validate77(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate78(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate77.evaluated;
+const evaluated0 = validate78.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2734,18 +2807,18 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate77.errors = vErrors;
+validate78.errors = vErrors;
 return errors === 0;
 }
-validate77.evaluated = {"props":{"Accept":true},"dynamicProps":false,"dynamicItems":false};
+validate78.evaluated = {"props":{"Accept":true},"dynamicProps":false,"dynamicItems":false};
 
-export const raw_listOrdersV2Query = validate78;
-const schema45 = {"type":"object","properties":{"page":{"type":"string","minLength":1,"maxLength":200,"pattern":"^[A-Za-z0-9_-]+$"},"limit":{"type":"integer","minimum":1,"maximum":100,"default":20}},"required":[]};
+export const raw_listOrdersV2Query = validate79;
+const schema46 = {"type":"object","properties":{"page":{"type":"string","minLength":1,"maxLength":200,"pattern":"^[A-Za-z0-9_-]+$"},"limit":{"type":"integer","minimum":1,"maximum":100,"default":20}},"required":[]};
 
-function validate78(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate79(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate78.evaluated;
+const evaluated0 = validate79.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2878,18 +2951,18 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate78.errors = vErrors;
+validate79.errors = vErrors;
 return errors === 0;
 }
-validate78.evaluated = {"props":{"page":true,"limit":true},"dynamicProps":false,"dynamicItems":false};
+validate79.evaluated = {"props":{"page":true,"limit":true},"dynamicProps":false,"dynamicItems":false};
 
-export const raw_patchOrderHeader = validate79;
-const schema46 = {"type":"object","properties":{"If-Match":{"type":"string","maxLength":2000},"Accept":{"type":"string","maxLength":1000},"Api-Version":{"type":"integer"}},"required":[]};
+export const raw_patchOrderHeader = validate80;
+const schema47 = {"type":"object","properties":{"If-Match":{"type":"string","maxLength":2000},"Accept":{"type":"string","maxLength":1000},"Api-Version":{"type":"integer"}},"required":[]};
 
-function validate79(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate80(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate79.evaluated;
+const evaluated0 = validate80.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3023,18 +3096,18 @@ vErrors.push(err5);
 }
 errors++;
 }
-validate79.errors = vErrors;
+validate80.errors = vErrors;
 return errors === 0;
 }
-validate79.evaluated = {"props":{"If-Match":true,"Accept":true,"Api-Version":true},"dynamicProps":false,"dynamicItems":false};
+validate80.evaluated = {"props":{"If-Match":true,"Accept":true,"Api-Version":true},"dynamicProps":false,"dynamicItems":false};
 
-export const raw_patchOrderPath = validate80;
-const schema47 = {"type":"object","properties":{"orderId":{"type":"integer","minimum":1,"maximum":9007199254740991}},"required":["orderId"]};
+export const raw_patchOrderPath = validate81;
+const schema48 = {"type":"object","properties":{"orderId":{"type":"integer","minimum":1,"maximum":9007199254740991}},"required":["orderId"]};
 
-function validate80(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate81(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate80.evaluated;
+const evaluated0 = validate81.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3093,122 +3166,6 @@ errors++;
 }
 if(data0 < 1 || isNaN(data0)){
 const err3 = {instancePath:instancePath+"/orderId",schemaPath:"#/properties/orderId/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-}
-}
-}
-else {
-const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-validate80.errors = vErrors;
-return errors === 0;
-}
-validate80.evaluated = {"props":{"orderId":true},"dynamicProps":false,"dynamicItems":false};
-
-export const raw_patchOrderV1Header = validate81;
-const schema48 = {"type":"object","properties":{"If-Match":{"type":"string","maxLength":2000},"Accept":{"type":"string","maxLength":1000}},"required":[]};
-
-function validate81(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate81.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data["If-Match"] !== undefined){
-let data0 = data["If-Match"];
-if(typeof data0 !== "string"){
-let dataType0 = typeof data0;
-let coerced0 = undefined;
-if(!(coerced0 !== undefined)){
-if(dataType0 == "number" || dataType0 == "boolean"){
-coerced0 = "" + data0;
-}
-else if(data0 === null){
-coerced0 = "";
-}
-else {
-const err0 = {instancePath:instancePath+"/If-Match",schemaPath:"#/properties/If-Match/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-}
-if(coerced0 !== undefined){
-data0 = coerced0;
-if(data !== undefined){
-data["If-Match"] = coerced0;
-}
-}
-}
-if(typeof data0 === "string"){
-if(func1(data0) > 2000){
-const err1 = {instancePath:instancePath+"/If-Match",schemaPath:"#/properties/If-Match/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-}
-if(data.Accept !== undefined){
-let data1 = data.Accept;
-if(typeof data1 !== "string"){
-let dataType1 = typeof data1;
-let coerced1 = undefined;
-if(!(coerced1 !== undefined)){
-if(dataType1 == "number" || dataType1 == "boolean"){
-coerced1 = "" + data1;
-}
-else if(data1 === null){
-coerced1 = "";
-}
-else {
-const err2 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-}
-if(coerced1 !== undefined){
-data1 = coerced1;
-if(data !== undefined){
-data["Accept"] = coerced1;
-}
-}
-}
-if(typeof data1 === "string"){
-if(func1(data1) > 1000){
-const err3 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -3233,106 +3190,15 @@ errors++;
 validate81.errors = vErrors;
 return errors === 0;
 }
-validate81.evaluated = {"props":{"If-Match":true,"Accept":true},"dynamicProps":false,"dynamicItems":false};
+validate81.evaluated = {"props":{"orderId":true},"dynamicProps":false,"dynamicItems":false};
 
-export const raw_patchOrderV1Path = validate82;
-const schema49 = {"type":"object","properties":{"orderId":{"type":"integer","minimum":1,"maximum":9007199254740991}},"required":["orderId"]};
+export const raw_patchOrderV1Header = validate82;
+const schema49 = {"type":"object","properties":{"If-Match":{"type":"string","maxLength":2000},"Accept":{"type":"string","maxLength":1000}},"required":[]};
 
 function validate82(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate82.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.orderId === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "orderId"},message:"must have required property '"+"orderId"+"'"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-if(data.orderId !== undefined){
-let data0 = data.orderId;
-if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
-let dataType0 = typeof data0;
-let coerced0 = undefined;
-if(!(coerced0 !== undefined)){
-if(dataType0 === "boolean" || data0 === null
-              || (dataType0 === "string" && data0 && data0 == +data0 && !(data0 % 1))){
-coerced0 = +data0;
-}
-else {
-const err1 = {instancePath:instancePath+"/orderId",schemaPath:"#/properties/orderId/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-if(coerced0 !== undefined){
-data0 = coerced0;
-if(data !== undefined){
-data["orderId"] = coerced0;
-}
-}
-}
-if(typeof data0 == "number"){
-if(data0 > 9007199254740991 || isNaN(data0)){
-const err2 = {instancePath:instancePath+"/orderId",schemaPath:"#/properties/orderId/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-if(data0 < 1 || isNaN(data0)){
-const err3 = {instancePath:instancePath+"/orderId",schemaPath:"#/properties/orderId/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-}
-}
-}
-else {
-const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-validate82.errors = vErrors;
-return errors === 0;
-}
-validate82.evaluated = {"props":{"orderId":true},"dynamicProps":false,"dynamicItems":false};
-
-export const raw_patchOrderV2Header = validate83;
-const schema50 = {"type":"object","properties":{"If-Match":{"type":"string","maxLength":2000},"Accept":{"type":"string","maxLength":1000}},"required":[]};
-
-function validate83(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate83.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3437,18 +3303,18 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate83.errors = vErrors;
+validate82.errors = vErrors;
 return errors === 0;
 }
-validate83.evaluated = {"props":{"If-Match":true,"Accept":true},"dynamicProps":false,"dynamicItems":false};
+validate82.evaluated = {"props":{"If-Match":true,"Accept":true},"dynamicProps":false,"dynamicItems":false};
 
-export const raw_patchOrderV2Path = validate84;
-const schema51 = {"type":"object","properties":{"orderId":{"type":"integer","minimum":1,"maximum":9007199254740991}},"required":["orderId"]};
+export const raw_patchOrderV1Path = validate83;
+const schema50 = {"type":"object","properties":{"orderId":{"type":"integer","minimum":1,"maximum":9007199254740991}},"required":["orderId"]};
 
-function validate84(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate83(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate84.evaluated;
+const evaluated0 = validate83.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3528,18 +3394,225 @@ vErrors.push(err4);
 }
 errors++;
 }
+validate83.errors = vErrors;
+return errors === 0;
+}
+validate83.evaluated = {"props":{"orderId":true},"dynamicProps":false,"dynamicItems":false};
+
+export const raw_patchOrderV2Header = validate84;
+const schema51 = {"type":"object","properties":{"If-Match":{"type":"string","maxLength":2000},"Accept":{"type":"string","maxLength":1000}},"required":[]};
+
+function validate84(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate84.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data["If-Match"] !== undefined){
+let data0 = data["If-Match"];
+if(typeof data0 !== "string"){
+let dataType0 = typeof data0;
+let coerced0 = undefined;
+if(!(coerced0 !== undefined)){
+if(dataType0 == "number" || dataType0 == "boolean"){
+coerced0 = "" + data0;
+}
+else if(data0 === null){
+coerced0 = "";
+}
+else {
+const err0 = {instancePath:instancePath+"/If-Match",schemaPath:"#/properties/If-Match/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(coerced0 !== undefined){
+data0 = coerced0;
+if(data !== undefined){
+data["If-Match"] = coerced0;
+}
+}
+}
+if(typeof data0 === "string"){
+if(func1(data0) > 2000){
+const err1 = {instancePath:instancePath+"/If-Match",schemaPath:"#/properties/If-Match/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+}
+if(data.Accept !== undefined){
+let data1 = data.Accept;
+if(typeof data1 !== "string"){
+let dataType1 = typeof data1;
+let coerced1 = undefined;
+if(!(coerced1 !== undefined)){
+if(dataType1 == "number" || dataType1 == "boolean"){
+coerced1 = "" + data1;
+}
+else if(data1 === null){
+coerced1 = "";
+}
+else {
+const err2 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(coerced1 !== undefined){
+data1 = coerced1;
+if(data !== undefined){
+data["Accept"] = coerced1;
+}
+}
+}
+if(typeof data1 === "string"){
+if(func1(data1) > 1000){
+const err3 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
 validate84.errors = vErrors;
 return errors === 0;
 }
-validate84.evaluated = {"props":{"orderId":true},"dynamicProps":false,"dynamicItems":false};
+validate84.evaluated = {"props":{"If-Match":true,"Accept":true},"dynamicProps":false,"dynamicItems":false};
 
-export const raw_replaceOrderHeader = validate85;
-const schema52 = {"type":"object","properties":{"If-Match":{"type":"string","maxLength":2000},"Accept":{"type":"string","maxLength":1000},"Api-Version":{"type":"integer"}},"required":[]};
+export const raw_patchOrderV2Path = validate85;
+const schema52 = {"type":"object","properties":{"orderId":{"type":"integer","minimum":1,"maximum":9007199254740991}},"required":["orderId"]};
 
 function validate85(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate85.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.orderId === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "orderId"},message:"must have required property '"+"orderId"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.orderId !== undefined){
+let data0 = data.orderId;
+if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+let dataType0 = typeof data0;
+let coerced0 = undefined;
+if(!(coerced0 !== undefined)){
+if(dataType0 === "boolean" || data0 === null
+              || (dataType0 === "string" && data0 && data0 == +data0 && !(data0 % 1))){
+coerced0 = +data0;
+}
+else {
+const err1 = {instancePath:instancePath+"/orderId",schemaPath:"#/properties/orderId/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(coerced0 !== undefined){
+data0 = coerced0;
+if(data !== undefined){
+data["orderId"] = coerced0;
+}
+}
+}
+if(typeof data0 == "number"){
+if(data0 > 9007199254740991 || isNaN(data0)){
+const err2 = {instancePath:instancePath+"/orderId",schemaPath:"#/properties/orderId/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data0 < 1 || isNaN(data0)){
+const err3 = {instancePath:instancePath+"/orderId",schemaPath:"#/properties/orderId/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+validate85.errors = vErrors;
+return errors === 0;
+}
+validate85.evaluated = {"props":{"orderId":true},"dynamicProps":false,"dynamicItems":false};
+
+export const raw_replaceOrderHeader = validate86;
+const schema53 = {"type":"object","properties":{"If-Match":{"type":"string","maxLength":2000},"Accept":{"type":"string","maxLength":1000},"Api-Version":{"type":"integer"}},"required":[]};
+
+function validate86(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate86.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3673,18 +3746,18 @@ vErrors.push(err5);
 }
 errors++;
 }
-validate85.errors = vErrors;
+validate86.errors = vErrors;
 return errors === 0;
 }
-validate85.evaluated = {"props":{"If-Match":true,"Accept":true,"Api-Version":true},"dynamicProps":false,"dynamicItems":false};
+validate86.evaluated = {"props":{"If-Match":true,"Accept":true,"Api-Version":true},"dynamicProps":false,"dynamicItems":false};
 
-export const raw_replaceOrderPath = validate86;
-const schema53 = {"type":"object","properties":{"orderId":{"type":"integer","minimum":1,"maximum":9007199254740991}},"required":["orderId"]};
+export const raw_replaceOrderPath = validate87;
+const schema54 = {"type":"object","properties":{"orderId":{"type":"integer","minimum":1,"maximum":9007199254740991}},"required":["orderId"]};
 
-function validate86(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate87(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate86.evaluated;
+const evaluated0 = validate87.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3743,122 +3816,6 @@ errors++;
 }
 if(data0 < 1 || isNaN(data0)){
 const err3 = {instancePath:instancePath+"/orderId",schemaPath:"#/properties/orderId/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-}
-}
-}
-else {
-const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-validate86.errors = vErrors;
-return errors === 0;
-}
-validate86.evaluated = {"props":{"orderId":true},"dynamicProps":false,"dynamicItems":false};
-
-export const raw_replaceOrderV1Header = validate87;
-const schema54 = {"type":"object","properties":{"If-Match":{"type":"string","maxLength":2000},"Accept":{"type":"string","maxLength":1000}},"required":[]};
-
-function validate87(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate87.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data["If-Match"] !== undefined){
-let data0 = data["If-Match"];
-if(typeof data0 !== "string"){
-let dataType0 = typeof data0;
-let coerced0 = undefined;
-if(!(coerced0 !== undefined)){
-if(dataType0 == "number" || dataType0 == "boolean"){
-coerced0 = "" + data0;
-}
-else if(data0 === null){
-coerced0 = "";
-}
-else {
-const err0 = {instancePath:instancePath+"/If-Match",schemaPath:"#/properties/If-Match/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-}
-if(coerced0 !== undefined){
-data0 = coerced0;
-if(data !== undefined){
-data["If-Match"] = coerced0;
-}
-}
-}
-if(typeof data0 === "string"){
-if(func1(data0) > 2000){
-const err1 = {instancePath:instancePath+"/If-Match",schemaPath:"#/properties/If-Match/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-}
-if(data.Accept !== undefined){
-let data1 = data.Accept;
-if(typeof data1 !== "string"){
-let dataType1 = typeof data1;
-let coerced1 = undefined;
-if(!(coerced1 !== undefined)){
-if(dataType1 == "number" || dataType1 == "boolean"){
-coerced1 = "" + data1;
-}
-else if(data1 === null){
-coerced1 = "";
-}
-else {
-const err2 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-}
-if(coerced1 !== undefined){
-data1 = coerced1;
-if(data !== undefined){
-data["Accept"] = coerced1;
-}
-}
-}
-if(typeof data1 === "string"){
-if(func1(data1) > 1000){
-const err3 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -3883,106 +3840,15 @@ errors++;
 validate87.errors = vErrors;
 return errors === 0;
 }
-validate87.evaluated = {"props":{"If-Match":true,"Accept":true},"dynamicProps":false,"dynamicItems":false};
+validate87.evaluated = {"props":{"orderId":true},"dynamicProps":false,"dynamicItems":false};
 
-export const raw_replaceOrderV1Path = validate88;
-const schema55 = {"type":"object","properties":{"orderId":{"type":"integer","minimum":1,"maximum":9007199254740991}},"required":["orderId"]};
+export const raw_replaceOrderV1Header = validate88;
+const schema55 = {"type":"object","properties":{"If-Match":{"type":"string","maxLength":2000},"Accept":{"type":"string","maxLength":1000}},"required":[]};
 
 function validate88(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate88.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.orderId === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "orderId"},message:"must have required property '"+"orderId"+"'"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-if(data.orderId !== undefined){
-let data0 = data.orderId;
-if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
-let dataType0 = typeof data0;
-let coerced0 = undefined;
-if(!(coerced0 !== undefined)){
-if(dataType0 === "boolean" || data0 === null
-              || (dataType0 === "string" && data0 && data0 == +data0 && !(data0 % 1))){
-coerced0 = +data0;
-}
-else {
-const err1 = {instancePath:instancePath+"/orderId",schemaPath:"#/properties/orderId/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-if(coerced0 !== undefined){
-data0 = coerced0;
-if(data !== undefined){
-data["orderId"] = coerced0;
-}
-}
-}
-if(typeof data0 == "number"){
-if(data0 > 9007199254740991 || isNaN(data0)){
-const err2 = {instancePath:instancePath+"/orderId",schemaPath:"#/properties/orderId/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-if(data0 < 1 || isNaN(data0)){
-const err3 = {instancePath:instancePath+"/orderId",schemaPath:"#/properties/orderId/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-}
-}
-}
-else {
-const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-validate88.errors = vErrors;
-return errors === 0;
-}
-validate88.evaluated = {"props":{"orderId":true},"dynamicProps":false,"dynamicItems":false};
-
-export const raw_replaceOrderV2Header = validate89;
-const schema56 = {"type":"object","properties":{"If-Match":{"type":"string","maxLength":2000},"Accept":{"type":"string","maxLength":1000}},"required":[]};
-
-function validate89(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate89.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4087,18 +3953,18 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate89.errors = vErrors;
+validate88.errors = vErrors;
 return errors === 0;
 }
-validate89.evaluated = {"props":{"If-Match":true,"Accept":true},"dynamicProps":false,"dynamicItems":false};
+validate88.evaluated = {"props":{"If-Match":true,"Accept":true},"dynamicProps":false,"dynamicItems":false};
 
-export const raw_replaceOrderV2Path = validate90;
-const schema57 = {"type":"object","properties":{"orderId":{"type":"integer","minimum":1,"maximum":9007199254740991}},"required":["orderId"]};
+export const raw_replaceOrderV1Path = validate89;
+const schema56 = {"type":"object","properties":{"orderId":{"type":"integer","minimum":1,"maximum":9007199254740991}},"required":["orderId"]};
 
-function validate90(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate89(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate90.evaluated;
+const evaluated0 = validate89.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4178,10 +4044,217 @@ vErrors.push(err4);
 }
 errors++;
 }
+validate89.errors = vErrors;
+return errors === 0;
+}
+validate89.evaluated = {"props":{"orderId":true},"dynamicProps":false,"dynamicItems":false};
+
+export const raw_replaceOrderV2Header = validate90;
+const schema57 = {"type":"object","properties":{"If-Match":{"type":"string","maxLength":2000},"Accept":{"type":"string","maxLength":1000}},"required":[]};
+
+function validate90(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate90.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data["If-Match"] !== undefined){
+let data0 = data["If-Match"];
+if(typeof data0 !== "string"){
+let dataType0 = typeof data0;
+let coerced0 = undefined;
+if(!(coerced0 !== undefined)){
+if(dataType0 == "number" || dataType0 == "boolean"){
+coerced0 = "" + data0;
+}
+else if(data0 === null){
+coerced0 = "";
+}
+else {
+const err0 = {instancePath:instancePath+"/If-Match",schemaPath:"#/properties/If-Match/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(coerced0 !== undefined){
+data0 = coerced0;
+if(data !== undefined){
+data["If-Match"] = coerced0;
+}
+}
+}
+if(typeof data0 === "string"){
+if(func1(data0) > 2000){
+const err1 = {instancePath:instancePath+"/If-Match",schemaPath:"#/properties/If-Match/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+}
+if(data.Accept !== undefined){
+let data1 = data.Accept;
+if(typeof data1 !== "string"){
+let dataType1 = typeof data1;
+let coerced1 = undefined;
+if(!(coerced1 !== undefined)){
+if(dataType1 == "number" || dataType1 == "boolean"){
+coerced1 = "" + data1;
+}
+else if(data1 === null){
+coerced1 = "";
+}
+else {
+const err2 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(coerced1 !== undefined){
+data1 = coerced1;
+if(data !== undefined){
+data["Accept"] = coerced1;
+}
+}
+}
+if(typeof data1 === "string"){
+if(func1(data1) > 1000){
+const err3 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
 validate90.errors = vErrors;
 return errors === 0;
 }
-validate90.evaluated = {"props":{"orderId":true},"dynamicProps":false,"dynamicItems":false};
+validate90.evaluated = {"props":{"If-Match":true,"Accept":true},"dynamicProps":false,"dynamicItems":false};
+
+export const raw_replaceOrderV2Path = validate91;
+const schema58 = {"type":"object","properties":{"orderId":{"type":"integer","minimum":1,"maximum":9007199254740991}},"required":["orderId"]};
+
+function validate91(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate91.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.orderId === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "orderId"},message:"must have required property '"+"orderId"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.orderId !== undefined){
+let data0 = data.orderId;
+if(!((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0)))){
+let dataType0 = typeof data0;
+let coerced0 = undefined;
+if(!(coerced0 !== undefined)){
+if(dataType0 === "boolean" || data0 === null
+              || (dataType0 === "string" && data0 && data0 == +data0 && !(data0 % 1))){
+coerced0 = +data0;
+}
+else {
+const err1 = {instancePath:instancePath+"/orderId",schemaPath:"#/properties/orderId/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(coerced0 !== undefined){
+data0 = coerced0;
+if(data !== undefined){
+data["orderId"] = coerced0;
+}
+}
+}
+if(typeof data0 == "number"){
+if(data0 > 9007199254740991 || isNaN(data0)){
+const err2 = {instancePath:instancePath+"/orderId",schemaPath:"#/properties/orderId/maximum",keyword:"maximum",params:{comparison: "<=", limit: 9007199254740991},message:"must be <= 9007199254740991"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data0 < 1 || isNaN(data0)){
+const err3 = {instancePath:instancePath+"/orderId",schemaPath:"#/properties/orderId/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+validate91.errors = vErrors;
+return errors === 0;
+}
+validate91.evaluated = {"props":{"orderId":true},"dynamicProps":false,"dynamicItems":false};
 
 export const cancelOrderHeader = raw_cancelOrderHeader as unknown as ValidateFunction<NonNullable<operations["cancelOrder"]['parameters']["header"]>>;
 export const cancelOrderPath = raw_cancelOrderPath as unknown as ValidateFunction<NonNullable<operations["cancelOrder"]['parameters']["path"]>>;
@@ -4192,6 +4265,7 @@ export const cancelOrderV2Path = raw_cancelOrderV2Path as unknown as ValidateFun
 export const createOrderHeader = raw_createOrderHeader as unknown as ValidateFunction<NonNullable<operations["createOrder"]['parameters']["header"]>>;
 export const createOrderV1Header = raw_createOrderV1Header as unknown as ValidateFunction<NonNullable<operations["createOrderV1"]['parameters']["header"]>>;
 export const createOrderV2Header = raw_createOrderV2Header as unknown as ValidateFunction<NonNullable<operations["createOrderV2"]['parameters']["header"]>>;
+export const getDocsHeader = raw_getDocsHeader as unknown as ValidateFunction<NonNullable<operations["getDocs"]['parameters']["header"]>>;
 export const getOrderHeader = raw_getOrderHeader as unknown as ValidateFunction<NonNullable<operations["getOrder"]['parameters']["header"]>>;
 export const getOrderPath = raw_getOrderPath as unknown as ValidateFunction<NonNullable<operations["getOrder"]['parameters']["path"]>>;
 export const getOrderV1Header = raw_getOrderV1Header as unknown as ValidateFunction<NonNullable<operations["getOrderV1"]['parameters']["header"]>>;

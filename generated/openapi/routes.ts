@@ -97,6 +97,18 @@ export const routes: readonly RouteSpec[] = [
     responses: { "201": { "application/json": v.OrderV2, "application/vnd.orderline.order+json; version=2": v.OrderV2 }, "400": { "application/problem+json": v.Problem }, "401": { "application/problem+json": v.Problem }, "406": { "application/problem+json": v.Problem }, "413": { "application/problem+json": v.Problem }, "415": { "application/problem+json": v.Problem } },
   },
   {
+    operationId: "getDocs",
+    method: "GET",
+    path: "/docs",
+    koaPath: "/docs",
+    auth: false,
+    headerNames: ["If-None-Match"],
+    integerParams: [],
+    validate: { path: null, query: null, header: p.getDocsHeader },
+    body: null,
+    responses: { "200": {  }, "304": {  } },
+  },
+  {
     operationId: "getHealth",
     method: "GET",
     path: "/healthz",

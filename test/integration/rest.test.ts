@@ -276,3 +276,20 @@ describe('one URL per resource', () => {
     expect((await s.fetch(`/orders/${order.id}`, { headers: { 'api-version': '2.0' } })).status).toBe(400);
   });
 });
+
+describe('shareable resources', () => {
+  it('serves /docs publicly cacheable, revalidates with 304, and holds the deprecation link target', async () => {
+    const res = await s.fetch('/docs', { as: 'anonymous' });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('cache-control')).toBe('public, max-age=300');
+    const html = await res.text();
+    expect(html).toContain('id="versioning"');
+    expect(html).toContain('id="patchOrderV2"');
+    const again = await s.fetch('/docs', { as: 'anonymous', headers: { 'if-none-match': res.headers.get('etag')! } });
+    expect(again.status).toBe(304);
+    expect(again.headers.get('cache-control')).toBe('public, max-age=300');
+    expect(await again.text()).toBe('');
+    const v1 = await s.fetch(`/v1/orders/${(await create()).order.id}`);
+    expect(v1.headers.get('link')).toContain('</docs#versioning>');
+  });
+});
