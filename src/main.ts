@@ -7,7 +7,7 @@ import { parseConfig, redactUrl, type Config } from './config';
 import { createLogger } from './logger';
 import { createApp } from './app';
 import { Metrics } from './http/metrics';
-import { generateToken, hashToken, openStore, type Store } from './store';
+import { issueToken, openStore, type Store } from './store';
 
 function refuse(message: string): never {
   process.stderr.write(`orderline: ${message}\n`);
@@ -60,8 +60,8 @@ async function main(): Promise<void> {
 
   // A fresh demo token each start: tokens are stored hashed, so one is shown only when made.
   const demo = await store.ensureAccount('demo');
-  const token = generateToken();
-  await store.addToken(demo.id, hashToken(token));
+  const { token, selector, verifierHash } = issueToken();
+  await store.addToken(demo.id, selector, verifierHash);
   logger.info({ url, seeded }, 'listening');
   process.stdout.write(
     `\norderline listening on ${url}\n` +

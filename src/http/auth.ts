@@ -1,6 +1,6 @@
 import type { Context, Middleware } from 'koa';
 import type { Account, Store } from '../store';
-import { hashToken } from '../store';
+import { hashVerifier, parseToken, verifierMatches } from '../store';
 import { httpProblem } from './problem';
 import type { AuthCache } from './authCache';
 
@@ -24,23 +24,25 @@ export function bearerToken(ctx: Context, allowQuery: boolean): string | undefin
 
 /**
  * Resolves `Authorization: Bearer <token>` to an account, or answers 401 with a
- * `WWW-Authenticate: Bearer` challenge (RFC 6750 3). Tokens are stored hashed (SHA-256
- * of 256 random bits) and looked up by that hash: the index comparison's timing can
- * reveal at most bits of a hash the caller cannot invert, never bits of a token.
+ * `WWW-Authenticate: Bearer` challenge (RFC 6750 3). Split tokens (store/tokens.ts):
+ * the selector finds the row, the verifier's hash is compared in constant time.
  */
 export async function authenticateRequest(ctx: Context, store: Store, cache: AuthCache, allowQuery = false): Promise<Account> {
   const token = bearerToken(ctx, allowQuery);
   if (!token) throw httpProblem('UNAUTHORIZED', 'A bearer token is required', { 'WWW-Authenticate': 'Bearer realm="orderline"' });
   const invalid = () =>
     httpProblem('UNAUTHORIZED', 'The bearer token is invalid', { 'WWW-Authenticate': 'Bearer realm="orderline", error="invalid_token"' });
-  if (token.length > 200 || !TOKEN.test(token)) throw invalid();
-  const hash = hashToken(token);
-  const cached = cache.get(hash);
+  const parts = token.length <= 200 && TOKEN.test(token) ? parseToken(token) : null;
+  if (!parts) throw invalid();
+  const sent = hashVerifier(parts.verifier);
+  // The cache key covers the verifier too: a known selector with a wrong verifier never hits.
+  const key = `${parts.selector}.${sent}`;
+  const cached = cache.get(key);
   if (cached) return cached;
-  const account = await store.accountByTokenHash(hash);
-  if (!account) throw invalid();
-  cache.set(hash, account);
-  return account;
+  const found = await store.tokenBySelector(parts.selector);
+  if (!found || !verifierMatches(found.verifierHash, sent)) throw invalid();
+  cache.set(key, found.account);
+  return found.account;
 }
 
 export function authenticate(store: Store, cache: AuthCache): Middleware {

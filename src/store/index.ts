@@ -6,10 +6,24 @@ import type { Store } from './store';
 
 export type * from './store';
 export { SqliteStore } from './sqlite/SqliteStore';
-export { generateToken, hashToken } from './tokens';
+export { issueToken, parseToken, hashVerifier, verifierMatches, type IssuedToken } from './tokens';
 
-/** The embedded store on `${dataDir}/orderline.sqlite` (created if missing). */
-export function openStore(config: { dataDir: string; sqliteSynchronous?: 'normal' | 'full' }): Store {
+export interface StoreConfig {
+  /** Where the embedded SQLite file lives (created if missing). */
+  dataDir: string;
+  /** A PostgreSQL URL selects the PostgreSQL adapter (not implemented yet: throws). */
+  databaseUrl?: string;
+  /** SQLite `synchronous`; the adapter's default is `full` (see SqliteStore). */
+  sqliteSynchronous?: 'normal' | 'full';
+}
+
+/**
+ * The store the configuration names: today the embedded store on
+ * `${dataDir}/orderline.sqlite`. Throws when `databaseUrl` is set, so a deployment
+ * that asked for PostgreSQL never silently writes to a local file instead.
+ */
+export function openStore(config: StoreConfig): Store {
+  if (config.databaseUrl) throw new Error('PostgreSQL store not implemented yet');
   mkdirSync(config.dataDir, { recursive: true });
   return new SqliteStore(join(config.dataDir, 'orderline.sqlite'), config.sqliteSynchronous);
 }

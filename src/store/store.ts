@@ -116,10 +116,10 @@ export interface Store {
   // accounts and tokens ------------------------------------------------------
   /** Returns the account with that name, creating it first if needed. */
   ensureAccount(name: string): Promise<Account>;
-  /** Stores the hash of a token (never the token) bound to an account. */
-  addToken(accountId: number, tokenHash: string): Promise<void>;
-  /** The account a token hash belongs to, or null. Lookup is by hash (an index), never by scanning. */
-  accountByTokenHash(tokenHash: string): Promise<Account | null>;
+  /** Stores a token's selector and the hash of its verifier (never the token), bound to an account. */
+  addToken(accountId: number, selector: string, verifierHash: string): Promise<void>;
+  /** The account and stored verifier hash of a selector, or null. One indexed lookup; the caller compares the hash in constant time. */
+  tokenBySelector(selector: string): Promise<{ account: Account; verifierHash: string } | null>;
   setPinnedVersion(accountId: number, version: number | null): Promise<void>;
 
   // orders --------------------------------------------------------------------

@@ -1,14 +1,38 @@
-import { createHash, randomBytes } from 'node:crypto';
-
-/** A new bearer token: 256 random bits, base64url, prefixed so leaked tokens are recognisable. */
-export function generateToken(): string {
-  return `ol_${randomBytes(32).toString('base64url')}`;
-}
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /**
- * What is stored instead of the token. Plain SHA-256 suffices (no salt, no slow KDF)
- * because the input is 256 random bits, not a guessable password.
+ * Bearer tokens as split tokens: `ol_<selector>_<verifier>`. The selector (96 random
+ * bits) is stored as is and indexed, so finding a token is one lookup; the verifier
+ * (256 random bits) is stored only as its SHA-256 and compared in constant time, so
+ * neither the database nor response timing reveals anything that would forge a token.
+ * Plain SHA-256 suffices (no salt, no slow KDF): the input is random, not a password.
  */
-export function hashToken(token: string): string {
-  return createHash('sha256').update(token, 'utf8').digest('hex');
+export interface IssuedToken {
+  /** Shown to the user once, never stored. */
+  token: string;
+  selector: string;
+  verifierHash: string;
+}
+
+const FORMAT = /^ol_([A-Za-z0-9_-]{16})_([A-Za-z0-9_-]{43})$/;
+
+export const hashVerifier = (verifier: string): string => createHash('sha256').update(verifier, 'utf8').digest('hex');
+
+export function issueToken(): IssuedToken {
+  const selector = randomBytes(12).toString('base64url');
+  const verifier = randomBytes(32).toString('base64url');
+  return { token: `ol_${selector}_${verifier}`, selector, verifierHash: hashVerifier(verifier) };
+}
+
+/** The parts of a token in our format, or null (then it cannot be valid). */
+export function parseToken(token: string): { selector: string; verifier: string } | null {
+  const m = FORMAT.exec(token);
+  return m ? { selector: m[1], verifier: m[2] } : null;
+}
+
+/** Constant-time comparison of a stored verifier hash with the hash of the verifier sent. */
+export function verifierMatches(storedHex: string, sentHex: string): boolean {
+  const a = Buffer.from(storedHex, 'hex');
+  const b = Buffer.from(sentHex, 'hex');
+  return a.length === b.length && a.length > 0 && timingSafeEqual(a, b);
 }

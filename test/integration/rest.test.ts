@@ -293,3 +293,13 @@ describe('shareable resources', () => {
     expect(v1.headers.get('link')).toContain('</docs#versioning>');
   });
 });
+
+describe('tokens', () => {
+  it('refuses a real selector with a forged verifier', async () => {
+    const selector = s.alice.token.slice(3, 19); // ol_<16-char selector>_<verifier>; selectors may contain "_"
+    const forged = `ol_${selector}_${'A'.repeat(43)}`;
+    const res = await s.fetch('/orders', { as: 'anonymous', headers: { authorization: `Bearer ${forged}` } });
+    expect(res.status).toBe(401);
+    expect(res.headers.get('www-authenticate')).toContain('invalid_token');
+  });
+});

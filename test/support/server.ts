@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import pino from 'pino';
 import { createApp } from '../../src/app';
 import { parseConfig, type Config } from '../../src/config';
-import { generateToken, hashToken, SqliteStore, type Account, type Store } from '../../src/store';
+import { issueToken, SqliteStore, type Account, type Store } from '../../src/store';
 import type { Metrics } from '../../src/http/metrics';
 import type { AuthCache } from '../../src/http/authCache';
 
@@ -35,8 +35,8 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
   await store.migrate();
   const mk = async (name: string) => {
     const account = await store.ensureAccount(name);
-    const token = generateToken();
-    await store.addToken(account.id, hashToken(token));
+    const { token, selector, verifierHash } = issueToken();
+    await store.addToken(account.id, selector, verifierHash);
     return { account, token };
   };
   const alice = await mk('alice');

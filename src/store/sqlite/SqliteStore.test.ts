@@ -1,33 +1,172 @@
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { runStoreContract } from '../store.contract';
-import { SqliteStore } from './SqliteStore';
+import type { OrderFields } from '../store';
+import { MIGRATIONS } from './migrations';
+import { MAX_BATCH, SqliteStore } from './SqliteStore';
 
 const dirs: string[] = [];
-const fresh = async () => {
+const freshFile = (): string => {
   const dir = mkdtempSync(join(tmpdir(), 'orderline-sqlite-'));
   dirs.push(dir);
-  return new SqliteStore(join(dir, 'orderline.sqlite'));
+  return join(dir, 'orderline.sqlite');
 };
+const fresh = async () => new SqliteStore(freshFile());
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
 
+const fields: OrderFields = { status: 'pending', items: [{ sku: 'A', quantity: 1, unit_price_cents: 100 }], currency: 'EUR', discount: null, note: null };
+
+// The real file, not :memory:, so WAL and locking are the production ones.
 runStoreContract('SqliteStore (file)', fresh);
 
 describe('SqliteStore specifics', () => {
-  it('runs in WAL mode on a real file', async () => {
+  it('opens in WAL mode with synchronous FULL, foreign keys on and a busy timeout', async () => {
     const s = await fresh();
     await s.migrate();
-    expect(s.journalMode()).toBe('wal');
+    expect(s.settings()).toEqual({ journalMode: 'wal', synchronous: 'full', foreignKeys: true, busyTimeoutMs: 5000 });
     await s.close();
+    const normal = new SqliteStore(freshFile(), 'normal');
+    expect(normal.settings().synchronous).toBe('normal');
+    await normal.close();
   });
-  it('reads the friends of ten users in one query', async () => {
+
+  it('keeps committed data across close and reopen of the file', async () => {
+    const file = freshFile();
+    const s = new SqliteStore(file);
+    await s.migrate();
+    const a = await s.ensureAccount('a');
+    const { order } = await s.createOrder(a.id, fields);
+    await s.close();
+    const again = new SqliteStore(file);
+    await again.migrate();
+    expect(await again.getOrder(a.id, order.id)).toEqual(order);
+    await again.close();
+  });
+
+  it('reads the friends of ten users in one query, and every other batch read in one too', async () => {
     const s = await fresh();
     await s.migrate();
     await s.seedDemo();
-    const before = s.queryCount;
-    await s.friendsOf(['u1', 'u2', 'u3', 'u4', 'u5', 'u6', 'u7', 'u8', 'u9', 'u10'], 5);
-    expect(s.queryCount - before).toBe(1);
+    const ten = ['u1', 'u2', 'u3', 'u4', 'u5', 'u6', 'u7', 'u8', 'u9', 'u10'];
+    const count = async (read: () => Promise<unknown>) => {
+      const before = s.queryCount;
+      await read();
+      return s.queryCount - before;
+    };
+    expect(await count(() => s.friendsOf(ten, 5))).toBe(1);
+    expect(await count(() => s.usersByIds(ten))).toBe(1);
+    expect(await count(() => s.postsOf(ten, 5))).toBe(1);
+    expect(await count(() => s.commentsOf(['p1-1', 'p1-2', 'p2-1', 'p3-1'], 5))).toBe(1);
+    expect(await count(() => s.ordersOfAccounts([1, 2, 3], 5))).toBe(1);
+    await s.close();
+  });
+
+  it('finds every read through an index (no full scan of a stored table)', async () => {
+    const s = await fresh();
+    await s.migrate();
+    const batch = { ids: '["u1","u2"]', first: 2, cap: 4 };
+    const plans = {
+      friendsOf: s.explain('friendsOf', [batch]),
+      postsOf: s.explain('postsOf', [batch]),
+      commentsOf: s.explain('commentsOf', [batch]),
+      ordersOfAccounts: s.explain('ordersOfAccounts', [{ ...batch, ids: '[1,2]' }]),
+      usersByIds: s.explain('usersByIds', ['["u1"]', 1]),
+      listOrders: s.explain('listOrders', [1, 0, 10]),
+      eventsAfter: s.explain('eventsAfter', [1, 0, 10]),
+      getOrder: s.explain('getOrder', [1, 1]),
+      tokenBySelector: s.explain('tokenBySelector', ['x']),
+      accountByName: s.explain('accountByName', ['x']),
+      userOfAccount: s.explain('userOfAccount', [1]),
+    };
+    for (const [name, plan] of Object.entries(plans)) {
+      // Scanning the JSON array of ids (json_each, `j`) or a subquery is fine; a stored table is not.
+      const scans = plan.filter((d) => /^SCAN /.test(d) && !/^SCAN (json_each|j\b|\(subquery)/.test(d));
+      expect({ name, scans }).toEqual({ name, scans: [] });
+      expect(plan.some((d) => /^SEARCH /.test(d))).toBe(true);
+    }
+    await s.close();
+  });
+
+  it('refuses a batch larger than MAX_BATCH rather than answering part of it', async () => {
+    const s = await fresh();
+    await s.migrate();
+    const ids = Array.from({ length: MAX_BATCH + 1 }, (_, i) => `u${i}`);
+    await expect(s.usersByIds(ids)).rejects.toThrow(RangeError);
+    await expect(s.friendsOf(ids, 1)).rejects.toThrow(RangeError);
+    expect(await s.usersByIds(ids.slice(0, MAX_BATCH))).toHaveLength(MAX_BATCH);
+    await s.close();
+  });
+
+  it('upgrades a database made by the first release (migration 1 only), keeping its orders', async () => {
+    const file = freshFile();
+    const old = new Database(file);
+    old.exec('CREATE TABLE schema_migrations (id INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)');
+    old.exec(MIGRATIONS[0].sql);
+    old.prepare('INSERT INTO schema_migrations VALUES (1, ?, ?)').run(MIGRATIONS[0].name, '2026-01-01T00:00:00.000Z');
+    old.prepare("INSERT INTO accounts (id, name, created_at) VALUES (1, 'demo', '2026-01-01T00:00:00.000Z')").run();
+    old.prepare("INSERT INTO tokens (token_hash, account_id, created_at) VALUES (?, 1, '2026-01-01T00:00:00.000Z')").run('f'.repeat(64));
+    old.close();
+
+    const s = new SqliteStore(file);
+    await s.migrate();
+    const demo = await s.ensureAccount('demo');
+    expect(demo.id).toBe(1);
+    await s.addToken(demo.id, 'selector-0000001', 'e'.repeat(64));
+    expect(await s.tokenBySelector('selector-0000001')).toEqual({ account: demo, verifierHash: 'e'.repeat(64) });
+    expect(await s.seedDemo()).toBe(true);
+    await s.close();
+  });
+
+  it('loads the demo data once when two connections share the file', async () => {
+    const file = freshFile();
+    const a = new SqliteStore(file);
+    const b = new SqliteStore(file);
+    await a.migrate();
+    await b.migrate();
+    expect(await Promise.all([a.seedDemo(), b.seedDemo()])).toEqual([true, false]);
+    await a.close();
+    await b.close();
+  });
+
+  it('loses no update when four processes write the same order at once', async () => {
+    const file = freshFile();
+    const s = new SqliteStore(file);
+    await s.migrate();
+    const account = await s.ensureAccount('a');
+    const { order } = await s.createOrder(account.id, fields);
+    const perProcess = 200;
+    const startAt = Date.now() + 2000; // all children start writing together, after their startup
+    // Each child appends its tag to the note: a lost update would drop a tag and a revision.
+    const child = (tag: string) =>
+      new Promise<void>((resolve, reject) => {
+        const code = `
+          const { SqliteStore } = require(${JSON.stringify(join(__dirname, 'SqliteStore.ts'))});
+          (async () => {
+            const s = new SqliteStore(${JSON.stringify(file)});
+            await s.migrate();
+            await new Promise((r) => setTimeout(r, Math.max(0, ${startAt} - Date.now())));
+            for (let i = 0; i < ${perProcess}; i++) {
+              const r = await s.writeOrder(${account.id}, ${order.id}, (cur) => ({
+                apply: true, eventType: 'order.updated',
+                fields: { ...cur, note: (cur.note ?? '') + ${JSON.stringify(tag)} },
+              }));
+              if (!r.ok) throw new Error('refused');
+            }
+            await s.close();
+          })().catch((e) => { console.error(e); process.exit(1); });`;
+        const p = spawn(process.execPath, ['--require', 'tsx/cjs', '-e', code], { stdio: ['ignore', 'ignore', 'inherit'] });
+        p.once('error', reject);
+        p.once('exit', (c) => (c === 0 ? resolve() : reject(new Error(`writer ${tag} exited with ${c}`))));
+      });
+    await Promise.all(['a', 'b', 'c', 'd'].map(child));
+    const final = (await s.getOrder(account.id, order.id))!;
+    expect(final.revision).toBe(1 + 4 * perProcess);
+    for (const tag of ['a', 'b', 'c', 'd']) expect(final.note!.split('').filter((c) => c === tag)).toHaveLength(perProcess);
+    const events = await s.eventsAfter(order.id, 0, 1000);
+    expect(events.map((e) => e.seq)).toEqual(Array.from({ length: 1 + 4 * perProcess }, (_, i) => i + 1));
     await s.close();
   });
 });

@@ -3,8 +3,9 @@
  *
  * better-sqlite3 is synchronous: every statement blocks the event loop while it runs,
  * so every query here is bounded by an index and a LIMIT (spec 1.5), and statements
- * are prepared once. `synchronous = FULL` makes a committed write survive kill -9 and
- * power loss (invariant 1); WAL keeps readers off the writer's back.
+ * are prepared once, in `migrate()`, never per call. WAL keeps readers off the
+ * writer's back; `busy_timeout` makes a second process (e.g. `npm run token` next to
+ * the service) wait for the write lock instead of failing.
  */
 import Database from 'better-sqlite3';
 import type {
@@ -36,6 +37,8 @@ interface OrderRow {
   created_at: string;
   updated_at: string;
 }
+/** The columns a create or a write sets, as bound to the statements. */
+type OrderColumns = Pick<OrderRow, 'status' | 'items' | 'currency' | 'discount_code' | 'discount_percent' | 'note'>;
 interface EventRow {
   order_id: number;
   seq: number;
@@ -53,6 +56,23 @@ interface UserRow {
   id: string;
   name: string;
   account_id: number | null;
+}
+interface PostRow {
+  id: string;
+  author_id: string;
+  title: string;
+}
+interface CommentRow {
+  id: string;
+  post_id: string;
+  author_id: string;
+  body: string;
+}
+/** Parameters of the batch (one query per call) statements. */
+interface BatchParams {
+  ids: string;
+  first: number;
+  cap: number;
 }
 
 const toOrder = (r: OrderRow): OrderRecord => ({
@@ -77,8 +97,24 @@ const toEvent = (r: EventRow): OrderEvent => ({
 });
 const toAccount = (r: AccountRow): Account => ({ id: r.id, name: r.name, pinnedVersion: r.pinned_version });
 const toUser = (r: UserRow): User => ({ id: r.id, name: r.name, accountId: r.account_id });
+const toPost = (r: PostRow): Post => ({ id: r.id, authorId: r.author_id, title: r.title });
+const toComment = (r: CommentRow): Comment => ({ id: r.id, postId: r.post_id, authorId: r.author_id, body: r.body });
 
-/** Groups rows by a key into arrays aligned with `keys` (DataLoader's contract). */
+/**
+ * The stored columns of some fields. Only the port's five fields are taken, so a
+ * caller passing a wider object (e.g. `{ ...current, note }`) cannot leak extra keys
+ * into the event payload.
+ */
+const columnsOf = (fields: OrderFields): OrderColumns => ({
+  status: fields.status,
+  items: JSON.stringify(fields.items),
+  currency: fields.currency,
+  discount_code: fields.discount?.code ?? null,
+  discount_percent: fields.discount?.percent ?? null,
+  note: fields.note ?? null,
+});
+
+/** Groups rows by a key into arrays aligned with `keys` (DataLoader's contract; duplicate keys get the same list). */
 function align<K, R>(keys: readonly K[], rows: R[], keyOf: (r: R) => K): R[][] {
   const by = new Map<K, R[]>();
   for (const r of rows) {
@@ -90,47 +126,75 @@ function align<K, R>(keys: readonly K[], rows: R[], keyOf: (r: R) => K): R[][] {
   return keys.map((k) => by.get(k) ?? []);
 }
 
-/** Upper bound on ids per batch call: one statement, bounded work. */
-const MAX_BATCH = 1000;
+/**
+ * Upper bound on ids per batch call: one statement, bounded work. Above it the call
+ * throws rather than truncating, because a truncated batch would answer "no friends"
+ * or "no such user" for the ids it dropped (DataLoader's `maxBatchSize` keeps callers under it).
+ */
+export const MAX_BATCH = 1000;
+/** Upper bound on rows per list read (`limit`, `first`): a larger request gets this many, which "at most" allows. */
+export const MAX_ROWS = 1000;
+
+const clampRows = (n: number): number => (Number.isFinite(n) ? Math.max(0, Math.min(Math.floor(n), MAX_ROWS)) : MAX_ROWS);
+
+/** The JSON-array parameter of a batch statement, with `first` per parent and an overall row cap. */
+function batch(ids: readonly (string | number)[], first: number): BatchParams {
+  if (ids.length > MAX_BATCH) throw new RangeError(`SqliteStore: batch of ${ids.length} ids exceeds ${MAX_BATCH}`);
+  const per = clampRows(first);
+  return { ids: JSON.stringify(ids), first: per, cap: new Set(ids).size * per };
+}
 
 export class SqliteStore implements Store {
   private readonly db: Database.Database;
-  /** Statements executed, so tests can prove batching (one query per GraphQL level). */
+  /** Statements executed (every `run`/`get`/`all`), so tests can prove batching: one query per GraphQL level. */
   queryCount = 0;
   private stmts?: ReturnType<SqliteStore['prepare']>;
+  private readonly pingStmt: Database.Statement<[], { ok: number }>;
 
   /**
-   * @param synchronous NORMAL (default): in WAL mode a commit is durable once the OS has
-   *   it, so it survives the process being killed (invariant 1) but not a power loss;
-   *   FULL also fsyncs the WAL on every commit and survives power loss, at a cost in
-   *   write throughput (BENCHMARKS.md measures both).
+   * @param file a path, or `':memory:'` (tests; no WAL there).
+   * @param synchronous FULL (default) fsyncs the WAL on every commit: an acknowledged
+   *   write survives kill -9, an OS crash and a power loss (invariant 1). NORMAL, which
+   *   the service may choose via `SQLITE_SYNCHRONOUS`, still survives the process being
+   *   killed (the commit is in the OS's cache) but may lose the last commits on power
+   *   loss, for more write throughput (BENCHMARKS.md measures both).
    */
-  constructor(file: string, synchronous: 'normal' | 'full' = 'normal') {
+  constructor(file: string, synchronous: 'normal' | 'full' = 'full') {
     this.db = new Database(file);
     this.db.pragma('journal_mode = WAL');
-    this.db.pragma(`synchronous = ${synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
+    this.db.pragma(`synchronous = ${synchronous === 'normal' ? 'NORMAL' : 'FULL'}`);
     this.db.pragma('foreign_keys = ON');
     this.db.pragma('busy_timeout = 5000');
+    this.pingStmt = this.db.prepare<[], { ok: number }>('SELECT 1 AS ok');
   }
 
+  /** Every statement the store runs after `migrate()`, prepared once. */
   private prepare() {
     const db = this.db;
+    // The batch reads below are one statement per call whatever the number of parents:
+    // the ids come as one JSON array (DISTINCT, so a repeated id cannot eat into
+    // another's `first`), each parent's children are found through an index on
+    // (parent, id), ROW_NUMBER keeps at most `first` per parent, and `cap`
+    // (distinct parents x first) bounds the whole result.
     return {
-      accountByName: db.prepare<[string], AccountRow>('SELECT id, name, pinned_version FROM accounts WHERE name = ?'),
+      accountByName: db.prepare<[string], AccountRow>('SELECT id, name, pinned_version FROM accounts WHERE name = ? LIMIT 1'),
       insertAccount: db.prepare<[string, string]>('INSERT INTO accounts (name, created_at) VALUES (?, ?) ON CONFLICT(name) DO NOTHING'),
-      insertToken: db.prepare<[string, number, string]>('INSERT INTO tokens (token_hash, account_id, created_at) VALUES (?, ?, ?)'),
-      accountByToken: db.prepare<[string], AccountRow>(
-        'SELECT a.id, a.name, a.pinned_version FROM tokens t JOIN accounts a ON a.id = t.account_id WHERE t.token_hash = ?',
+      insertToken: db.prepare<[string, string, number, string]>(
+        'INSERT INTO tokens (selector, verifier_hash, account_id, created_at) VALUES (?, ?, ?, ?)',
+      ),
+      tokenBySelector: db.prepare<[string], AccountRow & { verifier_hash: string }>(
+        `SELECT a.id, a.name, a.pinned_version, t.verifier_hash
+         FROM tokens t JOIN accounts a ON a.id = t.account_id WHERE t.selector = ? LIMIT 1`,
       ),
       setPinned: db.prepare<[number | null, number]>('UPDATE accounts SET pinned_version = ? WHERE id = ?'),
       // The demo is loaded when no graph data exists: accounts may already exist (`npm run token` first).
-      countUsers: db.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM (SELECT 1 FROM users LIMIT 1)'),
-      insertOrder: db.prepare(
+      anyUser: db.prepare<[], { one: number }>('SELECT 1 AS one FROM users LIMIT 1'),
+      insertOrder: db.prepare<[OrderColumns & { account_id: number; now: string }]>(
         `INSERT INTO orders (account_id, revision, status, items, currency, discount_code, discount_percent, note, created_at, updated_at)
          VALUES (@account_id, 1, @status, @items, @currency, @discount_code, @discount_percent, @note, @now, @now)`,
       ),
-      getOrder: db.prepare<[number, number], OrderRow>('SELECT * FROM orders WHERE id = ? AND account_id = ?'),
-      updateOrder: db.prepare(
+      getOrder: db.prepare<[number, number], OrderRow>('SELECT * FROM orders WHERE id = ? AND account_id = ? LIMIT 1'),
+      updateOrder: db.prepare<[OrderColumns & { id: number; revision: number; now: string }]>(
         `UPDATE orders SET revision = revision + 1, status = @status, items = @items, currency = @currency,
            discount_code = @discount_code, discount_percent = @discount_percent, note = @note, updated_at = @now
          WHERE id = @id AND revision = @revision`,
@@ -140,33 +204,37 @@ export class SqliteStore implements Store {
       ),
       listOrders: db.prepare<[number, number, number], OrderRow>('SELECT * FROM orders WHERE account_id = ? AND id > ? ORDER BY id LIMIT ?'),
       eventsAfter: db.prepare<[number, number, number], EventRow>('SELECT * FROM order_events WHERE order_id = ? AND seq > ? ORDER BY seq LIMIT ?'),
-      usersByIds: db.prepare<[string], UserRow>('SELECT u.id, u.name, u.account_id FROM json_each(?) j JOIN users u ON u.id = j.value'),
-      friendsOf: db.prepare<[{ ids: string; first: number }], UserRow & { parent: string }>(
+      usersByIds: db.prepare<[string, number], UserRow>(
+        'SELECT u.id, u.name, u.account_id FROM (SELECT DISTINCT value FROM json_each(?)) j JOIN users u ON u.id = j.value LIMIT ?',
+      ),
+      friendsOf: db.prepare<[BatchParams], UserRow & { parent: string }>(
         `SELECT parent, id, name, account_id FROM (
            SELECT f.user_id AS parent, u.id, u.name, u.account_id,
-                  ROW_NUMBER() OVER (PARTITION BY f.user_id ORDER BY u.id) AS rn
-           FROM json_each(@ids) j JOIN friends f ON f.user_id = j.value JOIN users u ON u.id = f.friend_id)
-         WHERE rn <= @first ORDER BY parent, id`,
+                  ROW_NUMBER() OVER (PARTITION BY f.user_id ORDER BY f.friend_id) AS rn
+           FROM (SELECT DISTINCT value FROM json_each(@ids)) j
+           JOIN friends f ON f.user_id = j.value
+           JOIN users u ON u.id = f.friend_id)
+         WHERE rn <= @first ORDER BY parent, id LIMIT @cap`,
       ),
-      postsOf: db.prepare<[{ ids: string; first: number }], { id: string; author_id: string; title: string }>(
+      postsOf: db.prepare<[BatchParams], PostRow>(
         `SELECT id, author_id, title FROM (
-           SELECT p.*, ROW_NUMBER() OVER (PARTITION BY p.author_id ORDER BY p.id) AS rn
-           FROM json_each(@ids) j JOIN posts p ON p.author_id = j.value)
-         WHERE rn <= @first ORDER BY author_id, id`,
+           SELECT p.id, p.author_id, p.title, ROW_NUMBER() OVER (PARTITION BY p.author_id ORDER BY p.id) AS rn
+           FROM (SELECT DISTINCT value FROM json_each(@ids)) j JOIN posts p ON p.author_id = j.value)
+         WHERE rn <= @first ORDER BY author_id, id LIMIT @cap`,
       ),
-      commentsOf: db.prepare<[{ ids: string; first: number }], { id: string; post_id: string; author_id: string; body: string }>(
+      commentsOf: db.prepare<[BatchParams], CommentRow>(
         `SELECT id, post_id, author_id, body FROM (
-           SELECT c.*, ROW_NUMBER() OVER (PARTITION BY c.post_id ORDER BY c.id) AS rn
-           FROM json_each(@ids) j JOIN comments c ON c.post_id = j.value)
-         WHERE rn <= @first ORDER BY post_id, id`,
+           SELECT c.id, c.post_id, c.author_id, c.body, ROW_NUMBER() OVER (PARTITION BY c.post_id ORDER BY c.id) AS rn
+           FROM (SELECT DISTINCT value FROM json_each(@ids)) j JOIN comments c ON c.post_id = j.value)
+         WHERE rn <= @first ORDER BY post_id, id LIMIT @cap`,
       ),
-      ordersOfAccounts: db.prepare<[{ ids: string; first: number }], OrderRow>(
+      ordersOfAccounts: db.prepare<[BatchParams], OrderRow>(
         `SELECT id, account_id, revision, status, items, currency, discount_code, discount_percent, note, created_at, updated_at FROM (
            SELECT o.*, ROW_NUMBER() OVER (PARTITION BY o.account_id ORDER BY o.id) AS rn
-           FROM json_each(@ids) j JOIN orders o ON o.account_id = j.value)
-         WHERE rn <= @first ORDER BY account_id, id`,
+           FROM (SELECT DISTINCT value FROM json_each(@ids)) j JOIN orders o ON o.account_id = j.value)
+         WHERE rn <= @first ORDER BY account_id, id LIMIT @cap`,
       ),
-      userOfAccount: db.prepare<[number], UserRow>('SELECT id, name, account_id FROM users WHERE account_id = ?'),
+      userOfAccount: db.prepare<[number], UserRow>('SELECT id, name, account_id FROM users WHERE account_id = ? LIMIT 1'),
       insertUser: db.prepare<[string, string, number | null]>('INSERT INTO users (id, name, account_id) VALUES (?, ?, ?)'),
       insertFriend: db.prepare<[string, string]>('INSERT OR IGNORE INTO friends (user_id, friend_id) VALUES (?, ?)'),
       insertPost: db.prepare<[string, string, string]>('INSERT INTO posts (id, author_id, title) VALUES (?, ?, ?)'),
@@ -179,6 +247,7 @@ export class SqliteStore implements Store {
     return this.stmts;
   }
 
+  /** Runs one statement execution, counted. */
   private run<T>(fn: () => T): T {
     this.queryCount++;
     return fn();
@@ -186,79 +255,85 @@ export class SqliteStore implements Store {
 
   async migrate(): Promise<void> {
     this.db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (id INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)');
-    const applied = new Set(this.db.prepare<[], { id: number }>('SELECT id FROM schema_migrations').all().map((r) => r.id));
+    const isApplied = this.db.prepare<[number], { one: number }>('SELECT 1 AS one FROM schema_migrations WHERE id = ?');
+    const record = this.db.prepare<[number, string, string]>('INSERT INTO schema_migrations (id, name, applied_at) VALUES (?, ?, ?)');
     for (const m of MIGRATIONS) {
-      if (applied.has(m.id)) continue;
-      this.db.transaction(() => {
-        this.db.exec(m.sql);
-        this.db.prepare('INSERT INTO schema_migrations (id, name, applied_at) VALUES (?, ?, ?)').run(m.id, m.name, new Date().toISOString());
-      })();
+      // Checked inside an IMMEDIATE transaction: two processes starting together
+      // (service + `npm run token`) apply each migration once, the second one waits.
+      this.db
+        .transaction(() => {
+          if (this.run(() => isApplied.get(m.id))) return;
+          this.db.exec(m.sql);
+          this.run(() => record.run(m.id, m.name, new Date().toISOString()));
+        })
+        .immediate();
     }
     this.stmts ??= this.prepare();
   }
 
   async seedDemo(): Promise<boolean> {
-    if (this.s.countUsers.get()!.n > 0) return false;
-    const now = '2026-01-01T00:00:00.000Z';
-    this.db.transaction(() => {
-      const ids = new Map<string, number>();
-      for (const name of DEMO_ACCOUNTS) {
-        this.s.insertAccount.run(name, now);
-        ids.set(name, this.s.accountByName.get(name)!.id);
-      }
-      for (const u of DEMO_USERS) this.s.insertUser.run(u.id, u.name, u.account ? ids.get(u.account)! : null);
-      for (const [a, b] of DEMO_FRIENDS) this.s.insertFriend.run(a, b);
-      for (const p of DEMO_POSTS) this.s.insertPost.run(p.id, p.authorId, p.title);
-      for (const c of DEMO_COMMENTS) this.s.insertComment.run(c.id, c.postId, c.authorId, c.body);
-      for (const o of DEMO_ORDERS) this.createSync(ids.get(o.account)!, o.fields);
-    })();
-    return true;
+    // IMMEDIATE: the emptiness check and the load are one step, so two processes
+    // starting on the same empty file cannot both load it.
+    return this.db
+      .transaction((): boolean => {
+        if (this.run(() => this.s.anyUser.get())) return false;
+        const now = '2026-01-01T00:00:00.000Z';
+        const ids = new Map<string, number>();
+        for (const name of DEMO_ACCOUNTS) ids.set(name, this.ensureAccountSync(name, now).id);
+        for (const u of DEMO_USERS) this.run(() => this.s.insertUser.run(u.id, u.name, u.account ? ids.get(u.account)! : null));
+        for (const [a, b] of DEMO_FRIENDS) this.run(() => this.s.insertFriend.run(a, b));
+        for (const p of DEMO_POSTS) this.run(() => this.s.insertPost.run(p.id, p.authorId, p.title));
+        for (const c of DEMO_COMMENTS) this.run(() => this.s.insertComment.run(c.id, c.postId, c.authorId, c.body));
+        for (const o of DEMO_ORDERS) this.createSync(ids.get(o.account)!, o.fields);
+        return true;
+      })
+      .immediate();
   }
 
   async ping(): Promise<boolean> {
-    return this.db.prepare('SELECT 1 AS ok').get() !== undefined;
+    try {
+      return this.run(() => this.pingStmt.get())?.ok === 1;
+    } catch {
+      return false; // closed or unreadable: not ready
+    }
   }
 
   async close(): Promise<void> {
     if (this.db.open) this.db.close();
   }
 
-  async ensureAccount(name: string): Promise<Account> {
-    this.run(() => this.s.insertAccount.run(name, new Date().toISOString()));
+  private ensureAccountSync(name: string, now: string): Account {
+    this.run(() => this.s.insertAccount.run(name, now));
     return toAccount(this.run(() => this.s.accountByName.get(name))!);
   }
 
-  async addToken(accountId: number, tokenHash: string): Promise<void> {
-    this.run(() => this.s.insertToken.run(tokenHash, accountId, new Date().toISOString()));
+  async ensureAccount(name: string): Promise<Account> {
+    return this.ensureAccountSync(name, new Date().toISOString());
   }
 
-  async accountByTokenHash(tokenHash: string): Promise<Account | null> {
-    const row = this.run(() => this.s.accountByToken.get(tokenHash));
-    return row ? toAccount(row) : null;
+  async addToken(accountId: number, selector: string, verifierHash: string): Promise<void> {
+    this.run(() => this.s.insertToken.run(selector, verifierHash, accountId, new Date().toISOString()));
+  }
+
+  async tokenBySelector(selector: string): Promise<{ account: Account; verifierHash: string } | null> {
+    // The hash comparison is the caller's (constant time); here only the indexed lookup.
+    const row = this.run(() => this.s.tokenBySelector.get(selector));
+    return row ? { account: toAccount(row), verifierHash: row.verifier_hash } : null;
   }
 
   async setPinnedVersion(accountId: number, version: number | null): Promise<void> {
     this.run(() => this.s.setPinned.run(version, accountId));
   }
 
-  private static columns(fields: OrderFields) {
-    return {
-      status: fields.status,
-      items: JSON.stringify(fields.items),
-      currency: fields.currency,
-      discount_code: fields.discount?.code ?? null,
-      discount_percent: fields.discount?.percent ?? null,
-      note: fields.note,
-    };
-  }
-
+  /** Inserts order + `order.created` event; the caller provides the transaction. */
   private createSync(accountId: number, fields: OrderFields): { order: OrderRecord; event: OrderEvent } {
     const now = new Date().toISOString();
-    const { lastInsertRowid } = this.s.insertOrder.run({ account_id: accountId, now, ...SqliteStore.columns(fields) });
-    const order = toOrder(this.s.getOrder.get(Number(lastInsertRowid), accountId)!);
+    const cols = columnsOf(fields);
+    const { lastInsertRowid } = this.run(() => this.s.insertOrder.run({ account_id: accountId, now, ...cols }));
+    // Built from the bound columns through the same mapping a read uses, so it equals what getOrder returns.
+    const order = toOrder({ id: Number(lastInsertRowid), account_id: accountId, revision: 1, ...cols, created_at: now, updated_at: now });
     const event: OrderEvent = { orderId: order.id, accountId, seq: 1, type: 'order.created', order, createdAt: now };
-    this.s.insertEvent.run(order.id, 1, accountId, event.type, JSON.stringify(order), now);
-    this.queryCount += 3;
+    this.run(() => this.s.insertEvent.run(order.id, 1, accountId, event.type, JSON.stringify(order), now));
     return { order, event };
   }
 
@@ -272,20 +347,21 @@ export class SqliteStore implements Store {
   }
 
   async writeOrder<R>(accountId: number, orderId: number, decide: (current: OrderRecord) => WriteDecision<R>): Promise<WriteResult<R>> {
-    // IMMEDIATE takes the write lock before the read, so the decision sees the row it replaces.
+    // IMMEDIATE takes the write lock before the read, so the decision sees the row it
+    // replaces, also against another process on the same file. A throwing `decide`
+    // rolls back (nothing was written) and rejects.
     return this.db
       .transaction((): WriteResult<R> => {
         const row = this.run(() => this.s.getOrder.get(orderId, accountId));
         if (!row) return { ok: false, reason: 'not_found' };
-        const current = toOrder(row);
-        const decision = decide(current);
+        const decision = decide(toOrder(row));
         if (!decision.apply) return { ok: false, reason: decision.reason };
         const now = new Date().toISOString();
-        const changed = this.run(() =>
-          this.s.updateOrder.run({ id: orderId, revision: current.revision, now, ...SqliteStore.columns(decision.fields) }),
-        ).changes;
-        if (changed !== 1) throw new Error(`order ${orderId}: revision moved inside a write transaction`);
-        const order: OrderRecord = { ...current, ...decision.fields, revision: current.revision + 1, updatedAt: now };
+        const cols = columnsOf(decision.fields);
+        const { changes } = this.run(() => this.s.updateOrder.run({ id: orderId, revision: row.revision, now, ...cols }));
+        // Cannot happen under the write lock; if it did, throwing rolls the transaction back.
+        if (changes !== 1) throw new Error(`order ${orderId}: revision moved inside a write transaction`);
+        const order = toOrder({ ...row, ...cols, revision: row.revision + 1, updated_at: now });
         const event: OrderEvent = { orderId, accountId, seq: order.revision, type: decision.eventType, order, createdAt: now };
         this.run(() => this.s.insertEvent.run(orderId, event.seq, accountId, event.type, JSON.stringify(order), now));
         return { ok: true, order, event };
@@ -294,39 +370,44 @@ export class SqliteStore implements Store {
   }
 
   async listOrders(accountId: number, after: number, limit: number): Promise<OrderPage> {
-    const rows = this.run(() => this.s.listOrders.all(accountId, after, limit + 1));
-    return { orders: rows.slice(0, limit).map(toOrder), hasMore: rows.length > limit };
+    const n = clampRows(limit);
+    const rows = this.run(() => this.s.listOrders.all(accountId, after, n + 1));
+    return { orders: rows.slice(0, n).map(toOrder), hasMore: rows.length > n };
   }
 
   async eventsAfter(orderId: number, afterSeq: number, limit: number): Promise<OrderEvent[]> {
-    return this.run(() => this.s.eventsAfter.all(orderId, afterSeq, limit)).map(toEvent);
+    return this.run(() => this.s.eventsAfter.all(orderId, afterSeq, clampRows(limit))).map(toEvent);
   }
 
   async usersByIds(ids: readonly string[]): Promise<(User | null)[]> {
-    const rows = this.run(() => this.s.usersByIds.all(JSON.stringify(ids.slice(0, MAX_BATCH))));
+    if (ids.length === 0) return [];
+    const p = batch(ids, 1);
+    const rows = this.run(() => this.s.usersByIds.all(p.ids, p.cap));
     const by = new Map(rows.map((r) => [r.id, toUser(r)]));
     return ids.map((id) => by.get(id) ?? null);
   }
 
   async friendsOf(userIds: readonly string[], first: number): Promise<User[][]> {
-    const rows = this.run(() => this.s.friendsOf.all({ ids: JSON.stringify(userIds.slice(0, MAX_BATCH)), first }));
+    if (userIds.length === 0) return [];
+    const rows = this.run(() => this.s.friendsOf.all(batch(userIds, first)));
     return align(userIds, rows, (r) => r.parent).map((list) => list.map(toUser));
   }
 
   async postsOf(userIds: readonly string[], first: number): Promise<Post[][]> {
-    const rows = this.run(() => this.s.postsOf.all({ ids: JSON.stringify(userIds.slice(0, MAX_BATCH)), first }));
-    return align(userIds, rows, (r) => r.author_id).map((list) => list.map((r) => ({ id: r.id, authorId: r.author_id, title: r.title })));
+    if (userIds.length === 0) return [];
+    const rows = this.run(() => this.s.postsOf.all(batch(userIds, first)));
+    return align(userIds, rows, (r) => r.author_id).map((list) => list.map(toPost));
   }
 
   async commentsOf(postIds: readonly string[], first: number): Promise<Comment[][]> {
-    const rows = this.run(() => this.s.commentsOf.all({ ids: JSON.stringify(postIds.slice(0, MAX_BATCH)), first }));
-    return align(postIds, rows, (r) => r.post_id).map((list) =>
-      list.map((r) => ({ id: r.id, postId: r.post_id, authorId: r.author_id, body: r.body })),
-    );
+    if (postIds.length === 0) return [];
+    const rows = this.run(() => this.s.commentsOf.all(batch(postIds, first)));
+    return align(postIds, rows, (r) => r.post_id).map((list) => list.map(toComment));
   }
 
   async ordersOfAccounts(accountIds: readonly number[], first: number): Promise<OrderRecord[][]> {
-    const rows = this.run(() => this.s.ordersOfAccounts.all({ ids: JSON.stringify(accountIds.slice(0, MAX_BATCH)), first }));
+    if (accountIds.length === 0) return [];
+    const rows = this.run(() => this.s.ordersOfAccounts.all(batch(accountIds, first)));
     return align(accountIds, rows, (r) => r.account_id).map((list) => list.map(toOrder));
   }
 
@@ -335,8 +416,28 @@ export class SqliteStore implements Store {
     return row ? toUser(row) : null;
   }
 
-  /** True when the database runs in WAL mode (the test checks the pragma took). */
+  /** The journal mode in effect (`'wal'` on a file): the test checks the pragma took. */
   journalMode(): string {
     return String(this.db.pragma('journal_mode', { simple: true }));
+  }
+
+  /** The connection settings in effect, so tests can check the constructor's pragmas took. */
+  settings(): { journalMode: string; synchronous: 'off' | 'normal' | 'full' | 'extra'; foreignKeys: boolean; busyTimeoutMs: number } {
+    const sync = Number(this.db.pragma('synchronous', { simple: true }));
+    return {
+      journalMode: this.journalMode(),
+      synchronous: (['off', 'normal', 'full', 'extra'] as const)[sync],
+      foreignKeys: Number(this.db.pragma('foreign_keys', { simple: true })) === 1,
+      busyTimeoutMs: Number(this.db.pragma('busy_timeout', { simple: true })),
+    };
+  }
+
+  /** The query plan of a prepared statement, for tests that prove reads use an index. */
+  explain(statement: keyof NonNullable<SqliteStore['stmts']>, params: unknown[]): string[] {
+    const sql = this.s[statement].source;
+    return this.db
+      .prepare(`EXPLAIN QUERY PLAN ${sql}`)
+      .all(...params)
+      .map((r) => String((r as { detail: unknown }).detail));
   }
 }

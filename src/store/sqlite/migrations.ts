@@ -1,4 +1,9 @@
-/** Ordered schema migrations; `schema_migrations` records which ran. Never edit a shipped one: append. */
+/**
+ * Ordered schema migrations; `schema_migrations` records which ran, by id. Never edit
+ * a shipped one, append: a data directory made by an earlier release has the old
+ * migration recorded and would never see the edit (migration 1 shipped with the first
+ * release, so the split-token change is migration 2, not an edit of 1).
+ */
 export const MIGRATIONS: readonly { id: number; name: string; sql: string }[] = [
   {
     id: 1,
@@ -62,6 +67,23 @@ export const MIGRATIONS: readonly { id: number; name: string; sql: string }[] = 
         body TEXT NOT NULL
       );
       CREATE INDEX comments_post ON comments(post_id, id);
+    `,
+  },
+  {
+    id: 2,
+    name: 'split tokens (selector + verifier hash)',
+    // Split tokens: the selector finds the row, the verifier is kept only as a hash.
+    // Old whole-token hashes cannot be turned into selectors, so tokens issued before
+    // this migration stop working: `npm run token` (or a restart, for the demo token)
+    // issues new ones.
+    sql: `
+      DROP TABLE tokens;
+      CREATE TABLE tokens (
+        selector TEXT PRIMARY KEY,
+        verifier_hash TEXT NOT NULL,
+        account_id INTEGER NOT NULL REFERENCES accounts(id),
+        created_at TEXT NOT NULL
+      );
     `,
   },
 ];
