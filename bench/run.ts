@@ -1,142 +1,287 @@
 /**
- * `npm run bench [scenario...] [-- --write]`: each scenario measures the service and
- * the bare-Koa baseline in the same run, alternating rounds, and reports the ratio.
- * With --write the rows of BENCHMARKS.md are replaced by this run's figures.
+ * `npm run bench -- [scenario...] [--write]` (the npm script builds first; this file only
+ * checks that dist/src/main.js exists). Each scenario starts the service and the bare-Koa
+ * baseline as child processes, warms both up, then measures them alternately in the same
+ * run (baseline, target, baseline, target, ...) and reports each side's mean requests/s,
+ * p99 latency and the ratio target/baseline. With --write the scenario's row in
+ * BENCHMARKS.md is replaced (rows are keyed by scenario name; other rows are kept).
+ *
+ * Environment: BENCH_ROUNDS (2), BENCH_SECONDS (5), BENCH_WARMUP_SECONDS (2),
+ * BENCH_CONNECTIONS (50), BENCH_PIPELINING (1); BENCH_TARGET_CMD runs that command as the
+ * target instead of the service (see bench/lib/server.ts); BENCH_TOKEN gives the bearer
+ * token instead of reading the demo token the service prints.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
-import { measure, metric, root, startBaseline, startService, type Load, type Measured, type Running } from './lib';
+import { measure, type Load, type Measured } from './lib/autocannon';
+import { metric } from './lib/prometheus';
+import { root, serviceEntry, startBaseline, startService, targetOverride, type Running } from './lib/server';
 
-interface Row {
+export interface Row {
   scenario: string;
   target: string;
+  baseline: string;
   targetRps: number;
   baselineRps: number;
   ratio: number;
-  p99: number;
-  loopP99Ms?: number;
+  targetP99: number;
+  baselineP99: number;
   goal: string;
+  /** The service's event-loop delay p99 over the measured rounds, ms (if it exposes it). */
+  loopP99Ms?: number;
   notes: string;
 }
 
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
-const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
+export interface Scenario {
+  name: string;
+  run(): Promise<Row>;
+}
 
-const tokenOf = (svc: Running) => {
-  const line = svc.output.find((l) => l.includes('demo token'));
-  if (!line) throw new Error('the service printed no demo token');
-  return line.trim().split(' ').pop()!;
+const num = (name: string, def: number) => {
+  const v = Number(process.env[name] ?? def);
+  if (!Number.isFinite(v) || v <= 0) throw new Error(`${name} must be a positive number`);
+  return v;
 };
+const ROUNDS = num('BENCH_ROUNDS', 2);
+const SECONDS = num('BENCH_SECONDS', 5);
+const WARMUP = num('BENCH_WARMUP_SECONDS', 2);
+const CONNECTIONS = num('BENCH_CONNECTIONS', 50);
+const PIPELINING = num('BENCH_PIPELINING', 1);
 
-/** Alternates baseline and target rounds; returns the mean of each side. */
-async function sideBySide(baseline: () => Load, target: () => Load): Promise<{ t: Measured; b: Measured }> {
-  const ts: Measured[] = [];
+const BASELINE = 'bare Koa 3 GET /';
+
+type Target = Omit<Load, 'connections' | 'duration' | 'pipelining'>;
+
+interface Compared {
+  t: Measured;
+  b: Measured;
+}
+
+/** Warm up both sides, then alternate baseline and target rounds; mean req/s, worst p99. */
+async function alternate(baseline: Target, target: Target): Promise<Compared> {
+  const settings = { connections: CONNECTIONS, pipelining: PIPELINING };
+  await measure({ ...baseline, ...settings, duration: WARMUP });
+  await measure({ ...target, ...settings, duration: WARMUP });
   const bs: Measured[] = [];
-  await measure({ ...baseline(), seconds: 1 }); // warm-up
-  await measure({ ...target(), seconds: 1 });
+  const ts: Measured[] = [];
   for (let i = 0; i < ROUNDS; i++) {
-    bs.push(await measure({ connections: CONNECTIONS, seconds: SECONDS, ...baseline() }));
-    ts.push(await measure({ connections: CONNECTIONS, seconds: SECONDS, ...target() }));
+    bs.push(await measure({ ...baseline, ...settings, duration: SECONDS }));
+    ts.push(await measure({ ...target, ...settings, duration: SECONDS }));
+    const [b, t] = [bs[i], ts[i]];
+    console.error(
+      `  round ${i + 1}/${ROUNDS}: baseline ${Math.round(b.requestsPerSec)} req/s p99 ${b.latencyP99} ms | ` +
+        `target ${Math.round(t.requestsPerSec)} req/s p99 ${t.latencyP99} ms, statuses ${fmtStatuses(t.statuses)}, errors ${t.errors}`,
+    );
   }
-  const mean = (ms: Measured[]): Measured => ({
-    rps: ms.reduce((s, m) => s + m.rps, 0) / ms.length,
-    p50: ms.reduce((s, m) => s + m.p50, 0) / ms.length,
-    p99: Math.max(...ms.map((m) => m.p99)),
+  return { t: combine(ts), b: combine(bs) };
+}
+
+function combine(ms: Measured[]): Measured {
+  const statuses: Record<string, number> = {};
+  for (const m of ms) for (const [k, v] of Object.entries(m.statuses)) statuses[k] = (statuses[k] ?? 0) + v;
+  return {
+    requestsPerSec: ms.reduce((s, m) => s + m.requestsPerSec, 0) / ms.length,
+    latencyP50: ms.reduce((s, m) => s + m.latencyP50, 0) / ms.length,
+    latencyP99: Math.max(...ms.map((m) => m.latencyP99)),
     non2xx: ms.reduce((s, m) => s + m.non2xx, 0),
     errors: ms.reduce((s, m) => s + m.errors, 0),
-    statuses: Object.assign({}, ...ms.map((m) => m.statuses)),
-  });
-  return { t: mean(ts), b: mean(bs) };
+    statuses,
+  };
 }
 
-/** Event-loop delay p99 of the service during the measured rounds (prom-client resets it per scrape). */
+const fmtStatuses = (s: Record<string, number>) =>
+  Object.entries(s)
+    .map(([k, v]) => `${k}x${v}`)
+    .join(',') || 'none';
+
+/** Starts service (with `env`) and baseline, runs `fn`, stops both. */
+async function withServers<T>(env: Record<string, string>, fn: (svc: Running, base: Running) => Promise<T>): Promise<T> {
+  const [svc, base] = await Promise.allSettled([startService(env), startBaseline()]);
+  if (svc.status === 'rejected' || base.status === 'rejected') {
+    await Promise.all([svc, base].map((s) => (s.status === 'fulfilled' ? s.value.stop() : undefined)));
+    throw svc.status === 'rejected' ? svc.reason : (base as PromiseRejectedResult).reason;
+  }
+  try {
+    return await fn(svc.value, base.value);
+  } finally {
+    await Promise.all([svc.value.stop(), base.value.stop()]);
+  }
+}
+
+/** Event-loop delay p99 of the service (prom-client resets the histogram on each scrape). */
 async function loopP99(svc: Running): Promise<number | undefined> {
-  const v = metric(await (await fetch(`${svc.url}/metrics`)).text(), 'nodejs_eventloop_lag_p99_seconds');
-  return v === undefined ? undefined : Math.round(v * 1000 * 100) / 100;
+  try {
+    const res = await fetch(`${svc.url}/metrics`, { signal: AbortSignal.timeout(5000) });
+    const v = metric(await res.text(), 'nodejs_eventloop_lag_p99_seconds');
+    return v === undefined || Number.isNaN(v) ? undefined : Math.round(v * 100_000) / 100;
+  } catch {
+    return undefined;
+  }
 }
 
-type Scenario = (svc: Running, base: Running) => Promise<Row>;
+async function tokenOf(svc: Running): Promise<string> {
+  if (process.env.BENCH_TOKEN) return process.env.BENCH_TOKEN;
+  const line = await svc.waitForOutput(/demo token/);
+  return line.trim().split(' ').pop()!;
+}
 
-const scenarios: Record<string, Scenario> = {
-  async healthz(svc, base) {
-    await loopP99(svc);
-    const { t, b } = await sideBySide(() => ({ url: `${base.url}/` }), () => ({ url: `${svc.url}/healthz` }));
-    return { scenario: 'healthz', target: 'GET /healthz', targetRps: t.rps, baselineRps: b.rps, ratio: t.rps / b.rps, p99: t.p99, loopP99Ms: await loopP99(svc), goal: 'baseline row', notes: `non-2xx ${t.non2xx}` };
-  },
-  async get200(svc, base) {
-    const auth = { authorization: `Bearer ${tokenOf(svc)}` };
-    await loopP99(svc);
-    const { t, b } = await sideBySide(() => ({ url: `${base.url}/` }), () => ({ url: `${svc.url}/orders/1`, headers: auth }));
-    return { scenario: 'get200', target: 'GET /orders/1 (200, auth, negotiation, ETag)', targetRps: t.rps, baselineRps: b.rps, ratio: t.rps / b.rps, p99: t.p99, loopP99Ms: await loopP99(svc), goal: '>= 0.60', notes: `non-2xx ${t.non2xx}` };
-  },
-  async get304(svc, base) {
-    const auth = { authorization: `Bearer ${tokenOf(svc)}` };
-    const etag = (await fetch(`${svc.url}/orders/1`, { headers: auth })).headers.get('etag')!;
-    await loopP99(svc);
-    const { t, b } = await sideBySide(() => ({ url: `${base.url}/` }), () => ({ url: `${svc.url}/orders/1`, headers: { ...auth, 'if-none-match': etag } }));
-    const ok = Object.keys(t.statuses).join(',');
-    return { scenario: 'get304', target: 'GET /orders/1 with If-None-Match (304)', targetRps: t.rps, baselineRps: b.rps, ratio: t.rps / b.rps, p99: t.p99, loopP99Ms: await loopP99(svc), goal: '>= 0.70', notes: `statuses ${ok}` };
-  },
-  async 'patch-full'(svc, base) {
-    const row = await scenarios.patch(svc, base);
-    return { ...row, scenario: 'patch-full', target: 'PATCH as above with SQLITE_SYNCHRONOUS=full (fsync per commit)', goal: 'n/a (durability option)' };
-  },
-  async patch(svc, base) {
-    const auth = { authorization: `Bearer ${tokenOf(svc)}` };
-    let n = 0;
-    await loopP99(svc);
-    // If-Match: * always matches, so every request is a committed write (revision + event row).
-    const { t, b } = await sideBySide(
-      () => ({ url: `${base.url}/` }),
-      () => ({
-        url: `${svc.url}/orders/1`,
-        method: 'PATCH',
-        headers: { ...auth, 'content-type': 'application/merge-patch+json', 'if-match': '*' },
-        body: () => JSON.stringify({ note: `bench ${n++}` }),
+/** The common shape: scrape (reset) loop delay, alternate, scrape again, build the row. */
+async function compare(
+  svc: Running,
+  base: Running,
+  target: Target,
+  row: { scenario: string; target: string; goal: string; notes?: (t: Measured) => string },
+): Promise<Row> {
+  await loopP99(svc);
+  const { t, b } = await alternate({ url: `${base.url}/` }, target);
+  const loop = await loopP99(svc);
+  return {
+    scenario: row.scenario,
+    target: targetOverride ? `[BENCH_TARGET_CMD=${targetOverride}] ${row.target}` : row.target,
+    baseline: BASELINE,
+    targetRps: t.requestsPerSec,
+    baselineRps: b.requestsPerSec,
+    ratio: t.requestsPerSec / b.requestsPerSec,
+    targetP99: t.latencyP99,
+    baselineP99: b.latencyP99,
+    goal: row.goal,
+    loopP99Ms: loop,
+    notes: [`statuses ${fmtStatuses(t.statuses)}`, t.errors ? `errors ${t.errors}` : '', `baseline p99 ${b.latencyP99} ms`]
+      .filter(Boolean)
+      .join('; ') + (row.notes ? `; ${row.notes(t)}` : ''),
+  };
+}
+
+function patchScenario(name: string, env: Record<string, string>, target: string, goal: string): Scenario {
+  return {
+    name,
+    run: () =>
+      withServers(env, async (svc, base) => {
+        const auth = { authorization: `Bearer ${await tokenOf(svc)}` };
+        let n = 0;
+        // If-Match: * always matches, so every request is a committed write (revision + event row).
+        return compare(
+          svc,
+          base,
+          {
+            url: `${svc.url}/orders/1`,
+            method: 'PATCH',
+            headers: { ...auth, 'content-type': 'application/merge-patch+json', 'if-match': '*' },
+            body: () => JSON.stringify({ note: `bench ${n++}` }),
+          },
+          { scenario: name, target, goal },
+        );
       }),
-    );
-    return { scenario: 'patch', target: 'PATCH /orders/1 (If-Match: *, transaction + event row, SQLITE_SYNCHRONOUS=normal)', targetRps: t.rps, baselineRps: b.rps, ratio: t.rps / b.rps, p99: t.p99, loopP99Ms: await loopP99(svc), goal: '>= 0.30', notes: `statuses ${Object.keys(t.statuses).join(',')}` };
+  };
+}
+
+export const scenarios: Scenario[] = [
+  {
+    name: 'healthz',
+    run: () =>
+      withServers({}, (svc, base) =>
+        compare(svc, base, { url: `${svc.url}/healthz` }, { scenario: 'healthz', target: 'GET /healthz', goal: 'reference (framework + middleware cost)' }),
+      ),
   },
-};
+  {
+    name: 'get200',
+    run: () =>
+      withServers({}, async (svc, base) => {
+        const auth = { authorization: `Bearer ${await tokenOf(svc)}` };
+        return compare(
+          svc,
+          base,
+          { url: `${svc.url}/orders/1`, headers: auth },
+          { scenario: 'get200', target: 'GET /orders/1 (200, auth, negotiation, ETag)', goal: '>= 0.60' },
+        );
+      }),
+  },
+  {
+    name: 'get304',
+    run: () =>
+      withServers({}, async (svc, base) => {
+        const auth = { authorization: `Bearer ${await tokenOf(svc)}` };
+        const etag = (await fetch(`${svc.url}/orders/1`, { headers: auth })).headers.get('etag');
+        if (!etag) throw new Error('GET /orders/1 sent no ETag');
+        return compare(
+          svc,
+          base,
+          { url: `${svc.url}/orders/1`, headers: { ...auth, 'if-none-match': etag } },
+          { scenario: 'get304', target: 'GET /orders/1 with If-None-Match (304)', goal: '>= 0.70' },
+        );
+      }),
+  },
+  patchScenario('patch', {}, 'PATCH /orders/1 (If-Match: *, transaction + event row, SQLITE_SYNCHRONOUS=normal)', '>= 0.30'),
+  patchScenario('patch-full', { SQLITE_SYNCHRONOUS: 'full' }, 'PATCH as above with SQLITE_SYNCHRONOUS=full (fsync per commit)', 'n/a (durability option)'),
+];
+
+// ---- output ---------------------------------------------------------------------------------
+
+export const HEADER = [
+  '| scenario | target | baseline | target req/s | baseline req/s | ratio | target p99 ms | goal | loop p99 ms | notes |',
+  '|---|---|---|---|---|---|---|---|---|---|',
+];
 
 const fmt = (n: number) => (n >= 100 ? Math.round(n).toString() : n.toFixed(2));
-const line = (r: Row) =>
-  `| ${r.scenario} | ${r.target} | ${fmt(r.targetRps)} | ${fmt(r.baselineRps)} | ${r.ratio.toFixed(2)} | ${fmt(r.p99)} | ${r.loopP99Ms ?? 'n/a'} | ${r.goal} | ${r.notes} |`;
+const cell = (s: string) => s.replace(/\|/g, '\\|');
 
-function writeRows(rows: Row[]): void {
+export const line = (r: Row) =>
+  `| ${r.scenario} | ${cell(r.target)} | ${r.baseline} | ${fmt(r.targetRps)} | ${fmt(r.baselineRps)} | ${r.ratio.toFixed(2)} | ${fmt(r.targetP99)} | ${cell(r.goal)} | ${r.loopP99Ms ?? 'n/a'} | ${cell(r.notes)} |`;
+
+function environment(): string {
+  const cpu = cpus();
+  return `${new Date().toISOString().slice(0, 10)}, ${cpu[0]?.model.trim() ?? 'unknown CPU'}, ${cpu.length} cores, Node ${process.version}`;
+}
+
+const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** Replaces (or adds, before `<!-- rows -->`) each row's line in BENCHMARKS.md, keyed by scenario. */
+function writeRows(rows: Row[], env: string): void {
   const file = join(root, 'BENCHMARKS.md');
   let text = readFileSync(file, 'utf8');
+  if (!text.includes('<!-- rows -->')) throw new Error('BENCHMARKS.md has no <!-- rows --> marker');
   for (const r of rows) {
-    const re = new RegExp(`^\\| ${r.scenario} \\|.*$`, 'm');
-    text = re.test(text) ? text.replace(re, line(r)) : text.replace(/<!-- rows -->/, `${line(r)}\n<!-- rows -->`);
+    const re = new RegExp(`^\\| ${escapeRe(r.scenario)} \\|.*$`, 'm');
+    text = re.test(text) ? text.replace(re, () => line(r)) : text.replace('<!-- rows -->', () => `${line(r)}\n<!-- rows -->`);
   }
-  text = text.replace(/^Last run: .*$/m, `Last run: ${new Date().toISOString().slice(0, 10)}, ${cpus()[0]?.model ?? 'unknown CPU'} x ${cpus().length}, Node ${process.version}.`);
+  text = text.replace(/^Last run: .*$/m, () => `Last run: ${env} (scenarios: ${rows.map((r) => r.scenario).join(', ')}).`);
   writeFileSync(file, text);
 }
 
 async function main(): Promise<void> {
-  if (!existsSync(join(root, 'dist/src/main.js'))) throw new Error('dist/src/main.js is missing: run `npm run build` first (npm run bench does)');
-  const names = process.argv.slice(2).filter((a) => !a.startsWith('--'));
-  const selected = names.length ? names : Object.keys(scenarios);
-  for (const n of selected) if (!scenarios[n]) throw new Error(`unknown scenario ${n}; known: ${Object.keys(scenarios).join(', ')}`);
-  const rows: Row[] = [];
-  for (const n of selected) {
-    const env: Record<string, string> = n === 'patch-full' ? { SQLITE_SYNCHRONOUS: 'full' } : {};
-    const [svc, base] = await Promise.all([startService(env), startBaseline()]);
-    try {
-      const row = await scenarios[n](svc, base);
-      rows.push(row);
-      console.log(line(row));
-    } finally {
-      await Promise.all([svc.stop(), base.stop()]);
-    }
+  const args = process.argv.slice(2);
+  const unknownFlags = args.filter((a) => a.startsWith('--') && a !== '--write');
+  if (unknownFlags.length) throw new Error(`unknown option ${unknownFlags.join(' ')}; usage: bench/run.ts [scenario...] [--write]`);
+  const names = args.filter((a) => !a.startsWith('--'));
+  const known = scenarios.map((s) => s.name);
+  for (const n of names) if (!known.includes(n)) throw new Error(`unknown scenario ${n}; known: ${known.join(', ')}`);
+  if (!targetOverride && !existsSync(serviceEntry)) {
+    console.error('bench: dist/src/main.js is missing: run npm run build first');
+    process.exit(1);
   }
-  if (process.argv.includes('--write')) writeRows(rows);
+  const selected = names.length ? scenarios.filter((s) => names.includes(s.name)) : scenarios;
+
+  const env = environment();
+  console.log(`bench: ${env}; ${CONNECTIONS} connections, pipelining ${PIPELINING}, warm-up ${WARMUP} s, ${ROUNDS} x ${SECONDS} s alternating rounds`);
+  if (targetOverride) console.log(`bench: target is BENCH_TARGET_CMD=${targetOverride}`);
+  console.log(HEADER.join('\n'));
+  const rows: Row[] = [];
+  for (const s of selected) {
+    console.error(`${s.name}:`);
+    const row = await s.run();
+    rows.push(row);
+    console.log(line(row));
+  }
+  if (args.includes('--write')) {
+    writeRows(rows, env);
+    console.log(`bench: updated ${rows.length} row(s) in BENCHMARKS.md`);
+  }
 }
 
-main().catch((err) => {
-  console.error(`bench: ${err instanceof Error ? err.message : String(err)}`);
-  process.exit(1);
-});
+if (require.main === module) {
+  main().catch((err) => {
+    console.error(`bench: ${err instanceof Error ? err.message : String(err)}`);
+    process.exit(1);
+  });
+}

@@ -1,4 +1,4 @@
-/** The baseline: a bare Koa app answering a small JSON body on every path. */
+/** The baseline: a bare Koa 3 app answering a small JSON body on every path (PORT, HOST). */
 import { createServer } from 'node:http';
 import Koa from 'koa';
 
@@ -6,9 +6,12 @@ const app = new Koa();
 app.use(async (ctx) => {
   ctx.body = { status: 'ok' };
 });
+const host = process.env.HOST || '127.0.0.1';
 const server = createServer(app.callback());
-server.listen(Number(process.env.PORT ?? 0), '127.0.0.1', () => {
+server.listen(Number(process.env.PORT ?? 0), host, () => {
   const addr = server.address() as { port: number };
-  process.stdout.write(`listening on http://127.0.0.1:${addr.port}\n`);
+  process.stdout.write(`listening on http://${host}:${addr.port}\n`);
 });
-process.on('SIGTERM', () => server.close(() => process.exit(0)));
+const stop = () => server.close(() => process.exit(0));
+process.on('SIGTERM', stop);
+process.on('SIGINT', stop);
