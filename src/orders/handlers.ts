@@ -177,6 +177,8 @@ export function orderHandlers(deps: OrderDeps): Pick<H.Handlers<HandlerContext>,
       }
       const ifMatch = req.headers['If-Match'];
       let conflict = '';
+      // The row the decision saw, for answering a write that changes nothing without a re-read.
+      let seen: OrderRecord | undefined;
       const result = await store.writeOrder<WriteRefusal>(ctx.account.id, req.params.orderId!, (current) => {
         // Inside the write transaction: 428 and 412 see the revision that would be replaced.
         if (ifMatch === undefined) return { apply: false, reason: 'precondition_required' };
@@ -203,7 +205,10 @@ export function orderHandlers(deps: OrderDeps): Pick<H.Handlers<HandlerContext>,
           JSON.stringify(fields.items) === JSON.stringify(current.items) &&
           JSON.stringify(fields.discount) === JSON.stringify(current.discount);
         // A write that changes nothing is not a state change: no new revision, no event (invariant 3).
-        if (same) return { apply: false, reason: 'unchanged' };
+        if (same) {
+          seen = current;
+          return { apply: false, reason: 'unchanged' };
+        }
         return { apply: true, fields, eventType: fields.status === 'cancelled' ? 'order.cancelled' : 'order.updated' };
       });
       if (!result.ok) {
@@ -216,11 +221,8 @@ export function orderHandlers(deps: OrderDeps): Pick<H.Handlers<HandlerContext>,
             return fail('PRECONDITION_FAILED', 'The order changed since that ETag: reload it and reapply your change');
           case 'conflict':
             return fail('CONFLICT', conflict);
-          case 'unchanged': {
-            const order = await store.getOrder(ctx.account.id, req.params.orderId!);
-            if (!order) return fail('NOT_FOUND', `Order ${req.params.orderId} not found`);
-            return orderResponse(200, order, neg, ctx, base);
-          }
+          case 'unchanged':
+            return orderResponse(200, seen!, neg, ctx, base);
         }
       }
       deps.onEvent?.(result.event);

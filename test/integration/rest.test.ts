@@ -119,6 +119,14 @@ describe('conditional writes', () => {
     const events = await s.store.eventsAfter(order.id, 0, 10);
     expect(events.map((e) => [e.seq, e.type])).toEqual([[1, 'order.created'], [2, 'order.updated']]);
   });
+  it('answers a write that changes nothing with 200 and the same ETag, without a new revision or event', async () => {
+    const { order, etag } = await create({ note: 'same' });
+    const res = await s.fetch(`/orders/${order.id}`, patch({ note: 'same' }, etag));
+    expect(res.status).toBe(200);
+    expect(res.headers.get('etag')).toBe(etag);
+    expect(await expectContract('patchOrder', res)).toMatchObject({ note: 'same' });
+    expect(await s.store.eventsAfter(order.id, 0, 10)).toHaveLength(1);
+  });
   it('replaces with PUT', async () => {
     const { order, etag } = await create({ note: 'old' });
     const res = await s.fetch(`/orders/${order.id}`, {
