@@ -3,6 +3,8 @@
  * function returning a value or one error line naming the variable, so `main.ts`
  * can refuse bad config with exactly that line and a non-zero exit.
  */
+import { DEFAULT_BODY_LIMIT } from './http/body';
+
 export interface Config {
   port: number;
   host: string;
@@ -85,7 +87,7 @@ export function parseConfig(env: Env): ConfigResult {
         workers,
         logLevel: oneOf(env, 'LOG_LEVEL', 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
         production: env.NODE_ENV === 'production',
-        bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 64 * 1024, 1024, 16 * 1024 * 1024),
+        bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', DEFAULT_BODY_LIMIT, 1024, 16 * 1024 * 1024),
         authCacheTtlMs: int(env, 'AUTH_CACHE_TTL_MS', 5000, 0, 3_600_000),
         sqliteSynchronous: oneOf(env, 'SQLITE_SYNCHRONOUS', 'normal', ['normal', 'full'] as const),
         graphql: {
