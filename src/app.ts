@@ -1,12 +1,12 @@
 /**
  * Composes the service: middleware order is the whole design here.
- * request id + log -> metrics -> problem+json -> routes generated from the contract.
+ * request id + log -> metrics -> problem+json -> /graphql -> routes generated from the contract.
  */
 import Koa from 'koa';
 import type { Logger } from 'pino';
 import type { Config } from './config';
 import type { OrderEvent, Store } from './store';
-import { authenticate } from './http/auth';
+import { authenticate, authenticateRequest } from './http/auth';
 import { AuthCache } from './http/authCache';
 import { dispatchRouter, type HandlerContext } from './http/dispatch';
 import { healthHandlers } from './http/health';
@@ -14,7 +14,9 @@ import { Metrics, metricsMiddleware } from './http/metrics';
 import { problemMiddleware } from './http/problemMiddleware';
 import { requestLog } from './http/requestLog';
 import { orderHandlers } from './orders';
+import { graphqlMiddleware, LruRegistry, type PersistedQueryRegistry } from './graphql';
 import type { Handlers } from '../generated/openapi/handlers';
+import { manifest } from '../generated/graphql/persisted';
 
 export interface AppDeps {
   config: Config;
@@ -22,6 +24,8 @@ export interface AppDeps {
   logger: Logger;
   metrics?: Metrics;
   onEvent?: (event: OrderEvent) => void;
+  /** APQ registry; default: a bounded LRU in this process (Redis when scaled out). */
+  registry?: PersistedQueryRegistry;
 }
 
 export function createApp(deps: AppDeps): { app: Koa; metrics: Metrics; authCache: AuthCache } {
@@ -38,6 +42,17 @@ export function createApp(deps: AppDeps): { app: Koa; metrics: Metrics; authCach
   app.use(requestLog(deps.logger));
   app.use(metricsMiddleware(metrics));
   app.use(problemMiddleware());
+  app.use(
+    graphqlMiddleware({
+      store: deps.store,
+      authenticate: (ctx) => authenticateRequest(ctx, deps.store, authCache),
+      registry: deps.registry ?? new LruRegistry(deps.config.graphql.apqCacheSize),
+      manifest,
+      limits: deps.config.graphql,
+      bodyLimit: deps.config.bodyLimitBytes,
+      production: deps.config.production,
+    }),
+  );
   app.use(router.routes());
   app.use(router.allowedMethods());
   // Errors are answered by problemMiddleware; this only sees what escapes koa itself.

@@ -19,7 +19,16 @@ export interface Config {
   authCacheTtlMs: number;
   /** SQLite `synchronous`: NORMAL survives process crashes (kill -9), FULL also power loss. */
   sqliteSynchronous: 'normal' | 'full';
-  graphql: { maxDepth: number; maxCost: number; showCost: boolean; persisted: 'apq' | 'allowlist' };
+  graphql: {
+    maxDepth: number;
+    maxCost: number;
+    showCost: boolean;
+    persisted: 'apq' | 'allowlist';
+    /** Parser token limit: a huge document is refused while parsing, before validation. */
+    maxTokens: number;
+    /** Entries the in-process APQ registry keeps (least recently used evicted first). */
+    apqCacheSize: number;
+  };
   realtime: { replayRate: number; replayWindowS: number; maxBufferBytes: number; acceptRate: number; acceptBurst: number };
 }
 
@@ -95,6 +104,8 @@ export function parseConfig(env: Env): ConfigResult {
           maxCost: int(env, 'GRAPHQL_MAX_COST', 1000, 1, 10_000_000),
           showCost: oneOf(env, 'GRAPHQL_SHOW_COST', '0', ['0', '1']) === '1',
           persisted: oneOf(env, 'GRAPHQL_PERSISTED', 'apq', ['apq', 'allowlist'] as const),
+          maxTokens: int(env, 'GRAPHQL_MAX_TOKENS', 2000, 100, 1_000_000),
+          apqCacheSize: int(env, 'GRAPHQL_APQ_CACHE_SIZE', 10_000, 1, 10_000_000),
         },
         realtime: {
           replayRate: int(env, 'REPLAY_RATE', 1, 1, 100_000),

@@ -21,6 +21,8 @@ export interface TestServer {
   dir: string;
   alice: { account: Account; token: string };
   bob: { account: Account; token: string };
+  /** A new bearer token for the named account, created if needed (e.g. the demo data's `demo`). */
+  tokenFor(name: string): Promise<string>;
   /** fetch with Alice's token unless headers say otherwise. */
   fetch(path: string, init?: RequestInit & { as?: 'alice' | 'bob' | 'anonymous' }): Promise<Response>;
   close(): Promise<void>;
@@ -54,6 +56,9 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     dir,
     alice,
     bob,
+    async tokenFor(name) {
+      return (await mk(name)).token;
+    },
     fetch(path, init = {}) {
       const { as = 'alice', ...rest } = init;
       const headers = new Headers(rest.headers);

@@ -1,0 +1,33 @@
+import { GraphQLError, type ASTNode } from 'graphql';
+
+/**
+ * The `extensions.code` values a client can get from /graphql (DESIGN.md "Violations",
+ * "Persisted operations"). Stable: clients branch on them, not on messages.
+ */
+export const GRAPHQL_CODES = {
+  /** The document broke a rule of the validation pass (depth, cost, `first`, the spec's rules). */
+  VALIDATION_FAILED: 'GRAPHQL_VALIDATION_FAILED',
+  /** The text is not a GraphQL document, or has more tokens than the parser allows. */
+  PARSE_FAILED: 'GRAPHQL_PARSE_FAILED',
+  /** Variables do not fit the operation's variable types. */
+  BAD_USER_INPUT: 'BAD_USER_INPUT',
+  /** APQ: the hash is unknown; Apollo clients retry with the text (HTTP 200 on purpose). */
+  PERSISTED_QUERY_NOT_FOUND: 'PERSISTED_QUERY_NOT_FOUND',
+  /** Allowlist mode: the operation is not in the build-time manifest. */
+  PERSISTED_QUERY_NOT_ALLOWED: 'PERSISTED_QUERY_NOT_ALLOWED',
+  /** APQ: the text's SHA-256 is not the hash sent with it. */
+  PERSISTED_QUERY_HASH_MISMATCH: 'PERSISTED_QUERY_HASH_MISMATCH',
+  /** The request is not a GraphQL-over-HTTP request we can read (shape, JSON, version). */
+  BAD_REQUEST: 'BAD_REQUEST',
+  UNAUTHENTICATED: 'UNAUTHENTICATED',
+} as const;
+export type GraphqlCode = (typeof GRAPHQL_CODES)[keyof typeof GRAPHQL_CODES];
+
+/** A rule violation, reported through `context.reportError` (rules never throw: graphql-http turns a throw into a 500). */
+export function validationError(message: string, nodes?: ASTNode | readonly ASTNode[], extra: Record<string, unknown> = {}): GraphQLError {
+  return new GraphQLError(message, { nodes, extensions: { code: GRAPHQL_CODES.VALIDATION_FAILED, ...extra } });
+}
+
+export function codedError(code: GraphqlCode, message: string): GraphQLError {
+  return new GraphQLError(message, { extensions: { code } });
+}

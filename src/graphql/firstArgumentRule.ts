@@ -1,0 +1,39 @@
+/**
+ * `first` must be an integer from 0 to MAX_FIRST (the schema's documented maximum):
+ * a negative size would lower a query's price, and a list larger than the maximum is
+ * never served. Checked in the validation pass, literal or variable alike, so a bad
+ * size is a GRAPHQL_VALIDATION_FAILED before any resolver runs.
+ */
+import { type ASTVisitor, type ValidationContext, type ValidationRule } from 'graphql';
+import { validationError } from './errors';
+import { firstArgument, type RawVariables } from './selection';
+
+export const MAX_FIRST = 100;
+
+export function firstArgumentRule(variables: RawVariables): ValidationRule {
+  return (context: ValidationContext): ASTVisitor => {
+    let op: Parameters<typeof firstArgument>[2] = null;
+    return {
+      OperationDefinition: {
+        enter(node) {
+          op = node;
+        },
+        leave() {
+          op = null;
+        },
+      },
+      Field(field) {
+        const { value, node } = firstArgument(field, variables, op);
+        if (value !== undefined && (value < 0 || value > MAX_FIRST)) {
+          context.reportError(validationError(`'first' must be between 0 and ${MAX_FIRST}, got ${value}`, node ?? field));
+        }
+      },
+      // Fragments are checked where defined; a variable inside one takes the sent value.
+      FragmentDefinition: {
+        enter() {
+          op = null;
+        },
+      },
+    };
+  };
+}

@@ -1,0 +1,218 @@
+/**
+ * POST and GET /graphql on graphql-http's Koa adapter. graphql-http keeps what it does
+ * well (Accept negotiation and 406, method checks, execution, response encoding);
+ * these hooks add what orderline's contract asks beyond it:
+ *
+ * - `parseRequestParams`: the body is read with our size limit (graphql-http's adapter
+ *   reads without one), batches are refused, and a hash-only APQ request (no `query`,
+ *   which graphql-http's own parser rejects) is accepted;
+ * - `onSubscribe`: the persisted-operation step (APQ or allowlist), parsing with a token
+ *   limit, then ONE validation pass with graphql-js's rules plus depth, cost and `first`
+ *   (built per request: `first` may come from variables). A failure answers HTTP 400
+ *   whatever the Accept header, `extensions.code` GRAPHQL_VALIDATION_FAILED and no
+ *   `data`: graphql-http alone would answer 200 to `application/json` clients, the spec
+ *   wants 400. Execution only ever sees a validated document (invariant 5);
+ * - `onOperation`: a request error found while executing (variables that do not
+ *   coerce) is a 400 too, not a 200 without data.
+ */
+import type { IncomingMessage } from 'node:http';
+import type { Context, Middleware } from 'koa';
+import getRawBody from 'raw-body';
+import {
+  GraphQLError,
+  NoSchemaIntrospectionCustomRule,
+  getOperationAST,
+  parse,
+  specifiedRules,
+  validate,
+  type DocumentNode,
+  type ExecutionResult,
+  type ValidationRule,
+} from 'graphql';
+import type { Request, RequestParams, Response } from 'graphql-http';
+import { createHandler } from 'graphql-http/lib/use/koa';
+import type { Account, Store } from '../store';
+import { costRule } from './costRule';
+import { depthRule } from './depthRule';
+import { GRAPHQL_CODES, type GraphqlCode } from './errors';
+import { firstArgumentRule } from './firstArgumentRule';
+import { createLoaders } from './loaders';
+import { resolveOperation, type PersistedMode } from './persisted';
+import type { PersistedQueryRegistry } from './registry';
+import type { GraphqlContext } from './resolvers';
+import { createSchema } from './schema';
+
+export interface GraphqlLimits {
+  maxDepth: number;
+  maxCost: number;
+  showCost: boolean;
+  persisted: PersistedMode;
+  maxTokens: number;
+}
+
+export interface GraphqlDeps {
+  store: Store;
+  /** Resolves the caller or throws the 401 problem (http/auth). */
+  authenticate: (ctx: Context) => Promise<Account>;
+  registry: PersistedQueryRegistry;
+  /** The build-time manifest (generated/graphql/persisted.ts): hash -> text. */
+  manifest: Readonly<Record<string, string>>;
+  limits: GraphqlLimits;
+  bodyLimit: number;
+  /** NODE_ENV=production: introspection is a validation error. */
+  production: boolean;
+}
+
+export const GRAPHQL_PATH = '/graphql';
+
+type Req = Request<IncomingMessage, unknown>;
+
+/** graphql-http's choice for the response media type, repeated for the responses we build ourselves. */
+function mediaTypeFor(accept: string | undefined): string {
+  return /application\/graphql-response\+json/i.test(accept ?? '') ? 'application/graphql-response+json; charset=utf-8' : 'application/json; charset=utf-8';
+}
+
+function errorsBody(errors: readonly GraphQLError[], code: GraphqlCode): string {
+  return JSON.stringify({ errors: errors.map((e) => ({ ...e.toJSON(), extensions: { ...e.extensions, code: e.extensions.code ?? code } })) });
+}
+
+function errorResponse(accept: string | undefined, status: number, code: GraphqlCode, message: string, headers: Record<string, string> = {}): Response {
+  return [errorsBody([new GraphQLError(message, { extensions: { code } })], code), { status, statusText: '', headers: { 'content-type': mediaTypeFor(accept), ...headers } }];
+}
+
+/** The Koa adapter passes Node's header object through. */
+const acceptOf = (req: { headers: unknown }): string | undefined => (req.headers as Record<string, string | undefined>).accept;
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Query-string JSON parameter, or a 400 naming it. */
+function jsonParam(search: URLSearchParams, name: string): { ok: true; value: unknown } | { ok: false } {
+  const raw = search.get(name);
+  if (raw === null || raw === '') return { ok: true, value: undefined };
+  try {
+    return { ok: true, value: JSON.parse(raw) };
+  } catch {
+    return { ok: false };
+  }
+}
+
+/** Reads GraphQL-over-HTTP parameters; `query` is '' when only a persisted hash is sent. */
+async function readParams(req: Req): Promise<RequestParams | Response> {
+  const accept = acceptOf(req);
+  const bad = (message: string) => errorResponse(accept, 400, GRAPHQL_CODES.BAD_REQUEST, message);
+  let data: Record<string, unknown>;
+  if (req.method === 'GET') {
+    const search = new URLSearchParams(req.url.split('?')[1] ?? '');
+    const variables = jsonParam(search, 'variables');
+    const extensions = jsonParam(search, 'extensions');
+    if (!variables.ok) return bad("'variables' is not JSON");
+    if (!extensions.ok) return bad("'extensions' is not JSON");
+    data = { query: search.get('query') ?? undefined, operationName: search.get('operationName') ?? undefined, variables: variables.value, extensions: extensions.value };
+  } else if (req.method === 'POST') {
+    const raw = typeof req.body === 'function' ? await req.body() : req.body;
+    let parsed: unknown;
+    try {
+      parsed = typeof raw === 'string' ? JSON.parse(raw) : raw;
+    } catch {
+      return bad('The request body is not valid JSON');
+    }
+    if (Array.isArray(parsed)) return bad('Batched operations are not supported: send one operation per request');
+    if (!isObject(parsed)) return bad('The request body must be a JSON object');
+    data = parsed;
+  } else {
+    return [null, { status: 405, statusText: 'Method Not Allowed', headers: { allow: 'GET, POST' } }];
+  }
+  const { query, operationName, variables, extensions } = data;
+  if (query != null && typeof query !== 'string') return bad("'query' must be a string");
+  if (operationName != null && typeof operationName !== 'string') return bad("'operationName' must be a string");
+  if (variables != null && !isObject(variables)) return bad("'variables' must be an object");
+  if (extensions != null && !isObject(extensions)) return bad("'extensions' must be an object");
+  return { query: query ?? '', operationName, variables, extensions };
+}
+
+export function graphqlMiddleware(deps: GraphqlDeps): Middleware {
+  const schema = createSchema();
+  const { limits } = deps;
+  // The request's caller, set before graphql-http runs; keyed by the raw request it passes through.
+  const callers = new WeakMap<IncomingMessage, Account>();
+
+  const rulesFor = (variables: RequestParams['variables']): ValidationRule[] => [
+    ...specifiedRules,
+    ...(deps.production ? [NoSchemaIntrospectionCustomRule] : []),
+    depthRule({ maxDepth: limits.maxDepth, showCost: limits.showCost }),
+    costRule({ maxCost: limits.maxCost, variables, showCost: limits.showCost }),
+    firstArgumentRule(variables),
+  ];
+
+  const handle = createHandler<GraphqlContext>({
+    schema,
+    parseRequestParams: (req) => readParams(req as Req),
+    async onSubscribe(req, params) {
+      const accept = acceptOf(req);
+      const resolved = await resolveOperation(params, limits.persisted, deps.manifest, deps.registry);
+      if (!resolved.ok) return errorResponse(accept, resolved.status, resolved.code, resolved.message);
+      let document: DocumentNode;
+      try {
+        document = parse(resolved.text, { maxTokens: limits.maxTokens });
+      } catch (err) {
+        return errorResponse(accept, 400, GRAPHQL_CODES.PARSE_FAILED, err instanceof GraphQLError ? err.message : 'The query could not be parsed');
+      }
+      const errors = validate(schema, document, rulesFor(params.variables));
+      if (errors.length > 0) {
+        return [errorsBody(errors, GRAPHQL_CODES.VALIDATION_FAILED), { status: 400, statusText: 'Bad Request', headers: { 'content-type': mediaTypeFor(accept) } }];
+      }
+      if (!getOperationAST(document, params.operationName)) {
+        return errorResponse(accept, 400, GRAPHQL_CODES.BAD_REQUEST, params.operationName ? `No operation named '${params.operationName}'` : 'operationName is required for a document with several operations');
+      }
+      if (resolved.register) await deps.registry.set(resolved.register, resolved.text);
+      const account = callers.get(req.raw as IncomingMessage);
+      if (!account) throw new Error('graphql: request reached onSubscribe without a caller');
+      return {
+        schema,
+        document,
+        operationName: params.operationName,
+        variableValues: params.variables,
+        contextValue: { store: deps.store, account, loaders: createLoaders(deps.store) },
+      };
+    },
+    onOperation(req, _args, result) {
+      // No `data` at all: a request error (variables), which the spec makes the client's 4xx.
+      if (!('data' in result) || (result as ExecutionResult).data === undefined) {
+        const accept = acceptOf(req);
+        return [errorsBody(result.errors ?? [], GRAPHQL_CODES.BAD_USER_INPUT), { status: 400, statusText: 'Bad Request', headers: { 'content-type': mediaTypeFor(accept) } }];
+      }
+      return undefined;
+    },
+  });
+
+  return async function graphql(ctx, next) {
+    if (ctx.path !== GRAPHQL_PATH) return next();
+    ctx.state.route = GRAPHQL_PATH;
+    const accept = ctx.get('accept') || undefined;
+    const answer = ([body, init]: Response) => {
+      ctx.status = init.status;
+      for (const [k, v] of Object.entries(init.headers ?? {})) ctx.set(k, v);
+      ctx.body = body;
+    };
+    let account: Account;
+    try {
+      account = await deps.authenticate(ctx);
+    } catch (err) {
+      const e = err as { problem?: { status?: number; detail?: string }; headers?: Record<string, string> };
+      if (e.problem?.status !== 401) throw err;
+      return answer(errorResponse(accept, 401, GRAPHQL_CODES.UNAUTHENTICATED, e.problem.detail ?? 'A bearer token is required', e.headers));
+    }
+    if (ctx.method === 'POST') {
+      try {
+        const raw = await getRawBody(ctx.req, { limit: deps.bodyLimit, length: ctx.get('content-length') || undefined, encoding: 'utf8' });
+        // graphql-http's Koa adapter takes a body already read from `ctx.request.body`.
+        (ctx.request as unknown as { body: string }).body = raw;
+      } catch (err) {
+        const tooLarge = (err as { type?: string }).type === 'entity.too.large';
+        return answer(errorResponse(accept, tooLarge ? 413 : 400, GRAPHQL_CODES.BAD_REQUEST, tooLarge ? `Request body exceeds ${deps.bodyLimit} bytes` : 'The request body could not be read'));
+      }
+    }
+    callers.set(ctx.req, account);
+    await handle(ctx, next);
+  };
+}

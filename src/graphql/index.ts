@@ -1,0 +1,5 @@
+/** The GraphQL capability: /graphql, its validation rules, persisted operations. */
+export { graphqlMiddleware, GRAPHQL_PATH, type GraphqlDeps, type GraphqlLimits } from './http';
+export { LruRegistry, type PersistedQueryRegistry } from './registry';
+export { GRAPHQL_CODES } from './errors';
+export { sha256Hex } from './persisted';

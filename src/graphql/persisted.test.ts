@@ -1,0 +1,61 @@
+import fc from 'fast-check';
+import { resolveOperation, sha256Hex } from './persisted';
+import { LruRegistry } from './registry';
+import { manifest } from '../../generated/graphql/persisted';
+
+const pq = (hash: string) => ({ persistedQuery: { version: 1, sha256Hash: hash } });
+const Q = '{ viewer { id } }';
+
+describe('resolveOperation: apq', () => {
+  it('hash only: unknown -> 200 PERSISTED_QUERY_NOT_FOUND; hash + text -> run and register; then hash only runs it', async () => {
+    const reg = new LruRegistry();
+    const h = sha256Hex(Q);
+    expect(await resolveOperation({ extensions: pq(h) }, 'apq', {}, reg)).toEqual({
+      ok: false,
+      status: 200,
+      code: 'PERSISTED_QUERY_NOT_FOUND',
+      message: 'PersistedQueryNotFound',
+    });
+    const withText = await resolveOperation({ query: Q, extensions: pq(h) }, 'apq', {}, reg);
+    expect(withText).toEqual({ ok: true, text: Q, register: h });
+    // registering is the caller's job, after validation: nothing registered yet
+    expect(await reg.get(h)).toBeUndefined();
+    await reg.set(h, Q);
+    expect(await resolveOperation({ extensions: pq(h) }, 'apq', {}, reg)).toEqual({ ok: true, text: Q });
+  });
+
+  it('a text whose SHA-256 differs from the hash is a 400, for every other text (generated)', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.string(), async (other) => {
+        fc.pre(other !== Q && other !== '');
+        const r = await resolveOperation({ query: other, extensions: pq(sha256Hex(Q)) }, 'apq', {}, new LruRegistry());
+        expect(r).toMatchObject({ ok: false, status: 400, code: 'PERSISTED_QUERY_HASH_MISMATCH' });
+      }),
+    );
+  });
+
+  it('knows the build-time manifest without registration, and refuses malformed extensions', async () => {
+    const [hash, text] = Object.entries(manifest)[0];
+    expect(await resolveOperation({ extensions: pq(hash) }, 'apq', manifest, new LruRegistry())).toEqual({ ok: true, text });
+    for (const ext of [{ persistedQuery: 'x' }, { persistedQuery: { version: 2, sha256Hash: hash } }, { persistedQuery: { version: 1, sha256Hash: 'abc' } }]) {
+      expect(await resolveOperation({ extensions: ext }, 'apq', manifest, new LruRegistry())).toMatchObject({ ok: false, status: 400, code: 'BAD_REQUEST' });
+    }
+  });
+});
+
+describe('resolveOperation: allowlist', () => {
+  it("runs the manifest's operations by hash, or by their exact text", async () => {
+    for (const [hash, text] of Object.entries(manifest)) {
+      expect(await resolveOperation({ extensions: pq(hash) }, 'allowlist', manifest, new LruRegistry())).toEqual({ ok: true, text });
+      expect(await resolveOperation({ query: text }, 'allowlist', manifest, new LruRegistry())).toEqual({ ok: true, text });
+    }
+  });
+
+  it('refuses anything else with 400 PERSISTED_QUERY_NOT_ALLOWED, even text sent with its hash (no fallback)', async () => {
+    const reg = new LruRegistry();
+    await reg.set(sha256Hex(Q), Q); // even a registered APQ entry does not count
+    for (const params of [{ query: Q }, { extensions: pq(sha256Hex(Q)) }, { query: Q, extensions: pq(sha256Hex(Q)) }]) {
+      expect(await resolveOperation(params, 'allowlist', manifest, reg)).toMatchObject({ ok: false, status: 400, code: 'PERSISTED_QUERY_NOT_ALLOWED' });
+    }
+  });
+});

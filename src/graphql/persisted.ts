@@ -1,0 +1,76 @@
+/**
+ * Which query text a request runs (DESIGN.md "Persisted operations"):
+ *
+ * - `apq` (Apollo's automatic persisted queries, exactly as Apollo Client expects): a
+ *   hash alone runs the text registered under it, or answers HTTP 200 with
+ *   `PersistedQueryNotFound` (older Apollo Clients turn APQ off on any other status)
+ *   so the client retries with the text; hash plus text must agree (else 400) and the
+ *   pair is registered only after the text validated (the caller does that); text
+ *   alone runs as sent. The build-time manifest is always known.
+ * - `allowlist`: only the manifest's operations run. A hash outside it, or a text whose
+ *   hash is outside it, is a 400 `PERSISTED_QUERY_NOT_ALLOWED`: no fallback to text.
+ *
+ * Hashes are the plain hex SHA-256 of the exact text (no `sha256:` prefix), the same
+ * hash the manifest and the SDK use.
+ */
+import { createHash } from 'node:crypto';
+import { GRAPHQL_CODES, type GraphqlCode } from './errors';
+import type { PersistedQueryRegistry } from './registry';
+
+export type PersistedMode = 'apq' | 'allowlist';
+
+export type Resolution =
+  | { ok: true; text: string; /** register this hash -> text once the text validated */ register?: string }
+  | { ok: false; status: 200 | 400; code: GraphqlCode; message: string };
+
+export const sha256Hex = (text: string): string => createHash('sha256').update(text, 'utf8').digest('hex');
+
+const HASH = /^[0-9a-f]{64}$/;
+
+function persistedQueryOf(extensions: unknown): { present: false } | { present: true; hash: string } | { present: true; error: string } {
+  const pq = extensions && typeof extensions === 'object' ? (extensions as Record<string, unknown>).persistedQuery : undefined;
+  if (pq === undefined || pq === null) return { present: false };
+  if (typeof pq !== 'object') return { present: true, error: 'extensions.persistedQuery must be an object' };
+  const { version, sha256Hash } = pq as Record<string, unknown>;
+  if (version !== 1) return { present: true, error: 'Only persisted query version 1 is supported' };
+  if (typeof sha256Hash !== 'string' || !HASH.test(sha256Hash.toLowerCase())) {
+    return { present: true, error: 'extensions.persistedQuery.sha256Hash must be a hex SHA-256' };
+  }
+  return { present: true, hash: sha256Hash.toLowerCase() };
+}
+
+const fail = (status: 200 | 400, code: GraphqlCode, message: string): Resolution => ({ ok: false, status, code, message });
+
+export async function resolveOperation(
+  params: { query?: string; extensions?: unknown },
+  mode: PersistedMode,
+  manifest: Readonly<Record<string, string>>,
+  registry: PersistedQueryRegistry,
+): Promise<Resolution> {
+  const pq = persistedQueryOf(params.extensions);
+  if (pq.present && 'error' in pq) return fail(400, GRAPHQL_CODES.BAD_REQUEST, pq.error);
+  const text = params.query === '' ? undefined : params.query;
+
+  if (mode === 'allowlist') {
+    const hash = pq.present ? pq.hash : text !== undefined ? sha256Hex(text) : undefined;
+    if (hash === undefined) return fail(400, GRAPHQL_CODES.BAD_REQUEST, 'A query or a persisted query hash is required');
+    if (text !== undefined && pq.present && sha256Hex(text) !== hash) {
+      return fail(400, GRAPHQL_CODES.PERSISTED_QUERY_HASH_MISMATCH, 'provided sha does not match query');
+    }
+    const known = Object.prototype.hasOwnProperty.call(manifest, hash) ? manifest[hash] : undefined;
+    if (known === undefined) return fail(400, GRAPHQL_CODES.PERSISTED_QUERY_NOT_ALLOWED, 'This operation is not in the allowlist');
+    return { ok: true, text: known };
+  }
+
+  if (!pq.present) {
+    if (text === undefined) return fail(400, GRAPHQL_CODES.BAD_REQUEST, 'A query or a persisted query hash is required');
+    return { ok: true, text };
+  }
+  if (text !== undefined) {
+    if (sha256Hex(text) !== pq.hash) return fail(400, GRAPHQL_CODES.PERSISTED_QUERY_HASH_MISMATCH, 'provided sha does not match query');
+    return { ok: true, text, register: pq.hash };
+  }
+  const known = (Object.prototype.hasOwnProperty.call(manifest, pq.hash) ? manifest[pq.hash] : undefined) ?? (await registry.get(pq.hash));
+  if (known === undefined) return fail(200, GRAPHQL_CODES.PERSISTED_QUERY_NOT_FOUND, 'PersistedQueryNotFound');
+  return { ok: true, text: known };
+}

@@ -1,0 +1,28 @@
+import fc from 'fast-check';
+import { LruRegistry } from './registry';
+
+describe('LruRegistry', () => {
+  it('evicts the least recently used entry, a read counting as a use', async () => {
+    const r = new LruRegistry(2);
+    await r.set('a', 'A');
+    await r.set('b', 'B');
+    expect(await r.get('a')).toBe('A'); // a is now the most recent
+    await r.set('c', 'C');
+    expect(await r.get('b')).toBeUndefined();
+    expect(await r.get('a')).toBe('A');
+    expect(await r.get('c')).toBe('C');
+  });
+
+  it('never holds more than its bounds, whatever is set (generated)', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.tuple(fc.string({ maxLength: 3 }), fc.string({ maxLength: 50 })), { maxLength: 200 }), async (ops) => {
+        const r = new LruRegistry(5, 100);
+        for (const [k, v] of ops) {
+          await r.set(k, v);
+          expect(r.size).toBeLessThanOrEqual(5);
+          expect(await r.get(k)).toBe(v.length <= 100 ? v : undefined);
+        }
+      }),
+    );
+  });
+});

@@ -1,0 +1,320 @@
+/**
+ * /graphql against the running server over a real SQLite file with the demo data:
+ * execution and access, DataLoader batching, the validation pass (depth, cost, first)
+ * rejecting before any resolver runs, APQ and the allowlist, introspection, bad input.
+ */
+import fc from 'fast-check';
+import { startTestServer, type TestServer } from '../support/server';
+import { persistedOperations } from '../../generated/graphql/persisted';
+import { sha256Hex } from '../../src/graphql';
+import type { SqliteStore } from '../../src/store';
+
+const GRAPH_READS = ['usersByIds', 'friendsOf', 'postsOf', 'commentsOf', 'ordersOfAccounts', 'userOfAccount', 'getOrder'] as const;
+const OVER_COST = '{ user(id: "u1") { friends { friends { friends { name } } } } }'; // 3222
+const TOO_DEEP = '{ user(id: "u1") { friends(first: 1) { friends(first: 1) { friends(first: 1) { friends(first: 1) { name } } } } } }';
+
+interface GqlBody {
+  data?: unknown;
+  errors?: { message: string; extensions?: Record<string, unknown> }[];
+}
+
+async function start(env: Record<string, string> = {}) {
+  const srv = await startTestServer(env);
+  await srv.store.seedDemo();
+  const demo = await srv.tokenFor('demo');
+  const acme = await srv.tokenFor('acme');
+  const post = async (body: unknown, opts: { token?: string | null; accept?: string } = {}) => {
+    const headers: Record<string, string> = { 'content-type': 'application/json', accept: opts.accept ?? 'application/graphql-response+json' };
+    if (opts.token !== null) headers.authorization = `Bearer ${opts.token ?? demo}`;
+    const res = await fetch(`${srv.url}/graphql`, { method: 'POST', headers, body: typeof body === 'string' ? body : JSON.stringify(body) });
+    const text = await res.text();
+    let json: GqlBody | undefined;
+    try {
+      json = JSON.parse(text) as GqlBody;
+    } catch {
+      json = undefined;
+    }
+    return { status: res.status, headers: res.headers, json, text };
+  };
+  const get = async (params: Record<string, unknown>, token = demo) => {
+    const qs = new URLSearchParams(Object.entries(params).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]));
+    const res = await fetch(`${srv.url}/graphql?${qs}`, { headers: { authorization: `Bearer ${token}`, accept: 'application/json' } });
+    return { status: res.status, json: (await res.json()) as GqlBody };
+  };
+  return { srv, demo, acme, post, get };
+}
+
+function spyGraphReads(store: TestServer['store']) {
+  return GRAPH_READS.map((m) => jest.spyOn(store, m));
+}
+
+describe('GraphQL: execution and access', () => {
+  let t: Awaited<ReturnType<typeof start>>;
+  beforeAll(async () => {
+    t = await start();
+  });
+  afterAll(() => t.srv.close());
+
+  it('answers a query with data and no errors', async () => {
+    const r = await t.post({ query: '{ viewer { id name } user(id: "u2") { name } }' });
+    expect(r.status).toBe(200);
+    expect(r.json).toEqual({ data: { viewer: { id: 'u1', name: 'Ada' }, user: { name: 'Brian' } } });
+  });
+
+  it("reads orders only for the caller's account, through order(id) and User.orders", async () => {
+    const mine = await t.post({ query: '{ viewer { orders(first: 2) { id status totalCents } } }' });
+    expect(mine.json?.data).toEqual({ viewer: { orders: [{ id: '1', status: 'pending', totalCents: 3000 }, expect.objectContaining({ id: '2' })] } });
+    const asAcme = await t.post({ query: '{ order(id: "1") { id } user(id: "u1") { orders { id } } }' }, { token: t.acme });
+    expect(asAcme.json?.data).toEqual({ order: null, user: { orders: [] } });
+    const own = await t.post({ query: '{ order(id: "6") { id status } }' }, { token: t.acme });
+    expect(own.json?.data).toEqual({ order: { id: '6', status: 'pending' } });
+  });
+
+  it('answers 401 with UNAUTHENTICATED and a Bearer challenge without a valid token', async () => {
+    for (const token of [null, 'ol_nope']) {
+      const r = await t.post({ query: '{ viewer { id } }' }, { token });
+      expect(r.status).toBe(401);
+      expect(r.headers.get('www-authenticate')).toMatch(/^Bearer/);
+      expect(r.json?.errors?.[0].extensions?.code).toBe('UNAUTHENTICATED');
+    }
+  });
+
+  it('batches with DataLoader: one store query per level, not one per node', async () => {
+    const store = t.srv.store as SqliteStore;
+    const q = persistedOperations.FriendsOfFriends.text;
+    await t.post({ query: q, variables: { id: 'u1', first: 4 } }); // warm the token cache
+    const [usersByIds, friendsOf] = [jest.spyOn(store, 'usersByIds'), jest.spyOn(store, 'friendsOf')];
+    const before = store.queryCount;
+    const r = await t.post({ query: q, variables: { id: 'u1', first: 4 } });
+    const friends = (r.json?.data as { user: { friends: { friends: unknown[] }[] } }).user.friends;
+    expect(friends).toHaveLength(4);
+    expect(friends.every((f) => f.friends.length === 4)).toBe(true); // 1 + 4 + 16 nodes
+    expect(usersByIds).toHaveBeenCalledTimes(1);
+    expect(friendsOf).toHaveBeenCalledTimes(2); // level 1 and level 2
+    expect(store.queryCount - before).toBe(3);
+    jest.restoreAllMocks();
+  });
+
+  it('a comment feed (posts, comments, authors) is one query per level too', async () => {
+    const store = t.srv.store as SqliteStore;
+    const before = store.queryCount;
+    const r = await t.post({ query: persistedOperations.UserFeed.text, variables: { id: 'u3' } });
+    expect(r.status).toBe(200);
+    expect(r.json?.errors).toBeUndefined();
+    expect(store.queryCount - before).toBe(4); // user, posts, comments, authors
+  });
+});
+
+describe('GraphQL: the validation pass rejects before any resolver runs', () => {
+  let t: Awaited<ReturnType<typeof start>>;
+  beforeAll(async () => {
+    t = await start();
+  });
+  afterAll(() => t.srv.close());
+  afterEach(() => jest.restoreAllMocks());
+
+  it.each([
+    ['over the cost ceiling (3222)', OVER_COST],
+    ['five nested list levels', TOO_DEEP],
+    ['a wide first: 1000', '{ user(id: "u1") { friends(first: 1000) { id } } }'],
+    ['first out of range via a variable', { query: 'query Q($n: Int) { user(id: "u1") { friends(first: $n) { id } } }', variables: { n: 101 } }],
+  ])('%s: 400 whatever the Accept, GRAPHQL_VALIDATION_FAILED, no data, no resolver', async (_name, q) => {
+    const spies = spyGraphReads(t.srv.store);
+    for (const accept of ['application/json', 'application/graphql-response+json', '*/*']) {
+      const r = await t.post(typeof q === 'string' ? { query: q } : q, { accept });
+      expect(r.status).toBe(400);
+      expect(r.json).not.toHaveProperty('data');
+      expect(r.json?.errors?.[0].extensions?.code).toBe('GRAPHQL_VALIDATION_FAILED');
+      expect(r.json?.errors?.[0].extensions).not.toHaveProperty('cost');
+    }
+    for (const s of spies) expect(s).not.toHaveBeenCalled();
+  });
+
+  it("accepts the spec's 522-point shape and runs it", async () => {
+    const r = await t.post({ query: '{ user(id: "u1") { posts { comments { author { name } } } } }' });
+    expect(r.status).toBe(200);
+    expect(r.json?.errors).toBeUndefined();
+  });
+
+  it('also applies to persisted operations: a registered hash is validated with its variables', async () => {
+    const op = persistedOperations.FriendsOfFriends;
+    const spies = spyGraphReads(t.srv.store);
+    const r = await t.post({ extensions: { persistedQuery: { version: 1, sha256Hash: op.hash } }, variables: { id: 'u1', first: 100 } });
+    // 2 + 100 x (2 + 1 + 1 + 100 x 4) = 40402: over the ceiling even though the operation is allowlisted
+    expect(r.status).toBe(400);
+    expect(r.json?.errors?.[0].extensions?.code).toBe('GRAPHQL_VALIDATION_FAILED');
+    for (const s of spies) expect(s).not.toHaveBeenCalled();
+  });
+
+  it('allows introspection outside production (exempt from depth and cost)', async () => {
+    const r = await t.post({ query: '{ __schema { types { name fields { name type { name ofType { name ofType { name } } } } } } }' });
+    expect(r.status).toBe(200);
+    expect(r.json?.errors).toBeUndefined();
+  });
+});
+
+describe('GraphQL: configuration', () => {
+  it('GRAPHQL_SHOW_COST=1 shows the cost and the ceiling', async () => {
+    const t = await start({ GRAPHQL_SHOW_COST: '1' });
+    try {
+      const r = await t.post({ query: OVER_COST });
+      expect(r.json?.errors?.[0].extensions).toMatchObject({ code: 'GRAPHQL_VALIDATION_FAILED', cost: 3222, maxCost: 1000 });
+    } finally {
+      await t.srv.close();
+    }
+  });
+
+  it('NODE_ENV=production turns introspection off (a validation error)', async () => {
+    const t = await start({ NODE_ENV: 'production' });
+    try {
+      const r = await t.post({ query: '{ __schema { queryType { name } } }' });
+      expect(r.status).toBe(400);
+      expect(r.json?.errors?.[0].extensions?.code).toBe('GRAPHQL_VALIDATION_FAILED');
+      expect((await t.post({ query: '{ viewer { id } }' })).status).toBe(200);
+    } finally {
+      await t.srv.close();
+    }
+  });
+});
+
+describe('GraphQL: automatic persisted queries (Apollo protocol)', () => {
+  let t: Awaited<ReturnType<typeof start>>;
+  beforeAll(async () => {
+    t = await start();
+  });
+  afterAll(() => t.srv.close());
+
+  const Q = '{ user(id: "u4") { id name } }';
+  const ext = (text: string) => ({ persistedQuery: { version: 1, sha256Hash: sha256Hex(text) } });
+
+  it('POST: unknown hash -> 200 PERSISTED_QUERY_NOT_FOUND; retry with text -> data; then hash only -> data', async () => {
+    const miss = await t.post({ extensions: ext(Q) }, { accept: 'application/json' });
+    expect(miss.status).toBe(200);
+    expect(miss.json).toEqual({ errors: [expect.objectContaining({ message: 'PersistedQueryNotFound', extensions: { code: 'PERSISTED_QUERY_NOT_FOUND' } })] });
+    const full = await t.post({ query: Q, extensions: ext(Q) });
+    expect(full.json).toEqual({ data: { user: { id: 'u4', name: 'Dana' } } });
+    const hit = await t.post({ extensions: ext(Q) });
+    expect(hit.json).toEqual({ data: { user: { id: 'u4', name: 'Dana' } } });
+  });
+
+  it('GET works the same way', async () => {
+    const q = '{ user(id: "u5") { name } }';
+    expect((await t.get({ extensions: ext(q) })).json.errors?.[0].extensions?.code).toBe('PERSISTED_QUERY_NOT_FOUND');
+    expect((await t.get({ query: q, extensions: ext(q) })).json).toEqual({ data: { user: { name: 'Emil' } } });
+    expect((await t.get({ extensions: ext(q) })).json).toEqual({ data: { user: { name: 'Emil' } } });
+  });
+
+  it('a text that does not match its hash is a 400 and registers nothing', async () => {
+    const r = await t.post({ query: Q, extensions: ext('{ viewer { id } }') });
+    expect(r.status).toBe(400);
+    expect(r.json?.errors?.[0].extensions?.code).toBe('PERSISTED_QUERY_HASH_MISMATCH');
+  });
+
+  it('registers a text only after it validated', async () => {
+    const rejected = await t.post({ query: OVER_COST, extensions: ext(OVER_COST) });
+    expect(rejected.status).toBe(400);
+    const after = await t.post({ extensions: ext(OVER_COST) });
+    expect(after.json?.errors?.[0].extensions?.code).toBe('PERSISTED_QUERY_NOT_FOUND');
+  });
+});
+
+describe('GraphQL: allowlist mode', () => {
+  let t: Awaited<ReturnType<typeof start>>;
+  beforeAll(async () => {
+    t = await start({ GRAPHQL_PERSISTED: 'allowlist' });
+  });
+  afterAll(() => t.srv.close());
+
+  it('runs the operations of contracts/operations/ by hash', async () => {
+    const op = persistedOperations.User;
+    const r = await t.post({ extensions: { persistedQuery: { version: 1, sha256Hash: op.hash } }, variables: { id: 'u2' } });
+    expect(r.json).toEqual({ data: { user: { id: 'u2', name: 'Brian' } } });
+  });
+
+  it('refuses anything else with 400 PERSISTED_QUERY_NOT_ALLOWED, with no fallback to text', async () => {
+    const q = '{ viewer { id } }';
+    for (const body of [{ query: q }, { extensions: { persistedQuery: { version: 1, sha256Hash: sha256Hex(q) } } }, { query: q, extensions: { persistedQuery: { version: 1, sha256Hash: sha256Hex(q) } } }]) {
+      const r = await t.post(body, { accept: 'application/json' });
+      expect(r.status).toBe(400);
+      expect(r.json?.errors?.[0].extensions?.code).toBe('PERSISTED_QUERY_NOT_ALLOWED');
+      expect(r.json).not.toHaveProperty('data');
+    }
+  });
+});
+
+describe('GraphQL: bad documents are 4xx, never 5xx (generated)', () => {
+  let t: Awaited<ReturnType<typeof start>>;
+  beforeAll(async () => {
+    t = await start({ BODY_LIMIT_BYTES: String(256 * 1024) });
+  });
+  afterAll(() => t.srv.close());
+
+  const expect4xx = (r: { status: number; json?: GqlBody; text: string }) => {
+    expect(r.status).toBeGreaterThanOrEqual(400);
+    expect(r.status).toBeLessThan(500);
+    expect(r.json?.errors?.[0].extensions?.code).toEqual(expect.any(String));
+  };
+
+  it('arbitrary query text, operation names and variables', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.oneof(fc.string(), fc.stringMatching(/^[{}()a-z_:$!@ .0-9"\[\]]{0,80}$/)),
+        fc.option(fc.oneof(fc.string(), fc.integer()), { nil: undefined }),
+        fc.option(fc.anything(), { nil: undefined }),
+        async (query, operationName, variables) => {
+          const r = await t.post({ query, operationName, variables });
+          expect(r.status).toBeLessThan(500);
+          if (r.status >= 400) expect(r.json?.errors?.[0].extensions?.code).toEqual(expect.any(String));
+        },
+      ),
+      { numRuns: 150 },
+    );
+  });
+
+  it('bodies that are not one GraphQL request: batches, scalars, bad JSON, wrong field types', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.oneof(
+          fc.array(fc.record({ query: fc.constant('{ viewer { id } }') }), { minLength: 1, maxLength: 5 }).map((b) => JSON.stringify(b)),
+          fc.jsonValue().filter((v) => typeof v !== 'object' || v === null).map((v) => JSON.stringify(v)),
+          fc.string().filter((s) => { try { JSON.parse(s); return false; } catch { return true; } }),
+          fc.record({ query: fc.oneof(fc.integer(), fc.boolean(), fc.array(fc.string())) }).map((b) => JSON.stringify(b)),
+          fc.record({ query: fc.constant('{ viewer { id } }'), variables: fc.oneof(fc.string(), fc.array(fc.integer()), fc.integer()) }).map((b) => JSON.stringify(b)),
+        ),
+        async (body) => expect4xx(await t.post(body)),
+      ),
+      { numRuns: 100 },
+    );
+  });
+
+  it('variables that do not fit their types: 400 BAD_USER_INPUT', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.oneof(fc.string(), fc.boolean(), fc.double(), fc.object()), async (first) => {
+        fc.pre(!(typeof first === 'number' && Number.isInteger(first)));
+        const r = await t.post({ query: persistedOperations.FriendsOfFriends.text, variables: { id: 'u1', first } });
+        expect4xx(r);
+      }),
+      { numRuns: 50 },
+    );
+    const r = await t.post({ query: persistedOperations.User.text, variables: {} });
+    expect(r.status).toBe(400);
+    expect(r.json?.errors?.[0].extensions?.code).toBe('BAD_USER_INPUT');
+  });
+
+  it('thousands of aliases or directives, deep nesting, fragment cycles and megabyte documents', async () => {
+    const aliases = `{ ${Array.from({ length: 3000 }, (_, i) => `a${i}: viewer { id }`).join(' ')} }`;
+    const directives = `{ viewer { id ${'@include(if: true) '.repeat(3000)} } }`;
+    const nested = `{ ${'user(id: "u1") { friends { '.repeat(200)} id ${'} } '.repeat(200)} }`;
+    const cycle = '{ viewer { ...A } } fragment A on User { friends { ...B } } fragment B on User { friends { ...A } }';
+    const huge = `{ viewer { ${'id '.repeat(200_000)} } }`; // 600 KB, above the parser's token limit
+    const tooBig = `{ viewer { ${'id '.repeat(400_000)} } }`; // over the body limit
+    for (const query of [aliases, directives, nested, cycle, huge]) {
+      const r = await t.post({ query });
+      expect4xx(r);
+    }
+    const big = await t.post({ query: tooBig });
+    expect(big.status).toBe(413);
+    // the server still answers
+    expect((await t.post({ query: '{ viewer { id } }' })).status).toBe(200);
+  });
+});
