@@ -109,6 +109,11 @@ async function readParams(req: Req): Promise<RequestParams | Response> {
     if (!extensions.ok) return bad("'extensions' is not JSON");
     data = { query: search.get('query') ?? undefined, operationName: search.get('operationName') ?? undefined, variables: variables.value, extensions: extensions.value };
   } else if (req.method === 'POST') {
+    const [mediaType, ...mediaParams] = String((req.headers as Record<string, unknown>)['content-type'] ?? '').toLowerCase().split(';').map((p) => p.trim());
+    const charset = mediaParams.find((p) => p.startsWith('charset='));
+    if (mediaType !== 'application/json' || (charset && !/^charset=("?)utf-?8\1$/.test(charset))) {
+      return errorResponse(accept, 415, GRAPHQL_CODES.BAD_REQUEST, 'POST /graphql takes application/json (UTF-8)');
+    }
     const raw = typeof req.body === 'function' ? await req.body() : req.body;
     let parsed: unknown;
     try {
