@@ -85,8 +85,20 @@ export async function generateGraphql(root: string): Promise<Record<string, stri
   });
 
   const manifest = Object.fromEntries(ops.map((o) => [o.hash, o.text]));
+  // Result and variables types per operation name, so the SDK's `query(name, variables)` is typed.
+  const typeName = (o: PersistedOperation) => {
+    const def = parse(o.text).definitions[0] as OperationDefinitionNode;
+    return `${o.name}${def.operation[0].toUpperCase()}${def.operation.slice(1)}`;
+  };
   const persisted = [
     HEADER,
+    "import type * as Ops from './operations';",
+    '',
+    '/** Result and variables types of each operation, by name. */',
+    'export interface OperationTypes {',
+    ...ops.map((o) => `  ${o.name}: { result: Ops.${typeName(o)}; variables: Ops.${typeName(o)}Variables };`),
+    '}',
+    '',
     '/** The operations of contracts/operations/, with the hash of the exact text the SDK sends. */',
     `export const persistedOperations = ${JSON.stringify(Object.fromEntries(ops.map((o) => [o.name, { hash: o.hash, text: o.text }])), null, 2)} as const;`,
     '',

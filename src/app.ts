@@ -26,6 +26,8 @@ export interface AppDeps {
   onEvent?: (event: OrderEvent) => void;
   /** APQ registry; default: a bounded LRU in this process (Redis when scaled out). */
   registry?: PersistedQueryRegistry;
+  /** The build-time operations the server knows without registration; default: generated/. */
+  manifest?: Readonly<Record<string, string>>;
 }
 
 export function createApp(deps: AppDeps): { app: Koa; metrics: Metrics; authCache: AuthCache } {
@@ -47,7 +49,7 @@ export function createApp(deps: AppDeps): { app: Koa; metrics: Metrics; authCach
       store: deps.store,
       authenticate: (ctx) => authenticateRequest(ctx, deps.store, authCache),
       registry: deps.registry ?? new LruRegistry(deps.config.graphql.apqCacheSize),
-      manifest,
+      manifest: deps.manifest ?? manifest,
       limits: deps.config.graphql,
       bodyLimit: deps.config.bodyLimitBytes,
       production: deps.config.production,

@@ -8,6 +8,7 @@ import { EtagCache } from './etagCache';
 
 export { EtagCache } from './etagCache';
 export { updateOrder, allOrders, OrderlineError } from './orders';
+export { createGraphqlClient, GraphqlRequestError, type GraphqlClient, type OperationName } from './graphql';
 export type { RestClient };
 
 export function createOrderlineClient(options: { baseUrl: string; token?: string; fetch?: typeof fetch; cacheSize?: number }): {

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
-import { createApp } from '../../src/app';
+import { createApp, type AppDeps } from '../../src/app';
 import { parseConfig, type Config } from '../../src/config';
 import { issueToken, SqliteStore, type Account, type Store } from '../../src/store';
 import type { Metrics } from '../../src/http/metrics';
@@ -28,7 +28,7 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
+export async function startTestServer(env: Record<string, string> = {}, deps: Pick<AppDeps, 'manifest'> = {}): Promise<TestServer> {
   const dir = mkdtempSync(join(tmpdir(), 'orderline-test-'));
   const parsed = parseConfig({ DATA_DIR: dir, ...env });
   if (!parsed.ok) throw new Error(parsed.error);
@@ -43,7 +43,7 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
   };
   const alice = await mk('alice');
   const bob = await mk('bob');
-  const { app, metrics, authCache } = createApp({ config, store, logger: pino({ level: 'silent' }) });
+  const { app, metrics, authCache } = createApp({ config, store, logger: pino({ level: 'silent' }), ...deps });
   const server: Server = createServer(app.callback());
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const port = (server.address() as { port: number }).port;

@@ -1,0 +1,62 @@
+/** The SDK's typed GraphQL client against the running server: hash first, text only when asked. */
+import { createGraphqlClient, GraphqlRequestError } from '../../src/sdk';
+import { persistedOperations } from '../../generated/graphql/persisted';
+import { startTestServer, type TestServer } from '../support/server';
+
+type Sent = { method: string; hasQuery: boolean; hash?: string };
+
+function recording(sent: Sent[]): typeof fetch {
+  return async (input, init = {}) => {
+    const url = new URL(String(input));
+    const body = typeof init.body === 'string' ? (JSON.parse(init.body) as Record<string, unknown>) : {};
+    const ext = (body.extensions ?? JSON.parse(url.searchParams.get('extensions') ?? '{}')) as { persistedQuery?: { sha256Hash: string } };
+    sent.push({ method: init.method ?? 'GET', hasQuery: 'query' in body || url.searchParams.has('query'), hash: ext.persistedQuery?.sha256Hash });
+    return fetch(input, init);
+  };
+}
+
+async function withServer(env: Record<string, string>, deps: Parameters<typeof startTestServer>[1], fn: (srv: TestServer, token: string) => Promise<void>) {
+  const srv = await startTestServer(env, deps);
+  try {
+    await srv.store.seedDemo();
+    await fn(srv, await srv.tokenFor('demo'));
+  } finally {
+    await srv.close();
+  }
+}
+
+describe('SDK GraphQL client', () => {
+  it('sends the manifest hash only, and gets typed data in one round trip', () =>
+    withServer({}, {}, async (srv, token) => {
+      const sent: Sent[] = [];
+      const gql = createGraphqlClient({ baseUrl: srv.url, token, fetch: recording(sent) });
+      const data = await gql.query('FriendsOfFriends', { id: 'u1', first: 2 });
+      expect(data.user?.friends).toHaveLength(2);
+      expect(data.user?.friends[0].friends).toHaveLength(2);
+      expect(sent).toEqual([{ method: 'POST', hasQuery: false, hash: persistedOperations.FriendsOfFriends.hash }]);
+    }));
+
+  it('retries once with the text when the server does not know the hash, then hash only again', () =>
+    withServer({}, { manifest: {} }, async (srv, token) => {
+      const sent: Sent[] = [];
+      const gql = createGraphqlClient({ baseUrl: srv.url, token, fetch: recording(sent), useGetForHashes: true });
+      const first = await gql.query('User', { id: 'u2' });
+      expect(first).toEqual({ user: { id: 'u2', name: 'Brian' } });
+      expect(sent.map((s) => [s.method, s.hasQuery])).toEqual([
+        ['GET', false],
+        ['POST', true],
+      ]);
+      await gql.query('User', { id: 'u3' });
+      expect(sent.slice(2).map((s) => [s.method, s.hasQuery])).toEqual([['GET', false]]);
+    }));
+
+  it('works against an allowlist server and surfaces rejections as GraphqlRequestError with the code', () =>
+    withServer({ GRAPHQL_PERSISTED: 'allowlist' }, {}, async (srv, token) => {
+      const gql = createGraphqlClient({ baseUrl: srv.url, token });
+      expect((await gql.query('ViewerOrders', { first: 1 })).viewer?.orders).toHaveLength(1);
+      const err = await gql.query('FriendsOfFriends', { id: 'u1', first: 100 }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(GraphqlRequestError);
+      expect((err as GraphqlRequestError).code).toBe('GRAPHQL_VALIDATION_FAILED');
+      expect((err as GraphqlRequestError).status).toBe(400);
+    }));
+});
