@@ -96,8 +96,8 @@ const fmtStatuses = (s: Record<string, number>) =>
     .join(',') || 'none';
 
 /** Starts service (with `env`) and baseline, runs `fn`, stops both. */
-async function withServers<T>(env: Record<string, string>, fn: (svc: Running, base: Running) => Promise<T>): Promise<T> {
-  const [svc, base] = await Promise.allSettled([startService(env), startBaseline()]);
+async function withServers<T>(env: Record<string, string>, fn: (svc: Running, base: Running) => Promise<T>, baseline?: [script: string, readyPath: string]): Promise<T> {
+  const [svc, base] = await Promise.allSettled([startService(env), startBaseline(...(baseline ?? []))]);
   if (svc.status === 'rejected' || base.status === 'rejected') {
     await Promise.all([svc, base].map((s) => (s.status === 'fulfilled' ? s.value.stop() : undefined)));
     throw svc.status === 'rejected' ? svc.reason : (base as PromiseRejectedResult).reason;
@@ -131,15 +131,15 @@ async function compare(
   svc: Running,
   base: Running,
   target: Target,
-  row: { scenario: string; target: string; goal: string; notes?: (t: Measured) => string },
+  row: { scenario: string; target: string; goal: string; notes?: (t: Measured) => string; baseline?: { load: Target; label: string } },
 ): Promise<Row> {
   await loopP99(svc);
-  const { t, b } = await alternate({ url: `${base.url}/` }, target);
+  const { t, b } = await alternate(row.baseline?.load ?? { url: `${base.url}/` }, target);
   const loop = await loopP99(svc);
   return {
     scenario: row.scenario,
     target: targetOverride ? `[BENCH_TARGET_CMD=${targetOverride}] ${row.target}` : row.target,
-    baseline: BASELINE,
+    baseline: row.baseline?.label ?? BASELINE,
     targetRps: t.requestsPerSec,
     baselineRps: b.requestsPerSec,
     ratio: t.requestsPerSec / b.requestsPerSec,
@@ -173,6 +173,36 @@ function patchScenario(name: string, env: Record<string, string>, target: string
           { scenario: name, target, goal },
         );
       }),
+  };
+}
+
+const GQL_SIMPLE = '{ user(id: "u1") { id name friends(first: 4) { id name } } }';
+const GQL_OVER_COST = '{ user(id: "u1") { friends { friends { friends { name } } } } }'; // 3222 > 1000
+
+const graphqlLoad = (url: string, query: string, headers: Record<string, string> = {}): Target => ({
+  url: `${url}/graphql`,
+  method: 'POST',
+  headers: { ...headers, 'content-type': 'application/json', accept: 'application/graphql-response+json' },
+  body: JSON.stringify({ query }),
+});
+
+function graphqlScenario(name: string, env: Record<string, string>, target: string): Scenario {
+  return {
+    name,
+    run: () =>
+      withServers(
+        env,
+        async (svc, base) => {
+          const auth = { authorization: `Bearer ${await tokenOf(svc)}` };
+          return compare(svc, base, graphqlLoad(svc.url, GQL_SIMPLE, auth), {
+            scenario: name,
+            target,
+            goal: '>= 0.80',
+            baseline: { load: graphqlLoad(base.url, GQL_SIMPLE), label: 'bare graphql-http, same schema/resolvers/data, default rules only' },
+          });
+        },
+        ['graphql-bare.ts', '/healthz'],
+      ),
   };
 }
 
@@ -210,6 +240,23 @@ export const scenarios: Scenario[] = [
           { url: `${svc.url}/orders/1`, headers: { ...auth, 'if-none-match': etag } },
           { scenario: 'get304', target: 'GET /orders/1 with If-None-Match (304)', goal: '>= 0.70' },
         );
+      }),
+  },
+  graphqlScenario('graphql', {}, 'POST /graphql simple query (auth, APQ step, document cache, depth+cost+first rules)'),
+  graphqlScenario('graphql-nocache', { GRAPHQL_DOCUMENT_CACHE_SIZE: '0' }, 'POST /graphql as above, document cache off (parse + all rules every request)'),
+  {
+    name: 'graphql-reject',
+    run: () =>
+      withServers({}, async (svc, base) => {
+        const auth = { authorization: `Bearer ${await tokenOf(svc)}` };
+        // Both sides on the service: req/s of the rejection over req/s of the accepted simple query.
+        // Rejecting costs <= 50% of executing  <=>  ratio >= 2.
+        return compare(svc, base, graphqlLoad(svc.url, GQL_OVER_COST, auth), {
+          scenario: 'graphql-reject',
+          target: 'POST /graphql over-cost query (3222, rejected with 400)',
+          goal: '>= 2.00 (rejecting costs <= 50% of executing)',
+          baseline: { load: graphqlLoad(svc.url, GQL_SIMPLE, auth), label: 'the same service, accepted simple query' },
+        });
       }),
   },
   patchScenario('patch', {}, 'PATCH /orders/1 (If-Match: *, transaction + event row, SQLITE_SYNCHRONOUS=normal)', '>= 0.30'),

@@ -28,6 +28,8 @@ export interface Config {
     maxTokens: number;
     /** Entries the in-process APQ registry keeps (least recently used evicted first). */
     apqCacheSize: number;
+    /** Query texts whose parse and static validation are cached; 0 = off. */
+    documentCacheSize: number;
   };
   realtime: { replayRate: number; replayWindowS: number; maxBufferBytes: number; acceptRate: number; acceptBurst: number };
 }
@@ -106,6 +108,7 @@ export function parseConfig(env: Env): ConfigResult {
           persisted: oneOf(env, 'GRAPHQL_PERSISTED', 'apq', ['apq', 'allowlist'] as const),
           maxTokens: int(env, 'GRAPHQL_MAX_TOKENS', 2000, 100, 1_000_000),
           apqCacheSize: int(env, 'GRAPHQL_APQ_CACHE_SIZE', 10_000, 1, 10_000_000),
+          documentCacheSize: int(env, 'GRAPHQL_DOCUMENT_CACHE_SIZE', 1000, 0, 1_000_000),
         },
         realtime: {
           replayRate: int(env, 'REPLAY_RATE', 1, 1, 100_000),

@@ -169,7 +169,18 @@ export function startService(env: Record<string, string> = {}): Promise<Running>
   });
 }
 
-/** The baseline: bench/baseline/koa-hello.ts, a bare Koa 3 app answering {status:'ok'} on every path. */
-export function startBaseline(): Promise<Running> {
-  return startServer({ cmd: process.execPath, args: ['-r', 'tsx/cjs', join(root, 'bench/baseline/koa-hello.ts')], readyPath: '/' });
+/**
+ * A baseline from bench/baseline/: by default koa-hello.ts, a bare Koa 3 app answering
+ * {status:'ok'} on every path; graphql-bare.ts is the bare graphql-http server. Each gets
+ * its own fresh DATA_DIR.
+ */
+export function startBaseline(script = 'koa-hello.ts', readyPath = '/'): Promise<Running> {
+  const dir = mkdtempSync(join(tmpdir(), 'orderline-bench-base-'));
+  return startServer({
+    cmd: process.execPath,
+    args: ['-r', 'tsx/cjs', join(root, 'bench/baseline', script)],
+    env: { DATA_DIR: dir },
+    readyPath,
+    cleanup: () => rmSync(dir, { recursive: true, force: true }),
+  });
 }

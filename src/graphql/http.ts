@@ -7,8 +7,9 @@
  *   reads without one), batches are refused, and a hash-only APQ request (no `query`,
  *   which graphql-http's own parser rejects) is accepted;
  * - `onSubscribe`: the persisted-operation step (APQ or allowlist), parsing with a token
- *   limit, then ONE validation pass with graphql-js's rules plus depth, cost and `first`
- *   (built per request: `first` may come from variables). A failure answers HTTP 400
+ *   limit and graphql-js's rules (cached per text, documents.ts), then depth, cost and
+ *   `first` registered together in one pass on every request (built per request:
+ *   `first` may come from variables). A failure answers HTTP 400
  *   whatever the Accept header, `extensions.code` GRAPHQL_VALIDATION_FAILED and no
  *   `data`: graphql-http alone would answer 200 to `application/json` clients, the spec
  *   wants 400. Execution only ever sees a validated document (invariant 5);
@@ -22,10 +23,8 @@ import {
   GraphQLError,
   NoSchemaIntrospectionCustomRule,
   getOperationAST,
-  parse,
   specifiedRules,
   validate,
-  type DocumentNode,
   type ExecutionResult,
   type ValidationRule,
 } from 'graphql';
@@ -41,6 +40,7 @@ import { resolveOperation, type PersistedMode } from './persisted';
 import type { PersistedQueryRegistry } from './registry';
 import type { GraphqlContext } from './resolvers';
 import { createSchema } from './schema';
+import { DocumentCache } from './documents';
 
 export interface GraphqlLimits {
   maxDepth: number;
@@ -48,6 +48,8 @@ export interface GraphqlLimits {
   showCost: boolean;
   persisted: PersistedMode;
   maxTokens: number;
+  /** Query texts whose parse and static validation are kept; 0 = off. */
+  documentCacheSize: number;
 }
 
 export interface GraphqlDeps {
@@ -141,10 +143,12 @@ export function graphqlMiddleware(deps: GraphqlDeps): Middleware {
   // The request's caller, set before graphql-http runs; keyed by the raw request it passes through.
   const callers = new WeakMap<IncomingMessage, Account>();
 
-  const rulesFor = (variables: RequestParams['variables']): ValidationRule[] => [
-    ...specifiedRules,
-    ...(deps.production ? [NoSchemaIntrospectionCustomRule] : []),
-    depthRule({ maxDepth: limits.maxDepth, showCost: limits.showCost }),
+  // graphql-js's rules and (in production) no introspection: they do not read variables, so cached per text.
+  const documents = new DocumentCache(schema, [...specifiedRules, ...(deps.production ? [NoSchemaIntrospectionCustomRule] : [])], limits.maxTokens, limits.documentCacheSize);
+  const depth = depthRule({ maxDepth: limits.maxDepth, showCost: limits.showCost });
+  // Depth, cost and `first` are registered together, in one pass on every request: cost and `first` read the variables.
+  const limitRules = (variables: RequestParams['variables']): ValidationRule[] => [
+    depth,
     costRule({ maxCost: limits.maxCost, variables, showCost: limits.showCost }),
     firstArgumentRule(variables),
   ];
@@ -156,13 +160,10 @@ export function graphqlMiddleware(deps: GraphqlDeps): Middleware {
       const accept = acceptOf(req);
       const resolved = await resolveOperation(params, limits.persisted, deps.manifest, deps.registry);
       if (!resolved.ok) return errorResponse(accept, resolved.status, resolved.code, resolved.message);
-      let document: DocumentNode;
-      try {
-        document = parse(resolved.text, { maxTokens: limits.maxTokens });
-      } catch (err) {
-        return errorResponse(accept, 400, GRAPHQL_CODES.PARSE_FAILED, err instanceof GraphQLError ? err.message : 'The query could not be parsed');
-      }
-      const errors = validate(schema, document, rulesFor(params.variables));
+      const prepared = documents.prepare(resolved.text);
+      if (!prepared.ok) return errorResponse(accept, 400, GRAPHQL_CODES.PARSE_FAILED, prepared.parseError.message);
+      const { document } = prepared;
+      const errors = prepared.errors.length > 0 ? prepared.errors : validate(schema, document, limitRules(params.variables));
       if (errors.length > 0) {
         return [errorsBody(errors, GRAPHQL_CODES.VALIDATION_FAILED), { status: 400, statusText: 'Bad Request', headers: { 'content-type': mediaTypeFor(accept) } }];
       }

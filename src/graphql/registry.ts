@@ -3,50 +3,33 @@
  * scale-out deployment shares one in Redis so a hash registered on one instance is
  * found on every other (DESIGN.md "Running it").
  */
+import { Lru } from './lru';
+
 export interface PersistedQueryRegistry {
   get(hash: string): Promise<string | undefined>;
   set(hash: string, text: string): Promise<void>;
 }
 
 /**
- * Bounded in entries and in bytes of text, least recently used evicted first: APQ lets
- * any client register any valid text, so an unbounded map would be a memory leak any
- * caller can drive. A Map keeps insertion order, so re-inserting on a hit is the LRU.
+ * Bounded in entries and in bytes of text: APQ lets any client register any valid
+ * text, so an unbounded map would be a memory leak any caller can drive.
  */
 export class LruRegistry implements PersistedQueryRegistry {
-  private readonly entries = new Map<string, string>();
-  private bytes = 0;
+  private readonly lru: Lru<string>;
 
-  constructor(
-    private readonly maxEntries = 10_000,
-    private readonly maxBytes = 32 * 1024 * 1024,
-  ) {}
+  constructor(maxEntries = 10_000, maxBytes = 32 * 1024 * 1024) {
+    this.lru = new Lru<string>(maxEntries, maxBytes, (_k, text) => text.length);
+  }
 
   get size(): number {
-    return this.entries.size;
+    return this.lru.size;
   }
 
   async get(hash: string): Promise<string | undefined> {
-    const text = this.entries.get(hash);
-    if (text !== undefined) {
-      this.entries.delete(hash);
-      this.entries.set(hash, text);
-    }
-    return text;
+    return this.lru.get(hash);
   }
 
   async set(hash: string, text: string): Promise<void> {
-    const old = this.entries.get(hash);
-    if (old !== undefined) {
-      this.bytes -= old.length;
-      this.entries.delete(hash);
-    }
-    this.entries.set(hash, text);
-    this.bytes += text.length;
-    for (const [oldest, oldText] of this.entries) {
-      if (this.entries.size <= this.maxEntries && this.bytes <= this.maxBytes) break;
-      this.entries.delete(oldest);
-      this.bytes -= oldText.length;
-    }
+    this.lru.set(hash, text);
   }
 }

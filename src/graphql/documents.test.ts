@@ -1,0 +1,27 @@
+import { specifiedRules } from 'graphql';
+import { DocumentCache } from './documents';
+import { contractSchema } from './testSchema';
+
+describe('DocumentCache', () => {
+  it('parses and validates a text once, then answers from the cache (errors included)', () => {
+    const cache = new DocumentCache(contractSchema, specifiedRules, 1000, 10);
+    const a = cache.prepare('{ viewer { id } }');
+    const b = cache.prepare('{ viewer { id } }');
+    expect(a.ok && b.ok && a.document === b.document).toBe(true);
+    const bad1 = cache.prepare('{ viewer { nope } }');
+    const bad2 = cache.prepare('{ viewer { nope } }');
+    expect(bad1.ok && bad1.errors.length).toBe(1);
+    expect(bad1.ok && bad2.ok && bad1.errors === bad2.errors).toBe(true);
+  });
+
+  it('does not cache parse failures, enforces the token limit, and size 0 turns caching off', () => {
+    const cache = new DocumentCache(contractSchema, specifiedRules, 20, 10);
+    expect(cache.prepare('{ viewer {')).toMatchObject({ ok: false });
+    const long = cache.prepare(`{ viewer { ${'id '.repeat(30)} } }`);
+    expect(long.ok).toBe(false);
+    expect(!long.ok && long.parseError.message).toMatch(/token/i);
+    const off = new DocumentCache(contractSchema, specifiedRules, 1000, 0);
+    const [x, y] = [off.prepare('{ viewer { id } }'), off.prepare('{ viewer { id } }')];
+    expect(x.ok && y.ok && x.document !== y.document).toBe(true);
+  });
+});
