@@ -1,12 +1,13 @@
 /**
  * Composes the service: middleware order is the whole design here.
- * request id + log -> metrics -> problem+json -> /graphql -> routes generated from the contract.
+ * request id + log -> metrics -> problem+json -> SSE streams -> /graphql -> routes generated
+ * from the contract. WebSocket upgrades bypass Koa: `realtime.attach(server)`.
  */
 import Koa from 'koa';
 import type { Logger } from 'pino';
 import type { Config } from './config';
 import type { OrderEvent, Store } from './store';
-import { authenticate, authenticateRequest } from './http/auth';
+import { accountForToken, authenticate, authenticateRequest } from './http/auth';
 import { AuthCache } from './http/authCache';
 import { dispatchRouter, type HandlerContext } from './http/dispatch';
 import { healthHandlers } from './http/health';
@@ -15,6 +16,7 @@ import { problemMiddleware } from './http/problemMiddleware';
 import { requestLog } from './http/requestLog';
 import { orderHandlers } from './orders';
 import { graphqlMiddleware, LruRegistry, type PersistedQueryRegistry } from './graphql';
+import { createRealtime, type Realtime } from './realtime';
 import type { Handlers } from '../generated/openapi/handlers';
 import { manifest } from '../generated/graphql/persisted';
 
@@ -30,20 +32,34 @@ export interface AppDeps {
   manifest?: Readonly<Record<string, string>>;
 }
 
-export function createApp(deps: AppDeps): { app: Koa; metrics: Metrics; authCache: AuthCache } {
+export function createApp(deps: AppDeps): { app: Koa; metrics: Metrics; authCache: AuthCache; realtime: Realtime } {
   const metrics = deps.metrics ?? new Metrics();
   const authCache = new AuthCache(deps.config.authCacheTtlMs);
   const app = new Koa();
+  const realtime = createRealtime({
+    store: deps.store,
+    config: deps.config.realtime,
+    authenticateCtx: (ctx) => authenticateRequest(ctx, deps.store, authCache, true),
+    authenticateToken: (token) => accountForToken(token, deps.store, authCache),
+    onBackpressure: () => metrics.streamBackpressure.inc(),
+    onError: (err) => deps.logger.error({ err }, 'realtime topic error'),
+  });
+  // Every committed write reaches the topic hub (and whoever else listens).
+  const onEvent = (event: OrderEvent) => {
+    realtime.publish(event);
+    deps.onEvent?.(event);
+  };
   // Every operation of the contract: a missing or mistyped one fails `npm run typecheck`.
   const handlers: Handlers<HandlerContext> = {
     ...healthHandlers({ metrics, probes: { store: () => deps.store.ping() } }),
-    ...orderHandlers({ store: deps.store, metrics, onEvent: deps.onEvent }),
+    ...orderHandlers({ store: deps.store, metrics, onEvent }),
   };
   const router = dispatchRouter(handlers, { bodyLimit: deps.config.bodyLimitBytes, authenticate: authenticate(deps.store, authCache) });
 
   app.use(requestLog(deps.logger));
   app.use(metricsMiddleware(metrics));
   app.use(problemMiddleware());
+  app.use(realtime.sse);
   app.use(
     graphqlMiddleware({
       store: deps.store,
@@ -59,5 +75,5 @@ export function createApp(deps: AppDeps): { app: Koa; metrics: Metrics; authCach
   app.use(router.allowedMethods());
   // Errors are answered by problemMiddleware; this only sees what escapes koa itself.
   app.on('error', (err) => deps.logger.error({ err }, 'koa error'));
-  return { app, metrics, authCache };
+  return { app, metrics, authCache, realtime };
 }

@@ -45,9 +45,10 @@ async function main(): Promise<void> {
   const store = await open(config);
   const seeded = await store.seedDemo();
   // Default metrics include the event-loop delay percentiles the benchmarks report.
-  const { app } = createApp({ config, store, logger, metrics: new Metrics({ defaultMetrics: true }) });
+  const { app, realtime } = createApp({ config, store, logger, metrics: new Metrics({ defaultMetrics: true }) });
 
   const server: Server = createServer(app.callback());
+  realtime.attach(server);
   await new Promise<void>((resolve, reject) => {
     server.once('error', (err: NodeJS.ErrnoException) =>
       err.code === 'EADDRINUSE' ? refuse(`PORT ${config.port} is already in use on ${config.host}`) : reject(err),
@@ -76,6 +77,8 @@ async function main(): Promise<void> {
     logger.info({ signal }, 'shutting down: no new connections, finishing in-flight requests');
     const force = setTimeout(() => process.exit(1), 10_000);
     force.unref();
+    // Stream clients are told to reconnect (SSE retry: then end; WebSocket 1001) so close() can finish.
+    realtime.close();
     server.close(() => {
       store
         .close()

@@ -24,8 +24,12 @@ export function bearerToken(ctx: Context, allowQuery: boolean): string | undefin
  * `WWW-Authenticate: Bearer` challenge (RFC 6750 3). Split tokens (store/tokens.ts):
  * the selector finds the row, the verifier's hash is compared in constant time.
  */
-export async function authenticateRequest(ctx: Context, store: Store, cache: AuthCache, allowQuery = false): Promise<Account> {
-  const token = bearerToken(ctx, allowQuery);
+export function authenticateRequest(ctx: Context, store: Store, cache: AuthCache, allowQuery = false): Promise<Account> {
+  return accountForToken(bearerToken(ctx, allowQuery), store, cache);
+}
+
+/** The account of a bearer token, or the 401 problem; for callers outside Koa (the WebSocket upgrade). */
+export async function accountForToken(token: string | undefined, store: Store, cache: AuthCache): Promise<Account> {
   if (!token) throw httpProblem('UNAUTHORIZED', 'A bearer token is required', { 'WWW-Authenticate': 'Bearer realm="orderline"' });
   const invalid = () =>
     httpProblem('UNAUTHORIZED', 'The bearer token is invalid', { 'WWW-Authenticate': 'Bearer realm="orderline", error="invalid_token"' });

@@ -22,6 +22,13 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  /** Stream connections closed because their pending send passed MAX_BUFFER_BYTES. */
+  readonly streamBackpressure = new Counter({
+    name: 'orderline_stream_backpressure_closes_total',
+    help: 'SSE or WebSocket connections closed for backpressure (pending send over MAX_BUFFER_BYTES)',
+    registers: [this.registry],
+  });
+
   constructor(opts: { defaultMetrics?: boolean } = {}) {
     if (opts.defaultMetrics) collectDefaultMetrics({ register: this.registry });
   }

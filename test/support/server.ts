@@ -12,6 +12,7 @@ import { parseConfig, type Config } from '../../src/config';
 import { issueToken, SqliteStore, type Account, type Store } from '../../src/store';
 import type { Metrics } from '../../src/http/metrics';
 import type { AuthCache } from '../../src/http/authCache';
+import type { Realtime } from '../../src/realtime';
 
 export interface TestServer {
   url: string;
@@ -21,6 +22,7 @@ export interface TestServer {
   dir: string;
   alice: { account: Account; token: string };
   bob: { account: Account; token: string };
+  realtime: Realtime;
   /** A new bearer token for the named account, created if needed (e.g. the demo data's `demo`). */
   tokenFor(name: string): Promise<string>;
   /** fetch with Alice's token unless headers say otherwise. */
@@ -43,8 +45,9 @@ export async function startTestServer(env: Record<string, string> = {}, deps: Pi
   };
   const alice = await mk('alice');
   const bob = await mk('bob');
-  const { app, metrics, authCache } = createApp({ config, store, logger: pino({ level: 'silent' }), ...deps });
+  const { app, metrics, authCache, realtime } = createApp({ config, store, logger: pino({ level: 'silent' }), ...deps });
   const server: Server = createServer(app.callback());
+  realtime.attach(server);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const port = (server.address() as { port: number }).port;
   const url = `http://127.0.0.1:${port}`;
@@ -65,7 +68,9 @@ export async function startTestServer(env: Record<string, string> = {}, deps: Pi
       if (as !== 'anonymous' && !headers.has('authorization')) headers.set('authorization', `Bearer ${as === 'alice' ? alice.token : bob.token}`);
       return fetch(url + path, { ...rest, headers });
     },
+    realtime,
     async close() {
+      realtime.close();
       server.closeAllConnections();
       await new Promise<void>((r) => server.close(() => r()));
       await store.close();

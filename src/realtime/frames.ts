@@ -1,0 +1,53 @@
+/**
+ * An event's wire forms, built once per event and shared by every subscriber
+ * (centrifuge's prepared messages): the JSON payload, the SSE frame, and the WebSocket
+ * text frame with its header. Writing the same Buffer to ten thousand sockets costs no
+ * serialization or framing per socket.
+ */
+import * as wsModule from 'ws';
+import type { OrderEvent } from '../store';
+import { toV2 } from '../orders';
+import type { OrderEventMessage, ResyncMessage, ServerMessage } from '../../generated/asyncapi/messages';
+
+/** ws's framer: exported by the package at run time, absent from @types/ws. */
+const { Sender } = wsModule as unknown as {
+  Sender: { frame(data: Buffer, options: { fin: boolean; rsv1: boolean; opcode: number; mask: boolean; readOnly: boolean }): Buffer[] };
+};
+
+export const topicOf = (orderId: number): string => `order:${orderId}`;
+
+export interface Frame {
+  seq: number;
+  /** `id:`, `event:`, `data:` and the blank line. */
+  sse: Buffer;
+  /** A complete unmasked WebSocket text frame (header + payload). */
+  ws: Buffer;
+}
+
+export function eventMessage(event: OrderEvent): OrderEventMessage {
+  return { type: event.type, channel: topicOf(event.orderId), seq: event.seq, status: event.order.status, order: toV2(event.order, '/orders') };
+}
+
+export function resyncMessage(orderId: number, seq: number): ResyncMessage {
+  return { type: 'resync', channel: topicOf(orderId), seq, reason: 'gap_too_old' };
+}
+
+/** One server-to-client frame as a WebSocket text frame, framed once (ws's own framer, unmasked: server side). */
+export function wsFrame(payload: string | Buffer): Buffer {
+  const data = typeof payload === 'string' ? Buffer.from(payload) : payload;
+  return Buffer.concat(Sender.frame(data, { fin: true, rsv1: false, opcode: 1, mask: false, readOnly: true }));
+}
+
+export function sseFrame(message: ServerMessage, id?: number): Buffer {
+  const idLine = id === undefined ? '' : `id: ${id}\n`;
+  return Buffer.from(`${idLine}event: ${message.type}\ndata: ${JSON.stringify(message)}\n\n`);
+}
+
+export function frameOf(message: ServerMessage & { seq: number | null }): Frame {
+  const json = JSON.stringify(message);
+  return {
+    seq: message.seq ?? 0,
+    sse: Buffer.from(`${message.seq === null ? '' : `id: ${message.seq}\n`}event: ${message.type}\ndata: ${json}\n\n`),
+    ws: wsFrame(json),
+  };
+}

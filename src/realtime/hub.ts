@@ -1,0 +1,150 @@
+/**
+ * The topic hub: one replay ring per topic `order:<id>`, shared by all its
+ * subscribers, fed from committed events (the write path calls `publish` after its
+ * transaction commits; a missing seq is read back from the event table), so every
+ * acknowledged change reaches the stream with the topic's gap-free seq.
+ *
+ * No race between replay and live: every operation on a topic (load, publish,
+ * subscribe) runs in that topic's queue, one at a time. A publish that arrives while a
+ * subscription is being set up waits in the queue (the buffer) and is delivered after
+ * the replay; each subscriber drops seqs it already has (de-duplication) and is dropped
+ * itself on a hole (it resumes from what it has, as centrifuge does). A replay is read
+ * from the ring in one synchronous step, so it is never partial.
+ *
+ * A topic lives while it has subscribers; its ring is loaded from the event table when
+ * the first one arrives, so a topic nobody watches costs nothing.
+ */
+import type { OrderEvent, Store } from '../store';
+import { eventMessage, frameOf, type Frame } from './frames';
+import { ReplayRing } from './ring';
+
+export interface Subscriber {
+  /** The last seq this subscriber has been given (or told to resync to). */
+  lastSeq: number;
+  /** The subscription is live at `seq`; replayed frames follow. */
+  ack(seq: number): void;
+  write(frame: Frame): void;
+  /** The resume point is older than the ring: GET the order; live frames follow. */
+  resync(seq: number): void;
+  /** A hole in delivery: end the subscription so the client resumes from `lastSeq`. */
+  drop(reason: 'gap'): void;
+}
+
+interface Topic {
+  orderId: number;
+  ring: ReplayRing;
+  subs: Set<Subscriber>;
+  queue: Promise<void>;
+  loaded: boolean;
+}
+
+export interface HubOptions {
+  store: Pick<Store, 'eventsAfter'>;
+  /** Frames kept per topic: REPLAY_RATE x REPLAY_WINDOW_S. */
+  ringSize: number;
+  onError?: (err: unknown, orderId: number) => void;
+}
+
+const PAGE = 1000;
+
+export class TopicHub {
+  private readonly topics = new Map<number, Topic>();
+
+  constructor(private readonly opts: HubOptions) {}
+
+  /** Topics with at least one subscriber (for metrics and tests). */
+  get topicCount(): number {
+    return this.topics.size;
+  }
+
+  private run(topic: Topic, step: () => Promise<void> | void): Promise<void> {
+    const next = topic.queue.then(step).catch((err) => this.opts.onError?.(err, topic.orderId));
+    topic.queue = next;
+    return next;
+  }
+
+  /** Reads the event table from `after` up to the newest event into the ring. */
+  private async catchUp(topic: Topic, upTo = Infinity): Promise<void> {
+    for (;;) {
+      const rows = await this.opts.store.eventsAfter(topic.orderId, topic.ring.lastSeq, Math.min(PAGE, upTo - topic.ring.lastSeq));
+      for (const e of rows) {
+        if (e.seq === topic.ring.lastSeq + 1) topic.ring.push(frameOf(eventMessage(e)));
+      }
+      if (rows.length < PAGE || topic.ring.lastSeq >= upTo) return;
+    }
+  }
+
+  /** Delivers to one subscriber in order: duplicates skipped, a hole drops it. */
+  private deliver(topic: Topic, sub: Subscriber, frame: Frame): void {
+    if (frame.seq <= sub.lastSeq) return;
+    if (frame.seq !== sub.lastSeq + 1) {
+      topic.subs.delete(sub);
+      sub.drop('gap');
+      return;
+    }
+    sub.lastSeq = frame.seq;
+    sub.write(frame);
+  }
+
+  /** A committed event (after its transaction). Topics nobody watches ignore it. */
+  publish(event: OrderEvent): void {
+    const topic = this.topics.get(event.orderId);
+    if (!topic) return;
+    void this.run(topic, async () => {
+      if (!topic.loaded || event.seq <= topic.ring.lastSeq) return; // the load read it, or a duplicate
+      // Events published out of order (concurrent commits) or lost: read the missing ones.
+      if (event.seq > topic.ring.lastSeq + 1) await this.catchUp(topic, event.seq - 1);
+      if (event.seq !== topic.ring.lastSeq + 1) return; // already read by catchUp
+      const frame = frameOf(eventMessage(event));
+      topic.ring.push(frame);
+      for (const sub of topic.subs) this.deliver(topic, sub, frame);
+    });
+  }
+
+  /**
+   * Subscribes after `since` (undefined: live only): ack, then the replay from the ring
+   * (or one resync when `since` is older than the ring), then live frames.
+   * `currentSeq` is the order's revision as the caller read it when checking access.
+   */
+  subscribe(orderId: number, since: number | undefined, sub: Subscriber, currentSeq: number): Promise<void> {
+    let topic = this.topics.get(orderId);
+    if (!topic) {
+      topic = { orderId, ring: new ReplayRing(this.opts.ringSize), subs: new Set(), queue: Promise.resolve(), loaded: false };
+      this.topics.set(orderId, topic);
+    }
+    const t = topic;
+    t.subs.add(sub); // reserved now so the topic is not retired while this waits in the queue
+    return this.run(t, async () => {
+      if (!t.loaded) {
+        t.ring.resetTo(Math.max(0, currentSeq - t.ring.capacity));
+        await this.catchUp(t);
+        t.loaded = true;
+      } else {
+        await this.catchUp(t); // cheap when current: the publish path keeps the ring up to date
+      }
+      if (!t.subs.has(sub)) return; // unsubscribed while waiting
+      const last = t.ring.lastSeq;
+      sub.lastSeq = last;
+      sub.ack(last);
+      if (since === undefined || since === last) return;
+      const replay = since > last ? ({ kind: 'too_old' } as const) : t.ring.after(since);
+      if (replay.kind === 'too_old') {
+        sub.resync(last);
+        return;
+      }
+      sub.lastSeq = since;
+      for (const frame of replay.frames) this.deliver(t, sub, frame);
+    });
+  }
+
+  unsubscribe(orderId: number, sub: Subscriber): void {
+    const topic = this.topics.get(orderId);
+    if (!topic) return;
+    topic.subs.delete(sub);
+    if (topic.subs.size === 0) {
+      void this.run(topic, () => {
+        if (topic.subs.size === 0 && this.topics.get(orderId) === topic) this.topics.delete(orderId);
+      });
+    }
+  }
+}
