@@ -45,6 +45,8 @@ export interface Realtime {
   /** Shutdown: SSE `retry:` and end, WebSocket close 1001. */
   close(): void;
   stats(): { topics: number; sse: number; ws: number };
+  /** Cuts every stream connection without a goodbye, as a network failure would. */
+  dropConnections(): void;
 }
 
 export function createRealtime(deps: RealtimeDeps): Realtime {
@@ -64,6 +66,10 @@ export function createRealtime(deps: RealtimeDeps): Realtime {
     close() {
       streams.close();
       ws.close();
+    },
+    dropConnections() {
+      streams.dropAll();
+      ws.dropAll();
     },
     stats: () => ({ topics: hub.topicCount, sse: streams.open.size, ws: ws.clients }),
   };

@@ -39,6 +39,11 @@ export class SseStreams {
     this.heartbeat.unref();
   }
 
+  /** Cuts every stream as a network failure would (tests, and operators shedding load). */
+  dropAll(): void {
+    for (const res of this.open) res.destroy();
+  }
+
   /** Shutdown: tell every client to come back (retry:) and end its stream. */
   close(): void {
     clearInterval(this.heartbeat);

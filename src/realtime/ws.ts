@@ -21,6 +21,7 @@ export const WS_PATH = '/orders';
 const SEQ = /^(0|[1-9][0-9]{0,14})$/;
 export const CLOSE_TRY_AGAIN = 1013;
 export const CLOSE_GOING_AWAY = 1001;
+const CLOSE_GRACE_MS = 5000;
 
 export interface WsDeps {
   store: Pick<Store, 'getOrder'>;
@@ -93,8 +94,9 @@ export class WsEndpoint {
     const closeTryAgain = () => {
       if (ws.readyState !== ws.OPEN) return;
       ws.close(CLOSE_TRY_AGAIN, 'Try again later');
-      // a stalled peer may never answer the close handshake: do not keep its buffers
-      setTimeout(() => ws.terminate(), 1000).unref();
+      // Nothing more is written to it; a stalled peer that never reads its way to the
+      // close frame is cut after a grace period, so its buffers are not held for ws's 30 s.
+      setTimeout(() => ws.terminate(), CLOSE_GRACE_MS).unref();
     };
     const conn: Connection = {
       account,
@@ -166,6 +168,11 @@ export class WsEndpoint {
     conn.subs.set(orderId, sub);
     const since = msg.since === undefined || msg.since === 0 ? conn.urlSince : msg.since;
     await this.deps.hub.subscribe(orderId, since, sub, order.revision);
+  }
+
+  /** Cuts every connection as a network failure would (no close frame). */
+  dropAll(): void {
+    for (const ws of this.wss.clients) ws.terminate();
   }
 
   /** Shutdown: close 1001 so clients reconnect (to another instance if there is one). */

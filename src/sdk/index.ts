@@ -8,6 +8,7 @@ import { EtagCache } from './etagCache';
 
 export { EtagCache } from './etagCache';
 export { updateOrder, allOrders, OrderlineError } from './orders';
+export { streamOrder, reconnectDelay, DEFAULT_BACKOFF, type OrderStream, type OrderStreamOptions, type WebSocketCtor } from './realtime';
 export { createGraphqlClient, GraphqlRequestError, type GraphqlClient, type OperationName } from './graphql';
 export type { RestClient };
 

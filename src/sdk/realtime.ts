@@ -1,0 +1,227 @@
+/**
+ * The realtime client: one order's stream over WebSocket or SSE, in Node and in
+ * browsers, typed by the messages generated from the AsyncAPI contract.
+ *
+ * - Reconnects after any drop with delay = base x 2^attempt + random(0, base), capped:
+ *   the jitter applies to the first reconnect too, so a fleet dropped at once does not
+ *   come back at once; a 503's Retry-After is honoured when longer.
+ * - Resumes from the last seq it delivered (WebSocket `since`, SSE `Last-Event-ID`), so
+ *   within the server's replay ring nothing is missed or repeated.
+ * - Never skips silently: on a `resync` message, or a seq that jumps past the next one,
+ *   it GETs the order and hands it to `onResync`, then continues after its revision.
+ *
+ * SSE is read with fetch streaming (not EventSource) so the same code sends the bearer
+ * header in Node and in browsers; WebSocket takes a constructor (the `ws` package in
+ * Node 20, the global one in browsers) and authenticates with `access_token`.
+ */
+import type { OrderEventMessage, ServerMessage } from '../../generated/asyncapi/messages';
+import type { components } from '../../generated/openapi/types';
+
+export type OrderV2 = components['schemas']['OrderV2'];
+
+export interface Backoff {
+  baseMs: number;
+  capMs: number;
+}
+export const DEFAULT_BACKOFF: Backoff = { baseMs: 500, capMs: 30_000 };
+
+/** base x 2^attempt + random(0, base), at most cap; attempt 0 is the first reconnect. */
+export function reconnectDelay(attempt: number, b: Backoff = DEFAULT_BACKOFF, random: () => number = Math.random): number {
+  return Math.min(b.capMs, b.baseMs * 2 ** attempt + random() * b.baseMs);
+}
+
+/** What a WebSocket constructor must offer (the browser's and `ws` both do). */
+export interface WebSocketLike {
+  readyState: number;
+  onopen: ((ev: unknown) => void) | null;
+  onmessage: ((ev: { data: unknown }) => void) | null;
+  onclose: ((ev: { code: number; reason: string }) => void) | null;
+  onerror: ((ev: unknown) => void) | null;
+  send(data: string): void;
+  close(code?: number, reason?: string): void;
+}
+export type WebSocketCtor = new (url: string) => WebSocketLike;
+
+export interface OrderStreamOptions {
+  baseUrl: string;
+  token: string;
+  orderId: number;
+  transport: 'ws' | 'sse';
+  /** Resume after this seq (0 or absent: live from now). */
+  since?: number;
+  onEvent(message: OrderEventMessage): void;
+  /** The stream could not be resumed gap-free: here is the order as it stands now. */
+  onResync?(order: OrderV2): void;
+  /** A refusal that retrying will not fix (401, 404): the stream stops. */
+  onFatal?(error: Error): void;
+  /** Each (re)connection, for tests and UIs. */
+  onConnect?(attempt: number): void;
+  backoff?: Partial<Backoff>;
+  random?: () => number;
+  WebSocket?: WebSocketCtor;
+  fetch?: typeof fetch;
+}
+
+export interface OrderStream {
+  readonly lastSeq: number;
+  close(): void;
+}
+
+class Fatal extends Error {}
+
+export function streamOrder(opts: OrderStreamOptions): OrderStream {
+  const doFetch = opts.fetch ?? fetch;
+  const backoff = { ...DEFAULT_BACKOFF, ...opts.backoff };
+  const base = opts.baseUrl.replace(/\/$/, '');
+  const channel = `order:${opts.orderId}`;
+  let lastSeq = opts.since ?? 0;
+  let attempt = 0;
+  let closed = false;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let stopCurrent: () => void = () => undefined;
+  // Messages are handled one at a time: a resync's GET must finish before the next event.
+  let chain: Promise<void> = Promise.resolve();
+
+  async function resync(): Promise<void> {
+    const res = await doFetch(`${base}/v2/orders/${opts.orderId}`, { headers: { authorization: `Bearer ${opts.token}` } });
+    if (res.status === 404 || res.status === 401) throw new Fatal(`GET order ${opts.orderId}: HTTP ${res.status}`);
+    if (!res.ok) throw new Error(`GET order ${opts.orderId}: HTTP ${res.status}`);
+    const order = (await res.json()) as OrderV2;
+    // v2 carries no revision field; orderline's ETag does ("<id>-<revision>-v<version>..."), and it is the topic's seq.
+    const revision = Number(/-(\d+)-v/.exec(res.headers.get('etag') ?? '')?.[1] ?? NaN);
+    if (Number.isInteger(revision)) lastSeq = Math.max(lastSeq, revision);
+    opts.onResync?.(order);
+  }
+
+  async function handle(msg: ServerMessage): Promise<void> {
+    if (msg.type === 'subscribed') {
+      attempt = 0;
+      if (lastSeq === 0) lastSeq = msg.seq; // live only: start from the topic's current seq
+      return;
+    }
+    if (msg.type === 'resync') return resync();
+    if (msg.type === 'error') {
+      if (msg.code === 'not_found') throw new Fatal(`${msg.channel}: ${msg.message}`);
+      return;
+    }
+    if (msg.type !== 'order.created' && msg.type !== 'order.updated' && msg.type !== 'order.cancelled') return;
+    if (msg.seq <= lastSeq) return; // already delivered (a replay overlapping what we have)
+    if (msg.seq !== lastSeq + 1) {
+      await resync(); // a jump: never skip silently
+      if (msg.seq <= lastSeq) return;
+    }
+    lastSeq = msg.seq;
+    opts.onEvent(msg);
+  }
+
+  const enqueue = (msg: ServerMessage) => {
+    chain = chain.then(() => handle(msg)).catch((err) => fail(err));
+  };
+
+  function fail(err: unknown): void {
+    if (err instanceof Fatal) {
+      closed = true;
+      stopCurrent();
+      opts.onFatal?.(err);
+    } else {
+      stopCurrent(); // anything else: drop this connection and resume on a new one
+    }
+  }
+
+  function scheduleReconnect(retryAfterMs = 0): void {
+    if (closed || timer) return;
+    const delay = Math.max(reconnectDelay(attempt, backoff, opts.random), retryAfterMs);
+    attempt++;
+    timer = setTimeout(() => {
+      timer = undefined;
+      connect();
+    }, delay);
+  }
+
+  function connectWs(): void {
+    const Ctor = opts.WebSocket ?? (globalThis as { WebSocket?: WebSocketCtor }).WebSocket;
+    if (!Ctor) throw new Fatal('no WebSocket implementation: pass options.WebSocket (e.g. the ws package in Node 20)');
+    const url = `${base.replace(/^http/, 'ws')}/orders?access_token=${encodeURIComponent(opts.token)}`;
+    const ws = new Ctor(url);
+    let done = false;
+    const finish = () => {
+      if (done) return;
+      done = true;
+      scheduleReconnect();
+    };
+    stopCurrent = () => ws.close();
+    ws.onopen = () => ws.send(JSON.stringify({ type: 'subscribe', channel, ...(lastSeq > 0 ? { since: lastSeq } : {}) }));
+    ws.onmessage = (ev) => {
+      try {
+        enqueue(JSON.parse(String(ev.data)) as ServerMessage);
+      } catch {
+        // not JSON: ignore
+      }
+    };
+    ws.onclose = () => chain.then(finish, finish);
+    ws.onerror = () => undefined; // onclose follows
+  }
+
+  function connectSse(): void {
+    const abort = new AbortController();
+    stopCurrent = () => abort.abort();
+    const headers: Record<string, string> = { authorization: `Bearer ${opts.token}`, accept: 'text/event-stream' };
+    if (lastSeq > 0) headers['last-event-id'] = String(lastSeq);
+    void (async () => {
+      let retryAfterMs = 0;
+      try {
+        const res = await doFetch(`${base}/api/orders/${opts.orderId}/stream`, { headers, signal: abort.signal });
+        if (res.status === 401 || res.status === 404) throw new Fatal(`stream of order ${opts.orderId}: HTTP ${res.status}`);
+        if (res.status === 503) retryAfterMs = Number(res.headers.get('retry-after') ?? 0) * 1000;
+        if (!res.ok || !res.body) throw new Error(`stream: HTTP ${res.status}`);
+        attempt = 0;
+        const reader = res.body.getReader();
+        const decoder = new TextDecoder();
+        let buffer = '';
+        for (;;) {
+          const { value, done } = await reader.read();
+          if (done) break;
+          buffer += decoder.decode(value, { stream: true });
+          let cut: number;
+          while ((cut = buffer.indexOf('\n\n')) >= 0) {
+            const block = buffer.slice(0, cut);
+            buffer = buffer.slice(cut + 2);
+            const data = block
+              .split('\n')
+              .filter((l) => l.startsWith('data:'))
+              .map((l) => l.slice(5).replace(/^ /, ''))
+              .join('\n');
+            if (data) enqueue(JSON.parse(data) as ServerMessage);
+          }
+        }
+      } catch (err) {
+        if (err instanceof Fatal) return fail(err);
+      }
+      await chain.catch(() => undefined);
+      scheduleReconnect(retryAfterMs);
+    })();
+  }
+
+  function connect(): void {
+    if (closed) return;
+    opts.onConnect?.(attempt);
+    try {
+      if (opts.transport === 'ws') connectWs();
+      else connectSse();
+    } catch (err) {
+      fail(err);
+    }
+  }
+
+  connect();
+  return {
+    get lastSeq() {
+      return lastSeq;
+    },
+    close() {
+      closed = true;
+      if (timer) clearTimeout(timer);
+      stopCurrent();
+    },
+  };
+}
