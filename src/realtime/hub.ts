@@ -33,7 +33,10 @@ export interface Subscriber {
 interface Topic {
   orderId: number;
   ring: ReplayRing;
+  /** Live subscribers: they get every published frame. */
   subs: Set<Subscriber>;
+  /** Subscribers whose subscribe step waits in the queue: kept apart so no frame reaches them before their replay. */
+  pending: Set<Subscriber>;
   queue: Promise<void>;
   loaded: boolean;
 }
@@ -63,12 +66,18 @@ export class TopicHub {
     return next;
   }
 
-  /** Reads the event table from `after` up to the newest event into the ring. */
+  /** Appends the next frame to the ring and delivers it to every live subscriber. */
+  private append(topic: Topic, frame: Frame): void {
+    topic.ring.push(frame);
+    for (const sub of topic.subs) this.deliver(topic, sub, frame);
+  }
+
+  /** Reads the event table after the ring's last seq (up to `upTo`) into the ring, delivering as it goes. */
   private async catchUp(topic: Topic, upTo = Infinity): Promise<void> {
     for (;;) {
       const rows = await this.opts.store.eventsAfter(topic.orderId, topic.ring.lastSeq, Math.min(PAGE, upTo - topic.ring.lastSeq));
       for (const e of rows) {
-        if (e.seq === topic.ring.lastSeq + 1) topic.ring.push(frameOf(eventMessage(e)));
+        if (e.seq === topic.ring.lastSeq + 1) this.append(topic, frameOf(eventMessage(e)));
       }
       if (rows.length < PAGE || topic.ring.lastSeq >= upTo) return;
     }
@@ -95,9 +104,7 @@ export class TopicHub {
       // Events published out of order (concurrent commits) or lost: read the missing ones.
       if (event.seq > topic.ring.lastSeq + 1) await this.catchUp(topic, event.seq - 1);
       if (event.seq !== topic.ring.lastSeq + 1) return; // already read by catchUp
-      const frame = frameOf(eventMessage(event));
-      topic.ring.push(frame);
-      for (const sub of topic.subs) this.deliver(topic, sub, frame);
+      this.append(topic, frameOf(eventMessage(event)));
     });
   }
 
@@ -109,11 +116,11 @@ export class TopicHub {
   subscribe(orderId: number, since: number | undefined, sub: Subscriber, currentSeq: number): Promise<void> {
     let topic = this.topics.get(orderId);
     if (!topic) {
-      topic = { orderId, ring: new ReplayRing(this.opts.ringSize), subs: new Set(), queue: Promise.resolve(), loaded: false };
+      topic = { orderId, ring: new ReplayRing(this.opts.ringSize), subs: new Set(), pending: new Set(), queue: Promise.resolve(), loaded: false };
       this.topics.set(orderId, topic);
     }
     const t = topic;
-    t.subs.add(sub); // reserved now so the topic is not retired while this waits in the queue
+    t.pending.add(sub); // so the topic is not retired while this waits in the queue
     return this.run(t, async () => {
       if (!t.loaded) {
         t.ring.resetTo(Math.max(0, currentSeq - t.ring.capacity));
@@ -122,7 +129,8 @@ export class TopicHub {
       } else {
         await this.catchUp(t); // cheap when current: the publish path keeps the ring up to date
       }
-      if (!t.subs.has(sub)) return; // unsubscribed while waiting
+      if (!t.pending.delete(sub)) return; // unsubscribed while waiting
+      t.subs.add(sub);
       const last = t.ring.lastSeq;
       sub.lastSeq = last;
       sub.ack(last);
@@ -141,9 +149,10 @@ export class TopicHub {
     const topic = this.topics.get(orderId);
     if (!topic) return;
     topic.subs.delete(sub);
-    if (topic.subs.size === 0) {
+    topic.pending.delete(sub);
+    if (topic.subs.size === 0 && topic.pending.size === 0) {
       void this.run(topic, () => {
-        if (topic.subs.size === 0 && this.topics.get(orderId) === topic) this.topics.delete(orderId);
+        if (topic.subs.size === 0 && topic.pending.size === 0 && this.topics.get(orderId) === topic) this.topics.delete(orderId);
       });
     }
   }
