@@ -37,18 +37,22 @@ function checkLog(log: Entry[], from: number, to: number): void {
   expect(cur).toBe(to);
 }
 
-function start(srv: TestServer, id: number, transport: 'ws' | 'sse', log: Entry[], since: number): OrderStream {
-  return streamOrder({
+/** A client that logs each event and each resync (with the seq the resync took it to). */
+function start(srv: TestServer, id: number, transport: 'ws' | 'sse', log: Entry[], backoff = { baseMs: 10, capMs: 100 }): OrderStream {
+  const holder: { client?: OrderStream } = {};
+  holder.client = streamOrder({
     baseUrl: srv.url,
     token: srv.alice.token,
     orderId: id,
     transport,
-    since,
+    since: 1,
     WebSocket: WebSocket as unknown as WebSocketCtor,
-    backoff: { baseMs: 10, capMs: 100 },
+    backoff,
     onEvent: (m) => log.push({ kind: 'event', seq: m.seq }),
-    onResync: () => undefined,
+    // The SDK sets lastSeq to the order's revision before calling onResync: what the resync covers.
+    onResync: () => log.push({ kind: 'resync', revision: holder.client!.lastSeq }),
   });
+  return holder.client;
 }
 
 describe('realtime SDK with forced drops', () => {
@@ -61,7 +65,7 @@ describe('realtime SDK with forced drops', () => {
   it.each(['ws', 'sse'] as const)('%s: resumes after a drop with nothing missed or repeated', async (transport) => {
     const { id } = await createOrder(srv);
     const log: Entry[] = [];
-    const client = start(srv, id, transport, log, 1);
+    const client = start(srv, id, transport, log);
     await touch(srv, id, 2);
     await waitFor(() => client.lastSeq === 3, 5000);
     srv.realtime.dropConnections();
@@ -74,19 +78,7 @@ describe('realtime SDK with forced drops', () => {
   it.each(['ws', 'sse'] as const)('%s: away for longer than the ring holds -> one resync by GET, then live again', async (transport) => {
     const { id } = await createOrder(srv);
     const log: Entry[] = [];
-    const holder: { client?: OrderStream } = {};
-    const client = streamOrder({
-      baseUrl: srv.url,
-      token: srv.alice.token,
-      orderId: id,
-      transport,
-      since: 1,
-      WebSocket: WebSocket as unknown as WebSocketCtor,
-      backoff: { baseMs: 400, capMs: 1000 }, // away for 400-800 ms
-      onEvent: (m) => log.push({ kind: 'event', seq: m.seq }),
-      onResync: () => log.push({ kind: 'resync', revision: holder.client!.lastSeq }),
-    });
-    holder.client = client;
+    const client = start(srv, id, transport, log, { baseMs: 400, capMs: 1000 }); // away for 400-800 ms
     await touch(srv, id, 1);
     await waitFor(() => client.lastSeq === 2, 5000);
     srv.realtime.dropConnections();
@@ -112,20 +104,7 @@ describe('realtime SDK with forced drops', () => {
       fc.asyncProperty(fc.constantFrom('ws' as const, 'sse' as const), fc.array(action, { minLength: 1, maxLength: 12 }), async (transport, schedule) => {
         const { id } = await createOrder(srv);
         const log: Entry[] = [];
-        // The SDK sets its lastSeq to the order's revision before calling onResync: that is what the resync covers.
-        const holder: { client?: OrderStream } = {};
-        const client = streamOrder({
-          baseUrl: srv.url,
-          token: srv.alice.token,
-          orderId: id,
-          transport,
-          since: 1,
-          WebSocket: WebSocket as unknown as WebSocketCtor,
-          backoff: { baseMs: 10, capMs: 100 },
-          onEvent: (m) => log.push({ kind: 'event', seq: m.seq }),
-          onResync: () => log.push({ kind: 'resync', revision: holder.client!.lastSeq }),
-        });
-        holder.client = client;
+        const client = start(srv, id, transport, log);
         try {
           for (const a of schedule) {
             if (a.kind === 'write') await touch(srv, id, a.n);
