@@ -1,5 +1,6 @@
 import { specifiedRules } from 'graphql';
 import { DocumentCache } from './documents';
+import { costRule } from './costRule';
 import { contractSchema } from './testSchema';
 
 describe('DocumentCache', () => {
@@ -23,5 +24,25 @@ describe('DocumentCache', () => {
     const off = new DocumentCache(contractSchema, specifiedRules, 1000, 0);
     const [x, y] = [off.prepare('{ viewer { id } }'), off.prepare('{ viewer { id } }')];
     expect(x.ok && y.ok && x.document !== y.document).toBe(true);
+  });
+
+  it('judges every request by the variable rules, remembering the verdict per variables', () => {
+    const cache = new DocumentCache(contractSchema, specifiedRules, 1000, 10);
+    const q = 'query Q($n: Int) { user(id: "u1") { friends(first: $n) { id } } }';
+    let computed = 0;
+    const rules = (variables: Record<string, unknown>) => () => (computed++, [costRule({ maxCost: 100, variables })]);
+    const verdict = (n: number) => {
+      const p = cache.prepare(q);
+      if (!p.ok) throw new Error('parse');
+      return cache.limitErrors(p, { n }, rules({ n })).length;
+    };
+    expect([verdict(5), verdict(50), verdict(5), verdict(50)]).toEqual([0, 1, 0, 1]);
+    expect(computed).toBe(2);
+    const off = new DocumentCache(contractSchema, specifiedRules, 1000, 0);
+    const p = off.prepare(q);
+    if (!p.ok) throw new Error('parse');
+    off.limitErrors(p, { n: 5 }, rules({ n: 5 }));
+    off.limitErrors(p, { n: 5 }, rules({ n: 5 }));
+    expect(computed).toBe(4);
   });
 });

@@ -163,7 +163,7 @@ export function graphqlMiddleware(deps: GraphqlDeps): Middleware {
       const prepared = documents.prepare(resolved.text);
       if (!prepared.ok) return errorResponse(accept, 400, GRAPHQL_CODES.PARSE_FAILED, prepared.parseError.message);
       const { document } = prepared;
-      const errors = prepared.errors.length > 0 ? prepared.errors : validate(schema, document, limitRules(params.variables));
+      const errors = prepared.errors.length > 0 ? prepared.errors : documents.limitErrors(prepared, params.variables, () => limitRules(params.variables));
       if (errors.length > 0) {
         return [errorsBody(errors, GRAPHQL_CODES.VALIDATION_FAILED), { status: 400, statusText: 'Bad Request', headers: { 'content-type': mediaTypeFor(accept) } }];
       }
