@@ -1,0 +1,325 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Pool } from 'pg';
+import { runStoreContract } from '../store.contract';
+import type { OrderFields, OrderRecord, Store } from '../store';
+import { SqliteStore, MAX_BATCH as SQLITE_MAX_BATCH, MAX_ROWS as SQLITE_MAX_ROWS } from '../sqlite/SqliteStore';
+import { MAX_BATCH, MAX_ROWS, PostgresStore, UnstorableTextError, openPostgresStore } from './PostgresStore';
+
+// CI exports DATABASE_TEST_URL; the default is this repository's local setup (trust auth).
+// Never skipped: an unreachable server fails every test of this file, saying why.
+const URL = process.env.DATABASE_TEST_URL || 'postgres://postgres@127.0.0.1:5432/test';
+
+const admin = new Pool({ connectionString: URL, max: 2, connectionTimeoutMillis: 5000 });
+const schemas = new Set<string>();
+/** A fresh, unique schema name: parallel jest workers and test cases never share tables. */
+const newSchema = (): string => {
+  const s = `orderline_test_${randomBytes(6).toString('hex')}`;
+  schemas.add(s);
+  return s;
+};
+const dropSchema = async (s: string): Promise<void> => {
+  await admin.query(`DROP SCHEMA IF EXISTS "${s}" CASCADE`);
+  schemas.delete(s);
+};
+
+/** A store on its own schema, dropped when the store is closed. */
+class TestStore extends PostgresStore {
+  constructor(readonly schemaName = newSchema(), max?: number) {
+    super(URL, { schema: schemaName, max });
+  }
+  override async close(): Promise<void> {
+    await super.close();
+    if (schemas.has(this.schemaName)) await dropSchema(this.schemaName);
+  }
+}
+
+beforeAll(async () => {
+  try {
+    await admin.query('SELECT 1');
+  } catch (err) {
+    throw new Error(
+      `PostgreSQL tests need a server at DATABASE_TEST_URL (${URL.replace(/:[^:@/]*@/, ':***@')}): ${(err as Error).message}. ` +
+        'Start PostgreSQL or point DATABASE_TEST_URL at one; these tests are never skipped.',
+    );
+  }
+});
+afterAll(async () => {
+  for (const s of [...schemas]) await dropSchema(s); // stores a failed test left open
+  await admin.end();
+});
+
+const fields: OrderFields = { status: 'pending', items: [{ sku: 'A', quantity: 1, unit_price_cents: 100 }], currency: 'EUR', discount: null, note: null };
+
+runStoreContract('PostgresStore', async () => new TestStore());
+
+describe('PostgresStore specifics', () => {
+  it('uses the same batch and row bounds as SqliteStore', () => {
+    expect({ MAX_BATCH, MAX_ROWS }).toEqual({ MAX_BATCH: SQLITE_MAX_BATCH, MAX_ROWS: SQLITE_MAX_ROWS });
+  });
+
+  it('applies exactly one of 20 concurrent writes on the same revision across two stores (two pools)', async () => {
+    const a = new TestStore();
+    const b = new PostgresStore(URL, { schema: a.schemaName });
+    await Promise.all([a.migrate(), b.migrate()]);
+    const account = await a.ensureAccount('a');
+    const { order } = await a.createOrder(account.id, fields);
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        (i % 2 ? a : b).writeOrder(account.id, order.id, (cur) =>
+          cur.revision === 1
+            ? { apply: true, eventType: 'order.updated', fields: { ...cur, note: `w${i}` } }
+            : { apply: false, reason: 'stale' as const },
+        ),
+      ),
+    );
+    expect(results.filter((r) => r.ok)).toHaveLength(1);
+    expect((await b.eventsAfter(order.id, 0, 100)).map((e) => e.seq)).toEqual([1, 2]);
+    await b.close();
+    await a.close();
+  });
+
+  it('loses no update when two stores append to the same order at once', async () => {
+    const a = new TestStore();
+    const b = new PostgresStore(URL, { schema: a.schemaName, max: 4 });
+    await a.migrate();
+    const account = await a.ensureAccount('a');
+    const { order } = await a.createOrder(account.id, fields);
+    const perStore = 60;
+    // Each write appends its store's tag to the note: a lost update would drop a tag and a revision.
+    const append = (s: Store, tag: string) =>
+      Promise.all(
+        Array.from({ length: perStore }, () =>
+          s.writeOrder(account.id, order.id, (cur) => ({ apply: true, eventType: 'order.updated', fields: { ...cur, note: (cur.note ?? '') + tag } })),
+        ),
+      );
+    await Promise.all([append(a, 'a'), append(b, 'b')]);
+    const final = (await a.getOrder(account.id, order.id))!;
+    expect(final.revision).toBe(1 + 2 * perStore);
+    for (const tag of ['a', 'b']) expect(final.note!.split('').filter((c) => c === tag)).toHaveLength(perStore);
+    const events = await a.eventsAfter(order.id, 0, 1000);
+    expect(events.map((e) => e.seq)).toEqual(Array.from({ length: 1 + 2 * perStore }, (_, i) => i + 1));
+    expect(events.map((e) => e.order.revision)).toEqual(events.map((e) => e.seq));
+    await b.close();
+    await a.close();
+  });
+
+  it('migrates once when four stores migrate the same fresh schema at once', async () => {
+    const first = new TestStore();
+    const others = [1, 2, 3].map(() => new PostgresStore(URL, { schema: first.schemaName }));
+    await Promise.all([first, ...others].map((s) => s.migrate()));
+    const { rows } = await admin.query(`SELECT id FROM "${first.schemaName}".schema_migrations ORDER BY id`);
+    expect(rows.map((r) => r.id)).toEqual([1]);
+    await Promise.all(others.map((s) => s.migrate())); // and again, now with nothing to do
+    for (const s of others) await s.close();
+    await first.close();
+  });
+
+  it('loads the demo data once when two stores seed the same schema at once', async () => {
+    const a = new TestStore();
+    const b = new PostgresStore(URL, { schema: a.schemaName });
+    await a.migrate();
+    const loaded = await Promise.all([a.seedDemo(), b.seedDemo()]);
+    expect(loaded.sort()).toEqual([false, true]);
+    const { rows } = await admin.query(`SELECT count(*)::int AS n FROM "${a.schemaName}".users`);
+    expect(rows[0].n).toBe(12);
+    await b.close();
+    await a.close();
+  });
+
+  it('keeps committed data across close and a new pool on the same schema', async () => {
+    const a = new TestStore();
+    await a.migrate();
+    const account = await a.ensureAccount('a');
+    const { order } = await a.createOrder(account.id, fields);
+    const b = new PostgresStore(URL, { schema: a.schemaName });
+    await b.migrate();
+    expect(await b.getOrder(account.id, order.id)).toEqual(order);
+    await b.close();
+    await a.close();
+  });
+
+  it('answers the graph and order reads exactly as SqliteStore does on the demo data', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'orderline-pg-vs-sqlite-'));
+    const lite = new SqliteStore(join(dir, 'o.sqlite'));
+    const pg = new TestStore();
+    try {
+      await Promise.all([lite.migrate(), pg.migrate()]);
+      await Promise.all([lite.seedDemo(), pg.seedDemo()]);
+      // Timestamps are each store's own clock; everything else must be equal.
+      const untimed = (o: OrderRecord) => ({ ...o, createdAt: undefined, updatedAt: undefined });
+      const reads = async (s: Store) => {
+        const users = Array.from({ length: 12 }, (_, i) => `u${i + 1}`);
+        const posts = (await s.postsOf(users, 100)).flat().map((p) => p.id);
+        return {
+          users: await s.usersByIds([...users, 'nope']),
+          friends: await s.friendsOf(users, 3),
+          posts: await s.postsOf(users, 2),
+          comments: await s.commentsOf(posts, 2),
+          orders: (await s.ordersOfAccounts([1, 2, 3], 4)).map((l) => l.map(untimed)),
+          events: (await s.eventsAfter(1, 0, 10)).map((e) => ({ ...e, createdAt: undefined, order: untimed(e.order) })),
+        };
+      };
+      expect(await reads(pg)).toEqual(await reads(lite));
+    } finally {
+      await lite.close();
+      await pg.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('reads every batch in one query', async () => {
+    const s = new TestStore();
+    await s.migrate();
+    await s.seedDemo();
+    const ten = ['u1', 'u2', 'u3', 'u4', 'u5', 'u6', 'u7', 'u8', 'u9', 'u10'];
+    const count = async (read: () => Promise<unknown>) => {
+      const before = s.queryCount;
+      await read();
+      return s.queryCount - before;
+    };
+    expect(await count(() => s.friendsOf(ten, 5))).toBe(1);
+    expect(await count(() => s.usersByIds(ten))).toBe(1);
+    expect(await count(() => s.postsOf(ten, 5))).toBe(1);
+    expect(await count(() => s.commentsOf(['p1-1', 'p1-2', 'p2-1', 'p3-1'], 5))).toBe(1);
+    expect(await count(() => s.ordersOfAccounts([1, 2, 3], 5))).toBe(1);
+    await s.close();
+  });
+
+  it('finds every read through an index (no sequential scan of a stored table)', async () => {
+    const s = new TestStore();
+    await s.migrate();
+    const plans = {
+      friendsOf: await s.explain('friendsOf', [['u1', 'u2'], 2, 4]),
+      postsOf: await s.explain('postsOf', [['u1', 'u2'], 2, 4]),
+      commentsOf: await s.explain('commentsOf', [['p1-1'], 2, 2]),
+      ordersOfAccounts: await s.explain('ordersOfAccounts', [[1, 2], 2, 4]),
+      usersByIds: await s.explain('usersByIds', [['u1'], 1]),
+      listOrders: await s.explain('listOrders', [1, 0, 10]),
+      eventsAfter: await s.explain('eventsAfter', [1, 0, 10]),
+      getOrder: await s.explain('getOrder', [1, 1]),
+      lockOrder: await s.explain('lockOrder', [1, 1]),
+      tokenBySelector: await s.explain('tokenBySelector', ['x']),
+      accountByName: await s.explain('accountByName', ['x']),
+      userOfAccount: await s.explain('userOfAccount', [1]),
+    };
+    for (const [name, plan] of Object.entries(plans)) {
+      expect({ name, scans: plan.filter((line) => /Seq Scan/.test(line)) }).toEqual({ name, scans: [] });
+      expect(plan.some((line) => /Index (Only )?Scan|Bitmap Index Scan/.test(line))).toBe(true);
+    }
+    await s.close();
+  });
+
+  it('refuses a batch larger than MAX_BATCH rather than answering part of it', async () => {
+    const s = new TestStore();
+    await s.migrate();
+    const ids = Array.from({ length: MAX_BATCH + 1 }, (_, i) => `u${i}`);
+    await expect(s.usersByIds(ids)).rejects.toThrow(RangeError);
+    await expect(s.friendsOf(ids, 1)).rejects.toThrow(RangeError);
+    await expect(s.ordersOfAccounts(ids.map((_, i) => i), 1)).rejects.toThrow(RangeError);
+    expect(await s.usersByIds(ids.slice(0, MAX_BATCH))).toHaveLength(MAX_BATCH);
+    await s.close();
+  });
+
+  it('returns numbers for ids and millisecond ISO strings for times, the same in the stored event', async () => {
+    const s = new TestStore();
+    await s.migrate();
+    const account = await s.ensureAccount('a');
+    expect(typeof account.id).toBe('number');
+    const { order } = await s.createOrder(account.id, fields);
+    expect(typeof order.id).toBe('number');
+    expect(order.createdAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    expect(Math.abs(Date.parse(order.createdAt) - Date.now())).toBeLessThan(60_000);
+    const w = await s.writeOrder(account.id, order.id, (cur) => ({ apply: true, eventType: 'order.updated', fields: { ...cur, note: 'x' } }));
+    if (!w.ok) throw new Error('refused');
+    expect(w.order.updatedAt >= order.updatedAt).toBe(true);
+    expect(w.event.createdAt).toBe(w.order.updatedAt);
+    expect(await s.eventsAfter(order.id, 0, 10)).toEqual([
+      { orderId: order.id, accountId: account.id, seq: 1, type: 'order.created', order, createdAt: order.createdAt },
+      w.event,
+    ]);
+    await s.close();
+  });
+
+  it('refuses U+0000 as a client error (400) and stores nothing; ids with it match nothing', async () => {
+    const s = new TestStore();
+    await s.migrate();
+    const account = await s.ensureAccount('a');
+    const err = await s.createOrder(account.id, { ...fields, note: 'a\u0000b' }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(UnstorableTextError);
+    expect(err).toMatchObject({ status: 400, expose: true });
+    await expect(s.createOrder(account.id, { ...fields, items: [{ sku: '\u0000', quantity: 1, unit_price_cents: 1 }] })).rejects.toThrow(UnstorableTextError);
+    const { order } = await s.createOrder(account.id, fields);
+    await expect(s.writeOrder(account.id, order.id, (cur) => ({ apply: true, eventType: 'order.updated', fields: { ...cur, note: '\u0000' } }))).rejects.toThrow(
+      UnstorableTextError,
+    );
+    expect(await s.getOrder(account.id, order.id)).toEqual(order);
+    expect((await s.listOrders(account.id, 0, 10)).orders).toEqual([order]);
+    expect(await s.usersByIds(['u\u0000', 'u1'])).toEqual([null, null]);
+    expect(await s.friendsOf(['u\u0000'], 3)).toEqual([[]]);
+    expect(await s.tokenBySelector('\u0000')).toBeNull();
+    await s.close();
+  });
+
+  it('stores a lone UTF-16 surrogate in an item as U+FFFD, as text columns do, instead of failing', async () => {
+    const s = new TestStore();
+    await s.migrate();
+    const account = await s.ensureAccount('a');
+    const { order } = await s.createOrder(account.id, { ...fields, items: [{ sku: 'a\ud800b', quantity: 1, unit_price_cents: 1 }] });
+    expect(order.items[0].sku).toBe('a\ufffdb');
+    expect(await s.getOrder(account.id, order.id)).toEqual(order);
+    await s.close();
+  });
+
+  it('returns every connection to the pool when decide throws', async () => {
+    const s = new TestStore(undefined, 2);
+    await s.migrate();
+    const account = await s.ensureAccount('a');
+    const { order } = await s.createOrder(account.id, fields);
+    for (let i = 0; i < 10; i++) {
+      await expect(
+        s.writeOrder(account.id, order.id, () => {
+          throw new Error('boom');
+        }),
+      ).rejects.toThrow('boom');
+    }
+    // With a pool of 2, a leaked connection would make this wait for connectionTimeoutMillis and fail.
+    expect(await s.writeOrder(account.id, order.id, (cur) => ({ apply: true, eventType: 'order.updated', fields: { ...cur, note: 'ok' } }))).toMatchObject({
+      ok: true,
+    });
+    await s.close();
+  });
+
+  it('answers not found for ids no row can have, without a query error', async () => {
+    const s = new TestStore();
+    await s.migrate();
+    const account = await s.ensureAccount('a');
+    expect(await s.getOrder(account.id, 1.5)).toBeNull();
+    expect(await s.getOrder(account.id, 2 ** 60)).toBeNull();
+    expect(await s.writeOrder(account.id, Number.NaN, () => ({ apply: false, reason: 'x' }))).toEqual({ ok: false, reason: 'not_found' });
+    expect(await s.eventsAfter(1, Number.POSITIVE_INFINITY, 10)).toEqual([]);
+    expect(await s.listOrders(account.id, 1e300, 10)).toEqual({ orders: [], hasMore: false });
+    expect(await s.ordersOfAccounts([1.5, account.id], 2)).toEqual([[], []]);
+    await s.close();
+  });
+
+  it('openPostgresStore resolves with a reachable store and rejects, without the password, for an unreachable one', async () => {
+    const ok = await openPostgresStore(URL);
+    expect(await ok.ping()).toBe(true);
+    await ok.close();
+    expect(await ok.ping()).toBe(false); // closed: not ready
+    const started = Date.now();
+    const err = (await openPostgresStore('postgres://u:s3cret@127.0.0.1:1/nope').catch((e: unknown) => e)) as Error;
+    expect(err).toBeInstanceOf(Error);
+    expect(err.message).toMatch(/^PostgreSQL is not reachable: /);
+    expect(err.message).not.toContain('s3cret');
+    expect(Date.now() - started).toBeLessThan(10_000);
+  });
+
+  it('refuses a schema name that is not a plain lowercase identifier', () => {
+    expect(() => new PostgresStore(URL, { schema: 'x"; DROP TABLE users; --' })).toThrow(RangeError);
+    expect(() => new PostgresStore(URL, { schema: 'Mixed' })).toThrow(RangeError);
+  });
+});

@@ -1,0 +1,566 @@
+/**
+ * The Store port on PostgreSQL (`pg.Pool`), for the scaled-out deployment (DESIGN.md
+ * "Running it": many processes on many machines share one database).
+ *
+ * Same semantics as `SqliteStore`, proved by the same suite (`store.contract.ts`);
+ * where SQLite serializes with one file lock, this adapter uses PostgreSQL's own tools:
+ * - a write locks its order row (`SELECT ... FOR UPDATE`) before `decide` reads it, so
+ *   of N concurrent writes on any number of processes exactly one decides on each
+ *   revision (invariant 2), and the event row commits with it (invariant 3);
+ * - `migrate` and `seedDemo` run under a transaction-scoped advisory lock, so processes
+ *   starting together apply each migration once and load the demo once;
+ * - every batch read is one statement: the distinct parent ids as one array, and per
+ *   parent a LATERAL subquery walking the (parent, id) index with `LIMIT first`, so the
+ *   work per parent is bounded by `first`, not by how many children it has;
+ * - timestamps come from the database clock (one clock for every instance), truncated
+ *   to milliseconds so the stored value is exactly the ISO string returned.
+ *
+ * This file is larger than the style's 150 lines because it is one adapter of a wide
+ * port; each method is a few lines around one statement of `SQL`.
+ */
+import { Pool, types as pgTypes, type CustomTypesConfig, type PoolClient, type PoolConfig } from 'pg';
+import type {
+  Account,
+  Comment,
+  OrderEvent,
+  OrderFields,
+  OrderItem,
+  OrderPage,
+  OrderRecord,
+  Post,
+  Store,
+  User,
+  WriteDecision,
+  WriteResult,
+} from '../store';
+import { MIGRATIONS } from './migrations';
+import { DEMO_ACCOUNTS, DEMO_COMMENTS, DEMO_FRIENDS, DEMO_ORDERS, DEMO_POSTS, DEMO_USERS } from '../demo';
+
+/** Upper bound on ids per batch call; the same rule and value as SQLite's (see `SqliteStore.MAX_BATCH`). */
+export const MAX_BATCH = 1000;
+/** Upper bound on rows per list read (`limit`, `first`), as SQLite's `MAX_ROWS`. */
+export const MAX_ROWS = 1000;
+
+export interface PostgresStoreOptions {
+  /**
+   * A schema of its own (created by `migrate` if missing, and put first on the
+   * `search_path` of every connection). Tests give each store a fresh one; a
+   * deployment may use it to share a database. Lowercase identifier only. Without it,
+   * the URL's own `search_path` (usually `public`) is used.
+   */
+  schema?: string;
+  /** Pool size per process (default 10): concurrent transactions this instance can hold. */
+  max?: number;
+  /** How long to wait for a connection before a query fails (default 5000 ms), so an unreachable server is an error, not a hang. */
+  connectionTimeoutMillis?: number;
+}
+
+const ORDER_COLUMNS = 'id, account_id, revision, status, items, currency, discount_code, discount_percent, note, created_at, updated_at';
+/** The database clock, at the precision `toISOString()` reports; stable within one statement. */
+const NOW = "date_trunc('milliseconds', statement_timestamp())";
+
+/**
+ * Every statement the store runs, by name. Each runs as a named prepared statement
+ * (parsed and planned once per connection). Columns are listed, never `*`, so a later
+ * migration adding a column cannot break a statement already prepared on a connection.
+ */
+const SQL = {
+  ping: 'SELECT 1 AS ok',
+  accountByName: 'SELECT id, name, pinned_version FROM accounts WHERE name = $1',
+  insertAccount: `INSERT INTO accounts (name, created_at) VALUES ($1, ${NOW}) ON CONFLICT (name) DO NOTHING`,
+  insertToken: `INSERT INTO tokens (selector, verifier_hash, account_id, created_at) VALUES ($1, $2, $3, ${NOW})`,
+  tokenBySelector: `SELECT a.id, a.name, a.pinned_version, t.verifier_hash
+    FROM tokens t JOIN accounts a ON a.id = t.account_id WHERE t.selector = $1`,
+  setPinned: 'UPDATE accounts SET pinned_version = $2 WHERE id = $1',
+  anyUser: 'SELECT 1 AS one FROM users LIMIT 1',
+  insertOrder: `INSERT INTO orders (account_id, revision, status, items, currency, discount_code, discount_percent, note, created_at, updated_at)
+    VALUES ($1, 1, $2, $3::jsonb, $4, $5, $6, $7, ${NOW}, ${NOW}) RETURNING ${ORDER_COLUMNS}`,
+  getOrder: `SELECT ${ORDER_COLUMNS} FROM orders WHERE id = $1 AND account_id = $2`,
+  // The row lock is the serialization point of writeOrder: a second writer waits here
+  // and then reads the row as the first one committed it.
+  lockOrder: `SELECT ${ORDER_COLUMNS} FROM orders WHERE id = $1 AND account_id = $2 FOR UPDATE`,
+  updateOrder: `UPDATE orders SET revision = revision + 1, status = $3, items = $4::jsonb, currency = $5,
+      discount_code = $6, discount_percent = $7, note = $8, updated_at = ${NOW}
+    WHERE id = $1 AND revision = $2 RETURNING ${ORDER_COLUMNS}`,
+  insertEvent: `INSERT INTO order_events (order_id, seq, account_id, type, payload, created_at)
+    VALUES ($1, $2, $3, $4, $5::jsonb, $6::timestamptz)`,
+  listOrders: `SELECT ${ORDER_COLUMNS} FROM orders WHERE account_id = $1 AND id > $2::bigint ORDER BY id LIMIT $3`,
+  eventsAfter: `SELECT order_id, seq, account_id, type, payload, created_at FROM order_events
+    WHERE order_id = $1 AND seq > $2::bigint ORDER BY seq LIMIT $3`,
+  usersByIds: 'SELECT id, name, account_id FROM users WHERE id = ANY($1::text[]) LIMIT $2',
+  friendsOf: `SELECT p.id AS parent, x.id, x.name, x.account_id
+    FROM (SELECT DISTINCT unnest($1::text[]) AS id) p
+    CROSS JOIN LATERAL (SELECT u.id, u.name, u.account_id FROM friends f JOIN users u ON u.id = f.friend_id
+                        WHERE f.user_id = p.id ORDER BY f.friend_id LIMIT $2) x
+    ORDER BY p.id, x.id LIMIT $3`,
+  postsOf: `SELECT x.id, x.author_id, x.title
+    FROM (SELECT DISTINCT unnest($1::text[]) AS id) p
+    CROSS JOIN LATERAL (SELECT id, author_id, title FROM posts WHERE author_id = p.id ORDER BY id LIMIT $2) x
+    ORDER BY x.author_id, x.id LIMIT $3`,
+  commentsOf: `SELECT x.id, x.post_id, x.author_id, x.body
+    FROM (SELECT DISTINCT unnest($1::text[]) AS id) p
+    CROSS JOIN LATERAL (SELECT id, post_id, author_id, body FROM comments WHERE post_id = p.id ORDER BY id LIMIT $2) x
+    ORDER BY x.post_id, x.id LIMIT $3`,
+  ordersOfAccounts: `SELECT x.* FROM (SELECT DISTINCT unnest($1::bigint[]) AS id) p
+    CROSS JOIN LATERAL (SELECT ${ORDER_COLUMNS} FROM orders WHERE account_id = p.id ORDER BY id LIMIT $2) x
+    ORDER BY x.account_id, x.id LIMIT $3`,
+  userOfAccount: 'SELECT id, name, account_id FROM users WHERE account_id = $1',
+  // The demo's graph data, one statement per table (arrays of columns).
+  insertUsers: 'INSERT INTO users (id, name, account_id) SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[])',
+  insertFriends: 'INSERT INTO friends (user_id, friend_id) SELECT * FROM unnest($1::text[], $2::text[]) ON CONFLICT DO NOTHING',
+  insertPosts: 'INSERT INTO posts (id, author_id, title) SELECT * FROM unnest($1::text[], $2::text[], $3::text[])',
+  insertComments: 'INSERT INTO comments (id, post_id, author_id, body) SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[])',
+} as const;
+export type Statement = keyof typeof SQL;
+
+interface OrderRow {
+  id: number;
+  account_id: number;
+  revision: number;
+  status: string;
+  items: OrderItem[];
+  currency: string;
+  discount_code: string | null;
+  discount_percent: number | null;
+  note: string | null;
+  created_at: string;
+  updated_at: string;
+}
+interface EventRow {
+  order_id: number;
+  seq: number;
+  account_id: number;
+  type: OrderEvent['type'];
+  payload: OrderRecord;
+  created_at: string;
+}
+interface AccountRow {
+  id: number;
+  name: string;
+  pinned_version: number | null;
+}
+interface UserRow {
+  id: string;
+  name: string;
+  account_id: number | null;
+}
+interface PostRow {
+  id: string;
+  author_id: string;
+  title: string;
+}
+interface CommentRow {
+  id: string;
+  post_id: string;
+  author_id: string;
+  body: string;
+}
+
+/**
+ * Result parsing for this pool only (pg's global parsers stay untouched): `bigint` ids
+ * as numbers, as the port types them (ids stay far below 2^53; a larger one throws
+ * rather than rounding), and `timestamptz` as the ISO string the port returns.
+ */
+const INT8 = pgTypes.builtins.INT8;
+const TIMESTAMPTZ = pgTypes.builtins.TIMESTAMPTZ;
+const parseTimestamptz = pgTypes.getTypeParser(TIMESTAMPTZ, 'text') as (v: string) => Date;
+const TYPES: CustomTypesConfig = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') => {
+    if (oid === INT8)
+      return (v: string): number => {
+        const n = Number(v);
+        if (!Number.isSafeInteger(n)) throw new RangeError(`PostgresStore: bigint ${v} is beyond Number's exact range`);
+        return n;
+      };
+    if (oid === TIMESTAMPTZ) return (v: string): string => parseTimestamptz(v).toISOString();
+    return pgTypes.getTypeParser(oid, format);
+  }) as CustomTypesConfig['getTypeParser'],
+};
+
+const toOrder = (r: OrderRow): OrderRecord => ({
+  id: r.id,
+  accountId: r.account_id,
+  revision: r.revision,
+  status: r.status,
+  items: r.items,
+  currency: r.currency,
+  discount: r.discount_code === null ? null : { code: r.discount_code, percent: r.discount_percent ?? 0 },
+  note: r.note,
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+});
+/** jsonb stores object keys in its own order; rebuilt in `toOrder`'s, so a payload read back equals the order returned by the write. */
+const fromPayload = (p: OrderRecord): OrderRecord => ({
+  id: p.id,
+  accountId: p.accountId,
+  revision: p.revision,
+  status: p.status,
+  items: p.items,
+  currency: p.currency,
+  discount: p.discount === null ? null : { code: p.discount.code, percent: p.discount.percent },
+  note: p.note,
+  createdAt: p.createdAt,
+  updatedAt: p.updatedAt,
+});
+const toEvent = (r: EventRow): OrderEvent => ({
+  orderId: r.order_id,
+  accountId: r.account_id,
+  seq: r.seq,
+  type: r.type,
+  order: fromPayload(r.payload),
+  createdAt: r.created_at,
+});
+const toAccount = (r: AccountRow): Account => ({ id: r.id, name: r.name, pinnedVersion: r.pinned_version });
+const toUser = (r: UserRow): User => ({ id: r.id, name: r.name, accountId: r.account_id });
+const toPost = (r: PostRow): Post => ({ id: r.id, authorId: r.author_id, title: r.title });
+const toComment = (r: CommentRow): Comment => ({ id: r.id, postId: r.post_id, authorId: r.author_id, body: r.body });
+
+/**
+ * Text PostgreSQL cannot hold: `text` and `jsonb` refuse U+0000, which SQLite stores.
+ * The error carries koa's `status` 400 + `expose` (the convention the problem
+ * middleware already maps), so such input is the client's 400, never a 500 (invariant 6).
+ */
+export class UnstorableTextError extends RangeError {
+  readonly status = 400;
+  readonly expose = true;
+  readonly code = 'UNSTORABLE_TEXT';
+  constructor() {
+    super('Text containing U+0000 cannot be stored');
+  }
+}
+const storable = (s: string): string => {
+  if (s.includes('\u0000')) throw new UnstorableTextError();
+  return s;
+};
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+/**
+ * The `jsonb` text of the items. A lone UTF-16 surrogate (valid in a JS string, refused
+ * by jsonb) becomes U+FFFD, what a `text` column gets for it on both adapters (the
+ * driver encodes UTF-8); U+0000 is refused as above.
+ */
+const itemsJson = (items: OrderItem[]): string =>
+  JSON.stringify(items, (_k, v: unknown) => (typeof v === 'string' ? storable(v).replace(LONE_SURROGATE, '\ufffd') : v));
+const text = (s: string | null | undefined): string | null => (s == null ? null : storable(s));
+
+/**
+ * The bound columns ($status, $items, $currency, $discount_code, $discount_percent, $note)
+ * of some fields. Only the port's five fields are taken, so a caller passing a wider
+ * object cannot leak extra keys into the row or the event payload.
+ */
+const columnsOf = (f: OrderFields): unknown[] => [
+  text(f.status),
+  itemsJson(f.items),
+  text(f.currency),
+  text(f.discount?.code),
+  f.discount?.percent ?? null,
+  text(f.note),
+];
+
+/** Groups rows by a key into arrays aligned with `keys` (DataLoader's contract; duplicate keys get the same list). */
+function align<K, R>(keys: readonly K[], rows: R[], keyOf: (r: R) => K): R[][] {
+  const by = new Map<K, R[]>();
+  for (const r of rows) {
+    const k = keyOf(r);
+    const list = by.get(k);
+    if (list) list.push(r);
+    else by.set(k, [r]);
+  }
+  return keys.map((k) => by.get(k) ?? []);
+}
+
+const clampRows = (n: number): number => (Number.isFinite(n) ? Math.max(0, Math.min(Math.floor(n), MAX_ROWS)) : MAX_ROWS);
+/** An id PostgreSQL can hold: anything else matches no row (as on SQLite), so it is answered without a query. */
+const isId = (n: number): boolean => Number.isSafeInteger(n);
+/** A lower bound (`after`, `afterSeq`) as a bigint parameter: `x > 2.5` is `x > 2` for integer columns. */
+const lowerBound = (n: number): number => (Number.isNaN(n) ? Number.MAX_SAFE_INTEGER : Math.max(-1, Math.min(Math.floor(n), Number.MAX_SAFE_INTEGER)));
+
+/** The array parameter, per-parent `first` and overall cap of a batch read; ids no row can have (U+0000, non-integers) are left out. */
+function batch<K extends string | number>(ids: readonly K[], first: number): [K[], number, number] {
+  if (ids.length > MAX_BATCH) throw new RangeError(`PostgresStore: batch of ${ids.length} ids exceeds ${MAX_BATCH}`);
+  const distinct = [...new Set(ids)].filter((id) => (typeof id === 'string' ? !id.includes('\u0000') : isId(id)));
+  const per = clampRows(first);
+  return [distinct, per, distinct.length * per];
+}
+
+const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
+
+export class PostgresStore implements Store {
+  private readonly pool: Pool;
+  private readonly schema?: string;
+  private closed = false;
+  /** Statements executed (transaction control not counted), so tests can prove batching: one query per GraphQL level. */
+  queryCount = 0;
+
+  /** @param url a `postgres://` connection string. Connects lazily: use `openPostgresStore` to check it answers first. */
+  constructor(url: string, options: PostgresStoreOptions = {}) {
+    const { schema, max = 10, connectionTimeoutMillis = 5000 } = options;
+    if (schema !== undefined && !SCHEMA_NAME.test(schema)) throw new RangeError(`PostgresStore: schema must match ${SCHEMA_NAME}, got "${schema}"`);
+    this.schema = schema;
+    const config: PoolConfig = { connectionString: url, max, connectionTimeoutMillis, types: TYPES };
+    if (schema) config.options = `-c search_path=${schema}`;
+    this.pool = new Pool(config);
+    // An idle connection the server dropped (restart, failover) emits 'error' on the
+    // pool; unhandled, that would crash the process. The pool discards the connection
+    // and the next query opens a new one (or fails and reports), so nothing to do here.
+    this.pool.on('error', () => {});
+  }
+
+  /** Runs one named statement, counted. */
+  private async q<R>(on: Pool | PoolClient, name: Statement, values: unknown[] = []): Promise<R[]> {
+    this.queryCount++;
+    const res = await on.query({ name: `orderline_${name}`, text: SQL[name], values });
+    return res.rows as R[];
+  }
+
+  /** Runs one ad hoc statement (migrations, locks), counted. */
+  private async exec<R>(on: PoolClient, text: string, values: unknown[] = []): Promise<R[]> {
+    this.queryCount++;
+    return (await on.query(text, values)).rows as R[];
+  }
+
+  /**
+   * Runs `fn` in one transaction on one connection: COMMIT when it resolves, ROLLBACK
+   * when it throws (and rethrows). A connection whose ROLLBACK failed is destroyed, not
+   * returned to the pool in an unknown state.
+   */
+  private async tx<T>(fn: (c: PoolClient) => Promise<T>): Promise<T> {
+    const c = await this.pool.connect();
+    let broken: Error | undefined;
+    try {
+      await c.query('BEGIN');
+      const out = await fn(c);
+      await c.query('COMMIT');
+      return out;
+    } catch (err) {
+      await c.query('ROLLBACK').catch((e: Error) => (broken = e));
+      throw err;
+    } finally {
+      c.release(broken);
+    }
+  }
+
+  /**
+   * Takes the transaction-scoped advisory lock named `purpose` for this store's schema
+   * (released by COMMIT or ROLLBACK, so a crashed process cannot leave it held).
+   * Keyed by schema, so stores on other schemas (parallel tests) do not wait for it.
+   */
+  private async lock(c: PoolClient, purpose: 'migrate' | 'seed'): Promise<void> {
+    await this.exec(c, "SELECT pg_advisory_xact_lock(hashtextextended('orderline.' || $1 || ':' || coalesce($2::text, current_schema(), ''), 0))", [
+      purpose,
+      this.schema ?? null,
+    ]);
+  }
+
+  async migrate(): Promise<void> {
+    // One transaction under the lock: DDL is transactional in PostgreSQL, so two
+    // processes starting together apply each migration exactly once (the second waits,
+    // then finds them recorded), and a failing migration leaves nothing half-applied.
+    // Existence is checked before any CREATE, so an up-to-date schema needs no DDL rights.
+    await this.tx(async (c) => {
+      await this.lock(c, 'migrate');
+      if (this.schema && (await this.exec<{ missing: boolean }>(c, 'SELECT to_regnamespace($1) IS NULL AS missing', [this.schema]))[0].missing) {
+        await this.exec(c, `CREATE SCHEMA "${this.schema}"`);
+      }
+      if ((await this.exec<{ missing: boolean }>(c, "SELECT to_regclass('schema_migrations') IS NULL AS missing"))[0].missing) {
+        await this.exec(c, 'CREATE TABLE schema_migrations (id integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL)');
+      }
+      const applied = new Set((await this.exec<{ id: number }>(c, 'SELECT id FROM schema_migrations')).map((r) => r.id));
+      for (const m of MIGRATIONS) {
+        if (applied.has(m.id)) continue;
+        await this.exec(c, m.sql);
+        await this.exec(c, `INSERT INTO schema_migrations (id, name, applied_at) VALUES ($1, $2, ${NOW})`, [m.id, m.name]);
+      }
+    });
+  }
+
+  async seedDemo(): Promise<boolean> {
+    // Under the seed lock, the emptiness check and the load are one step across
+    // processes: the second one waits, then sees the users the first committed.
+    return this.tx(async (c) => {
+      await this.lock(c, 'seed');
+      if ((await this.q(c, 'anyUser')).length > 0) return false;
+      const ids = new Map<string, number>();
+      for (const name of DEMO_ACCOUNTS) ids.set(name, (await this.ensureAccountOn(c, name)).id);
+      await this.q(c, 'insertUsers', [DEMO_USERS.map((u) => u.id), DEMO_USERS.map((u) => u.name), DEMO_USERS.map((u) => (u.account ? ids.get(u.account)! : null))]);
+      await this.q(c, 'insertFriends', [DEMO_FRIENDS.map(([a]) => a), DEMO_FRIENDS.map(([, b]) => b)]);
+      await this.q(c, 'insertPosts', [DEMO_POSTS.map((p) => p.id), DEMO_POSTS.map((p) => p.authorId), DEMO_POSTS.map((p) => p.title)]);
+      await this.q(c, 'insertComments', [
+        DEMO_COMMENTS.map((x) => x.id),
+        DEMO_COMMENTS.map((x) => x.postId),
+        DEMO_COMMENTS.map((x) => x.authorId),
+        DEMO_COMMENTS.map((x) => x.body),
+      ]);
+      // One by one, so ids ascend in the listed order, as on SQLite.
+      for (const o of DEMO_ORDERS) await this.createOn(c, ids.get(o.account)!, o.fields);
+      return true;
+    });
+  }
+
+  async ping(): Promise<boolean> {
+    return (await this.probe()) === null;
+  }
+
+  /** Null when the server answers a trivial query, else why not (for `openPostgresStore`'s message). */
+  async probe(): Promise<Error | null> {
+    try {
+      const [row] = await this.q<{ ok: number }>(this.pool, 'ping');
+      return row?.ok === 1 ? null : new Error('unexpected answer to SELECT 1');
+    } catch (err) {
+      return err instanceof Error ? err : new Error(String(err));
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.pool.end();
+  }
+
+  private async ensureAccountOn(on: Pool | PoolClient, name: string): Promise<Account> {
+    // Look first: an INSERT ... ON CONFLICT DO NOTHING would burn an identity value on
+    // every call for an existing name. The second SELECT sees a row a concurrent caller
+    // committed (READ COMMITTED: a new snapshot per statement).
+    const found = await this.q<AccountRow>(on, 'accountByName', [name]);
+    if (found[0]) return toAccount(found[0]);
+    await this.q(on, 'insertAccount', [storable(name)]);
+    return toAccount((await this.q<AccountRow>(on, 'accountByName', [name]))[0]);
+  }
+
+  async ensureAccount(name: string): Promise<Account> {
+    return this.ensureAccountOn(this.pool, storable(name));
+  }
+
+  async addToken(accountId: number, selector: string, verifierHash: string): Promise<void> {
+    await this.q(this.pool, 'insertToken', [storable(selector), storable(verifierHash), accountId]);
+  }
+
+  async tokenBySelector(selector: string): Promise<{ account: Account; verifierHash: string } | null> {
+    // The hash comparison is the caller's (constant time); here only the indexed lookup.
+    if (selector.includes('\u0000')) return null; // cannot be stored, so matches nothing
+    const [row] = await this.q<AccountRow & { verifier_hash: string }>(this.pool, 'tokenBySelector', [selector]);
+    return row ? { account: toAccount(row), verifierHash: row.verifier_hash } : null;
+  }
+
+  async setPinnedVersion(accountId: number, version: number | null): Promise<void> {
+    await this.q(this.pool, 'setPinned', [accountId, version]);
+  }
+
+  /** Inserts order + `order.created` event on `c`; the caller provides the transaction. */
+  private async createOn(c: PoolClient, accountId: number, fields: OrderFields): Promise<{ order: OrderRecord; event: OrderEvent }> {
+    // Built from the row as stored (RETURNING), so it equals what getOrder returns, jsonb's key order included.
+    const [row] = await this.q<OrderRow>(c, 'insertOrder', [accountId, ...columnsOf(fields)]);
+    const order = toOrder(row);
+    const event: OrderEvent = { orderId: order.id, accountId, seq: 1, type: 'order.created', order, createdAt: order.createdAt };
+    await this.q(c, 'insertEvent', [order.id, 1, accountId, event.type, JSON.stringify(order), event.createdAt]);
+    return { order, event };
+  }
+
+  async createOrder(accountId: number, fields: OrderFields): Promise<{ order: OrderRecord; event: OrderEvent }> {
+    return this.tx((c) => this.createOn(c, accountId, fields));
+  }
+
+  async getOrder(accountId: number, orderId: number): Promise<OrderRecord | null> {
+    if (!isId(orderId)) return null;
+    const [row] = await this.q<OrderRow>(this.pool, 'getOrder', [orderId, accountId]);
+    return row ? toOrder(row) : null;
+  }
+
+  async writeOrder<R>(accountId: number, orderId: number, decide: (current: OrderRecord) => WriteDecision<R>): Promise<WriteResult<R>> {
+    if (!isId(orderId)) return { ok: false, reason: 'not_found' };
+    // FOR UPDATE before decide: a concurrent writer of the same order (this process or
+    // another) waits for our COMMIT and then decides on the revision we wrote. A
+    // throwing `decide` rolls back (nothing was written) and rejects.
+    return this.tx(async (c): Promise<WriteResult<R>> => {
+      const [row] = await this.q<OrderRow>(c, 'lockOrder', [orderId, accountId]);
+      if (!row) return { ok: false, reason: 'not_found' };
+      const decision = decide(toOrder(row));
+      if (!decision.apply) return { ok: false, reason: decision.reason };
+      const [updated] = await this.q<OrderRow>(c, 'updateOrder', [orderId, row.revision, ...columnsOf(decision.fields)]);
+      // Cannot happen under the row lock; if it did, throwing rolls the transaction back.
+      if (!updated) throw new Error(`order ${orderId}: revision moved inside a write transaction`);
+      const order = toOrder(updated);
+      const event: OrderEvent = { orderId, accountId, seq: order.revision, type: decision.eventType, order, createdAt: order.updatedAt };
+      await this.q(c, 'insertEvent', [orderId, event.seq, accountId, event.type, JSON.stringify(order), event.createdAt]);
+      return { ok: true, order, event };
+    });
+  }
+
+  async listOrders(accountId: number, after: number, limit: number): Promise<OrderPage> {
+    const n = clampRows(limit);
+    const rows = await this.q<OrderRow>(this.pool, 'listOrders', [accountId, lowerBound(after), n + 1]);
+    return { orders: rows.slice(0, n).map(toOrder), hasMore: rows.length > n };
+  }
+
+  async eventsAfter(orderId: number, afterSeq: number, limit: number): Promise<OrderEvent[]> {
+    if (!isId(orderId)) return [];
+    return (await this.q<EventRow>(this.pool, 'eventsAfter', [orderId, lowerBound(afterSeq), clampRows(limit)])).map(toEvent);
+  }
+
+  async usersByIds(ids: readonly string[]): Promise<(User | null)[]> {
+    if (ids.length === 0) return [];
+    const [distinct, , cap] = batch(ids, 1);
+    const rows = await this.q<UserRow>(this.pool, 'usersByIds', [distinct, cap]);
+    const by = new Map(rows.map((r) => [r.id, toUser(r)]));
+    return ids.map((id) => by.get(id) ?? null);
+  }
+
+  async friendsOf(userIds: readonly string[], first: number): Promise<User[][]> {
+    if (userIds.length === 0) return [];
+    const rows = await this.q<UserRow & { parent: string }>(this.pool, 'friendsOf', batch(userIds, first));
+    return align(userIds, rows, (r) => r.parent).map((list) => list.map(toUser));
+  }
+
+  async postsOf(userIds: readonly string[], first: number): Promise<Post[][]> {
+    if (userIds.length === 0) return [];
+    const rows = await this.q<PostRow>(this.pool, 'postsOf', batch(userIds, first));
+    return align(userIds, rows, (r) => r.author_id).map((list) => list.map(toPost));
+  }
+
+  async commentsOf(postIds: readonly string[], first: number): Promise<Comment[][]> {
+    if (postIds.length === 0) return [];
+    const rows = await this.q<CommentRow>(this.pool, 'commentsOf', batch(postIds, first));
+    return align(postIds, rows, (r) => r.post_id).map((list) => list.map(toComment));
+  }
+
+  async ordersOfAccounts(accountIds: readonly number[], first: number): Promise<OrderRecord[][]> {
+    if (accountIds.length === 0) return [];
+    const rows = await this.q<OrderRow>(this.pool, 'ordersOfAccounts', batch(accountIds, first));
+    return align(accountIds, rows, (r) => r.account_id).map((list) => list.map(toOrder));
+  }
+
+  async userOfAccount(accountId: number): Promise<User | null> {
+    if (!isId(accountId)) return null;
+    const [row] = await this.q<UserRow>(this.pool, 'userOfAccount', [accountId]);
+    return row ? toUser(row) : null;
+  }
+
+  /**
+   * The plan of a statement with sequential scans disabled, for tests that prove reads
+   * use an index: on a tiny test table the planner would rightly prefer a scan, but with
+   * `enable_seqscan` off it still shows `Seq Scan` when no index can serve the query.
+   */
+  async explain(statement: Statement, params: unknown[]): Promise<string[]> {
+    return this.tx(async (c) => {
+      await c.query('SET LOCAL enable_seqscan = off');
+      const rows = (await c.query(`EXPLAIN ${SQL[statement]}`, params)).rows as { 'QUERY PLAN': string }[];
+      return rows.map((r) => r['QUERY PLAN']);
+    });
+  }
+}
+
+/**
+ * A store whose server answered: connects once and runs `SELECT 1`, so a caller (the
+ * service's start-up) can refuse a bad `DATABASE_URL` with a clear message instead of
+ * failing on the first request. Rejects with "PostgreSQL is not reachable: <cause>"
+ * (the cause is pg's, which names host and port but never the password); the pool is
+ * closed then. Does not migrate: the caller runs `migrate()` as for SQLite.
+ */
+export async function openPostgresStore(url: string, options?: PostgresStoreOptions): Promise<PostgresStore> {
+  const store = new PostgresStore(url, options);
+  const problem = await store.probe();
+  if (problem) {
+    await store.close();
+    throw new Error(`PostgreSQL is not reachable: ${problem.message || String(problem)}`, { cause: problem });
+  }
+  return store;
+}
