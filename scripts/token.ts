@@ -27,7 +27,7 @@ async function main(): Promise<void> {
     process.stderr.write(USAGE);
     process.exit(2);
   }
-  const store = openStore({ dataDir: process.env.DATA_DIR || './data', databaseUrl: process.env.DATABASE_URL || undefined });
+  const store = await openStore({ dataDir: process.env.DATA_DIR || './data', databaseUrl: process.env.DATABASE_URL || undefined });
   try {
     await store.migrate();
     const account = await store.ensureAccount(name);

@@ -14,25 +14,16 @@ function refuse(message: string): never {
   process.exit(2);
 }
 
-/** DATABASE_URL must answer before we start; the message names the URL without its password. */
-async function checkDatabase(url: string): Promise<void> {
-  const { Client } = await import('pg');
-  const client = new Client({ connectionString: url, connectionTimeoutMillis: 3000 });
-  try {
-    await client.connect();
-    await client.end();
-  } catch (err) {
-    refuse(`DATABASE_URL ${redactUrl(url)} is unreachable: ${(err as Error).message || String(err)}`);
-  }
-}
-
 async function open(config: Config): Promise<Store> {
-  if (config.databaseUrl) {
-    await checkDatabase(config.databaseUrl);
-    refuse('DATABASE_URL is set, but the PostgreSQL store is not implemented yet: unset it to use the embedded SQLite store');
-  }
   if (config.workers > 1) refuse(`WORKERS=${config.workers}: multi-worker mode is not implemented yet; use WORKERS=1`);
-  const store = openStore({ dataDir: config.dataDir, sqliteSynchronous: config.sqliteSynchronous });
+  let store: Store;
+  try {
+    store = await openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, sqliteSynchronous: config.sqliteSynchronous });
+  } catch (err) {
+    // DATABASE_URL must answer before we start; the message names the URL without its password.
+    if (config.databaseUrl) refuse(`DATABASE_URL ${redactUrl(config.databaseUrl)} is unreachable: ${(err as Error).message || String(err)}`);
+    throw err;
+  }
   await store.migrate();
   return store;
 }

@@ -2,28 +2,30 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { SqliteStore } from './sqlite/SqliteStore';
+import { openPostgresStore } from './postgres/PostgresStore';
 import type { Store } from './store';
 
 export type * from './store';
 export { SqliteStore } from './sqlite/SqliteStore';
+export { PostgresStore, openPostgresStore } from './postgres/PostgresStore';
 export { issueToken, parseToken, hashVerifier, verifierMatches, type IssuedToken } from './tokens';
 
 export interface StoreConfig {
   /** Where the embedded SQLite file lives (created if missing). */
   dataDir: string;
-  /** A PostgreSQL URL selects the PostgreSQL adapter (not implemented yet: throws). */
+  /** A PostgreSQL URL selects the PostgreSQL adapter. */
   databaseUrl?: string;
   /** SQLite `synchronous`; the adapter's default is `full` (see SqliteStore). */
   sqliteSynchronous?: 'normal' | 'full';
 }
 
 /**
- * The store the configuration names: today the embedded store on
- * `${dataDir}/orderline.sqlite`. Throws when `databaseUrl` is set, so a deployment
- * that asked for PostgreSQL never silently writes to a local file instead.
+ * The store the configuration names: PostgreSQL when `databaseUrl` is set (checked
+ * reachable first: rejects with the reason, never silently falls back to a local
+ * file), else the embedded store on `${dataDir}/orderline.sqlite`. Not migrated yet.
  */
-export function openStore(config: StoreConfig): Store {
-  if (config.databaseUrl) throw new Error('PostgreSQL store not implemented yet');
+export async function openStore(config: StoreConfig): Promise<Store> {
+  if (config.databaseUrl) return openPostgresStore(config.databaseUrl);
   mkdirSync(config.dataDir, { recursive: true });
   return new SqliteStore(join(config.dataDir, 'orderline.sqlite'), config.sqliteSynchronous);
 }

@@ -9,7 +9,29 @@ import { join } from 'node:path';
 import pino from 'pino';
 import { createApp, type AppDeps } from '../../src/app';
 import { parseConfig, type Config } from '../../src/config';
-import { issueToken, SqliteStore, type Account, type Store } from '../../src/store';
+import { Client } from 'pg';
+import { issueToken, PostgresStore, SqliteStore, type Account, type Store } from '../../src/store';
+
+/**
+ * TEST_STORE=postgres runs the same integration tests on PostgreSQL (DATABASE_TEST_URL,
+ * default the local `test` database), each server on a fresh schema dropped at close.
+ */
+const PG_URL = process.env.DATABASE_TEST_URL || 'postgres://postgres@127.0.0.1:5432/test';
+export const TEST_STORE = process.env.TEST_STORE === 'postgres' ? 'postgres' : 'sqlite';
+
+async function openTestStore(dir: string): Promise<{ store: Store; drop: () => Promise<void> }> {
+  if (TEST_STORE === 'sqlite') return { store: new SqliteStore(join(dir, 'orderline.sqlite')), drop: async () => undefined };
+  const schema = `orderline_it_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
+  return {
+    store: new PostgresStore(PG_URL, { schema }),
+    drop: async () => {
+      const admin = new Client({ connectionString: PG_URL });
+      await admin.connect();
+      await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+      await admin.end();
+    },
+  };
+}
 import type { Metrics } from '../../src/http/metrics';
 import type { AuthCache } from '../../src/http/authCache';
 import type { Realtime } from '../../src/realtime';
@@ -35,7 +57,7 @@ export async function startTestServer(env: Record<string, string> = {}, deps: Pi
   const parsed = parseConfig({ DATA_DIR: dir, ...env });
   if (!parsed.ok) throw new Error(parsed.error);
   const config: Config = parsed.config;
-  const store = new SqliteStore(join(dir, 'orderline.sqlite'));
+  const { store, drop } = await openTestStore(dir);
   await store.migrate();
   const mk = async (name: string) => {
     const account = await store.ensureAccount(name);
@@ -74,6 +96,7 @@ export async function startTestServer(env: Record<string, string> = {}, deps: Pi
       server.closeAllConnections();
       await new Promise<void>((r) => server.close(() => r()));
       await store.close();
+      await drop();
       rmSync(dir, { recursive: true, force: true });
     },
   };
