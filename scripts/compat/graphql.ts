@@ -1,0 +1,72 @@
+/**
+ * GraphQL schema check: contracts/schema.graphql against the released one, by
+ * @graphql-inspector/core's `diff` (DESIGN "Compatibility gate").
+ *
+ * - BREAKING fails.
+ * - DANGEROUS fails unless contracts/compat-accepted.yaml lists it (accepted.ts), with
+ *   one exception below.
+ * - NON_BREAKING passes.
+ *
+ * The exception: the inspector calls any argument added to an existing field
+ * DANGEROUS ("may involve a change in resolve function logic"). A nullable argument
+ * with no default is absent from every released query, so the resolver sees exactly
+ * what it saw before; that is an additive change and passes. An argument with a
+ * default stays DANGEROUS: old queries now run with that default.
+ */
+import { buildSchema, isSpecifiedScalarType, type GraphQLSchema } from 'graphql';
+import { ChangeType, CriticalityLevel, diff, type Change } from '@graphql-inspector/core';
+import type { Accepted } from './accepted';
+import { GateError, type Finding, type KindResult } from './types';
+
+export const ACCEPTED_FILE_HINT = 'contracts/compat-accepted.yaml';
+
+export function readSchema(sdl: string, file: string): GraphQLSchema {
+  try {
+    return buildSchema(sdl);
+  } catch (err) {
+    throw new GateError(`graphql: ${file} is not a valid schema: ${(err as Error).message}`);
+  }
+}
+
+/** A DANGEROUS change our policy treats as additive (see the file comment). */
+export function isAdditiveArgument(change: Change): boolean {
+  if (change.type !== ChangeType.FieldArgumentAdded) return false;
+  const meta = change.meta as { addedArgumentType: string; hasDefaultValue: boolean };
+  return !meta.addedArgumentType.endsWith('!') && !meta.hasDefaultValue;
+}
+
+export async function checkGraphql(currentSdl: string, releasedSdl: string, accepted: Accepted): Promise<KindResult> {
+  const oldSchema = readSchema(releasedSdl, 'contracts/released/schema.graphql');
+  const newSchema = readSchema(currentSdl, 'contracts/schema.graphql');
+  const changes = await diff(oldSchema, newSchema);
+  const findings: Finding[] = [];
+  const notes: string[] = [];
+  const used = new Set<number>();
+  for (const change of changes) {
+    const level = change.criticality.level;
+    if (level === CriticalityLevel.NonBreaking) continue;
+    const location = change.path ?? '(schema)';
+    if (level === CriticalityLevel.Dangerous) {
+      if (isAdditiveArgument(change)) continue;
+      const i = accepted.graphql.findIndex((a) => a.path === location && a.message === change.message);
+      if (i >= 0) {
+        used.add(i);
+        notes.push(`graphql: accepted DANGEROUS change at ${location}: ${change.message} (reason: ${accepted.graphql[i].reason})`);
+        continue;
+      }
+    }
+    const why = change.criticality.reason ? ` (${change.criticality.reason})` : '';
+    findings.push({
+      kind: 'graphql',
+      group: level === CriticalityLevel.Breaking ? 'breaking' : `dangerous: fails unless listed in ${ACCEPTED_FILE_HINT}`,
+      location,
+      message: level === CriticalityLevel.Breaking ? `${change.message}${why}` : change.message,
+      rule: `${change.type} ${level}`,
+    });
+  }
+  accepted.graphql.forEach((a, i) => {
+    if (!used.has(i)) notes.push(`graphql: ${ACCEPTED_FILE_HINT} entry at ${a.path} matches no change (released since? remove it): ${a.message}`);
+  });
+  const types = Object.values(newSchema.getTypeMap()).filter((t) => !t.name.startsWith('__') && !isSpecifiedScalarType(t)).length;
+  return { kind: 'graphql', findings, checked: `${types} types`, notes };
+}

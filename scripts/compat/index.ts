@@ -1,0 +1,89 @@
+/**
+ * `npm run compat`: the compatibility gate (DESIGN "Compatibility gate", spec 9.1).
+ * Compares contracts/ with contracts/released/ (written by `npm run release`) and
+ * prints one report naming every breaking change.
+ *
+ * Exit codes: 0 compatible (one summary line per kind), 1 breaking changes (the
+ * report), 2 the gate could not run (missing file, no oasdiff binary, unreadable
+ * contract).
+ *
+ * The four checks are independent and run concurrently: the two oasdiff runs are
+ * child processes, so they overlap with the in-process AsyncAPI and GraphQL work.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { CONTRACT_FILES } from '../release';
+import { readAccepted } from './accepted';
+import { checkAsyncApi } from './asyncapi';
+import { checkGraphql, readSchema } from './graphql';
+import { checkOpenApi } from './openapi';
+import { checkOperations } from './operations';
+import { formatReport } from './report';
+import { GateError, type Finding, type KindResult } from './types';
+
+export interface GateOptions {
+  /** The folder holding the contracts under review (openapi.yaml, asyncapi.yaml, schema.graphql, operations/). */
+  contracts: string;
+  /** The released snapshot, same layout; default `<contracts>/released`. */
+  released?: string;
+  /** The accepted-changes file; default `<contracts>/compat-accepted.yaml`. */
+  accepted?: string;
+}
+
+export interface GateResult {
+  compatible: boolean;
+  results: KindResult[];
+  findings: Finding[];
+}
+
+/** Every file both sides need; all missing ones are named at once. */
+function requireFiles(current: string, released: string): void {
+  const missing = [current, released].flatMap((dir) =>
+    [...CONTRACT_FILES, 'operations'].map((f) => join(dir, f)).filter((p) => !existsSync(p)),
+  );
+  if (missing.length > 0) {
+    const hint = missing.some((p) => p.startsWith(released)) ? ' (run `npm run release` to create the released snapshot)' : '';
+    throw new GateError(`missing: ${missing.map((p) => relative(process.cwd(), p) || p).join(', ')}${hint}`);
+  }
+}
+
+/** Runs every check; a GateError when the gate cannot run. */
+export async function runGate(options: GateOptions): Promise<GateResult> {
+  const current = options.contracts;
+  const released = options.released ?? join(current, 'released');
+  requireFiles(current, released);
+  const accepted = readAccepted(options.accepted ?? join(current, 'compat-accepted.yaml'));
+  const currentSdl = readFileSync(join(current, 'schema.graphql'), 'utf8');
+  const releasedSdl = readFileSync(join(released, 'schema.graphql'), 'utf8');
+  const newSchema = readSchema(currentSdl, 'contracts/schema.graphql');
+  const results = await Promise.all([
+    checkOpenApi(current, released),
+    checkAsyncApi(current, released),
+    checkGraphql(currentSdl, releasedSdl, accepted),
+    Promise.resolve().then(() => checkOperations(join(current, 'operations'), join(released, 'operations'), newSchema)),
+  ]);
+  const findings = results.flatMap((r) => r.findings);
+  return { compatible: findings.length === 0, results, findings };
+}
+
+/** The CLI: prints the report, returns the exit code. */
+export async function main(root: string, out: (s: string) => void = console.log, err: (s: string) => void = console.error): Promise<number> {
+  try {
+    const result = await runGate({ contracts: join(root, 'contracts') });
+    out(formatReport(result.results));
+    return result.compatible ? 0 : 1;
+  } catch (e) {
+    if (e instanceof GateError) {
+      err(`compat: the gate could not run: ${e.message}`);
+      return 2;
+    }
+    err(`compat: the gate could not run: ${(e as Error).stack ?? String(e)}`);
+    return 2;
+  }
+}
+
+if (require.main === module) {
+  void main(join(__dirname, '..', '..')).then((code) => {
+    process.exitCode = code;
+  });
+}

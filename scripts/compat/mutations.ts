@@ -1,0 +1,486 @@
+/**
+ * The gate's mutation corpus: small edits of the current contracts, each with the
+ * verdict the gate must give and words its report must contain. corpus.test.ts runs
+ * every one in a temp dir whose `contracts/released/` is the unmutated contracts.
+ *
+ * A mutation edits parsed YAML (the `yaml` package) or SDL / operation text. Breaking
+ * ones name the field the report must name; compatible ones are the additive changes
+ * the versioning workflow relies on (README "Versioning workflow").
+ */
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parse, stringify } from 'yaml';
+import { CONTRACT_FILES } from '../release';
+import type { Kind } from './types';
+
+/** Parsed YAML: mutations reach into it freely, a wrong path throws and fails the case. */
+type Doc = any;
+
+export interface Contracts {
+  openapi: Doc;
+  asyncapi: Doc;
+  schema: string;
+  /** File name -> text. */
+  operations: Record<string, string>;
+  /** contracts/compat-accepted.yaml text; undefined = the repo's file. */
+  accepted?: string;
+}
+
+export interface Mutation {
+  name: string;
+  expect: 'breaking' | 'compatible';
+  /** For breaking ones: the kinds that must report it, and words each report line set must contain. */
+  kinds?: Kind[];
+  mentions?: string[];
+  apply(c: Contracts): void;
+}
+
+const schemas = (c: Contracts) => c.openapi.components.schemas;
+const payload = (c: Contracts, message: string) => c.asyncapi.components.messages[message].payload;
+const dropRequired = (schema: Doc, field: string) => {
+  delete schema.properties[field];
+  schema.required = (schema.required ?? []).filter((f: string) => f !== field);
+};
+/** Replaces `from` in the SDL, failing loudly when the SDL no longer has it (a stale mutation). */
+const sdl = (c: Contracts, from: string, to: string) => {
+  if (!c.schema.includes(from)) throw new Error(`mutation: schema.graphql has no ${JSON.stringify(from)}`);
+  c.schema = c.schema.replace(from, to);
+};
+
+export const BREAKING: Mutation[] = [
+  // --- OpenAPI -------------------------------------------------------------
+  {
+    name: 'openapi: field removed from the OrderV1 response (spec 9.1)',
+    expect: 'breaking',
+    kinds: ['openapi'],
+    mentions: ['REST v1', 'GET /v1/orders/{orderId}', '`note`'],
+    apply: (c) => dropRequired(schemas(c).OrderV1, 'note'),
+  },
+  {
+    name: 'openapi: field removed from the OrderV2 response',
+    expect: 'breaking',
+    kinds: ['openapi', 'asyncapi'],
+    mentions: ['REST v2', 'GET /v2/orders/{orderId}', '`discount`'],
+    apply: (c) => dropRequired(schemas(c).OrderV2, 'discount'),
+  },
+  {
+    name: 'openapi: response field retyped (total_cents integer -> string)',
+    expect: 'breaking',
+    kinds: ['openapi'],
+    mentions: ['total_cents'],
+    apply: (c) => {
+      schemas(c).OrderV2.properties.total_cents = { type: 'string' };
+    },
+  },
+  {
+    name: 'openapi: optional response field removed (only a WARN in oasdiff)',
+    expect: 'breaking',
+    kinds: ['openapi'],
+    mentions: ['cancel', 'response-optional-property-removed'],
+    apply: (c) => {
+      delete schemas(c).OrderLinks.properties.cancel;
+    },
+  },
+  {
+    name: 'openapi: operation removed (POST /v1/orders/{orderId}/cancel)',
+    expect: 'breaking',
+    kinds: ['openapi'],
+    mentions: ['/v1/orders/{orderId}/cancel'],
+    apply: (c) => {
+      delete c.openapi.paths['/v1/orders/{orderId}/cancel'];
+    },
+  },
+  {
+    name: 'openapi: request field made required (OrderCreateV2.currency)',
+    expect: 'breaking',
+    kinds: ['openapi'],
+    mentions: ['POST /v2/orders', 'currency'],
+    apply: (c) => {
+      schemas(c).OrderCreateV2.required = ['currency'];
+    },
+  },
+  {
+    name: 'openapi: request field range narrowed (OrderItem.quantity maximum)',
+    expect: 'breaking',
+    kinds: ['openapi'],
+    mentions: ['quantity'],
+    apply: (c) => {
+      schemas(c).OrderItem.properties.quantity.maximum = 10;
+    },
+  },
+  {
+    name: 'openapi: new required query parameter',
+    expect: 'breaking',
+    kinds: ['openapi'],
+    mentions: ['GET /v2/orders', 'region'],
+    apply: (c) => {
+      c.openapi.paths['/v2/orders'].get.parameters.push({ name: 'region', in: 'query', required: true, schema: { type: 'string' } });
+    },
+  },
+  {
+    name: 'openapi: vendor media type version=1 removed from a negotiated response',
+    expect: 'breaking',
+    kinds: ['openapi'],
+    mentions: ['GET /orders/{orderId}', 'version=1'],
+    apply: (c) => {
+      delete c.openapi.paths['/orders/{orderId}'].get.responses['200'].content['application/vnd.orderline.order+json; version=1'];
+    },
+  },
+  // --- AsyncAPI ------------------------------------------------------------
+  {
+    name: 'asyncapi: channel removed (orderStream, with its operation)',
+    expect: 'breaking',
+    kinds: ['asyncapi'],
+    mentions: ['orderStream', 'receiveOrderStream'],
+    apply: (c) => {
+      delete c.asyncapi.channels.orderStream;
+      delete c.asyncapi.operations.receiveOrderStream;
+    },
+  },
+  {
+    name: 'asyncapi: message removed from a channel and its operation',
+    expect: 'breaking',
+    kinds: ['asyncapi'],
+    mentions: ['channel orders', 'message error'],
+    apply: (c) => {
+      delete c.asyncapi.channels.orders.messages.error;
+      const op = c.asyncapi.operations.receiveOrders;
+      op.messages = op.messages.filter((m: Doc) => !String(m.$ref).endsWith('/error'));
+    },
+  },
+  {
+    name: 'asyncapi: channel address changed',
+    expect: 'breaking',
+    kinds: ['asyncapi'],
+    mentions: ['channel orders', 'address', '/ws/orders'],
+    apply: (c) => {
+      c.asyncapi.channels.orders.address = '/ws/orders';
+    },
+  },
+  {
+    name: 'asyncapi: operation removed (sendSubscription)',
+    expect: 'breaking',
+    kinds: ['asyncapi'],
+    mentions: ['sendSubscription'],
+    apply: (c) => {
+      delete c.asyncapi.operations.sendSubscription;
+    },
+  },
+  {
+    name: 'asyncapi: payload field removed from a server message (ResyncMessage.reason)',
+    expect: 'breaking',
+    kinds: ['asyncapi'],
+    mentions: ['message ResyncMessage', '`reason`'],
+    apply: (c) => dropRequired(payload(c, 'ResyncMessage'), 'reason'),
+  },
+  {
+    name: 'asyncapi: payload field retyped (OrderEventMessage.seq integer -> string)',
+    expect: 'breaking',
+    kinds: ['asyncapi'],
+    mentions: ['message OrderEventMessage', 'seq'],
+    apply: (c) => {
+      payload(c, 'OrderEventMessage').properties.seq = { type: 'string' };
+    },
+  },
+  {
+    name: 'asyncapi: client message field made required (SubscribeMessage.since)',
+    expect: 'breaking',
+    kinds: ['asyncapi'],
+    mentions: ['message SubscribeMessage', 'since'],
+    apply: (c) => {
+      payload(c, 'SubscribeMessage').required.push('since');
+    },
+  },
+  {
+    name: 'asyncapi: new enum value in a server message (oasdiff WARN: clients switch on `type`)',
+    expect: 'breaking',
+    kinds: ['asyncapi'],
+    mentions: ['message OrderEventMessage', 'order.refunded'],
+    apply: (c) => {
+      payload(c, 'OrderEventMessage').properties.type.enum.push('order.refunded');
+    },
+  },
+  {
+    name: 'asyncapi: payload field removed through the $ref into openapi.yaml (OrderV2.note)',
+    expect: 'breaking',
+    kinds: ['openapi', 'asyncapi'],
+    mentions: ['message OrderEventMessage', 'order/note'],
+    apply: (c) => dropRequired(schemas(c).OrderV2, 'note'),
+  },
+  // --- GraphQL -------------------------------------------------------------
+  {
+    name: 'graphql: field removed (Order.note)',
+    expect: 'breaking',
+    kinds: ['graphql', 'operations'],
+    mentions: ['Order.note', "Field 'note' was removed from object type 'Order'"],
+    apply: (c) => sdl(c, '  note: String\n', ''),
+  },
+  {
+    name: 'graphql: argument made non-null (User.friends(first: Int!))',
+    expect: 'breaking',
+    kinds: ['graphql'],
+    mentions: ['User.friends.first', "'Int' to 'Int!'"],
+    apply: (c) => sdl(c, 'friends(first: Int)', 'friends(first: Int!)'),
+  },
+  {
+    name: 'graphql: field type changed (Order.totalCents Int! -> Float!)',
+    expect: 'breaking',
+    kinds: ['graphql'],
+    mentions: ['Order.totalCents', "'Int!' to 'Float!'"],
+    apply: (c) => sdl(c, 'totalCents: Int!', 'totalCents: Float!'),
+  },
+  {
+    name: 'graphql: output field made nullable (Order.status String! -> String)',
+    expect: 'breaking',
+    kinds: ['graphql'],
+    mentions: ['Order.status'],
+    apply: (c) => sdl(c, '  status: String!\n', '  status: String\n'),
+  },
+  {
+    name: 'graphql: required argument added (Query.order(account: ID!))',
+    expect: 'breaking',
+    kinds: ['graphql', 'operations'],
+    mentions: ['Query.order.account', 'operation Order'],
+    apply: (c) => sdl(c, 'order(id: ID!): Order', 'order(id: ID!, account: ID!): Order'),
+  },
+  {
+    name: 'graphql: type removed (Discount, with Order.discount)',
+    expect: 'breaking',
+    kinds: ['graphql'],
+    mentions: ["Type 'Discount' was removed", 'Order.discount'],
+    apply: (c) => {
+      sdl(c, '  discount: Discount\n', '');
+      sdl(c, 'type Discount {\n  code: String!\n  percent: Int!\n}\n', '');
+    },
+  },
+  {
+    name: 'graphql: DANGEROUS change not accepted (argument default added to User.friends)',
+    expect: 'breaking',
+    kinds: ['graphql'],
+    mentions: ['User.friends.first', 'dangerous'],
+    apply: (c) => sdl(c, 'friends(first: Int)', 'friends(first: Int = 10)'),
+  },
+  // --- persisted operations --------------------------------------------------
+  {
+    name: 'operations: released operation removed (User.graphql)',
+    expect: 'breaking',
+    kinds: ['operations'],
+    mentions: ['operation User (User.graphql', 'removed'],
+    apply: (c) => {
+      delete c.operations['User.graphql'];
+    },
+  },
+  {
+    name: 'operations: released operation changed (Order.graphql drops `note`)',
+    expect: 'breaking',
+    kinds: ['operations'],
+    mentions: ['operation Order (Order.graphql', 'changed'],
+    apply: (c) => {
+      c.operations['Order.graphql'] = c.operations['Order.graphql'].replace(/\n\s*note\n/, '\n');
+    },
+  },
+  {
+    name: 'operations: released operation no longer validates (Query.viewer removed)',
+    expect: 'breaking',
+    kinds: ['graphql', 'operations'],
+    mentions: ['operation ViewerOrders', 'viewer'],
+    apply: (c) => {
+      c.schema = c.schema.replace(/\n\s*"[^"\n]*"\n\s*viewer: User\n/, '\n');
+      if (c.schema.includes('viewer:')) throw new Error('mutation: Query.viewer not found');
+    },
+  },
+];
+
+export const COMPATIBLE: Mutation[] = [
+  {
+    name: 'openapi: new response field (OrderV2.tracking_code)',
+    expect: 'compatible',
+    apply: (c) => {
+      schemas(c).OrderV2.properties.tracking_code = { type: ['string', 'null'] };
+      schemas(c).OrderV2.required.push('tracking_code');
+    },
+  },
+  {
+    name: 'openapi: new optional request field (OrderCreateV2.gift_wrap)',
+    expect: 'compatible',
+    apply: (c) => {
+      schemas(c).OrderCreateV2.properties.gift_wrap = { type: 'boolean' };
+    },
+  },
+  {
+    name: 'openapi: new operation (POST /v2/orders/{orderId}/refund)',
+    expect: 'compatible',
+    apply: (c) => {
+      c.openapi.paths['/v2/orders/{orderId}/refund'] = {
+        parameters: [{ $ref: '#/components/parameters/OrderId' }],
+        post: {
+          operationId: 'refundOrderV2',
+          responses: { '200': { description: 'Refunded.', content: { 'application/json': { schema: { $ref: '#/components/schemas/OrderV2' } } } } },
+        },
+      };
+    },
+  },
+  {
+    name: 'openapi: request field made optional (OrderReplaceV2.note)',
+    expect: 'compatible',
+    apply: (c) => {
+      schemas(c).OrderReplaceV2.required = schemas(c).OrderReplaceV2.required.filter((f: string) => f !== 'note');
+    },
+  },
+  {
+    name: 'openapi: field deprecated with a sunset (step 2 of the workflow)',
+    expect: 'compatible',
+    apply: (c) => {
+      Object.assign(schemas(c).OrderV2.properties.note, { deprecated: true, 'x-sunset': '2027-12-31' });
+    },
+  },
+  {
+    name: 'asyncapi: new optional field in a server message (ResyncMessage.hint)',
+    expect: 'compatible',
+    apply: (c) => {
+      payload(c, 'ResyncMessage').properties.hint = { type: 'string' };
+    },
+  },
+  {
+    name: 'asyncapi: new message on a channel and its receive operation',
+    expect: 'compatible',
+    apply: (c) => {
+      c.asyncapi.components.messages.GoodbyeMessage = {
+        name: 'GoodbyeMessage',
+        payload: { type: 'object', required: ['type'], properties: { type: { type: 'string', const: 'goodbye' } } },
+      };
+      c.asyncapi.channels.orders.messages.goodbye = { $ref: '#/components/messages/GoodbyeMessage' };
+      c.asyncapi.operations.receiveOrders.messages.push({ $ref: '#/channels/orders/messages/goodbye' });
+    },
+  },
+  {
+    name: 'asyncapi: new channel with its operation',
+    expect: 'compatible',
+    apply: (c) => {
+      c.asyncapi.channels.accountStream = {
+        address: '/api/stream',
+        servers: [{ $ref: '#/servers/sse' }],
+        messages: { orderEvent: { $ref: '#/components/messages/OrderEventMessage' } },
+      };
+      c.asyncapi.operations.receiveAccountStream = {
+        action: 'receive',
+        channel: { $ref: '#/channels/accountStream' },
+        messages: [{ $ref: '#/channels/accountStream/messages/orderEvent' }],
+      };
+    },
+  },
+  {
+    name: 'asyncapi: titles and descriptions edited',
+    expect: 'compatible',
+    apply: (c) => {
+      c.asyncapi.channels.orders.description = 'WebSocket endpoint (reworded).';
+      c.asyncapi.operations.receiveOrders.title = 'Receive everything';
+      c.asyncapi.components.messages.ErrorMessage.summary = 'Refused.';
+    },
+  },
+  {
+    name: 'graphql: new nullable field (Order.trackingCode)',
+    expect: 'compatible',
+    apply: (c) => sdl(c, '  note: String\n', '  note: String\n  trackingCode: String\n'),
+  },
+  {
+    name: 'graphql: new type and query field',
+    expect: 'compatible',
+    apply: (c) => {
+      sdl(c, '  viewer: User\n', '  viewer: User\n  shipment(id: ID!): Shipment\n');
+      c.schema += '\ntype Shipment {\n  id: ID!\n  carrier: String!\n}\n';
+    },
+  },
+  {
+    name: 'graphql: new nullable argument without default (User.orders(status: String))',
+    expect: 'compatible',
+    apply: (c) => sdl(c, 'orders(first: Int)', 'orders(first: Int, status: String)'),
+  },
+  {
+    name: 'graphql: DANGEROUS change listed in compat-accepted.yaml',
+    expect: 'compatible',
+    apply: (c) => {
+      sdl(c, 'friends(first: Int)', 'friends(first: Int = 10)');
+      c.accepted = stringify({
+        graphql: [
+          {
+            path: 'User.friends.first',
+            message: "Default value '10' was added to argument 'first' on field 'User.friends'",
+            reason: 'resolvers already used 10 when first was absent (corpus test)',
+          },
+        ],
+      });
+    },
+  },
+  {
+    name: 'operations: new operation file',
+    expect: 'compatible',
+    apply: (c) => {
+      c.operations['OrderStatus.graphql'] = 'query OrderStatus($id: ID!) {\n  order(id: $id) {\n    id\n    status\n  }\n}\n';
+    },
+  },
+  {
+    name: 'operations: released file reformatted (same printed text, same hash)',
+    expect: 'compatible',
+    apply: (c) => {
+      c.operations['User.graphql'] = `# who is this\n${c.operations['User.graphql'].replace(/\n\s+/g, ' ')}`;
+    },
+  },
+];
+
+export const CORPUS: Mutation[] = [...BREAKING, ...COMPATIBLE];
+
+/** The repo's contracts, parsed for mutating. */
+export function readContracts(contractsDir: string): Contracts {
+  const opsDir = join(contractsDir, 'operations');
+  return {
+    openapi: parse(readFileSync(join(contractsDir, 'openapi.yaml'), 'utf8')),
+    asyncapi: parse(readFileSync(join(contractsDir, 'asyncapi.yaml'), 'utf8')),
+    schema: readFileSync(join(contractsDir, 'schema.graphql'), 'utf8'),
+    operations: Object.fromEntries(
+      readdirSync(opsDir)
+        .filter((f) => f.endsWith('.graphql'))
+        .map((f) => [f, readFileSync(join(opsDir, f), 'utf8')]),
+    ),
+  };
+}
+
+/** Parsing the contracts costs ~0.3 s; the corpus parses them once per process and clones. */
+const parsed = new Map<string, Contracts>();
+
+/**
+ * A temp dir with `contracts/released/` = the repo's contracts as they are and
+ * `contracts/` = the mutated copy. A YAML document the mutation left alone is copied
+ * byte for byte (so the gate sees it unchanged, as it would in a real edit), unless
+ * `rewriteAll` asks for every file re-serialized. Returns the temp contracts dir and a
+ * cleanup.
+ */
+export function materialize(repoContracts: string, mutation: Mutation, rewriteAll = false): { contracts: string; cleanup: () => void } {
+  const root = mkdtempSync(join(tmpdir(), 'orderline-mutation-'));
+  const contracts = join(root, 'contracts');
+  const released = join(contracts, 'released');
+  mkdirSync(join(released, 'operations'), { recursive: true });
+  for (const f of CONTRACT_FILES) cpSync(join(repoContracts, f), join(released, f));
+  cpSync(join(repoContracts, 'operations'), join(released, 'operations'), { recursive: true });
+
+  if (!parsed.has(repoContracts)) parsed.set(repoContracts, readContracts(repoContracts));
+  const original = parsed.get(repoContracts) as Contracts;
+  // Mutations edit a clone, never the repo's files nor the cached parse.
+  const c = structuredClone(original);
+  mutation.apply(c);
+  const yaml = (doc: Doc) => stringify(doc, { aliasDuplicateObjects: false, lineWidth: 0 });
+  const same = (a: Doc, b: Doc) => JSON.stringify(a) === JSON.stringify(b);
+  mkdirSync(join(contracts, 'operations'), { recursive: true });
+  for (const [file, doc, orig] of [
+    ['openapi.yaml', c.openapi, original.openapi],
+    ['asyncapi.yaml', c.asyncapi, original.asyncapi],
+  ] as const) {
+    if (!rewriteAll && same(doc, orig)) cpSync(join(repoContracts, file), join(contracts, file));
+    else writeFileSync(join(contracts, file), yaml(doc));
+  }
+  writeFileSync(join(contracts, 'schema.graphql'), c.schema);
+  for (const [f, text] of Object.entries(c.operations)) writeFileSync(join(contracts, 'operations', f), text);
+  writeFileSync(join(contracts, 'compat-accepted.yaml'), c.accepted ?? readFileSync(join(repoContracts, 'compat-accepted.yaml'), 'utf8'));
+  return { contracts, cleanup: () => rmSync(root, { recursive: true, force: true }) };
+}

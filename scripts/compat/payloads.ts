@@ -1,0 +1,80 @@
+/**
+ * AsyncAPI message payloads, checked by oasdiff through an "OpenAPI view" of the
+ * messages (DESIGN "Compatibility gate"; the same view codegen/asyncapi.ts builds for
+ * types).
+ *
+ * @asyncapi/diff only judges a payload as a whole: a change inside it is
+ * "unclassified". oasdiff knows which schema changes break a reader and which break a
+ * writer, so each message becomes one fake operation, `POST /messages/<name>`:
+ * - a server-to-client message is the 200 response: a reader, so a removed or
+ *   retyped field, a field made optional or a new enum value breaks it;
+ * - a client-to-server message is the request body: a writer, so a field made
+ *   required, a narrowed type or enum breaks it.
+ */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { oasdiffBreaking } from './oasdiff';
+import type { Finding } from './types';
+
+/** Who sends a message: the server (client reads it) or the client (server reads it). */
+export type Direction = 'server-to-client' | 'client-to-server';
+
+export interface Message {
+  payload: object;
+  directions: Direction[];
+}
+
+export const MESSAGE_PATH_PREFIX = '/messages/';
+
+/** An OpenAPI 3.1 document with one `POST /messages/<name>` per message. */
+export function messagesView(messages: Record<string, Message>): object {
+  const paths: Record<string, object> = {};
+  for (const [name, { payload, directions }] of Object.entries(messages)) {
+    const content = { 'application/json': { schema: payload } };
+    const toClient = directions.includes('server-to-client');
+    paths[`${MESSAGE_PATH_PREFIX}${name}`] = {
+      post: {
+        operationId: name,
+        ...(directions.includes('client-to-server') ? { requestBody: { required: true, content } } : {}),
+        responses: toClient
+          ? { '200': { description: `${name}, sent by the server`, content } }
+          : { '204': { description: `${name} is only sent by clients` } },
+      },
+    };
+  }
+  return { openapi: '3.1.0', info: { title: 'orderline realtime messages (compat view)', version: '1' }, paths };
+}
+
+/** oasdiff's sentence about the fake operation, told about the message instead. */
+function asMessageText(text: string): string {
+  return text
+    .replace(/from the response with the `200` status \(media type: application\/json\)/, 'from the message (read by clients)')
+    .replace(/the response with the `200` status \(media type: application\/json\)/, 'the message (read by clients)')
+    .replace(/(from|to|in) the request body/, '$1 the message (read by the server)');
+}
+
+/** The breaking payload changes from `base` to `revision` messages. */
+export async function checkPayloads(base: Record<string, Message>, revision: Record<string, Message>): Promise<Finding[]> {
+  const dir = await mkdtemp(join(tmpdir(), 'orderline-compat-'));
+  try {
+    const baseFile = join(dir, 'released-messages.json');
+    const revisionFile = join(dir, 'current-messages.json');
+    await writeFile(baseFile, JSON.stringify(messagesView(base)));
+    await writeFile(revisionFile, JSON.stringify(messagesView(revision)));
+    const changes = await oasdiffBreaking(baseFile, revisionFile);
+    return changes.map((c) => {
+      const name = c.path?.startsWith(MESSAGE_PATH_PREFIX) ? c.path.slice(MESSAGE_PATH_PREFIX.length) : undefined;
+      const removed = c.id === 'api-path-removed-without-deprecation' || c.id === 'api-removed-without-deprecation';
+      return {
+        kind: 'asyncapi',
+        group: 'message payloads',
+        location: name ? `message ${name}` : (c.path ?? 'messages'),
+        message: removed ? 'message removed' : asMessageText(c.text ?? c.id ?? 'breaking change'),
+        rule: c.id,
+      };
+    });
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
