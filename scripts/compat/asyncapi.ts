@@ -91,7 +91,6 @@ async function parseAsyncApi(file: string): Promise<AsyncApiContract> {
   }
   // A message in a `send` operation is one the client sends (the document is written
   // from the client's side: codegen/asyncapi.ts's CLIENT_MESSAGES are exactly those).
-  // A message no operation names is judged both ways, the stricter reading.
   const directions = new Map<string, Set<Direction>>();
   for (const op of document.operations().all()) {
     for (const m of op.messages().all()) {
@@ -101,11 +100,16 @@ async function parseAsyncApi(file: string): Promise<AsyncApiContract> {
       directions.set(name, set);
     }
   }
+  // The messages clients can see are the channels' ones; a message left only in
+  // components is gone from the API. One on a channel that no operation names has no
+  // known direction: `withDirections` settles it.
   const messages: Record<string, Message> = {};
-  for (const m of document.allMessages().all()) {
-    const name = m.name() ?? m.id();
-    const dirs = directions.get(name) ?? new Set<Direction>(['server-to-client', 'client-to-server']);
-    messages[name] = { payload: clean(m.payload()?.json() ?? {}) as object, directions: [...dirs].sort() };
+  for (const channel of document.channels().all()) {
+    for (const m of channel.messages().all()) {
+      const name = m.name() ?? m.id();
+      const dirs = directions.get(name);
+      messages[name] = { payload: clean(m.payload()?.json() ?? {}) as object, directions: dirs ? [...dirs].sort() : [] };
+    }
   }
   return {
     document: forDiff(clean(document.json()) as Record<string, unknown>),
@@ -181,16 +185,39 @@ function unchanged(current: string, released: string): boolean {
   return referencedFiles(text).every((f) => readOptional(join(current, f)) === readOptional(join(released, f)));
 }
 
+/**
+ * A message no operation names takes its direction from the other side of the
+ * comparison (its operation was removed: that removal is reported already, and its
+ * payload is still judged as what it was), else both directions, the stricter reading.
+ */
+export function withDirections(messages: Record<string, Message>, other: Record<string, Message>): Record<string, Message> {
+  const both: Direction[] = ['client-to-server', 'server-to-client'];
+  return Object.fromEntries(
+    Object.entries(messages).map(([name, m]) => [
+      name,
+      m.directions.length > 0 ? m : { ...m, directions: other[name]?.directions.length ? other[name].directions : both },
+    ]),
+  );
+}
+
+/** Fields that only document: an edit of one is no one's break, and no note. */
+const DOC_KEYS = new Set(['title', 'summary', 'description', 'examples', 'externalDocs', 'tags']);
+const isDocEdit = (pointer: string) => pointer.split('/').some((p) => DOC_KEYS.has(p));
+
 export async function checkAsyncApi(current: string, released: string): Promise<KindResult> {
   const revision = await readAsyncApi(join(current, 'asyncapi.yaml'));
   const scope = `${revision.channels} channels, ${revision.operations} operations, ${Object.keys(revision.messages).length} message payloads`;
   if (unchanged(current, released)) return { kind: 'asyncapi', findings: [], checked: `${scope}; unchanged since the release`, notes: [] };
   const base = await readAsyncApi(join(released, 'asyncapi.yaml'));
   const output = diff(base.document, revision.document, { override: OVERRIDES, outputType: 'json' });
-  const breaking = output.breaking() as DiffOutputItem[];
-  const unclassified = (output.unclassified() as DiffOutputItem[]).filter((c) => !inPayload(c.path) && !inOperationChannel(c.path));
+  const breaking = (output.breaking() as DiffOutputItem[]).filter((c) => !inPayload(c.path));
+  // A channel's new address also shows under every operation on it (OVERRIDES); keep
+  // those lines only for an operation moved to another channel.
+  const addressEdits = new Set(
+    breaking.filter((c) => /^\/channels\/[^/]+\/address$/.test(c.path)).map((c) => JSON.stringify([c.before, c.after])),
+  );
   const structural: Finding[] = breaking
-    .filter((c) => !inPayload(c.path))
+    .filter((c) => !(/^\/operations\/[^/]+\/channel\/address$/.test(c.path) && addressEdits.has(JSON.stringify([c.before, c.after]))))
     .map((c) => {
       const where = describePointer(c.path).split(', ');
       return {
@@ -201,7 +228,13 @@ export async function checkAsyncApi(current: string, released: string): Promise<
         rule: `${c.action} ${c.path}`,
       };
     });
-  const payloads = await checkPayloads(base.messages, revision.messages);
+  const unclassified = (output.unclassified() as DiffOutputItem[]).filter(
+    (c) => !inPayload(c.path) && !inOperationChannel(c.path) && !isDocEdit(c.path),
+  );
+  const payloads = await checkPayloads(
+    withDirections(base.messages, revision.messages),
+    withDirections(revision.messages, base.messages),
+  );
   return {
     kind: 'asyncapi',
     findings: [...structural, ...payloads],

@@ -55,12 +55,12 @@ export async function checkGraphql(currentSdl: string, releasedSdl: string, acce
         continue;
       }
     }
-    const why = change.criticality.reason ? ` (${change.criticality.reason})` : '';
     findings.push({
       kind: 'graphql',
       group: level === CriticalityLevel.Breaking ? 'breaking' : `dangerous: fails unless listed in ${ACCEPTED_FILE_HINT}`,
       location,
-      message: level === CriticalityLevel.Breaking ? `${change.message}${why}` : change.message,
+      // The inspector's criticality reason is a paragraph of general advice; the message names the field.
+      message: change.message,
       rule: `${change.type} ${level}`,
     });
   }

@@ -159,6 +159,17 @@ export const BREAKING: Mutation[] = [
     },
   },
   {
+    name: 'asyncapi: operation moved to another channel (receiveOrderStream: SSE -> WebSocket)',
+    expect: 'breaking',
+    kinds: ['asyncapi'],
+    mentions: ['operation receiveOrderStream', '/api/orders/{orderId}/stream'],
+    apply: (c) => {
+      const op = c.asyncapi.operations.receiveOrderStream;
+      op.channel = { $ref: '#/channels/orders' };
+      op.messages = [{ $ref: '#/channels/orders/messages/orderEvent' }, { $ref: '#/channels/orders/messages/resync' }];
+    },
+  },
+  {
     name: 'asyncapi: operation removed (sendSubscription)',
     expect: 'breaking',
     kinds: ['asyncapi'],

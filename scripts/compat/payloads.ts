@@ -22,6 +22,7 @@ export type Direction = 'server-to-client' | 'client-to-server';
 
 export interface Message {
   payload: object;
+  /** Empty when no operation names the message (asyncapi.ts `withDirections` fills it). */
   directions: Direction[];
 }
 
@@ -47,11 +48,14 @@ export function messagesView(messages: Record<string, Message>): object {
 }
 
 /** oasdiff's sentence about the fake operation, told about the message instead. */
-function asMessageText(text: string): string {
+export function asMessageText(text: string): string {
   return text
-    .replace(/from the response with the `200` status \(media type: application\/json\)/, 'from the message (read by clients)')
-    .replace(/the response with the `200` status \(media type: application\/json\)/, 'the message (read by clients)')
-    .replace(/(from|to|in) the request body/, '$1 the message (read by the server)');
+    .replace(/ ?(for|from|to|in) the response with the `200` status( \(media type: [^)]*\))?/g, ' $1 the message')
+    .replace(/ ?for (the response )?status `200`/g, '')
+    .replace(/ response's property/g, ' property')
+    .replace(/ response property/g, ' property')
+    .replace(/ request property/g, ' property')
+    .replace(/ (from|to|in) the request body/g, ' $1 the message');
 }
 
 /** The breaking payload changes from `base` to `revision` messages. */

@@ -1,0 +1,49 @@
+import { cpSync, mkdtempSync, readFileSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { buildSchema } from 'graphql';
+import { checkOperations, readOperationsDir } from './operations';
+
+const CONTRACTS = join(__dirname, '..', '..', 'contracts');
+const schema = () => buildSchema(readFileSync(join(CONTRACTS, 'schema.graphql'), 'utf8'));
+
+describe('readOperationsDir', () => {
+  it('hashes each operation as the persisted manifest codegen wrote (generated/graphql/persisted.json)', () => {
+    const manifest = JSON.parse(readFileSync(join(__dirname, '..', '..', 'generated', 'graphql', 'persisted.json'), 'utf8')) as Record<string, string>;
+    const ops = readOperationsDir(join(CONTRACTS, 'operations'));
+    expect(ops.map((o) => o.hash).sort()).toEqual(Object.keys(manifest).sort());
+    for (const o of ops) expect(manifest[o.hash]).toBe(o.text);
+  });
+});
+
+describe('checkOperations', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'operations-test-'));
+    cpSync(join(CONTRACTS, 'operations'), dir, { recursive: true });
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('passes the released operations against themselves, a renamed file and a new one', () => {
+    renameSync(join(dir, 'User.graphql'), join(dir, 'UserById.graphql'));
+    writeFileSync(join(dir, 'Viewer.graphql'), 'query Viewer {\n  viewer {\n    id\n  }\n}\n');
+    const r = checkOperations(dir, join(CONTRACTS, 'operations'), schema());
+    expect(r.findings).toEqual([]);
+    expect(r.checked).toMatch(/5 released operations, 6 current/);
+  });
+  it('fails a removed and a changed released operation, naming file and hash', () => {
+    unlinkSync(join(dir, 'User.graphql'));
+    writeFileSync(join(dir, 'Order.graphql'), 'query Order($id: ID!) {\n  order(id: $id) {\n    id\n  }\n}\n');
+    const r = checkOperations(dir, join(CONTRACTS, 'operations'), schema());
+    expect(r.findings.map((f) => [f.rule, f.location.replace(/sha256 \w+/, 'sha256 …')])).toEqual([
+      ['operation-changed', 'operation Order (Order.graphql, sha256 …)'],
+      ['operation-removed', 'operation User (User.graphql, sha256 …)'],
+    ]);
+  });
+  it('fails a released operation the new schema no longer validates', () => {
+    const sdl = readFileSync(join(CONTRACTS, 'schema.graphql'), 'utf8').replace(/\n\s*"[^"\n]*"\n\s*viewer: User\n/, '\n');
+    const r = checkOperations(dir, join(CONTRACTS, 'operations'), buildSchema(sdl));
+    expect(r.findings).toMatchObject([{ rule: 'operation-invalid', location: expect.stringContaining('ViewerOrders') }]);
+    expect(r.findings[0].message).toContain('viewer');
+  });
+});
