@@ -127,6 +127,15 @@ export const BREAKING: Mutation[] = [
       delete c.openapi.paths['/orders/{orderId}'].get.responses['200'].content['application/vnd.orderline.order+json; version=1'];
     },
   },
+  {
+    name: 'openapi: Sunset header removed from a deprecated v1 response (a WARN)',
+    expect: 'breaking',
+    kinds: ['openapi'],
+    mentions: ['REST v1', 'GET /v1/orders/{orderId}', '`Sunset`'],
+    apply: (c) => {
+      delete c.openapi.paths['/v1/orders/{orderId}'].get.responses['200'].headers.Sunset;
+    },
+  },
   // --- AsyncAPI ------------------------------------------------------------
   {
     name: 'asyncapi: channel removed (orderStream, with its operation)',
@@ -167,6 +176,15 @@ export const BREAKING: Mutation[] = [
       const op = c.asyncapi.operations.receiveOrderStream;
       op.channel = { $ref: '#/channels/orders' };
       op.messages = [{ $ref: '#/channels/orders/messages/orderEvent' }, { $ref: '#/channels/orders/messages/resync' }];
+    },
+  },
+  {
+    name: 'asyncapi: WebSocket handshake query parameter removed (since)',
+    expect: 'breaking',
+    kinds: ['asyncapi'],
+    mentions: ['channel orders (WebSocket handshake query)', '`since`'],
+    apply: (c) => {
+      delete c.asyncapi.channels.orders.bindings.ws.query.properties.since;
     },
   },
   {
@@ -394,6 +412,11 @@ export const COMPATIBLE: Mutation[] = [
     name: 'graphql: new nullable field (Order.trackingCode)',
     expect: 'compatible',
     apply: (c) => sdl(c, '  note: String\n', '  note: String\n  trackingCode: String\n'),
+  },
+  {
+    name: 'graphql: field deprecated (step 2 of the workflow)',
+    expect: 'compatible',
+    apply: (c) => sdl(c, '  note: String\n', '  note: String @deprecated(reason: "use notes")\n'),
   },
   {
     name: 'graphql: new type and query field',

@@ -10,6 +10,11 @@
  *   retyped field, a field made optional or a new enum value breaks it;
  * - a client-to-server message is the request body: a writer, so a field made
  *   required, a narrowed type or enum breaks it.
+ *
+ * A channel's WebSocket handshake query (`bindings.ws.query`, e.g. `since`,
+ * `access_token`) is what clients send too, and @asyncapi/diff leaves bindings
+ * unclassified; so it joins the view as `GET /channels/<name>` with one query
+ * parameter per property, and a removed or newly required parameter fails.
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -26,11 +31,33 @@ export interface Message {
   directions: Direction[];
 }
 
-export const MESSAGE_PATH_PREFIX = '/messages/';
+/** What a realtime client reads and sends: message payloads and handshake queries by channel. */
+export interface ClientSurface {
+  messages: Record<string, Message>;
+  /** Channel name -> its `bindings.ws.query` object schema. */
+  queries: Record<string, { properties?: Record<string, object>; required?: string[] }>;
+}
 
-/** An OpenAPI 3.1 document with one `POST /messages/<name>` per message. */
-export function messagesView(messages: Record<string, Message>): object {
+export const MESSAGE_PATH_PREFIX = '/messages/';
+export const CHANNEL_PATH_PREFIX = '/channels/';
+
+/** An OpenAPI 3.1 document: `POST /messages/<name>` per message, `GET /channels/<name>` per handshake query. */
+export function messagesView({ messages, queries }: ClientSurface): object {
   const paths: Record<string, object> = {};
+  for (const [name, query] of Object.entries(queries)) {
+    paths[`${CHANNEL_PATH_PREFIX}${name}`] = {
+      get: {
+        operationId: `${name}Handshake`,
+        parameters: Object.entries(query.properties ?? {}).map(([param, schema]) => ({
+          name: param,
+          in: 'query',
+          required: (query.required ?? []).includes(param),
+          schema,
+        })),
+        responses: { '200': { description: `${name} handshake` } },
+      },
+    };
+  }
   for (const [name, { payload, directions }] of Object.entries(messages)) {
     const content = { 'application/json': { schema: payload } };
     const toClient = directions.includes('server-to-client');
@@ -58,8 +85,8 @@ export function asMessageText(text: string): string {
     .replace(/ (from|to|in) the request body/g, ' $1 the message');
 }
 
-/** The breaking payload changes from `base` to `revision` messages. */
-export async function checkPayloads(base: Record<string, Message>, revision: Record<string, Message>): Promise<Finding[]> {
+/** The breaking payload and handshake-query changes from `base` to `revision`. */
+export async function checkPayloads(base: ClientSurface, revision: ClientSurface): Promise<Finding[]> {
   const dir = await mkdtemp(join(tmpdir(), 'orderline-compat-'));
   try {
     const baseFile = join(dir, 'released-messages.json');
@@ -68,8 +95,17 @@ export async function checkPayloads(base: Record<string, Message>, revision: Rec
     await writeFile(revisionFile, JSON.stringify(messagesView(revision)));
     const changes = await oasdiffBreaking(baseFile, revisionFile);
     return changes.map((c) => {
-      const name = c.path?.startsWith(MESSAGE_PATH_PREFIX) ? c.path.slice(MESSAGE_PATH_PREFIX.length) : undefined;
       const removed = c.id === 'api-path-removed-without-deprecation' || c.id === 'api-removed-without-deprecation';
+      if (c.path?.startsWith(CHANNEL_PATH_PREFIX)) {
+        return {
+          kind: 'asyncapi',
+          group: 'channel handshake queries',
+          location: `channel ${c.path.slice(CHANNEL_PATH_PREFIX.length)} (WebSocket handshake query)`,
+          message: removed ? 'handshake query removed' : (c.text ?? c.id ?? 'breaking change'),
+          rule: c.id,
+        };
+      }
+      const name = c.path?.startsWith(MESSAGE_PATH_PREFIX) ? c.path.slice(MESSAGE_PATH_PREFIX.length) : undefined;
       return {
         kind: 'asyncapi',
         group: 'message payloads',
