@@ -11,7 +11,7 @@
  * child processes, so they overlap with the in-process AsyncAPI and GraphQL work.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { CONTRACT_FILES } from '../release';
 import { readAccepted } from './accepted';
 import { checkAsyncApi } from './asyncapi';
@@ -82,8 +82,9 @@ export async function main(root: string, out: (s: string) => void = console.log,
   }
 }
 
+// `npm run compat [-- <root>]`: <root> holds contracts/ and contracts/released/; default this repo.
 if (require.main === module) {
-  void main(join(__dirname, '..', '..')).then((code) => {
+  void main(resolve(process.argv[2] ?? join(__dirname, '..', '..'))).then((code) => {
     process.exitCode = code;
   });
 }
