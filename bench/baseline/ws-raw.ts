@@ -1,0 +1,80 @@
+/**
+ * The realtime baseline for WebSocket: a bare `ws` WebSocketServer on node:http (PORT, HOST),
+ * no auth, no hub, no replay ring. Speaks just enough of the service's protocol for the
+ * bench clients: `{"type":"subscribe","channel":...}` is answered `{"type":"subscribed",...}`
+ * and adds the socket to that channel's set.
+ *
+ * - `POST /publish?channel=order:1` broadcasts the request body (text) to the channel's
+ *   sockets with ws's ordinary `client.send()` per client (framed per client), answers the
+ *   number of clients.
+ * - `GET /metrics` answers the two figures the bench reads from the service's /metrics
+ *   (`process_resident_memory_bytes`, `nodejs_heap_size_used_bytes`) from process.memoryUsage().
+ * - `GET /healthz` and `GET /`: 200 (readiness).
+ */
+import { createServer } from 'node:http';
+import { WebSocketServer, type WebSocket } from 'ws';
+
+const channels = new Map<string, Set<WebSocket>>();
+
+const server = createServer((req, res) => {
+  const url = new URL(req.url ?? '/', 'http://localhost');
+  if (req.method === 'POST' && url.pathname === '/publish') {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const payload = Buffer.concat(chunks).toString();
+      const subs = channels.get(url.searchParams.get('channel') ?? '') ?? new Set<WebSocket>();
+      for (const ws of subs) ws.send(payload);
+      res.end(String(subs.size));
+    });
+    return;
+  }
+  if (req.method === 'GET' && url.pathname === '/metrics') {
+    const m = process.memoryUsage();
+    res.setHeader('content-type', 'text/plain; version=0.0.4');
+    res.end(`process_resident_memory_bytes ${m.rss}\nnodejs_heap_size_used_bytes ${m.heapUsed}\n`);
+    return;
+  }
+  if (req.method === 'GET' && (url.pathname === '/' || url.pathname === '/healthz')) {
+    res.end('ok');
+    return;
+  }
+  res.statusCode = 404;
+  res.end();
+});
+
+const wss = new WebSocketServer({ server, path: '/orders', perMessageDeflate: false, maxPayload: 4096 });
+wss.on('connection', (ws) => {
+  const mine = new Set<string>();
+  ws.on('message', (data, isBinary) => {
+    let msg: { type?: unknown; channel?: unknown } | undefined;
+    try {
+      msg = isBinary ? undefined : JSON.parse(String(data));
+    } catch {
+      msg = undefined;
+    }
+    if (msg?.type !== 'subscribe' || typeof msg.channel !== 'string') return;
+    let subs = channels.get(msg.channel);
+    if (!subs) channels.set(msg.channel, (subs = new Set()));
+    subs.add(ws);
+    mine.add(msg.channel);
+    ws.send(JSON.stringify({ type: 'subscribed', channel: msg.channel, seq: 0 }));
+  });
+  ws.on('close', () => {
+    for (const c of mine) channels.get(c)?.delete(ws);
+  });
+  ws.on('error', () => ws.terminate());
+});
+
+const host = process.env.HOST || '127.0.0.1';
+server.listen(Number(process.env.PORT ?? 0), host, () => {
+  const addr = server.address() as { port: number };
+  process.stdout.write(`listening on http://${host}:${addr.port}\n`);
+});
+const stop = () => {
+  for (const ws of wss.clients) ws.terminate();
+  server.close(() => process.exit(0));
+  setTimeout(() => process.exit(0), 2000).unref();
+};
+process.on('SIGTERM', stop);
+process.on('SIGINT', stop);

@@ -1,0 +1,314 @@
+/**
+ * A client process of bench/realtime.ts (forked with `-r tsx/cjs`, driven over IPC): holds
+ * thousands of WebSocket or SSE connections, so the load side of a 10k-connection run is
+ * spread over processes and never shares an event loop with the servers or the bench.
+ *
+ * Connections are held in named groups (one per server under test). For the group being
+ * measured it counts event messages of the current run, times each from the send time in
+ * its note (see realtime-hist.ts) into a histogram and, when tracking, reports `{type:'done',
+ * t}` once every live connection of the group has received the event sent at t.
+ */
+import { randomBytes } from 'node:crypto';
+import { connect, type Socket } from 'node:net';
+import WebSocket from 'ws';
+import { bucketOf, newHist, nowUs, readStamp, type Stamp } from './realtime-hist';
+
+export type ClientCommand =
+  | { cmd: 'ws-open'; group: string; url: string; token: string; channels: string[]; concurrency: number; client: 'ws' | 'lean' }
+  | { cmd: 'sse-open'; group: string; host: string; port: number; token: string; paths: string[]; concurrency: number }
+  | { cmd: 'run'; group: string; run: number; track: boolean }
+  | { cmd: 'stats' }
+  | { cmd: 'sample'; group: string }
+  | { cmd: 'close'; group: string }
+  | { cmd: 'exit' };
+
+export interface OpenResult {
+  opened: number;
+  failed: number;
+  firstError?: string;
+  ms: number;
+}
+
+export interface ClientStats {
+  received: number;
+  hist: number[];
+  /** nowUs() of the last counted message (0: none). */
+  lastAt: number;
+  /** This process's CPU time (user + system) since the run started, µs. */
+  cpuUs: number;
+  live: Record<string, number>;
+  /** Connections of the measured group that closed since the run started. */
+  closedInRun: number;
+}
+
+interface Group {
+  conns: Set<WebSocket | Socket>;
+  live: number;
+  sample?: string;
+}
+
+const groups = new Map<string, Group>();
+const groupOf = (name: string): Group => {
+  let g = groups.get(name);
+  if (!g) groups.set(name, (g = { conns: new Set(), live: 0 }));
+  return g;
+};
+
+let current: { group: string; run: number; track: boolean } | undefined;
+let received = 0;
+let hist = newHist();
+let lastAt = 0;
+let closedInRun = 0;
+let cpuAtRun = process.cpuUsage();
+const pendingT = new Map<number, number>();
+const stamp: Stamp = { run: 0, t: 0 };
+
+function onEvent(name: string, g: Group, data: Buffer): void {
+  if (!readStamp(data, stamp)) return;
+  if (g.sample === undefined) g.sample = data.toString();
+  if (current?.group !== name || stamp.run !== current.run) return;
+  const now = nowUs();
+  received++;
+  hist[bucketOf(now - stamp.t)]++;
+  lastAt = now;
+  if (current.track) {
+    const c = (pendingT.get(stamp.t) ?? 0) + 1;
+    if (c >= g.live) {
+      pendingT.delete(stamp.t);
+      process.send!({ type: 'done', t: stamp.t });
+    } else pendingT.set(stamp.t, c);
+  }
+}
+
+function onClose(name: string, g: Group, c: WebSocket | Socket): void {
+  if (!g.conns.delete(c)) return;
+  g.live--;
+  if (current?.group === name) closedInRun++;
+}
+
+function openWs(name: string, url: string, token: string, channel: string): Promise<void> {
+  const g = groupOf(name);
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(url, { perMessageDeflate: false, headers: { authorization: `Bearer ${token}` } });
+    const fail = (err: Error) => {
+      clearTimeout(timer);
+      ws.terminate();
+      reject(err);
+    };
+    const timer = setTimeout(() => fail(new Error('no subscribed ack within 30 s')), 30_000);
+    ws.on('error', (err) => fail(err));
+    ws.once('unexpected-response', (_req, res) => fail(new Error(`handshake answered ${res.statusCode}`)));
+    ws.once('open', () => ws.send(JSON.stringify({ type: 'subscribe', channel })));
+    ws.once('message', (data) => {
+      const text = String(data);
+      if (!text.startsWith('{"type":"subscribed"')) return fail(new Error(`first message was ${text.slice(0, 120)}`));
+      clearTimeout(timer);
+      g.conns.add(ws);
+      g.live++;
+      ws.on('message', (d) => onEvent(name, g, d as Buffer));
+      ws.once('close', () => onClose(name, g, ws));
+      resolve();
+    });
+  });
+}
+
+/** A client-side (masked) frame. */
+function maskedFrame(opcode: number, payload: Buffer): Buffer {
+  const len = payload.length;
+  const head = len < 126 ? 2 : 4;
+  const out = Buffer.alloc(head + 4 + len);
+  out[0] = 0x80 | opcode;
+  if (len < 126) out[1] = 0x80 | len;
+  else {
+    out[1] = 0x80 | 126;
+    out.writeUInt16BE(len, 2);
+  }
+  const mask = randomBytes(4);
+  mask.copy(out, head);
+  for (let i = 0; i < len; i++) out[head + 4 + i] = payload[i] ^ mask[i & 3];
+  return out;
+}
+
+/**
+ * A lean WebSocket client on a raw socket: the RFC 6455 handshake and a minimal frame reader
+ * (server frames are unmasked; no extensions are offered, so none are used). It costs the
+ * client process a fraction of what the `ws` client's stream-based receiver costs per
+ * message, which matters when two client processes receive what 10k sockets are sent.
+ */
+function openLeanWs(name: string, url: string, token: string, channel: string): Promise<void> {
+  const g = groupOf(name);
+  const u = new URL(url);
+  return new Promise((resolve, reject) => {
+    const s = connect({ host: u.hostname, port: Number(u.port) });
+    let state: 'head' | 'ack' | 'live' = 'head';
+    let pending: Buffer | undefined;
+    const fail = (err: Error) => {
+      if (state === 'live') return;
+      state = 'live'; // settled
+      clearTimeout(timer);
+      s.destroy();
+      reject(err);
+    };
+    const timer = setTimeout(() => fail(new Error('no subscribed ack within 30 s')), 30_000);
+    s.on('error', (err) => fail(err));
+    s.once('connect', () => {
+      s.setNoDelay(true);
+      s.write(
+        `GET ${u.pathname}${u.search} HTTP/1.1\r\nHost: ${u.host}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n` +
+          `Sec-WebSocket-Key: ${randomBytes(16).toString('base64')}\r\nSec-WebSocket-Version: 13\r\nAuthorization: Bearer ${token}\r\n\r\n`,
+      );
+    });
+    const onFrame = (opcode: number, payload: Buffer) => {
+      if (opcode === 0x8) return s.end();
+      if (opcode === 0x9) return void s.write(maskedFrame(0xa, payload));
+      if (state === 'live') return onEvent(name, g, payload);
+      if (!payload.toString().startsWith('{"type":"subscribed"')) return fail(new Error(`first message was ${payload.toString().slice(0, 120)}`));
+      state = 'live';
+      clearTimeout(timer);
+      g.conns.add(s);
+      g.live++;
+      s.once('close', () => onClose(name, g, s));
+      resolve();
+    };
+    s.on('data', (d: Buffer) => {
+      let b = pending ? Buffer.concat([pending, d]) : d;
+      pending = undefined;
+      if (state === 'head') {
+        const end = b.indexOf('\r\n\r\n');
+        if (end < 0) return void (pending = b);
+        const head = b.subarray(0, end).toString('latin1');
+        if (!head.startsWith('HTTP/1.1 101')) return fail(new Error(`handshake answered ${head.split('\r\n')[0]}`));
+        state = 'ack';
+        s.write(maskedFrame(0x1, Buffer.from(JSON.stringify({ type: 'subscribe', channel }))));
+        b = b.subarray(end + 4);
+      }
+      let i = 0;
+      while (b.length - i >= 2) {
+        let len = b[i + 1] & 0x7f;
+        let at = i + 2;
+        if (len === 126) {
+          if (b.length - i < 4) break;
+          len = b.readUInt16BE(i + 2);
+          at = i + 4;
+        } else if (len === 127) {
+          if (b.length - i < 10) break;
+          len = Number(b.readBigUInt64BE(i + 2));
+          at = i + 10;
+        }
+        if (b.length < at + len) break;
+        onFrame(b[i] & 0x0f, b.subarray(at, at + len));
+        i = at + len;
+      }
+      if (i < b.length) pending = Buffer.from(b.subarray(i));
+    });
+  });
+}
+
+function openSse(name: string, host: string, port: number, token: string, path: string): Promise<void> {
+  const g = groupOf(name);
+  return new Promise((resolve, reject) => {
+    const s = connect({ host, port });
+    let settled = false;
+    const fail = (err: Error) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      s.destroy();
+      reject(err);
+    };
+    const timer = setTimeout(() => fail(new Error('no 200 within 30 s')), 30_000);
+    s.on('error', (err) => fail(err));
+    s.once('connect', () =>
+      s.write(`GET ${path} HTTP/1.1\r\nHost: ${host}:${port}\r\nAuthorization: Bearer ${token}\r\nAccept: text/event-stream\r\n\r\n`),
+    );
+    let head = '';
+    const onHead = (d: Buffer) => {
+      head += d.toString('latin1');
+      if (!head.includes('\r\n\r\n')) return;
+      s.off('data', onHead);
+      if (!head.startsWith('HTTP/1.1 200')) return fail(new Error(head.split('\r\n')[0]));
+      settled = true;
+      clearTimeout(timer);
+      g.conns.add(s);
+      g.live++;
+      s.on('data', () => undefined); // keep reading: heartbeats and events
+      s.once('close', () => onClose(name, g, s));
+      resolve();
+    };
+    s.on('data', onHead);
+  });
+}
+
+async function pool(n: number, concurrency: number, open: (i: number) => Promise<void>): Promise<OpenResult> {
+  const started = Date.now();
+  let next = 0;
+  let opened = 0;
+  let failed = 0;
+  let firstError: string | undefined;
+  await Promise.all(
+    Array.from({ length: Math.max(1, Math.min(concurrency, n)) }, async () => {
+      while (next < n) {
+        const i = next++;
+        try {
+          await open(i);
+          opened++;
+        } catch (err) {
+          failed++;
+          firstError ??= err instanceof Error ? err.message : String(err);
+        }
+      }
+    }),
+  );
+  return { opened, failed, firstError, ms: Date.now() - started };
+}
+
+async function closeGroup(name: string): Promise<void> {
+  const g = groups.get(name);
+  if (!g) return;
+  for (const c of g.conns) {
+    if (c instanceof WebSocket) c.terminate();
+    else c.destroy();
+  }
+  const deadline = Date.now() + 5000;
+  while (g.conns.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  groups.delete(name);
+}
+
+async function handle(m: ClientCommand): Promise<unknown> {
+  switch (m.cmd) {
+    case 'ws-open':
+      return pool(m.channels.length, m.concurrency, (i) => (m.client === 'ws' ? openWs : openLeanWs)(m.group, m.url, m.token, m.channels[i]));
+    case 'sse-open':
+      return pool(m.paths.length, m.concurrency, (i) => openSse(m.group, m.host, m.port, m.token, m.paths[i]));
+    case 'run':
+      current = { group: m.group, run: m.run, track: m.track };
+      received = 0;
+      hist = newHist();
+      lastAt = 0;
+      closedInRun = 0;
+      pendingT.clear();
+      cpuAtRun = process.cpuUsage();
+      return {};
+    case 'stats': {
+      const cpu = process.cpuUsage(cpuAtRun);
+      const live: Record<string, number> = {};
+      for (const [k, g] of groups) live[k] = g.live;
+      return { received, hist, lastAt, cpuUs: cpu.user + cpu.system, live, closedInRun } satisfies ClientStats;
+    }
+    case 'sample':
+      return groups.get(m.group)?.sample ?? null;
+    case 'close':
+      return closeGroup(m.group);
+    case 'exit':
+      setImmediate(() => process.exit(0));
+      return {};
+  }
+}
+
+process.on('message', (msg: ClientCommand & { id: number }) => {
+  handle(msg).then(
+    (result) => process.send!({ id: msg.id, ok: true, result }),
+    (err: unknown) => process.send!({ id: msg.id, ok: false, error: err instanceof Error ? err.message : String(err) }),
+  );
+});
+process.on('disconnect', () => process.exit(0));
