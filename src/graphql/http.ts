@@ -24,7 +24,6 @@ import {
   NoSchemaIntrospectionCustomRule,
   getOperationAST,
   specifiedRules,
-  validate,
   type ExecutionResult,
   type ValidationRule,
 } from 'graphql';

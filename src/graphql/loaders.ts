@@ -7,10 +7,7 @@
  * stale rows), and the batch window is the event-loop tick DataLoader uses.
  */
 import DataLoader from 'dataloader';
-import type { Comment, OrderRecord, Post, Store, User } from '../store';
-
-/** The adapters refuse bigger batches (SqliteStore MAX_BATCH); DataLoader splits for us. */
-const MAX_BATCH = 1000;
+import { MAX_BATCH, type Comment, type OrderRecord, type Post, type Store, type User } from '../store';
 
 interface ListKey<K> {
   id: K;
@@ -32,6 +29,7 @@ function listLoader<K extends string | number, V>(fetch: (ids: K[], first: numbe
       }
       return out;
     },
+    // The adapters refuse bigger batches; DataLoader splits them for us.
     { cacheKeyFn: (k) => `${k.id}:${k.first}`, maxBatchSize: MAX_BATCH },
   );
 }

@@ -38,16 +38,15 @@ export function wsFrame(payload: string | Buffer): Buffer {
   return Buffer.concat(Sender.frame(data, { fin: true, rsv1: false, opcode: 1, mask: false, readOnly: true }));
 }
 
+/** `id:` (when given), `event:` and `data:` of one SSE event, from the message's JSON. */
+const sseText = (type: string, json: string, id: number | null | undefined): Buffer =>
+  Buffer.from(`${id == null ? '' : `id: ${id}\n`}event: ${type}\ndata: ${json}\n\n`);
+
 export function sseFrame(message: ServerMessage, id?: number): Buffer {
-  const idLine = id === undefined ? '' : `id: ${id}\n`;
-  return Buffer.from(`${idLine}event: ${message.type}\ndata: ${JSON.stringify(message)}\n\n`);
+  return sseText(message.type, JSON.stringify(message), id);
 }
 
 export function frameOf(message: ServerMessage & { seq: number | null }): Frame {
-  const json = JSON.stringify(message);
-  return {
-    seq: message.seq ?? 0,
-    sse: Buffer.from(`${message.seq === null ? '' : `id: ${message.seq}\n`}event: ${message.type}\ndata: ${json}\n\n`),
-    ws: wsFrame(json),
-  };
+  const json = JSON.stringify(message); // once, for both wire forms
+  return { seq: message.seq ?? 0, sse: sseText(message.type, json, message.seq), ws: wsFrame(json) };
 }

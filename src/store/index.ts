@@ -8,6 +8,7 @@ import type { Store } from './store';
 export type * from './store';
 export { SqliteStore } from './sqlite/SqliteStore';
 export { PostgresStore, openPostgresStore } from './postgres/PostgresStore';
+export { MAX_BATCH } from './rows';
 export { issueToken, parseToken, hashVerifier, verifierMatches, type IssuedToken } from './tokens';
 
 export interface StoreConfig {

@@ -34,12 +34,10 @@ import type {
   WriteResult,
 } from '../store';
 import { MIGRATIONS } from './migrations';
+import { MAX_BATCH, align, clampRows, toAccount, toComment, toPost, toUser, type AccountRow, type CommentRow, type PostRow, type UserRow } from '../rows';
 import { DEMO_ACCOUNTS, DEMO_COMMENTS, DEMO_FRIENDS, DEMO_ORDERS, DEMO_POSTS, DEMO_USERS } from '../demo';
 
-/** Upper bound on ids per batch call; the same rule and value as SQLite's (see `SqliteStore.MAX_BATCH`). */
-export const MAX_BATCH = 1000;
-/** Upper bound on rows per list read (`limit`, `first`), as SQLite's `MAX_ROWS`. */
-export const MAX_ROWS = 1000;
+export { MAX_BATCH, MAX_ROWS } from '../rows';
 
 export interface PostgresStoreOptions {
   /**
@@ -134,27 +132,6 @@ interface EventRow {
   payload: OrderRecord;
   created_at: string;
 }
-interface AccountRow {
-  id: number;
-  name: string;
-  pinned_version: number | null;
-}
-interface UserRow {
-  id: string;
-  name: string;
-  account_id: number | null;
-}
-interface PostRow {
-  id: string;
-  author_id: string;
-  title: string;
-}
-interface CommentRow {
-  id: string;
-  post_id: string;
-  author_id: string;
-  body: string;
-}
 
 /**
  * Result parsing for this pool only (pg's global parsers stay untouched): `bigint` ids
@@ -210,10 +187,6 @@ const toEvent = (r: EventRow): OrderEvent => ({
   order: fromPayload(r.payload),
   createdAt: r.created_at,
 });
-const toAccount = (r: AccountRow): Account => ({ id: r.id, name: r.name, pinnedVersion: r.pinned_version });
-const toUser = (r: UserRow): User => ({ id: r.id, name: r.name, accountId: r.account_id });
-const toPost = (r: PostRow): Post => ({ id: r.id, authorId: r.author_id, title: r.title });
-const toComment = (r: CommentRow): Comment => ({ id: r.id, postId: r.post_id, authorId: r.author_id, body: r.body });
 
 /**
  * Text PostgreSQL cannot hold: `text` and `jsonb` refuse U+0000, which SQLite stores.
@@ -256,19 +229,6 @@ const columnsOf = (f: OrderFields): unknown[] => [
   text(f.note),
 ];
 
-/** Groups rows by a key into arrays aligned with `keys` (DataLoader's contract; duplicate keys get the same list). */
-function align<K, R>(keys: readonly K[], rows: R[], keyOf: (r: R) => K): R[][] {
-  const by = new Map<K, R[]>();
-  for (const r of rows) {
-    const k = keyOf(r);
-    const list = by.get(k);
-    if (list) list.push(r);
-    else by.set(k, [r]);
-  }
-  return keys.map((k) => by.get(k) ?? []);
-}
-
-const clampRows = (n: number): number => (Number.isFinite(n) ? Math.max(0, Math.min(Math.floor(n), MAX_ROWS)) : MAX_ROWS);
 /** An id PostgreSQL can hold: anything else matches no row (as on SQLite), so it is answered without a query. */
 const isId = (n: number): boolean => Number.isSafeInteger(n);
 /** A lower bound (`after`, `afterSeq`) as a bigint parameter: `x > 2.5` is `x > 2` for integer columns. */

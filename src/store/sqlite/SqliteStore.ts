@@ -22,6 +22,7 @@ import type {
   WriteResult,
 } from '../store';
 import { MIGRATIONS } from './migrations';
+import { MAX_BATCH, align, clampRows, toAccount, toComment, toPost, toUser, type AccountRow, type CommentRow, type PostRow, type UserRow } from '../rows';
 import { DEMO_ACCOUNTS, DEMO_COMMENTS, DEMO_FRIENDS, DEMO_ORDERS, DEMO_POSTS, DEMO_USERS } from '../demo';
 
 interface OrderRow {
@@ -46,27 +47,6 @@ interface EventRow {
   type: OrderEvent['type'];
   payload: string;
   created_at: string;
-}
-interface AccountRow {
-  id: number;
-  name: string;
-  pinned_version: number | null;
-}
-interface UserRow {
-  id: string;
-  name: string;
-  account_id: number | null;
-}
-interface PostRow {
-  id: string;
-  author_id: string;
-  title: string;
-}
-interface CommentRow {
-  id: string;
-  post_id: string;
-  author_id: string;
-  body: string;
 }
 /** Parameters of the batch (one query per call) statements. */
 interface BatchParams {
@@ -95,10 +75,6 @@ const toEvent = (r: EventRow): OrderEvent => ({
   order: JSON.parse(r.payload),
   createdAt: r.created_at,
 });
-const toAccount = (r: AccountRow): Account => ({ id: r.id, name: r.name, pinnedVersion: r.pinned_version });
-const toUser = (r: UserRow): User => ({ id: r.id, name: r.name, accountId: r.account_id });
-const toPost = (r: PostRow): Post => ({ id: r.id, authorId: r.author_id, title: r.title });
-const toComment = (r: CommentRow): Comment => ({ id: r.id, postId: r.post_id, authorId: r.author_id, body: r.body });
 
 /**
  * The stored columns of some fields. Only the port's five fields are taken, so a
@@ -114,28 +90,7 @@ const columnsOf = (fields: OrderFields): OrderColumns => ({
   note: fields.note ?? null,
 });
 
-/** Groups rows by a key into arrays aligned with `keys` (DataLoader's contract; duplicate keys get the same list). */
-function align<K, R>(keys: readonly K[], rows: R[], keyOf: (r: R) => K): R[][] {
-  const by = new Map<K, R[]>();
-  for (const r of rows) {
-    const k = keyOf(r);
-    const list = by.get(k);
-    if (list) list.push(r);
-    else by.set(k, [r]);
-  }
-  return keys.map((k) => by.get(k) ?? []);
-}
-
-/**
- * Upper bound on ids per batch call: one statement, bounded work. Above it the call
- * throws rather than truncating, because a truncated batch would answer "no friends"
- * or "no such user" for the ids it dropped (DataLoader's `maxBatchSize` keeps callers under it).
- */
-export const MAX_BATCH = 1000;
-/** Upper bound on rows per list read (`limit`, `first`): a larger request gets this many, which "at most" allows. */
-export const MAX_ROWS = 1000;
-
-const clampRows = (n: number): number => (Number.isFinite(n) ? Math.max(0, Math.min(Math.floor(n), MAX_ROWS)) : MAX_ROWS);
+export { MAX_BATCH, MAX_ROWS } from '../rows';
 
 /** The JSON-array parameter of a batch statement, with `first` per parent and an overall row cap. */
 function batch(ids: readonly (string | number)[], first: number): BatchParams {

@@ -1,0 +1,57 @@
+/**
+ * What both adapters share below the port: the batch and row limits, the rows of the
+ * tables whose columns are the same on SQLite and PostgreSQL, their mapping to port
+ * types, and the grouping of batch results. Orders and events differ (JSON text vs
+ * jsonb, discount columns), so each adapter keeps its own of those.
+ */
+import type { Account, Comment, Post, User } from './store';
+
+/**
+ * Upper bound on ids per batch call: one statement, bounded work. Above it a call
+ * throws rather than truncating, because a truncated batch would answer "no friends"
+ * or "no such user" for the ids it dropped (DataLoader's `maxBatchSize` keeps callers under it).
+ */
+export const MAX_BATCH = 1000;
+/** Upper bound on rows per list read (`limit`, `first`): a larger request gets this many, which "at most" allows. */
+export const MAX_ROWS = 1000;
+
+export const clampRows = (n: number): number => (Number.isFinite(n) ? Math.max(0, Math.min(Math.floor(n), MAX_ROWS)) : MAX_ROWS);
+
+export interface AccountRow {
+  id: number;
+  name: string;
+  pinned_version: number | null;
+}
+export interface UserRow {
+  id: string;
+  name: string;
+  account_id: number | null;
+}
+export interface PostRow {
+  id: string;
+  author_id: string;
+  title: string;
+}
+export interface CommentRow {
+  id: string;
+  post_id: string;
+  author_id: string;
+  body: string;
+}
+
+export const toAccount = (r: AccountRow): Account => ({ id: r.id, name: r.name, pinnedVersion: r.pinned_version });
+export const toUser = (r: UserRow): User => ({ id: r.id, name: r.name, accountId: r.account_id });
+export const toPost = (r: PostRow): Post => ({ id: r.id, authorId: r.author_id, title: r.title });
+export const toComment = (r: CommentRow): Comment => ({ id: r.id, postId: r.post_id, authorId: r.author_id, body: r.body });
+
+/** Groups rows by a key into arrays aligned with `keys` (DataLoader's contract; duplicate keys get the same list). */
+export function align<K, R>(keys: readonly K[], rows: R[], keyOf: (r: R) => K): R[][] {
+  const by = new Map<K, R[]>();
+  for (const r of rows) {
+    const k = keyOf(r);
+    const list = by.get(k);
+    if (list) list.push(r);
+    else by.set(k, [r]);
+  }
+  return keys.map((k) => by.get(k) ?? []);
+}
