@@ -126,8 +126,11 @@ export class TopicHub {
         t.ring.resetTo(Math.max(0, currentSeq - t.ring.capacity));
         await this.catchUp(t);
         t.loaded = true;
-      } else {
-        await this.catchUp(t); // cheap when current: the publish path keeps the ring up to date
+      } else if (currentSeq > t.ring.lastSeq) {
+        // The caller saw a newer revision than the ring holds (its publish is still on the
+        // way, or was lost): read the difference. Otherwise the publish path keeps the ring
+        // current, and a reconnect storm costs no store read per subscription.
+        await this.catchUp(t);
       }
       if (!t.pending.delete(sub)) return; // unsubscribed while waiting
       t.subs.add(sub);

@@ -152,6 +152,7 @@ export class WsEndpoint {
     if (conn.subs.has(orderId)) return conn.error(msg.channel, 'already_subscribed', 'Already subscribed to this channel');
     const order = await this.deps.store.getOrder(conn.account.id, orderId);
     if (!order) return conn.error(msg.channel, 'not_found', 'No such order'); // another account's order looks missing
+    // Again after the await: a second subscribe for the same channel may have got here first.
     if (conn.subs.has(orderId)) return conn.error(msg.channel, 'already_subscribed', 'Already subscribed to this channel');
     const channel = topicOf(orderId);
     const sub: Subscriber = {
