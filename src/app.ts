@@ -17,6 +17,7 @@ import { requestLog } from './http/requestLog';
 import { orderHandlers } from './orders';
 import { graphqlMiddleware, LruRegistry, type PersistedQueryRegistry } from './graphql';
 import { createRealtime, type Realtime } from './realtime';
+import { MemoryBus, type Bus } from './bus';
 import type { Handlers } from '../generated/openapi/handlers';
 import { manifest } from '../generated/graphql/persisted';
 
@@ -26,6 +27,8 @@ export interface AppDeps {
   logger: Logger;
   metrics?: Metrics;
   onEvent?: (event: OrderEvent) => void;
+  /** How committed events reach every instance's streams; default: this process only. */
+  bus?: Bus;
   /** APQ registry; default: a bounded LRU in this process (Redis when scaled out). */
   registry?: PersistedQueryRegistry;
   /** The build-time operations the server knows without registration; default: generated/. */
@@ -36,22 +39,24 @@ export function createApp(deps: AppDeps): { app: Koa; metrics: Metrics; authCach
   const metrics = deps.metrics ?? new Metrics();
   const authCache = new AuthCache(deps.config.authCacheTtlMs);
   const app = new Koa();
+  const bus = deps.bus ?? new MemoryBus();
   const realtime = createRealtime({
     store: deps.store,
+    bus,
     config: deps.config.realtime,
     authenticateCtx: (ctx) => authenticateRequest(ctx, deps.store, authCache, true),
     authenticateToken: (token) => accountForToken(token, deps.store, authCache),
     onBackpressure: () => metrics.streamBackpressure.inc(),
     onError: (err) => deps.logger.error({ err }, 'realtime topic error'),
   });
-  // Every committed write reaches the topic hub (and whoever else listens).
+  // Every committed write reaches the topic hubs of every instance (and whoever else listens).
   const onEvent = (event: OrderEvent) => {
     realtime.publish(event);
     deps.onEvent?.(event);
   };
   // Every operation of the contract: a missing or mistyped one fails `npm run typecheck`.
   const handlers: Handlers<HandlerContext> = {
-    ...healthHandlers({ metrics, probes: { store: () => deps.store.ping() } }),
+    ...healthHandlers({ metrics, probes: { store: () => deps.store.ping(), bus: () => bus.ping() } }),
     ...orderHandlers({ store: deps.store, metrics, onEvent }),
   };
   const router = dispatchRouter(handlers, { bodyLimit: deps.config.bodyLimitBytes, authenticate: authenticate(deps.store, authCache) });

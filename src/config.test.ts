@@ -11,6 +11,9 @@ describe('configuration', () => {
     [{ WORKERS: '2' }, /^WORKERS=2 needs REDIS_URL/],
     [{ DATABASE_URL: 'mysql://x' }, /^DATABASE_URL must start with postgres/],
     [{ GRAPHQL_PERSISTED: 'off' }, /^GRAPHQL_PERSISTED must be one of apq, allowlist/],
+    [{ REDIS_URL: 'http://x' }, /^REDIS_URL must start with redis:\/\/ or rediss:/],
+    [{ DATABASE_SCHEMA: 'Bad-Name' }, /^DATABASE_SCHEMA must be a lowercase identifier/],
+    [{ REDIS_PREFIX: 'has space' }, /^REDIS_PREFIX must be up to 64/],
   ])('refuses %j with one line naming the variable', (env, message) => {
     const r = parseConfig(env as Record<string, string>);
     expect(r.ok).toBe(false);
@@ -18,6 +21,10 @@ describe('configuration', () => {
       expect(r.error).toMatch(message);
       expect(r.error).not.toContain('\n');
     }
+  });
+  it('accepts WORKERS>1 with REDIS_URL, and names the Redis namespace', () => {
+    const r = parseConfig({ WORKERS: '2', REDIS_URL: 'redis://127.0.0.1:6379' });
+    expect(r).toMatchObject({ ok: true, config: { workers: 2, redisPrefix: 'orderline:' } });
   });
   it('never prints a password', () => {
     expect(redactUrl('postgres://u:secret@h:5432/db')).toBe('postgres://u:***@h:5432/db');

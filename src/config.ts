@@ -10,7 +10,11 @@ export interface Config {
   host: string;
   dataDir: string;
   databaseUrl?: string;
+  /** A PostgreSQL schema of its own (several deployments, or tests, in one database). */
+  databaseSchema?: string;
   redisUrl?: string;
+  /** Namespace of every Redis channel and key (several deployments, or tests, on one Redis). */
+  redisPrefix: string;
   workers: number;
   logLevel: string;
   production: boolean;
@@ -28,6 +32,8 @@ export interface Config {
     maxTokens: number;
     /** Entries the in-process APQ registry keeps (least recently used evicted first). */
     apqCacheSize: number;
+    /** Seconds a registered APQ text lives in the shared (Redis) registry. */
+    apqTtlS: number;
     /** Query texts whose parse and static validation are cached; 0 = off. */
     documentCacheSize: number;
   };
@@ -67,6 +73,13 @@ export function redactUrl(url: string): string {
   }
 }
 
+function matching(env: Env, name: string, pattern: RegExp, what: string): string | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return undefined;
+  if (!pattern.test(raw)) throw new ConfigError(`${name} must be ${what}, got "${raw}"`);
+  return raw;
+}
+
 function url(env: Env, name: string, protocols: string[]): string | undefined {
   const raw = env[name];
   if (raw === undefined || raw === '') return undefined;
@@ -76,7 +89,7 @@ function url(env: Env, name: string, protocols: string[]): string | undefined {
   } catch {
     throw new ConfigError(`${name} is not a URL`);
   }
-  if (!protocols.includes(u.protocol)) throw new ConfigError(`${name} must start with ${protocols.join(' or ')}//, got ${redactUrl(raw)}`);
+  if (!protocols.includes(u.protocol)) throw new ConfigError(`${name} must start with ${protocols.map((p) => `${p}//`).join(' or ')}, got ${redactUrl(raw)}`);
   return raw;
 }
 
@@ -94,7 +107,9 @@ export function parseConfig(env: Env): ConfigResult {
         host: env.HOST || '127.0.0.1',
         dataDir: env.DATA_DIR || './data',
         databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
+        databaseSchema: matching(env, 'DATABASE_SCHEMA', /^[a-z_][a-z0-9_]{0,62}$/, 'a lowercase identifier'),
         redisUrl,
+        redisPrefix: matching(env, 'REDIS_PREFIX', /^[A-Za-z0-9_:.-]{1,64}$/, 'up to 64 of A-Z a-z 0-9 _ : . -') ?? 'orderline:',
         workers,
         logLevel: oneOf(env, 'LOG_LEVEL', 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
         production: env.NODE_ENV === 'production',
@@ -108,6 +123,7 @@ export function parseConfig(env: Env): ConfigResult {
           persisted: oneOf(env, 'GRAPHQL_PERSISTED', 'apq', ['apq', 'allowlist'] as const),
           maxTokens: int(env, 'GRAPHQL_MAX_TOKENS', 2000, 100, 1_000_000),
           apqCacheSize: int(env, 'GRAPHQL_APQ_CACHE_SIZE', 10_000, 1, 10_000_000),
+          apqTtlS: int(env, 'GRAPHQL_APQ_TTL_S', 86_400, 1, 31_536_000),
           documentCacheSize: int(env, 'GRAPHQL_DOCUMENT_CACHE_SIZE', 1000, 0, 1_000_000),
         },
         realtime: {

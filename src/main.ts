@@ -1,42 +1,31 @@
 /**
- * Entry point: read config, open the store, serve. Bad configuration is refused with
- * one line naming the variable and exit code 2; SIGTERM drains gracefully.
+ * Entry point: read config, open the store and the bus, serve. Bad configuration is
+ * refused with one line naming the variable and exit code 2; SIGTERM drains gracefully.
+ *
+ * `WORKERS=N` (N > 1, REDIS_URL required by config) runs N copies of this server under
+ * node:cluster (`cluster.ts`): the primary migrates, loads the demo data and prints the
+ * token once, then forks; each worker serves the shared port with its own store pool
+ * and hub, and hears the others' events through Redis.
  */
+import cluster from 'node:cluster';
 import { createServer, type Server } from 'node:http';
-import { parseConfig, redactUrl, type Config } from './config';
+import { parseConfig, type Config } from './config';
 import { createLogger } from './logger';
 import { createApp } from './app';
 import { Metrics } from './http/metrics';
-import { issueToken, openStore, type Store } from './store';
+import { runPrimary } from './cluster';
+import { banner, demoToken, openConfiguredShared, openConfiguredStore, refuse, urlOf } from './startup';
 
-function refuse(message: string): never {
-  process.stderr.write(`orderline: ${message}\n`);
-  process.exit(2);
-}
-
-async function open(config: Config): Promise<Store> {
-  if (config.workers > 1) refuse(`WORKERS=${config.workers}: multi-worker mode is not implemented yet; use WORKERS=1`);
-  let store: Store;
-  try {
-    store = await openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, sqliteSynchronous: config.sqliteSynchronous });
-  } catch (err) {
-    // DATABASE_URL must answer before we start; the message names the URL without its password.
-    if (config.databaseUrl) refuse(`DATABASE_URL ${redactUrl(config.databaseUrl)} is unreachable: ${(err as Error).message || String(err)}`);
-    throw err;
-  }
-  await store.migrate();
-  return store;
-}
-
-async function main(): Promise<void> {
-  const parsed = parseConfig(process.env);
-  if (!parsed.ok) refuse(parsed.error);
-  const config = parsed.config;
-  const logger = createLogger(config.logLevel);
-  const store = await open(config);
-  const seeded = await store.seedDemo();
+/** One server process: alone (embedded or one instance of many) or as a cluster worker. */
+async function serve(config: Config): Promise<void> {
+  const worker = cluster.isWorker;
+  const logger = createLogger(config.logLevel).child(worker ? { worker: cluster.worker?.id } : {});
+  const store = await openConfiguredStore(config);
   // Default metrics include the event-loop delay percentiles the benchmarks report.
-  const { app, realtime } = createApp({ config, store, logger, metrics: new Metrics({ defaultMetrics: true }) });
+  const metrics = new Metrics({ defaultMetrics: true });
+  const shared = await openConfiguredShared(config, metrics, (err) => logger.warn({ err }, 'redis'));
+  const seeded = worker ? false : await store.seedDemo(); // the primary seeded before forking
+  const { app, realtime } = createApp({ config, store, logger, metrics, bus: shared.bus, registry: shared.registry });
 
   const server: Server = createServer(app.callback());
   realtime.attach(server);
@@ -47,19 +36,9 @@ async function main(): Promise<void> {
     server.listen(config.port, config.host, resolve);
   });
   const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : config.port;
-  const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
-
-  // A fresh demo token each start: tokens are stored hashed, so one is shown only when made.
-  const demo = await store.ensureAccount('demo');
-  const { token, selector, verifierHash } = issueToken();
-  await store.addToken(demo.id, selector, verifierHash);
-  logger.info({ url, seeded }, 'listening');
-  process.stdout.write(
-    `\norderline listening on ${url}\n` +
-      `  demo token (account "demo"): ${token}\n` +
-      `  try: curl -H "Authorization: Bearer ${token}" ${url}/orders\n\n`,
-  );
+  const url = urlOf(config.host, typeof address === 'object' && address ? address.port : config.port);
+  logger.info({ url, seeded, bus: shared.bus.kind }, 'listening');
+  if (!worker) process.stdout.write(banner(url, await demoToken(store)));
 
   let closing = false;
   const shutdown = (signal: string) => {
@@ -71,15 +50,24 @@ async function main(): Promise<void> {
     // Stream clients are told to reconnect (SSE retry: then end; WebSocket 1001) so close() can finish.
     realtime.close();
     server.close(() => {
-      store
-        .close()
-        .catch((err) => logger.error({ err }, 'store close failed'))
+      Promise.all([store.close(), shared.bus.close()])
+        .catch((err) => logger.error({ err }, 'close failed'))
         .finally(() => process.exit(0));
     });
     server.closeIdleConnections();
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
+  // A worker whose primary is gone (killed) would serve on unsupervised: it drains instead.
+  if (worker) process.on('disconnect', () => shutdown('primary gone'));
+}
+
+async function main(): Promise<void> {
+  const parsed = parseConfig(process.env);
+  if (!parsed.ok) refuse(parsed.error);
+  const config = parsed.config;
+  if (config.workers > 1 && cluster.isPrimary) await runPrimary(config);
+  else await serve(config);
 }
 
 main().catch((err) => {

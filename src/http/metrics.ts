@@ -29,6 +29,20 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  /** Redis bus and shared-registry failures (publish, subscribe, connection): each one made good by a catch-up or a fallback, but worth an alert. */
+  readonly busErrors = new Counter({
+    name: 'orderline_bus_errors_total',
+    help: 'Redis errors seen by the bus or the shared APQ registry (connection drops, failed publishes or lookups)',
+    registers: [this.registry],
+  });
+
+  /** Times the hubs read the event table because the bus may have lost messages (a reconnect). */
+  readonly busCatchUps = new Counter({
+    name: 'orderline_bus_catchups_total',
+    help: 'Catch-ups from the event table after the Redis bus reconnected or a peer reported a failed publish',
+    registers: [this.registry],
+  });
+
   constructor(opts: { defaultMetrics?: boolean } = {}) {
     if (opts.defaultMetrics) collectDefaultMetrics({ register: this.registry });
   }

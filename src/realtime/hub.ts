@@ -13,10 +13,18 @@
  *
  * A topic lives while it has subscribers; its ring is loaded from the event table when
  * the first one arrives, so a topic nobody watches costs nothing.
+ *
+ * Scaled out, the event table is the shared ring: every instance loads the same seqs
+ * from it and keeps the last `ringSize` of them in memory, so a client resumes on any
+ * instance with the same answer (replay, or resync beyond the ring). The bus only
+ * brings news of events; the hub watches a topic on the bus before it loads the ring
+ * (nothing published after the load can be missed) and reads back whatever the bus
+ * lost (`catchUpAll` when the bus reconnects).
  */
 import type { OrderEvent, Store } from '../store';
 import { eventMessage, frameOf, type Frame } from './frames';
 import { ReplayRing } from './ring';
+import type { Bus } from '../bus';
 
 export interface Subscriber {
   /** The last seq this subscriber has been given (or told to resync to). */
@@ -43,6 +51,8 @@ interface Topic {
 
 export interface HubOptions {
   store: Pick<Store, 'eventsAfter'>;
+  /** Where this instance hears of other instances' events (default: nothing to watch, one process). */
+  bus?: Pick<Bus, 'watch' | 'unwatch'>;
   /** Frames kept per topic: REPLAY_RATE x REPLAY_WINDOW_S. */
   ringSize: number;
   onError?: (err: unknown, orderId: number) => void;
@@ -123,6 +133,7 @@ export class TopicHub {
     t.pending.add(sub); // so the topic is not retired while this waits in the queue
     return this.run(t, async () => {
       if (!t.loaded) {
+        await this.opts.bus?.watch(orderId); // before the load: every later event reaches publish
         t.ring.resetTo(Math.max(0, currentSeq - t.ring.capacity));
         await this.catchUp(t);
         t.loaded = true;
@@ -148,6 +159,16 @@ export class TopicHub {
     });
   }
 
+  /**
+   * The bus may have lost messages (it reconnected): every loaded topic reads the event
+   * table after its ring's last seq and delivers what it finds, in its own queue.
+   */
+  catchUpAll(): void {
+    for (const topic of this.topics.values()) {
+      void this.run(topic, () => (topic.loaded ? this.catchUp(topic) : undefined));
+    }
+  }
+
   unsubscribe(orderId: number, sub: Subscriber): void {
     const topic = this.topics.get(orderId);
     if (!topic) return;
@@ -155,7 +176,10 @@ export class TopicHub {
     topic.pending.delete(sub);
     if (topic.subs.size === 0 && topic.pending.size === 0) {
       void this.run(topic, () => {
-        if (topic.subs.size === 0 && topic.pending.size === 0 && this.topics.get(orderId) === topic) this.topics.delete(orderId);
+        if (topic.subs.size === 0 && topic.pending.size === 0 && this.topics.get(orderId) === topic) {
+          this.topics.delete(orderId);
+          if (topic.loaded) this.opts.bus?.unwatch(orderId);
+        }
       });
     }
   }

@@ -7,6 +7,7 @@ import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Context, Middleware } from 'koa';
 import type { Account, OrderEvent, Store } from '../store';
+import type { Bus } from '../bus';
 import { AcceptLimiter } from './acceptLimiter';
 import { TopicHub } from './hub';
 import { SseStreams, sseMiddleware } from './sse';
@@ -28,6 +29,8 @@ export interface RealtimeConfig {
 
 export interface RealtimeDeps {
   store: Store;
+  /** Brings every instance's committed events to this hub (MemoryBus in one process, RedisBus scaled out). */
+  bus: Bus;
   config: RealtimeConfig;
   authenticateCtx: (ctx: Context) => Promise<Account>;
   authenticateToken: (token: string | undefined) => Promise<Account>;
@@ -38,6 +41,7 @@ export interface RealtimeDeps {
 export interface Realtime {
   hub: TopicHub;
   sse: Middleware;
+  /** A committed write's event: to every instance's hub through the bus, this one first. */
   publish(event: OrderEvent): void;
   handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void;
   /** Sends upgrades of this http server here. */
@@ -51,7 +55,8 @@ export interface Realtime {
 
 export function createRealtime(deps: RealtimeDeps): Realtime {
   const { config } = deps;
-  const hub = new TopicHub({ store: deps.store, ringSize: config.replayRate * config.replayWindowS, onError: deps.onError });
+  const hub = new TopicHub({ store: deps.store, bus: deps.bus, ringSize: config.replayRate * config.replayWindowS, onError: deps.onError });
+  deps.bus.listen({ event: (event) => hub.publish(event), reconnected: () => hub.catchUpAll() });
   const limiter = new AcceptLimiter(config.acceptRate, config.acceptBurst);
   const streams = new SseStreams();
   const common = { store: deps.store, hub, limiter, maxBufferBytes: config.maxBufferBytes, onBackpressure: deps.onBackpressure };
@@ -60,7 +65,7 @@ export function createRealtime(deps: RealtimeDeps): Realtime {
   return {
     hub,
     sse: sseMiddleware({ ...common, authenticate: deps.authenticateCtx }, streams),
-    publish: (event) => hub.publish(event),
+    publish: (event) => deps.bus.publish(event),
     handleUpgrade,
     attach: (server) => void server.on('upgrade', handleUpgrade),
     close() {

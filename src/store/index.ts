@@ -16,6 +16,8 @@ export interface StoreConfig {
   dataDir: string;
   /** A PostgreSQL URL selects the PostgreSQL adapter. */
   databaseUrl?: string;
+  /** PostgreSQL: a schema of its own (see PostgresStoreOptions). */
+  databaseSchema?: string;
   /** SQLite `synchronous`; the adapter's default is `full` (see SqliteStore). */
   sqliteSynchronous?: 'normal' | 'full';
 }
@@ -26,7 +28,7 @@ export interface StoreConfig {
  * file), else the embedded store on `${dataDir}/orderline.sqlite`. Not migrated yet.
  */
 export async function openStore(config: StoreConfig): Promise<Store> {
-  if (config.databaseUrl) return openPostgresStore(config.databaseUrl);
+  if (config.databaseUrl) return openPostgresStore(config.databaseUrl, { schema: config.databaseSchema });
   mkdirSync(config.dataDir, { recursive: true });
   return new SqliteStore(join(config.dataDir, 'orderline.sqlite'), config.sqliteSynchronous);
 }

@@ -1,0 +1,171 @@
+/**
+ * The scaled-out bus on Redis pub/sub (ioredis): one channel per topic
+ * (`<prefix>order:<id>`), which an instance subscribes to while its hub has watchers
+ * on that topic, so an instance receives only the events somebody on it is watching.
+ *
+ * Why pub/sub and not a Redis Stream per topic as the ring: the ring already exists,
+ * durable and gap-free, in the event table (written in the write's own transaction);
+ * an XADD after commit is a second write that a crash between the two loses, leaving a
+ * hole only the event table could fill. So Redis only carries the news, at most once,
+ * and every hub reads from the event table what the news did not bring (see bus.ts):
+ * - a publisher delivers to its own hub first, synchronously, and skips its own
+ *   message when Redis echoes it back;
+ * - when the subscriber connection comes back after a drop (a Redis restart, a network
+ *   cut) every message in between may be lost: once ioredis has re-subscribed (our PING
+ *   is answered after its SUBSCRIBE), `reconnected` makes the hubs catch up;
+ * - when the publishing connection comes back, it broadcasts a catch-up on the control
+ *   channel, since peers whose own connection never dropped would not know.
+ */
+import { randomUUID } from 'node:crypto';
+import Redis, { type RedisOptions } from 'ioredis';
+import type { OrderEvent } from '../store';
+import type { Bus, BusHandlers } from './bus';
+
+export interface RedisBusOptions {
+  /** Namespace of every channel and key, so deployments (or tests) can share one Redis. */
+  prefix: string;
+  onError?: (err: unknown) => void;
+  /** Each time the hubs are told to catch up (for metrics). */
+  onCatchUp?: () => void;
+}
+
+type Wire = { from: string; event: OrderEvent } | { from: string; catchUp: true };
+
+const RETRY = (attempt: number) => Math.min(100 * attempt, 2000);
+
+/**
+ * Connects and waits until Redis answers, or rejects with the reason (startup refuses
+ * an unreachable REDIS_URL instead of serving without fan-out). After that, ioredis
+ * reconnects by itself.
+ * - `commands`: no offline queue, one retry, so a command during an outage fails at
+ *   once (APQ falls back to the client's text, a publish is made good by catch-up)
+ *   instead of holding a request.
+ * - `subscriber`: commands wait for the connection, so a SUBSCRIBE issued during an
+ *   outage is sent once Redis is back.
+ */
+export async function connectRedis(url: string, role: 'commands' | 'subscriber', onError?: (err: unknown) => void): Promise<Redis> {
+  const options: RedisOptions =
+    role === 'commands'
+      ? { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 5000, retryStrategy: RETRY }
+      : { lazyConnect: true, enableOfflineQueue: true, maxRetriesPerRequest: null, connectTimeout: 5000, retryStrategy: RETRY };
+  const redis = new Redis(url, { ...options, connectionName: `orderline-${role}` });
+  let started = false;
+  let firstError: unknown;
+  // ioredis prints unhandled 'error' events to the console; ours go to the log.
+  redis.on('error', (err) => {
+    if (started) onError?.(err);
+    else firstError ??= err;
+  });
+  try {
+    await redis.connect();
+    await redis.ping();
+  } catch (err) {
+    redis.disconnect();
+    throw firstError ?? err; // the socket's reason (ECONNREFUSED...), not "Connection is closed"
+  }
+  started = true;
+  return redis;
+}
+
+export class RedisBus implements Bus {
+  readonly kind = 'redis';
+  /** Tells this instance's own messages apart when Redis echoes them back. */
+  private readonly id = randomUUID();
+  private readonly control: string;
+  private handlers: BusHandlers | undefined;
+  private closed = false;
+
+  /** Both connections ready (see `connectRedis`); `start` subscribes to the control channel. */
+  constructor(
+    private readonly pub: Redis,
+    private readonly sub: Redis,
+    private readonly opts: RedisBusOptions,
+  ) {
+    this.control = `${opts.prefix}control`;
+    sub.on('message', (channel: string, message: string) => this.receive(channel, message));
+    // Every 'ready' after construction is a reconnection (the first one was awaited before).
+    sub.on('ready', () => {
+      this.sub
+        .ping()
+        .then(() => this.catchUp())
+        .catch((err) => this.opts.onError?.(err));
+    });
+    pub.on('ready', () => this.send(this.control, { from: this.id, catchUp: true }));
+  }
+
+  static async open(url: string, opts: RedisBusOptions): Promise<RedisBus> {
+    const pub = await connectRedis(url, 'commands', opts.onError);
+    const sub = await connectRedis(url, 'subscriber', opts.onError).catch((err) => {
+      pub.disconnect();
+      throw err;
+    });
+    const bus = new RedisBus(pub, sub, opts);
+    await sub.subscribe(bus.control);
+    return bus;
+  }
+
+  /** The command connection, shared with the APQ registry. */
+  get commands(): Redis {
+    return this.pub;
+  }
+
+  private channel(orderId: number): string {
+    return `${this.opts.prefix}order:${orderId}`;
+  }
+
+  private send(channel: string, wire: Wire): void {
+    if (this.closed) return;
+    this.pub.publish(channel, JSON.stringify(wire)).catch((err) => this.opts.onError?.(err));
+  }
+
+  private receive(channel: string, message: string): void {
+    let wire: Wire;
+    try {
+      wire = JSON.parse(message) as Wire;
+    } catch (err) {
+      this.opts.onError?.(err);
+      return;
+    }
+    if (wire.from === this.id) return;
+    if ('catchUp' in wire) this.catchUp();
+    else if (channel !== this.control) this.handlers?.event(wire.event);
+  }
+
+  private catchUp(): void {
+    this.opts.onCatchUp?.();
+    this.handlers?.reconnected();
+  }
+
+  listen(handlers: BusHandlers): void {
+    this.handlers = handlers;
+  }
+
+  publish(event: OrderEvent): void {
+    this.handlers?.event(event);
+    this.send(this.channel(event.orderId), { from: this.id, event });
+  }
+
+  async watch(orderId: number): Promise<void> {
+    await this.sub.subscribe(this.channel(orderId));
+  }
+
+  unwatch(orderId: number): void {
+    if (this.closed) return;
+    this.sub.unsubscribe(this.channel(orderId)).catch((err) => this.opts.onError?.(err));
+  }
+
+  async ping(): Promise<boolean> {
+    if (this.sub.status !== 'ready') return false;
+    return this.pub.ping().then(
+      (r) => r === 'PONG',
+      () => false,
+    );
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.handlers = undefined;
+    await Promise.all([this.sub, this.pub].map((r) => r.quit().catch(() => r.disconnect())));
+  }
+}

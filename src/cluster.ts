@@ -1,0 +1,78 @@
+/**
+ * The node:cluster primary for `WORKERS=N`. It serves nothing itself: it checks that
+ * PostgreSQL (or the SQLite file) and Redis answer, migrates and loads the demo data
+ * once (so N workers do not race for it), prints the banner once every worker listens,
+ * and supervises: a worker that dies is replaced, one that refused its configuration
+ * (exit 2) stops the whole cluster instead of looping. SIGTERM is passed to every
+ * worker, each of which drains as a lone server does (`main.ts`).
+ *
+ * Connections are spread by node:cluster's default round-robin on Linux; a WebSocket
+ * or SSE connection stays on the worker that accepted it, and the Redis bus brings it
+ * the other workers' events.
+ */
+import cluster, { type Worker } from 'node:cluster';
+import type { AddressInfo } from 'node:net';
+import type { Config } from './config';
+import { createLogger } from './logger';
+import { Metrics } from './http/metrics';
+import { banner, demoToken, openConfiguredShared, openConfiguredStore, urlOf } from './startup';
+
+/** Delay before replacing a dead worker, so a worker that dies at once does not spin the CPU. */
+const RESTART_DELAY_MS = 1000;
+const FORCE_EXIT_MS = 12_000;
+
+export async function runPrimary(config: Config): Promise<void> {
+  const logger = createLogger(config.logLevel).child({ role: 'primary' });
+  const store = await openConfiguredStore(config); // migrates, once
+  const seeded = await store.seedDemo();
+  const shared = await openConfiguredShared(config, new Metrics(), () => undefined); // reachable, or refused here once
+  await shared.bus.close();
+  const token = await demoToken(store);
+  await store.close();
+
+  let closing = false;
+  const listening = new Set<number>();
+  let announced = false;
+  let exitCode = 0;
+
+  const fork = (): Worker => cluster.fork();
+  const alive = () => Object.values(cluster.workers ?? {}).filter((w): w is Worker => w !== undefined);
+
+  const shutdown = (signal: string, code = 0) => {
+    if (closing) return;
+    closing = true;
+    logger.info({ signal }, 'shutting down workers');
+    setTimeout(() => process.exit(1), FORCE_EXIT_MS).unref();
+    if (alive().length === 0) process.exit(code);
+    exitCode = code;
+    for (const w of alive()) w.process.kill('SIGTERM');
+  };
+
+  cluster.on('listening', (w: Worker, address: AddressInfo) => {
+    listening.add(w.id);
+    if (!announced && listening.size === config.workers) {
+      announced = true;
+      const url = urlOf(config.host, address.port);
+      logger.info({ url, seeded, workers: config.workers }, 'listening');
+      process.stdout.write(banner(url, token, ` (${config.workers} workers)`));
+    }
+  });
+  cluster.on('exit', (w: Worker, code: number | null, signal: string | null) => {
+    listening.delete(w.id);
+    if (closing) {
+      if (alive().length === 0) process.exit(exitCode);
+      return;
+    }
+    if (code === 2) {
+      logger.error({ worker: w.id }, 'a worker refused its configuration; stopping');
+      shutdown('worker refused', 2);
+      return;
+    }
+    logger.error({ worker: w.id, code, signal }, 'worker died; starting another');
+    setTimeout(() => closing || fork(), RESTART_DELAY_MS);
+  });
+
+  for (let i = 0; i < config.workers; i++) fork();
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
+}

@@ -1,0 +1,52 @@
+/**
+ * Startup steps shared by a lone server, a cluster worker and the cluster primary:
+ * open what the configuration names, or refuse with one line (exit 2) naming the
+ * variable, never printing a password.
+ */
+import type { Config } from './config';
+import { redactUrl } from './config';
+import type { Metrics } from './http/metrics';
+import { openShared, type Shared } from './deployment';
+import { issueToken, openStore, type Store } from './store';
+
+export function refuse(message: string): never {
+  process.stderr.write(`orderline: ${message}\n`);
+  process.exit(2);
+}
+
+export async function openConfiguredStore(config: Config): Promise<Store> {
+  let store: Store;
+  try {
+    store = await openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, databaseSchema: config.databaseSchema, sqliteSynchronous: config.sqliteSynchronous });
+  } catch (err) {
+    // DATABASE_URL must answer before we start; the message names the URL without its password.
+    if (config.databaseUrl) refuse(`DATABASE_URL ${redactUrl(config.databaseUrl)} is unreachable: ${(err as Error).message || String(err)}`);
+    throw err;
+  }
+  await store.migrate();
+  return store;
+}
+
+export async function openConfiguredShared(config: Config, metrics: Metrics, onError: (err: unknown) => void): Promise<Shared> {
+  try {
+    return await openShared(config, metrics, onError);
+  } catch (err) {
+    refuse(`REDIS_URL ${redactUrl(config.redisUrl ?? '')} is unreachable: ${(err as Error).message || String(err)}`);
+  }
+}
+
+/** A fresh demo token: tokens are stored hashed, so one is shown only when made. */
+export async function demoToken(store: Store): Promise<string> {
+  const demo = await store.ensureAccount('demo');
+  const { token, selector, verifierHash } = issueToken();
+  await store.addToken(demo.id, selector, verifierHash);
+  return token;
+}
+
+export const urlOf = (host: string, port: number): string => `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+
+export const banner = (url: string, token: string, extra = ''): string =>
+  `\norderline listening on ${url}${extra}\n` +
+  `  demo token (account "demo"): ${token}\n` +
+  `  try: curl -H "Authorization: Bearer ${token}" ${url}/orders\n\n`;
+
