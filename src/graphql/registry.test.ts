@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { LruRegistry } from './registry';
+import { runRegistryContract } from './registry.contract';
 
 describe('LruRegistry', () => {
   it('evicts the least recently used entry, a read counting as a use', async () => {
@@ -26,3 +27,5 @@ describe('LruRegistry', () => {
     );
   });
 });
+
+runRegistryContract('LruRegistry', async () => ({ registry: new LruRegistry(10), close: async () => undefined }));

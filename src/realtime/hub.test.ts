@@ -130,4 +130,62 @@ describe('TopicHub', () => {
       { numRuns: 150 },
     );
   });
+
+  describe('on a bus (scaled out)', () => {
+    /** Records watch/unwatch; `watch` resolves when the test says so, as a SUBSCRIBE waits for Redis. */
+    function fakeBus() {
+      const log: string[] = [];
+      let release: () => void = () => undefined;
+      const gate = new Promise<void>((r) => (release = r));
+      return {
+        log,
+        release,
+        watch: async (id: number) => {
+          log.push(`watch ${id}`);
+          await gate;
+          log.push(`watching ${id}`);
+        },
+        unwatch: (id: number) => void log.push(`unwatch ${id}`),
+      };
+    }
+
+    it('watches the topic before loading its ring, and unwatches when its last subscriber leaves', async () => {
+      const committed = [event(1)];
+      const bus = fakeBus();
+      const store = fakeStore(committed);
+      const reads: string[] = [];
+      const hub = new TopicHub({ store: { eventsAfter: (...a) => (reads.push(`read after ${a[1]}`), store.eventsAfter(...a)) }, bus, ringSize: 10 });
+      const sub = recorder();
+      const subscribed = hub.subscribe(1, undefined, sub, 1);
+      await tick();
+      expect(bus.log).toEqual(['watch 1']);
+      expect(reads).toEqual([]); // nothing is read before the subscription on the bus is in place
+      bus.release();
+      await subscribed;
+      expect(bus.log).toEqual(['watch 1', 'watching 1']);
+      expect(reads.length).toBeGreaterThan(0);
+      hub.unsubscribe(1, sub);
+      await tick();
+      expect(bus.log).toEqual(['watch 1', 'watching 1', 'unwatch 1']);
+      expect(hub.topicCount).toBe(0);
+    });
+
+    it('catchUpAll delivers, in order, the events the bus never brought', async () => {
+      const committed = [event(1)];
+      const hub = new TopicHub({ store: fakeStore(committed), ringSize: 10 });
+      const sub = recorder();
+      await hub.subscribe(1, undefined, sub, 1);
+      committed.push(event(2), event(3)); // committed elsewhere; their messages were lost
+      hub.catchUpAll();
+      await tick();
+      expect(sub.log).toEqual([
+        { kind: 'ack', seq: 1 },
+        { kind: 'frame', seq: 2 },
+        { kind: 'frame', seq: 3 },
+      ]);
+      hub.publish(event(3)); // a late copy changes nothing
+      await tick();
+      expect(sub.log).toHaveLength(3);
+    });
+  });
 });

@@ -11,6 +11,7 @@ import { createApp, type AppDeps } from '../../src/app';
 import { parseConfig, type Config } from '../../src/config';
 import { Client } from 'pg';
 import { issueToken, PostgresStore, SqliteStore, type Account, type Store } from '../../src/store';
+import { openShared, type Shared } from '../../src/deployment';
 
 /**
  * TEST_STORE=postgres runs the same integration tests on PostgreSQL (DATABASE_TEST_URL,
@@ -18,6 +19,12 @@ import { issueToken, PostgresStore, SqliteStore, type Account, type Store } from
  */
 const PG_URL = process.env.DATABASE_TEST_URL || 'postgres://postgres@127.0.0.1:5432/test';
 export const TEST_STORE = process.env.TEST_STORE === 'postgres' ? 'postgres' : 'sqlite';
+/**
+ * TEST_BUS=redis runs them on the scaled-out bus and APQ registry (REDIS_TEST_URL,
+ * default the local Redis), each server under a prefix of its own.
+ */
+const REDIS_URL = process.env.REDIS_TEST_URL || 'redis://127.0.0.1:6379';
+export const TEST_BUS = process.env.TEST_BUS === 'redis' ? 'redis' : 'memory';
 
 async function openTestStore(dir: string): Promise<{ store: Store; drop: () => Promise<void> }> {
   if (TEST_STORE === 'sqlite') return { store: new SqliteStore(join(dir, 'orderline.sqlite')), drop: async () => undefined };
@@ -32,7 +39,7 @@ async function openTestStore(dir: string): Promise<{ store: Store; drop: () => P
     },
   };
 }
-import type { Metrics } from '../../src/http/metrics';
+import { Metrics } from '../../src/http/metrics';
 import type { AuthCache } from '../../src/http/authCache';
 import type { Realtime } from '../../src/realtime';
 
@@ -54,7 +61,8 @@ export interface TestServer {
 
 export async function startTestServer(env: Record<string, string> = {}, deps: Pick<AppDeps, 'manifest'> = {}): Promise<TestServer> {
   const dir = mkdtempSync(join(tmpdir(), 'orderline-test-'));
-  const parsed = parseConfig({ DATA_DIR: dir, ...env });
+  const redis = TEST_BUS === 'redis' ? { REDIS_URL, REDIS_PREFIX: `orderline-it:${process.pid}:${Math.random().toString(36).slice(2, 10)}:` } : {};
+  const parsed = parseConfig({ DATA_DIR: dir, ...redis, ...env });
   if (!parsed.ok) throw new Error(parsed.error);
   const config: Config = parsed.config;
   const { store, drop } = await openTestStore(dir);
@@ -67,7 +75,8 @@ export async function startTestServer(env: Record<string, string> = {}, deps: Pi
   };
   const alice = await mk('alice');
   const bob = await mk('bob');
-  const { app, metrics, authCache, realtime } = createApp({ config, store, logger: pino({ level: 'silent' }), ...deps });
+  const shared: Shared = await openShared(config, new Metrics(), () => undefined);
+  const { app, metrics, authCache, realtime } = createApp({ config, store, logger: pino({ level: 'silent' }), bus: shared.bus, registry: shared.registry, ...deps });
   const server: Server = createServer(app.callback());
   realtime.attach(server);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -96,6 +105,7 @@ export async function startTestServer(env: Record<string, string> = {}, deps: Pi
       server.closeAllConnections();
       await new Promise<void>((r) => server.close(() => r()));
       await store.close();
+      await shared.bus.close();
       await drop();
       rmSync(dir, { recursive: true, force: true });
     },

@@ -1,0 +1,101 @@
+/** RedisBus against the real Redis (REDIS_TEST_URL, default the local one), each test under its own prefix. */
+import type Redis from 'ioredis';
+import { RedisBus, connectRedis } from './redis';
+import { busEvent, listener, runBusContract, settle } from './bus.contract';
+
+const URL = process.env.REDIS_TEST_URL || 'redis://127.0.0.1:6379';
+const prefix = () => `orderline-test:${process.pid}:${Math.random().toString(36).slice(2)}:`;
+
+/** A bus whose two connections the test holds, to cut them. */
+async function instance(p: string, errors: unknown[] = []) {
+  const pub = await connectRedis(URL, 'commands');
+  const sub = await connectRedis(URL, 'subscriber');
+  const bus = new RedisBus(pub, sub, { prefix: p, onError: (e) => errors.push(e) });
+  await sub.subscribe(`${p}control`);
+  return { bus, pub, sub, errors };
+}
+
+runBusContract('RedisBus', async () => {
+  const p = prefix();
+  const [a, b] = await Promise.all([RedisBus.open(URL, { prefix: p }), RedisBus.open(URL, { prefix: p })]);
+  return { a, b, close: async () => void (await Promise.all([a.close(), b.close()])) };
+});
+
+describe('RedisBus', () => {
+  const open: RedisBus[] = [];
+  let raw: Redis;
+  beforeAll(async () => {
+    raw = await connectRedis(URL, 'commands');
+  });
+  afterEach(async () => {
+    await Promise.all(open.splice(0).map((b) => b.close()));
+  });
+  afterAll(async () => {
+    await raw.quit();
+  });
+  const track = <T extends { bus: RedisBus }>(i: T): T => (open.push(i.bus), i);
+
+  it('brings only watched topics, and stops at unwatch', async () => {
+    const p = prefix();
+    const a = track(await instance(p));
+    const b = track(await instance(p));
+    const onB = listener(b.bus);
+    await b.bus.watch(1);
+    a.bus.publish(busEvent(2, 1)); // not watched by b
+    a.bus.publish(busEvent(1, 1));
+    await onB.until(1);
+    b.bus.unwatch(1);
+    await settle(); // the UNSUBSCRIBE is answered
+    a.bus.publish(busEvent(1, 2));
+    await settle();
+    expect(onB.events.map((e) => [e.orderId, e.seq])).toEqual([[1, 1]]);
+  });
+
+  it('keeps deployments on one Redis apart by prefix', async () => {
+    const a = track(await instance(prefix()));
+    const other = track(await instance(prefix()));
+    const onOther = listener(other.bus);
+    await other.bus.watch(1);
+    a.bus.publish(busEvent(1, 1));
+    await settle();
+    expect(onOther.events).toEqual([]);
+  });
+
+  it('tells its hub to catch up once its subscriber connection is back and subscribed again, and then delivers', async () => {
+    const p = prefix();
+    const a = track(await instance(p));
+    const b = track(await instance(p));
+    const onB = listener(b.bus);
+    await b.bus.watch(3);
+    b.sub.disconnect(true); // a network cut: ioredis reconnects and re-subscribes
+    const deadline = Date.now() + 5000;
+    while (onB.catchUps === 0 && Date.now() < deadline) await settle(20);
+    expect(onB.catchUps).toBeGreaterThanOrEqual(1);
+    a.bus.publish(busEvent(3, 1)); // published after the catch-up signal: must arrive live
+    expect((await onB.until(1)).map((e) => e.seq)).toEqual([1]);
+  });
+
+  it('when a publishing connection comes back, tells its peers to catch up (they may have missed its publishes)', async () => {
+    const p = prefix();
+    const a = track(await instance(p));
+    const b = track(await instance(p));
+    const onB = listener(b.bus);
+    a.pub.disconnect(true);
+    a.bus.publish(busEvent(4, 1)); // fails at once: no offline queue on the command connection
+    const deadline = Date.now() + 5000;
+    while (onB.catchUps === 0 && Date.now() < deadline) await settle(20);
+    expect(onB.catchUps).toBeGreaterThanOrEqual(1);
+    expect(a.errors.length).toBeGreaterThanOrEqual(1);
+  });
+
+  it('survives a foreign message on its channels (reported, not thrown)', async () => {
+    const p = prefix();
+    const b = track(await instance(p));
+    const onB = listener(b.bus);
+    await b.bus.watch(5);
+    await raw.publish(`${p}order:5`, 'not json');
+    await settle();
+    expect(b.errors).toHaveLength(1);
+    expect(onB.events).toEqual([]);
+  });
+});
