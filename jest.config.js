@@ -1,7 +1,8 @@
 /**
- * Two projects: everything on the embedded SQLite store, and the integration suites
- * that go through the Store port again on PostgreSQL (TEST_STORE=postgres; the store's
- * own contract suite runs on both adapters in `src/store`).
+ * Three projects: everything on the embedded deployment (SQLite, in-process bus); the
+ * integration suites again on the scaled-out engines (TEST_STORE=postgres, TEST_BUS=redis;
+ * the store's and the bus's own contract suites run on every adapter in `src/`); and the
+ * multi-process tests (`test/scaleout`: instances and node:cluster workers).
  * @type {import('jest').Config}
  */
 const base = {
@@ -20,6 +21,7 @@ module.exports = {
       displayName: 'sqlite',
       roots: ['<rootDir>/src', '<rootDir>/test', '<rootDir>/codegen', '<rootDir>/scripts'],
       testMatch: ['**/*.test.ts'],
+      testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/scaleout/'],
     },
     {
       ...base,
@@ -27,6 +29,13 @@ module.exports = {
       roots: ['<rootDir>/test/integration'],
       testMatch: ON_POSTGRES.map((name) => `**/${name}.test.ts`),
       setupFiles: ['<rootDir>/test/support/postgres-env.js'],
+    },
+    {
+      ...base,
+      // Several server processes (and a Redis of their own) sharing one PostgreSQL schema.
+      displayName: 'scaleout',
+      roots: ['<rootDir>/test/scaleout'],
+      testMatch: ['**/*.test.ts'],
     },
   ],
 };

@@ -19,6 +19,8 @@ describe('startup configuration errors', () => {
     [{ PORT: 'eighty' }, /^orderline: PORT must be an integer/],
     [{ WORKERS: '4' }, /^orderline: WORKERS=4 needs REDIS_URL/],
     [{ DATABASE_URL: 'postgres://user:hunter2@127.0.0.1:1/nope' }, /^orderline: DATABASE_URL postgres:\/\/user:\*\*\*@127\.0\.0\.1:1\/nope is unreachable/],
+    [{ REDIS_URL: 'redis://:hunter2@127.0.0.1:1' }, /^orderline: REDIS_URL redis:\/\/:\*\*\*@127\.0\.0\.1:1 is unreachable: connect ECONNREFUSED/],
+    [{ WORKERS: '2', REDIS_URL: 'redis://:hunter2@127.0.0.1:1' }, /^orderline: REDIS_URL redis:\/\/:\*\*\*@127\.0\.0\.1:1 is unreachable/],
   ])('%j exits 2 with one line', (env, message) => {
     const r = start(env);
     expect(r.status).toBe(2);

@@ -2,6 +2,13 @@
 import WebSocket from 'ws';
 import type { TestServer } from './server';
 
+/** What the helpers need of a server: an in-process test server or a spawned instance. */
+export interface StreamTarget {
+  url: string;
+  fetch: TestServer['fetch'];
+  alice: { token: string };
+}
+
 export interface SseEvent {
   id?: string;
   event?: string;
@@ -76,7 +83,7 @@ export class SseReader {
   }
 }
 
-export async function openSse(srv: TestServer, orderId: number, headers: Record<string, string> = {}, as: 'alice' | 'bob' | 'anonymous' = 'alice', read = true) {
+export async function openSse(srv: StreamTarget, orderId: number, headers: Record<string, string> = {}, as: 'alice' | 'bob' | 'anonymous' = 'alice', read = true) {
   const abort = new AbortController();
   const res = await srv.fetch(`/api/orders/${orderId}/stream`, { headers: { accept: 'text/event-stream', ...headers }, signal: abort.signal, as });
   return { res, reader: res.ok && read ? new SseReader(res) : undefined, close: () => abort.abort() };
@@ -135,7 +142,7 @@ export class WsClient {
   }
 }
 
-export function openWs(srv: TestServer, query = '', token: string | null = srv.alice.token): Promise<WsClient | { status: number; headers: Record<string, string | string[] | undefined> }> {
+export function openWs(srv: StreamTarget, query = '', token: string | null = srv.alice.token): Promise<WsClient | { status: number; headers: Record<string, string | string[] | undefined> }> {
   const url = `${srv.url.replace('http', 'ws')}/orders${query ? `?${query}` : ''}`;
   const ws = new WebSocket(url, token ? { headers: { authorization: `Bearer ${token}` } } : {});
   const client = new WsClient(ws);
@@ -147,14 +154,14 @@ export function openWs(srv: TestServer, query = '', token: string | null = srv.a
 }
 
 /** Creates an order for Alice and returns its id and ETag. */
-export async function createOrder(srv: TestServer, body: unknown = {}, as: 'alice' | 'bob' = 'alice'): Promise<{ id: number; etag: string }> {
+export async function createOrder(srv: StreamTarget, body: unknown = {}, as: 'alice' | 'bob' = 'alice'): Promise<{ id: number; etag: string }> {
   const res = await srv.fetch('/orders', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), as });
   if (res.status !== 201) throw new Error(`create: ${res.status} ${await res.text()}`);
   return { id: ((await res.json()) as { id: number }).id, etag: res.headers.get('etag')! };
 }
 
 /** Applies `n` note changes (If-Match: *) and returns the last revision's ETag. */
-export async function touch(srv: TestServer, id: number, n: number, as: 'alice' | 'bob' = 'alice'): Promise<void> {
+export async function touch(srv: StreamTarget, id: number, n: number, as: 'alice' | 'bob' = 'alice'): Promise<void> {
   for (let i = 0; i < n; i++) {
     const res = await srv.fetch(`/orders/${id}`, { method: 'PATCH', headers: { 'content-type': 'application/merge-patch+json', 'if-match': '*' }, body: JSON.stringify({ note: `t${Date.now()}-${i}` }), as });
     if (res.status !== 200) throw new Error(`patch: ${res.status} ${await res.text()}`);

@@ -1,0 +1,79 @@
+/**
+ * `WORKERS=2` under node:cluster, on each store: the workers share the port and hear
+ * each other's writes through Redis; a worker that dies is replaced while the other
+ * keeps its clients; SIGTERM drains every worker (WebSocket 1001) and exits 0.
+ */
+import { execFileSync } from 'node:child_process';
+import { createOrder, openWs, WsClient, type StreamTarget } from '../support/streams';
+import { PG_URL, pgSchema, sleep, startInstance, startRedis } from '../support/instances';
+
+jest.setTimeout(90_000);
+
+const workersOf = (pid: number): number[] => {
+  try {
+    return execFileSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' }).trim().split('\n').filter(Boolean).map(Number);
+  } catch {
+    return []; // pgrep exits 1 when there are none
+  }
+};
+
+async function ws(srv: StreamTarget): Promise<WsClient> {
+  const c = await openWs(srv);
+  if (!(c instanceof WsClient)) throw new Error(`upgrade refused: ${c.status}`);
+  return c;
+}
+
+const patch = (srv: StreamTarget, id: number, note: string) =>
+  srv.fetch(`/orders/${id}`, { method: 'PATCH', headers: { 'content-type': 'application/merge-patch+json', 'if-match': '*' }, body: JSON.stringify({ note }) });
+
+describe.each(['sqlite', 'postgres'] as const)('WORKERS=2 on %s', (storeKind) => {
+  it('spreads connections over both workers, fans out between them, replaces a dead worker, drains on SIGTERM', async () => {
+    const redis = await startRedis();
+    const db = pgSchema();
+    const env: Record<string, string> = { WORKERS: '2', REDIS_URL: redis.url };
+    if (storeKind === 'postgres') Object.assign(env, { DATABASE_URL: PG_URL, DATABASE_SCHEMA: db.schema });
+    const srv = await startInstance(env);
+    try {
+      const primary = srv.child.pid!;
+      const workers = workersOf(primary);
+      expect(workers).toHaveLength(2);
+
+      const { id } = await createOrder(srv);
+      const channel = `order:${id}`;
+      const subs = await Promise.all(Array.from({ length: 6 }, () => ws(srv)));
+      for (const s of subs) s.send({ type: 'subscribe', channel });
+      await Promise.all(subs.map((s) => s.until((m) => m.some((x) => x.type === 'subscribed'))));
+      for (let i = 0; i < 3; i++) expect((await patch(srv, id, `n${i}`)).status).toBe(200);
+      // Whichever worker took each write, every subscriber on either worker gets all of them.
+      for (const s of subs) await s.until((m) => m.filter((x) => x.channel === channel && x.seq === 4).length === 1);
+
+      // Kill one worker: the clients it held are cut, the others are not.
+      process.kill(workers[0], 'SIGKILL');
+      await sleep(500);
+      const cut = subs.filter((s) => s.closeCode !== undefined);
+      const kept = subs.filter((s) => s.closeCode === undefined);
+      expect(cut.length).toBeGreaterThanOrEqual(1); // connections were spread over both workers
+      expect(kept.length).toBeGreaterThanOrEqual(1);
+      expect((await patch(srv, id, 'after the crash')).status).toBe(200);
+      for (const s of kept) await s.until((m) => m.some((x) => x.channel === channel && x.seq === 5));
+      // The primary forks a replacement.
+      let now: number[] = [];
+      for (let i = 0; i < 50 && now.length < 2; i++) {
+        await sleep(100);
+        now = workersOf(primary);
+      }
+      expect(now).toHaveLength(2);
+      expect(now).not.toContain(workers[0]);
+
+      // SIGTERM: every worker says goodbye (1001) and the primary exits 0.
+      const code = await srv.kill('SIGTERM');
+      expect(code).toBe(0);
+      for (const s of kept) expect(await s.closed()).toBe(1001);
+      expect(workersOf(primary)).toEqual([]);
+    } finally {
+      if (srv.child.exitCode === null) await srv.kill('SIGKILL');
+      await redis.kill();
+      await db.drop();
+    }
+  });
+});

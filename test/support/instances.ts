@@ -1,0 +1,132 @@
+/**
+ * Real processes for the multi-instance tests: `src/main.ts` servers (run with tsx, as
+ * `npm run dev` does) sharing one PostgreSQL schema and one Redis, and a Redis server of
+ * the test's own (so it can be killed and restarted without touching anyone else's).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer, connect } from 'node:net';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from 'pg';
+import type { StreamTarget } from './streams';
+
+const root = join(__dirname, '..', '..');
+export const PG_URL = process.env.DATABASE_TEST_URL || 'postgres://postgres@127.0.0.1:5432/test';
+const children = new Set<ChildProcess>();
+process.once('exit', () => children.forEach((c) => c.kill('SIGKILL')));
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+const exited = (child: ChildProcess) =>
+  new Promise<number | null>((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve(child.exitCode) : child.once('exit', (code) => resolve(code))));
+
+/** A redis-server of its own on a free port, no persistence: a restart forgets everything. */
+export async function startRedis(): Promise<{ url: string; kill(): Promise<void>; start(): Promise<void> }> {
+  const port = await freePort();
+  let child: ChildProcess | undefined;
+  const answers = () =>
+    new Promise<boolean>((resolve) => {
+      const s = connect(port, '127.0.0.1', () => s.write('PING\r\n'));
+      s.once('data', (d) => (s.destroy(), resolve(String(d).startsWith('+PONG'))));
+      s.once('error', () => resolve(false));
+    });
+  const api = {
+    url: `redis://127.0.0.1:${port}`,
+    async start() {
+      child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+      children.add(child);
+      for (let i = 0; i < 100 && !(await answers()); i++) await sleep(50);
+    },
+    async kill() {
+      if (!child) return;
+      const c = child;
+      child = undefined;
+      c.kill('SIGKILL');
+      await exited(c);
+      children.delete(c);
+    },
+  };
+  await api.start();
+  return api;
+}
+
+/** A fresh PostgreSQL schema name, and how to drop it. */
+export function pgSchema(): { schema: string; drop(): Promise<void> } {
+  const schema = `orderline_mi_${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
+  return {
+    schema,
+    async drop() {
+      const admin = new Client({ connectionString: PG_URL });
+      await admin.connect();
+      await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+      await admin.end();
+    },
+  };
+}
+
+export interface Instance extends StreamTarget {
+  child: ChildProcess;
+  /** Everything the process wrote on stderr (logs at LOG_LEVEL=warn). */
+  stderr: string[];
+  /** Resolves with the exit code. */
+  exited: Promise<number | null>;
+  kill(signal: NodeJS.Signals): Promise<number | null>;
+}
+
+/** Starts `src/main.ts` with `env` on a free port and resolves once it printed its banner (URL and demo token). */
+export async function startInstance(env: Record<string, string>): Promise<Instance> {
+  const port = await freePort();
+  const dataDir = mkdtempSync(join(tmpdir(), 'orderline-mi-'));
+  const child = spawn(process.execPath, ['--require', 'tsx/cjs', join(root, 'src/main.ts')], {
+    cwd: root,
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, HOST: '127.0.0.1', PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.add(child);
+  const done = exited(child).then((code) => (children.delete(child), rmSync(dataDir, { recursive: true, force: true }), code));
+  const stderr: string[] = [];
+  child.stderr!.on('data', (d: Buffer) => stderr.push(String(d)));
+  const token = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`instance did not start in 30 s: ${stderr.join('')}`)), 30_000);
+    child.stdout!.on('data', (d: Buffer) => {
+      out += String(d);
+      const m = /demo token \(account "demo"\): (\S+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]);
+      }
+    });
+    void done.then((code) => reject(new Error(`instance exited ${code}: ${stderr.join('')}`)));
+  });
+  const url = `http://127.0.0.1:${port}`;
+  return {
+    url,
+    child,
+    stderr,
+    exited: done,
+    alice: { token },
+    fetch(path, init = {}) {
+      const { as = 'alice', ...rest } = init;
+      const headers = new Headers(rest.headers);
+      if (as !== 'anonymous' && !headers.has('authorization')) headers.set('authorization', `Bearer ${token}`);
+      return fetch(url + path, { ...rest, headers });
+    },
+    async kill(signal) {
+      child.kill(signal);
+      return done;
+    },
+  };
+}
