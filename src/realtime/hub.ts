@@ -47,6 +47,8 @@ interface Topic {
   pending: Set<Subscriber>;
   queue: Promise<void>;
   loaded: boolean;
+  /** A catch-up waits in the queue: another signal adds nothing (N peers reconnecting send N). */
+  catchUpQueued: boolean;
 }
 
 export interface HubOptions {
@@ -126,7 +128,7 @@ export class TopicHub {
   subscribe(orderId: number, since: number | undefined, sub: Subscriber, currentSeq: number): Promise<void> {
     let topic = this.topics.get(orderId);
     if (!topic) {
-      topic = { orderId, ring: new ReplayRing(this.opts.ringSize), subs: new Set(), pending: new Set(), queue: Promise.resolve(), loaded: false };
+      topic = { orderId, ring: new ReplayRing(this.opts.ringSize), subs: new Set(), pending: new Set(), queue: Promise.resolve(), loaded: false, catchUpQueued: false };
       this.topics.set(orderId, topic);
     }
     const t = topic;
@@ -165,7 +167,12 @@ export class TopicHub {
    */
   catchUpAll(): void {
     for (const topic of this.topics.values()) {
-      void this.run(topic, () => (topic.loaded ? this.catchUp(topic) : undefined));
+      if (topic.catchUpQueued) continue;
+      topic.catchUpQueued = true;
+      void this.run(topic, () => {
+        topic.catchUpQueued = false; // a signal from now on may mean events this read misses: queue another
+        return topic.loaded ? this.catchUp(topic) : undefined;
+      });
     }
   }
 
