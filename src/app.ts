@@ -74,6 +74,7 @@ export function createApp(deps: AppDeps): { app: Koa; metrics: Metrics; authCach
       limits: deps.config.graphql,
       bodyLimit: deps.config.bodyLimitBytes,
       production: deps.config.production,
+      onOutcome: (outcome) => metrics.graphqlRequests.inc({ outcome }),
     }),
   );
   app.use(router.routes());

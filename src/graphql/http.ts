@@ -40,6 +40,7 @@ import type { PersistedQueryRegistry } from './registry';
 import type { GraphqlContext } from './resolvers';
 import { createSchema } from './schema';
 import { DocumentCache } from './documents';
+import { outcomeOf } from './outcome';
 
 export interface GraphqlLimits {
   maxDepth: number;
@@ -62,6 +63,8 @@ export interface GraphqlDeps {
   bodyLimit: number;
   /** NODE_ENV=production: introspection is a validation error. */
   production: boolean;
+  /** Each request's outcome: `ok`, or the first error's `extensions.code` (one of GRAPHQL_CODES, else `other`). */
+  onOutcome?: (outcome: string) => void;
 }
 
 export const GRAPHQL_PATH = '/graphql';
@@ -198,6 +201,7 @@ export function graphqlMiddleware(deps: GraphqlDeps): Middleware {
       ctx.status = init.status;
       for (const [k, v] of Object.entries(init.headers ?? {})) ctx.set(k, v);
       ctx.body = body;
+      deps.onOutcome?.(outcomeOf(init.status, body));
     };
     let account: Account;
     try {
@@ -219,5 +223,6 @@ export function graphqlMiddleware(deps: GraphqlDeps): Middleware {
     }
     callers.set(ctx.req, account);
     await handle(ctx, next);
+    deps.onOutcome?.(outcomeOf(ctx.status, ctx.body));
   };
 }

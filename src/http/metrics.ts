@@ -29,6 +29,14 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  /** /graphql requests by outcome: `ok` or the error's `extensions.code` (rejections by the cost rule show as GRAPHQL_VALIDATION_FAILED). */
+  readonly graphqlRequests = new Counter({
+    name: 'orderline_graphql_requests_total',
+    help: 'GraphQL requests by outcome: ok, or the first error code (GRAPHQL_VALIDATION_FAILED, PERSISTED_QUERY_NOT_FOUND, ...)',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
+
   /** Redis bus and shared-registry failures (publish, subscribe, connection): each one made good by a catch-up or a fallback, but worth an alert. */
   readonly busErrors = new Counter({
     name: 'orderline_bus_errors_total',

@@ -133,6 +133,17 @@ describe('GraphQL: the validation pass rejects before any resolver runs', () => 
     for (const s of spies) expect(s).not.toHaveBeenCalled();
   });
 
+  it('counts requests by outcome in /metrics', async () => {
+    const count = async (outcome: string) => (await t.srv.metrics.graphqlRequests.get()).values.find((v) => v.labels.outcome === outcome)?.value ?? 0;
+    const [rejected, ok] = [await count('GRAPHQL_VALIDATION_FAILED'), await count('ok')];
+    expect((await t.post({ query: OVER_COST })).status).toBe(400);
+    expect((await t.post({ query: '{ viewer { id } }' })).status).toBe(200);
+    expect(await count('GRAPHQL_VALIDATION_FAILED')).toBe(rejected + 1);
+    expect(await count('ok')).toBe(ok + 1);
+    const text = await (await t.srv.fetch('/metrics')).text();
+    expect(text).toMatch(/^orderline_graphql_requests_total\{outcome="GRAPHQL_VALIDATION_FAILED"\} \d+$/m);
+  });
+
   it('a cached text is still priced per request: the same text is accepted or rejected by its variables', async () => {
     const q = 'query Wide($n: Int) { user(id: "u1") { friends(first: $n) { friends(first: $n) { name } } } }';
     for (let i = 0; i < 3; i++) {
