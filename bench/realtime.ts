@@ -19,6 +19,8 @@
  *   event-loop delay p99 and the publish-to-delivery p99.
  *
  * Connections are held by BENCH_RT_CLIENT_PROCS client processes (bench/lib/realtime-client.ts).
+ * The fan-out machinery (withClients, fanoutCompare) is exported for bench/scaleout.ts, which
+ * runs it on 1 vs 2 cluster workers; a server's CPU is that of all its processes.
  * With --write the "## Realtime" section of BENCHMARKS.md is rewritten (rows keyed by
  * scenario; rows of phases not run are kept; nothing outside the section is touched).
  */
@@ -31,7 +33,8 @@ import { join } from 'node:path';
 import { metric } from './lib/prometheus';
 import { mergeHist, newHist, noteOf, nowUs, quantileMs } from './lib/realtime-hist';
 import type { ClientCommand, ClientStats, OpenResult } from './lib/realtime-client';
-import { cpuUsOf, pidOfPort, rssOf } from './lib/realtime-proc';
+import { cpuWindow, meanShares, pidsNamed, type CpuShares } from './lib/cpu';
+import { pidOfPort, rssOf } from './lib/realtime-proc';
 import { root, serviceEntry, startBaseline, startService, targetOverride, type Running } from './lib/server';
 
 const num = (name: string, def: number) => {
@@ -50,6 +53,8 @@ const SECONDS = num('BENCH_RT_SECONDS', 5);
 const ROUNDS = num('BENCH_RT_ROUNDS', 2);
 const WINDOW = num('BENCH_RT_WINDOW', 2);
 const RATE = num('BENCH_RT_RATE', 2);
+/** The fan-out settings, for the rows of other benches that run fanoutCompare. */
+export const FANOUT = { connections: FANOUT_CONNECTIONS, seconds: SECONDS, rounds: ROUNDS, window: WINDOW, rate: RATE, clientProcs: PROCS };
 const SLOW_CONNECTIONS = num('BENCH_RT_SLOW_CONNECTIONS', 1000);
 const SLOW_RATE = num('BENCH_RT_SLOW_RATE', 20);
 const SLOW_SECONDS = num('BENCH_RT_SLOW_SECONDS', 5);
@@ -58,7 +63,7 @@ const STREAM_CLIENT = (process.env.BENCH_RT_STREAM_CLIENT ?? 'lean') as 'ws' | '
 if (STREAM_CLIENT !== 'ws' && STREAM_CLIENT !== 'lean') throw new Error('BENCH_RT_STREAM_CLIENT must be lean or ws');
 
 /** New stream connections are rate-limited by default (200/s, burst 400): lifted for the bench. */
-const SERVICE_ENV = { ACCEPT_RATE: '1000000', ACCEPT_BURST: '1000000' };
+export const SERVICE_ENV = { ACCEPT_RATE: '1000000', ACCEPT_BURST: '1000000' };
 const ORDERS = 5; // demo orders 1-5 of account demo
 const GQL_CEILING = '{ user(id: "u1") { posts { comments { author { name } } } } }';
 
@@ -73,7 +78,7 @@ const log = (s: string) => console.error(`  ${s}`);
 
 type Reply = { id: number; ok: true; result: unknown } | { id: number; ok: false; error: string };
 
-class Clients {
+export class Clients {
   private readonly waiting = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
   private nextId = 1;
   onDone: (t: number) => void = () => undefined;
@@ -177,6 +182,17 @@ class Clients {
   }
 }
 
+/** BENCH_RT_CLIENT_PROCS client processes for `fn`; stopped after it (and the keep-alive agent closed). */
+export async function withClients<T>(fn: (clients: Clients) => Promise<T>): Promise<T> {
+  const clients = Clients.start(PROCS);
+  try {
+    return await fn(clients);
+  } finally {
+    await clients.stop();
+    agent.destroy();
+  }
+}
+
 // ---- servers ----------------------------------------------------------------------------------
 
 async function tokenOf(srv: Running): Promise<string> {
@@ -226,9 +242,9 @@ function callOnce(url: string, method: string, headers: Record<string, string>, 
   });
 }
 
-type Publish = (note: string) => Promise<number>;
+export type Publish = (note: string) => Promise<number>;
 
-const patchOrder1 = (svc: Running, token: string): Publish => async (note) =>
+export const patchOrder1 = (svc: Running, token: string): Publish => async (note) =>
   (
     await call(
       `${svc.url}/orders/1`,
@@ -342,7 +358,7 @@ async function memoryPhase(clients: Clients): Promise<Row[]> {
 
 // ---- fan-out ----------------------------------------------------------------------------------
 
-interface RunResult {
+export interface RunResult {
   sent: number;
   errors: number;
   subscribers: number;
@@ -359,19 +375,30 @@ interface RunResult {
   clientCpu: number;
   serverUsPerMsg: number;
   closed: number;
+  /** Where the machine's CPU went over the run (server = the server's processes). */
+  cpu: CpuShares;
 }
 
 let runCounter = 0;
 
 type Mode = { kind: 'steady'; rate: number } | { kind: 'max'; window: number };
 
-/** One measured run of `seconds` against `group`'s subscribers; waits for delivery to drain. */
-async function measureRun(clients: Clients, group: string, publish: Publish, pid: number, mode: Mode, seconds: number): Promise<RunResult> {
+/**
+ * One measured run of `seconds` against `group`'s subscribers; waits for delivery to drain.
+ * `pids` are the server's processes (a cluster primary and its workers).
+ */
+async function measureRun(clients: Clients, group: string, publish: Publish, pids: number[], mode: Mode, seconds: number): Promise<RunResult> {
   const run = ++runCounter;
   await clients.all({ cmd: 'run', group, run, track: mode.kind === 'max' });
   const perProc = (await clients.stats()).perProc.map((s) => s.live[group] ?? 0);
   const subscribers = perProc.reduce((a, b) => a + b, 0);
-  const cpu0 = cpuUsOf(pid);
+  const cpuEnd = cpuWindow({
+    server: () => pids,
+    clients: () => clients.pids,
+    bench: () => [process.pid],
+    postgres: () => pidsNamed(/^postgres$/),
+    redis: () => pidsNamed(/^redis-server$/),
+  });
   const start = nowUs();
   const end = start + seconds * 1e6;
   let sent = 0;
@@ -440,8 +467,9 @@ async function measureRun(clients: Clients, group: string, publish: Publish, pid
     s = await clients.stats();
     if (s.received !== last) [last, quietSince] = [s.received, Date.now()];
   }
-  const cpu = cpuUsOf(pid) - cpu0;
+  const shares = cpuEnd();
   const wall = nowUs() - start;
+  const cpu = shares.groups.server * wall;
   const elapsedS = ((s.lastAt || nowUs()) - start) / 1e6;
   return {
     sent,
@@ -460,6 +488,7 @@ async function measureRun(clients: Clients, group: string, publish: Publish, pid
     clientCpu: s.cpuUs / wall,
     serverUsPerMsg: cpu / Math.max(1, s.received),
     closed: s.closedInRun,
+    cpu: shares,
   };
 }
 
@@ -488,8 +517,65 @@ function combineRuns(rs: RunResult[]): RunResult {
     clientCpu: mean((r) => r.clientCpu),
     serverUsPerMsg: mean((r) => r.serverUsPerMsg),
     closed: sum((r) => r.closed),
+    cpu: meanShares(rs.map((r) => r.cpu)),
   };
 }
+
+/** One side of a fan-out comparison: a server with its subscribers in the client group `name`. */
+export interface FanoutSide {
+  /** The client group and the name in the log. */
+  name: string;
+  srv: Running;
+  /** Bearer token for the subscribers (any string for the bare server). */
+  token: string;
+  /** The server's processes (CPU figures): one pid, or a cluster primary and its workers. */
+  pids: number[];
+  /** Called once every side's subscribers are open: how one write is published. */
+  publisher: () => Promise<Publish>;
+}
+
+export interface FanoutResult {
+  /** Closed loop, the rounds combined (mean msgs/s, worst p99). */
+  max: RunResult;
+  /** One open-loop run at BENCH_RT_RATE writes/s. */
+  steady: RunResult;
+}
+
+/**
+ * Fan-out side by side: BENCH_RT_FANOUT_CONNECTIONS WebSocket subscribers of order:1 on every
+ * side at once (opened in the order given), a 1 s closed-loop warm-up of each, BENCH_RT_ROUNDS
+ * closed-loop rounds of BENCH_RT_SECONDS alternating between the sides in that order, then one
+ * steady run each; the subscribers are closed before it returns.
+ */
+export async function fanoutCompare(clients: Clients, sides: FanoutSide[]): Promise<Map<string, FanoutResult>> {
+  const channels = Array.from({ length: FANOUT_CONNECTIONS }, () => 'order:1');
+  for (const side of sides) {
+    const o = await clients.openWs(side.name, side.srv, side.token, channels, STREAM_CLIENT);
+    log(`fan-out ${side.name}: opened ${o.opened}/${FANOUT_CONNECTIONS} in ${o.ms} ms${o.failed ? `, ${o.failed} failed (${o.firstError})` : ''}`);
+    if (!o.opened) throw new Error(`fan-out: no ${side.name} connection could be opened: ${o.firstError}`);
+  }
+  const publish = new Map<string, Publish>();
+  for (const side of sides) publish.set(side.name, await side.publisher());
+  const go = async (side: FanoutSide, mode: Mode, seconds: number, label: string) => {
+    const r = await measureRun(clients, side.name, publish.get(side.name)!, side.pids, mode, seconds);
+    log(`${label} ${side.name}: ${fmtRun(r)}`);
+    return r;
+  };
+  const closedLoop: Mode = { kind: 'max', window: WINDOW };
+  for (const side of sides) await go(side, closedLoop, 1, 'warm-up');
+  const rounds = new Map<string, RunResult[]>(sides.map((s) => [s.name, []]));
+  for (let i = 0; i < ROUNDS; i++) for (const side of sides) rounds.get(side.name)!.push(await go(side, closedLoop, SECONDS, `max round ${i + 1}/${ROUNDS}`));
+  const out = new Map<string, FanoutResult>();
+  for (const side of sides) out.set(side.name, { max: combineRuns(rounds.get(side.name)!), steady: await go(side, { kind: 'steady', rate: RATE }, SECONDS, `steady ${RATE}/s`) });
+  for (const side of sides) await clients.all({ cmd: 'close', group: side.name });
+  return out;
+}
+
+/** "61413 msg/s; p50 230.4 ms, p99 554.0 ms" */
+export const fanoutFig = (r: RunResult) => `${Math.round(r.perS)} msg/s; p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms`;
+export const fanoutCpuNote = (r: RunResult) =>
+  `server CPU ${(r.serverCpu * 100).toFixed(0)}% (${r.serverUsPerMsg.toFixed(2)} µs per delivered msg), clients ${(r.clientCpu * 100).toFixed(0)}%`;
+export const fanoutLost = (r: RunResult) => (r.delivered < r.expected ? `, ${r.expected - r.delivered} of ${r.expected} not delivered` : '');
 
 async function fanoutPhase(clients: Clients): Promise<Row[]> {
   return withServer(
@@ -497,83 +583,55 @@ async function fanoutPhase(clients: Clients): Promise<Row[]> {
     (svc) =>
       withServer(startRaw('ws'), async (base) => {
         const token = await tokenOf(svc);
-        const [svcPid, basePid] = [pidOfPort(portOf(svc)), pidOfPort(portOf(base))];
-        const channels = Array.from({ length: FANOUT_CONNECTIONS }, () => 'order:1');
-        for (const [group, srv] of [
-          ['svc', svc],
-          ['base', base],
-        ] as const) {
-          const o = await clients.openWs(group, srv, token, channels, STREAM_CLIENT);
-          log(`fan-out ${group}: opened ${o.opened}/${FANOUT_CONNECTIONS} in ${o.ms} ms${o.failed ? `, ${o.failed} failed (${o.firstError})` : ''}`);
-          if (!o.opened) throw new Error(`fan-out: no ${group} connection could be opened: ${o.firstError}`);
-        }
-        const svcPublish = patchOrder1(svc, token);
-        // One real message from the service is the bare server's payload.
-        await clients.all({ cmd: 'run', group: 'svc', run: 0, track: false });
-        if ((await svcPublish(noteOf(0, nowUs()))) !== 200) throw new Error('PATCH /orders/1 failed');
-        let sample: string | null = null;
-        for (let i = 0; i < 50 && !sample; i++) {
-          await sleep(100);
-          sample = await clients.call<string | null>(0, { cmd: 'sample', group: 'svc' });
-        }
-        if (!sample) throw new Error('no order.updated message reached the subscribers');
-        const basePublish = publishRaw(base, sample);
-        const bytes = Buffer.byteLength(sample);
-        log(`fan-out payload: ${bytes} bytes, e.g. ${sample.slice(0, 100)}...`);
-
-        const sides = {
-          svc: { group: 'svc', publish: svcPublish, pid: svcPid },
-          base: { group: 'base', publish: basePublish, pid: basePid },
-        };
-        const go = async (side: keyof typeof sides, mode: Mode, seconds: number, label: string) => {
-          const r = await measureRun(clients, sides[side].group, sides[side].publish, sides[side].pid, mode, seconds);
-          log(`${label} ${side === 'svc' ? 'service ' : 'baseline'}: ${fmtRun(r)}`);
-          return r;
-        };
-        await go('base', { kind: 'max', window: WINDOW }, 1, 'warm-up');
-        await go('svc', { kind: 'max', window: WINDOW }, 1, 'warm-up');
-        const maxS: RunResult[] = [];
-        const maxB: RunResult[] = [];
-        for (let i = 0; i < ROUNDS; i++) {
-          maxB.push(await go('base', { kind: 'max', window: WINDOW }, SECONDS, `max round ${i + 1}/${ROUNDS}`));
-          maxS.push(await go('svc', { kind: 'max', window: WINDOW }, SECONDS, `max round ${i + 1}/${ROUNDS}`));
-        }
-        const steadyB = await go('base', { kind: 'steady', rate: RATE }, SECONDS, `steady ${RATE}/s`);
-        const steadyS = await go('svc', { kind: 'steady', rate: RATE }, SECONDS, `steady ${RATE}/s`);
+        let sample = '';
+        const [s, b] = await fanoutCompare(clients, [
+          {
+            name: 'baseline',
+            srv: base,
+            token,
+            pids: [pidOfPort(portOf(base))],
+            // One real message from the service is the bare server's payload.
+            publisher: async () => {
+              await clients.all({ cmd: 'run', group: 'service', run: 0, track: false });
+              if ((await patchOrder1(svc, token)(noteOf(0, nowUs()))) !== 200) throw new Error('PATCH /orders/1 failed');
+              for (let i = 0; i < 50 && !sample; i++) {
+                await sleep(100);
+                sample = (await clients.call<string | null>(0, { cmd: 'sample', group: 'service' })) ?? '';
+              }
+              if (!sample) throw new Error('no order.updated message reached the subscribers');
+              log(`fan-out payload: ${Buffer.byteLength(sample)} bytes, e.g. ${sample.slice(0, 100)}...`);
+              return publishRaw(base, sample);
+            },
+          },
+          { name: 'service', srv: svc, token, pids: [pidOfPort(portOf(svc))], publisher: async () => patchOrder1(svc, token) },
+        ]).then((m) => [m.get('service')!, m.get('baseline')!]);
         const backpressure = metric(await scrape(svc), 'orderline_stream_backpressure_closes_total') ?? 0;
-        await clients.all({ cmd: 'close', group: 'svc' });
-        await clients.all({ cmd: 'close', group: 'base' });
-
-        const [s, b] = [combineRuns(maxS), combineRuns(maxB)];
-        const n = s.subscribers;
-        const fig = (r: RunResult) => `${Math.round(r.perS)} msg/s; p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms`;
-        const cpuNote = (r: RunResult) =>
-          `server CPU ${(r.serverCpu * 100).toFixed(0)}% (${r.serverUsPerMsg.toFixed(2)} µs per delivered msg), clients ${(r.clientCpu * 100).toFixed(0)}%`;
-        const lost = (r: RunResult) => (r.delivered < r.expected ? `, ${r.expected - r.delivered} of ${r.expected} not delivered` : '');
+        const bytes = Buffer.byteLength(sample);
+        const n = s.max.subscribers;
         return [
           {
             scenario: 'ws-fanout-max',
             service: `${n} WebSocket subscribers of order:1; PATCH /orders/1 closed loop (${WINDOW} writes in flight, the next when one reached all subscribers); delivered msgs/s`,
             baseline: `bare \`ws\` server (bench/baseline/ws-raw.ts): POST /publish of the same ${bytes}-byte message, client.send() per client, same loop`,
-            serviceFig: fig(s),
-            baselineFig: fig(b),
-            ratio: s.perS / b.perS,
-            goal: `>= 0.60 (${s.perS / b.perS >= 0.6 ? 'met' : 'missed'})`,
+            serviceFig: fanoutFig(s.max),
+            baselineFig: fanoutFig(b.max),
+            ratio: s.max.perS / b.max.perS,
+            goal: `>= 0.60 (${s.max.perS / b.max.perS >= 0.6 ? 'met' : 'missed'})`,
             notes:
-              `${ROUNDS} x ${SECONDS} s alternating; service ${s.writesPerS.toFixed(1)} writes/s, ${cpuNote(s)}${lost(s)}; ` +
-              `baseline ${b.writesPerS.toFixed(1)} writes/s, ${cpuNote(b)}${lost(b)}; backpressure closes ${backpressure}`,
+              `${ROUNDS} x ${SECONDS} s alternating; service ${s.max.writesPerS.toFixed(1)} writes/s, ${fanoutCpuNote(s.max)}${fanoutLost(s.max)}; ` +
+              `baseline ${b.max.writesPerS.toFixed(1)} writes/s, ${fanoutCpuNote(b.max)}${fanoutLost(b.max)}; backpressure closes ${backpressure}`,
           },
           {
             scenario: 'ws-fanout-steady',
             service: `as ws-fanout-max, writes at a steady ${RATE}/s (${RATE * n} msgs/s offered) for ${SECONDS} s; publish-to-delivery latency`,
             baseline: 'bare `ws` server as in ws-fanout-max, same rate',
-            serviceFig: fig(steadyS),
-            baselineFig: fig(steadyB),
-            ratio: steadyS.p99 / steadyB.p99,
+            serviceFig: fanoutFig(s.steady),
+            baselineFig: fanoutFig(b.steady),
+            ratio: s.steady.p99 / b.steady.p99,
             goal: 'reference (latency below saturation); ratio = p99 service / baseline',
             notes:
-              `msgs/s service/baseline ${(steadyS.perS / steadyB.perS).toFixed(2)}; service max ${steadyS.max.toFixed(0)} ms, ${cpuNote(steadyS)}${lost(steadyS)}; ` +
-              `baseline max ${steadyB.max.toFixed(0)} ms, ${cpuNote(steadyB)}${lost(steadyB)}`,
+              `msgs/s service/baseline ${(s.steady.perS / b.steady.perS).toFixed(2)}; service max ${s.steady.max.toFixed(0)} ms, ${fanoutCpuNote(s.steady)}${fanoutLost(s.steady)}; ` +
+              `baseline max ${b.steady.max.toFixed(0)} ms, ${fanoutCpuNote(b.steady)}${fanoutLost(b.steady)}`,
           },
         ];
       }),
@@ -647,12 +705,12 @@ async function slowPhase(clients: Clients): Promise<Row[]> {
     () => startService(SERVICE_ENV),
     async (svc) => {
       const token = await tokenOf(svc);
-      const pid = pidOfPort(portOf(svc));
+      const pids = [pidOfPort(portOf(svc))];
       const o = await clients.openWs('slow', svc, token, Array.from({ length: SLOW_CONNECTIONS }, () => 'order:1'), STREAM_CLIENT);
       log(`slow: opened ${o.opened}/${SLOW_CONNECTIONS} in ${o.ms} ms${o.failed ? `, ${o.failed} failed (${o.firstError})` : ''}`);
       const publish = patchOrder1(svc, token);
       const steady: Mode = { kind: 'steady', rate: SLOW_RATE };
-      await measureRun(clients, 'slow', publish, pid, steady, 1); // warm-up
+      await measureRun(clients, 'slow', publish, pids, steady, 1); // warm-up
       const windows: { name: string; label: string; start: () => () => Promise<string> }[] = [
         { name: 'none', label: 'no slow request', start: () => async () => '' },
         {
@@ -687,7 +745,7 @@ async function slowPhase(clients: Clients): Promise<Row[]> {
         for (const w of windows) {
           await loopP99(svc); // resets the histogram
           const stop = w.start();
-          const run = await measureRun(clients, 'slow', publish, pid, steady, SLOW_SECONDS);
+          const run = await measureRun(clients, 'slow', publish, pids, steady, SLOW_SECONDS);
           const note = await stop();
           const loop = await loopP99(svc);
           log(`slow ${w.name} round ${round + 1}/${ROUNDS}: loop p99 ${loop?.toFixed(1)} ms; ${fmtRun(run)}${note ? `; ${note}` : ''}`);
@@ -724,7 +782,7 @@ async function slowPhase(clients: Clients): Promise<Row[]> {
 
 // ---- output -------------------------------------------------------------------------------------
 
-interface Row {
+export interface Row {
   scenario: string;
   service: string;
   baseline: string;
@@ -735,9 +793,9 @@ interface Row {
   notes: string;
 }
 
-const HEADER = ['| scenario | service | baseline | service figure | baseline figure | ratio | goal | notes |', '|---|---|---|---|---|---|---|---|'];
+export const HEADER = ['| scenario | service | baseline | service figure | baseline figure | ratio | goal | notes |', '|---|---|---|---|---|---|---|---|'];
 const cell = (s: string) => s.replace(/\|/g, '\\|');
-const line = (r: Row) =>
+export const line = (r: Row) =>
   `| ${r.scenario} | ${cell(r.service)} | ${cell(r.baseline)} | ${cell(r.serviceFig)} | ${cell(r.baselineFig)} | ${r.ratio === undefined ? '' : r.ratio.toFixed(2)} | ${cell(r.goal)} | ${cell(r.notes)} |`;
 
 const ROWS_MARK = '<!-- realtime rows -->';
@@ -872,10 +930,9 @@ async function main(): Promise<void> {
   const env = environment();
   console.log(`bench realtime: ${env}; ${settings()}`);
   if (targetOverride) console.log(`bench realtime: target is BENCH_TARGET_CMD=${targetOverride}`);
-  const clients = Clients.start(PROCS);
   const rows: Row[] = [];
   const started = Date.now();
-  try {
+  await withClients(async (clients) => {
     for (const p of phases) {
       console.error(`${p}:`);
       const t = Date.now();
@@ -883,10 +940,7 @@ async function main(): Promise<void> {
       log(`${p} took ${((Date.now() - t) / 1000).toFixed(0)} s`);
       rows.push(...got);
     }
-  } finally {
-    await clients.stop();
-    agent.destroy();
-  }
+  });
   console.log(HEADER.join('\n'));
   for (const r of rows) console.log(line(r));
   console.log(`bench realtime: ${((Date.now() - started) / 1000).toFixed(0)} s`);

@@ -14,7 +14,8 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
-import { measure, type Load, type Measured } from './lib/autocannon';
+import { combine, fmtStatuses, measure, type Load, type Measured } from './lib/autocannon';
+import { envNumber as num } from './lib/env';
 import { metric } from './lib/prometheus';
 import { root, serviceEntry, startBaseline, startService, targetOverride, type Running } from './lib/server';
 
@@ -38,11 +39,6 @@ export interface Scenario {
   run(): Promise<Row>;
 }
 
-const num = (name: string, def: number) => {
-  const v = Number(process.env[name] ?? def);
-  if (!Number.isFinite(v) || v <= 0) throw new Error(`${name} must be a positive number`);
-  return v;
-};
 const ROUNDS = num('BENCH_ROUNDS', 2);
 const SECONDS = num('BENCH_SECONDS', 5);
 const WARMUP = num('BENCH_WARMUP_SECONDS', 2);
@@ -51,7 +47,7 @@ const PIPELINING = num('BENCH_PIPELINING', 1);
 
 const BASELINE = 'bare Koa 3 GET /';
 
-type Target = Omit<Load, 'connections' | 'duration' | 'pipelining'>;
+export type Target = Omit<Load, 'connections' | 'duration' | 'pipelining'>;
 
 interface Compared {
   t: Measured;
@@ -76,24 +72,6 @@ async function alternate(baseline: Target, target: Target): Promise<Compared> {
   }
   return { t: combine(ts), b: combine(bs) };
 }
-
-function combine(ms: Measured[]): Measured {
-  const statuses: Record<string, number> = {};
-  for (const m of ms) for (const [k, v] of Object.entries(m.statuses)) statuses[k] = (statuses[k] ?? 0) + v;
-  return {
-    requestsPerSec: ms.reduce((s, m) => s + m.requestsPerSec, 0) / ms.length,
-    latencyP50: ms.reduce((s, m) => s + m.latencyP50, 0) / ms.length,
-    latencyP99: Math.max(...ms.map((m) => m.latencyP99)),
-    non2xx: ms.reduce((s, m) => s + m.non2xx, 0),
-    errors: ms.reduce((s, m) => s + m.errors, 0),
-    statuses,
-  };
-}
-
-const fmtStatuses = (s: Record<string, number>) =>
-  Object.entries(s)
-    .map(([k, v]) => `${k}x${v}`)
-    .join(',') || 'none';
 
 /** Starts service (with `env`) and baseline, runs `fn`, stops both. */
 async function withServers<T>(env: Record<string, string>, fn: (svc: Running, base: Running) => Promise<T>, baseline?: [script: string, readyPath: string]): Promise<T> {
@@ -153,26 +131,24 @@ async function compare(
   };
 }
 
+/** The get200 request: GET /orders/1 of the demo account (auth, negotiation, ETag). */
+export const orderGet = (url: string, token: string): Target => ({ url: `${url}/orders/1`, headers: { authorization: `Bearer ${token}` } });
+
+/** PATCH /orders/1, a new note each time. If-Match: * always matches, so every request is a committed write (revision + event row). */
+export function orderPatch(url: string, token: string): Target {
+  let n = 0;
+  return {
+    url: `${url}/orders/1`,
+    method: 'PATCH',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/merge-patch+json', 'if-match': '*' },
+    body: () => JSON.stringify({ note: `bench ${n++}` }),
+  };
+}
+
 function patchScenario(name: string, env: Record<string, string>, target: string, goal: string): Scenario {
   return {
     name,
-    run: () =>
-      withServers(env, async (svc, base) => {
-        const auth = { authorization: `Bearer ${await tokenOf(svc)}` };
-        let n = 0;
-        // If-Match: * always matches, so every request is a committed write (revision + event row).
-        return compare(
-          svc,
-          base,
-          {
-            url: `${svc.url}/orders/1`,
-            method: 'PATCH',
-            headers: { ...auth, 'content-type': 'application/merge-patch+json', 'if-match': '*' },
-            body: () => JSON.stringify({ note: `bench ${n++}` }),
-          },
-          { scenario: name, target, goal },
-        );
-      }),
+    run: () => withServers(env, async (svc, base) => compare(svc, base, orderPatch(svc.url, await tokenOf(svc)), { scenario: name, target, goal })),
   };
 }
 
@@ -217,15 +193,9 @@ export const scenarios: Scenario[] = [
   {
     name: 'get200',
     run: () =>
-      withServers({}, async (svc, base) => {
-        const auth = { authorization: `Bearer ${await tokenOf(svc)}` };
-        return compare(
-          svc,
-          base,
-          { url: `${svc.url}/orders/1`, headers: auth },
-          { scenario: 'get200', target: 'GET /orders/1 (200, auth, negotiation, ETag)', goal: '>= 0.60' },
-        );
-      }),
+      withServers({}, async (svc, base) =>
+        compare(svc, base, orderGet(svc.url, await tokenOf(svc)), { scenario: 'get200', target: 'GET /orders/1 (200, auth, negotiation, ETag)', goal: '>= 0.60' }),
+      ),
   },
   {
     name: 'get304',

@@ -15,6 +15,8 @@ export interface Load {
   duration: number;
   /** Requests in flight per connection; 1 (no pipelining) unless given. */
   pipelining?: number;
+  /** Offered load, requests/s over all connections (open loop); as fast as answered unless given. */
+  rate?: number;
 }
 
 export interface Measured {
@@ -39,6 +41,7 @@ export async function measure(load: Load): Promise<Measured> {
     connections: load.connections,
     duration: load.duration,
     pipelining: load.pipelining ?? 1,
+    overallRate: load.rate,
     body: typeof body === 'string' ? body : undefined,
     requests: typeof body === 'function' ? [{ setupRequest: (req) => ({ ...req, body: body() }) }] : undefined,
   });
@@ -53,3 +56,23 @@ export async function measure(load: Load): Promise<Measured> {
     statuses,
   };
 }
+
+/** Several rounds as one: mean req/s and p50, worst p99, summed counts. */
+export function combine(ms: Measured[]): Measured {
+  const statuses: Record<string, number> = {};
+  for (const m of ms) for (const [k, v] of Object.entries(m.statuses)) statuses[k] = (statuses[k] ?? 0) + v;
+  return {
+    requestsPerSec: ms.reduce((s, m) => s + m.requestsPerSec, 0) / ms.length,
+    latencyP50: ms.reduce((s, m) => s + m.latencyP50, 0) / ms.length,
+    latencyP99: Math.max(...ms.map((m) => m.latencyP99)),
+    non2xx: ms.reduce((s, m) => s + m.non2xx, 0),
+    errors: ms.reduce((s, m) => s + m.errors, 0),
+    statuses,
+  };
+}
+
+/** e.g. "200x41234,304x12". */
+export const fmtStatuses = (s: Record<string, number>) =>
+  Object.entries(s)
+    .map(([k, v]) => `${k}x${v}`)
+    .join(',') || 'none';

@@ -71,3 +71,16 @@ export function cpuUsOf(pid: number): number {
   const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return (Number(f[11]) + Number(f[12])) * 10_000;
 }
+
+/** How many sockets `pid` holds open (connections and listeners of every kind). */
+export function socketsOf(pid: number): number {
+  let n = 0;
+  for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+    try {
+      if (readlinkSync(`/proc/${pid}/fd/${fd}`).startsWith('socket:')) n++;
+    } catch {
+      // closed meanwhile
+    }
+  }
+  return n;
+}

@@ -21,6 +21,8 @@ export interface Running {
   url: string;
   /** What the command line was, for reports. */
   command: string;
+  /** The child's pid (with BENCH_TARGET_CMD, the command's own: `sh -c exec`). */
+  pid: number;
   /** Lines the process has printed on stdout so far. */
   output: string[];
   /** Resolves with the first stdout line matching `re` (waits up to `ms`). */
@@ -137,6 +139,7 @@ export async function startServer(opts: StartOptions): Promise<Running> {
   return {
     url,
     command,
+    pid: child.pid!,
     output,
     stop,
     waitForOutput(re, ms = 5000) {

@@ -1,0 +1,115 @@
+/**
+ * The service in one of its deployments, each started fresh (bench/scaleout.ts, and the
+ * fan-out with workers of bench/realtime.ts):
+ *
+ * - `embedded`: SQLite in a fresh DATA_DIR, in-process bus, one process (as `npm start`).
+ * - `sqlite-redis`: that SQLite file shared by the WORKERS workers, bus on Redis.
+ * - `postgres-redis`: PostgreSQL in a fresh DATABASE_SCHEMA (created by the service's
+ *   migrations, dropped with CASCADE when the deployment stops) and Redis.
+ *
+ * Every deployment that uses Redis gets a REDIS_PREFIX of its own, so two deployments under
+ * test never hear each other's events. Stopping sends SIGTERM to the process started (the
+ * cluster primary, which stops its workers), then waits for every process of its tree.
+ */
+import { Client } from 'pg';
+import { treeOf } from './cpu';
+import { startService, type Running } from './server';
+
+export type DeploymentKind = 'embedded' | 'sqlite-redis' | 'postgres-redis';
+
+export const DATABASE_URL = process.env.BENCH_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
+export const REDIS_URL = process.env.BENCH_REDIS_URL || 'redis://127.0.0.1:6379';
+
+export interface Deployment {
+  kind: DeploymentKind;
+  workers: number;
+  /** e.g. "PostgreSQL + Redis, WORKERS=2". */
+  label: string;
+  srv: Running;
+  /** The demo account's token the service printed. */
+  token: string;
+  /** The PostgreSQL schema (postgres-redis only). */
+  schema?: string;
+  /** The started process and its descendants (primary and workers), as they are now. */
+  pids(): number[];
+  stop(): Promise<void>;
+}
+
+const live = new Set<Deployment>();
+let counter = 0;
+
+export function labelOf(kind: DeploymentKind, workers: number): string {
+  if (kind === 'embedded') return 'embedded (SQLite, in-process bus, 1 process)';
+  return `${kind === 'postgres-redis' ? 'PostgreSQL' : 'SQLite'} + Redis, WORKERS=${workers}`;
+}
+
+async function dropSchema(schema: string): Promise<void> {
+  const pg = new Client({ connectionString: DATABASE_URL, connectionTimeoutMillis: 5000 });
+  await pg.connect();
+  try {
+    await pg.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+  } finally {
+    await pg.end();
+  }
+}
+
+const alive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/** Starts a fresh deployment; `env` is added to (and may override) what the kind sets. */
+export async function startDeployment(kind: DeploymentKind, workers: number, env: Record<string, string> = {}): Promise<Deployment> {
+  if (kind === 'embedded' && workers !== 1) throw new Error('the embedded deployment is one process');
+  const n = ++counter;
+  const schema = kind === 'postgres-redis' ? `bench_${process.pid}_${n}` : undefined;
+  const own: Record<string, string> = { WORKERS: String(workers) };
+  if (kind !== 'embedded') Object.assign(own, { REDIS_URL, REDIS_PREFIX: `bench-${process.pid}-${n}:` });
+  if (schema) Object.assign(own, { DATABASE_URL, DATABASE_SCHEMA: schema });
+  let srv: Running;
+  try {
+    srv = await startService({ ...own, ...env });
+  } catch (err) {
+    if (schema) await dropSchema(schema);
+    throw err;
+  }
+  let stopped: Promise<void> | undefined;
+  const d: Deployment = {
+    kind,
+    workers,
+    label: labelOf(kind, workers),
+    srv,
+    token: '',
+    schema,
+    pids: () => treeOf(srv.pid),
+    stop: () =>
+      (stopped ??= (async () => {
+        const tree = treeOf(srv.pid);
+        await srv.stop();
+        for (let i = 0; i < 120 && tree.some(alive); i++) await new Promise((r) => setTimeout(r, 100));
+        for (const p of tree.filter(alive)) process.kill(p, 'SIGKILL');
+        if (schema) await dropSchema(schema);
+        live.delete(d);
+      })()),
+  };
+  live.add(d);
+  try {
+    // A cluster primary prints the token once every worker listens.
+    d.token = process.env.BENCH_TOKEN ?? (await srv.waitForOutput(/demo token/, 30_000)).trim().split(' ').pop()!;
+    const got = d.pids().length;
+    if (got !== (workers > 1 ? workers + 1 : 1)) throw new Error(`${d.label}: ${got} processes, expected ${workers > 1 ? workers + 1 : 1}`);
+  } catch (err) {
+    await d.stop();
+    throw err;
+  }
+  return d;
+}
+
+/** Stops every deployment still running (and drops its schema). */
+export async function stopAll(): Promise<void> {
+  await Promise.all([...live].map((d) => d.stop()));
+}
