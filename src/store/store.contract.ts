@@ -24,9 +24,12 @@ const setNote =
     eventType: 'order.updated',
   });
 
-export function runStoreContract(name: string, newStore: () => Promise<Store>): void {
+/** Every adapter counts the statements it runs, so the suite can check batch reads are one each. */
+export type CountingStore = Store & { readonly queryCount: number };
+
+export function runStoreContract(name: string, newStore: () => Promise<CountingStore>): void {
   describe(`Store contract: ${name}`, () => {
-    let store: Store;
+    let store: CountingStore;
     beforeEach(async () => {
       store = await newStore();
       await store.migrate();
@@ -293,6 +296,21 @@ export function runStoreContract(name: string, newStore: () => Promise<Store>): 
         expect(orders[0]).toEqual((await store.listOrders(demo.id, 0, 3)).orders);
         expect(orders[2].every((o) => o.accountId === acme.id)).toBe(true);
       });
+    });
+
+    it('reads every batch in one query (the friends of ten users, their posts, comments, orders)', async () => {
+      await store.seedDemo();
+      const ten = ['u1', 'u2', 'u3', 'u4', 'u5', 'u6', 'u7', 'u8', 'u9', 'u10'];
+      const count = async (read: () => Promise<unknown>) => {
+        const before = store.queryCount;
+        await read();
+        return store.queryCount - before;
+      };
+      expect(await count(() => store.friendsOf(ten, 5))).toBe(1);
+      expect(await count(() => store.usersByIds(ten))).toBe(1);
+      expect(await count(() => store.postsOf(ten, 5))).toBe(1);
+      expect(await count(() => store.commentsOf(['p1-1', 'p1-2', 'p2-1', 'p3-1'], 5))).toBe(1);
+      expect(await count(() => store.ordersOfAccounts([1, 2, 3], 5))).toBe(1);
     });
   });
 }

@@ -170,24 +170,6 @@ describe('PostgresStore specifics', () => {
     }
   });
 
-  it('reads every batch in one query', async () => {
-    const s = new TestStore();
-    await s.migrate();
-    await s.seedDemo();
-    const ten = ['u1', 'u2', 'u3', 'u4', 'u5', 'u6', 'u7', 'u8', 'u9', 'u10'];
-    const count = async (read: () => Promise<unknown>) => {
-      const before = s.queryCount;
-      await read();
-      return s.queryCount - before;
-    };
-    expect(await count(() => s.friendsOf(ten, 5))).toBe(1);
-    expect(await count(() => s.usersByIds(ten))).toBe(1);
-    expect(await count(() => s.postsOf(ten, 5))).toBe(1);
-    expect(await count(() => s.commentsOf(['p1-1', 'p1-2', 'p2-1', 'p3-1'], 5))).toBe(1);
-    expect(await count(() => s.ordersOfAccounts([1, 2, 3], 5))).toBe(1);
-    await s.close();
-  });
-
   it('finds every read through an index (no sequential scan of a stored table)', async () => {
     const s = new TestStore();
     await s.migrate();
