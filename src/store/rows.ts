@@ -4,7 +4,7 @@
  * types, and the grouping of batch results. Orders and events differ (JSON text vs
  * jsonb, discount columns), so each adapter keeps its own of those.
  */
-import type { Account, Comment, Post, User } from './store';
+import type { Account, Comment, OrderItem, OrderRecord, Post, User } from './store';
 
 /**
  * Upper bound on ids per batch call: one statement, bounded work. Above it a call
@@ -54,4 +54,34 @@ export function align<K, R>(keys: readonly K[], rows: R[], keyOf: (r: R) => K): 
     else by.set(k, [r]);
   }
   return keys.map((k) => by.get(k) ?? []);
+}
+
+/** An order row as both adapters read it: `items` is JSON text in SQLite, jsonb (already parsed) in PostgreSQL. */
+export interface OrderRow<Items> {
+  id: number;
+  account_id: number;
+  revision: number;
+  status: string;
+  items: Items;
+  currency: string;
+  discount_code: string | null;
+  discount_percent: number | null;
+  note: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export function toOrder<Items>(r: OrderRow<Items>, items: (stored: Items) => OrderItem[]): OrderRecord {
+  return {
+    id: r.id,
+    accountId: r.account_id,
+    revision: r.revision,
+    status: r.status,
+    items: items(r.items),
+    currency: r.currency,
+    discount: r.discount_code === null ? null : { code: r.discount_code, percent: r.discount_percent ?? 0 },
+    note: r.note,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+  };
 }

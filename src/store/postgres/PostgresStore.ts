@@ -34,7 +34,7 @@ import type {
   WriteResult,
 } from '../store';
 import { MIGRATIONS } from './migrations';
-import { MAX_BATCH, align, clampRows, toAccount, toComment, toPost, toUser, type AccountRow, type CommentRow, type PostRow, type UserRow } from '../rows';
+import { MAX_BATCH, align, clampRows, toAccount, toComment, toOrder as sharedToOrder, toPost, toUser, type AccountRow, type CommentRow, type OrderRow as SharedOrderRow, type PostRow, type UserRow } from '../rows';
 import { DEMO_ACCOUNTS, DEMO_COMMENTS, DEMO_FRIENDS, DEMO_ORDERS, DEMO_POSTS, DEMO_USERS } from '../demo';
 
 export { MAX_BATCH, MAX_ROWS } from '../rows';
@@ -111,19 +111,7 @@ const SQL = {
 } as const;
 export type Statement = keyof typeof SQL;
 
-interface OrderRow {
-  id: number;
-  account_id: number;
-  revision: number;
-  status: string;
-  items: OrderItem[];
-  currency: string;
-  discount_code: string | null;
-  discount_percent: number | null;
-  note: string | null;
-  created_at: string;
-  updated_at: string;
-}
+type OrderRow = SharedOrderRow<OrderItem[]>;
 interface EventRow {
   order_id: number;
   seq: number;
@@ -154,18 +142,7 @@ const TYPES: CustomTypesConfig = {
   }) as CustomTypesConfig['getTypeParser'],
 };
 
-const toOrder = (r: OrderRow): OrderRecord => ({
-  id: r.id,
-  accountId: r.account_id,
-  revision: r.revision,
-  status: r.status,
-  items: r.items,
-  currency: r.currency,
-  discount: r.discount_code === null ? null : { code: r.discount_code, percent: r.discount_percent ?? 0 },
-  note: r.note,
-  createdAt: r.created_at,
-  updatedAt: r.updated_at,
-});
+const toOrder = (r: OrderRow): OrderRecord => sharedToOrder(r, (items) => items);
 /** jsonb stores object keys in its own order; rebuilt in `toOrder`'s, so a payload read back equals the order returned by the write. */
 const fromPayload = (p: OrderRecord): OrderRecord => ({
   id: p.id,

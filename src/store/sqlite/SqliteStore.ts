@@ -14,6 +14,7 @@ import type {
   OrderEvent,
   OrderFields,
   OrderPage,
+  OrderItem,
   OrderRecord,
   Post,
   Store,
@@ -22,22 +23,10 @@ import type {
   WriteResult,
 } from '../store';
 import { MIGRATIONS } from './migrations';
-import { MAX_BATCH, align, clampRows, toAccount, toComment, toPost, toUser, type AccountRow, type CommentRow, type PostRow, type UserRow } from '../rows';
+import { MAX_BATCH, align, clampRows, toAccount, toComment, toOrder as sharedToOrder, toPost, toUser, type AccountRow, type CommentRow, type OrderRow as SharedOrderRow, type PostRow, type UserRow } from '../rows';
 import { DEMO_ACCOUNTS, DEMO_COMMENTS, DEMO_FRIENDS, DEMO_ORDERS, DEMO_POSTS, DEMO_USERS } from '../demo';
 
-interface OrderRow {
-  id: number;
-  account_id: number;
-  revision: number;
-  status: string;
-  items: string;
-  currency: string;
-  discount_code: string | null;
-  discount_percent: number | null;
-  note: string | null;
-  created_at: string;
-  updated_at: string;
-}
+type OrderRow = SharedOrderRow<string>;
 /** The columns a create or a write sets, as bound to the statements. */
 type OrderColumns = Pick<OrderRow, 'status' | 'items' | 'currency' | 'discount_code' | 'discount_percent' | 'note'>;
 interface EventRow {
@@ -55,18 +44,7 @@ interface BatchParams {
   cap: number;
 }
 
-const toOrder = (r: OrderRow): OrderRecord => ({
-  id: r.id,
-  accountId: r.account_id,
-  revision: r.revision,
-  status: r.status,
-  items: JSON.parse(r.items),
-  currency: r.currency,
-  discount: r.discount_code === null ? null : { code: r.discount_code, percent: r.discount_percent ?? 0 },
-  note: r.note,
-  createdAt: r.created_at,
-  updatedAt: r.updated_at,
-});
+const toOrder = (r: OrderRow): OrderRecord => sharedToOrder(r, (items) => JSON.parse(items) as OrderItem[]);
 const toEvent = (r: EventRow): OrderEvent => ({
   orderId: r.order_id,
   accountId: r.account_id,
