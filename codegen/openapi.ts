@@ -8,6 +8,7 @@
  * - bind.ts       each operation's typed request built from its validated parts
  *                 (the validators are type guards: no cast) and handed to its family's
  *                 handler;
+ * - versions.ts   the contract's versions and each deprecated one's dates;
  * - routes.ts     the runtime route table (method, path, parameter, body and response
  *                 validators per operation) the HTTP layer dispatches from;
  * - params.ts     Ajv standalone validators for path, query and header parameters
@@ -252,6 +253,39 @@ function bindModule(ops: OpModel[], paramNames: Map<string, string>, bodyNames: 
   return out.join('\n');
 }
 
+/**
+ * versions.ts: the contract's `info.x-api-versions` as constants, so the versions the
+ * service negotiates and the dates its deprecation headers carry come from the
+ * contract, not from literals in src/.
+ */
+function versionsModule(doc: Json): string {
+  const list = (doc.info?.['x-api-versions'] ?? []) as Json[];
+  if (list.length === 0) throw new Error('contracts/openapi.yaml: info.x-api-versions is empty');
+  const versions = list.map((v) => Number(v.version));
+  if (versions.some((v) => !Number.isInteger(v) || v < 1)) throw new Error('info.x-api-versions: each version must be a positive integer');
+  const deprecated = list
+    .filter((v) => v.deprecated !== undefined)
+    .map((v) => {
+      for (const k of ['deprecated', 'sunset'] as const) {
+        if (Number.isNaN(Date.parse(String(v[k])))) throw new Error(`info.x-api-versions: version ${v.version} needs a date-time ${k}`);
+      }
+      return `  ${Number(v.version)}: { deprecatedAt: ${q(String(v.deprecated))}, sunset: ${q(String(v.sunset))}, link: ${q(String(v['deprecation-link'] ?? ''))} },`;
+    });
+  return [
+    HEADER,
+    '',
+    '/** Every representation version the contract defines, oldest first. */',
+    `export const VERSIONS = [${versions.join(', ')}] as const;`,
+    'export type ApiVersion = (typeof VERSIONS)[number];',
+    '',
+    '/** Deprecated versions: when (RFC 9745), until when (RFC 8594 Sunset) and where the migration is explained. */',
+    'export const DEPRECATED: Partial<Record<ApiVersion, { deprecatedAt: string; sunset: string; link: string }>> = {',
+    ...deprecated,
+    '};',
+    '',
+  ].join('\n');
+}
+
 export async function generateOpenApi(root: string): Promise<Record<string, string>> {
   const doc = YAML.parse(readFileSync(join(root, 'contracts/openapi.yaml'), 'utf8')) as Json;
   const ops = readOperations(doc);
@@ -367,6 +401,7 @@ export async function generateOpenApi(root: string): Promise<Record<string, stri
     'generated/openapi/types.ts': types,
     'generated/openapi/handlers.ts': handlersModule(ops),
     'generated/openapi/bind.ts': bindModule(ops, paramNames, bodyNames),
+    'generated/openapi/versions.ts': versionsModule(doc),
     'generated/openapi/routes.ts': routes,
     'generated/openapi/params.ts': standaloneModule(paramEntries, ["import type { operations } from './types';"], { coerceTypes: true }),
     'generated/openapi/validators.ts': standaloneModule([...entries.values()], ["import type { components, operations } from './types';"], {
