@@ -4,7 +4,7 @@ import type { ValidateFunction } from 'ajv';
 import type { operations } from './types';
 "use strict";
 export const raw_cancelOrderHeader = validate52;
-const schema19 = {"type":"object","properties":{"If-Match":{"type":"string","maxLength":2000},"Accept":{"type":"string","maxLength":1000},"Api-Version":{"type":"integer"}},"required":[]};
+const schema19 = {"type":"object","properties":{"If-Match":{"type":"string","maxLength":2000},"If-None-Match":{"type":"string","maxLength":2000},"Accept":{"type":"string","maxLength":1000},"Api-Version":{"type":"integer"}},"required":[]};
 const func1 = require("ajv/dist/runtime/ucs2length").default;
 
 function validate52(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -61,8 +61,8 @@ errors++;
 }
 }
 }
-if(data.Accept !== undefined){
-let data1 = data.Accept;
+if(data["If-None-Match"] !== undefined){
+let data1 = data["If-None-Match"];
 if(typeof data1 !== "string"){
 let dataType1 = typeof data1;
 let coerced1 = undefined;
@@ -74,7 +74,7 @@ else if(data1 === null){
 coerced1 = "";
 }
 else {
-const err2 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err2 = {instancePath:instancePath+"/If-None-Match",schemaPath:"#/properties/If-None-Match/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -87,13 +87,13 @@ errors++;
 if(coerced1 !== undefined){
 data1 = coerced1;
 if(data !== undefined){
-data["Accept"] = coerced1;
+data["If-None-Match"] = coerced1;
 }
 }
 }
 if(typeof data1 === "string"){
-if(func1(data1) > 1000){
-const err3 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
+if(func1(data1) > 2000){
+const err3 = {instancePath:instancePath+"/If-None-Match",schemaPath:"#/properties/If-None-Match/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -104,18 +104,20 @@ errors++;
 }
 }
 }
-if(data["Api-Version"] !== undefined){
-let data2 = data["Api-Version"];
-if(!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))){
+if(data.Accept !== undefined){
+let data2 = data.Accept;
+if(typeof data2 !== "string"){
 let dataType2 = typeof data2;
 let coerced2 = undefined;
 if(!(coerced2 !== undefined)){
-if(dataType2 === "boolean" || data2 === null
-              || (dataType2 === "string" && data2 && data2 == +data2 && !(data2 % 1))){
-coerced2 = +data2;
+if(dataType2 == "number" || dataType2 == "boolean"){
+coerced2 = "" + data2;
+}
+else if(data2 === null){
+coerced2 = "";
 }
 else {
-const err4 = {instancePath:instancePath+"/Api-Version",schemaPath:"#/properties/Api-Version/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err4 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -128,14 +130,13 @@ errors++;
 if(coerced2 !== undefined){
 data2 = coerced2;
 if(data !== undefined){
-data["Api-Version"] = coerced2;
+data["Accept"] = coerced2;
 }
 }
 }
-}
-}
-else {
-const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(typeof data2 === "string"){
+if(func1(data2) > 1000){
+const err5 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -144,10 +145,52 @@ vErrors.push(err5);
 }
 errors++;
 }
+}
+}
+if(data["Api-Version"] !== undefined){
+let data3 = data["Api-Version"];
+if(!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))){
+let dataType3 = typeof data3;
+let coerced3 = undefined;
+if(!(coerced3 !== undefined)){
+if(dataType3 === "boolean" || data3 === null
+              || (dataType3 === "string" && data3 && data3 == +data3 && !(data3 % 1))){
+coerced3 = +data3;
+}
+else {
+const err6 = {instancePath:instancePath+"/Api-Version",schemaPath:"#/properties/Api-Version/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(coerced3 !== undefined){
+data3 = coerced3;
+if(data !== undefined){
+data["Api-Version"] = coerced3;
+}
+}
+}
+}
+}
+else {
+const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
 validate52.errors = vErrors;
 return errors === 0;
 }
-validate52.evaluated = {"props":{"If-Match":true,"Accept":true,"Api-Version":true},"dynamicProps":false,"dynamicItems":false};
+validate52.evaluated = {"props":{"If-Match":true,"If-None-Match":true,"Accept":true,"Api-Version":true},"dynamicProps":false,"dynamicItems":false};
 
 export const raw_cancelOrderPath = validate53;
 const schema20 = {"type":"object","properties":{"orderId":{"type":"integer","minimum":1,"maximum":9007199254740991}},"required":["orderId"]};
@@ -241,7 +284,7 @@ return errors === 0;
 validate53.evaluated = {"props":{"orderId":true},"dynamicProps":false,"dynamicItems":false};
 
 export const raw_cancelOrderV1Header = validate54;
-const schema21 = {"type":"object","properties":{"If-Match":{"type":"string","maxLength":2000},"Accept":{"type":"string","maxLength":1000}},"required":[]};
+const schema21 = {"type":"object","properties":{"If-Match":{"type":"string","maxLength":2000},"If-None-Match":{"type":"string","maxLength":2000},"Accept":{"type":"string","maxLength":1000}},"required":[]};
 
 function validate54(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -297,8 +340,8 @@ errors++;
 }
 }
 }
-if(data.Accept !== undefined){
-let data1 = data.Accept;
+if(data["If-None-Match"] !== undefined){
+let data1 = data["If-None-Match"];
 if(typeof data1 !== "string"){
 let dataType1 = typeof data1;
 let coerced1 = undefined;
@@ -310,7 +353,7 @@ else if(data1 === null){
 coerced1 = "";
 }
 else {
-const err2 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err2 = {instancePath:instancePath+"/If-None-Match",schemaPath:"#/properties/If-None-Match/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -323,13 +366,13 @@ errors++;
 if(coerced1 !== undefined){
 data1 = coerced1;
 if(data !== undefined){
-data["Accept"] = coerced1;
+data["If-None-Match"] = coerced1;
 }
 }
 }
 if(typeof data1 === "string"){
-if(func1(data1) > 1000){
-const err3 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
+if(func1(data1) > 2000){
+const err3 = {instancePath:instancePath+"/If-None-Match",schemaPath:"#/properties/If-None-Match/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -340,9 +383,20 @@ errors++;
 }
 }
 }
+if(data.Accept !== undefined){
+let data2 = data.Accept;
+if(typeof data2 !== "string"){
+let dataType2 = typeof data2;
+let coerced2 = undefined;
+if(!(coerced2 !== undefined)){
+if(dataType2 == "number" || dataType2 == "boolean"){
+coerced2 = "" + data2;
+}
+else if(data2 === null){
+coerced2 = "";
 }
 else {
-const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err4 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -351,10 +405,42 @@ vErrors.push(err4);
 }
 errors++;
 }
+}
+if(coerced2 !== undefined){
+data2 = coerced2;
+if(data !== undefined){
+data["Accept"] = coerced2;
+}
+}
+}
+if(typeof data2 === "string"){
+if(func1(data2) > 1000){
+const err5 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
 validate54.errors = vErrors;
 return errors === 0;
 }
-validate54.evaluated = {"props":{"If-Match":true,"Accept":true},"dynamicProps":false,"dynamicItems":false};
+validate54.evaluated = {"props":{"If-Match":true,"If-None-Match":true,"Accept":true},"dynamicProps":false,"dynamicItems":false};
 
 export const raw_cancelOrderV1Path = validate55;
 const schema22 = {"type":"object","properties":{"orderId":{"type":"integer","minimum":1,"maximum":9007199254740991}},"required":["orderId"]};
@@ -448,7 +534,7 @@ return errors === 0;
 validate55.evaluated = {"props":{"orderId":true},"dynamicProps":false,"dynamicItems":false};
 
 export const raw_cancelOrderV2Header = validate56;
-const schema23 = {"type":"object","properties":{"If-Match":{"type":"string","maxLength":2000},"Accept":{"type":"string","maxLength":1000}},"required":[]};
+const schema23 = {"type":"object","properties":{"If-Match":{"type":"string","maxLength":2000},"If-None-Match":{"type":"string","maxLength":2000},"Accept":{"type":"string","maxLength":1000}},"required":[]};
 
 function validate56(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -504,8 +590,8 @@ errors++;
 }
 }
 }
-if(data.Accept !== undefined){
-let data1 = data.Accept;
+if(data["If-None-Match"] !== undefined){
+let data1 = data["If-None-Match"];
 if(typeof data1 !== "string"){
 let dataType1 = typeof data1;
 let coerced1 = undefined;
@@ -517,7 +603,7 @@ else if(data1 === null){
 coerced1 = "";
 }
 else {
-const err2 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err2 = {instancePath:instancePath+"/If-None-Match",schemaPath:"#/properties/If-None-Match/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -530,13 +616,13 @@ errors++;
 if(coerced1 !== undefined){
 data1 = coerced1;
 if(data !== undefined){
-data["Accept"] = coerced1;
+data["If-None-Match"] = coerced1;
 }
 }
 }
 if(typeof data1 === "string"){
-if(func1(data1) > 1000){
-const err3 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
+if(func1(data1) > 2000){
+const err3 = {instancePath:instancePath+"/If-None-Match",schemaPath:"#/properties/If-None-Match/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -547,9 +633,20 @@ errors++;
 }
 }
 }
+if(data.Accept !== undefined){
+let data2 = data.Accept;
+if(typeof data2 !== "string"){
+let dataType2 = typeof data2;
+let coerced2 = undefined;
+if(!(coerced2 !== undefined)){
+if(dataType2 == "number" || dataType2 == "boolean"){
+coerced2 = "" + data2;
+}
+else if(data2 === null){
+coerced2 = "";
 }
 else {
-const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err4 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -558,10 +655,42 @@ vErrors.push(err4);
 }
 errors++;
 }
+}
+if(coerced2 !== undefined){
+data2 = coerced2;
+if(data !== undefined){
+data["Accept"] = coerced2;
+}
+}
+}
+if(typeof data2 === "string"){
+if(func1(data2) > 1000){
+const err5 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
 validate56.errors = vErrors;
 return errors === 0;
 }
-validate56.evaluated = {"props":{"If-Match":true,"Accept":true},"dynamicProps":false,"dynamicItems":false};
+validate56.evaluated = {"props":{"If-Match":true,"If-None-Match":true,"Accept":true},"dynamicProps":false,"dynamicItems":false};
 
 export const raw_cancelOrderV2Path = validate57;
 const schema24 = {"type":"object","properties":{"orderId":{"type":"integer","minimum":1,"maximum":9007199254740991}},"required":["orderId"]};
@@ -2957,7 +3086,7 @@ return errors === 0;
 validate79.evaluated = {"props":{"page":true,"limit":true},"dynamicProps":false,"dynamicItems":false};
 
 export const raw_patchOrderHeader = validate80;
-const schema47 = {"type":"object","properties":{"If-Match":{"type":"string","maxLength":2000},"Accept":{"type":"string","maxLength":1000},"Api-Version":{"type":"integer"}},"required":[]};
+const schema47 = {"type":"object","properties":{"If-Match":{"type":"string","maxLength":2000},"If-None-Match":{"type":"string","maxLength":2000},"Accept":{"type":"string","maxLength":1000},"Api-Version":{"type":"integer"}},"required":[]};
 
 function validate80(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -3013,8 +3142,8 @@ errors++;
 }
 }
 }
-if(data.Accept !== undefined){
-let data1 = data.Accept;
+if(data["If-None-Match"] !== undefined){
+let data1 = data["If-None-Match"];
 if(typeof data1 !== "string"){
 let dataType1 = typeof data1;
 let coerced1 = undefined;
@@ -3026,7 +3155,7 @@ else if(data1 === null){
 coerced1 = "";
 }
 else {
-const err2 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err2 = {instancePath:instancePath+"/If-None-Match",schemaPath:"#/properties/If-None-Match/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -3039,13 +3168,13 @@ errors++;
 if(coerced1 !== undefined){
 data1 = coerced1;
 if(data !== undefined){
-data["Accept"] = coerced1;
+data["If-None-Match"] = coerced1;
 }
 }
 }
 if(typeof data1 === "string"){
-if(func1(data1) > 1000){
-const err3 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
+if(func1(data1) > 2000){
+const err3 = {instancePath:instancePath+"/If-None-Match",schemaPath:"#/properties/If-None-Match/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -3056,18 +3185,20 @@ errors++;
 }
 }
 }
-if(data["Api-Version"] !== undefined){
-let data2 = data["Api-Version"];
-if(!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))){
+if(data.Accept !== undefined){
+let data2 = data.Accept;
+if(typeof data2 !== "string"){
 let dataType2 = typeof data2;
 let coerced2 = undefined;
 if(!(coerced2 !== undefined)){
-if(dataType2 === "boolean" || data2 === null
-              || (dataType2 === "string" && data2 && data2 == +data2 && !(data2 % 1))){
-coerced2 = +data2;
+if(dataType2 == "number" || dataType2 == "boolean"){
+coerced2 = "" + data2;
+}
+else if(data2 === null){
+coerced2 = "";
 }
 else {
-const err4 = {instancePath:instancePath+"/Api-Version",schemaPath:"#/properties/Api-Version/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err4 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -3080,14 +3211,13 @@ errors++;
 if(coerced2 !== undefined){
 data2 = coerced2;
 if(data !== undefined){
-data["Api-Version"] = coerced2;
+data["Accept"] = coerced2;
 }
 }
 }
-}
-}
-else {
-const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(typeof data2 === "string"){
+if(func1(data2) > 1000){
+const err5 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -3096,10 +3226,52 @@ vErrors.push(err5);
 }
 errors++;
 }
+}
+}
+if(data["Api-Version"] !== undefined){
+let data3 = data["Api-Version"];
+if(!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))){
+let dataType3 = typeof data3;
+let coerced3 = undefined;
+if(!(coerced3 !== undefined)){
+if(dataType3 === "boolean" || data3 === null
+              || (dataType3 === "string" && data3 && data3 == +data3 && !(data3 % 1))){
+coerced3 = +data3;
+}
+else {
+const err6 = {instancePath:instancePath+"/Api-Version",schemaPath:"#/properties/Api-Version/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(coerced3 !== undefined){
+data3 = coerced3;
+if(data !== undefined){
+data["Api-Version"] = coerced3;
+}
+}
+}
+}
+}
+else {
+const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
 validate80.errors = vErrors;
 return errors === 0;
 }
-validate80.evaluated = {"props":{"If-Match":true,"Accept":true,"Api-Version":true},"dynamicProps":false,"dynamicItems":false};
+validate80.evaluated = {"props":{"If-Match":true,"If-None-Match":true,"Accept":true,"Api-Version":true},"dynamicProps":false,"dynamicItems":false};
 
 export const raw_patchOrderPath = validate81;
 const schema48 = {"type":"object","properties":{"orderId":{"type":"integer","minimum":1,"maximum":9007199254740991}},"required":["orderId"]};
@@ -3193,7 +3365,7 @@ return errors === 0;
 validate81.evaluated = {"props":{"orderId":true},"dynamicProps":false,"dynamicItems":false};
 
 export const raw_patchOrderV1Header = validate82;
-const schema49 = {"type":"object","properties":{"If-Match":{"type":"string","maxLength":2000},"Accept":{"type":"string","maxLength":1000}},"required":[]};
+const schema49 = {"type":"object","properties":{"If-Match":{"type":"string","maxLength":2000},"If-None-Match":{"type":"string","maxLength":2000},"Accept":{"type":"string","maxLength":1000}},"required":[]};
 
 function validate82(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -3249,8 +3421,8 @@ errors++;
 }
 }
 }
-if(data.Accept !== undefined){
-let data1 = data.Accept;
+if(data["If-None-Match"] !== undefined){
+let data1 = data["If-None-Match"];
 if(typeof data1 !== "string"){
 let dataType1 = typeof data1;
 let coerced1 = undefined;
@@ -3262,7 +3434,7 @@ else if(data1 === null){
 coerced1 = "";
 }
 else {
-const err2 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err2 = {instancePath:instancePath+"/If-None-Match",schemaPath:"#/properties/If-None-Match/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -3275,13 +3447,13 @@ errors++;
 if(coerced1 !== undefined){
 data1 = coerced1;
 if(data !== undefined){
-data["Accept"] = coerced1;
+data["If-None-Match"] = coerced1;
 }
 }
 }
 if(typeof data1 === "string"){
-if(func1(data1) > 1000){
-const err3 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
+if(func1(data1) > 2000){
+const err3 = {instancePath:instancePath+"/If-None-Match",schemaPath:"#/properties/If-None-Match/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -3292,9 +3464,20 @@ errors++;
 }
 }
 }
+if(data.Accept !== undefined){
+let data2 = data.Accept;
+if(typeof data2 !== "string"){
+let dataType2 = typeof data2;
+let coerced2 = undefined;
+if(!(coerced2 !== undefined)){
+if(dataType2 == "number" || dataType2 == "boolean"){
+coerced2 = "" + data2;
+}
+else if(data2 === null){
+coerced2 = "";
 }
 else {
-const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err4 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -3303,10 +3486,42 @@ vErrors.push(err4);
 }
 errors++;
 }
+}
+if(coerced2 !== undefined){
+data2 = coerced2;
+if(data !== undefined){
+data["Accept"] = coerced2;
+}
+}
+}
+if(typeof data2 === "string"){
+if(func1(data2) > 1000){
+const err5 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
 validate82.errors = vErrors;
 return errors === 0;
 }
-validate82.evaluated = {"props":{"If-Match":true,"Accept":true},"dynamicProps":false,"dynamicItems":false};
+validate82.evaluated = {"props":{"If-Match":true,"If-None-Match":true,"Accept":true},"dynamicProps":false,"dynamicItems":false};
 
 export const raw_patchOrderV1Path = validate83;
 const schema50 = {"type":"object","properties":{"orderId":{"type":"integer","minimum":1,"maximum":9007199254740991}},"required":["orderId"]};
@@ -3400,7 +3615,7 @@ return errors === 0;
 validate83.evaluated = {"props":{"orderId":true},"dynamicProps":false,"dynamicItems":false};
 
 export const raw_patchOrderV2Header = validate84;
-const schema51 = {"type":"object","properties":{"If-Match":{"type":"string","maxLength":2000},"Accept":{"type":"string","maxLength":1000}},"required":[]};
+const schema51 = {"type":"object","properties":{"If-Match":{"type":"string","maxLength":2000},"If-None-Match":{"type":"string","maxLength":2000},"Accept":{"type":"string","maxLength":1000}},"required":[]};
 
 function validate84(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -3456,8 +3671,8 @@ errors++;
 }
 }
 }
-if(data.Accept !== undefined){
-let data1 = data.Accept;
+if(data["If-None-Match"] !== undefined){
+let data1 = data["If-None-Match"];
 if(typeof data1 !== "string"){
 let dataType1 = typeof data1;
 let coerced1 = undefined;
@@ -3469,7 +3684,7 @@ else if(data1 === null){
 coerced1 = "";
 }
 else {
-const err2 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err2 = {instancePath:instancePath+"/If-None-Match",schemaPath:"#/properties/If-None-Match/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -3482,13 +3697,13 @@ errors++;
 if(coerced1 !== undefined){
 data1 = coerced1;
 if(data !== undefined){
-data["Accept"] = coerced1;
+data["If-None-Match"] = coerced1;
 }
 }
 }
 if(typeof data1 === "string"){
-if(func1(data1) > 1000){
-const err3 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
+if(func1(data1) > 2000){
+const err3 = {instancePath:instancePath+"/If-None-Match",schemaPath:"#/properties/If-None-Match/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -3499,9 +3714,20 @@ errors++;
 }
 }
 }
+if(data.Accept !== undefined){
+let data2 = data.Accept;
+if(typeof data2 !== "string"){
+let dataType2 = typeof data2;
+let coerced2 = undefined;
+if(!(coerced2 !== undefined)){
+if(dataType2 == "number" || dataType2 == "boolean"){
+coerced2 = "" + data2;
+}
+else if(data2 === null){
+coerced2 = "";
 }
 else {
-const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err4 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -3510,10 +3736,42 @@ vErrors.push(err4);
 }
 errors++;
 }
+}
+if(coerced2 !== undefined){
+data2 = coerced2;
+if(data !== undefined){
+data["Accept"] = coerced2;
+}
+}
+}
+if(typeof data2 === "string"){
+if(func1(data2) > 1000){
+const err5 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
 validate84.errors = vErrors;
 return errors === 0;
 }
-validate84.evaluated = {"props":{"If-Match":true,"Accept":true},"dynamicProps":false,"dynamicItems":false};
+validate84.evaluated = {"props":{"If-Match":true,"If-None-Match":true,"Accept":true},"dynamicProps":false,"dynamicItems":false};
 
 export const raw_patchOrderV2Path = validate85;
 const schema52 = {"type":"object","properties":{"orderId":{"type":"integer","minimum":1,"maximum":9007199254740991}},"required":["orderId"]};
@@ -3607,7 +3865,7 @@ return errors === 0;
 validate85.evaluated = {"props":{"orderId":true},"dynamicProps":false,"dynamicItems":false};
 
 export const raw_replaceOrderHeader = validate86;
-const schema53 = {"type":"object","properties":{"If-Match":{"type":"string","maxLength":2000},"Accept":{"type":"string","maxLength":1000},"Api-Version":{"type":"integer"}},"required":[]};
+const schema53 = {"type":"object","properties":{"If-Match":{"type":"string","maxLength":2000},"If-None-Match":{"type":"string","maxLength":2000},"Accept":{"type":"string","maxLength":1000},"Api-Version":{"type":"integer"}},"required":[]};
 
 function validate86(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -3663,8 +3921,8 @@ errors++;
 }
 }
 }
-if(data.Accept !== undefined){
-let data1 = data.Accept;
+if(data["If-None-Match"] !== undefined){
+let data1 = data["If-None-Match"];
 if(typeof data1 !== "string"){
 let dataType1 = typeof data1;
 let coerced1 = undefined;
@@ -3676,7 +3934,7 @@ else if(data1 === null){
 coerced1 = "";
 }
 else {
-const err2 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err2 = {instancePath:instancePath+"/If-None-Match",schemaPath:"#/properties/If-None-Match/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -3689,13 +3947,13 @@ errors++;
 if(coerced1 !== undefined){
 data1 = coerced1;
 if(data !== undefined){
-data["Accept"] = coerced1;
+data["If-None-Match"] = coerced1;
 }
 }
 }
 if(typeof data1 === "string"){
-if(func1(data1) > 1000){
-const err3 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
+if(func1(data1) > 2000){
+const err3 = {instancePath:instancePath+"/If-None-Match",schemaPath:"#/properties/If-None-Match/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -3706,18 +3964,20 @@ errors++;
 }
 }
 }
-if(data["Api-Version"] !== undefined){
-let data2 = data["Api-Version"];
-if(!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))){
+if(data.Accept !== undefined){
+let data2 = data.Accept;
+if(typeof data2 !== "string"){
 let dataType2 = typeof data2;
 let coerced2 = undefined;
 if(!(coerced2 !== undefined)){
-if(dataType2 === "boolean" || data2 === null
-              || (dataType2 === "string" && data2 && data2 == +data2 && !(data2 % 1))){
-coerced2 = +data2;
+if(dataType2 == "number" || dataType2 == "boolean"){
+coerced2 = "" + data2;
+}
+else if(data2 === null){
+coerced2 = "";
 }
 else {
-const err4 = {instancePath:instancePath+"/Api-Version",schemaPath:"#/properties/Api-Version/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err4 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -3730,14 +3990,13 @@ errors++;
 if(coerced2 !== undefined){
 data2 = coerced2;
 if(data !== undefined){
-data["Api-Version"] = coerced2;
+data["Accept"] = coerced2;
 }
 }
 }
-}
-}
-else {
-const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(typeof data2 === "string"){
+if(func1(data2) > 1000){
+const err5 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -3746,10 +4005,52 @@ vErrors.push(err5);
 }
 errors++;
 }
+}
+}
+if(data["Api-Version"] !== undefined){
+let data3 = data["Api-Version"];
+if(!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))){
+let dataType3 = typeof data3;
+let coerced3 = undefined;
+if(!(coerced3 !== undefined)){
+if(dataType3 === "boolean" || data3 === null
+              || (dataType3 === "string" && data3 && data3 == +data3 && !(data3 % 1))){
+coerced3 = +data3;
+}
+else {
+const err6 = {instancePath:instancePath+"/Api-Version",schemaPath:"#/properties/Api-Version/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(coerced3 !== undefined){
+data3 = coerced3;
+if(data !== undefined){
+data["Api-Version"] = coerced3;
+}
+}
+}
+}
+}
+else {
+const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
 validate86.errors = vErrors;
 return errors === 0;
 }
-validate86.evaluated = {"props":{"If-Match":true,"Accept":true,"Api-Version":true},"dynamicProps":false,"dynamicItems":false};
+validate86.evaluated = {"props":{"If-Match":true,"If-None-Match":true,"Accept":true,"Api-Version":true},"dynamicProps":false,"dynamicItems":false};
 
 export const raw_replaceOrderPath = validate87;
 const schema54 = {"type":"object","properties":{"orderId":{"type":"integer","minimum":1,"maximum":9007199254740991}},"required":["orderId"]};
@@ -3843,7 +4144,7 @@ return errors === 0;
 validate87.evaluated = {"props":{"orderId":true},"dynamicProps":false,"dynamicItems":false};
 
 export const raw_replaceOrderV1Header = validate88;
-const schema55 = {"type":"object","properties":{"If-Match":{"type":"string","maxLength":2000},"Accept":{"type":"string","maxLength":1000}},"required":[]};
+const schema55 = {"type":"object","properties":{"If-Match":{"type":"string","maxLength":2000},"If-None-Match":{"type":"string","maxLength":2000},"Accept":{"type":"string","maxLength":1000}},"required":[]};
 
 function validate88(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -3899,8 +4200,8 @@ errors++;
 }
 }
 }
-if(data.Accept !== undefined){
-let data1 = data.Accept;
+if(data["If-None-Match"] !== undefined){
+let data1 = data["If-None-Match"];
 if(typeof data1 !== "string"){
 let dataType1 = typeof data1;
 let coerced1 = undefined;
@@ -3912,7 +4213,7 @@ else if(data1 === null){
 coerced1 = "";
 }
 else {
-const err2 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err2 = {instancePath:instancePath+"/If-None-Match",schemaPath:"#/properties/If-None-Match/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -3925,13 +4226,13 @@ errors++;
 if(coerced1 !== undefined){
 data1 = coerced1;
 if(data !== undefined){
-data["Accept"] = coerced1;
+data["If-None-Match"] = coerced1;
 }
 }
 }
 if(typeof data1 === "string"){
-if(func1(data1) > 1000){
-const err3 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
+if(func1(data1) > 2000){
+const err3 = {instancePath:instancePath+"/If-None-Match",schemaPath:"#/properties/If-None-Match/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -3942,9 +4243,20 @@ errors++;
 }
 }
 }
+if(data.Accept !== undefined){
+let data2 = data.Accept;
+if(typeof data2 !== "string"){
+let dataType2 = typeof data2;
+let coerced2 = undefined;
+if(!(coerced2 !== undefined)){
+if(dataType2 == "number" || dataType2 == "boolean"){
+coerced2 = "" + data2;
+}
+else if(data2 === null){
+coerced2 = "";
 }
 else {
-const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err4 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -3953,10 +4265,42 @@ vErrors.push(err4);
 }
 errors++;
 }
+}
+if(coerced2 !== undefined){
+data2 = coerced2;
+if(data !== undefined){
+data["Accept"] = coerced2;
+}
+}
+}
+if(typeof data2 === "string"){
+if(func1(data2) > 1000){
+const err5 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
 validate88.errors = vErrors;
 return errors === 0;
 }
-validate88.evaluated = {"props":{"If-Match":true,"Accept":true},"dynamicProps":false,"dynamicItems":false};
+validate88.evaluated = {"props":{"If-Match":true,"If-None-Match":true,"Accept":true},"dynamicProps":false,"dynamicItems":false};
 
 export const raw_replaceOrderV1Path = validate89;
 const schema56 = {"type":"object","properties":{"orderId":{"type":"integer","minimum":1,"maximum":9007199254740991}},"required":["orderId"]};
@@ -4050,7 +4394,7 @@ return errors === 0;
 validate89.evaluated = {"props":{"orderId":true},"dynamicProps":false,"dynamicItems":false};
 
 export const raw_replaceOrderV2Header = validate90;
-const schema57 = {"type":"object","properties":{"If-Match":{"type":"string","maxLength":2000},"Accept":{"type":"string","maxLength":1000}},"required":[]};
+const schema57 = {"type":"object","properties":{"If-Match":{"type":"string","maxLength":2000},"If-None-Match":{"type":"string","maxLength":2000},"Accept":{"type":"string","maxLength":1000}},"required":[]};
 
 function validate90(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -4106,8 +4450,8 @@ errors++;
 }
 }
 }
-if(data.Accept !== undefined){
-let data1 = data.Accept;
+if(data["If-None-Match"] !== undefined){
+let data1 = data["If-None-Match"];
 if(typeof data1 !== "string"){
 let dataType1 = typeof data1;
 let coerced1 = undefined;
@@ -4119,7 +4463,7 @@ else if(data1 === null){
 coerced1 = "";
 }
 else {
-const err2 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err2 = {instancePath:instancePath+"/If-None-Match",schemaPath:"#/properties/If-None-Match/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -4132,13 +4476,13 @@ errors++;
 if(coerced1 !== undefined){
 data1 = coerced1;
 if(data !== undefined){
-data["Accept"] = coerced1;
+data["If-None-Match"] = coerced1;
 }
 }
 }
 if(typeof data1 === "string"){
-if(func1(data1) > 1000){
-const err3 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
+if(func1(data1) > 2000){
+const err3 = {instancePath:instancePath+"/If-None-Match",schemaPath:"#/properties/If-None-Match/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -4149,9 +4493,20 @@ errors++;
 }
 }
 }
+if(data.Accept !== undefined){
+let data2 = data.Accept;
+if(typeof data2 !== "string"){
+let dataType2 = typeof data2;
+let coerced2 = undefined;
+if(!(coerced2 !== undefined)){
+if(dataType2 == "number" || dataType2 == "boolean"){
+coerced2 = "" + data2;
+}
+else if(data2 === null){
+coerced2 = "";
 }
 else {
-const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err4 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -4160,10 +4515,42 @@ vErrors.push(err4);
 }
 errors++;
 }
+}
+if(coerced2 !== undefined){
+data2 = coerced2;
+if(data !== undefined){
+data["Accept"] = coerced2;
+}
+}
+}
+if(typeof data2 === "string"){
+if(func1(data2) > 1000){
+const err5 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
 validate90.errors = vErrors;
 return errors === 0;
 }
-validate90.evaluated = {"props":{"If-Match":true,"Accept":true},"dynamicProps":false,"dynamicItems":false};
+validate90.evaluated = {"props":{"If-Match":true,"If-None-Match":true,"Accept":true},"dynamicProps":false,"dynamicItems":false};
 
 export const raw_replaceOrderV2Path = validate91;
 const schema58 = {"type":"object","properties":{"orderId":{"type":"integer","minimum":1,"maximum":9007199254740991}},"required":["orderId"]};

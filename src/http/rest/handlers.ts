@@ -8,7 +8,7 @@
 import type * as H from '../../../generated/openapi/handlers';
 import * as validators from '../../../generated/openapi/validators';
 import type { HandlerContext } from './dispatch';
-import { evaluate } from '../conditional';
+import { evaluate, parseTagCondition } from '../conditional';
 import { negotiate, VENDOR, type Family, type Negotiated } from './negotiate';
 import { problem, PROBLEM_MEDIA_TYPE, PROBLEMS, type ProblemCode, type Problem } from '../problem';
 import type { Metrics } from '../metrics';
@@ -27,6 +27,7 @@ import {
   type WriteKind,
 } from '../../orders';
 import { deprecationHeaders } from './deprecation';
+import { fieldErrors } from './fieldErrors';
 
 export interface OrderDeps {
   store: Store;
@@ -109,7 +110,7 @@ const BODY_SCHEMAS = {
 function checkBody(kind: keyof typeof BODY_SCHEMAS, version: ApiVersion, body: unknown) {
   const validate = BODY_SCHEMAS[kind][version];
   if (validate(body)) return null;
-  const errors = (validate.errors ?? []).map((e) => ({ pointer: e.instancePath || '/', message: e.message ?? 'invalid' }));
+  const errors = fieldErrors('body', validate.errors);
   return fail('VALIDATION_FAILED', `The body is not a valid version ${version} ${kind} body`, { errors });
 }
 
@@ -171,14 +172,25 @@ export function orderHandlers(deps: OrderDeps): Pick<H.Handlers<HandlerContext>,
       if (bad) return bad;
     }
     const ifMatch = req.headers['If-Match'];
+    const ifNoneMatch = req.headers['If-None-Match'];
+    // An unquoted or otherwise unparseable tag is the client's syntax error, not a changed order.
+    for (const [name, value] of [['If-Match', ifMatch], ['If-None-Match', ifNoneMatch]] as const) {
+      if (value !== undefined && 'invalid' in parseTagCondition(value)) {
+        return fail('VALIDATION_FAILED', `${name} must be * or a list of quoted entity tags, e.g. "1-1-v2j"`, {
+          errors: [{ pointer: `header:${name}`, rule: 'entity-tag', message: 'must be * or a comma-separated list of quoted entity tags (RFC 9110 8.8.3)' }],
+        });
+      }
+    }
     let conflict = '';
     // The row the decision saw, for answering a write that changes nothing without a re-read.
     let seen: OrderRecord | undefined;
     const result = await store.writeOrder<WriteRefusal>(ctx.account.id, req.params.orderId, (current) => {
       // Inside the write transaction: 428 and 412 see the revision that would be replaced.
-      if (ifMatch === undefined) return { apply: false, reason: 'precondition_required' };
-      const outcome = evaluate({ method: 'PUT', ifMatch, current: { selected: etagOf(current, version, false), all: allTags(current) } });
+      // RFC 9110 13.2.2: If-Match, then If-None-Match (`*` or a current tag: 412).
+      const outcome = evaluate({ method: 'PUT', ifMatch, ifNoneMatch, current: { selected: etagOf(current, version, false), all: allTags(current) } });
       if (outcome !== 'proceed') return { apply: false, reason: 'precondition_failed' };
+      // A write that passed If-None-Match alone still needs If-Match (lost updates, invariant 2).
+      if (ifMatch === undefined) return { apply: false, reason: 'precondition_required' };
       const decision = decideWrite(current, { kind, version, body: req.body });
       if (decision.apply) return decision;
       if (decision.reason === 'conflict') conflict = decision.detail;
