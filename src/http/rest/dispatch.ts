@@ -3,6 +3,7 @@ import Router from '@koa/router';
 import type { Handlers } from '../../../generated/openapi/handlers';
 import { bindOperations, type AnyResponse, type Invalid, type RawRequest } from '../../../generated/openapi/bind';
 import { fieldErrors } from './fieldErrors';
+import { serialized } from './representationCache';
 import { routes, type RouteSpec } from '../../../generated/openapi/routes';
 import { baseMediaType, readJsonBody, versionParam } from '../body';
 import { httpProblem } from '../problem';
@@ -78,7 +79,8 @@ function write(ctx: Context, res: AnyResponse): void {
     // the handler's Content-Type and Content-Length headers, set below, stand.
     ctx.body = ctx.method === 'HEAD' && res.status !== 304 ? '' : null;
   } else {
-    ctx.body = typeof res.body === 'string' ? res.body : JSON.stringify(res.body);
+    const body = res.body;
+    ctx.body = typeof body === 'string' ? body : ((body !== null && typeof body === 'object' && serialized.get(body)) || JSON.stringify(body));
     if (res.contentType) ctx.set('Content-Type', res.contentType);
   }
   for (const [k, v] of Object.entries(res.headers ?? {})) if (v !== '') ctx.set(k, v);

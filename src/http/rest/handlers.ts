@@ -28,6 +28,7 @@ import {
 } from '../../orders';
 import { deprecationHeaders } from './deprecation';
 import { fieldErrors } from './fieldErrors';
+import { RepresentationCache, serialized } from './representationCache';
 
 export interface OrderDeps {
   store: Store;
@@ -52,7 +53,7 @@ function fail<C extends ProblemCode>(
 }
 
 /** Strong ETag of one representation: revision, version and media type kind (`j` JSON, `n` vendor). */
-export const etagOf = (order: OrderRecord, version: ApiVersion, vendor: boolean): string =>
+export const etagOf = (order: Pick<OrderRecord, 'id' | 'revision'>, version: ApiVersion, vendor: boolean): string =>
   `"${order.id}-${order.revision}-v${version}${vendor ? 'n' : 'j'}"`;
 /** Every representation's tag of the order's current revision: If-Match accepts any of them. */
 const allTags = (order: OrderRecord): string[] => VERSIONS.flatMap((v) => [etagOf(order, v, false), etagOf(order, v, true)]);
@@ -150,17 +151,49 @@ export function orderHandlers(deps: OrderDeps): Pick<H.Handlers<HandlerContext>,
     };
   }
 
+  /** What a GET of one (order, revision, version, media type, path) answers: computed once. */
+  interface Cached {
+    etag: string;
+    headers: Readonly<Record<string, string>>;
+    payload: OrderPayload;
+  }
+  const cache = new RepresentationCache<Cached>();
+
+  function cached(order: OrderRecord, neg: Negotiated & { ok: true }, pathVersion: ApiVersion | null, key: string): Cached {
+    const etag = etagOf(order, neg.version, neg.vendor);
+    const payload = orderPayload(order, neg.version, neg.vendor, baseOf(pathVersion));
+    serialized.set(payload.body, JSON.stringify(payload.body));
+    const headers = { 'Cache-Control': CACHE_CONTROL, Vary: VARY, 'Api-Version': String(neg.version), ...deprecationHeaders(neg.version), ETag: etag };
+    const entry = { etag, headers, payload };
+    cache.set(key, entry);
+    return entry;
+  }
+
+  /**
+   * GET and HEAD: the revision alone (one indexed column) decides a 304 and finds a
+   * cached 200; only a representation not yet cached reads and maps the row.
+   */
   async function read(req: H.GetOrderFamilyRequest | H.HeadOrderFamilyRequest, ctx: HandlerContext) {
-    const order = await store.getOrder(ctx.account.id, req.params.orderId);
-    if (!order) return fail('NOT_FOUND', `Order ${req.params.orderId} not found`);
+    const id = req.params.orderId;
+    const revision = await store.orderRevision(ctx.account.id, id);
+    if (revision === null) return fail('NOT_FOUND', `Order ${id} not found`);
     const neg = select(req, ctx, 'order');
     if (!neg.ok) return fail('NOT_ACCEPTABLE', neg.detail);
-    const tag = etagOf(order, neg.version, neg.vendor);
-    const outcome = evaluate({ method: 'GET', ifNoneMatch: req.headers['If-None-Match'], current: { selected: tag, all: NO_TAGS } });
-    if (outcome === 'not_modified') {
+    const kind = `${neg.version}${neg.vendor ? 'n' : 'j'}:${req.pathVersion ?? 0}`;
+    let entry = cache.get(`${id}:${revision}:${kind}`);
+    const tag = entry?.etag ?? etagOf({ id, revision }, neg.version, neg.vendor);
+    const inm = req.headers['If-None-Match'];
+    if (inm !== undefined && evaluate({ method: 'GET', ifNoneMatch: inm, current: { selected: tag, all: NO_TAGS } }) === 'not_modified') {
       return { status: 304 as const, headers: { ETag: tag, 'Cache-Control': CACHE_CONTROL, Vary: VARY } };
     }
-    return orderResponse(200, order, neg, ctx, baseOf(req.pathVersion));
+    if (!entry) {
+      const order = await store.getOrder(ctx.account.id, id);
+      if (!order) return fail('NOT_FOUND', `Order ${id} not found`);
+      // A write may have landed in between: cache (and answer) the revision actually read.
+      entry = cached(order, neg, req.pathVersion, `${id}:${order.revision}:${kind}`);
+    }
+    if (neg.version === 1) metrics.deprecatedReads.inc({ account: ctx.account.name, field: 'discount_code' });
+    return { status: 200 as const, headers: entry.headers, ...entry.payload };
   }
 
   async function write(req: H.ReplaceOrderFamilyRequest | H.PatchOrderFamilyRequest | H.CancelOrderFamilyRequest, ctx: HandlerContext, kind: WriteKind) {
@@ -254,7 +287,8 @@ export function orderHandlers(deps: OrderDeps): Pick<H.Handlers<HandlerContext>,
     async headOrder(req, ctx) {
       const res = await read(req, ctx);
       if (res.status === 200) {
-        const headers = { ...res.headers, 'Content-Type': res.contentType, 'Content-Length': String(Buffer.byteLength(JSON.stringify(res.body))) };
+        const json = serialized.get(res.body) ?? JSON.stringify(res.body);
+        const headers = { ...res.headers, 'Content-Type': res.contentType, 'Content-Length': String(Buffer.byteLength(json)) };
         return { status: res.status, headers };
       }
       if (res.status === 304) return res;
