@@ -3,14 +3,61 @@
 import type { ValidateFunction } from 'ajv';
 import type { operations } from './types';
 "use strict";
-export const raw_cancelOrderHeader = validate52;
-const schema19 = {"type":"object","properties":{"If-Match":{"type":"string","maxLength":2000},"Accept":{"type":"string","maxLength":1000},"Api-Version":{"type":"integer"}},"required":[]};
-const func1 = require("ajv/dist/runtime/ucs2length").default;
-
-function validate52(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+export const raw_cancelOrderHeader = validate_cancelOrderHeader;
+export const raw_cancelOrderPath = validate_cancelOrderPath;
+export const raw_cancelOrderV1Header = validate_cancelOrderV1Header;
+export const raw_cancelOrderV1Path = validate_cancelOrderV1Path;
+export const raw_cancelOrderV2Header = validate_cancelOrderV2Header;
+export const raw_cancelOrderV2Path = validate_cancelOrderV2Path;
+export const raw_createOrderHeader = validate_createOrderHeader;
+export const raw_createOrderV1Header = validate_createOrderV1Header;
+export const raw_createOrderV2Header = validate_createOrderV2Header;
+export const raw_getDocsHeader = validate_getDocsHeader;
+export const raw_getOrderHeader = validate_getOrderHeader;
+export const raw_getOrderPath = validate_getOrderPath;
+export const raw_getOrderV1Header = validate_getOrderV1Header;
+export const raw_getOrderV1Path = validate_getOrderV1Path;
+export const raw_getOrderV2Header = validate_getOrderV2Header;
+export const raw_getOrderV2Path = validate_getOrderV2Path;
+export const raw_headOrderHeader = validate_headOrderHeader;
+export const raw_headOrderPath = validate_headOrderPath;
+export const raw_headOrderV1Header = validate_headOrderV1Header;
+export const raw_headOrderV1Path = validate_headOrderV1Path;
+export const raw_headOrderV2Header = validate_headOrderV2Header;
+export const raw_headOrderV2Path = validate_headOrderV2Path;
+export const raw_listOrdersHeader = validate_listOrdersHeader;
+export const raw_listOrdersQuery = validate_listOrdersQuery;
+export const raw_listOrdersV1Header = validate_listOrdersV1Header;
+export const raw_listOrdersV1Query = validate_listOrdersV1Query;
+export const raw_listOrdersV2Header = validate_listOrdersV2Header;
+export const raw_listOrdersV2Query = validate_listOrdersV2Query;
+export const raw_patchOrderHeader = validate_patchOrderHeader;
+export const raw_patchOrderPath = validate_patchOrderPath;
+export const raw_patchOrderV1Header = validate_patchOrderV1Header;
+export const raw_patchOrderV1Path = validate_patchOrderV1Path;
+export const raw_patchOrderV2Header = validate_patchOrderV2Header;
+export const raw_patchOrderV2Path = validate_patchOrderV2Path;
+export const raw_replaceOrderHeader = validate_replaceOrderHeader;
+export const raw_replaceOrderPath = validate_replaceOrderPath;
+export const raw_replaceOrderV1Header = validate_replaceOrderV1Header;
+export const raw_replaceOrderV1Path = validate_replaceOrderV1Path;
+export const raw_replaceOrderV2Header = validate_replaceOrderV2Header;
+export const raw_replaceOrderV2Path = validate_replaceOrderV2Path;
+const func_7a031813 = require("ajv/dist/runtime/ucs2length").default;
+const pattern_9f95224a = new RegExp("^[A-Za-z0-9_-]+$", "u");
+const schema_3914ec05 = {"type":"object","properties":{"Accept":{"type":"string","maxLength":1000}},"required":[]};
+const schema_3dd77c3e = {"type":"object","properties":{"If-Match":{"type":"string","maxLength":2000},"Accept":{"type":"string","maxLength":1000}},"required":[]};
+const schema_762a924b = {"type":"object","properties":{"Accept":{"type":"string","maxLength":1000},"Api-Version":{"type":"integer"}},"required":[]};
+const schema_8931081f = {"type":"object","properties":{"orderId":{"type":"integer","minimum":1,"maximum":9007199254740991}},"required":["orderId"]};
+const schema_914ea7ac = {"type":"object","properties":{"If-None-Match":{"type":"string","maxLength":2000},"Accept":{"type":"string","maxLength":1000}},"required":[]};
+const schema_9afcd17c = {"type":"object","properties":{"If-None-Match":{"type":"string","maxLength":2000},"Accept":{"type":"string","maxLength":1000},"Api-Version":{"type":"integer"}},"required":[]};
+const schema_aad477fd = {"type":"object","properties":{"If-None-Match":{"type":"string","maxLength":2000}},"required":[]};
+const schema_c3c6ea37 = {"type":"object","properties":{"page":{"type":"string","minLength":1,"maxLength":200,"pattern":"^[A-Za-z0-9_-]+$"},"limit":{"type":"integer","minimum":1,"maximum":100,"default":20}},"required":[]};
+const schema_d6c29e0c = {"type":"object","properties":{"If-Match":{"type":"string","maxLength":2000},"Accept":{"type":"string","maxLength":1000},"Api-Version":{"type":"integer"}},"required":[]};
+function validate_cancelOrderHeader(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate52.evaluated;
+const evaluated0 = validate_cancelOrderHeader.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -49,7 +96,7 @@ data["If-Match"] = coerced0;
 }
 }
 if(typeof data0 === "string"){
-if(func1(data0) > 2000){
+if(func_7a031813(data0) > 2000){
 const err1 = {instancePath:instancePath+"/If-Match",schemaPath:"#/properties/If-Match/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
 if(vErrors === null){
 vErrors = [err1];
@@ -92,7 +139,7 @@ data["Accept"] = coerced1;
 }
 }
 if(typeof data1 === "string"){
-if(func1(data1) > 1000){
+if(func_7a031813(data1) > 1000){
 const err3 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
 if(vErrors === null){
 vErrors = [err3];
@@ -144,18 +191,14 @@ vErrors.push(err5);
 }
 errors++;
 }
-validate52.errors = vErrors;
+validate_cancelOrderHeader.errors = vErrors;
 return errors === 0;
 }
-validate52.evaluated = {"props":{"If-Match":true,"Accept":true,"Api-Version":true},"dynamicProps":false,"dynamicItems":false};
-
-export const raw_cancelOrderPath = validate53;
-const schema20 = {"type":"object","properties":{"orderId":{"type":"integer","minimum":1,"maximum":9007199254740991}},"required":["orderId"]};
-
-function validate53(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+validate_cancelOrderHeader.evaluated = {"props":{"If-Match":true,"Accept":true,"Api-Version":true},"dynamicProps":false,"dynamicItems":false};
+function validate_cancelOrderPath(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate53.evaluated;
+const evaluated0 = validate_cancelOrderPath.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -235,18 +278,14 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate53.errors = vErrors;
+validate_cancelOrderPath.errors = vErrors;
 return errors === 0;
 }
-validate53.evaluated = {"props":{"orderId":true},"dynamicProps":false,"dynamicItems":false};
-
-export const raw_cancelOrderV1Header = validate54;
-const schema21 = {"type":"object","properties":{"If-Match":{"type":"string","maxLength":2000},"Accept":{"type":"string","maxLength":1000}},"required":[]};
-
-function validate54(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+validate_cancelOrderPath.evaluated = {"props":{"orderId":true},"dynamicProps":false,"dynamicItems":false};
+function validate_cancelOrderV1Header(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate54.evaluated;
+const evaluated0 = validate_cancelOrderV1Header.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -285,7 +324,7 @@ data["If-Match"] = coerced0;
 }
 }
 if(typeof data0 === "string"){
-if(func1(data0) > 2000){
+if(func_7a031813(data0) > 2000){
 const err1 = {instancePath:instancePath+"/If-Match",schemaPath:"#/properties/If-Match/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
 if(vErrors === null){
 vErrors = [err1];
@@ -328,7 +367,7 @@ data["Accept"] = coerced1;
 }
 }
 if(typeof data1 === "string"){
-if(func1(data1) > 1000){
+if(func_7a031813(data1) > 1000){
 const err3 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
 if(vErrors === null){
 vErrors = [err3];
@@ -351,18 +390,14 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate54.errors = vErrors;
+validate_cancelOrderV1Header.errors = vErrors;
 return errors === 0;
 }
-validate54.evaluated = {"props":{"If-Match":true,"Accept":true},"dynamicProps":false,"dynamicItems":false};
-
-export const raw_cancelOrderV1Path = validate55;
-const schema22 = {"type":"object","properties":{"orderId":{"type":"integer","minimum":1,"maximum":9007199254740991}},"required":["orderId"]};
-
-function validate55(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+validate_cancelOrderV1Header.evaluated = {"props":{"If-Match":true,"Accept":true},"dynamicProps":false,"dynamicItems":false};
+function validate_cancelOrderV1Path(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate55.evaluated;
+const evaluated0 = validate_cancelOrderV1Path.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -442,18 +477,14 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate55.errors = vErrors;
+validate_cancelOrderV1Path.errors = vErrors;
 return errors === 0;
 }
-validate55.evaluated = {"props":{"orderId":true},"dynamicProps":false,"dynamicItems":false};
-
-export const raw_cancelOrderV2Header = validate56;
-const schema23 = {"type":"object","properties":{"If-Match":{"type":"string","maxLength":2000},"Accept":{"type":"string","maxLength":1000}},"required":[]};
-
-function validate56(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+validate_cancelOrderV1Path.evaluated = {"props":{"orderId":true},"dynamicProps":false,"dynamicItems":false};
+function validate_cancelOrderV2Header(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate56.evaluated;
+const evaluated0 = validate_cancelOrderV2Header.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -492,7 +523,7 @@ data["If-Match"] = coerced0;
 }
 }
 if(typeof data0 === "string"){
-if(func1(data0) > 2000){
+if(func_7a031813(data0) > 2000){
 const err1 = {instancePath:instancePath+"/If-Match",schemaPath:"#/properties/If-Match/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
 if(vErrors === null){
 vErrors = [err1];
@@ -535,7 +566,7 @@ data["Accept"] = coerced1;
 }
 }
 if(typeof data1 === "string"){
-if(func1(data1) > 1000){
+if(func_7a031813(data1) > 1000){
 const err3 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
 if(vErrors === null){
 vErrors = [err3];
@@ -558,18 +589,14 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate56.errors = vErrors;
+validate_cancelOrderV2Header.errors = vErrors;
 return errors === 0;
 }
-validate56.evaluated = {"props":{"If-Match":true,"Accept":true},"dynamicProps":false,"dynamicItems":false};
-
-export const raw_cancelOrderV2Path = validate57;
-const schema24 = {"type":"object","properties":{"orderId":{"type":"integer","minimum":1,"maximum":9007199254740991}},"required":["orderId"]};
-
-function validate57(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+validate_cancelOrderV2Header.evaluated = {"props":{"If-Match":true,"Accept":true},"dynamicProps":false,"dynamicItems":false};
+function validate_cancelOrderV2Path(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate57.evaluated;
+const evaluated0 = validate_cancelOrderV2Path.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -649,18 +676,14 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate57.errors = vErrors;
+validate_cancelOrderV2Path.errors = vErrors;
 return errors === 0;
 }
-validate57.evaluated = {"props":{"orderId":true},"dynamicProps":false,"dynamicItems":false};
-
-export const raw_createOrderHeader = validate58;
-const schema25 = {"type":"object","properties":{"Accept":{"type":"string","maxLength":1000},"Api-Version":{"type":"integer"}},"required":[]};
-
-function validate58(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+validate_cancelOrderV2Path.evaluated = {"props":{"orderId":true},"dynamicProps":false,"dynamicItems":false};
+function validate_createOrderHeader(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate58.evaluated;
+const evaluated0 = validate_createOrderHeader.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -699,7 +722,7 @@ data["Accept"] = coerced0;
 }
 }
 if(typeof data0 === "string"){
-if(func1(data0) > 1000){
+if(func_7a031813(data0) > 1000){
 const err1 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
 if(vErrors === null){
 vErrors = [err1];
@@ -751,18 +774,14 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate58.errors = vErrors;
+validate_createOrderHeader.errors = vErrors;
 return errors === 0;
 }
-validate58.evaluated = {"props":{"Accept":true,"Api-Version":true},"dynamicProps":false,"dynamicItems":false};
-
-export const raw_createOrderV1Header = validate59;
-const schema26 = {"type":"object","properties":{"Accept":{"type":"string","maxLength":1000}},"required":[]};
-
-function validate59(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+validate_createOrderHeader.evaluated = {"props":{"Accept":true,"Api-Version":true},"dynamicProps":false,"dynamicItems":false};
+function validate_createOrderV1Header(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate59.evaluated;
+const evaluated0 = validate_createOrderV1Header.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -801,7 +820,7 @@ data["Accept"] = coerced0;
 }
 }
 if(typeof data0 === "string"){
-if(func1(data0) > 1000){
+if(func_7a031813(data0) > 1000){
 const err1 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
 if(vErrors === null){
 vErrors = [err1];
@@ -824,18 +843,14 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate59.errors = vErrors;
+validate_createOrderV1Header.errors = vErrors;
 return errors === 0;
 }
-validate59.evaluated = {"props":{"Accept":true},"dynamicProps":false,"dynamicItems":false};
-
-export const raw_createOrderV2Header = validate60;
-const schema27 = {"type":"object","properties":{"Accept":{"type":"string","maxLength":1000}},"required":[]};
-
-function validate60(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+validate_createOrderV1Header.evaluated = {"props":{"Accept":true},"dynamicProps":false,"dynamicItems":false};
+function validate_createOrderV2Header(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate60.evaluated;
+const evaluated0 = validate_createOrderV2Header.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -874,7 +889,7 @@ data["Accept"] = coerced0;
 }
 }
 if(typeof data0 === "string"){
-if(func1(data0) > 1000){
+if(func_7a031813(data0) > 1000){
 const err1 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
 if(vErrors === null){
 vErrors = [err1];
@@ -897,18 +912,14 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate60.errors = vErrors;
+validate_createOrderV2Header.errors = vErrors;
 return errors === 0;
 }
-validate60.evaluated = {"props":{"Accept":true},"dynamicProps":false,"dynamicItems":false};
-
-export const raw_getDocsHeader = validate61;
-const schema28 = {"type":"object","properties":{"If-None-Match":{"type":"string","maxLength":2000}},"required":[]};
-
-function validate61(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+validate_createOrderV2Header.evaluated = {"props":{"Accept":true},"dynamicProps":false,"dynamicItems":false};
+function validate_getDocsHeader(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate61.evaluated;
+const evaluated0 = validate_getDocsHeader.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -947,7 +958,7 @@ data["If-None-Match"] = coerced0;
 }
 }
 if(typeof data0 === "string"){
-if(func1(data0) > 2000){
+if(func_7a031813(data0) > 2000){
 const err1 = {instancePath:instancePath+"/If-None-Match",schemaPath:"#/properties/If-None-Match/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
 if(vErrors === null){
 vErrors = [err1];
@@ -970,18 +981,14 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate61.errors = vErrors;
+validate_getDocsHeader.errors = vErrors;
 return errors === 0;
 }
-validate61.evaluated = {"props":{"If-None-Match":true},"dynamicProps":false,"dynamicItems":false};
-
-export const raw_getOrderHeader = validate62;
-const schema29 = {"type":"object","properties":{"If-None-Match":{"type":"string","maxLength":2000},"Accept":{"type":"string","maxLength":1000},"Api-Version":{"type":"integer"}},"required":[]};
-
-function validate62(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+validate_getDocsHeader.evaluated = {"props":{"If-None-Match":true},"dynamicProps":false,"dynamicItems":false};
+function validate_getOrderHeader(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate62.evaluated;
+const evaluated0 = validate_getOrderHeader.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1020,7 +1027,7 @@ data["If-None-Match"] = coerced0;
 }
 }
 if(typeof data0 === "string"){
-if(func1(data0) > 2000){
+if(func_7a031813(data0) > 2000){
 const err1 = {instancePath:instancePath+"/If-None-Match",schemaPath:"#/properties/If-None-Match/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
 if(vErrors === null){
 vErrors = [err1];
@@ -1063,7 +1070,7 @@ data["Accept"] = coerced1;
 }
 }
 if(typeof data1 === "string"){
-if(func1(data1) > 1000){
+if(func_7a031813(data1) > 1000){
 const err3 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
 if(vErrors === null){
 vErrors = [err3];
@@ -1115,18 +1122,14 @@ vErrors.push(err5);
 }
 errors++;
 }
-validate62.errors = vErrors;
+validate_getOrderHeader.errors = vErrors;
 return errors === 0;
 }
-validate62.evaluated = {"props":{"If-None-Match":true,"Accept":true,"Api-Version":true},"dynamicProps":false,"dynamicItems":false};
-
-export const raw_getOrderPath = validate63;
-const schema30 = {"type":"object","properties":{"orderId":{"type":"integer","minimum":1,"maximum":9007199254740991}},"required":["orderId"]};
-
-function validate63(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+validate_getOrderHeader.evaluated = {"props":{"If-None-Match":true,"Accept":true,"Api-Version":true},"dynamicProps":false,"dynamicItems":false};
+function validate_getOrderPath(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate63.evaluated;
+const evaluated0 = validate_getOrderPath.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1206,18 +1209,14 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate63.errors = vErrors;
+validate_getOrderPath.errors = vErrors;
 return errors === 0;
 }
-validate63.evaluated = {"props":{"orderId":true},"dynamicProps":false,"dynamicItems":false};
-
-export const raw_getOrderV1Header = validate64;
-const schema31 = {"type":"object","properties":{"If-None-Match":{"type":"string","maxLength":2000},"Accept":{"type":"string","maxLength":1000}},"required":[]};
-
-function validate64(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+validate_getOrderPath.evaluated = {"props":{"orderId":true},"dynamicProps":false,"dynamicItems":false};
+function validate_getOrderV1Header(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate64.evaluated;
+const evaluated0 = validate_getOrderV1Header.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1256,7 +1255,7 @@ data["If-None-Match"] = coerced0;
 }
 }
 if(typeof data0 === "string"){
-if(func1(data0) > 2000){
+if(func_7a031813(data0) > 2000){
 const err1 = {instancePath:instancePath+"/If-None-Match",schemaPath:"#/properties/If-None-Match/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
 if(vErrors === null){
 vErrors = [err1];
@@ -1299,7 +1298,7 @@ data["Accept"] = coerced1;
 }
 }
 if(typeof data1 === "string"){
-if(func1(data1) > 1000){
+if(func_7a031813(data1) > 1000){
 const err3 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
 if(vErrors === null){
 vErrors = [err3];
@@ -1322,18 +1321,14 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate64.errors = vErrors;
+validate_getOrderV1Header.errors = vErrors;
 return errors === 0;
 }
-validate64.evaluated = {"props":{"If-None-Match":true,"Accept":true},"dynamicProps":false,"dynamicItems":false};
-
-export const raw_getOrderV1Path = validate65;
-const schema32 = {"type":"object","properties":{"orderId":{"type":"integer","minimum":1,"maximum":9007199254740991}},"required":["orderId"]};
-
-function validate65(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+validate_getOrderV1Header.evaluated = {"props":{"If-None-Match":true,"Accept":true},"dynamicProps":false,"dynamicItems":false};
+function validate_getOrderV1Path(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate65.evaluated;
+const evaluated0 = validate_getOrderV1Path.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1413,18 +1408,14 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate65.errors = vErrors;
+validate_getOrderV1Path.errors = vErrors;
 return errors === 0;
 }
-validate65.evaluated = {"props":{"orderId":true},"dynamicProps":false,"dynamicItems":false};
-
-export const raw_getOrderV2Header = validate66;
-const schema33 = {"type":"object","properties":{"If-None-Match":{"type":"string","maxLength":2000},"Accept":{"type":"string","maxLength":1000}},"required":[]};
-
-function validate66(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+validate_getOrderV1Path.evaluated = {"props":{"orderId":true},"dynamicProps":false,"dynamicItems":false};
+function validate_getOrderV2Header(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate66.evaluated;
+const evaluated0 = validate_getOrderV2Header.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1463,7 +1454,7 @@ data["If-None-Match"] = coerced0;
 }
 }
 if(typeof data0 === "string"){
-if(func1(data0) > 2000){
+if(func_7a031813(data0) > 2000){
 const err1 = {instancePath:instancePath+"/If-None-Match",schemaPath:"#/properties/If-None-Match/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
 if(vErrors === null){
 vErrors = [err1];
@@ -1506,7 +1497,7 @@ data["Accept"] = coerced1;
 }
 }
 if(typeof data1 === "string"){
-if(func1(data1) > 1000){
+if(func_7a031813(data1) > 1000){
 const err3 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
 if(vErrors === null){
 vErrors = [err3];
@@ -1529,18 +1520,14 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate66.errors = vErrors;
+validate_getOrderV2Header.errors = vErrors;
 return errors === 0;
 }
-validate66.evaluated = {"props":{"If-None-Match":true,"Accept":true},"dynamicProps":false,"dynamicItems":false};
-
-export const raw_getOrderV2Path = validate67;
-const schema34 = {"type":"object","properties":{"orderId":{"type":"integer","minimum":1,"maximum":9007199254740991}},"required":["orderId"]};
-
-function validate67(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+validate_getOrderV2Header.evaluated = {"props":{"If-None-Match":true,"Accept":true},"dynamicProps":false,"dynamicItems":false};
+function validate_getOrderV2Path(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate67.evaluated;
+const evaluated0 = validate_getOrderV2Path.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1620,18 +1607,14 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate67.errors = vErrors;
+validate_getOrderV2Path.errors = vErrors;
 return errors === 0;
 }
-validate67.evaluated = {"props":{"orderId":true},"dynamicProps":false,"dynamicItems":false};
-
-export const raw_headOrderHeader = validate68;
-const schema35 = {"type":"object","properties":{"If-None-Match":{"type":"string","maxLength":2000},"Accept":{"type":"string","maxLength":1000},"Api-Version":{"type":"integer"}},"required":[]};
-
-function validate68(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+validate_getOrderV2Path.evaluated = {"props":{"orderId":true},"dynamicProps":false,"dynamicItems":false};
+function validate_headOrderHeader(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate68.evaluated;
+const evaluated0 = validate_headOrderHeader.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1670,7 +1653,7 @@ data["If-None-Match"] = coerced0;
 }
 }
 if(typeof data0 === "string"){
-if(func1(data0) > 2000){
+if(func_7a031813(data0) > 2000){
 const err1 = {instancePath:instancePath+"/If-None-Match",schemaPath:"#/properties/If-None-Match/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
 if(vErrors === null){
 vErrors = [err1];
@@ -1713,7 +1696,7 @@ data["Accept"] = coerced1;
 }
 }
 if(typeof data1 === "string"){
-if(func1(data1) > 1000){
+if(func_7a031813(data1) > 1000){
 const err3 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
 if(vErrors === null){
 vErrors = [err3];
@@ -1765,18 +1748,14 @@ vErrors.push(err5);
 }
 errors++;
 }
-validate68.errors = vErrors;
+validate_headOrderHeader.errors = vErrors;
 return errors === 0;
 }
-validate68.evaluated = {"props":{"If-None-Match":true,"Accept":true,"Api-Version":true},"dynamicProps":false,"dynamicItems":false};
-
-export const raw_headOrderPath = validate69;
-const schema36 = {"type":"object","properties":{"orderId":{"type":"integer","minimum":1,"maximum":9007199254740991}},"required":["orderId"]};
-
-function validate69(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+validate_headOrderHeader.evaluated = {"props":{"If-None-Match":true,"Accept":true,"Api-Version":true},"dynamicProps":false,"dynamicItems":false};
+function validate_headOrderPath(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate69.evaluated;
+const evaluated0 = validate_headOrderPath.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1856,18 +1835,14 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate69.errors = vErrors;
+validate_headOrderPath.errors = vErrors;
 return errors === 0;
 }
-validate69.evaluated = {"props":{"orderId":true},"dynamicProps":false,"dynamicItems":false};
-
-export const raw_headOrderV1Header = validate70;
-const schema37 = {"type":"object","properties":{"If-None-Match":{"type":"string","maxLength":2000},"Accept":{"type":"string","maxLength":1000}},"required":[]};
-
-function validate70(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+validate_headOrderPath.evaluated = {"props":{"orderId":true},"dynamicProps":false,"dynamicItems":false};
+function validate_headOrderV1Header(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate70.evaluated;
+const evaluated0 = validate_headOrderV1Header.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1906,7 +1881,7 @@ data["If-None-Match"] = coerced0;
 }
 }
 if(typeof data0 === "string"){
-if(func1(data0) > 2000){
+if(func_7a031813(data0) > 2000){
 const err1 = {instancePath:instancePath+"/If-None-Match",schemaPath:"#/properties/If-None-Match/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
 if(vErrors === null){
 vErrors = [err1];
@@ -1949,7 +1924,7 @@ data["Accept"] = coerced1;
 }
 }
 if(typeof data1 === "string"){
-if(func1(data1) > 1000){
+if(func_7a031813(data1) > 1000){
 const err3 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
 if(vErrors === null){
 vErrors = [err3];
@@ -1972,18 +1947,14 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate70.errors = vErrors;
+validate_headOrderV1Header.errors = vErrors;
 return errors === 0;
 }
-validate70.evaluated = {"props":{"If-None-Match":true,"Accept":true},"dynamicProps":false,"dynamicItems":false};
-
-export const raw_headOrderV1Path = validate71;
-const schema38 = {"type":"object","properties":{"orderId":{"type":"integer","minimum":1,"maximum":9007199254740991}},"required":["orderId"]};
-
-function validate71(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+validate_headOrderV1Header.evaluated = {"props":{"If-None-Match":true,"Accept":true},"dynamicProps":false,"dynamicItems":false};
+function validate_headOrderV1Path(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate71.evaluated;
+const evaluated0 = validate_headOrderV1Path.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2063,18 +2034,14 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate71.errors = vErrors;
+validate_headOrderV1Path.errors = vErrors;
 return errors === 0;
 }
-validate71.evaluated = {"props":{"orderId":true},"dynamicProps":false,"dynamicItems":false};
-
-export const raw_headOrderV2Header = validate72;
-const schema39 = {"type":"object","properties":{"If-None-Match":{"type":"string","maxLength":2000},"Accept":{"type":"string","maxLength":1000}},"required":[]};
-
-function validate72(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+validate_headOrderV1Path.evaluated = {"props":{"orderId":true},"dynamicProps":false,"dynamicItems":false};
+function validate_headOrderV2Header(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate72.evaluated;
+const evaluated0 = validate_headOrderV2Header.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2113,7 +2080,7 @@ data["If-None-Match"] = coerced0;
 }
 }
 if(typeof data0 === "string"){
-if(func1(data0) > 2000){
+if(func_7a031813(data0) > 2000){
 const err1 = {instancePath:instancePath+"/If-None-Match",schemaPath:"#/properties/If-None-Match/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
 if(vErrors === null){
 vErrors = [err1];
@@ -2156,7 +2123,7 @@ data["Accept"] = coerced1;
 }
 }
 if(typeof data1 === "string"){
-if(func1(data1) > 1000){
+if(func_7a031813(data1) > 1000){
 const err3 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
 if(vErrors === null){
 vErrors = [err3];
@@ -2179,18 +2146,14 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate72.errors = vErrors;
+validate_headOrderV2Header.errors = vErrors;
 return errors === 0;
 }
-validate72.evaluated = {"props":{"If-None-Match":true,"Accept":true},"dynamicProps":false,"dynamicItems":false};
-
-export const raw_headOrderV2Path = validate73;
-const schema40 = {"type":"object","properties":{"orderId":{"type":"integer","minimum":1,"maximum":9007199254740991}},"required":["orderId"]};
-
-function validate73(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+validate_headOrderV2Header.evaluated = {"props":{"If-None-Match":true,"Accept":true},"dynamicProps":false,"dynamicItems":false};
+function validate_headOrderV2Path(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate73.evaluated;
+const evaluated0 = validate_headOrderV2Path.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2270,18 +2233,14 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate73.errors = vErrors;
+validate_headOrderV2Path.errors = vErrors;
 return errors === 0;
 }
-validate73.evaluated = {"props":{"orderId":true},"dynamicProps":false,"dynamicItems":false};
-
-export const raw_listOrdersHeader = validate74;
-const schema41 = {"type":"object","properties":{"Accept":{"type":"string","maxLength":1000},"Api-Version":{"type":"integer"}},"required":[]};
-
-function validate74(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+validate_headOrderV2Path.evaluated = {"props":{"orderId":true},"dynamicProps":false,"dynamicItems":false};
+function validate_listOrdersHeader(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate74.evaluated;
+const evaluated0 = validate_listOrdersHeader.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2320,7 +2279,7 @@ data["Accept"] = coerced0;
 }
 }
 if(typeof data0 === "string"){
-if(func1(data0) > 1000){
+if(func_7a031813(data0) > 1000){
 const err1 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
 if(vErrors === null){
 vErrors = [err1];
@@ -2372,19 +2331,14 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate74.errors = vErrors;
+validate_listOrdersHeader.errors = vErrors;
 return errors === 0;
 }
-validate74.evaluated = {"props":{"Accept":true,"Api-Version":true},"dynamicProps":false,"dynamicItems":false};
-
-export const raw_listOrdersQuery = validate75;
-const schema42 = {"type":"object","properties":{"page":{"type":"string","minLength":1,"maxLength":200,"pattern":"^[A-Za-z0-9_-]+$"},"limit":{"type":"integer","minimum":1,"maximum":100,"default":20}},"required":[]};
-const pattern3 = new RegExp("^[A-Za-z0-9_-]+$", "u");
-
-function validate75(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+validate_listOrdersHeader.evaluated = {"props":{"Accept":true,"Api-Version":true},"dynamicProps":false,"dynamicItems":false};
+function validate_listOrdersQuery(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate75.evaluated;
+const evaluated0 = validate_listOrdersQuery.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2423,7 +2377,7 @@ data["page"] = coerced0;
 }
 }
 if(typeof data0 === "string"){
-if(func1(data0) > 200){
+if(func_7a031813(data0) > 200){
 const err1 = {instancePath:instancePath+"/page",schemaPath:"#/properties/page/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
 if(vErrors === null){
 vErrors = [err1];
@@ -2433,7 +2387,7 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(func1(data0) < 1){
+if(func_7a031813(data0) < 1){
 const err2 = {instancePath:instancePath+"/page",schemaPath:"#/properties/page/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err2];
@@ -2443,7 +2397,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(!pattern3.test(data0)){
+if(!pattern_9f95224a.test(data0)){
 const err3 = {instancePath:instancePath+"/page",schemaPath:"#/properties/page/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
@@ -2517,18 +2471,14 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate75.errors = vErrors;
+validate_listOrdersQuery.errors = vErrors;
 return errors === 0;
 }
-validate75.evaluated = {"props":{"page":true,"limit":true},"dynamicProps":false,"dynamicItems":false};
-
-export const raw_listOrdersV1Header = validate76;
-const schema43 = {"type":"object","properties":{"Accept":{"type":"string","maxLength":1000}},"required":[]};
-
-function validate76(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+validate_listOrdersQuery.evaluated = {"props":{"page":true,"limit":true},"dynamicProps":false,"dynamicItems":false};
+function validate_listOrdersV1Header(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate76.evaluated;
+const evaluated0 = validate_listOrdersV1Header.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2567,7 +2517,7 @@ data["Accept"] = coerced0;
 }
 }
 if(typeof data0 === "string"){
-if(func1(data0) > 1000){
+if(func_7a031813(data0) > 1000){
 const err1 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
 if(vErrors === null){
 vErrors = [err1];
@@ -2590,18 +2540,14 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate76.errors = vErrors;
+validate_listOrdersV1Header.errors = vErrors;
 return errors === 0;
 }
-validate76.evaluated = {"props":{"Accept":true},"dynamicProps":false,"dynamicItems":false};
-
-export const raw_listOrdersV1Query = validate77;
-const schema44 = {"type":"object","properties":{"page":{"type":"string","minLength":1,"maxLength":200,"pattern":"^[A-Za-z0-9_-]+$"},"limit":{"type":"integer","minimum":1,"maximum":100,"default":20}},"required":[]};
-
-function validate77(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+validate_listOrdersV1Header.evaluated = {"props":{"Accept":true},"dynamicProps":false,"dynamicItems":false};
+function validate_listOrdersV1Query(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate77.evaluated;
+const evaluated0 = validate_listOrdersV1Query.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2640,7 +2586,7 @@ data["page"] = coerced0;
 }
 }
 if(typeof data0 === "string"){
-if(func1(data0) > 200){
+if(func_7a031813(data0) > 200){
 const err1 = {instancePath:instancePath+"/page",schemaPath:"#/properties/page/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
 if(vErrors === null){
 vErrors = [err1];
@@ -2650,7 +2596,7 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(func1(data0) < 1){
+if(func_7a031813(data0) < 1){
 const err2 = {instancePath:instancePath+"/page",schemaPath:"#/properties/page/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err2];
@@ -2660,7 +2606,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(!pattern3.test(data0)){
+if(!pattern_9f95224a.test(data0)){
 const err3 = {instancePath:instancePath+"/page",schemaPath:"#/properties/page/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
@@ -2734,18 +2680,14 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate77.errors = vErrors;
+validate_listOrdersV1Query.errors = vErrors;
 return errors === 0;
 }
-validate77.evaluated = {"props":{"page":true,"limit":true},"dynamicProps":false,"dynamicItems":false};
-
-export const raw_listOrdersV2Header = validate78;
-const schema45 = {"type":"object","properties":{"Accept":{"type":"string","maxLength":1000}},"required":[]};
-
-function validate78(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+validate_listOrdersV1Query.evaluated = {"props":{"page":true,"limit":true},"dynamicProps":false,"dynamicItems":false};
+function validate_listOrdersV2Header(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate78.evaluated;
+const evaluated0 = validate_listOrdersV2Header.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2784,7 +2726,7 @@ data["Accept"] = coerced0;
 }
 }
 if(typeof data0 === "string"){
-if(func1(data0) > 1000){
+if(func_7a031813(data0) > 1000){
 const err1 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
 if(vErrors === null){
 vErrors = [err1];
@@ -2807,18 +2749,14 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate78.errors = vErrors;
+validate_listOrdersV2Header.errors = vErrors;
 return errors === 0;
 }
-validate78.evaluated = {"props":{"Accept":true},"dynamicProps":false,"dynamicItems":false};
-
-export const raw_listOrdersV2Query = validate79;
-const schema46 = {"type":"object","properties":{"page":{"type":"string","minLength":1,"maxLength":200,"pattern":"^[A-Za-z0-9_-]+$"},"limit":{"type":"integer","minimum":1,"maximum":100,"default":20}},"required":[]};
-
-function validate79(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+validate_listOrdersV2Header.evaluated = {"props":{"Accept":true},"dynamicProps":false,"dynamicItems":false};
+function validate_listOrdersV2Query(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate79.evaluated;
+const evaluated0 = validate_listOrdersV2Query.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2857,7 +2795,7 @@ data["page"] = coerced0;
 }
 }
 if(typeof data0 === "string"){
-if(func1(data0) > 200){
+if(func_7a031813(data0) > 200){
 const err1 = {instancePath:instancePath+"/page",schemaPath:"#/properties/page/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
 if(vErrors === null){
 vErrors = [err1];
@@ -2867,7 +2805,7 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(func1(data0) < 1){
+if(func_7a031813(data0) < 1){
 const err2 = {instancePath:instancePath+"/page",schemaPath:"#/properties/page/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err2];
@@ -2877,7 +2815,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(!pattern3.test(data0)){
+if(!pattern_9f95224a.test(data0)){
 const err3 = {instancePath:instancePath+"/page",schemaPath:"#/properties/page/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
@@ -2951,18 +2889,14 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate79.errors = vErrors;
+validate_listOrdersV2Query.errors = vErrors;
 return errors === 0;
 }
-validate79.evaluated = {"props":{"page":true,"limit":true},"dynamicProps":false,"dynamicItems":false};
-
-export const raw_patchOrderHeader = validate80;
-const schema47 = {"type":"object","properties":{"If-Match":{"type":"string","maxLength":2000},"Accept":{"type":"string","maxLength":1000},"Api-Version":{"type":"integer"}},"required":[]};
-
-function validate80(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+validate_listOrdersV2Query.evaluated = {"props":{"page":true,"limit":true},"dynamicProps":false,"dynamicItems":false};
+function validate_patchOrderHeader(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate80.evaluated;
+const evaluated0 = validate_patchOrderHeader.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3001,7 +2935,7 @@ data["If-Match"] = coerced0;
 }
 }
 if(typeof data0 === "string"){
-if(func1(data0) > 2000){
+if(func_7a031813(data0) > 2000){
 const err1 = {instancePath:instancePath+"/If-Match",schemaPath:"#/properties/If-Match/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
 if(vErrors === null){
 vErrors = [err1];
@@ -3044,7 +2978,7 @@ data["Accept"] = coerced1;
 }
 }
 if(typeof data1 === "string"){
-if(func1(data1) > 1000){
+if(func_7a031813(data1) > 1000){
 const err3 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
 if(vErrors === null){
 vErrors = [err3];
@@ -3096,18 +3030,14 @@ vErrors.push(err5);
 }
 errors++;
 }
-validate80.errors = vErrors;
+validate_patchOrderHeader.errors = vErrors;
 return errors === 0;
 }
-validate80.evaluated = {"props":{"If-Match":true,"Accept":true,"Api-Version":true},"dynamicProps":false,"dynamicItems":false};
-
-export const raw_patchOrderPath = validate81;
-const schema48 = {"type":"object","properties":{"orderId":{"type":"integer","minimum":1,"maximum":9007199254740991}},"required":["orderId"]};
-
-function validate81(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+validate_patchOrderHeader.evaluated = {"props":{"If-Match":true,"Accept":true,"Api-Version":true},"dynamicProps":false,"dynamicItems":false};
+function validate_patchOrderPath(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate81.evaluated;
+const evaluated0 = validate_patchOrderPath.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3187,18 +3117,14 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate81.errors = vErrors;
+validate_patchOrderPath.errors = vErrors;
 return errors === 0;
 }
-validate81.evaluated = {"props":{"orderId":true},"dynamicProps":false,"dynamicItems":false};
-
-export const raw_patchOrderV1Header = validate82;
-const schema49 = {"type":"object","properties":{"If-Match":{"type":"string","maxLength":2000},"Accept":{"type":"string","maxLength":1000}},"required":[]};
-
-function validate82(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+validate_patchOrderPath.evaluated = {"props":{"orderId":true},"dynamicProps":false,"dynamicItems":false};
+function validate_patchOrderV1Header(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate82.evaluated;
+const evaluated0 = validate_patchOrderV1Header.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3237,7 +3163,7 @@ data["If-Match"] = coerced0;
 }
 }
 if(typeof data0 === "string"){
-if(func1(data0) > 2000){
+if(func_7a031813(data0) > 2000){
 const err1 = {instancePath:instancePath+"/If-Match",schemaPath:"#/properties/If-Match/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
 if(vErrors === null){
 vErrors = [err1];
@@ -3280,7 +3206,7 @@ data["Accept"] = coerced1;
 }
 }
 if(typeof data1 === "string"){
-if(func1(data1) > 1000){
+if(func_7a031813(data1) > 1000){
 const err3 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
 if(vErrors === null){
 vErrors = [err3];
@@ -3303,18 +3229,14 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate82.errors = vErrors;
+validate_patchOrderV1Header.errors = vErrors;
 return errors === 0;
 }
-validate82.evaluated = {"props":{"If-Match":true,"Accept":true},"dynamicProps":false,"dynamicItems":false};
-
-export const raw_patchOrderV1Path = validate83;
-const schema50 = {"type":"object","properties":{"orderId":{"type":"integer","minimum":1,"maximum":9007199254740991}},"required":["orderId"]};
-
-function validate83(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+validate_patchOrderV1Header.evaluated = {"props":{"If-Match":true,"Accept":true},"dynamicProps":false,"dynamicItems":false};
+function validate_patchOrderV1Path(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate83.evaluated;
+const evaluated0 = validate_patchOrderV1Path.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3394,18 +3316,14 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate83.errors = vErrors;
+validate_patchOrderV1Path.errors = vErrors;
 return errors === 0;
 }
-validate83.evaluated = {"props":{"orderId":true},"dynamicProps":false,"dynamicItems":false};
-
-export const raw_patchOrderV2Header = validate84;
-const schema51 = {"type":"object","properties":{"If-Match":{"type":"string","maxLength":2000},"Accept":{"type":"string","maxLength":1000}},"required":[]};
-
-function validate84(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+validate_patchOrderV1Path.evaluated = {"props":{"orderId":true},"dynamicProps":false,"dynamicItems":false};
+function validate_patchOrderV2Header(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate84.evaluated;
+const evaluated0 = validate_patchOrderV2Header.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3444,7 +3362,7 @@ data["If-Match"] = coerced0;
 }
 }
 if(typeof data0 === "string"){
-if(func1(data0) > 2000){
+if(func_7a031813(data0) > 2000){
 const err1 = {instancePath:instancePath+"/If-Match",schemaPath:"#/properties/If-Match/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
 if(vErrors === null){
 vErrors = [err1];
@@ -3487,7 +3405,7 @@ data["Accept"] = coerced1;
 }
 }
 if(typeof data1 === "string"){
-if(func1(data1) > 1000){
+if(func_7a031813(data1) > 1000){
 const err3 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
 if(vErrors === null){
 vErrors = [err3];
@@ -3510,18 +3428,14 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate84.errors = vErrors;
+validate_patchOrderV2Header.errors = vErrors;
 return errors === 0;
 }
-validate84.evaluated = {"props":{"If-Match":true,"Accept":true},"dynamicProps":false,"dynamicItems":false};
-
-export const raw_patchOrderV2Path = validate85;
-const schema52 = {"type":"object","properties":{"orderId":{"type":"integer","minimum":1,"maximum":9007199254740991}},"required":["orderId"]};
-
-function validate85(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+validate_patchOrderV2Header.evaluated = {"props":{"If-Match":true,"Accept":true},"dynamicProps":false,"dynamicItems":false};
+function validate_patchOrderV2Path(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate85.evaluated;
+const evaluated0 = validate_patchOrderV2Path.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3601,18 +3515,14 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate85.errors = vErrors;
+validate_patchOrderV2Path.errors = vErrors;
 return errors === 0;
 }
-validate85.evaluated = {"props":{"orderId":true},"dynamicProps":false,"dynamicItems":false};
-
-export const raw_replaceOrderHeader = validate86;
-const schema53 = {"type":"object","properties":{"If-Match":{"type":"string","maxLength":2000},"Accept":{"type":"string","maxLength":1000},"Api-Version":{"type":"integer"}},"required":[]};
-
-function validate86(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+validate_patchOrderV2Path.evaluated = {"props":{"orderId":true},"dynamicProps":false,"dynamicItems":false};
+function validate_replaceOrderHeader(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate86.evaluated;
+const evaluated0 = validate_replaceOrderHeader.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3651,7 +3561,7 @@ data["If-Match"] = coerced0;
 }
 }
 if(typeof data0 === "string"){
-if(func1(data0) > 2000){
+if(func_7a031813(data0) > 2000){
 const err1 = {instancePath:instancePath+"/If-Match",schemaPath:"#/properties/If-Match/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
 if(vErrors === null){
 vErrors = [err1];
@@ -3694,7 +3604,7 @@ data["Accept"] = coerced1;
 }
 }
 if(typeof data1 === "string"){
-if(func1(data1) > 1000){
+if(func_7a031813(data1) > 1000){
 const err3 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
 if(vErrors === null){
 vErrors = [err3];
@@ -3746,18 +3656,14 @@ vErrors.push(err5);
 }
 errors++;
 }
-validate86.errors = vErrors;
+validate_replaceOrderHeader.errors = vErrors;
 return errors === 0;
 }
-validate86.evaluated = {"props":{"If-Match":true,"Accept":true,"Api-Version":true},"dynamicProps":false,"dynamicItems":false};
-
-export const raw_replaceOrderPath = validate87;
-const schema54 = {"type":"object","properties":{"orderId":{"type":"integer","minimum":1,"maximum":9007199254740991}},"required":["orderId"]};
-
-function validate87(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+validate_replaceOrderHeader.evaluated = {"props":{"If-Match":true,"Accept":true,"Api-Version":true},"dynamicProps":false,"dynamicItems":false};
+function validate_replaceOrderPath(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate87.evaluated;
+const evaluated0 = validate_replaceOrderPath.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3837,18 +3743,14 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate87.errors = vErrors;
+validate_replaceOrderPath.errors = vErrors;
 return errors === 0;
 }
-validate87.evaluated = {"props":{"orderId":true},"dynamicProps":false,"dynamicItems":false};
-
-export const raw_replaceOrderV1Header = validate88;
-const schema55 = {"type":"object","properties":{"If-Match":{"type":"string","maxLength":2000},"Accept":{"type":"string","maxLength":1000}},"required":[]};
-
-function validate88(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+validate_replaceOrderPath.evaluated = {"props":{"orderId":true},"dynamicProps":false,"dynamicItems":false};
+function validate_replaceOrderV1Header(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate88.evaluated;
+const evaluated0 = validate_replaceOrderV1Header.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3887,7 +3789,7 @@ data["If-Match"] = coerced0;
 }
 }
 if(typeof data0 === "string"){
-if(func1(data0) > 2000){
+if(func_7a031813(data0) > 2000){
 const err1 = {instancePath:instancePath+"/If-Match",schemaPath:"#/properties/If-Match/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
 if(vErrors === null){
 vErrors = [err1];
@@ -3930,7 +3832,7 @@ data["Accept"] = coerced1;
 }
 }
 if(typeof data1 === "string"){
-if(func1(data1) > 1000){
+if(func_7a031813(data1) > 1000){
 const err3 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
 if(vErrors === null){
 vErrors = [err3];
@@ -3953,18 +3855,14 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate88.errors = vErrors;
+validate_replaceOrderV1Header.errors = vErrors;
 return errors === 0;
 }
-validate88.evaluated = {"props":{"If-Match":true,"Accept":true},"dynamicProps":false,"dynamicItems":false};
-
-export const raw_replaceOrderV1Path = validate89;
-const schema56 = {"type":"object","properties":{"orderId":{"type":"integer","minimum":1,"maximum":9007199254740991}},"required":["orderId"]};
-
-function validate89(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+validate_replaceOrderV1Header.evaluated = {"props":{"If-Match":true,"Accept":true},"dynamicProps":false,"dynamicItems":false};
+function validate_replaceOrderV1Path(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate89.evaluated;
+const evaluated0 = validate_replaceOrderV1Path.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4044,18 +3942,14 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate89.errors = vErrors;
+validate_replaceOrderV1Path.errors = vErrors;
 return errors === 0;
 }
-validate89.evaluated = {"props":{"orderId":true},"dynamicProps":false,"dynamicItems":false};
-
-export const raw_replaceOrderV2Header = validate90;
-const schema57 = {"type":"object","properties":{"If-Match":{"type":"string","maxLength":2000},"Accept":{"type":"string","maxLength":1000}},"required":[]};
-
-function validate90(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+validate_replaceOrderV1Path.evaluated = {"props":{"orderId":true},"dynamicProps":false,"dynamicItems":false};
+function validate_replaceOrderV2Header(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate90.evaluated;
+const evaluated0 = validate_replaceOrderV2Header.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4094,7 +3988,7 @@ data["If-Match"] = coerced0;
 }
 }
 if(typeof data0 === "string"){
-if(func1(data0) > 2000){
+if(func_7a031813(data0) > 2000){
 const err1 = {instancePath:instancePath+"/If-Match",schemaPath:"#/properties/If-Match/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
 if(vErrors === null){
 vErrors = [err1];
@@ -4137,7 +4031,7 @@ data["Accept"] = coerced1;
 }
 }
 if(typeof data1 === "string"){
-if(func1(data1) > 1000){
+if(func_7a031813(data1) > 1000){
 const err3 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
 if(vErrors === null){
 vErrors = [err3];
@@ -4160,18 +4054,14 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate90.errors = vErrors;
+validate_replaceOrderV2Header.errors = vErrors;
 return errors === 0;
 }
-validate90.evaluated = {"props":{"If-Match":true,"Accept":true},"dynamicProps":false,"dynamicItems":false};
-
-export const raw_replaceOrderV2Path = validate91;
-const schema58 = {"type":"object","properties":{"orderId":{"type":"integer","minimum":1,"maximum":9007199254740991}},"required":["orderId"]};
-
-function validate91(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+validate_replaceOrderV2Header.evaluated = {"props":{"If-Match":true,"Accept":true},"dynamicProps":false,"dynamicItems":false};
+function validate_replaceOrderV2Path(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate91.evaluated;
+const evaluated0 = validate_replaceOrderV2Path.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4251,11 +4141,10 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate91.errors = vErrors;
+validate_replaceOrderV2Path.errors = vErrors;
 return errors === 0;
 }
-validate91.evaluated = {"props":{"orderId":true},"dynamicProps":false,"dynamicItems":false};
-
+validate_replaceOrderV2Path.evaluated = {"props":{"orderId":true},"dynamicProps":false,"dynamicItems":false};
 export const cancelOrderHeader = raw_cancelOrderHeader as unknown as ValidateFunction<NonNullable<operations["cancelOrder"]['parameters']["header"]>>;
 export const cancelOrderPath = raw_cancelOrderPath as unknown as ValidateFunction<NonNullable<operations["cancelOrder"]['parameters']["path"]>>;
 export const cancelOrderV1Header = raw_cancelOrderV1Header as unknown as ValidateFunction<NonNullable<operations["cancelOrderV1"]['parameters']["header"]>>;
