@@ -22,15 +22,18 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 
 # A PATH with every tool of this machine except the engines a fresh machine lacks.
 mkdir -p "$work/bin"
-IFS=: read -r -a dirs <<<"$PATH"
-for d in "${dirs[@]}"; do
-  [ -d "$d" ] || continue
-  for f in "$d"/*; do
-    n=$(basename "$f")
-    case "$n" in redis-server|chromium|chromium-browser) continue ;; esac
-    [ -x "$f" ] && [ ! -e "$work/bin/$n" ] && ln -s "$f" "$work/bin/$n"
-  done
-done
+node -e '
+  const fs = require("fs"), path = require("path");
+  const [bin, hide] = [process.argv[1], new Set(["redis-server", "chromium", "chromium-browser"])];
+  for (const dir of (process.env.PATH || "").split(":")) {
+    let names = [];
+    try { names = fs.readdirSync(dir); } catch { continue; }
+    for (const n of names) {
+      const p = path.join(dir, n);
+      if (hide.has(n) || fs.existsSync(path.join(bin, n))) continue;
+      try { fs.accessSync(p, fs.constants.X_OK); if (!fs.statSync(p).isDirectory()) fs.symlinkSync(p, path.join(bin, n)); } catch {}
+    }
+  }' "$work/bin"
 closed_port() { node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})'; }
 export PATH="$work/bin"
 export DATABASE_TEST_URL="postgres://postgres@127.0.0.1:$(closed_port)/test"
