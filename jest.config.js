@@ -3,8 +3,13 @@
  * integration suites again on the scaled-out engines (TEST_STORE=postgres, TEST_BUS=redis;
  * the store's and the bus's own contract suites run on every adapter in `src/`); and the
  * multi-process tests (`test/scaleout`: instances and node:cluster workers).
- * @type {import('jest').Config}
+ *
+ * Before jest starts, test/support/engines.js decides which real engines this run has
+ * (PostgreSQL, Redis, Chromium): suites that cannot run are left out and listed at the end
+ * with the command that enables them; with CI=true a missing engine fails the run instead.
  */
+const { PLAN_ENV, resolvePlan, exclusions, notRunBlock } = require('./test/support/engines');
+
 const base = {
   testEnvironment: 'node',
   // Transpile only: `npm run typecheck` is the type gate, so tests stay fast.
@@ -13,15 +18,22 @@ const base = {
 
 const ON_POSTGRES = ['rest', 'badInput', 'sdk', 'graphql', 'graphqlAudits', 'apollo', 'sdkGraphql', 'realtime', 'realtimeSdk'];
 
-module.exports = {
-  testTimeout: 30000, // a global option: projects cannot set it
-  projects: [
+/** @returns {Promise<import('jest').Config>} */
+module.exports = async () => {
+  // Resolved once: jest may load this file again in the same process (it must not re-probe).
+  const plan = process.env[PLAN_ENV] ? JSON.parse(process.env[PLAN_ENV]) : await resolvePlan();
+  process.env[PLAN_ENV] = JSON.stringify(plan);
+  const { ignore, dropProjects, notRun } = exclusions(plan);
+  if (plan.ci && notRun.length > 0) {
+    throw new Error(`CI=true: nothing may be skipped, and this machine lacks engines.\n${notRunBlock(plan, notRun)}\n`);
+  }
+  const projects = [
     {
       ...base,
       displayName: 'sqlite',
       roots: ['<rootDir>/src', '<rootDir>/test', '<rootDir>/codegen', '<rootDir>/scripts'],
       testMatch: ['**/*.test.ts'],
-      testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/scaleout/'],
+      testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/scaleout/', ...ignore.sqlite.map((p) => `<rootDir>/${p}`)],
     },
     {
       ...base,
@@ -37,5 +49,12 @@ module.exports = {
       roots: ['<rootDir>/test/scaleout'],
       testMatch: ['**/*.test.ts'],
     },
-  ],
+  ].filter((p) => !dropProjects.includes(p.displayName));
+  return {
+    testTimeout: 30000, // a global option: projects cannot set it
+    globalSetup: '<rootDir>/test/support/engines-setup.js',
+    globalTeardown: '<rootDir>/test/support/engines-teardown.js',
+    reporters: ['default', ['<rootDir>/test/support/engines-reporter.js', { plan, notRun }]],
+    projects,
+  };
 };

@@ -7,10 +7,21 @@
  * `@ts-nocheck` (Ajv's code is untyped JavaScript); a typed facade is appended so
  * callers get `ValidateFunction<T>` without casting. Keeping it a `.ts` file means
  * `tsc` compiles it into dist/ like every other module.
+ *
+ * Stable output: Ajv numbers its module-level names in compilation order (`validate64`,
+ * `schema19`, `pattern3`...), so one new operation renumbered most of the file and any
+ * two contract changes conflicted. `stableNames` renames them after what they are: a
+ * validator after its entry or its `$defs` name (`validate_createOrderBody0`,
+ * `validate_defs_OrderV2`), a constant after a hash of its own text (`schema_1a2b3c4d`), and
+ * sorts the declarations by that name. Adding an operation then adds only its own
+ * validators and constants; nothing unrelated is renamed or moved (codegen/ajv.test.ts).
  */
+import { createHash } from 'node:crypto';
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import standaloneCode from 'ajv/dist/standalone';
+import type { SchemaEnv } from 'ajv/dist/compile';
+import ts from 'typescript';
 
 export interface StandaloneEntry {
   /** Exported name of the validator, a valid identifier (e.g. `createOrderBody`). */
@@ -54,7 +65,7 @@ export function standaloneModule(
     ajv.addSchema(e.schema, `#/${e.name}`);
     refs[`raw_${e.name}`] = `#/${e.name}`;
   }
-  const code = standaloneCode(ajv, refs);
+  const code = stableNames(standaloneCode(ajv, refs), validatorNames(ajv));
   const facade = sorted.map(
     (e) => `export const ${e.name} = raw_${e.name} as unknown as ValidateFunction<${e.type}>;`,
   );
@@ -67,4 +78,128 @@ export function standaloneModule(
     ...facade,
     '',
   ].join('\n');
+}
+
+const identifier = (s: string) => s.replace(/[^A-Za-z0-9_$]+/g, '_').replace(/^_+|_+$/g, '');
+const hash8 = (s: string) => createHash('sha256').update(s, 'utf8').digest('hex').slice(0, 8);
+
+/**
+ * Ajv's generated name (`validate52`) -> a name from the schema the function validates: the
+ * key it was added or referenced under (`#/createOrderBody0` -> `createOrderBody0`,
+ * `https://…/openapi.json#/$defs/OrderV2` -> `defs_OrderV2`). When one compiled function is
+ * reachable under several keys the first in sort order wins, so the choice is stable.
+ */
+function validatorNames(ajv: Ajv2020): Map<string, string> {
+  const keys = new Map<string, string[]>();
+  const seen = new Set<SchemaEnv>();
+  const visit = (key: string, env: unknown): void => {
+    if (!env || typeof env !== 'object' || !('refs' in env)) return; // an inlined schema or an alias string
+    const sch = env as SchemaEnv;
+    if (sch.validateName) keys.set(sch.validateName.str, [...(keys.get(sch.validateName.str) ?? []), key]);
+    if (seen.has(sch)) return;
+    seen.add(sch);
+    for (const [k, v] of Object.entries(sch.refs)) visit(k, v);
+  };
+  for (const [k, v] of Object.entries(ajv.schemas)) visit(k, v);
+  for (const [k, v] of Object.entries(ajv.refs)) visit(k, v);
+  const names = new Map<string, string>();
+  for (const [old, ks] of keys) {
+    const key = ks.sort()[0];
+    const fragment = key.includes('#') ? key.slice(key.indexOf('#') + 1) : key.replace(/\.json$/, '');
+    // `#/<entry>` is an entry, `#/$defs/<Name>` a shared component: distinct prefixes, no clash.
+    names.set(old, `validate_${identifier(fragment.replace(/^\/\$defs\//, 'defs_')) || 'root'}`);
+  }
+  return names;
+}
+
+/** One top-level statement of Ajv's output, with the names it declares and references. */
+interface Chunk {
+  node: ts.Statement;
+  declares?: string;
+  /** `validate12.evaluated = {...}` belongs right after `function validate12`. */
+  evaluatedOf?: string;
+}
+
+/**
+ * Renames Ajv's numbered module-level names and orders the declarations by their new names.
+ * Only identifiers are renamed (found with TypeScript's parser), never text inside strings.
+ */
+export function stableNames(code: string, validators: Map<string, string>): string {
+  const file = ts.createSourceFile('ajv.js', code, ts.ScriptTarget.ES2022, true, ts.ScriptKind.JS);
+  const numbered = /^(validate|schema|pattern|func|formats|root|wrapper)\d+$/;
+  const chunks: Chunk[] = file.statements.map((node) => {
+    if (ts.isFunctionDeclaration(node) && node.name) return { node, declares: node.name.text };
+    if (ts.isVariableStatement(node)) {
+      const d = node.declarationList.declarations[0];
+      if (ts.isIdentifier(d.name)) return { node, declares: d.name.text };
+    }
+    if (ts.isExpressionStatement(node) && ts.isBinaryExpression(node.expression)) {
+      const left = node.expression.left;
+      if (ts.isPropertyAccessExpression(left) && left.name.text === 'evaluated' && ts.isIdentifier(left.expression)) {
+        return { node, evaluatedOf: left.expression.text };
+      }
+    }
+    return { node };
+  });
+
+  const rename = new Map(validators);
+  const text = (node: ts.Node): string => {
+    // Rewrites every renamed identifier inside node, keeping everything else byte for byte.
+    const start = node.getStart(file);
+    let out = '';
+    let at = start;
+    const walk = (n: ts.Node): void => {
+      if (ts.isIdentifier(n) && rename.has(n.text)) {
+        out += code.slice(at, n.getStart(file)) + rename.get(n.text);
+        at = n.end;
+        return;
+      }
+      n.forEachChild(walk);
+    };
+    walk(node);
+    return out + code.slice(at, node.end);
+  };
+  // Constants first (their text references no other numbered name except wrapper/root ones,
+  // which point at validators already named), so a constant's name is a hash of its value.
+  for (const c of chunks) {
+    const m = c.declares && numbered.exec(c.declares);
+    if (!m || m[1] === 'validate') continue;
+    if (!ts.isVariableStatement(c.node)) throw new Error(`ajv standalone: unexpected declaration of ${c.declares}`);
+    const init = c.node.declarationList.declarations[0].initializer;
+    if (!init) throw new Error(`ajv standalone: ${c.declares} has no value`);
+    rename.set(c.declares!, `${m[1]}_${hash8(text(init))}`);
+  }
+  for (const c of chunks) {
+    if (c.declares && numbered.test(c.declares) && !rename.has(c.declares)) {
+      throw new Error(`ajv standalone: no stable name for ${c.declares} (not reachable from a schema key)`);
+    }
+  }
+
+  // Group: a function with its `.evaluated` line; identical declarations (the same value or
+  // the same $defs entry compiled twice) collapse into one; a name declared twice with
+  // different text is a naming clash and fails loudly.
+  const head: string[] = [];
+  const exports: string[] = [];
+  const decls = new Map<string, string>();
+  const evaluated = new Map<string, string>();
+  for (const c of chunks) {
+    const t = text(c.node);
+    if (c.evaluatedOf) {
+      evaluated.set(rename.get(c.evaluatedOf) ?? c.evaluatedOf, t);
+    } else if (c.declares && numbered.test(c.declares)) {
+      const name = rename.get(c.declares)!;
+      const prev = decls.get(name);
+      if (prev !== undefined && prev !== t) throw new Error(`ajv standalone: two different declarations named ${name}`);
+      decls.set(name, t);
+    } else if (ts.isVariableStatement(c.node) && c.node.modifiers?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword)) {
+      exports.push(t);
+    } else {
+      head.push(t);
+    }
+  }
+  const body = [...decls.keys()].sort().map((name) => {
+    const e = evaluated.get(name);
+    return e ? `${decls.get(name)}\n${e}` : decls.get(name)!;
+  });
+  return [...head, ...exports.sort(), ...body].join('\n');
 }

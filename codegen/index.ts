@@ -24,11 +24,14 @@ export async function generateAll(root: string): Promise<Record<string, string>>
   return Object.assign({}, ...parts, generateSdk(), generateDocs(root));
 }
 
-/** `--out <dir>` writes the tree under another directory (tests compare runs without touching generated/). */
+/**
+ * `--out <dir>` writes the tree under another directory (tests compare runs without touching
+ * generated/); `--root <dir>` reads contracts/ from another checkout (tests edit a copy).
+ */
 async function main(): Promise<void> {
-  const root = join(__dirname, '..');
-  const outFlag = process.argv.indexOf('--out');
-  const outRoot = outFlag >= 0 ? process.argv[outFlag + 1] : root;
+  const flag = (name: string) => (process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1] : undefined);
+  const root = flag('--root') ?? join(__dirname, '..');
+  const outRoot = flag('--out') ?? root;
   const started = Date.now();
   const files = await generateAll(root);
   let changed = 0;

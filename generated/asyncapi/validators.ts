@@ -3,14 +3,28 @@
 import type { ValidateFunction } from 'ajv';
 import type { ClientMessage, ErrorMessage, OrderEventMessage, ResyncMessage, SubscribedMessage, UnsubscribedMessage } from './messages';
 "use strict";
-export const raw_validateClientMessage = validate52;
-const schema19 = {"anyOf":[{"additionalProperties":false,"properties":{"channel":{"description":"A topic, `order:<id>`.","pattern":"^order:[1-9][0-9]{0,15}$","type":"string"},"since":{"description":"Position in the topic's sequence (the order's revision); 0 = before the first event.","minimum":0,"type":"integer"},"type":{"const":"subscribe","type":"string"}},"required":["type","channel"],"type":"object"},{"additionalProperties":false,"properties":{"channel":{"description":"A topic, `order:<id>`.","pattern":"^order:[1-9][0-9]{0,15}$","type":"string"},"type":{"const":"unsubscribe","type":"string"}},"required":["type","channel"],"type":"object"}]};
-const pattern3 = new RegExp("^order:[1-9][0-9]{0,15}$", "u");
-
-function validate52(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+export const raw_validateClientMessage = validate_validateClientMessage;
+export const raw_validateErrorMessage = validate_validateErrorMessage;
+export const raw_validateOrderEventMessage = validate_validateOrderEventMessage;
+export const raw_validateResyncMessage = validate_validateResyncMessage;
+export const raw_validateSubscribedMessage = validate_validateSubscribedMessage;
+export const raw_validateUnsubscribedMessage = validate_validateUnsubscribedMessage;
+const formats_37d7ec70 = require("ajv-formats/dist/formats").fullFormats["date-time"];
+const func_191f75b3 = Object.prototype.hasOwnProperty;
+const func_7a031813 = require("ajv/dist/runtime/ucs2length").default;
+const pattern_5d8f3426 = new RegExp("^[a-z_]+$", "u");
+const pattern_8f96cb0b = new RegExp("^[A-Z]{3}$", "u");
+const pattern_c9c92dc4 = new RegExp("^order:[1-9][0-9]{0,15}$", "u");
+const schema_065a1950 = {"additionalProperties":false,"properties":{"channel":{"description":"A topic, `order:<id>`.","pattern":"^order:[1-9][0-9]{0,15}$","type":"string"},"seq":{"description":"Position in the topic's sequence (the order's revision); 0 = before the first event.","minimum":0,"type":"integer"},"type":{"const":"unsubscribed","type":"string"}},"required":["type","channel","seq"],"type":"object"};
+const schema_8c4cbcb3 = {"additionalProperties":false,"properties":{"channel":{"description":"A topic, `order:<id>`.","pattern":"^order:[1-9][0-9]{0,15}$","type":"string"},"seq":{"description":"Position in the topic's sequence (the order's revision); 0 = before the first event.","minimum":0,"type":"integer"},"type":{"const":"subscribed","type":"string"}},"required":["type","channel","seq"],"type":"object"};
+const schema_8d7268ab = {"additionalProperties":false,"properties":{"channel":{"description":"A topic, `order:<id>`.","pattern":"^order:[1-9][0-9]{0,15}$","type":"string"},"order":{"additionalProperties":false,"properties":{"_links":{"additionalProperties":false,"properties":{"cancel":{"additionalProperties":false,"properties":{"href":{"description":"A URL path.","type":"string"}},"required":["href"],"type":"object"},"self":{"additionalProperties":false,"properties":{"href":{"description":"A URL path.","type":"string"}},"required":["href"],"type":"object"}},"required":["self"],"type":"object"},"created_at":{"format":"date-time","type":"string"},"currency":{"description":"ISO 4217 code; EUR when not given on create.","pattern":"^[A-Z]{3}$","type":"string"},"discount":{"oneOf":[{"additionalProperties":false,"properties":{"code":{"maxLength":32,"minLength":1,"type":"string"},"percent":{"maximum":100,"minimum":0,"type":"integer"}},"required":["code","percent"],"type":"object"},{"type":"null"}]},"id":{"minimum":1,"type":"integer"},"items":{"items":{"additionalProperties":false,"properties":{"quantity":{"maximum":100000,"minimum":1,"type":"integer"},"sku":{"maxLength":64,"minLength":1,"type":"string"},"unit_price_cents":{"maximum":100000000,"minimum":0,"type":"integer"}},"required":["sku","quantity","unit_price_cents"],"type":"object"},"type":"array"},"note":{"maxLength":500,"type":["string","null"]},"status":{"description":"Open set: pending, paid, shipped, delivered, cancelled today; clients must accept unknown values. Transitions: pending->paid->shipped->delivered, pending|paid->cancelled.","examples":["pending","paid","shipped","delivered","cancelled"],"maxLength":32,"minLength":1,"pattern":"^[a-z_]+$","type":"string"},"total_cents":{"description":"Sum of quantity x unit_price_cents, less the discount percent, rounded half up. Derived, never written.","minimum":0,"type":"integer"},"updated_at":{"format":"date-time","type":"string"}},"required":["id","status","items","total_cents","currency","discount","note","created_at","updated_at","_links"],"type":"object"},"seq":{"minimum":1,"type":"integer"},"status":{"description":"The order's status after the write (open set; accept unknown values).","type":"string"},"type":{"enum":["order.created","order.updated","order.cancelled"],"type":"string"}},"required":["type","channel","seq","status","order"],"type":"object"};
+const schema_9dd20149 = {"anyOf":[{"additionalProperties":false,"properties":{"channel":{"description":"A topic, `order:<id>`.","pattern":"^order:[1-9][0-9]{0,15}$","type":"string"},"since":{"description":"Position in the topic's sequence (the order's revision); 0 = before the first event.","minimum":0,"type":"integer"},"type":{"const":"subscribe","type":"string"}},"required":["type","channel"],"type":"object"},{"additionalProperties":false,"properties":{"channel":{"description":"A topic, `order:<id>`.","pattern":"^order:[1-9][0-9]{0,15}$","type":"string"},"type":{"const":"unsubscribe","type":"string"}},"required":["type","channel"],"type":"object"}]};
+const schema_ab59ef40 = {"additionalProperties":false,"properties":{"channel":{"description":"A topic, `order:<id>`.","pattern":"^order:[1-9][0-9]{0,15}$","type":"string"},"reason":{"enum":["gap_too_old"],"type":"string"},"seq":{"description":"Position in the topic's sequence (the order's revision); 0 = before the first event.","minimum":0,"type":"integer"},"type":{"const":"resync","type":"string"}},"required":["type","channel","seq","reason"],"type":"object"};
+const schema_f3ff3f1a = {"additionalProperties":false,"properties":{"channel":{"type":["string","null"]},"code":{"description":"BAD_MESSAGE, NOT_FOUND, UNAUTHORIZED, ...","type":"string"},"message":{"type":"string"},"seq":{"type":["integer","null"]},"type":{"const":"error","type":"string"}},"required":["type","channel","seq","code","message"],"type":"object"};
+function validate_validateClientMessage(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate52.evaluated;
+const evaluated0 = validate_validateClientMessage.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -56,7 +70,7 @@ errors++;
 if(data.channel !== undefined){
 let data0 = data.channel;
 if(typeof data0 === "string"){
-if(!pattern3.test(data0)){
+if(!pattern_c9c92dc4.test(data0)){
 const err3 = {instancePath:instancePath+"/channel",schemaPath:"#/anyOf/0/properties/channel/pattern",keyword:"pattern",params:{pattern: "^order:[1-9][0-9]{0,15}$"},message:"must match pattern \""+"^order:[1-9][0-9]{0,15}$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
@@ -179,7 +193,7 @@ errors++;
 if(data.channel !== undefined){
 let data3 = data.channel;
 if(typeof data3 === "string"){
-if(!pattern3.test(data3)){
+if(!pattern_c9c92dc4.test(data3)){
 const err13 = {instancePath:instancePath+"/channel",schemaPath:"#/anyOf/1/properties/channel/pattern",keyword:"pattern",params:{pattern: "^order:[1-9][0-9]{0,15}$"},message:"must match pattern \""+"^order:[1-9][0-9]{0,15}$"+"\""};
 if(vErrors === null){
 vErrors = [err13];
@@ -263,19 +277,15 @@ vErrors = null;
 }
 }
 }
-validate52.errors = vErrors;
+validate_validateClientMessage.errors = vErrors;
 evaluated0.props = props0;
 return errors === 0;
 }
-validate52.evaluated = {"dynamicProps":true,"dynamicItems":false};
-
-export const raw_validateErrorMessage = validate53;
-const schema20 = {"additionalProperties":false,"properties":{"channel":{"type":["string","null"]},"code":{"description":"BAD_MESSAGE, NOT_FOUND, UNAUTHORIZED, ...","type":"string"},"message":{"type":"string"},"seq":{"type":["integer","null"]},"type":{"const":"error","type":"string"}},"required":["type","channel","seq","code","message"],"type":"object"};
-
-function validate53(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+validate_validateClientMessage.evaluated = {"dynamicProps":true,"dynamicItems":false};
+function validate_validateErrorMessage(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate53.evaluated;
+const evaluated0 = validate_validateErrorMessage.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -348,7 +358,7 @@ errors++;
 if(data.channel !== undefined){
 let data0 = data.channel;
 if((typeof data0 !== "string") && (data0 !== null)){
-const err6 = {instancePath:instancePath+"/channel",schemaPath:"#/properties/channel/type",keyword:"type",params:{type: schema20.properties.channel.type},message:"must be string,null"};
+const err6 = {instancePath:instancePath+"/channel",schemaPath:"#/properties/channel/type",keyword:"type",params:{type: schema_f3ff3f1a.properties.channel.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -385,7 +395,7 @@ errors++;
 if(data.seq !== undefined){
 let data3 = data.seq;
 if((!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))) && (data3 !== null)){
-const err9 = {instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: schema20.properties.seq.type},message:"must be integer,null"};
+const err9 = {instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: schema_f3ff3f1a.properties.seq.type},message:"must be integer,null"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -429,23 +439,14 @@ vErrors.push(err12);
 }
 errors++;
 }
-validate53.errors = vErrors;
+validate_validateErrorMessage.errors = vErrors;
 return errors === 0;
 }
-validate53.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const raw_validateOrderEventMessage = validate54;
-const schema21 = {"additionalProperties":false,"properties":{"channel":{"description":"A topic, `order:<id>`.","pattern":"^order:[1-9][0-9]{0,15}$","type":"string"},"order":{"additionalProperties":false,"properties":{"_links":{"additionalProperties":false,"properties":{"cancel":{"additionalProperties":false,"properties":{"href":{"description":"A URL path.","type":"string"}},"required":["href"],"type":"object"},"self":{"additionalProperties":false,"properties":{"href":{"description":"A URL path.","type":"string"}},"required":["href"],"type":"object"}},"required":["self"],"type":"object"},"created_at":{"format":"date-time","type":"string"},"currency":{"description":"ISO 4217 code; EUR when not given on create.","pattern":"^[A-Z]{3}$","type":"string"},"discount":{"oneOf":[{"additionalProperties":false,"properties":{"code":{"maxLength":32,"minLength":1,"type":"string"},"percent":{"maximum":100,"minimum":0,"type":"integer"}},"required":["code","percent"],"type":"object"},{"type":"null"}]},"id":{"minimum":1,"type":"integer"},"items":{"items":{"additionalProperties":false,"properties":{"quantity":{"maximum":100000,"minimum":1,"type":"integer"},"sku":{"maxLength":64,"minLength":1,"type":"string"},"unit_price_cents":{"maximum":100000000,"minimum":0,"type":"integer"}},"required":["sku","quantity","unit_price_cents"],"type":"object"},"type":"array"},"note":{"maxLength":500,"type":["string","null"]},"status":{"description":"Open set: pending, paid, shipped, delivered, cancelled today; clients must accept unknown values. Transitions: pending->paid->shipped->delivered, pending|paid->cancelled.","examples":["pending","paid","shipped","delivered","cancelled"],"maxLength":32,"minLength":1,"pattern":"^[a-z_]+$","type":"string"},"total_cents":{"description":"Sum of quantity x unit_price_cents, less the discount percent, rounded half up. Derived, never written.","minimum":0,"type":"integer"},"updated_at":{"format":"date-time","type":"string"}},"required":["id","status","items","total_cents","currency","discount","note","created_at","updated_at","_links"],"type":"object"},"seq":{"minimum":1,"type":"integer"},"status":{"description":"The order's status after the write (open set; accept unknown values).","type":"string"},"type":{"enum":["order.created","order.updated","order.cancelled"],"type":"string"}},"required":["type","channel","seq","status","order"],"type":"object"};
-const pattern6 = new RegExp("^[A-Z]{3}$", "u");
-const pattern7 = new RegExp("^[a-z_]+$", "u");
-const func1 = Object.prototype.hasOwnProperty;
-const func2 = require("ajv/dist/runtime/ucs2length").default;
-const formats0 = require("ajv-formats/dist/formats").fullFormats["date-time"];
-
-function validate54(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+validate_validateErrorMessage.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+function validate_validateOrderEventMessage(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate54.evaluated;
+const evaluated0 = validate_validateOrderEventMessage.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -518,7 +519,7 @@ errors++;
 if(data.channel !== undefined){
 let data0 = data.channel;
 if(typeof data0 === "string"){
-if(!pattern3.test(data0)){
+if(!pattern_c9c92dc4.test(data0)){
 const err6 = {instancePath:instancePath+"/channel",schemaPath:"#/properties/channel/pattern",keyword:"pattern",params:{pattern: "^order:[1-9][0-9]{0,15}$"},message:"must match pattern \""+"^order:[1-9][0-9]{0,15}$"+"\""};
 if(vErrors === null){
 vErrors = [err6];
@@ -644,7 +645,7 @@ vErrors.push(err17);
 errors++;
 }
 for(const key1 in data1){
-if(!(func1.call(schema21.properties.order.properties, key1))){
+if(!(func_191f75b3.call(schema_8d7268ab.properties.order.properties, key1))){
 const err18 = {instancePath:instancePath+"/order",schemaPath:"#/properties/order/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err18];
@@ -793,7 +794,7 @@ errors++;
 if(data1.created_at !== undefined){
 let data7 = data1.created_at;
 if(typeof data7 === "string"){
-if(!(formats0.validate(data7))){
+if(!(formats_37d7ec70.validate(data7))){
 const err30 = {instancePath:instancePath+"/order/created_at",schemaPath:"#/properties/order/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err30];
@@ -818,7 +819,7 @@ errors++;
 if(data1.currency !== undefined){
 let data8 = data1.currency;
 if(typeof data8 === "string"){
-if(!pattern6.test(data8)){
+if(!pattern_8f96cb0b.test(data8)){
 const err32 = {instancePath:instancePath+"/order/currency",schemaPath:"#/properties/order/properties/currency/pattern",keyword:"pattern",params:{pattern: "^[A-Z]{3}$"},message:"must match pattern \""+"^[A-Z]{3}$"+"\""};
 if(vErrors === null){
 vErrors = [err32];
@@ -882,7 +883,7 @@ errors++;
 if(data9.code !== undefined){
 let data10 = data9.code;
 if(typeof data10 === "string"){
-if(func2(data10) > 32){
+if(func_7a031813(data10) > 32){
 const err37 = {instancePath:instancePath+"/order/discount/code",schemaPath:"#/properties/order/properties/discount/oneOf/0/properties/code/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
 if(vErrors === null){
 vErrors = [err37];
@@ -892,7 +893,7 @@ vErrors.push(err37);
 }
 errors++;
 }
-if(func2(data10) < 1){
+if(func_7a031813(data10) < 1){
 const err38 = {instancePath:instancePath+"/order/discount/code",schemaPath:"#/properties/order/properties/discount/oneOf/0/properties/code/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err38];
@@ -1121,7 +1122,7 @@ errors++;
 if(data14.sku !== undefined){
 let data16 = data14.sku;
 if(typeof data16 === "string"){
-if(func2(data16) > 64){
+if(func_7a031813(data16) > 64){
 const err55 = {instancePath:instancePath+"/order/items/" + i0+"/sku",schemaPath:"#/properties/order/properties/items/items/properties/sku/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
 if(vErrors === null){
 vErrors = [err55];
@@ -1131,7 +1132,7 @@ vErrors.push(err55);
 }
 errors++;
 }
-if(func2(data16) < 1){
+if(func_7a031813(data16) < 1){
 const err56 = {instancePath:instancePath+"/order/items/" + i0+"/sku",schemaPath:"#/properties/order/properties/items/items/properties/sku/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err56];
@@ -1215,7 +1216,7 @@ errors++;
 if(data1.note !== undefined){
 let data18 = data1.note;
 if((typeof data18 !== "string") && (data18 !== null)){
-const err63 = {instancePath:instancePath+"/order/note",schemaPath:"#/properties/order/properties/note/type",keyword:"type",params:{type: schema21.properties.order.properties.note.type},message:"must be string,null"};
+const err63 = {instancePath:instancePath+"/order/note",schemaPath:"#/properties/order/properties/note/type",keyword:"type",params:{type: schema_8d7268ab.properties.order.properties.note.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err63];
 }
@@ -1225,7 +1226,7 @@ vErrors.push(err63);
 errors++;
 }
 if(typeof data18 === "string"){
-if(func2(data18) > 500){
+if(func_7a031813(data18) > 500){
 const err64 = {instancePath:instancePath+"/order/note",schemaPath:"#/properties/order/properties/note/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"};
 if(vErrors === null){
 vErrors = [err64];
@@ -1240,7 +1241,7 @@ errors++;
 if(data1.status !== undefined){
 let data19 = data1.status;
 if(typeof data19 === "string"){
-if(func2(data19) > 32){
+if(func_7a031813(data19) > 32){
 const err65 = {instancePath:instancePath+"/order/status",schemaPath:"#/properties/order/properties/status/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
 if(vErrors === null){
 vErrors = [err65];
@@ -1250,7 +1251,7 @@ vErrors.push(err65);
 }
 errors++;
 }
-if(func2(data19) < 1){
+if(func_7a031813(data19) < 1){
 const err66 = {instancePath:instancePath+"/order/status",schemaPath:"#/properties/order/properties/status/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err66];
@@ -1260,7 +1261,7 @@ vErrors.push(err66);
 }
 errors++;
 }
-if(!pattern7.test(data19)){
+if(!pattern_5d8f3426.test(data19)){
 const err67 = {instancePath:instancePath+"/order/status",schemaPath:"#/properties/order/properties/status/pattern",keyword:"pattern",params:{pattern: "^[a-z_]+$"},message:"must match pattern \""+"^[a-z_]+$"+"\""};
 if(vErrors === null){
 vErrors = [err67];
@@ -1310,7 +1311,7 @@ errors++;
 if(data1.updated_at !== undefined){
 let data21 = data1.updated_at;
 if(typeof data21 === "string"){
-if(!(formats0.validate(data21))){
+if(!(formats_37d7ec70.validate(data21))){
 const err71 = {instancePath:instancePath+"/order/updated_at",schemaPath:"#/properties/order/properties/updated_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err71];
@@ -1394,7 +1395,7 @@ vErrors.push(err77);
 errors++;
 }
 if(!(((data24 === "order.created") || (data24 === "order.updated")) || (data24 === "order.cancelled"))){
-const err78 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema21.properties.type.enum},message:"must be equal to one of the allowed values"};
+const err78 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema_8d7268ab.properties.type.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err78];
 }
@@ -1415,18 +1416,14 @@ vErrors.push(err79);
 }
 errors++;
 }
-validate54.errors = vErrors;
+validate_validateOrderEventMessage.errors = vErrors;
 return errors === 0;
 }
-validate54.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const raw_validateResyncMessage = validate55;
-const schema22 = {"additionalProperties":false,"properties":{"channel":{"description":"A topic, `order:<id>`.","pattern":"^order:[1-9][0-9]{0,15}$","type":"string"},"reason":{"enum":["gap_too_old"],"type":"string"},"seq":{"description":"Position in the topic's sequence (the order's revision); 0 = before the first event.","minimum":0,"type":"integer"},"type":{"const":"resync","type":"string"}},"required":["type","channel","seq","reason"],"type":"object"};
-
-function validate55(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+validate_validateOrderEventMessage.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+function validate_validateResyncMessage(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate55.evaluated;
+const evaluated0 = validate_validateResyncMessage.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1489,7 +1486,7 @@ errors++;
 if(data.channel !== undefined){
 let data0 = data.channel;
 if(typeof data0 === "string"){
-if(!pattern3.test(data0)){
+if(!pattern_c9c92dc4.test(data0)){
 const err5 = {instancePath:instancePath+"/channel",schemaPath:"#/properties/channel/pattern",keyword:"pattern",params:{pattern: "^order:[1-9][0-9]{0,15}$"},message:"must match pattern \""+"^order:[1-9][0-9]{0,15}$"+"\""};
 if(vErrors === null){
 vErrors = [err5];
@@ -1524,7 +1521,7 @@ vErrors.push(err7);
 errors++;
 }
 if(!(data1 === "gap_too_old")){
-const err8 = {instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/enum",keyword:"enum",params:{allowedValues: schema22.properties.reason.enum},message:"must be equal to one of the allowed values"};
+const err8 = {instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/enum",keyword:"enum",params:{allowedValues: schema_ab59ef40.properties.reason.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -1593,18 +1590,14 @@ vErrors.push(err13);
 }
 errors++;
 }
-validate55.errors = vErrors;
+validate_validateResyncMessage.errors = vErrors;
 return errors === 0;
 }
-validate55.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const raw_validateSubscribedMessage = validate56;
-const schema23 = {"additionalProperties":false,"properties":{"channel":{"description":"A topic, `order:<id>`.","pattern":"^order:[1-9][0-9]{0,15}$","type":"string"},"seq":{"description":"Position in the topic's sequence (the order's revision); 0 = before the first event.","minimum":0,"type":"integer"},"type":{"const":"subscribed","type":"string"}},"required":["type","channel","seq"],"type":"object"};
-
-function validate56(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+validate_validateResyncMessage.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+function validate_validateSubscribedMessage(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate56.evaluated;
+const evaluated0 = validate_validateSubscribedMessage.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1657,7 +1650,7 @@ errors++;
 if(data.channel !== undefined){
 let data0 = data.channel;
 if(typeof data0 === "string"){
-if(!pattern3.test(data0)){
+if(!pattern_c9c92dc4.test(data0)){
 const err4 = {instancePath:instancePath+"/channel",schemaPath:"#/properties/channel/pattern",keyword:"pattern",params:{pattern: "^order:[1-9][0-9]{0,15}$"},message:"must match pattern \""+"^order:[1-9][0-9]{0,15}$"+"\""};
 if(vErrors === null){
 vErrors = [err4];
@@ -1738,18 +1731,14 @@ vErrors.push(err10);
 }
 errors++;
 }
-validate56.errors = vErrors;
+validate_validateSubscribedMessage.errors = vErrors;
 return errors === 0;
 }
-validate56.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const raw_validateUnsubscribedMessage = validate57;
-const schema24 = {"additionalProperties":false,"properties":{"channel":{"description":"A topic, `order:<id>`.","pattern":"^order:[1-9][0-9]{0,15}$","type":"string"},"seq":{"description":"Position in the topic's sequence (the order's revision); 0 = before the first event.","minimum":0,"type":"integer"},"type":{"const":"unsubscribed","type":"string"}},"required":["type","channel","seq"],"type":"object"};
-
-function validate57(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+validate_validateSubscribedMessage.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+function validate_validateUnsubscribedMessage(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate57.evaluated;
+const evaluated0 = validate_validateUnsubscribedMessage.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1802,7 +1791,7 @@ errors++;
 if(data.channel !== undefined){
 let data0 = data.channel;
 if(typeof data0 === "string"){
-if(!pattern3.test(data0)){
+if(!pattern_c9c92dc4.test(data0)){
 const err4 = {instancePath:instancePath+"/channel",schemaPath:"#/properties/channel/pattern",keyword:"pattern",params:{pattern: "^order:[1-9][0-9]{0,15}$"},message:"must match pattern \""+"^order:[1-9][0-9]{0,15}$"+"\""};
 if(vErrors === null){
 vErrors = [err4];
@@ -1883,11 +1872,10 @@ vErrors.push(err10);
 }
 errors++;
 }
-validate57.errors = vErrors;
+validate_validateUnsubscribedMessage.errors = vErrors;
 return errors === 0;
 }
-validate57.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
+validate_validateUnsubscribedMessage.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 export const validateClientMessage = raw_validateClientMessage as unknown as ValidateFunction<ClientMessage>;
 export const validateErrorMessage = raw_validateErrorMessage as unknown as ValidateFunction<ErrorMessage>;
 export const validateOrderEventMessage = raw_validateOrderEventMessage as unknown as ValidateFunction<OrderEventMessage>;

@@ -3,14 +3,61 @@
 import type { ValidateFunction } from 'ajv';
 import type { operations } from './types';
 "use strict";
-export const raw_cancelOrderHeader = validate52;
-const schema19 = {"type":"object","properties":{"If-Match":{"type":"string","maxLength":2000},"If-None-Match":{"type":"string","maxLength":2000},"Accept":{"type":"string","maxLength":1000},"Api-Version":{"type":"integer"}},"required":[]};
-const func1 = require("ajv/dist/runtime/ucs2length").default;
-
-function validate52(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+export const raw_cancelOrderHeader = validate_cancelOrderHeader;
+export const raw_cancelOrderPath = validate_cancelOrderPath;
+export const raw_cancelOrderV1Header = validate_cancelOrderV1Header;
+export const raw_cancelOrderV1Path = validate_cancelOrderV1Path;
+export const raw_cancelOrderV2Header = validate_cancelOrderV2Header;
+export const raw_cancelOrderV2Path = validate_cancelOrderV2Path;
+export const raw_createOrderHeader = validate_createOrderHeader;
+export const raw_createOrderV1Header = validate_createOrderV1Header;
+export const raw_createOrderV2Header = validate_createOrderV2Header;
+export const raw_getDocsHeader = validate_getDocsHeader;
+export const raw_getOrderHeader = validate_getOrderHeader;
+export const raw_getOrderPath = validate_getOrderPath;
+export const raw_getOrderV1Header = validate_getOrderV1Header;
+export const raw_getOrderV1Path = validate_getOrderV1Path;
+export const raw_getOrderV2Header = validate_getOrderV2Header;
+export const raw_getOrderV2Path = validate_getOrderV2Path;
+export const raw_headOrderHeader = validate_headOrderHeader;
+export const raw_headOrderPath = validate_headOrderPath;
+export const raw_headOrderV1Header = validate_headOrderV1Header;
+export const raw_headOrderV1Path = validate_headOrderV1Path;
+export const raw_headOrderV2Header = validate_headOrderV2Header;
+export const raw_headOrderV2Path = validate_headOrderV2Path;
+export const raw_listOrdersHeader = validate_listOrdersHeader;
+export const raw_listOrdersQuery = validate_listOrdersQuery;
+export const raw_listOrdersV1Header = validate_listOrdersV1Header;
+export const raw_listOrdersV1Query = validate_listOrdersV1Query;
+export const raw_listOrdersV2Header = validate_listOrdersV2Header;
+export const raw_listOrdersV2Query = validate_listOrdersV2Query;
+export const raw_patchOrderHeader = validate_patchOrderHeader;
+export const raw_patchOrderPath = validate_patchOrderPath;
+export const raw_patchOrderV1Header = validate_patchOrderV1Header;
+export const raw_patchOrderV1Path = validate_patchOrderV1Path;
+export const raw_patchOrderV2Header = validate_patchOrderV2Header;
+export const raw_patchOrderV2Path = validate_patchOrderV2Path;
+export const raw_replaceOrderHeader = validate_replaceOrderHeader;
+export const raw_replaceOrderPath = validate_replaceOrderPath;
+export const raw_replaceOrderV1Header = validate_replaceOrderV1Header;
+export const raw_replaceOrderV1Path = validate_replaceOrderV1Path;
+export const raw_replaceOrderV2Header = validate_replaceOrderV2Header;
+export const raw_replaceOrderV2Path = validate_replaceOrderV2Path;
+const func_7a031813 = require("ajv/dist/runtime/ucs2length").default;
+const pattern_9f95224a = new RegExp("^[A-Za-z0-9_-]+$", "u");
+const schema_37deaaab = {"type":"object","properties":{"If-Match":{"type":"string","maxLength":2000},"If-None-Match":{"type":"string","maxLength":2000},"Accept":{"type":"string","maxLength":1000}},"required":[]};
+const schema_3914ec05 = {"type":"object","properties":{"Accept":{"type":"string","maxLength":1000}},"required":[]};
+const schema_762a924b = {"type":"object","properties":{"Accept":{"type":"string","maxLength":1000},"Api-Version":{"type":"integer"}},"required":[]};
+const schema_8931081f = {"type":"object","properties":{"orderId":{"type":"integer","minimum":1,"maximum":9007199254740991}},"required":["orderId"]};
+const schema_914ea7ac = {"type":"object","properties":{"If-None-Match":{"type":"string","maxLength":2000},"Accept":{"type":"string","maxLength":1000}},"required":[]};
+const schema_9afcd17c = {"type":"object","properties":{"If-None-Match":{"type":"string","maxLength":2000},"Accept":{"type":"string","maxLength":1000},"Api-Version":{"type":"integer"}},"required":[]};
+const schema_a60eb3f7 = {"type":"object","properties":{"If-Match":{"type":"string","maxLength":2000},"If-None-Match":{"type":"string","maxLength":2000},"Accept":{"type":"string","maxLength":1000},"Api-Version":{"type":"integer"}},"required":[]};
+const schema_aad477fd = {"type":"object","properties":{"If-None-Match":{"type":"string","maxLength":2000}},"required":[]};
+const schema_c3c6ea37 = {"type":"object","properties":{"page":{"type":"string","minLength":1,"maxLength":200,"pattern":"^[A-Za-z0-9_-]+$"},"limit":{"type":"integer","minimum":1,"maximum":100,"default":20}},"required":[]};
+function validate_cancelOrderHeader(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate52.evaluated;
+const evaluated0 = validate_cancelOrderHeader.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -49,7 +96,7 @@ data["If-Match"] = coerced0;
 }
 }
 if(typeof data0 === "string"){
-if(func1(data0) > 2000){
+if(func_7a031813(data0) > 2000){
 const err1 = {instancePath:instancePath+"/If-Match",schemaPath:"#/properties/If-Match/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
 if(vErrors === null){
 vErrors = [err1];
@@ -92,7 +139,7 @@ data["If-None-Match"] = coerced1;
 }
 }
 if(typeof data1 === "string"){
-if(func1(data1) > 2000){
+if(func_7a031813(data1) > 2000){
 const err3 = {instancePath:instancePath+"/If-None-Match",schemaPath:"#/properties/If-None-Match/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
 if(vErrors === null){
 vErrors = [err3];
@@ -135,7 +182,7 @@ data["Accept"] = coerced2;
 }
 }
 if(typeof data2 === "string"){
-if(func1(data2) > 1000){
+if(func_7a031813(data2) > 1000){
 const err5 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
 if(vErrors === null){
 vErrors = [err5];
@@ -187,18 +234,14 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate52.errors = vErrors;
+validate_cancelOrderHeader.errors = vErrors;
 return errors === 0;
 }
-validate52.evaluated = {"props":{"If-Match":true,"If-None-Match":true,"Accept":true,"Api-Version":true},"dynamicProps":false,"dynamicItems":false};
-
-export const raw_cancelOrderPath = validate53;
-const schema20 = {"type":"object","properties":{"orderId":{"type":"integer","minimum":1,"maximum":9007199254740991}},"required":["orderId"]};
-
-function validate53(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+validate_cancelOrderHeader.evaluated = {"props":{"If-Match":true,"If-None-Match":true,"Accept":true,"Api-Version":true},"dynamicProps":false,"dynamicItems":false};
+function validate_cancelOrderPath(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate53.evaluated;
+const evaluated0 = validate_cancelOrderPath.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -278,18 +321,14 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate53.errors = vErrors;
+validate_cancelOrderPath.errors = vErrors;
 return errors === 0;
 }
-validate53.evaluated = {"props":{"orderId":true},"dynamicProps":false,"dynamicItems":false};
-
-export const raw_cancelOrderV1Header = validate54;
-const schema21 = {"type":"object","properties":{"If-Match":{"type":"string","maxLength":2000},"If-None-Match":{"type":"string","maxLength":2000},"Accept":{"type":"string","maxLength":1000}},"required":[]};
-
-function validate54(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+validate_cancelOrderPath.evaluated = {"props":{"orderId":true},"dynamicProps":false,"dynamicItems":false};
+function validate_cancelOrderV1Header(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate54.evaluated;
+const evaluated0 = validate_cancelOrderV1Header.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -328,7 +367,7 @@ data["If-Match"] = coerced0;
 }
 }
 if(typeof data0 === "string"){
-if(func1(data0) > 2000){
+if(func_7a031813(data0) > 2000){
 const err1 = {instancePath:instancePath+"/If-Match",schemaPath:"#/properties/If-Match/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
 if(vErrors === null){
 vErrors = [err1];
@@ -371,7 +410,7 @@ data["If-None-Match"] = coerced1;
 }
 }
 if(typeof data1 === "string"){
-if(func1(data1) > 2000){
+if(func_7a031813(data1) > 2000){
 const err3 = {instancePath:instancePath+"/If-None-Match",schemaPath:"#/properties/If-None-Match/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
 if(vErrors === null){
 vErrors = [err3];
@@ -414,7 +453,7 @@ data["Accept"] = coerced2;
 }
 }
 if(typeof data2 === "string"){
-if(func1(data2) > 1000){
+if(func_7a031813(data2) > 1000){
 const err5 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
 if(vErrors === null){
 vErrors = [err5];
@@ -437,18 +476,14 @@ vErrors.push(err6);
 }
 errors++;
 }
-validate54.errors = vErrors;
+validate_cancelOrderV1Header.errors = vErrors;
 return errors === 0;
 }
-validate54.evaluated = {"props":{"If-Match":true,"If-None-Match":true,"Accept":true},"dynamicProps":false,"dynamicItems":false};
-
-export const raw_cancelOrderV1Path = validate55;
-const schema22 = {"type":"object","properties":{"orderId":{"type":"integer","minimum":1,"maximum":9007199254740991}},"required":["orderId"]};
-
-function validate55(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+validate_cancelOrderV1Header.evaluated = {"props":{"If-Match":true,"If-None-Match":true,"Accept":true},"dynamicProps":false,"dynamicItems":false};
+function validate_cancelOrderV1Path(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate55.evaluated;
+const evaluated0 = validate_cancelOrderV1Path.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -528,18 +563,14 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate55.errors = vErrors;
+validate_cancelOrderV1Path.errors = vErrors;
 return errors === 0;
 }
-validate55.evaluated = {"props":{"orderId":true},"dynamicProps":false,"dynamicItems":false};
-
-export const raw_cancelOrderV2Header = validate56;
-const schema23 = {"type":"object","properties":{"If-Match":{"type":"string","maxLength":2000},"If-None-Match":{"type":"string","maxLength":2000},"Accept":{"type":"string","maxLength":1000}},"required":[]};
-
-function validate56(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+validate_cancelOrderV1Path.evaluated = {"props":{"orderId":true},"dynamicProps":false,"dynamicItems":false};
+function validate_cancelOrderV2Header(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate56.evaluated;
+const evaluated0 = validate_cancelOrderV2Header.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -578,7 +609,7 @@ data["If-Match"] = coerced0;
 }
 }
 if(typeof data0 === "string"){
-if(func1(data0) > 2000){
+if(func_7a031813(data0) > 2000){
 const err1 = {instancePath:instancePath+"/If-Match",schemaPath:"#/properties/If-Match/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
 if(vErrors === null){
 vErrors = [err1];
@@ -621,7 +652,7 @@ data["If-None-Match"] = coerced1;
 }
 }
 if(typeof data1 === "string"){
-if(func1(data1) > 2000){
+if(func_7a031813(data1) > 2000){
 const err3 = {instancePath:instancePath+"/If-None-Match",schemaPath:"#/properties/If-None-Match/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
 if(vErrors === null){
 vErrors = [err3];
@@ -664,7 +695,7 @@ data["Accept"] = coerced2;
 }
 }
 if(typeof data2 === "string"){
-if(func1(data2) > 1000){
+if(func_7a031813(data2) > 1000){
 const err5 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
 if(vErrors === null){
 vErrors = [err5];
@@ -687,18 +718,14 @@ vErrors.push(err6);
 }
 errors++;
 }
-validate56.errors = vErrors;
+validate_cancelOrderV2Header.errors = vErrors;
 return errors === 0;
 }
-validate56.evaluated = {"props":{"If-Match":true,"If-None-Match":true,"Accept":true},"dynamicProps":false,"dynamicItems":false};
-
-export const raw_cancelOrderV2Path = validate57;
-const schema24 = {"type":"object","properties":{"orderId":{"type":"integer","minimum":1,"maximum":9007199254740991}},"required":["orderId"]};
-
-function validate57(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+validate_cancelOrderV2Header.evaluated = {"props":{"If-Match":true,"If-None-Match":true,"Accept":true},"dynamicProps":false,"dynamicItems":false};
+function validate_cancelOrderV2Path(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate57.evaluated;
+const evaluated0 = validate_cancelOrderV2Path.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -778,18 +805,14 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate57.errors = vErrors;
+validate_cancelOrderV2Path.errors = vErrors;
 return errors === 0;
 }
-validate57.evaluated = {"props":{"orderId":true},"dynamicProps":false,"dynamicItems":false};
-
-export const raw_createOrderHeader = validate58;
-const schema25 = {"type":"object","properties":{"Accept":{"type":"string","maxLength":1000},"Api-Version":{"type":"integer"}},"required":[]};
-
-function validate58(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+validate_cancelOrderV2Path.evaluated = {"props":{"orderId":true},"dynamicProps":false,"dynamicItems":false};
+function validate_createOrderHeader(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate58.evaluated;
+const evaluated0 = validate_createOrderHeader.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -828,7 +851,7 @@ data["Accept"] = coerced0;
 }
 }
 if(typeof data0 === "string"){
-if(func1(data0) > 1000){
+if(func_7a031813(data0) > 1000){
 const err1 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
 if(vErrors === null){
 vErrors = [err1];
@@ -880,18 +903,14 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate58.errors = vErrors;
+validate_createOrderHeader.errors = vErrors;
 return errors === 0;
 }
-validate58.evaluated = {"props":{"Accept":true,"Api-Version":true},"dynamicProps":false,"dynamicItems":false};
-
-export const raw_createOrderV1Header = validate59;
-const schema26 = {"type":"object","properties":{"Accept":{"type":"string","maxLength":1000}},"required":[]};
-
-function validate59(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+validate_createOrderHeader.evaluated = {"props":{"Accept":true,"Api-Version":true},"dynamicProps":false,"dynamicItems":false};
+function validate_createOrderV1Header(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate59.evaluated;
+const evaluated0 = validate_createOrderV1Header.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -930,7 +949,7 @@ data["Accept"] = coerced0;
 }
 }
 if(typeof data0 === "string"){
-if(func1(data0) > 1000){
+if(func_7a031813(data0) > 1000){
 const err1 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
 if(vErrors === null){
 vErrors = [err1];
@@ -953,18 +972,14 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate59.errors = vErrors;
+validate_createOrderV1Header.errors = vErrors;
 return errors === 0;
 }
-validate59.evaluated = {"props":{"Accept":true},"dynamicProps":false,"dynamicItems":false};
-
-export const raw_createOrderV2Header = validate60;
-const schema27 = {"type":"object","properties":{"Accept":{"type":"string","maxLength":1000}},"required":[]};
-
-function validate60(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+validate_createOrderV1Header.evaluated = {"props":{"Accept":true},"dynamicProps":false,"dynamicItems":false};
+function validate_createOrderV2Header(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate60.evaluated;
+const evaluated0 = validate_createOrderV2Header.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1003,7 +1018,7 @@ data["Accept"] = coerced0;
 }
 }
 if(typeof data0 === "string"){
-if(func1(data0) > 1000){
+if(func_7a031813(data0) > 1000){
 const err1 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
 if(vErrors === null){
 vErrors = [err1];
@@ -1026,18 +1041,14 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate60.errors = vErrors;
+validate_createOrderV2Header.errors = vErrors;
 return errors === 0;
 }
-validate60.evaluated = {"props":{"Accept":true},"dynamicProps":false,"dynamicItems":false};
-
-export const raw_getDocsHeader = validate61;
-const schema28 = {"type":"object","properties":{"If-None-Match":{"type":"string","maxLength":2000}},"required":[]};
-
-function validate61(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+validate_createOrderV2Header.evaluated = {"props":{"Accept":true},"dynamicProps":false,"dynamicItems":false};
+function validate_getDocsHeader(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate61.evaluated;
+const evaluated0 = validate_getDocsHeader.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1076,7 +1087,7 @@ data["If-None-Match"] = coerced0;
 }
 }
 if(typeof data0 === "string"){
-if(func1(data0) > 2000){
+if(func_7a031813(data0) > 2000){
 const err1 = {instancePath:instancePath+"/If-None-Match",schemaPath:"#/properties/If-None-Match/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
 if(vErrors === null){
 vErrors = [err1];
@@ -1099,18 +1110,14 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate61.errors = vErrors;
+validate_getDocsHeader.errors = vErrors;
 return errors === 0;
 }
-validate61.evaluated = {"props":{"If-None-Match":true},"dynamicProps":false,"dynamicItems":false};
-
-export const raw_getOrderHeader = validate62;
-const schema29 = {"type":"object","properties":{"If-None-Match":{"type":"string","maxLength":2000},"Accept":{"type":"string","maxLength":1000},"Api-Version":{"type":"integer"}},"required":[]};
-
-function validate62(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+validate_getDocsHeader.evaluated = {"props":{"If-None-Match":true},"dynamicProps":false,"dynamicItems":false};
+function validate_getOrderHeader(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate62.evaluated;
+const evaluated0 = validate_getOrderHeader.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1149,7 +1156,7 @@ data["If-None-Match"] = coerced0;
 }
 }
 if(typeof data0 === "string"){
-if(func1(data0) > 2000){
+if(func_7a031813(data0) > 2000){
 const err1 = {instancePath:instancePath+"/If-None-Match",schemaPath:"#/properties/If-None-Match/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
 if(vErrors === null){
 vErrors = [err1];
@@ -1192,7 +1199,7 @@ data["Accept"] = coerced1;
 }
 }
 if(typeof data1 === "string"){
-if(func1(data1) > 1000){
+if(func_7a031813(data1) > 1000){
 const err3 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
 if(vErrors === null){
 vErrors = [err3];
@@ -1244,18 +1251,14 @@ vErrors.push(err5);
 }
 errors++;
 }
-validate62.errors = vErrors;
+validate_getOrderHeader.errors = vErrors;
 return errors === 0;
 }
-validate62.evaluated = {"props":{"If-None-Match":true,"Accept":true,"Api-Version":true},"dynamicProps":false,"dynamicItems":false};
-
-export const raw_getOrderPath = validate63;
-const schema30 = {"type":"object","properties":{"orderId":{"type":"integer","minimum":1,"maximum":9007199254740991}},"required":["orderId"]};
-
-function validate63(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+validate_getOrderHeader.evaluated = {"props":{"If-None-Match":true,"Accept":true,"Api-Version":true},"dynamicProps":false,"dynamicItems":false};
+function validate_getOrderPath(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate63.evaluated;
+const evaluated0 = validate_getOrderPath.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1335,18 +1338,14 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate63.errors = vErrors;
+validate_getOrderPath.errors = vErrors;
 return errors === 0;
 }
-validate63.evaluated = {"props":{"orderId":true},"dynamicProps":false,"dynamicItems":false};
-
-export const raw_getOrderV1Header = validate64;
-const schema31 = {"type":"object","properties":{"If-None-Match":{"type":"string","maxLength":2000},"Accept":{"type":"string","maxLength":1000}},"required":[]};
-
-function validate64(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+validate_getOrderPath.evaluated = {"props":{"orderId":true},"dynamicProps":false,"dynamicItems":false};
+function validate_getOrderV1Header(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate64.evaluated;
+const evaluated0 = validate_getOrderV1Header.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1385,7 +1384,7 @@ data["If-None-Match"] = coerced0;
 }
 }
 if(typeof data0 === "string"){
-if(func1(data0) > 2000){
+if(func_7a031813(data0) > 2000){
 const err1 = {instancePath:instancePath+"/If-None-Match",schemaPath:"#/properties/If-None-Match/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
 if(vErrors === null){
 vErrors = [err1];
@@ -1428,7 +1427,7 @@ data["Accept"] = coerced1;
 }
 }
 if(typeof data1 === "string"){
-if(func1(data1) > 1000){
+if(func_7a031813(data1) > 1000){
 const err3 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
 if(vErrors === null){
 vErrors = [err3];
@@ -1451,18 +1450,14 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate64.errors = vErrors;
+validate_getOrderV1Header.errors = vErrors;
 return errors === 0;
 }
-validate64.evaluated = {"props":{"If-None-Match":true,"Accept":true},"dynamicProps":false,"dynamicItems":false};
-
-export const raw_getOrderV1Path = validate65;
-const schema32 = {"type":"object","properties":{"orderId":{"type":"integer","minimum":1,"maximum":9007199254740991}},"required":["orderId"]};
-
-function validate65(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+validate_getOrderV1Header.evaluated = {"props":{"If-None-Match":true,"Accept":true},"dynamicProps":false,"dynamicItems":false};
+function validate_getOrderV1Path(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate65.evaluated;
+const evaluated0 = validate_getOrderV1Path.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1542,18 +1537,14 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate65.errors = vErrors;
+validate_getOrderV1Path.errors = vErrors;
 return errors === 0;
 }
-validate65.evaluated = {"props":{"orderId":true},"dynamicProps":false,"dynamicItems":false};
-
-export const raw_getOrderV2Header = validate66;
-const schema33 = {"type":"object","properties":{"If-None-Match":{"type":"string","maxLength":2000},"Accept":{"type":"string","maxLength":1000}},"required":[]};
-
-function validate66(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+validate_getOrderV1Path.evaluated = {"props":{"orderId":true},"dynamicProps":false,"dynamicItems":false};
+function validate_getOrderV2Header(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate66.evaluated;
+const evaluated0 = validate_getOrderV2Header.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1592,7 +1583,7 @@ data["If-None-Match"] = coerced0;
 }
 }
 if(typeof data0 === "string"){
-if(func1(data0) > 2000){
+if(func_7a031813(data0) > 2000){
 const err1 = {instancePath:instancePath+"/If-None-Match",schemaPath:"#/properties/If-None-Match/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
 if(vErrors === null){
 vErrors = [err1];
@@ -1635,7 +1626,7 @@ data["Accept"] = coerced1;
 }
 }
 if(typeof data1 === "string"){
-if(func1(data1) > 1000){
+if(func_7a031813(data1) > 1000){
 const err3 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
 if(vErrors === null){
 vErrors = [err3];
@@ -1658,18 +1649,14 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate66.errors = vErrors;
+validate_getOrderV2Header.errors = vErrors;
 return errors === 0;
 }
-validate66.evaluated = {"props":{"If-None-Match":true,"Accept":true},"dynamicProps":false,"dynamicItems":false};
-
-export const raw_getOrderV2Path = validate67;
-const schema34 = {"type":"object","properties":{"orderId":{"type":"integer","minimum":1,"maximum":9007199254740991}},"required":["orderId"]};
-
-function validate67(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+validate_getOrderV2Header.evaluated = {"props":{"If-None-Match":true,"Accept":true},"dynamicProps":false,"dynamicItems":false};
+function validate_getOrderV2Path(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate67.evaluated;
+const evaluated0 = validate_getOrderV2Path.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1749,18 +1736,14 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate67.errors = vErrors;
+validate_getOrderV2Path.errors = vErrors;
 return errors === 0;
 }
-validate67.evaluated = {"props":{"orderId":true},"dynamicProps":false,"dynamicItems":false};
-
-export const raw_headOrderHeader = validate68;
-const schema35 = {"type":"object","properties":{"If-None-Match":{"type":"string","maxLength":2000},"Accept":{"type":"string","maxLength":1000},"Api-Version":{"type":"integer"}},"required":[]};
-
-function validate68(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+validate_getOrderV2Path.evaluated = {"props":{"orderId":true},"dynamicProps":false,"dynamicItems":false};
+function validate_headOrderHeader(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate68.evaluated;
+const evaluated0 = validate_headOrderHeader.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1799,7 +1782,7 @@ data["If-None-Match"] = coerced0;
 }
 }
 if(typeof data0 === "string"){
-if(func1(data0) > 2000){
+if(func_7a031813(data0) > 2000){
 const err1 = {instancePath:instancePath+"/If-None-Match",schemaPath:"#/properties/If-None-Match/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
 if(vErrors === null){
 vErrors = [err1];
@@ -1842,7 +1825,7 @@ data["Accept"] = coerced1;
 }
 }
 if(typeof data1 === "string"){
-if(func1(data1) > 1000){
+if(func_7a031813(data1) > 1000){
 const err3 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
 if(vErrors === null){
 vErrors = [err3];
@@ -1894,18 +1877,14 @@ vErrors.push(err5);
 }
 errors++;
 }
-validate68.errors = vErrors;
+validate_headOrderHeader.errors = vErrors;
 return errors === 0;
 }
-validate68.evaluated = {"props":{"If-None-Match":true,"Accept":true,"Api-Version":true},"dynamicProps":false,"dynamicItems":false};
-
-export const raw_headOrderPath = validate69;
-const schema36 = {"type":"object","properties":{"orderId":{"type":"integer","minimum":1,"maximum":9007199254740991}},"required":["orderId"]};
-
-function validate69(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+validate_headOrderHeader.evaluated = {"props":{"If-None-Match":true,"Accept":true,"Api-Version":true},"dynamicProps":false,"dynamicItems":false};
+function validate_headOrderPath(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate69.evaluated;
+const evaluated0 = validate_headOrderPath.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1985,18 +1964,14 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate69.errors = vErrors;
+validate_headOrderPath.errors = vErrors;
 return errors === 0;
 }
-validate69.evaluated = {"props":{"orderId":true},"dynamicProps":false,"dynamicItems":false};
-
-export const raw_headOrderV1Header = validate70;
-const schema37 = {"type":"object","properties":{"If-None-Match":{"type":"string","maxLength":2000},"Accept":{"type":"string","maxLength":1000}},"required":[]};
-
-function validate70(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+validate_headOrderPath.evaluated = {"props":{"orderId":true},"dynamicProps":false,"dynamicItems":false};
+function validate_headOrderV1Header(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate70.evaluated;
+const evaluated0 = validate_headOrderV1Header.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2035,7 +2010,7 @@ data["If-None-Match"] = coerced0;
 }
 }
 if(typeof data0 === "string"){
-if(func1(data0) > 2000){
+if(func_7a031813(data0) > 2000){
 const err1 = {instancePath:instancePath+"/If-None-Match",schemaPath:"#/properties/If-None-Match/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
 if(vErrors === null){
 vErrors = [err1];
@@ -2078,7 +2053,7 @@ data["Accept"] = coerced1;
 }
 }
 if(typeof data1 === "string"){
-if(func1(data1) > 1000){
+if(func_7a031813(data1) > 1000){
 const err3 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
 if(vErrors === null){
 vErrors = [err3];
@@ -2101,18 +2076,14 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate70.errors = vErrors;
+validate_headOrderV1Header.errors = vErrors;
 return errors === 0;
 }
-validate70.evaluated = {"props":{"If-None-Match":true,"Accept":true},"dynamicProps":false,"dynamicItems":false};
-
-export const raw_headOrderV1Path = validate71;
-const schema38 = {"type":"object","properties":{"orderId":{"type":"integer","minimum":1,"maximum":9007199254740991}},"required":["orderId"]};
-
-function validate71(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+validate_headOrderV1Header.evaluated = {"props":{"If-None-Match":true,"Accept":true},"dynamicProps":false,"dynamicItems":false};
+function validate_headOrderV1Path(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate71.evaluated;
+const evaluated0 = validate_headOrderV1Path.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2192,18 +2163,14 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate71.errors = vErrors;
+validate_headOrderV1Path.errors = vErrors;
 return errors === 0;
 }
-validate71.evaluated = {"props":{"orderId":true},"dynamicProps":false,"dynamicItems":false};
-
-export const raw_headOrderV2Header = validate72;
-const schema39 = {"type":"object","properties":{"If-None-Match":{"type":"string","maxLength":2000},"Accept":{"type":"string","maxLength":1000}},"required":[]};
-
-function validate72(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+validate_headOrderV1Path.evaluated = {"props":{"orderId":true},"dynamicProps":false,"dynamicItems":false};
+function validate_headOrderV2Header(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate72.evaluated;
+const evaluated0 = validate_headOrderV2Header.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2242,7 +2209,7 @@ data["If-None-Match"] = coerced0;
 }
 }
 if(typeof data0 === "string"){
-if(func1(data0) > 2000){
+if(func_7a031813(data0) > 2000){
 const err1 = {instancePath:instancePath+"/If-None-Match",schemaPath:"#/properties/If-None-Match/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
 if(vErrors === null){
 vErrors = [err1];
@@ -2285,7 +2252,7 @@ data["Accept"] = coerced1;
 }
 }
 if(typeof data1 === "string"){
-if(func1(data1) > 1000){
+if(func_7a031813(data1) > 1000){
 const err3 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
 if(vErrors === null){
 vErrors = [err3];
@@ -2308,18 +2275,14 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate72.errors = vErrors;
+validate_headOrderV2Header.errors = vErrors;
 return errors === 0;
 }
-validate72.evaluated = {"props":{"If-None-Match":true,"Accept":true},"dynamicProps":false,"dynamicItems":false};
-
-export const raw_headOrderV2Path = validate73;
-const schema40 = {"type":"object","properties":{"orderId":{"type":"integer","minimum":1,"maximum":9007199254740991}},"required":["orderId"]};
-
-function validate73(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+validate_headOrderV2Header.evaluated = {"props":{"If-None-Match":true,"Accept":true},"dynamicProps":false,"dynamicItems":false};
+function validate_headOrderV2Path(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate73.evaluated;
+const evaluated0 = validate_headOrderV2Path.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2399,18 +2362,14 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate73.errors = vErrors;
+validate_headOrderV2Path.errors = vErrors;
 return errors === 0;
 }
-validate73.evaluated = {"props":{"orderId":true},"dynamicProps":false,"dynamicItems":false};
-
-export const raw_listOrdersHeader = validate74;
-const schema41 = {"type":"object","properties":{"Accept":{"type":"string","maxLength":1000},"Api-Version":{"type":"integer"}},"required":[]};
-
-function validate74(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+validate_headOrderV2Path.evaluated = {"props":{"orderId":true},"dynamicProps":false,"dynamicItems":false};
+function validate_listOrdersHeader(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate74.evaluated;
+const evaluated0 = validate_listOrdersHeader.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2449,7 +2408,7 @@ data["Accept"] = coerced0;
 }
 }
 if(typeof data0 === "string"){
-if(func1(data0) > 1000){
+if(func_7a031813(data0) > 1000){
 const err1 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
 if(vErrors === null){
 vErrors = [err1];
@@ -2501,19 +2460,14 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate74.errors = vErrors;
+validate_listOrdersHeader.errors = vErrors;
 return errors === 0;
 }
-validate74.evaluated = {"props":{"Accept":true,"Api-Version":true},"dynamicProps":false,"dynamicItems":false};
-
-export const raw_listOrdersQuery = validate75;
-const schema42 = {"type":"object","properties":{"page":{"type":"string","minLength":1,"maxLength":200,"pattern":"^[A-Za-z0-9_-]+$"},"limit":{"type":"integer","minimum":1,"maximum":100,"default":20}},"required":[]};
-const pattern3 = new RegExp("^[A-Za-z0-9_-]+$", "u");
-
-function validate75(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+validate_listOrdersHeader.evaluated = {"props":{"Accept":true,"Api-Version":true},"dynamicProps":false,"dynamicItems":false};
+function validate_listOrdersQuery(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate75.evaluated;
+const evaluated0 = validate_listOrdersQuery.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2552,7 +2506,7 @@ data["page"] = coerced0;
 }
 }
 if(typeof data0 === "string"){
-if(func1(data0) > 200){
+if(func_7a031813(data0) > 200){
 const err1 = {instancePath:instancePath+"/page",schemaPath:"#/properties/page/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
 if(vErrors === null){
 vErrors = [err1];
@@ -2562,7 +2516,7 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(func1(data0) < 1){
+if(func_7a031813(data0) < 1){
 const err2 = {instancePath:instancePath+"/page",schemaPath:"#/properties/page/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err2];
@@ -2572,7 +2526,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(!pattern3.test(data0)){
+if(!pattern_9f95224a.test(data0)){
 const err3 = {instancePath:instancePath+"/page",schemaPath:"#/properties/page/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
@@ -2646,18 +2600,14 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate75.errors = vErrors;
+validate_listOrdersQuery.errors = vErrors;
 return errors === 0;
 }
-validate75.evaluated = {"props":{"page":true,"limit":true},"dynamicProps":false,"dynamicItems":false};
-
-export const raw_listOrdersV1Header = validate76;
-const schema43 = {"type":"object","properties":{"Accept":{"type":"string","maxLength":1000}},"required":[]};
-
-function validate76(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+validate_listOrdersQuery.evaluated = {"props":{"page":true,"limit":true},"dynamicProps":false,"dynamicItems":false};
+function validate_listOrdersV1Header(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate76.evaluated;
+const evaluated0 = validate_listOrdersV1Header.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2696,7 +2646,7 @@ data["Accept"] = coerced0;
 }
 }
 if(typeof data0 === "string"){
-if(func1(data0) > 1000){
+if(func_7a031813(data0) > 1000){
 const err1 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
 if(vErrors === null){
 vErrors = [err1];
@@ -2719,18 +2669,14 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate76.errors = vErrors;
+validate_listOrdersV1Header.errors = vErrors;
 return errors === 0;
 }
-validate76.evaluated = {"props":{"Accept":true},"dynamicProps":false,"dynamicItems":false};
-
-export const raw_listOrdersV1Query = validate77;
-const schema44 = {"type":"object","properties":{"page":{"type":"string","minLength":1,"maxLength":200,"pattern":"^[A-Za-z0-9_-]+$"},"limit":{"type":"integer","minimum":1,"maximum":100,"default":20}},"required":[]};
-
-function validate77(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+validate_listOrdersV1Header.evaluated = {"props":{"Accept":true},"dynamicProps":false,"dynamicItems":false};
+function validate_listOrdersV1Query(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate77.evaluated;
+const evaluated0 = validate_listOrdersV1Query.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2769,7 +2715,7 @@ data["page"] = coerced0;
 }
 }
 if(typeof data0 === "string"){
-if(func1(data0) > 200){
+if(func_7a031813(data0) > 200){
 const err1 = {instancePath:instancePath+"/page",schemaPath:"#/properties/page/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
 if(vErrors === null){
 vErrors = [err1];
@@ -2779,7 +2725,7 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(func1(data0) < 1){
+if(func_7a031813(data0) < 1){
 const err2 = {instancePath:instancePath+"/page",schemaPath:"#/properties/page/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err2];
@@ -2789,7 +2735,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(!pattern3.test(data0)){
+if(!pattern_9f95224a.test(data0)){
 const err3 = {instancePath:instancePath+"/page",schemaPath:"#/properties/page/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
@@ -2863,18 +2809,14 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate77.errors = vErrors;
+validate_listOrdersV1Query.errors = vErrors;
 return errors === 0;
 }
-validate77.evaluated = {"props":{"page":true,"limit":true},"dynamicProps":false,"dynamicItems":false};
-
-export const raw_listOrdersV2Header = validate78;
-const schema45 = {"type":"object","properties":{"Accept":{"type":"string","maxLength":1000}},"required":[]};
-
-function validate78(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+validate_listOrdersV1Query.evaluated = {"props":{"page":true,"limit":true},"dynamicProps":false,"dynamicItems":false};
+function validate_listOrdersV2Header(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate78.evaluated;
+const evaluated0 = validate_listOrdersV2Header.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2913,7 +2855,7 @@ data["Accept"] = coerced0;
 }
 }
 if(typeof data0 === "string"){
-if(func1(data0) > 1000){
+if(func_7a031813(data0) > 1000){
 const err1 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
 if(vErrors === null){
 vErrors = [err1];
@@ -2936,18 +2878,14 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate78.errors = vErrors;
+validate_listOrdersV2Header.errors = vErrors;
 return errors === 0;
 }
-validate78.evaluated = {"props":{"Accept":true},"dynamicProps":false,"dynamicItems":false};
-
-export const raw_listOrdersV2Query = validate79;
-const schema46 = {"type":"object","properties":{"page":{"type":"string","minLength":1,"maxLength":200,"pattern":"^[A-Za-z0-9_-]+$"},"limit":{"type":"integer","minimum":1,"maximum":100,"default":20}},"required":[]};
-
-function validate79(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+validate_listOrdersV2Header.evaluated = {"props":{"Accept":true},"dynamicProps":false,"dynamicItems":false};
+function validate_listOrdersV2Query(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate79.evaluated;
+const evaluated0 = validate_listOrdersV2Query.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2986,7 +2924,7 @@ data["page"] = coerced0;
 }
 }
 if(typeof data0 === "string"){
-if(func1(data0) > 200){
+if(func_7a031813(data0) > 200){
 const err1 = {instancePath:instancePath+"/page",schemaPath:"#/properties/page/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
 if(vErrors === null){
 vErrors = [err1];
@@ -2996,7 +2934,7 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(func1(data0) < 1){
+if(func_7a031813(data0) < 1){
 const err2 = {instancePath:instancePath+"/page",schemaPath:"#/properties/page/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err2];
@@ -3006,7 +2944,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(!pattern3.test(data0)){
+if(!pattern_9f95224a.test(data0)){
 const err3 = {instancePath:instancePath+"/page",schemaPath:"#/properties/page/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
@@ -3080,18 +3018,14 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate79.errors = vErrors;
+validate_listOrdersV2Query.errors = vErrors;
 return errors === 0;
 }
-validate79.evaluated = {"props":{"page":true,"limit":true},"dynamicProps":false,"dynamicItems":false};
-
-export const raw_patchOrderHeader = validate80;
-const schema47 = {"type":"object","properties":{"If-Match":{"type":"string","maxLength":2000},"If-None-Match":{"type":"string","maxLength":2000},"Accept":{"type":"string","maxLength":1000},"Api-Version":{"type":"integer"}},"required":[]};
-
-function validate80(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+validate_listOrdersV2Query.evaluated = {"props":{"page":true,"limit":true},"dynamicProps":false,"dynamicItems":false};
+function validate_patchOrderHeader(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate80.evaluated;
+const evaluated0 = validate_patchOrderHeader.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3130,7 +3064,7 @@ data["If-Match"] = coerced0;
 }
 }
 if(typeof data0 === "string"){
-if(func1(data0) > 2000){
+if(func_7a031813(data0) > 2000){
 const err1 = {instancePath:instancePath+"/If-Match",schemaPath:"#/properties/If-Match/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
 if(vErrors === null){
 vErrors = [err1];
@@ -3173,7 +3107,7 @@ data["If-None-Match"] = coerced1;
 }
 }
 if(typeof data1 === "string"){
-if(func1(data1) > 2000){
+if(func_7a031813(data1) > 2000){
 const err3 = {instancePath:instancePath+"/If-None-Match",schemaPath:"#/properties/If-None-Match/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
 if(vErrors === null){
 vErrors = [err3];
@@ -3216,7 +3150,7 @@ data["Accept"] = coerced2;
 }
 }
 if(typeof data2 === "string"){
-if(func1(data2) > 1000){
+if(func_7a031813(data2) > 1000){
 const err5 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
 if(vErrors === null){
 vErrors = [err5];
@@ -3268,18 +3202,14 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate80.errors = vErrors;
+validate_patchOrderHeader.errors = vErrors;
 return errors === 0;
 }
-validate80.evaluated = {"props":{"If-Match":true,"If-None-Match":true,"Accept":true,"Api-Version":true},"dynamicProps":false,"dynamicItems":false};
-
-export const raw_patchOrderPath = validate81;
-const schema48 = {"type":"object","properties":{"orderId":{"type":"integer","minimum":1,"maximum":9007199254740991}},"required":["orderId"]};
-
-function validate81(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+validate_patchOrderHeader.evaluated = {"props":{"If-Match":true,"If-None-Match":true,"Accept":true,"Api-Version":true},"dynamicProps":false,"dynamicItems":false};
+function validate_patchOrderPath(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate81.evaluated;
+const evaluated0 = validate_patchOrderPath.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3359,18 +3289,14 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate81.errors = vErrors;
+validate_patchOrderPath.errors = vErrors;
 return errors === 0;
 }
-validate81.evaluated = {"props":{"orderId":true},"dynamicProps":false,"dynamicItems":false};
-
-export const raw_patchOrderV1Header = validate82;
-const schema49 = {"type":"object","properties":{"If-Match":{"type":"string","maxLength":2000},"If-None-Match":{"type":"string","maxLength":2000},"Accept":{"type":"string","maxLength":1000}},"required":[]};
-
-function validate82(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+validate_patchOrderPath.evaluated = {"props":{"orderId":true},"dynamicProps":false,"dynamicItems":false};
+function validate_patchOrderV1Header(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate82.evaluated;
+const evaluated0 = validate_patchOrderV1Header.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3409,7 +3335,7 @@ data["If-Match"] = coerced0;
 }
 }
 if(typeof data0 === "string"){
-if(func1(data0) > 2000){
+if(func_7a031813(data0) > 2000){
 const err1 = {instancePath:instancePath+"/If-Match",schemaPath:"#/properties/If-Match/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
 if(vErrors === null){
 vErrors = [err1];
@@ -3452,7 +3378,7 @@ data["If-None-Match"] = coerced1;
 }
 }
 if(typeof data1 === "string"){
-if(func1(data1) > 2000){
+if(func_7a031813(data1) > 2000){
 const err3 = {instancePath:instancePath+"/If-None-Match",schemaPath:"#/properties/If-None-Match/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
 if(vErrors === null){
 vErrors = [err3];
@@ -3495,7 +3421,7 @@ data["Accept"] = coerced2;
 }
 }
 if(typeof data2 === "string"){
-if(func1(data2) > 1000){
+if(func_7a031813(data2) > 1000){
 const err5 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
 if(vErrors === null){
 vErrors = [err5];
@@ -3518,18 +3444,14 @@ vErrors.push(err6);
 }
 errors++;
 }
-validate82.errors = vErrors;
+validate_patchOrderV1Header.errors = vErrors;
 return errors === 0;
 }
-validate82.evaluated = {"props":{"If-Match":true,"If-None-Match":true,"Accept":true},"dynamicProps":false,"dynamicItems":false};
-
-export const raw_patchOrderV1Path = validate83;
-const schema50 = {"type":"object","properties":{"orderId":{"type":"integer","minimum":1,"maximum":9007199254740991}},"required":["orderId"]};
-
-function validate83(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+validate_patchOrderV1Header.evaluated = {"props":{"If-Match":true,"If-None-Match":true,"Accept":true},"dynamicProps":false,"dynamicItems":false};
+function validate_patchOrderV1Path(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate83.evaluated;
+const evaluated0 = validate_patchOrderV1Path.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3609,18 +3531,14 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate83.errors = vErrors;
+validate_patchOrderV1Path.errors = vErrors;
 return errors === 0;
 }
-validate83.evaluated = {"props":{"orderId":true},"dynamicProps":false,"dynamicItems":false};
-
-export const raw_patchOrderV2Header = validate84;
-const schema51 = {"type":"object","properties":{"If-Match":{"type":"string","maxLength":2000},"If-None-Match":{"type":"string","maxLength":2000},"Accept":{"type":"string","maxLength":1000}},"required":[]};
-
-function validate84(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+validate_patchOrderV1Path.evaluated = {"props":{"orderId":true},"dynamicProps":false,"dynamicItems":false};
+function validate_patchOrderV2Header(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate84.evaluated;
+const evaluated0 = validate_patchOrderV2Header.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3659,7 +3577,7 @@ data["If-Match"] = coerced0;
 }
 }
 if(typeof data0 === "string"){
-if(func1(data0) > 2000){
+if(func_7a031813(data0) > 2000){
 const err1 = {instancePath:instancePath+"/If-Match",schemaPath:"#/properties/If-Match/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
 if(vErrors === null){
 vErrors = [err1];
@@ -3702,7 +3620,7 @@ data["If-None-Match"] = coerced1;
 }
 }
 if(typeof data1 === "string"){
-if(func1(data1) > 2000){
+if(func_7a031813(data1) > 2000){
 const err3 = {instancePath:instancePath+"/If-None-Match",schemaPath:"#/properties/If-None-Match/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
 if(vErrors === null){
 vErrors = [err3];
@@ -3745,7 +3663,7 @@ data["Accept"] = coerced2;
 }
 }
 if(typeof data2 === "string"){
-if(func1(data2) > 1000){
+if(func_7a031813(data2) > 1000){
 const err5 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
 if(vErrors === null){
 vErrors = [err5];
@@ -3768,18 +3686,14 @@ vErrors.push(err6);
 }
 errors++;
 }
-validate84.errors = vErrors;
+validate_patchOrderV2Header.errors = vErrors;
 return errors === 0;
 }
-validate84.evaluated = {"props":{"If-Match":true,"If-None-Match":true,"Accept":true},"dynamicProps":false,"dynamicItems":false};
-
-export const raw_patchOrderV2Path = validate85;
-const schema52 = {"type":"object","properties":{"orderId":{"type":"integer","minimum":1,"maximum":9007199254740991}},"required":["orderId"]};
-
-function validate85(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+validate_patchOrderV2Header.evaluated = {"props":{"If-Match":true,"If-None-Match":true,"Accept":true},"dynamicProps":false,"dynamicItems":false};
+function validate_patchOrderV2Path(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate85.evaluated;
+const evaluated0 = validate_patchOrderV2Path.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3859,18 +3773,14 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate85.errors = vErrors;
+validate_patchOrderV2Path.errors = vErrors;
 return errors === 0;
 }
-validate85.evaluated = {"props":{"orderId":true},"dynamicProps":false,"dynamicItems":false};
-
-export const raw_replaceOrderHeader = validate86;
-const schema53 = {"type":"object","properties":{"If-Match":{"type":"string","maxLength":2000},"If-None-Match":{"type":"string","maxLength":2000},"Accept":{"type":"string","maxLength":1000},"Api-Version":{"type":"integer"}},"required":[]};
-
-function validate86(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+validate_patchOrderV2Path.evaluated = {"props":{"orderId":true},"dynamicProps":false,"dynamicItems":false};
+function validate_replaceOrderHeader(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate86.evaluated;
+const evaluated0 = validate_replaceOrderHeader.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3909,7 +3819,7 @@ data["If-Match"] = coerced0;
 }
 }
 if(typeof data0 === "string"){
-if(func1(data0) > 2000){
+if(func_7a031813(data0) > 2000){
 const err1 = {instancePath:instancePath+"/If-Match",schemaPath:"#/properties/If-Match/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
 if(vErrors === null){
 vErrors = [err1];
@@ -3952,7 +3862,7 @@ data["If-None-Match"] = coerced1;
 }
 }
 if(typeof data1 === "string"){
-if(func1(data1) > 2000){
+if(func_7a031813(data1) > 2000){
 const err3 = {instancePath:instancePath+"/If-None-Match",schemaPath:"#/properties/If-None-Match/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
 if(vErrors === null){
 vErrors = [err3];
@@ -3995,7 +3905,7 @@ data["Accept"] = coerced2;
 }
 }
 if(typeof data2 === "string"){
-if(func1(data2) > 1000){
+if(func_7a031813(data2) > 1000){
 const err5 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
 if(vErrors === null){
 vErrors = [err5];
@@ -4047,18 +3957,14 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate86.errors = vErrors;
+validate_replaceOrderHeader.errors = vErrors;
 return errors === 0;
 }
-validate86.evaluated = {"props":{"If-Match":true,"If-None-Match":true,"Accept":true,"Api-Version":true},"dynamicProps":false,"dynamicItems":false};
-
-export const raw_replaceOrderPath = validate87;
-const schema54 = {"type":"object","properties":{"orderId":{"type":"integer","minimum":1,"maximum":9007199254740991}},"required":["orderId"]};
-
-function validate87(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+validate_replaceOrderHeader.evaluated = {"props":{"If-Match":true,"If-None-Match":true,"Accept":true,"Api-Version":true},"dynamicProps":false,"dynamicItems":false};
+function validate_replaceOrderPath(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate87.evaluated;
+const evaluated0 = validate_replaceOrderPath.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4138,18 +4044,14 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate87.errors = vErrors;
+validate_replaceOrderPath.errors = vErrors;
 return errors === 0;
 }
-validate87.evaluated = {"props":{"orderId":true},"dynamicProps":false,"dynamicItems":false};
-
-export const raw_replaceOrderV1Header = validate88;
-const schema55 = {"type":"object","properties":{"If-Match":{"type":"string","maxLength":2000},"If-None-Match":{"type":"string","maxLength":2000},"Accept":{"type":"string","maxLength":1000}},"required":[]};
-
-function validate88(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+validate_replaceOrderPath.evaluated = {"props":{"orderId":true},"dynamicProps":false,"dynamicItems":false};
+function validate_replaceOrderV1Header(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate88.evaluated;
+const evaluated0 = validate_replaceOrderV1Header.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4188,7 +4090,7 @@ data["If-Match"] = coerced0;
 }
 }
 if(typeof data0 === "string"){
-if(func1(data0) > 2000){
+if(func_7a031813(data0) > 2000){
 const err1 = {instancePath:instancePath+"/If-Match",schemaPath:"#/properties/If-Match/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
 if(vErrors === null){
 vErrors = [err1];
@@ -4231,7 +4133,7 @@ data["If-None-Match"] = coerced1;
 }
 }
 if(typeof data1 === "string"){
-if(func1(data1) > 2000){
+if(func_7a031813(data1) > 2000){
 const err3 = {instancePath:instancePath+"/If-None-Match",schemaPath:"#/properties/If-None-Match/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
 if(vErrors === null){
 vErrors = [err3];
@@ -4274,7 +4176,7 @@ data["Accept"] = coerced2;
 }
 }
 if(typeof data2 === "string"){
-if(func1(data2) > 1000){
+if(func_7a031813(data2) > 1000){
 const err5 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
 if(vErrors === null){
 vErrors = [err5];
@@ -4297,18 +4199,14 @@ vErrors.push(err6);
 }
 errors++;
 }
-validate88.errors = vErrors;
+validate_replaceOrderV1Header.errors = vErrors;
 return errors === 0;
 }
-validate88.evaluated = {"props":{"If-Match":true,"If-None-Match":true,"Accept":true},"dynamicProps":false,"dynamicItems":false};
-
-export const raw_replaceOrderV1Path = validate89;
-const schema56 = {"type":"object","properties":{"orderId":{"type":"integer","minimum":1,"maximum":9007199254740991}},"required":["orderId"]};
-
-function validate89(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+validate_replaceOrderV1Header.evaluated = {"props":{"If-Match":true,"If-None-Match":true,"Accept":true},"dynamicProps":false,"dynamicItems":false};
+function validate_replaceOrderV1Path(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate89.evaluated;
+const evaluated0 = validate_replaceOrderV1Path.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4388,18 +4286,14 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate89.errors = vErrors;
+validate_replaceOrderV1Path.errors = vErrors;
 return errors === 0;
 }
-validate89.evaluated = {"props":{"orderId":true},"dynamicProps":false,"dynamicItems":false};
-
-export const raw_replaceOrderV2Header = validate90;
-const schema57 = {"type":"object","properties":{"If-Match":{"type":"string","maxLength":2000},"If-None-Match":{"type":"string","maxLength":2000},"Accept":{"type":"string","maxLength":1000}},"required":[]};
-
-function validate90(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+validate_replaceOrderV1Path.evaluated = {"props":{"orderId":true},"dynamicProps":false,"dynamicItems":false};
+function validate_replaceOrderV2Header(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate90.evaluated;
+const evaluated0 = validate_replaceOrderV2Header.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4438,7 +4332,7 @@ data["If-Match"] = coerced0;
 }
 }
 if(typeof data0 === "string"){
-if(func1(data0) > 2000){
+if(func_7a031813(data0) > 2000){
 const err1 = {instancePath:instancePath+"/If-Match",schemaPath:"#/properties/If-Match/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
 if(vErrors === null){
 vErrors = [err1];
@@ -4481,7 +4375,7 @@ data["If-None-Match"] = coerced1;
 }
 }
 if(typeof data1 === "string"){
-if(func1(data1) > 2000){
+if(func_7a031813(data1) > 2000){
 const err3 = {instancePath:instancePath+"/If-None-Match",schemaPath:"#/properties/If-None-Match/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
 if(vErrors === null){
 vErrors = [err3];
@@ -4524,7 +4418,7 @@ data["Accept"] = coerced2;
 }
 }
 if(typeof data2 === "string"){
-if(func1(data2) > 1000){
+if(func_7a031813(data2) > 1000){
 const err5 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
 if(vErrors === null){
 vErrors = [err5];
@@ -4547,18 +4441,14 @@ vErrors.push(err6);
 }
 errors++;
 }
-validate90.errors = vErrors;
+validate_replaceOrderV2Header.errors = vErrors;
 return errors === 0;
 }
-validate90.evaluated = {"props":{"If-Match":true,"If-None-Match":true,"Accept":true},"dynamicProps":false,"dynamicItems":false};
-
-export const raw_replaceOrderV2Path = validate91;
-const schema58 = {"type":"object","properties":{"orderId":{"type":"integer","minimum":1,"maximum":9007199254740991}},"required":["orderId"]};
-
-function validate91(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+validate_replaceOrderV2Header.evaluated = {"props":{"If-Match":true,"If-None-Match":true,"Accept":true},"dynamicProps":false,"dynamicItems":false};
+function validate_replaceOrderV2Path(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate91.evaluated;
+const evaluated0 = validate_replaceOrderV2Path.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4638,11 +4528,10 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate91.errors = vErrors;
+validate_replaceOrderV2Path.errors = vErrors;
 return errors === 0;
 }
-validate91.evaluated = {"props":{"orderId":true},"dynamicProps":false,"dynamicItems":false};
-
+validate_replaceOrderV2Path.evaluated = {"props":{"orderId":true},"dynamicProps":false,"dynamicItems":false};
 export const cancelOrderHeader = raw_cancelOrderHeader as unknown as ValidateFunction<NonNullable<operations["cancelOrder"]['parameters']["header"]>>;
 export const cancelOrderPath = raw_cancelOrderPath as unknown as ValidateFunction<NonNullable<operations["cancelOrder"]['parameters']["path"]>>;
 export const cancelOrderV1Header = raw_cancelOrderV1Header as unknown as ValidateFunction<NonNullable<operations["cancelOrderV1"]['parameters']["header"]>>;
