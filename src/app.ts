@@ -10,6 +10,7 @@ import type { OrderEvent, Store } from './store';
 import { accountForToken, authenticate, authenticateRequest } from './http/auth';
 import { AuthCache } from './http/authCache';
 import { dispatchRouter, type HandlerContext } from './http/dispatch';
+import { docsHandlers } from './http/docs';
 import { healthHandlers } from './http/health';
 import { Metrics, metricsMiddleware } from './http/metrics';
 import { problemMiddleware } from './http/problemMiddleware';
@@ -58,6 +59,7 @@ export function createApp(deps: AppDeps): { app: Koa; metrics: Metrics; authCach
   const handlers: Handlers<HandlerContext> = {
     ...healthHandlers({ metrics, probes: { store: () => deps.store.ping(), bus: () => bus.ping() } }),
     ...orderHandlers({ store: deps.store, metrics, onEvent }),
+    ...docsHandlers(),
   };
   const router = dispatchRouter(handlers, { bodyLimit: deps.config.bodyLimitBytes, authenticate: authenticate(deps.store, authCache) });
 

@@ -102,6 +102,16 @@ export type CreateOrderV2Response =
   | { status: 413; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrderV2"]['responses'][413]['content']["application/problem+json"] }
   | { status: 415; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrderV2"]['responses'][415]['content']["application/problem+json"] };
 
+/** GET /asyncapi.yaml */
+export type GetAsyncApiYamlRequest = {
+  params: Record<string, never>;
+  query: Record<string, never>;
+  headers: NonNullable<operations["getAsyncApiYaml"]['parameters']["header"]>;
+} & ({ contentType?: undefined; body?: undefined });
+export type GetAsyncApiYamlResponse =
+  | { status: 200; headers?: ResponseHeaders; contentType: "application/yaml"; body: operations["getAsyncApiYaml"]['responses'][200]['content']["application/yaml"] }
+  | { status: 304; headers?: ResponseHeaders; contentType?: undefined; body?: undefined };
+
 /** GET /docs */
 export type GetDocsRequest = {
   params: Record<string, never>;
@@ -110,6 +120,36 @@ export type GetDocsRequest = {
 } & ({ contentType?: undefined; body?: undefined });
 export type GetDocsResponse =
   | { status: 200; headers?: ResponseHeaders; contentType: "text/html"; body: operations["getDocs"]['responses'][200]['content']["text/html"] }
+  | { status: 304; headers?: ResponseHeaders; contentType?: undefined; body?: undefined };
+
+/** GET /docs/redoc.standalone.js */
+export type GetDocsScriptRequest = {
+  params: Record<string, never>;
+  query: Record<string, never>;
+  headers: NonNullable<operations["getDocsScript"]['parameters']["header"]>;
+} & ({ contentType?: undefined; body?: undefined });
+export type GetDocsScriptResponse =
+  | { status: 200; headers?: ResponseHeaders; contentType: "text/javascript"; body: operations["getDocsScript"]['responses'][200]['content']["text/javascript"] }
+  | { status: 304; headers?: ResponseHeaders; contentType?: undefined; body?: undefined };
+
+/** GET /docs/graphql */
+export type GetGraphqlDocsRequest = {
+  params: Record<string, never>;
+  query: Record<string, never>;
+  headers: NonNullable<operations["getGraphqlDocs"]['parameters']["header"]>;
+} & ({ contentType?: undefined; body?: undefined });
+export type GetGraphqlDocsResponse =
+  | { status: 200; headers?: ResponseHeaders; contentType: "text/html"; body: operations["getGraphqlDocs"]['responses'][200]['content']["text/html"] }
+  | { status: 304; headers?: ResponseHeaders; contentType?: undefined; body?: undefined };
+
+/** GET /schema.graphql */
+export type GetGraphqlSchemaRequest = {
+  params: Record<string, never>;
+  query: Record<string, never>;
+  headers: NonNullable<operations["getGraphqlSchema"]['parameters']["header"]>;
+} & ({ contentType?: undefined; body?: undefined });
+export type GetGraphqlSchemaResponse =
+  | { status: 200; headers?: ResponseHeaders; contentType: "text/plain"; body: operations["getGraphqlSchema"]['responses'][200]['content']["text/plain"] }
   | { status: 304; headers?: ResponseHeaders; contentType?: undefined; body?: undefined };
 
 /** GET /healthz */
@@ -129,6 +169,26 @@ export type GetMetricsRequest = {
 } & ({ contentType?: undefined; body?: undefined });
 export type GetMetricsResponse =
   | { status: 200; headers?: ResponseHeaders; contentType: "text/plain"; body: operations["getMetrics"]['responses'][200]['content']["text/plain"] };
+
+/** GET /openapi.json */
+export type GetOpenApiJsonRequest = {
+  params: Record<string, never>;
+  query: Record<string, never>;
+  headers: NonNullable<operations["getOpenApiJson"]['parameters']["header"]>;
+} & ({ contentType?: undefined; body?: undefined });
+export type GetOpenApiJsonResponse =
+  | { status: 200; headers?: ResponseHeaders; contentType: "application/json"; body: operations["getOpenApiJson"]['responses'][200]['content']["application/json"] }
+  | { status: 304; headers?: ResponseHeaders; contentType?: undefined; body?: undefined };
+
+/** GET /openapi.yaml */
+export type GetOpenApiYamlRequest = {
+  params: Record<string, never>;
+  query: Record<string, never>;
+  headers: NonNullable<operations["getOpenApiYaml"]['parameters']["header"]>;
+} & ({ contentType?: undefined; body?: undefined });
+export type GetOpenApiYamlResponse =
+  | { status: 200; headers?: ResponseHeaders; contentType: "application/yaml"; body: operations["getOpenApiYaml"]['responses'][200]['content']["application/yaml"] }
+  | { status: 304; headers?: ResponseHeaders; contentType?: undefined; body?: undefined };
 
 /** GET /orders/{orderId} */
 export type GetOrderRequest = {
@@ -185,6 +245,16 @@ export type GetReadyRequest = {
 export type GetReadyResponse =
   | { status: 200; headers?: ResponseHeaders; contentType: "application/json"; body: operations["getReady"]['responses'][200]['content']["application/json"] }
   | { status: 503; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getReady"]['responses'][503]['content']["application/problem+json"] };
+
+/** GET /docs/realtime */
+export type GetRealtimeDocsRequest = {
+  params: Record<string, never>;
+  query: Record<string, never>;
+  headers: NonNullable<operations["getRealtimeDocs"]['parameters']["header"]>;
+} & ({ contentType?: undefined; body?: undefined });
+export type GetRealtimeDocsResponse =
+  | { status: 200; headers?: ResponseHeaders; contentType: "text/html"; body: operations["getRealtimeDocs"]['responses'][200]['content']["text/html"] }
+  | { status: 304; headers?: ResponseHeaders; contentType?: undefined; body?: undefined };
 
 /** HEAD /orders/{orderId} */
 export type HeadOrderRequest = {
@@ -392,13 +462,20 @@ export interface Handlers<C> {
   createOrder(req: CreateOrderRequest, ctx: C): Promise<CreateOrderResponse>;
   createOrderV1(req: CreateOrderV1Request, ctx: C): Promise<CreateOrderV1Response>;
   createOrderV2(req: CreateOrderV2Request, ctx: C): Promise<CreateOrderV2Response>;
+  getAsyncApiYaml(req: GetAsyncApiYamlRequest, ctx: C): Promise<GetAsyncApiYamlResponse>;
   getDocs(req: GetDocsRequest, ctx: C): Promise<GetDocsResponse>;
+  getDocsScript(req: GetDocsScriptRequest, ctx: C): Promise<GetDocsScriptResponse>;
+  getGraphqlDocs(req: GetGraphqlDocsRequest, ctx: C): Promise<GetGraphqlDocsResponse>;
+  getGraphqlSchema(req: GetGraphqlSchemaRequest, ctx: C): Promise<GetGraphqlSchemaResponse>;
   getHealth(req: GetHealthRequest, ctx: C): Promise<GetHealthResponse>;
   getMetrics(req: GetMetricsRequest, ctx: C): Promise<GetMetricsResponse>;
+  getOpenApiJson(req: GetOpenApiJsonRequest, ctx: C): Promise<GetOpenApiJsonResponse>;
+  getOpenApiYaml(req: GetOpenApiYamlRequest, ctx: C): Promise<GetOpenApiYamlResponse>;
   getOrder(req: GetOrderRequest, ctx: C): Promise<GetOrderResponse>;
   getOrderV1(req: GetOrderV1Request, ctx: C): Promise<GetOrderV1Response>;
   getOrderV2(req: GetOrderV2Request, ctx: C): Promise<GetOrderV2Response>;
   getReady(req: GetReadyRequest, ctx: C): Promise<GetReadyResponse>;
+  getRealtimeDocs(req: GetRealtimeDocsRequest, ctx: C): Promise<GetRealtimeDocsResponse>;
   headOrder(req: HeadOrderRequest, ctx: C): Promise<HeadOrderResponse>;
   headOrderV1(req: HeadOrderV1Request, ctx: C): Promise<HeadOrderV1Response>;
   headOrderV2(req: HeadOrderV2Request, ctx: C): Promise<HeadOrderV2Response>;

@@ -9,7 +9,8 @@ import type { ApiVersion } from '../http/negotiate';
  */
 export const V1_DEPRECATED_AT = new Date('2026-11-01T00:00:00Z');
 export const V1_SUNSET = new Date('2027-06-30T23:59:59Z');
-export const V1_DEPRECATION_DOC = '/docs#versioning';
+/** Redoc's route to the "Versioning" heading of the contract's description (see GET /docs). */
+export const V1_DEPRECATION_DOC = '/docs#/section/versioning';
 
 export function deprecationHeaders(version: ApiVersion): Record<string, string> {
   if (version !== 1) return {};
