@@ -22,7 +22,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Kind, parse, print, type SchemaDefinitionNode } from 'graphql';
-import { readOperations } from './graphql';
+import { readOperations } from './operations';
 
 const run = promisify(execFile);
 
@@ -69,7 +69,7 @@ async function buildPage(root: string, work: string, input: string, page: 'rest'
 }
 
 /** build-docs points the page at Redoc's CDN; ours serves the same file (same sha384 integrity). */
-function localScript(html: string, page: string): string {
+export function localScript(html: string, page: string): string {
   const cdn = /https:\/\/cdn\.redocly\.com\/redoc\/v[0-9][^"/]*\/bundles\/redoc\.standalone\.js/g;
   const found = html.match(cdn) ?? [];
   // The preload link and the module import: anything else means build-docs changed its output.
