@@ -20,8 +20,8 @@ function listFiles(dir: string): string[] {
 }
 
 export async function generateAll(root: string): Promise<Record<string, string>> {
-  const parts = await Promise.all([generateOpenApi(root), generateGraphql(root), generateAsyncApi(root)]);
-  return Object.assign({}, ...parts, generateSdk(), generateDocs(root));
+  const parts = await Promise.all([generateOpenApi(root), generateGraphql(root), generateAsyncApi(root), generateDocs(root)]);
+  return Object.assign({}, ...parts, generateSdk());
 }
 
 /**

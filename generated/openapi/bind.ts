@@ -111,16 +111,46 @@ export function bindOperations<C>(h: Handlers<C>, invalid: Invalid): Record<Oper
           return invalid('body', null);
       }
     },
+    getAsyncApiYaml: (raw, ctx) => {
+      const headers = raw.headers;
+      if (!p.getAsyncApiYamlHeader(headers)) return invalid("header", p.getAsyncApiYamlHeader.errors);
+      return h.getAsyncApiYaml({ operationId: "getAsyncApiYaml", pathVersion: null, params: {}, query: {}, headers }, ctx);
+    },
     getDocs: (raw, ctx) => {
       const headers = raw.headers;
       if (!p.getDocsHeader(headers)) return invalid("header", p.getDocsHeader.errors);
       return h.getDocs({ operationId: "getDocs", pathVersion: null, params: {}, query: {}, headers }, ctx);
+    },
+    getDocsScript: (raw, ctx) => {
+      const headers = raw.headers;
+      if (!p.getDocsScriptHeader(headers)) return invalid("header", p.getDocsScriptHeader.errors);
+      return h.getDocsScript({ operationId: "getDocsScript", pathVersion: null, params: {}, query: {}, headers }, ctx);
+    },
+    getGraphqlDocs: (raw, ctx) => {
+      const headers = raw.headers;
+      if (!p.getGraphqlDocsHeader(headers)) return invalid("header", p.getGraphqlDocsHeader.errors);
+      return h.getGraphqlDocs({ operationId: "getGraphqlDocs", pathVersion: null, params: {}, query: {}, headers }, ctx);
+    },
+    getGraphqlSchema: (raw, ctx) => {
+      const headers = raw.headers;
+      if (!p.getGraphqlSchemaHeader(headers)) return invalid("header", p.getGraphqlSchemaHeader.errors);
+      return h.getGraphqlSchema({ operationId: "getGraphqlSchema", pathVersion: null, params: {}, query: {}, headers }, ctx);
     },
     getHealth: (raw, ctx) => {
       return h.getHealth({ operationId: "getHealth", pathVersion: null, params: {}, query: {}, headers: {} }, ctx);
     },
     getMetrics: (raw, ctx) => {
       return h.getMetrics({ operationId: "getMetrics", pathVersion: null, params: {}, query: {}, headers: {} }, ctx);
+    },
+    getOpenApiJson: (raw, ctx) => {
+      const headers = raw.headers;
+      if (!p.getOpenApiJsonHeader(headers)) return invalid("header", p.getOpenApiJsonHeader.errors);
+      return h.getOpenApiJson({ operationId: "getOpenApiJson", pathVersion: null, params: {}, query: {}, headers }, ctx);
+    },
+    getOpenApiYaml: (raw, ctx) => {
+      const headers = raw.headers;
+      if (!p.getOpenApiYamlHeader(headers)) return invalid("header", p.getOpenApiYamlHeader.errors);
+      return h.getOpenApiYaml({ operationId: "getOpenApiYaml", pathVersion: null, params: {}, query: {}, headers }, ctx);
     },
     getOrder: (raw, ctx) => {
       const params = raw.params;
@@ -145,6 +175,11 @@ export function bindOperations<C>(h: Handlers<C>, invalid: Invalid): Record<Oper
     },
     getReady: (raw, ctx) => {
       return h.getReady({ operationId: "getReady", pathVersion: null, params: {}, query: {}, headers: {} }, ctx);
+    },
+    getRealtimeDocs: (raw, ctx) => {
+      const headers = raw.headers;
+      if (!p.getRealtimeDocsHeader(headers)) return invalid("header", p.getRealtimeDocsHeader.errors);
+      return h.getRealtimeDocs({ operationId: "getRealtimeDocs", pathVersion: null, params: {}, query: {}, headers }, ctx);
     },
     headOrder: (raw, ctx) => {
       const params = raw.params;

@@ -120,6 +120,19 @@ export type CreateOrderV2Response =
   | { status: 413; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrderV2"]['responses'][413]['content']["application/problem+json"] }
   | { status: 415; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrderV2"]['responses'][415]['content']["application/problem+json"] };
 
+/** GET /asyncapi.yaml */
+export type GetAsyncApiYamlRequest = {
+  operationId: "getAsyncApiYaml";
+  /** The version the path fixes; null where the version is negotiated. */
+  pathVersion: null;
+  params: Record<string, never>;
+  query: Record<string, never>;
+  headers: NonNullable<operations["getAsyncApiYaml"]['parameters']["header"]>;
+} & ({ contentType?: undefined; body?: undefined });
+export type GetAsyncApiYamlResponse =
+  | { status: 200; headers?: ResponseHeaders; contentType: "application/yaml"; body: operations["getAsyncApiYaml"]['responses'][200]['content']["application/yaml"] }
+  | { status: 304; headers?: ResponseHeaders; contentType?: undefined; body?: undefined };
+
 /** GET /docs */
 export type GetDocsRequest = {
   operationId: "getDocs";
@@ -131,6 +144,45 @@ export type GetDocsRequest = {
 } & ({ contentType?: undefined; body?: undefined });
 export type GetDocsResponse =
   | { status: 200; headers?: ResponseHeaders; contentType: "text/html"; body: operations["getDocs"]['responses'][200]['content']["text/html"] }
+  | { status: 304; headers?: ResponseHeaders; contentType?: undefined; body?: undefined };
+
+/** GET /docs/redoc.standalone.js */
+export type GetDocsScriptRequest = {
+  operationId: "getDocsScript";
+  /** The version the path fixes; null where the version is negotiated. */
+  pathVersion: null;
+  params: Record<string, never>;
+  query: Record<string, never>;
+  headers: NonNullable<operations["getDocsScript"]['parameters']["header"]>;
+} & ({ contentType?: undefined; body?: undefined });
+export type GetDocsScriptResponse =
+  | { status: 200; headers?: ResponseHeaders; contentType: "text/javascript"; body: operations["getDocsScript"]['responses'][200]['content']["text/javascript"] }
+  | { status: 304; headers?: ResponseHeaders; contentType?: undefined; body?: undefined };
+
+/** GET /docs/graphql */
+export type GetGraphqlDocsRequest = {
+  operationId: "getGraphqlDocs";
+  /** The version the path fixes; null where the version is negotiated. */
+  pathVersion: null;
+  params: Record<string, never>;
+  query: Record<string, never>;
+  headers: NonNullable<operations["getGraphqlDocs"]['parameters']["header"]>;
+} & ({ contentType?: undefined; body?: undefined });
+export type GetGraphqlDocsResponse =
+  | { status: 200; headers?: ResponseHeaders; contentType: "text/html"; body: operations["getGraphqlDocs"]['responses'][200]['content']["text/html"] }
+  | { status: 304; headers?: ResponseHeaders; contentType?: undefined; body?: undefined };
+
+/** GET /schema.graphql */
+export type GetGraphqlSchemaRequest = {
+  operationId: "getGraphqlSchema";
+  /** The version the path fixes; null where the version is negotiated. */
+  pathVersion: null;
+  params: Record<string, never>;
+  query: Record<string, never>;
+  headers: NonNullable<operations["getGraphqlSchema"]['parameters']["header"]>;
+} & ({ contentType?: undefined; body?: undefined });
+export type GetGraphqlSchemaResponse =
+  | { status: 200; headers?: ResponseHeaders; contentType: "text/plain"; body: operations["getGraphqlSchema"]['responses'][200]['content']["text/plain"] }
   | { status: 304; headers?: ResponseHeaders; contentType?: undefined; body?: undefined };
 
 /** GET /healthz */
@@ -156,6 +208,32 @@ export type GetMetricsRequest = {
 } & ({ contentType?: undefined; body?: undefined });
 export type GetMetricsResponse =
   | { status: 200; headers?: ResponseHeaders; contentType: "text/plain"; body: operations["getMetrics"]['responses'][200]['content']["text/plain"] };
+
+/** GET /openapi.json */
+export type GetOpenApiJsonRequest = {
+  operationId: "getOpenApiJson";
+  /** The version the path fixes; null where the version is negotiated. */
+  pathVersion: null;
+  params: Record<string, never>;
+  query: Record<string, never>;
+  headers: NonNullable<operations["getOpenApiJson"]['parameters']["header"]>;
+} & ({ contentType?: undefined; body?: undefined });
+export type GetOpenApiJsonResponse =
+  | { status: 200; headers?: ResponseHeaders; contentType: "application/json"; body: operations["getOpenApiJson"]['responses'][200]['content']["application/json"] }
+  | { status: 304; headers?: ResponseHeaders; contentType?: undefined; body?: undefined };
+
+/** GET /openapi.yaml */
+export type GetOpenApiYamlRequest = {
+  operationId: "getOpenApiYaml";
+  /** The version the path fixes; null where the version is negotiated. */
+  pathVersion: null;
+  params: Record<string, never>;
+  query: Record<string, never>;
+  headers: NonNullable<operations["getOpenApiYaml"]['parameters']["header"]>;
+} & ({ contentType?: undefined; body?: undefined });
+export type GetOpenApiYamlResponse =
+  | { status: 200; headers?: ResponseHeaders; contentType: "application/yaml"; body: operations["getOpenApiYaml"]['responses'][200]['content']["application/yaml"] }
+  | { status: 304; headers?: ResponseHeaders; contentType?: undefined; body?: undefined };
 
 /** GET /orders/{orderId} */
 export type GetOrderRequest = {
@@ -224,6 +302,19 @@ export type GetReadyRequest = {
 export type GetReadyResponse =
   | { status: 200; headers?: ResponseHeaders; contentType: "application/json"; body: operations["getReady"]['responses'][200]['content']["application/json"] }
   | { status: 503; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getReady"]['responses'][503]['content']["application/problem+json"] };
+
+/** GET /docs/realtime */
+export type GetRealtimeDocsRequest = {
+  operationId: "getRealtimeDocs";
+  /** The version the path fixes; null where the version is negotiated. */
+  pathVersion: null;
+  params: Record<string, never>;
+  query: Record<string, never>;
+  headers: NonNullable<operations["getRealtimeDocs"]['parameters']["header"]>;
+} & ({ contentType?: undefined; body?: undefined });
+export type GetRealtimeDocsResponse =
+  | { status: 200; headers?: ResponseHeaders; contentType: "text/html"; body: operations["getRealtimeDocs"]['responses'][200]['content']["text/html"] }
+  | { status: 304; headers?: ResponseHeaders; contentType?: undefined; body?: undefined };
 
 /** HEAD /orders/{orderId} */
 export type HeadOrderRequest = {
@@ -467,9 +558,25 @@ export type CancelOrderFamilyResponse = CancelOrderResponse | CancelOrderV1Respo
 export type CreateOrderFamilyRequest = CreateOrderRequest | CreateOrderV1Request | CreateOrderV2Request;
 export type CreateOrderFamilyResponse = CreateOrderResponse | CreateOrderV1Response | CreateOrderV2Response;
 
+/** GET /asyncapi.yaml */
+export type GetAsyncApiYamlFamilyRequest = GetAsyncApiYamlRequest;
+export type GetAsyncApiYamlFamilyResponse = GetAsyncApiYamlResponse;
+
 /** GET /docs */
 export type GetDocsFamilyRequest = GetDocsRequest;
 export type GetDocsFamilyResponse = GetDocsResponse;
+
+/** GET /docs/redoc.standalone.js */
+export type GetDocsScriptFamilyRequest = GetDocsScriptRequest;
+export type GetDocsScriptFamilyResponse = GetDocsScriptResponse;
+
+/** GET /docs/graphql */
+export type GetGraphqlDocsFamilyRequest = GetGraphqlDocsRequest;
+export type GetGraphqlDocsFamilyResponse = GetGraphqlDocsResponse;
+
+/** GET /schema.graphql */
+export type GetGraphqlSchemaFamilyRequest = GetGraphqlSchemaRequest;
+export type GetGraphqlSchemaFamilyResponse = GetGraphqlSchemaResponse;
 
 /** GET /healthz */
 export type GetHealthFamilyRequest = GetHealthRequest;
@@ -479,6 +586,14 @@ export type GetHealthFamilyResponse = GetHealthResponse;
 export type GetMetricsFamilyRequest = GetMetricsRequest;
 export type GetMetricsFamilyResponse = GetMetricsResponse;
 
+/** GET /openapi.json */
+export type GetOpenApiJsonFamilyRequest = GetOpenApiJsonRequest;
+export type GetOpenApiJsonFamilyResponse = GetOpenApiJsonResponse;
+
+/** GET /openapi.yaml */
+export type GetOpenApiYamlFamilyRequest = GetOpenApiYamlRequest;
+export type GetOpenApiYamlFamilyResponse = GetOpenApiYamlResponse;
+
 /** GET /orders/{orderId}, GET /v1/orders/{orderId}, GET /v2/orders/{orderId} */
 export type GetOrderFamilyRequest = GetOrderRequest | GetOrderV1Request | GetOrderV2Request;
 export type GetOrderFamilyResponse = GetOrderResponse | GetOrderV1Response | GetOrderV2Response;
@@ -486,6 +601,10 @@ export type GetOrderFamilyResponse = GetOrderResponse | GetOrderV1Response | Get
 /** GET /readyz */
 export type GetReadyFamilyRequest = GetReadyRequest;
 export type GetReadyFamilyResponse = GetReadyResponse;
+
+/** GET /docs/realtime */
+export type GetRealtimeDocsFamilyRequest = GetRealtimeDocsRequest;
+export type GetRealtimeDocsFamilyResponse = GetRealtimeDocsResponse;
 
 /** HEAD /orders/{orderId}, HEAD /v1/orders/{orderId}, HEAD /v2/orders/{orderId} */
 export type HeadOrderFamilyRequest = HeadOrderRequest | HeadOrderV1Request | HeadOrderV2Request;
@@ -511,11 +630,18 @@ export type ReplaceOrderFamilyResponse = ReplaceOrderResponse | ReplaceOrderV1Re
 export interface Handlers<C> {
   cancelOrder(req: CancelOrderFamilyRequest, ctx: C): Promise<CancelOrderFamilyResponse>;
   createOrder(req: CreateOrderFamilyRequest, ctx: C): Promise<CreateOrderFamilyResponse>;
+  getAsyncApiYaml(req: GetAsyncApiYamlFamilyRequest, ctx: C): Promise<GetAsyncApiYamlFamilyResponse>;
   getDocs(req: GetDocsFamilyRequest, ctx: C): Promise<GetDocsFamilyResponse>;
+  getDocsScript(req: GetDocsScriptFamilyRequest, ctx: C): Promise<GetDocsScriptFamilyResponse>;
+  getGraphqlDocs(req: GetGraphqlDocsFamilyRequest, ctx: C): Promise<GetGraphqlDocsFamilyResponse>;
+  getGraphqlSchema(req: GetGraphqlSchemaFamilyRequest, ctx: C): Promise<GetGraphqlSchemaFamilyResponse>;
   getHealth(req: GetHealthFamilyRequest, ctx: C): Promise<GetHealthFamilyResponse>;
   getMetrics(req: GetMetricsFamilyRequest, ctx: C): Promise<GetMetricsFamilyResponse>;
+  getOpenApiJson(req: GetOpenApiJsonFamilyRequest, ctx: C): Promise<GetOpenApiJsonFamilyResponse>;
+  getOpenApiYaml(req: GetOpenApiYamlFamilyRequest, ctx: C): Promise<GetOpenApiYamlFamilyResponse>;
   getOrder(req: GetOrderFamilyRequest, ctx: C): Promise<GetOrderFamilyResponse>;
   getReady(req: GetReadyFamilyRequest, ctx: C): Promise<GetReadyFamilyResponse>;
+  getRealtimeDocs(req: GetRealtimeDocsFamilyRequest, ctx: C): Promise<GetRealtimeDocsFamilyResponse>;
   headOrder(req: HeadOrderFamilyRequest, ctx: C): Promise<HeadOrderFamilyResponse>;
   listOrders(req: ListOrdersFamilyRequest, ctx: C): Promise<ListOrdersFamilyResponse>;
   patchOrder(req: PatchOrderFamilyRequest, ctx: C): Promise<PatchOrderFamilyResponse>;
@@ -530,13 +656,20 @@ export type OperationId =
   | "createOrder"
   | "createOrderV1"
   | "createOrderV2"
+  | "getAsyncApiYaml"
   | "getDocs"
+  | "getDocsScript"
+  | "getGraphqlDocs"
+  | "getGraphqlSchema"
   | "getHealth"
   | "getMetrics"
+  | "getOpenApiJson"
+  | "getOpenApiYaml"
   | "getOrder"
   | "getOrderV1"
   | "getOrderV2"
   | "getReady"
+  | "getRealtimeDocs"
   | "headOrder"
   | "headOrderV1"
   | "headOrderV2"

@@ -12,13 +12,20 @@ export const raw_cancelOrderV2Path = validate_cancelOrderV2Path;
 export const raw_createOrderHeader = validate_createOrderHeader;
 export const raw_createOrderV1Header = validate_createOrderV1Header;
 export const raw_createOrderV2Header = validate_createOrderV2Header;
+export const raw_getAsyncApiYamlHeader = validate_getAsyncApiYamlHeader;
 export const raw_getDocsHeader = validate_getDocsHeader;
+export const raw_getDocsScriptHeader = validate_getDocsScriptHeader;
+export const raw_getGraphqlDocsHeader = validate_getGraphqlDocsHeader;
+export const raw_getGraphqlSchemaHeader = validate_getGraphqlSchemaHeader;
+export const raw_getOpenApiJsonHeader = validate_getOpenApiJsonHeader;
+export const raw_getOpenApiYamlHeader = validate_getOpenApiYamlHeader;
 export const raw_getOrderHeader = validate_getOrderHeader;
 export const raw_getOrderPath = validate_getOrderPath;
 export const raw_getOrderV1Header = validate_getOrderV1Header;
 export const raw_getOrderV1Path = validate_getOrderV1Path;
 export const raw_getOrderV2Header = validate_getOrderV2Header;
 export const raw_getOrderV2Path = validate_getOrderV2Path;
+export const raw_getRealtimeDocsHeader = validate_getRealtimeDocsHeader;
 export const raw_headOrderHeader = validate_headOrderHeader;
 export const raw_headOrderPath = validate_headOrderPath;
 export const raw_headOrderV1Header = validate_headOrderV1Header;
@@ -1045,6 +1052,75 @@ validate_createOrderV2Header.errors = vErrors;
 return errors === 0;
 }
 validate_createOrderV2Header.evaluated = {"props":{"Accept":true},"dynamicProps":false,"dynamicItems":false};
+function validate_getAsyncApiYamlHeader(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate_getAsyncApiYamlHeader.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data["If-None-Match"] !== undefined){
+let data0 = data["If-None-Match"];
+if(typeof data0 !== "string"){
+let dataType0 = typeof data0;
+let coerced0 = undefined;
+if(!(coerced0 !== undefined)){
+if(dataType0 == "number" || dataType0 == "boolean"){
+coerced0 = "" + data0;
+}
+else if(data0 === null){
+coerced0 = "";
+}
+else {
+const err0 = {instancePath:instancePath+"/If-None-Match",schemaPath:"#/properties/If-None-Match/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(coerced0 !== undefined){
+data0 = coerced0;
+if(data !== undefined){
+data["If-None-Match"] = coerced0;
+}
+}
+}
+if(typeof data0 === "string"){
+if(func_7a031813(data0) > 2000){
+const err1 = {instancePath:instancePath+"/If-None-Match",schemaPath:"#/properties/If-None-Match/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+validate_getAsyncApiYamlHeader.errors = vErrors;
+return errors === 0;
+}
+validate_getAsyncApiYamlHeader.evaluated = {"props":{"If-None-Match":true},"dynamicProps":false,"dynamicItems":false};
 function validate_getDocsHeader(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
@@ -1114,6 +1190,351 @@ validate_getDocsHeader.errors = vErrors;
 return errors === 0;
 }
 validate_getDocsHeader.evaluated = {"props":{"If-None-Match":true},"dynamicProps":false,"dynamicItems":false};
+function validate_getDocsScriptHeader(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate_getDocsScriptHeader.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data["If-None-Match"] !== undefined){
+let data0 = data["If-None-Match"];
+if(typeof data0 !== "string"){
+let dataType0 = typeof data0;
+let coerced0 = undefined;
+if(!(coerced0 !== undefined)){
+if(dataType0 == "number" || dataType0 == "boolean"){
+coerced0 = "" + data0;
+}
+else if(data0 === null){
+coerced0 = "";
+}
+else {
+const err0 = {instancePath:instancePath+"/If-None-Match",schemaPath:"#/properties/If-None-Match/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(coerced0 !== undefined){
+data0 = coerced0;
+if(data !== undefined){
+data["If-None-Match"] = coerced0;
+}
+}
+}
+if(typeof data0 === "string"){
+if(func_7a031813(data0) > 2000){
+const err1 = {instancePath:instancePath+"/If-None-Match",schemaPath:"#/properties/If-None-Match/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+validate_getDocsScriptHeader.errors = vErrors;
+return errors === 0;
+}
+validate_getDocsScriptHeader.evaluated = {"props":{"If-None-Match":true},"dynamicProps":false,"dynamicItems":false};
+function validate_getGraphqlDocsHeader(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate_getGraphqlDocsHeader.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data["If-None-Match"] !== undefined){
+let data0 = data["If-None-Match"];
+if(typeof data0 !== "string"){
+let dataType0 = typeof data0;
+let coerced0 = undefined;
+if(!(coerced0 !== undefined)){
+if(dataType0 == "number" || dataType0 == "boolean"){
+coerced0 = "" + data0;
+}
+else if(data0 === null){
+coerced0 = "";
+}
+else {
+const err0 = {instancePath:instancePath+"/If-None-Match",schemaPath:"#/properties/If-None-Match/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(coerced0 !== undefined){
+data0 = coerced0;
+if(data !== undefined){
+data["If-None-Match"] = coerced0;
+}
+}
+}
+if(typeof data0 === "string"){
+if(func_7a031813(data0) > 2000){
+const err1 = {instancePath:instancePath+"/If-None-Match",schemaPath:"#/properties/If-None-Match/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+validate_getGraphqlDocsHeader.errors = vErrors;
+return errors === 0;
+}
+validate_getGraphqlDocsHeader.evaluated = {"props":{"If-None-Match":true},"dynamicProps":false,"dynamicItems":false};
+function validate_getGraphqlSchemaHeader(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate_getGraphqlSchemaHeader.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data["If-None-Match"] !== undefined){
+let data0 = data["If-None-Match"];
+if(typeof data0 !== "string"){
+let dataType0 = typeof data0;
+let coerced0 = undefined;
+if(!(coerced0 !== undefined)){
+if(dataType0 == "number" || dataType0 == "boolean"){
+coerced0 = "" + data0;
+}
+else if(data0 === null){
+coerced0 = "";
+}
+else {
+const err0 = {instancePath:instancePath+"/If-None-Match",schemaPath:"#/properties/If-None-Match/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(coerced0 !== undefined){
+data0 = coerced0;
+if(data !== undefined){
+data["If-None-Match"] = coerced0;
+}
+}
+}
+if(typeof data0 === "string"){
+if(func_7a031813(data0) > 2000){
+const err1 = {instancePath:instancePath+"/If-None-Match",schemaPath:"#/properties/If-None-Match/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+validate_getGraphqlSchemaHeader.errors = vErrors;
+return errors === 0;
+}
+validate_getGraphqlSchemaHeader.evaluated = {"props":{"If-None-Match":true},"dynamicProps":false,"dynamicItems":false};
+function validate_getOpenApiJsonHeader(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate_getOpenApiJsonHeader.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data["If-None-Match"] !== undefined){
+let data0 = data["If-None-Match"];
+if(typeof data0 !== "string"){
+let dataType0 = typeof data0;
+let coerced0 = undefined;
+if(!(coerced0 !== undefined)){
+if(dataType0 == "number" || dataType0 == "boolean"){
+coerced0 = "" + data0;
+}
+else if(data0 === null){
+coerced0 = "";
+}
+else {
+const err0 = {instancePath:instancePath+"/If-None-Match",schemaPath:"#/properties/If-None-Match/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(coerced0 !== undefined){
+data0 = coerced0;
+if(data !== undefined){
+data["If-None-Match"] = coerced0;
+}
+}
+}
+if(typeof data0 === "string"){
+if(func_7a031813(data0) > 2000){
+const err1 = {instancePath:instancePath+"/If-None-Match",schemaPath:"#/properties/If-None-Match/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+validate_getOpenApiJsonHeader.errors = vErrors;
+return errors === 0;
+}
+validate_getOpenApiJsonHeader.evaluated = {"props":{"If-None-Match":true},"dynamicProps":false,"dynamicItems":false};
+function validate_getOpenApiYamlHeader(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate_getOpenApiYamlHeader.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data["If-None-Match"] !== undefined){
+let data0 = data["If-None-Match"];
+if(typeof data0 !== "string"){
+let dataType0 = typeof data0;
+let coerced0 = undefined;
+if(!(coerced0 !== undefined)){
+if(dataType0 == "number" || dataType0 == "boolean"){
+coerced0 = "" + data0;
+}
+else if(data0 === null){
+coerced0 = "";
+}
+else {
+const err0 = {instancePath:instancePath+"/If-None-Match",schemaPath:"#/properties/If-None-Match/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(coerced0 !== undefined){
+data0 = coerced0;
+if(data !== undefined){
+data["If-None-Match"] = coerced0;
+}
+}
+}
+if(typeof data0 === "string"){
+if(func_7a031813(data0) > 2000){
+const err1 = {instancePath:instancePath+"/If-None-Match",schemaPath:"#/properties/If-None-Match/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+validate_getOpenApiYamlHeader.errors = vErrors;
+return errors === 0;
+}
+validate_getOpenApiYamlHeader.evaluated = {"props":{"If-None-Match":true},"dynamicProps":false,"dynamicItems":false};
 function validate_getOrderHeader(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
@@ -1740,6 +2161,75 @@ validate_getOrderV2Path.errors = vErrors;
 return errors === 0;
 }
 validate_getOrderV2Path.evaluated = {"props":{"orderId":true},"dynamicProps":false,"dynamicItems":false};
+function validate_getRealtimeDocsHeader(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate_getRealtimeDocsHeader.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data["If-None-Match"] !== undefined){
+let data0 = data["If-None-Match"];
+if(typeof data0 !== "string"){
+let dataType0 = typeof data0;
+let coerced0 = undefined;
+if(!(coerced0 !== undefined)){
+if(dataType0 == "number" || dataType0 == "boolean"){
+coerced0 = "" + data0;
+}
+else if(data0 === null){
+coerced0 = "";
+}
+else {
+const err0 = {instancePath:instancePath+"/If-None-Match",schemaPath:"#/properties/If-None-Match/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(coerced0 !== undefined){
+data0 = coerced0;
+if(data !== undefined){
+data["If-None-Match"] = coerced0;
+}
+}
+}
+if(typeof data0 === "string"){
+if(func_7a031813(data0) > 2000){
+const err1 = {instancePath:instancePath+"/If-None-Match",schemaPath:"#/properties/If-None-Match/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+validate_getRealtimeDocsHeader.errors = vErrors;
+return errors === 0;
+}
+validate_getRealtimeDocsHeader.evaluated = {"props":{"If-None-Match":true},"dynamicProps":false,"dynamicItems":false};
 function validate_headOrderHeader(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
@@ -4541,13 +5031,20 @@ export const cancelOrderV2Path = raw_cancelOrderV2Path as unknown as ValidateFun
 export const createOrderHeader = raw_createOrderHeader as unknown as ValidateFunction<NonNullable<operations["createOrder"]['parameters']["header"]>>;
 export const createOrderV1Header = raw_createOrderV1Header as unknown as ValidateFunction<NonNullable<operations["createOrderV1"]['parameters']["header"]>>;
 export const createOrderV2Header = raw_createOrderV2Header as unknown as ValidateFunction<NonNullable<operations["createOrderV2"]['parameters']["header"]>>;
+export const getAsyncApiYamlHeader = raw_getAsyncApiYamlHeader as unknown as ValidateFunction<NonNullable<operations["getAsyncApiYaml"]['parameters']["header"]>>;
 export const getDocsHeader = raw_getDocsHeader as unknown as ValidateFunction<NonNullable<operations["getDocs"]['parameters']["header"]>>;
+export const getDocsScriptHeader = raw_getDocsScriptHeader as unknown as ValidateFunction<NonNullable<operations["getDocsScript"]['parameters']["header"]>>;
+export const getGraphqlDocsHeader = raw_getGraphqlDocsHeader as unknown as ValidateFunction<NonNullable<operations["getGraphqlDocs"]['parameters']["header"]>>;
+export const getGraphqlSchemaHeader = raw_getGraphqlSchemaHeader as unknown as ValidateFunction<NonNullable<operations["getGraphqlSchema"]['parameters']["header"]>>;
+export const getOpenApiJsonHeader = raw_getOpenApiJsonHeader as unknown as ValidateFunction<NonNullable<operations["getOpenApiJson"]['parameters']["header"]>>;
+export const getOpenApiYamlHeader = raw_getOpenApiYamlHeader as unknown as ValidateFunction<NonNullable<operations["getOpenApiYaml"]['parameters']["header"]>>;
 export const getOrderHeader = raw_getOrderHeader as unknown as ValidateFunction<NonNullable<operations["getOrder"]['parameters']["header"]>>;
 export const getOrderPath = raw_getOrderPath as unknown as ValidateFunction<NonNullable<operations["getOrder"]['parameters']["path"]>>;
 export const getOrderV1Header = raw_getOrderV1Header as unknown as ValidateFunction<NonNullable<operations["getOrderV1"]['parameters']["header"]>>;
 export const getOrderV1Path = raw_getOrderV1Path as unknown as ValidateFunction<NonNullable<operations["getOrderV1"]['parameters']["path"]>>;
 export const getOrderV2Header = raw_getOrderV2Header as unknown as ValidateFunction<NonNullable<operations["getOrderV2"]['parameters']["header"]>>;
 export const getOrderV2Path = raw_getOrderV2Path as unknown as ValidateFunction<NonNullable<operations["getOrderV2"]['parameters']["path"]>>;
+export const getRealtimeDocsHeader = raw_getRealtimeDocsHeader as unknown as ValidateFunction<NonNullable<operations["getRealtimeDocs"]['parameters']["header"]>>;
 export const headOrderHeader = raw_headOrderHeader as unknown as ValidateFunction<NonNullable<operations["headOrder"]['parameters']["header"]>>;
 export const headOrderPath = raw_headOrderPath as unknown as ValidateFunction<NonNullable<operations["headOrder"]['parameters']["path"]>>;
 export const headOrderV1Header = raw_headOrderV1Header as unknown as ValidateFunction<NonNullable<operations["headOrderV1"]['parameters']["header"]>>;

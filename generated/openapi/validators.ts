@@ -19,6 +19,7 @@ export const raw_Ready = validate_Ready;
 export const raw_cancelOrder200R0 = validate_cancelOrder200R0;
 export const raw_createOrder201R0 = validate_createOrder201R0;
 export const raw_createOrderBody0 = validate_createOrderBody0;
+export const raw_getOpenApiJson200R0 = validate_getOpenApiJson200R0;
 export const raw_getOrder200R0 = validate_getOrder200R0;
 export const raw_listOrders200R0 = validate_listOrders200R0;
 export const raw_patchOrder200R0 = validate_patchOrder200R0;
@@ -31,6 +32,7 @@ const func_191f75b3 = Object.prototype.hasOwnProperty;
 const func_7a031813 = require("ajv/dist/runtime/ucs2length").default;
 const pattern_5d8f3426 = new RegExp("^[a-z_]+$", "u");
 const pattern_8f96cb0b = new RegExp("^[A-Z]{3}$", "u");
+const schema_00404e68 = {"type":"string"};
 const schema_04d97063 = {"type":"object","additionalProperties":false,"required":["code","percent"],"properties":{"code":{"type":"string","minLength":1,"maxLength":32},"percent":{"type":"integer","minimum":0,"maximum":100}}};
 const schema_07c81ea9 = {"anyOf":[{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/OrderListV1"},{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/OrderListV2"}]};
 const schema_0ca1cb2c = {"type":"object","additionalProperties":false,"properties":{"items":{"type":"array","maxItems":100,"items":{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/OrderItem"}},"currency":{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/Currency"},"note":{"type":["string","null"],"maxLength":500},"discount":{"oneOf":[{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/DiscountPatch"},{"type":"null"}]},"status":{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/OrderStatus"}},"description":"RFC 7396 merge patch: present members replace, `null` removes (`note`, discount); `items`, `currency` and `status` cannot be removed."};
@@ -3500,6 +3502,30 @@ validate_defs_Ready.errors = vErrors;
 return errors === 0;
 }
 validate_defs_Ready.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+function validate_getOpenApiJson200R0(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate_getOpenApiJson200R0.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(typeof data !== "string"){
+const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+validate_getOpenApiJson200R0.errors = vErrors;
+return errors === 0;
+}
+validate_getOpenApiJson200R0.evaluated = {"dynamicProps":false,"dynamicItems":false};
 function validate_getOrder200R0(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
@@ -3890,6 +3916,7 @@ validate_replaceOrderBody0.evaluated = {"dynamicProps":true,"dynamicItems":false
 export const cancelOrder200R0 = raw_cancelOrder200R0 as unknown as ValidateFunction<operations["cancelOrder"]['responses'][200]['content']["application/json"]>;
 export const createOrder201R0 = raw_createOrder201R0 as unknown as ValidateFunction<operations["createOrder"]['responses'][201]['content']["application/json"]>;
 export const createOrderBody0 = raw_createOrderBody0 as unknown as ValidateFunction<NonNullable<operations["createOrder"]['requestBody']>['content']["application/json"]>;
+export const getOpenApiJson200R0 = raw_getOpenApiJson200R0 as unknown as ValidateFunction<operations["getOpenApiJson"]['responses'][200]['content']["application/json"]>;
 export const getOrder200R0 = raw_getOrder200R0 as unknown as ValidateFunction<operations["getOrder"]['responses'][200]['content']["application/json"]>;
 export const Health = raw_Health as unknown as ValidateFunction<components['schemas']["Health"]>;
 export const listOrders200R0 = raw_listOrders200R0 as unknown as ValidateFunction<operations["listOrders"]['responses'][200]['content']["application/json"]>;

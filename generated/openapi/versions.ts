@@ -6,5 +6,5 @@ export type ApiVersion = (typeof VERSIONS)[number];
 
 /** Deprecated versions: when (RFC 9745), until when (RFC 8594 Sunset) and where the migration is explained. */
 export const DEPRECATED: Partial<Record<ApiVersion, { deprecatedAt: string; sunset: string; link: string }>> = {
-  1: { deprecatedAt: "2026-11-01T00:00:00Z", sunset: "2027-06-30T23:59:59Z", link: "/docs#versioning" },
+  1: { deprecatedAt: "2026-11-01T00:00:00Z", sunset: "2027-06-30T23:59:59Z", link: "/docs#/section/versioning" },
 };

@@ -1,7 +1,4 @@
-import { createHash } from 'node:crypto';
 import type { Handlers } from '../../../generated/openapi/handlers';
-import { docsHtml } from '../../../generated/openapi/docs';
-import { evaluate } from '../conditional';
 import type { HandlerContext } from './dispatch';
 import type { Metrics } from '../metrics';
 import { problem, PROBLEM_MEDIA_TYPE } from '../problem';
@@ -9,22 +6,12 @@ import { problem, PROBLEM_MEDIA_TYPE } from '../problem';
 /** A dependency readiness probe: true when reachable. */
 export type Probe = () => Promise<boolean>;
 
-/** The reference is the same for everyone: a shared cache may keep it for five minutes. */
-export const DOCS_CACHE_CONTROL = 'public, max-age=300';
-const DOCS_ETAG = `"${createHash('sha256').update(docsHtml).digest('base64url').slice(0, 22)}"`;
-
-/** /healthz (alive), /readyz (every dependency answers), /metrics (Prometheus text), /docs. */
+/** /healthz (alive), /readyz (every dependency answers), /metrics (Prometheus text). The reference is in docs.ts. */
 export function healthHandlers(deps: { metrics: Metrics; probes: Record<string, Probe> }): Pick<
   Handlers<HandlerContext>,
-  'getHealth' | 'getReady' | 'getMetrics' | 'getDocs'
+  'getHealth' | 'getReady' | 'getMetrics'
 > {
   return {
-    async getDocs(req) {
-      const headers = { ETag: DOCS_ETAG, 'Cache-Control': DOCS_CACHE_CONTROL };
-      const outcome = evaluate({ method: 'GET', ifNoneMatch: req.headers['If-None-Match'], current: { selected: DOCS_ETAG, all: [DOCS_ETAG] } });
-      if (outcome === 'not_modified') return { status: 304, headers };
-      return { status: 200, headers, contentType: 'text/html', body: docsHtml };
-    },
     async getHealth() {
       return { status: 200, contentType: 'application/json', body: { status: 'ok' } };
     },

@@ -1,6 +1,6 @@
 /**
  * The REST binding: every operation of contracts/openapi.yaml, implemented by the
- * order and health handlers and dispatched from the generated route table.
+ * order, health and docs handlers and dispatched from the generated route table.
  */
 import type Router from '@koa/router';
 import type { Middleware } from 'koa';
@@ -8,6 +8,7 @@ import type { Handlers } from '../../../generated/openapi/handlers';
 import type { OrderEvent, Store } from '../../store';
 import type { Metrics } from '../metrics';
 import { dispatchRouter, type HandlerContext } from './dispatch';
+import { docsHandlers } from './docs';
 import { healthHandlers, type Probe } from './health';
 import { orderHandlers } from './handlers';
 
@@ -30,6 +31,7 @@ export function restRouter(deps: RestDeps): Router {
   const handlers: Handlers<HandlerContext> = {
     ...healthHandlers({ metrics: deps.metrics, probes: deps.probes }),
     ...orderHandlers({ store: deps.store, metrics: deps.metrics, onEvent: deps.onEvent }),
+    ...docsHandlers(),
   };
   return dispatchRouter(handlers, { bodyLimit: deps.bodyLimit, authenticate: deps.authenticate });
 }
