@@ -1,5 +1,5 @@
 /** The SDK's typed GraphQL client against the running server: hash first, text only when asked. */
-import { createGraphqlClient, GraphqlRequestError } from '../../src/sdk';
+import { createGraphqlClient, GraphqlRequestError } from '@orderline/sdk';
 import { persistedOperations } from '../../generated/graphql/persisted';
 import { startTestServer, type TestServer } from '../support/server';
 
