@@ -14,6 +14,13 @@ const base = {
   testEnvironment: 'node',
   // Transpile only: `npm run typecheck` is the type gate, so tests stay fast.
   transform: { '^.+\\.ts$': 'ts-jest' },
+  // The SDK workspace from its source (no build needed to test it); its relative imports
+  // carry `.js` for its ESM build, which map back to the .ts files here.
+  moduleNameMapper: {
+    '^@orderline/sdk$': '<rootDir>/sdk/src/index.ts',
+    '^@orderline/sdk/(rest|graphql|realtime)$': '<rootDir>/sdk/src/$1.ts',
+    '^(\\.{1,2}/.*)\\.js$': '$1',
+  },
 };
 
 const ON_POSTGRES = ['rest', 'badInput', 'sdk', 'graphql', 'graphqlAudits', 'apollo', 'sdkGraphql', 'realtime', 'realtimeSdk'];
@@ -31,7 +38,7 @@ module.exports = async () => {
     {
       ...base,
       displayName: 'sqlite',
-      roots: ['<rootDir>/src', '<rootDir>/test', '<rootDir>/codegen', '<rootDir>/scripts'],
+      roots: ['<rootDir>/src', '<rootDir>/test', '<rootDir>/codegen', '<rootDir>/scripts', '<rootDir>/sdk/src'],
       testMatch: ['**/*.test.ts'],
       testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/scaleout/', ...ignore.sqlite.map((p) => `<rootDir>/${p}`)],
     },

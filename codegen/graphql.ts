@@ -69,14 +69,15 @@ export async function generateGraphql(root: string): Promise<Record<string, stri
   });
 
   const manifest = Object.fromEntries(ops.map((o) => [o.hash, o.text]));
+  const byName = JSON.stringify(Object.fromEntries(ops.map((o) => [o.name, { hash: o.hash, text: o.text }])), null, 2);
   // Result and variables types per operation name, so the SDK's `query(name, variables)` is typed.
   const typeName = (o: PersistedOperation) => {
     const def = parse(o.text).definitions[0] as OperationDefinitionNode;
     return `${o.name}${def.operation[0].toUpperCase()}${def.operation.slice(1)}`;
   };
-  const persisted = [
+  const persistedHead = (from: string) => [
     HEADER,
-    "import type * as Ops from './operations';",
+    `import type * as Ops from '${from}';`,
     '',
     '/** Result and variables types of each operation, by name. */',
     'export interface OperationTypes {',
@@ -84,8 +85,11 @@ export async function generateGraphql(root: string): Promise<Record<string, stri
     '}',
     '',
     '/** The operations of contracts/operations/, with the hash of the exact text the SDK sends. */',
-    `export const persistedOperations = ${JSON.stringify(Object.fromEntries(ops.map((o) => [o.name, { hash: o.hash, text: o.text }])), null, 2)} as const;`,
+    `export const persistedOperations = ${byName} as const;`,
     '',
+  ];
+  const persisted = [
+    ...persistedHead('./operations'),
     '/** Allowlist manifest: hex SHA-256 -> text. */',
     `export const manifest: Readonly<Record<string, string>> = ${JSON.stringify(manifest, null, 2)};`,
     '',
@@ -97,5 +101,7 @@ export async function generateGraphql(root: string): Promise<Record<string, stri
     'generated/graphql/operations.ts': `${HEADER}\n${operations}`,
     'generated/graphql/persisted.ts': persisted,
     'generated/graphql/persisted.json': `${JSON.stringify(manifest, null, 2)}\n`,
+    // The SDK's copy (codegen/sdk.ts): a `.js` import for its ESM build, no server manifest.
+    'sdk/src/generated/persisted.ts': persistedHead('./operations.js').join('\n'),
   };
 }

@@ -1,6 +1,6 @@
 /**
  * `npm run codegen`: contracts/ -> generated/. Deterministic (same input, same bytes)
- * and complete: files under generated/ that no generator produced are deleted, so a
+ * and complete: files under generated/ (and the SDK's sdk/src/generated/) that no generator produced are deleted, so a
  * stale or hand-made file shows up as drift in CI.
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -8,7 +8,7 @@ import { dirname, join, relative } from 'node:path';
 import { generateOpenApi } from './openapi';
 import { generateGraphql } from './graphql';
 import { generateAsyncApi } from './asyncapi';
-import { generateSdk } from './sdk';
+import { generateSdk, SDK_GENERATED } from './sdk';
 import { generateDocs } from './docs';
 
 function listFiles(dir: string): string[] {
@@ -21,7 +21,8 @@ function listFiles(dir: string): string[] {
 
 export async function generateAll(root: string): Promise<Record<string, string>> {
   const parts = await Promise.all([generateOpenApi(root), generateGraphql(root), generateAsyncApi(root), generateDocs(root)]);
-  return Object.assign({}, ...parts, generateSdk());
+  const server: Record<string, string> = Object.assign({}, ...parts);
+  return { ...server, ...generateSdk(server) };
 }
 
 /**
@@ -43,7 +44,7 @@ async function main(): Promise<void> {
       changed++;
     }
   }
-  const stale = listFiles(join(outRoot, 'generated')).filter((p) => !(relative(outRoot, p) in files));
+  const stale = [...listFiles(join(outRoot, 'generated')), ...listFiles(join(outRoot, SDK_GENERATED))].filter((p) => !(relative(outRoot, p) in files));
   for (const p of stale) rmSync(p);
   console.log(`codegen: ${Object.keys(files).length} files, ${changed} changed, ${stale.length} stale removed, ${Date.now() - started} ms`);
 }

@@ -1,6 +1,6 @@
 /**
  * Composes the service: middleware order is the whole design here.
- * request id + log -> metrics -> problem+json -> SSE streams -> /graphql -> routes generated
+ * request id + log -> metrics -> CORS (when configured) -> problem+json -> SSE streams -> /graphql -> routes generated
  * from the contract. WebSocket upgrades bypass Koa: `realtime.attach(server)`.
  */
 import Koa from 'koa';
@@ -12,6 +12,7 @@ import {
   authenticate,
   authenticateRequest,
   AuthCache,
+  corsMiddleware,
   Metrics,
   metricsMiddleware,
   problemMiddleware,
@@ -67,6 +68,9 @@ export function createApp(deps: AppDeps): { app: Koa; metrics: Metrics; authCach
 
   app.use(requestLog(deps.logger));
   app.use(metricsMiddleware(metrics));
+  // Before everything that answers, errors and SSE included, so a browser can read those too.
+  const cors = corsMiddleware(deps.config.corsOrigins);
+  if (cors) app.use(cors);
   app.use(problemMiddleware());
   app.use(realtime.sse);
   app.use(

@@ -3,7 +3,7 @@
  * function returning a value or one error line naming the variable, so `main.ts`
  * can refuse bad config with exactly that line and a non-zero exit.
  */
-import { DEFAULT_BODY_LIMIT } from './http';
+import { DEFAULT_BODY_LIMIT, parseCorsOrigins } from './http';
 
 export interface Config {
   port: number;
@@ -23,6 +23,8 @@ export interface Config {
   authCacheTtlMs: number;
   /** SQLite `synchronous`: NORMAL survives process crashes (kill -9), FULL also power loss. */
   sqliteSynchronous: 'normal' | 'full';
+  /** Origins whose browser scripts may call the API (CORS); empty = none (the default). */
+  corsOrigins: string[];
   graphql: {
     maxDepth: number;
     maxCost: number;
@@ -53,6 +55,12 @@ function int(env: Env, name: string, def: number, min: number, max: number): num
     throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
   }
   return Number(raw);
+}
+
+function corsOrigins(env: Env): string[] {
+  const parsed = parseCorsOrigins(env.CORS_ORIGINS);
+  if (!parsed.ok) throw new ConfigError(parsed.error);
+  return parsed.origins;
 }
 
 function oneOf<T extends string>(env: Env, name: string, def: T, allowed: readonly T[]): T {
@@ -116,6 +124,7 @@ export function parseConfig(env: Env): ConfigResult {
         bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', DEFAULT_BODY_LIMIT, 1024, 16 * 1024 * 1024),
         authCacheTtlMs: int(env, 'AUTH_CACHE_TTL_MS', 5000, 0, 3_600_000),
         sqliteSynchronous: oneOf(env, 'SQLITE_SYNCHRONOUS', 'normal', ['normal', 'full'] as const),
+        corsOrigins: corsOrigins(env),
         graphql: {
           maxDepth: int(env, 'GRAPHQL_MAX_DEPTH', 4, 1, 100),
           maxCost: int(env, 'GRAPHQL_MAX_COST', 1000, 1, 10_000_000),

@@ -6,6 +6,7 @@
 export { accountForToken, authenticate, authenticateRequest, bearerToken } from './auth';
 export { AuthCache } from './authCache';
 export { DEFAULT_BODY_LIMIT } from './body';
+export { corsMiddleware, parseCorsOrigins } from './cors';
 export { Metrics, metricsMiddleware } from './metrics';
 export { HttpProblem, httpProblem, problem, PROBLEM_MEDIA_TYPE, PROBLEMS, type Problem, type ProblemCode } from './problem';
 export { problemMiddleware } from './problemMiddleware';

@@ -22,7 +22,7 @@ if (!existsSync(CHROMIUM)) {
 
 const sdkBundle = () =>
   buildSync({
-    entryPoints: [join(__dirname, '../../src/sdk/realtime.ts')],
+    entryPoints: [join(__dirname, '../../sdk/src/realtime.ts')],
     bundle: true,
     format: 'iife',
     globalName: 'orderlineRealtime',
@@ -85,7 +85,7 @@ describe('in Chromium', () => {
     await page.addScriptTag({ content: sdkBundle() });
     await page.evaluate(
       ({ baseUrl, token, orderId }) => {
-        const w = window as unknown as Record<string, unknown> & { orderlineRealtime: typeof import('../../src/sdk/realtime') };
+        const w = window as unknown as Record<string, unknown> & { orderlineRealtime: typeof import('@orderline/sdk/realtime') };
         w.sdkSeqs = [];
         w.sdkStream = w.orderlineRealtime.streamOrder({
           baseUrl,

@@ -6,7 +6,7 @@
  */
 import fc from 'fast-check';
 import WebSocket from 'ws';
-import { streamOrder, type OrderStream, type WebSocketCtor } from '../../src/sdk';
+import { streamOrder, type OrderStream } from '@orderline/sdk';
 import { startTestServer, type TestServer } from '../support/server';
 import { createOrder, touch } from '../support/streams';
 
@@ -46,7 +46,7 @@ function start(srv: TestServer, id: number, transport: 'ws' | 'sse', log: Entry[
     orderId: id,
     transport,
     since: 1,
-    WebSocket: WebSocket as unknown as WebSocketCtor,
+    WebSocket, // the ws package as it is: no cast (WebSocketLike is what ws and the DOM both satisfy)
     backoff,
     onEvent: (m) => log.push({ kind: 'event', seq: m.seq }),
     // The SDK sets lastSeq to the order's revision before calling onResync: what the resync covers.

@@ -1,5 +1,5 @@
 import { startTestServer, type TestServer } from '../support/server';
-import { allOrders, createOrderlineClient, updateOrder } from '../../src/sdk';
+import { allOrders, createOrderlineClient, updateOrder } from '@orderline/sdk';
 
 let s: TestServer;
 beforeAll(async () => {

@@ -1,5 +1,6 @@
 /** The SDK's typed GraphQL client against the running server: hash first, text only when asked. */
-import { createGraphqlClient, GraphqlRequestError } from '../../src/sdk';
+import { parse } from 'graphql';
+import { createGraphqlClient, GraphqlRequestError, type TypedDocumentNode } from '@orderline/sdk';
 import { persistedOperations } from '../../generated/graphql/persisted';
 import { startTestServer, type TestServer } from '../support/server';
 
@@ -58,5 +59,29 @@ describe('SDK GraphQL client', () => {
       expect(err).toBeInstanceOf(GraphqlRequestError);
       expect((err as GraphqlRequestError).code).toBe('GRAPHQL_VALIDATION_FAILED');
       expect((err as GraphqlRequestError).status).toBe(400);
+    }));
+
+  it('runs a client-defined TypedDocumentNode: its hash first, the printed text once on NOT_FOUND, then hash only', () =>
+    withServer({}, {}, async (srv, token) => {
+      const sent: Sent[] = [];
+      const gql = createGraphqlClient({ baseUrl: srv.url, token, fetch: recording(sent) });
+      const doc: TypedDocumentNode<{ user: { name: string } | null }, { id: string }> = parse('query Mine($id: ID!) { user(id: $id) { name } }');
+      expect(await gql.execute(doc, { id: 'u2' })).toEqual({ user: { name: 'Brian' } });
+      expect(await gql.execute(doc, { id: 'u3' })).toEqual({ user: { name: expect.any(String) } });
+      expect(sent.map((s) => s.hasQuery)).toEqual([false, true, false]);
+      expect(new Set(sent.map((s) => s.hash)).size).toBe(1);
+    }));
+
+  it("hashes a client's document as the allowlist does: a contract operation written differently is allowed, anything else refused", () =>
+    withServer({ GRAPHQL_PERSISTED: 'allowlist' }, {}, async (srv, token) => {
+      const sent: Sent[] = [];
+      const gql = createGraphqlClient({ baseUrl: srv.url, token, fetch: recording(sent) });
+      // contracts/operations/User.graphql, re-spaced and on one line: print() makes it the same text, so the same hash.
+      const sameAsContract: TypedDocumentNode<{ user: { id: string; name: string } | null }, { id: string }> = parse('query User($id:ID!){user(id:$id){id name}}');
+      expect(await gql.execute(sameAsContract, { id: 'u2' })).toEqual({ user: { id: 'u2', name: 'Brian' } });
+      expect(sent).toEqual([{ method: 'POST', hasQuery: false, hash: persistedOperations.User.hash }]);
+      const other = await gql.execute(parse('query Other { user(id: "u2") { name } }'), {}).catch((e: unknown) => e);
+      expect(other).toBeInstanceOf(GraphqlRequestError);
+      expect((other as GraphqlRequestError).code).toBe('PERSISTED_QUERY_NOT_ALLOWED');
     }));
 });

@@ -11,11 +11,16 @@
  *   it GETs the order and hands it to `onResync`, then continues after its revision.
  *
  * SSE is read with fetch streaming (not EventSource) so the same code sends the bearer
- * header in Node and in browsers; WebSocket takes a constructor (the `ws` package in
- * Node 20, the global one in browsers) and authenticates with `access_token`.
+ * header in Node and in browsers, and parsed with eventsource-parser (the event stream
+ * format's line rules: CR/LF variants, multi-line data, comments, BOM). WebSocket takes
+ * a constructor (the `ws` package in Node 20, the platform's in browsers and Node 22)
+ * and authenticates with `access_token`.
  */
-import type { OrderEventMessage, ServerMessage } from '../../generated/asyncapi/messages';
-import type { components } from '../../generated/openapi/types';
+import { createParser } from 'eventsource-parser';
+import type { OrderEventMessage, ServerMessage } from './generated/messages.js';
+import type { components } from './generated/openapi.js';
+
+export type { OrderEventMessage, ServerMessage };
 
 export type OrderV2 = components['schemas']['OrderV2'];
 
@@ -30,13 +35,26 @@ export function reconnectDelay(attempt: number, b: Backoff = DEFAULT_BACKOFF, ra
   return Math.min(b.capMs, b.baseMs * 2 ** attempt + random() * b.baseMs);
 }
 
-/** What a WebSocket constructor must offer (the browser's and `ws` both do). */
+/**
+ * An event handler checked bivariantly (the `bivarianceHack` of React's and the DOM's
+ * typings): the DOM's `WebSocket` hands a `MessageEvent`, `ws` its own `MessageEvent`,
+ * and each declares its handler with its own event type. A plain function-typed
+ * property is contravariant under strictFunctionTypes, so no single parameter type
+ * would admit both; a method-derived one accepts either, as long as the event offers
+ * what this client reads.
+ */
+type Handler<E> = { bivarianceHack(event: E): void }['bivarianceHack'] | null;
+
+/**
+ * What this client uses of a WebSocket: the platform's (browsers, Node 22) and the `ws`
+ * package's both satisfy it as they are, so neither needs a cast.
+ */
 export interface WebSocketLike {
-  readyState: number;
-  onopen: ((ev: unknown) => void) | null;
-  onmessage: ((ev: { data: unknown }) => void) | null;
-  onclose: ((ev: { code: number; reason: string }) => void) | null;
-  onerror: ((ev: unknown) => void) | null;
+  readonly readyState: number;
+  onopen: Handler<unknown>;
+  onmessage: Handler<{ data: unknown }>;
+  onclose: Handler<{ code: number; reason: string }>;
+  onerror: Handler<unknown>;
   send(data: string): void;
   close(code?: number, reason?: string): void;
 }
@@ -175,24 +193,17 @@ export function streamOrder(opts: OrderStreamOptions): OrderStream {
         if (res.status === 503) retryAfterMs = Number(res.headers.get('retry-after') ?? 0) * 1000;
         if (!res.ok || !res.body) throw new Error(`stream: HTTP ${res.status}`);
         attempt = 0;
+        const parser = createParser({
+          onEvent: (ev) => {
+            if (ev.data) enqueue(JSON.parse(ev.data) as ServerMessage);
+          },
+        });
         const reader = res.body.getReader();
         const decoder = new TextDecoder();
-        let buffer = '';
         for (;;) {
           const { value, done } = await reader.read();
           if (done) break;
-          buffer += decoder.decode(value, { stream: true });
-          let cut: number;
-          while ((cut = buffer.indexOf('\n\n')) >= 0) {
-            const block = buffer.slice(0, cut);
-            buffer = buffer.slice(cut + 2);
-            const data = block
-              .split('\n')
-              .filter((l) => l.startsWith('data:'))
-              .map((l) => l.slice(5).replace(/^ /, ''))
-              .join('\n');
-            if (data) enqueue(JSON.parse(data) as ServerMessage);
-          }
+          parser.feed(decoder.decode(value, { stream: true }));
         }
       } catch (err) {
         if (err instanceof Fatal) return fail(err);

@@ -1,17 +1,24 @@
-import type { components } from '../../generated/openapi/types';
-import type { RestClient } from '../../generated/sdk/rest';
+import type { components } from './generated/openapi.js';
+import type { RestClient } from './client.js';
 
-type Order = components['schemas']['OrderV2'];
-type OrderPatch = components['schemas']['OrderPatchV2'];
+export type Order = components['schemas']['OrderV2'];
+export type OrderPatch = components['schemas']['OrderPatchV2'];
+export type Problem = components['schemas']['Problem'];
 
+/** A REST call that failed: the HTTP status and the RFC 9457 problem the server sent (`code` is its stable code). */
 export class OrderlineError extends Error {
+  override readonly name = 'OrderlineError';
+  readonly code: string | undefined;
   constructor(
     readonly status: number,
-    readonly problem: unknown,
+    readonly problem: Partial<Problem> | undefined,
   ) {
-    super(`HTTP ${status}: ${(problem as { detail?: string; title?: string })?.detail ?? (problem as { title?: string })?.title ?? 'error'}`);
+    super(`HTTP ${status}: ${problem?.detail ?? problem?.title ?? 'error'}`);
+    this.code = problem?.code;
   }
 }
+
+const problemOf = (error: unknown): Partial<Problem> | undefined => (error && typeof error === 'object' ? (error as Partial<Problem>) : undefined);
 
 /**
  * Reads an order, computes a merge patch from it, and writes it with If-Match. On 412
@@ -27,7 +34,7 @@ export async function updateOrder(
 ): Promise<Order> {
   for (let i = 0; i < attempts; i++) {
     const read = await api.GET('/v2/orders/{orderId}', { params: { path: { orderId } } });
-    if (!read.data) throw new OrderlineError(read.response.status, read.error);
+    if (!read.data) throw new OrderlineError(read.response.status, problemOf(read.error));
     const patch = change(read.data);
     if (patch === null) return read.data;
     const etag = read.response.headers.get('etag');
@@ -38,7 +45,7 @@ export async function updateOrder(
       headers: { 'Content-Type': 'application/merge-patch+json' },
     });
     if (write.data) return write.data;
-    if (write.response.status !== 412) throw new OrderlineError(write.response.status, write.error);
+    if (write.response.status !== 412) throw new OrderlineError(write.response.status, problemOf(write.error));
   }
   throw new Error(`order ${orderId}: still conflicting after ${attempts} attempts`);
 }
@@ -51,7 +58,7 @@ export async function* allOrders(api: RestClient, limit = 50): AsyncGenerator<Or
   let query: { page?: string; limit?: number } = { limit };
   for (;;) {
     const res = await api.GET('/v2/orders', { params: { query } });
-    if (!res.data) throw new OrderlineError(res.response.status, res.error);
+    if (!res.data) throw new OrderlineError(res.response.status, problemOf(res.error));
     yield* res.data.orders;
     const next = res.data._links.next?.href;
     if (!next) return;

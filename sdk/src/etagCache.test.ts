@@ -1,0 +1,41 @@
+import { createOrderlineClient } from './client';
+
+/** A server stub: each path has a current ETag; If-None-Match matching it gets a bodiless 304. */
+function stub(etags: Map<string, string>, seen: string[]): typeof fetch {
+  return async (input, init) => {
+    const req = new Request(input, init);
+    const path = new URL(req.url).pathname;
+    const etag = etags.get(path) ?? '"0"';
+    seen.push(`${path} ${req.headers.get('if-none-match') ?? '-'}`);
+    if (req.headers.get('if-none-match') === etag) return new Response(null, { status: 304, headers: { etag } });
+    return new Response(JSON.stringify({ path, etag }), { status: 200, headers: { etag, 'content-type': 'application/json' } });
+  };
+}
+
+describe('EtagCache', () => {
+  it('revalidates with If-None-Match and answers a 304 with the cached body', async () => {
+    const seen: string[] = [];
+    const { api, cache } = createOrderlineClient({ baseUrl: 'http://x.test', fetch: stub(new Map([['/v2/orders/1', '"a"']]), seen) });
+    const first = await api.GET('/v2/orders/{orderId}', { params: { path: { orderId: 1 } } });
+    const second = await api.GET('/v2/orders/{orderId}', { params: { path: { orderId: 1 } } });
+    expect(second.response.status).toBe(200);
+    expect(second.data).toEqual(first.data);
+    expect(seen).toEqual(['/v2/orders/1 -', '/v2/orders/1 "a"']);
+    expect(cache.hits).toBe(1);
+  });
+
+  it('is bounded by lru-cache: past cacheSize the least recently used response goes first', async () => {
+    const seen: string[] = [];
+    const { api, cache } = createOrderlineClient({ baseUrl: 'http://x.test', cacheSize: 2, fetch: stub(new Map(), seen) });
+    const get = (orderId: number) => api.GET('/v2/orders/{orderId}', { params: { path: { orderId } } });
+    await get(1);
+    await get(2);
+    await get(1); // 1 is now the most recently used
+    await get(3); // evicts 2
+    expect(cache.size).toBe(2);
+    seen.length = 0;
+    await get(1);
+    await get(2);
+    expect(seen).toEqual(['/v2/orders/1 "0"', '/v2/orders/2 -']);
+  });
+});

@@ -1,0 +1,155 @@
+/**
+ * The SDK in Chromium on a page served from ANOTHER origin than the API, so CORS is
+ * exercised for real: the page (http://127.0.0.1:<page port>) is in CORS_ORIGINS and its
+ * SDK bundle reads (second read a 304 from the SDK's cache, which needs ETag exposed),
+ * writes with If-Match through a real 412 (preflight for If-Match and the merge-patch
+ * Content-Type) and streams over the browser's WebSocket and over SSE (fetch with
+ * Authorization and Last-Event-ID: a preflight too). The same page served as
+ * http://localhost:<page port>, an origin not listed, gets a clear CORS failure.
+ * CHROMIUM_PATH overrides /usr/bin/chromium; .ci/run installs Debian's `chromium`.
+ */
+import { createServer, type Server } from 'node:http';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { buildSync } from 'esbuild';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { startTestServer, type TestServer } from '../support/server';
+import { createOrder, touch } from '../support/streams';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+if (!existsSync(CHROMIUM)) {
+  throw new Error(`${CHROMIUM} is missing: install Debian's chromium (apt-get install chromium), or set CHROMIUM_PATH`);
+}
+
+/** The whole SDK as one browser script (window.orderline), as a client app's bundler would include it. */
+const bundle = buildSync({
+  entryPoints: [join(__dirname, '../../sdk/src/index.ts')],
+  bundle: true,
+  format: 'iife',
+  globalName: 'orderline',
+  platform: 'browser',
+  target: 'chrome120',
+  write: false,
+}).outputFiles[0]!.text;
+
+type Sdk = typeof import('@orderline/sdk');
+type PageWindow = Window & { orderline: Sdk; seqs: Record<string, number[]>; streams: { close(): void }[] };
+
+describe('the SDK in a browser page on another origin', () => {
+  let pages: Server;
+  let pagePort: number;
+  let srv: TestServer;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    pages = createServer((req, res) => {
+      if (req.url === '/sdk.js') return void res.writeHead(200, { 'content-type': 'text/javascript' }).end(bundle);
+      res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>client app</title><script src="/sdk.js"></script>');
+    });
+    await new Promise<void>((r) => pages.listen(0, '127.0.0.1', r));
+    pagePort = (pages.address() as { port: number }).port;
+    srv = await startTestServer({ CORS_ORIGINS: `http://127.0.0.1:${pagePort}` });
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+  }, 60_000);
+  afterAll(async () => {
+    await browser?.close();
+    await srv?.close();
+    await new Promise((r) => pages?.close(r));
+  });
+
+  async function open(origin: string): Promise<{ page: Page; console: string[] }> {
+    const page = await browser.newPage();
+    const console: string[] = [];
+    page.on('console', (m) => console.push(m.text()));
+    await page.goto(`${origin}/`);
+    await page.waitForFunction(() => 'orderline' in window);
+    return { page, console };
+  }
+
+  it('an allowed origin reads (304 from the cache), writes with If-Match through a 412, and streams over WS and SSE', async () => {
+    const { page } = await open(`http://127.0.0.1:${pagePort}`);
+    expect(new URL(page.url()).origin).not.toBe(new URL(srv.url).origin);
+    const rest = await page.evaluate(
+      async ({ baseUrl, token }) => {
+        const sdk = (window as unknown as PageWindow).orderline;
+        const statuses: number[] = [];
+        let raced = false;
+        // A competitor writes with the same If-Match just before the SDK's PATCH: a real 412.
+        const racing: typeof fetch = async (input, init) => {
+          const req = new Request(input, init);
+          if (req.method === 'PATCH' && !raced) {
+            raced = true;
+            await fetch(req.url, { method: 'PATCH', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/merge-patch+json', 'if-match': req.headers.get('if-match') ?? '' }, body: '{"note":"theirs"}' });
+          }
+          const res = await fetch(req);
+          statuses.push(res.status);
+          return res;
+        };
+        const { api, cache } = sdk.createOrderlineClient({ baseUrl, token, fetch: racing });
+        const created = await api.POST('/v2/orders', { body: { note: 'from the browser' } });
+        const id = created.data!.id;
+        const location = created.response.headers.get('location');
+        const first = await api.GET('/v2/orders/{orderId}', { params: { path: { orderId: id } } });
+        await api.GET('/v2/orders/{orderId}', { params: { path: { orderId: id } } });
+        const updated = await sdk.updateOrder(api, id, (o) => ({ note: `${o.note ?? ''}|ours` }));
+        return { id, location, etag: first.response.headers.get('etag'), hits: cache.hits, statuses, note: updated.note };
+      },
+      { baseUrl: srv.url, token: srv.alice.token },
+    );
+    expect(rest.location).toBe(`/v2/orders/${rest.id}`);
+    expect(rest.etag).toMatch(/^"/);
+    expect(rest.hits).toBe(2); // the second read and updateOrder's first read: both 304s served from the cache
+    // create, read, 304; updateOrder: its read (304, from the cache), PATCH 412, reread 200, PATCH 200.
+    expect(rest.statuses).toEqual([201, 200, 304, 304, 412, 200, 200]);
+    expect(rest.note).toBe('theirs|ours');
+
+    const { id } = await createOrder(srv);
+    await page.evaluate(
+      ({ baseUrl, token, orderId }) => {
+        const w = window as unknown as PageWindow;
+        w.seqs = { ws: [], sse: [] };
+        w.streams = (['ws', 'sse'] as const).map((transport) =>
+          w.orderline.streamOrder({ baseUrl, token, orderId, transport, since: 1, backoff: { baseMs: 50, capMs: 500 }, onEvent: (m) => w.seqs[transport]!.push(m.seq) }),
+        );
+      },
+      { baseUrl: srv.url, token: srv.alice.token, orderId: id },
+    );
+    await touch(srv, id, 2);
+    await page.waitForFunction(() => Object.values((window as unknown as PageWindow).seqs).every((s) => s.length >= 2), undefined, { timeout: 15_000 });
+    srv.realtime.dropConnections();
+    await touch(srv, id, 2);
+    await page.waitForFunction(() => Object.values((window as unknown as PageWindow).seqs).every((s) => s.length >= 4), undefined, { timeout: 15_000 });
+    expect(await page.evaluate(() => (window as unknown as PageWindow).seqs)).toEqual({ ws: [2, 3, 4, 5], sse: [2, 3, 4, 5] });
+    await page.evaluate(() => (window as unknown as PageWindow).streams.forEach((s) => s.close()));
+    await page.close();
+  }, 60_000);
+
+  it('an origin not in CORS_ORIGINS gets a clear CORS failure, and its write changes nothing', async () => {
+    const { id, etag } = await createOrder(srv);
+    const { page, console } = await open(`http://localhost:${pagePort}`);
+    const outcome = await page.evaluate(
+      async ({ baseUrl, token, orderId, etag }) => {
+        const { api } = (window as unknown as PageWindow).orderline.createOrderlineClient({ baseUrl, token });
+        const tries: string[] = [];
+        for (const call of [
+          () => api.GET('/v2/orders/{orderId}', { params: { path: { orderId } } }),
+          () => api.PATCH('/v2/orders/{orderId}', { params: { path: { orderId }, header: { 'If-Match': etag } }, body: { note: 'blocked' }, headers: { 'Content-Type': 'application/merge-patch+json' } }),
+        ]) {
+          try {
+            await call();
+            tries.push('resolved');
+          } catch (err) {
+            tries.push(`${(err as Error).name}: ${(err as Error).message}`);
+          }
+        }
+        return tries;
+      },
+      { baseUrl: srv.url, token: srv.alice.token, orderId: id, etag },
+    );
+    expect(outcome).toEqual(['TypeError: Failed to fetch', 'TypeError: Failed to fetch']);
+    expect(console.some((m) => m.includes(`from origin 'http://localhost:${pagePort}' has been blocked by CORS policy`))).toBe(true);
+    const after = await srv.fetch(`/v2/orders/${id}`);
+    expect(((await after.json()) as { note: string | null }).note).toBeNull();
+    await page.close();
+  }, 60_000);
+});

@@ -1,0 +1,100 @@
+/**
+ * CORS on the server (src/http/cors.ts): off by default; with CORS_ORIGINS, a listed
+ * origin gets preflights for the conditional-request headers and can read the headers
+ * a client needs (ETag above all), on successes, errors and SSE streams alike; any other
+ * origin gets no CORS header at all, so the browser refuses.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseConfig } from '../../src/config';
+import { CORS_ALLOW_HEADERS, CORS_EXPOSE_HEADERS } from '../../src/http/cors';
+import { startTestServer, type TestServer } from '../support/server';
+import { createOrder } from '../support/streams';
+
+const APP = 'http://app.example.test:5173';
+const OTHER = 'http://evil.example.test';
+const split = (v: string | null) => (v ?? '').split(',').map((s) => s.trim().toLowerCase());
+
+describe('CORS', () => {
+  describe('by default (no CORS_ORIGINS)', () => {
+    let srv: TestServer;
+    beforeAll(async () => {
+      srv = await startTestServer();
+    });
+    afterAll(() => srv.close());
+
+    it('answers no origin: no Access-Control-* header on a read or a preflight', async () => {
+      const read = await srv.fetch('/v2/orders', { headers: { origin: APP } });
+      expect(read.status).toBe(200);
+      expect([...read.headers.keys()].filter((k) => k.startsWith('access-control-'))).toEqual([]);
+      const pre = await srv.fetch('/v2/orders/1', { method: 'OPTIONS', as: 'anonymous', headers: { origin: APP, 'access-control-request-method': 'PATCH' } });
+      expect(pre.headers.get('access-control-allow-origin')).toBeNull();
+    });
+  });
+
+  describe(`with CORS_ORIGINS=${APP}`, () => {
+    let srv: TestServer;
+    beforeAll(async () => {
+      srv = await startTestServer({ CORS_ORIGINS: `${APP}, http://other-app.example.test` });
+    });
+    afterAll(() => srv.close());
+
+    it('preflight allows the write and its conditional headers', async () => {
+      const { id } = await createOrder(srv);
+      const pre = await srv.fetch(`/v2/orders/${id}`, {
+        method: 'OPTIONS',
+        as: 'anonymous',
+        headers: { origin: APP, 'access-control-request-method': 'PATCH', 'access-control-request-headers': 'authorization, if-match, content-type' },
+      });
+      expect(pre.status).toBe(204);
+      expect(pre.headers.get('access-control-allow-origin')).toBe(APP);
+      expect(split(pre.headers.get('access-control-allow-methods'))).toEqual(expect.arrayContaining(['get', 'post', 'put', 'patch']));
+      expect(split(pre.headers.get('access-control-allow-headers'))).toEqual(expect.arrayContaining(['authorization', 'if-match', 'if-none-match', 'content-type', 'api-version']));
+      expect(Number(pre.headers.get('access-control-max-age'))).toBeGreaterThan(0);
+      expect(pre.headers.get('access-control-allow-credentials')).toBeNull();
+    });
+
+    it('exposes ETag, Location, Retry-After, Sunset, Deprecation, Link, Api-Version on responses, errors included', async () => {
+      const created = await srv.fetch('/v2/orders', { method: 'POST', headers: { origin: APP, 'content-type': 'application/json' }, body: '{}' });
+      const missing = await srv.fetch('/v2/orders/999999', { headers: { origin: APP } });
+      expect([created.status, missing.status]).toEqual([201, 404]);
+      for (const res of [created, missing]) {
+        expect(res.headers.get('access-control-allow-origin')).toBe(APP);
+        expect(split(res.headers.get('access-control-expose-headers'))).toEqual(
+          expect.arrayContaining(['etag', 'location', 'retry-after', 'sunset', 'deprecation', 'link', 'api-version']),
+        );
+        expect(split(res.headers.get('vary'))).toContain('origin');
+      }
+    });
+
+    it('an SSE stream carries the CORS headers too', async () => {
+      const { id } = await createOrder(srv);
+      const abort = new AbortController();
+      const res = await srv.fetch(`/api/orders/${id}/stream`, { headers: { origin: APP, accept: 'text/event-stream' }, signal: abort.signal });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('access-control-allow-origin')).toBe(APP);
+      abort.abort();
+    });
+
+    it('another origin gets no CORS header (the browser refuses), and the request changes nothing it could read', async () => {
+      const read = await srv.fetch('/v2/orders', { headers: { origin: OTHER } });
+      expect(read.headers.get('access-control-allow-origin')).toBeNull();
+      const pre = await srv.fetch('/v2/orders/1', { method: 'OPTIONS', as: 'anonymous', headers: { origin: OTHER, 'access-control-request-method': 'PATCH' } });
+      expect(pre.headers.get('access-control-allow-origin')).toBeNull();
+    });
+  });
+
+  it('CORS_ORIGINS takes exact origins or *, and refuses anything else by name', () => {
+    expect(parseConfig({ CORS_ORIGINS: `${APP},*` })).toMatchObject({ ok: true, config: { corsOrigins: [APP, '*'] } });
+    expect(parseConfig({})).toMatchObject({ ok: true, config: { corsOrigins: [] } });
+    for (const bad of ['app.example.test', `${APP}/`, `${APP}/path`, 'http://']) {
+      expect(parseConfig({ CORS_ORIGINS: bad })).toEqual({ ok: false, error: expect.stringContaining('CORS_ORIGINS') });
+    }
+  });
+});
+
+it('the contract documents the CORS policy the server applies (headers allowed and exposed)', () => {
+  const contract = readFileSync(join(__dirname, '../../contracts/openapi.yaml'), 'utf8');
+  const line = contract.split('\n').find((l) => l.includes('CORS (browser apps')) ?? '';
+  for (const h of [...CORS_ALLOW_HEADERS, ...CORS_EXPOSE_HEADERS]) expect({ header: h, documented: line.includes(`\`${h}\``) }).toEqual({ header: h, documented: true });
+});
