@@ -26,7 +26,7 @@ async function codegenWith(edit: (doc: Doc) => void): Promise<string> {
   const doc = YAML.parse(readFileSync(file, 'utf8')) as Doc;
   edit(doc);
   writeFileSync(file, YAML.stringify(doc));
-  await promisify(execFile)(process.execPath, ['--require', 'tsx/cjs', join(root, 'codegen/index.ts'), '--root', dir], { cwd: root });
+  await promisify(execFile)(process.execPath, ['--require', 'tsx/cjs', join(root, 'codegen/index.ts'), '--root', dir, '--no-docs'], { cwd: root });
   return dir;
 }
 

@@ -19,7 +19,7 @@
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { Kind, parse, print, type SchemaDefinitionNode } from 'graphql';
 import { readOperations } from './operations';
@@ -29,8 +29,11 @@ const run = promisify(execFile);
 /** Where the pages load Redoc from: this service (the pages must work with no internet). */
 export const DOCS_SCRIPT_PATH = '/docs/redoc.standalone.js';
 
-/** Redocly CLI (ESM, bin only: no `exports`), run as a child process. */
-const cliDir = (root: string) => join(root, 'node_modules/@redocly/cli');
+/**
+ * Redocly CLI (ESM, bin only: no `exports`), run as a child process. Found where this code's
+ * own dependencies are, not under `root` (codegen may read the contracts of another checkout).
+ */
+const cliDir = () => dirname(require.resolve('@redocly/cli/package.json'));
 
 const operationKind = (text: string) => parse(text).definitions.find((d) => d.kind === Kind.OPERATION_DEFINITION)?.operation ?? 'operation';
 
@@ -57,10 +60,10 @@ export function graphqlDocsInput(root: string): string {
   return `${print({ ...doc, definitions })}\n`;
 }
 
-async function buildPage(root: string, work: string, input: string, page: 'rest' | 'realtime' | 'graphql'): Promise<string> {
+async function buildPage(work: string, input: string, page: 'rest' | 'realtime' | 'graphql'): Promise<string> {
   const out = join(work, `${page}.html`);
-  const cli = join(cliDir(root), 'bin/cli.js');
-  const args = [cli, 'build-docs', input, '-o', out, '-t', join(root, 'codegen/docs/page.hbs'), `--templateOptions.${page}=true`];
+  const cli = join(cliDir(), 'bin/cli.js');
+  const args = [cli, 'build-docs', input, '-o', out, '-t', join(__dirname, 'docs/page.hbs'), `--templateOptions.${page}=true`];
   // cwd: an empty directory, so no stray redocly.yaml is picked up; telemetry off, so the
   // CLI sends nothing and the page is told to send nothing (it is also in the output).
   const env = { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true', NO_COLOR: '1' };
@@ -86,15 +89,15 @@ export async function generateDocs(root: string): Promise<Record<string, string>
     const sdl = join(work, 'schema.graphql');
     writeFileSync(sdl, graphqlDocsInput(root));
     const [rest, realtime, graphql] = await Promise.all([
-      buildPage(root, work, join(root, 'contracts/openapi.yaml'), 'rest'),
-      buildPage(root, work, join(root, 'contracts/asyncapi.yaml'), 'realtime'),
-      buildPage(root, work, sdl, 'graphql'),
+      buildPage(work, join(root, 'contracts/openapi.yaml'), 'rest'),
+      buildPage(work, join(root, 'contracts/asyncapi.yaml'), 'realtime'),
+      buildPage(work, sdl, 'graphql'),
     ]);
     return {
       'generated/docs/rest.html': rest,
       'generated/docs/realtime.html': realtime,
       'generated/docs/graphql.html': graphql,
-      'generated/docs/redoc.standalone.js': readFileSync(join(cliDir(root), 'lib/chunks/redoc.standalone.js'), 'utf8'),
+      'generated/docs/redoc.standalone.js': readFileSync(join(cliDir(), 'lib/chunks/redoc.standalone.js'), 'utf8'),
     };
   } finally {
     rmSync(work, { recursive: true, force: true });

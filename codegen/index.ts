@@ -19,22 +19,25 @@ function listFiles(dir: string): string[] {
   });
 }
 
-export async function generateAll(root: string): Promise<Record<string, string>> {
-  const parts = await Promise.all([generateOpenApi(root), generateGraphql(root), generateAsyncApi(root), generateDocs(root)]);
+export async function generateAll(root: string, { docs = true } = {}): Promise<Record<string, string>> {
+  const parts = await Promise.all([generateOpenApi(root), generateGraphql(root), generateAsyncApi(root), docs ? generateDocs(root) : {}]);
   const server: Record<string, string> = Object.assign({}, ...parts);
   return { ...server, ...generateSdk(server) };
 }
 
 /**
  * `--out <dir>` writes the tree under another directory (tests compare runs without touching
- * generated/); `--root <dir>` reads contracts/ from another checkout (tests edit a copy).
+ * generated/); `--root <dir>` reads contracts/ from another checkout (tests edit a copy);
+ * `--no-docs` leaves out the reference pages (three Redoc builds, most of codegen's time) for
+ * tests that look at other files, and then removes no stale file (the pages would look stale).
  */
 async function main(): Promise<void> {
   const flag = (name: string) => (process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1] : undefined);
   const root = flag('--root') ?? join(__dirname, '..');
   const outRoot = flag('--out') ?? root;
   const started = Date.now();
-  const files = await generateAll(root);
+  const docs = !process.argv.includes('--no-docs');
+  const files = await generateAll(root, { docs });
   let changed = 0;
   for (const [rel, text] of Object.entries(files)) {
     const p = join(outRoot, rel);
@@ -44,7 +47,7 @@ async function main(): Promise<void> {
       changed++;
     }
   }
-  const stale = [...listFiles(join(outRoot, 'generated')), ...listFiles(join(outRoot, SDK_GENERATED))].filter((p) => !(relative(outRoot, p) in files));
+  const stale = !docs ? [] : [...listFiles(join(outRoot, 'generated')), ...listFiles(join(outRoot, SDK_GENERATED))].filter((p) => !(relative(outRoot, p) in files));
   for (const p of stale) rmSync(p);
   console.log(`codegen: ${Object.keys(files).length} files, ${changed} changed, ${stale.length} stale removed, ${Date.now() - started} ms`);
 }
