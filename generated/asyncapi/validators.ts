@@ -270,7 +270,7 @@ return errors === 0;
 validate52.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
 export const raw_validateErrorMessage = validate53;
-const schema20 = {"additionalProperties":false,"properties":{"channel":{"type":["string","null"]},"code":{"description":"BAD_MESSAGE, NOT_FOUND, UNAUTHORIZED, ...","type":"string"},"message":{"type":"string"},"seq":{"type":["integer","null"]},"type":{"const":"error","type":"string"}},"required":["type","channel","seq","code","message"],"type":"object"};
+const schema20 = {"additionalProperties":false,"properties":{"channel":{"type":["string","null"]},"code":{"description":"bad_message: not a JSON text frame. invalid_message: not a valid subscribe or unsubscribe. not_found: no such order (or another account's). already_subscribed, not_subscribed: the channel's subscription state. unavailable: the topic could not be loaded; subscribe again later. internal: the server failed to handle the message. Clients must accept codes added later.","enum":["bad_message","invalid_message","not_found","already_subscribed","not_subscribed","unavailable","internal"],"type":"string"},"message":{"type":"string"},"seq":{"type":["integer","null"]},"type":{"const":"error","type":"string"}},"required":["type","channel","seq","code","message"],"type":"object"};
 
 function validate53(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -359,7 +359,8 @@ errors++;
 }
 }
 if(data.code !== undefined){
-if(typeof data.code !== "string"){
+let data1 = data.code;
+if(typeof data1 !== "string"){
 const err7 = {instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err7];
@@ -369,10 +370,8 @@ vErrors.push(err7);
 }
 errors++;
 }
-}
-if(data.message !== undefined){
-if(typeof data.message !== "string"){
-const err8 = {instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(((((((data1 === "bad_message") || (data1 === "invalid_message")) || (data1 === "not_found")) || (data1 === "already_subscribed")) || (data1 === "not_subscribed")) || (data1 === "unavailable")) || (data1 === "internal"))){
+const err8 = {instancePath:instancePath+"/code",schemaPath:"#/properties/code/enum",keyword:"enum",params:{allowedValues: schema20.properties.code.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -382,10 +381,9 @@ vErrors.push(err8);
 errors++;
 }
 }
-if(data.seq !== undefined){
-let data3 = data.seq;
-if((!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))) && (data3 !== null)){
-const err9 = {instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: schema20.properties.seq.type},message:"must be integer,null"};
+if(data.message !== undefined){
+if(typeof data.message !== "string"){
+const err9 = {instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -395,10 +393,10 @@ vErrors.push(err9);
 errors++;
 }
 }
-if(data.type !== undefined){
-let data4 = data.type;
-if(typeof data4 !== "string"){
-const err10 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.seq !== undefined){
+let data3 = data.seq;
+if((!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))) && (data3 !== null)){
+const err10 = {instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: schema20.properties.seq.type},message:"must be integer,null"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -407,8 +405,11 @@ vErrors.push(err10);
 }
 errors++;
 }
-if("error" !== data4){
-const err11 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "error"},message:"must be equal to constant"};
+}
+if(data.type !== undefined){
+let data4 = data.type;
+if(typeof data4 !== "string"){
+const err11 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -417,15 +418,25 @@ vErrors.push(err11);
 }
 errors++;
 }
-}
-}
-else {
-const err12 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if("error" !== data4){
+const err12 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "error"},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err12];
 }
 else {
 vErrors.push(err12);
+}
+errors++;
+}
+}
+}
+else {
+const err13 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
 }
 errors++;
 }
@@ -1421,7 +1432,7 @@ return errors === 0;
 validate54.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const raw_validateResyncMessage = validate55;
-const schema22 = {"additionalProperties":false,"properties":{"channel":{"description":"A topic, `order:<id>`.","pattern":"^order:[1-9][0-9]{0,15}$","type":"string"},"reason":{"enum":["gap_too_old"],"type":"string"},"seq":{"description":"Position in the topic's sequence (the order's revision); 0 = before the first event.","minimum":0,"type":"integer"},"type":{"const":"resync","type":"string"}},"required":["type","channel","seq","reason"],"type":"object"};
+const schema22 = {"additionalProperties":false,"properties":{"channel":{"description":"A topic, `order:<id>`.","pattern":"^order:[1-9][0-9]{0,15}$","type":"string"},"reason":{"description":"gap_too_old: `since` is older than the replay ring. since_ahead: `since` is ahead of the topic (e.g. the client's position came from a restored or other deployment). Clients must accept reasons added later.","enum":["gap_too_old","since_ahead"],"type":"string"},"seq":{"description":"Position in the topic's sequence (the order's revision); 0 = before the first event.","minimum":0,"type":"integer"},"type":{"const":"resync","type":"string"}},"required":["type","channel","seq","reason"],"type":"object"};
 
 function validate55(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -1523,7 +1534,7 @@ vErrors.push(err7);
 }
 errors++;
 }
-if(!(data1 === "gap_too_old")){
+if(!((data1 === "gap_too_old") || (data1 === "since_ahead"))){
 const err8 = {instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/enum",keyword:"enum",params:{allowedValues: schema22.properties.reason.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err8];
@@ -1599,7 +1610,7 @@ return errors === 0;
 validate55.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const raw_validateSubscribedMessage = validate56;
-const schema23 = {"additionalProperties":false,"properties":{"channel":{"description":"A topic, `order:<id>`.","pattern":"^order:[1-9][0-9]{0,15}$","type":"string"},"seq":{"description":"Position in the topic's sequence (the order's revision); 0 = before the first event.","minimum":0,"type":"integer"},"type":{"const":"subscribed","type":"string"}},"required":["type","channel","seq"],"type":"object"};
+const schema23 = {"additionalProperties":false,"properties":{"channel":{"description":"A topic, `order:<id>`.","pattern":"^order:[1-9][0-9]{0,15}$","type":"string"},"head":{"description":"The topic's newest seq when the subscription started (information only; never a stream position).","minimum":0,"type":"integer"},"seq":{"description":"Position in the topic's sequence (the order's revision); 0 = before the first event.","minimum":0,"type":"integer"},"type":{"const":"subscribed","type":"string"}},"required":["type","channel","seq","head"],"type":"object"};
 
 function validate56(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -1642,9 +1653,8 @@ vErrors.push(err2);
 }
 errors++;
 }
-for(const key0 in data){
-if(!(((key0 === "channel") || (key0 === "seq")) || (key0 === "type"))){
-const err3 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(data.head === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "head"},message:"must have required property '"+"head"+"'"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -1653,12 +1663,9 @@ vErrors.push(err3);
 }
 errors++;
 }
-}
-if(data.channel !== undefined){
-let data0 = data.channel;
-if(typeof data0 === "string"){
-if(!pattern3.test(data0)){
-const err4 = {instancePath:instancePath+"/channel",schemaPath:"#/properties/channel/pattern",keyword:"pattern",params:{pattern: "^order:[1-9][0-9]{0,15}$"},message:"must match pattern \""+"^order:[1-9][0-9]{0,15}$"+"\""};
+for(const key0 in data){
+if(!((((key0 === "channel") || (key0 === "head")) || (key0 === "seq")) || (key0 === "type"))){
+const err4 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -1668,8 +1675,11 @@ vErrors.push(err4);
 errors++;
 }
 }
-else {
-const err5 = {instancePath:instancePath+"/channel",schemaPath:"#/properties/channel/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.channel !== undefined){
+let data0 = data.channel;
+if(typeof data0 === "string"){
+if(!pattern3.test(data0)){
+const err5 = {instancePath:instancePath+"/channel",schemaPath:"#/properties/channel/pattern",keyword:"pattern",params:{pattern: "^order:[1-9][0-9]{0,15}$"},message:"must match pattern \""+"^order:[1-9][0-9]{0,15}$"+"\""};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -1679,10 +1689,8 @@ vErrors.push(err5);
 errors++;
 }
 }
-if(data.seq !== undefined){
-let data1 = data.seq;
-if(!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))){
-const err6 = {instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+else {
+const err6 = {instancePath:instancePath+"/channel",schemaPath:"#/properties/channel/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -1691,9 +1699,11 @@ vErrors.push(err6);
 }
 errors++;
 }
-if(typeof data1 == "number"){
-if(data1 < 0 || isNaN(data1)){
-const err7 = {instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+if(data.head !== undefined){
+let data1 = data.head;
+if(!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))){
+const err7 = {instancePath:instancePath+"/head",schemaPath:"#/properties/head/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -1702,12 +1712,9 @@ vErrors.push(err7);
 }
 errors++;
 }
-}
-}
-if(data.type !== undefined){
-let data2 = data.type;
-if(typeof data2 !== "string"){
-const err8 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(typeof data1 == "number"){
+if(data1 < 0 || isNaN(data1)){
+const err8 = {instancePath:instancePath+"/head",schemaPath:"#/properties/head/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -1716,8 +1723,12 @@ vErrors.push(err8);
 }
 errors++;
 }
-if("subscribed" !== data2){
-const err9 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "subscribed"},message:"must be equal to constant"};
+}
+}
+if(data.seq !== undefined){
+let data2 = data.seq;
+if(!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))){
+const err9 = {instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -1726,15 +1737,50 @@ vErrors.push(err9);
 }
 errors++;
 }
-}
-}
-else {
-const err10 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(typeof data2 == "number"){
+if(data2 < 0 || isNaN(data2)){
+const err10 = {instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err10];
 }
 else {
 vErrors.push(err10);
+}
+errors++;
+}
+}
+}
+if(data.type !== undefined){
+let data3 = data.type;
+if(typeof data3 !== "string"){
+const err11 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+if("subscribed" !== data3){
+const err12 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "subscribed"},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+}
+else {
+const err13 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
 }
 errors++;
 }
