@@ -19,7 +19,7 @@ module.exports = {
     {
       ...base,
       displayName: 'sqlite',
-      roots: ['<rootDir>/src', '<rootDir>/test', '<rootDir>/codegen', '<rootDir>/scripts'],
+      roots: ['<rootDir>/src', '<rootDir>/test', '<rootDir>/codegen', '<rootDir>/scripts', '<rootDir>/bench'],
       testMatch: ['**/*.test.ts'],
       testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/scaleout/'],
     },
