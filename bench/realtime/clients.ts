@@ -34,7 +34,7 @@ export class Clients {
 
   static start(n: number): Clients {
     const procs = Array.from({ length: n }, () =>
-      fork(join(__dirname, 'lib/realtime-client.ts'), [], { cwd: root, execArgv: ['-r', 'tsx/cjs'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }),
+      fork(join(__dirname, '../lib/realtime-client.ts'), [], { cwd: root, execArgv: ['-r', 'tsx/cjs'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }),
     );
     process.once('exit', () => procs.forEach((p) => p.kill('SIGKILL')));
     return new Clients(procs);

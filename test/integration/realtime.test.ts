@@ -309,6 +309,20 @@ describe('WebSocket /orders', () => {
     }
     expect(await openWs(srv, '', null)).toMatchObject({ status: 401 });
   });
+
+  it('a store outage while checking the token: 503 problem+json with Retry-After, not a silently destroyed socket', async () => {
+    const token = await srv.tokenFor('carol'); // not in the auth cache
+    const spy = jest.spyOn(srv.store, 'tokenBySelector').mockRejectedValueOnce(new Error('store down'));
+    try {
+      const r = await upgradeRequest(`${srv.url}/orders`, { authorization: `Bearer ${token}` });
+      expect(r.status).toBe(503);
+      expect(r.contentType).toBe('application/problem+json');
+      expect(JSON.parse(r.body)).toMatchObject({ status: 503, code: 'SERVICE_UNAVAILABLE' });
+    } finally {
+      spy.mockRestore();
+    }
+    expect(await openWs(srv, `access_token=${token}`, null)).toBeInstanceOf(WsClient); // and the next upgrade works
+  });
 });
 
 describe('backpressure, accept limiter, shutdown', () => {
