@@ -34,14 +34,21 @@ export interface SseDeps {
 const PING = Buffer.from(': ping\n\n');
 const RETRY = Buffer.from(`retry: ${SSE_RETRY_MS}\n\n`);
 
+/** One open stream: its writes go through its bounded queue (a slow consumer ends it). */
+interface OpenStream {
+  write(bytes: Buffer): void;
+  /** Drops what is queued; nothing more is written. */
+  stop(): void;
+}
+
 export class SseStreams {
-  /** Each open stream's response and the bounded queue every byte of it goes through. */
-  readonly open = new Map<ServerResponse, BoundedWriter>();
+  /** Each open stream, by its response. */
+  readonly open = new Map<ServerResponse, OpenStream>();
   private readonly heartbeat: NodeJS.Timeout;
 
   constructor(heartbeatMs = HEARTBEAT_MS) {
     this.heartbeat = setInterval(() => {
-      for (const writer of this.open.values()) writer.write(PING); // a slow stream's ping waits its turn (or ends it)
+      for (const stream of this.open.values()) stream.write(PING); // a slow stream's ping waits its turn (or ends it)
     }, heartbeatMs);
     this.heartbeat.unref();
   }
@@ -54,8 +61,8 @@ export class SseStreams {
   /** Shutdown: tell every client to come back (retry:) and end its stream. */
   close(): void {
     clearInterval(this.heartbeat);
-    for (const [res, writer] of this.open) {
-      writer.stop(); // what is queued is dropped: the client resumes with Last-Event-ID
+    for (const [res, stream] of this.open) {
+      stream.stop(); // what is queued is dropped: the client resumes with Last-Event-ID
       res.end(RETRY);
     }
     this.open.clear();
@@ -91,7 +98,6 @@ export function sseMiddleware(deps: SseDeps, streams: SseStreams): Middleware {
     });
     const writer = new BoundedWriter(res, deps.maxBufferBytes);
     writer.write(RETRY);
-    streams.open.set(res, writer);
 
     let closed = false;
     const end = (last?: Buffer) => {
@@ -118,6 +124,7 @@ export function sseMiddleware(deps: SseDeps, streams: SseStreams): Middleware {
         }
       }
     };
+    streams.open.set(res, { write, stop: () => writer.stop() });
     const sub: Subscriber = {
       lastSeq: 0,
       ack: () => undefined,
