@@ -19,8 +19,11 @@
  *   event-loop delay p99 and the publish-to-delivery p99.
  *
  * Connections are held by BENCH_RT_CLIENT_PROCS client processes (bench/lib/realtime-client.ts).
- * The fan-out machinery (withClients, fanoutCompare) is exported for bench/scaleout.ts, which
- * runs it on 1 vs 2 cluster workers; a server's CPU is that of all its processes.
+ * One concern per file in bench/realtime/ (settings, clients, servers, memory, fanout, slow,
+ * rows); this file is the entry and the section's text. The fan-out machinery
+ * (realtime/clients.ts withClients, realtime/fanout.ts fanoutCompare) is shared with
+ * bench/scaleout.ts, which runs it on 1 vs 2 cluster workers; a server's CPU is that of all
+ * its processes. BENCHMARKS.md is written through bench/lib/report.ts, as the other benches do.
  * With --write the "## Realtime" section of BENCHMARKS.md is rewritten (rows keyed by
  * scenario; rows of phases not run are kept; nothing outside the section is touched).
  */
