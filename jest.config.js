@@ -23,7 +23,7 @@ const base = {
   },
 };
 
-const ON_POSTGRES = ['rest', 'badInput', 'sdk', 'graphql', 'graphqlAudits', 'apollo', 'sdkGraphql', 'realtime', 'realtimeSdk'];
+const ON_POSTGRES = ['rest', 'badInput', 'sdk', 'graphql', 'graphqlAudits', 'apollo', 'sdkGraphql', 'realtime', 'realtimeSdk', 'realtimeModel'];
 
 /** @returns {Promise<import('jest').Config>} */
 module.exports = async () => {
@@ -38,7 +38,7 @@ module.exports = async () => {
     {
       ...base,
       displayName: 'sqlite',
-      roots: ['<rootDir>/src', '<rootDir>/test', '<rootDir>/codegen', '<rootDir>/scripts', '<rootDir>/sdk/src'],
+      roots: ['<rootDir>/src', '<rootDir>/test', '<rootDir>/codegen', '<rootDir>/scripts', '<rootDir>/sdk/src', '<rootDir>/bench'],
       testMatch: ['**/*.test.ts'],
       testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/scaleout/', ...ignore.sqlite.map((p) => `<rootDir>/${p}`)],
     },

@@ -11,13 +11,12 @@
  * target instead of the service (see bench/lib/server.ts); BENCH_TOKEN gives the bearer
  * token instead of reading the demo token the service prints.
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { cpus } from 'node:os';
-import { join } from 'node:path';
+import { existsSync } from 'node:fs';
 import { combine, fmtStatuses, measure, type Load, type Measured } from './lib/autocannon';
 import { envNumber as num } from './lib/env';
 import { metric } from './lib/prometheus';
-import { root, serviceEntry, startBaseline, startService, targetOverride, type Running } from './lib/server';
+import { cell, editBenchmarks, environment, upsertRows } from './lib/report';
+import { serviceEntry, startBaseline, startService, targetOverride, type Running } from './lib/server';
 
 export interface Row {
   scenario: string;
@@ -241,29 +240,19 @@ export const HEADER = [
 ];
 
 const fmt = (n: number) => (n >= 100 ? Math.round(n).toString() : n.toFixed(2));
-const cell = (s: string) => s.replace(/\|/g, '\\|');
 
 export const line = (r: Row) =>
   `| ${r.scenario} | ${cell(r.target)} | ${r.baseline} | ${fmt(r.targetRps)} | ${fmt(r.baselineRps)} | ${r.ratio.toFixed(2)} | ${fmt(r.targetP99)} | ${cell(r.goal)} | ${r.loopP99Ms ?? 'n/a'} | ${cell(r.notes)} |`;
 
-function environment(): string {
-  const cpu = cpus();
-  return `${new Date().toISOString().slice(0, 10)}, ${cpu[0]?.model.trim() ?? 'unknown CPU'}, ${cpu.length} cores, Node ${process.version}`;
-}
-
-const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-
 /** Replaces (or adds, before `<!-- rows -->`) each row's line in BENCHMARKS.md, keyed by scenario. */
 function writeRows(rows: Row[], env: string): void {
-  const file = join(root, 'BENCHMARKS.md');
-  let text = readFileSync(file, 'utf8');
-  if (!text.includes('<!-- rows -->')) throw new Error('BENCHMARKS.md has no <!-- rows --> marker');
-  for (const r of rows) {
-    const re = new RegExp(`^\\| ${escapeRe(r.scenario)} \\|.*$`, 'm');
-    text = re.test(text) ? text.replace(re, () => line(r)) : text.replace('<!-- rows -->', () => `${line(r)}\n<!-- rows -->`);
-  }
-  text = text.replace(/^Last run: .*$/m, () => `Last run: ${env} (scenarios: ${rows.map((r) => r.scenario).join(', ')}).`);
-  writeFileSync(file, text);
+  editBenchmarks((text) =>
+    upsertRows(
+      text,
+      rows.map((r) => ({ scenario: r.scenario, line: line(r) })),
+      '<!-- rows -->',
+    ).replace(/^Last run: .*$/m, () => `Last run: ${env} (scenarios: ${rows.map((r) => r.scenario).join(', ')}).`),
+  );
 }
 
 async function main(): Promise<void> {

@@ -28,16 +28,19 @@
  * nothing outside it is touched.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { cpus, totalmem } from 'node:os';
-import { join } from 'node:path';
+import { existsSync } from 'node:fs';
 import { combine, fmtStatuses, measure, type Measured } from './lib/autocannon';
 import { envNumber as num } from './lib/env';
 import { cpuWindow, fmtCores, fmtShares, meanShares, pidsNamed, waitQuiet, type CpuShares } from './lib/cpu';
 import { startDeployment, stopAll, type Deployment, type DeploymentKind } from './lib/deployment';
 import { socketsOf } from './lib/realtime-proc';
-import { root, serviceEntry, targetOverride } from './lib/server';
-import { FANOUT, SERVICE_ENV, fanoutCompare, fanoutCpuNote, fanoutFig, fanoutLost, line, patchOrder1, withClients, type Row, type RunResult } from './realtime';
+import { editBenchmarks, environment, replaceSection } from './lib/report';
+import { serviceEntry, targetOverride } from './lib/server';
+import { withClients } from './realtime/clients';
+import { fanoutCompare, fanoutCpuNote, fanoutFig, fanoutLost, type RunResult } from './realtime/fanout';
+import { line, type Row } from './realtime/rows';
+import { patchOrder1 } from './realtime/servers';
+import { FANOUT, SERVICE_ENV } from './realtime/settings';
 import { orderGet, orderPatch, type Target } from './run';
 
 const ROUNDS = num('BENCH_SO_ROUNDS', 3);
@@ -382,11 +385,6 @@ async function fanoutPhase(d: Deployments): Promise<Row[]> {
 
 const HEADER = ['| scenario | target | baseline | target figure | baseline figure | ratio | goal | notes |', '|---|---|---|---|---|---|---|---|'];
 
-function environment(): string {
-  const cpu = cpus();
-  return `${new Date().toISOString().slice(0, 10)}, ${cpu[0]?.model.trim() ?? 'unknown CPU'}, ${cpu.length} cores, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
-}
-
 const settings = () =>
   `BENCH_SO_ROUNDS=${ROUNDS}, BENCH_SO_SECONDS=${SECONDS}, BENCH_SO_WARMUP_SECONDS=${WARMUP}, BENCH_SO_CONNECTIONS=${CONNECTIONS}, ` +
   `BENCH_SO_EQUAL_SECONDS=${EQUAL_SECONDS}, BENCH_SO_EQUAL_SHARE=${EQUAL_SHARE}, BENCH_SO_SPIN_SECONDS=${SPIN_SECONDS}, ` +
@@ -491,16 +489,10 @@ const ANALYSIS = `### What limits the 2-worker ratio here
 `;
 
 function writeSection(rows: Row[], env: string): void {
-  const file = join(root, 'BENCHMARKS.md');
-  const text = readFileSync(file, 'utf8');
   const body =
     `${METHOD}\n${ANALYSIS}\n### Results\n\nScale-out last run: ${env} (${settings()}).\n\n` +
     `${HEADER.join('\n')}\n${rows.map(line).join('\n')}\n\n${findings.join('\n')}\n`;
-  const start = text.search(/^## Scale-out\s*$/m);
-  if (start < 0) return writeFileSync(file, `${text.trimEnd()}\n\n${body}`);
-  const rest = text.slice(start + '## Scale-out'.length);
-  const next = rest.search(/^## /m);
-  writeFileSync(file, text.slice(0, start) + body + (next >= 0 ? `\n${rest.slice(next)}` : ''));
+  editBenchmarks((text) => replaceSection(text, 'Scale-out', body));
 }
 
 // ---- main --------------------------------------------------------------------------------------

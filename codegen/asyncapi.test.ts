@@ -20,8 +20,12 @@ describe('generated AsyncAPI validators', () => {
     expect(validateClientMessage(msg)).toBe(false);
   });
   it('require channel and seq on errors, nullable', () => {
-    expect(validateErrorMessage({ type: 'error', channel: null, seq: null, code: 'BAD_MESSAGE', message: 'x' })).toBe(true);
-    expect(validateErrorMessage({ type: 'error', code: 'BAD_MESSAGE', message: 'x' })).toBe(false);
+    expect(validateErrorMessage({ type: 'error', channel: null, seq: null, code: 'bad_message', message: 'x' })).toBe(true);
+    expect(validateErrorMessage({ type: 'error', code: 'bad_message', message: 'x' })).toBe(false);
+  });
+  it('hold error codes to the contract enum (lower-case, as sent)', () => {
+    expect(validateErrorMessage({ type: 'error', channel: null, seq: null, code: 'BAD_MESSAGE', message: 'x' })).toBe(false);
+    expect(validateErrorMessage({ type: 'error', channel: 'order:1', seq: null, code: 'unavailable', message: 'x' })).toBe(true);
   });
   it('check the order payload against the REST contract\'s OrderV2', () => {
     const order = {

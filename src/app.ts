@@ -34,6 +34,8 @@ export interface AppDeps {
   bus?: Bus;
   /** APQ registry; default: a bounded LRU in this process (Redis when scaled out). */
   registry?: PersistedQueryRegistry;
+  /** Milliseconds clock for time-based limits of the realtime tier (tests inject one); default performance.now. */
+  now?: () => number;
   /** The build-time operations the server knows without registration; default: generated/. */
   manifest?: Readonly<Record<string, string>>;
 }
@@ -50,7 +52,8 @@ export function createApp(deps: AppDeps): { app: Koa; metrics: Metrics; authCach
     authenticateCtx: (ctx) => authenticateRequest(ctx, deps.store, authCache, true),
     authenticateToken: (token) => accountForToken(token, deps.store, authCache),
     onBackpressure: () => metrics.streamBackpressure.inc(),
-    onError: (err) => deps.logger.error({ err }, 'realtime topic error'),
+    onError: (err) => deps.logger.error({ err }, 'realtime error'),
+    now: deps.now,
   });
   // Every committed write reaches the topic hubs of every instance (and whoever else listens).
   const onEvent = (event: OrderEvent) => {

@@ -5,8 +5,11 @@ export interface components {
     schemas: {
         ErrorMessage: {
             channel: string | null;
-            /** @description BAD_MESSAGE, NOT_FOUND, UNAUTHORIZED, ... */
-            code: string;
+            /**
+             * @description bad_message: not a JSON text frame. invalid_message: not a valid subscribe or unsubscribe. not_found: no such order (or another account's). already_subscribed, not_subscribed: the channel's subscription state. unavailable: the topic could not be loaded; subscribe again later. internal: the server failed to handle the message. Clients must accept codes added later.
+             * @enum {string}
+             */
+            code: "bad_message" | "invalid_message" | "not_found" | "already_subscribed" | "not_subscribed" | "unavailable" | "internal";
             message: string;
             seq: number | null;
             /** @constant */
@@ -64,8 +67,11 @@ export interface components {
         ResyncMessage: {
             /** @description A topic, `order:<id>`. */
             channel: string;
-            /** @enum {string} */
-            reason: "gap_too_old";
+            /**
+             * @description gap_too_old: `since` is older than the replay ring. since_ahead: `since` is ahead of the topic (e.g. the client's position came from a restored or other deployment). Clients must accept reasons added later.
+             * @enum {string}
+             */
+            reason: "gap_too_old" | "since_ahead";
             /** @description Position in the topic's sequence (the order's revision); 0 = before the first event. */
             seq: number;
             /** @constant */
@@ -74,6 +80,8 @@ export interface components {
         SubscribedMessage: {
             /** @description A topic, `order:<id>`. */
             channel: string;
+            /** @description The topic's newest seq when the subscription started (information only; never a stream position). */
+            head: number;
             /** @description Position in the topic's sequence (the order's revision); 0 = before the first event. */
             seq: number;
             /** @constant */

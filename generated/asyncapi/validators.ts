@@ -16,11 +16,11 @@ const pattern_5d8f3426 = new RegExp("^[a-z_]+$", "u");
 const pattern_8f96cb0b = new RegExp("^[A-Z]{3}$", "u");
 const pattern_c9c92dc4 = new RegExp("^order:[1-9][0-9]{0,15}$", "u");
 const schema_065a1950 = {"additionalProperties":false,"properties":{"channel":{"description":"A topic, `order:<id>`.","pattern":"^order:[1-9][0-9]{0,15}$","type":"string"},"seq":{"description":"Position in the topic's sequence (the order's revision); 0 = before the first event.","minimum":0,"type":"integer"},"type":{"const":"unsubscribed","type":"string"}},"required":["type","channel","seq"],"type":"object"};
-const schema_8c4cbcb3 = {"additionalProperties":false,"properties":{"channel":{"description":"A topic, `order:<id>`.","pattern":"^order:[1-9][0-9]{0,15}$","type":"string"},"seq":{"description":"Position in the topic's sequence (the order's revision); 0 = before the first event.","minimum":0,"type":"integer"},"type":{"const":"subscribed","type":"string"}},"required":["type","channel","seq"],"type":"object"};
+const schema_5e6c799c = {"additionalProperties":false,"properties":{"channel":{"description":"A topic, `order:<id>`.","pattern":"^order:[1-9][0-9]{0,15}$","type":"string"},"reason":{"description":"gap_too_old: `since` is older than the replay ring. since_ahead: `since` is ahead of the topic (e.g. the client's position came from a restored or other deployment). Clients must accept reasons added later.","enum":["gap_too_old","since_ahead"],"type":"string"},"seq":{"description":"Position in the topic's sequence (the order's revision); 0 = before the first event.","minimum":0,"type":"integer"},"type":{"const":"resync","type":"string"}},"required":["type","channel","seq","reason"],"type":"object"};
+const schema_88e0e06a = {"additionalProperties":false,"properties":{"channel":{"description":"A topic, `order:<id>`.","pattern":"^order:[1-9][0-9]{0,15}$","type":"string"},"head":{"description":"The topic's newest seq when the subscription started (information only; never a stream position).","minimum":0,"type":"integer"},"seq":{"description":"Position in the topic's sequence (the order's revision); 0 = before the first event.","minimum":0,"type":"integer"},"type":{"const":"subscribed","type":"string"}},"required":["type","channel","seq","head"],"type":"object"};
 const schema_8d7268ab = {"additionalProperties":false,"properties":{"channel":{"description":"A topic, `order:<id>`.","pattern":"^order:[1-9][0-9]{0,15}$","type":"string"},"order":{"additionalProperties":false,"properties":{"_links":{"additionalProperties":false,"properties":{"cancel":{"additionalProperties":false,"properties":{"href":{"description":"A URL path.","type":"string"}},"required":["href"],"type":"object"},"self":{"additionalProperties":false,"properties":{"href":{"description":"A URL path.","type":"string"}},"required":["href"],"type":"object"}},"required":["self"],"type":"object"},"created_at":{"format":"date-time","type":"string"},"currency":{"description":"ISO 4217 code; EUR when not given on create.","pattern":"^[A-Z]{3}$","type":"string"},"discount":{"oneOf":[{"additionalProperties":false,"properties":{"code":{"maxLength":32,"minLength":1,"type":"string"},"percent":{"maximum":100,"minimum":0,"type":"integer"}},"required":["code","percent"],"type":"object"},{"type":"null"}]},"id":{"minimum":1,"type":"integer"},"items":{"items":{"additionalProperties":false,"properties":{"quantity":{"maximum":100000,"minimum":1,"type":"integer"},"sku":{"maxLength":64,"minLength":1,"type":"string"},"unit_price_cents":{"maximum":100000000,"minimum":0,"type":"integer"}},"required":["sku","quantity","unit_price_cents"],"type":"object"},"type":"array"},"note":{"maxLength":500,"type":["string","null"]},"status":{"description":"Open set: pending, paid, shipped, delivered, cancelled today; clients must accept unknown values. Transitions: pending->paid->shipped->delivered, pending|paid->cancelled.","examples":["pending","paid","shipped","delivered","cancelled"],"maxLength":32,"minLength":1,"pattern":"^[a-z_]+$","type":"string"},"total_cents":{"description":"Sum of quantity x unit_price_cents, less the discount percent, rounded half up. Derived, never written.","minimum":0,"type":"integer"},"updated_at":{"format":"date-time","type":"string"}},"required":["id","status","items","total_cents","currency","discount","note","created_at","updated_at","_links"],"type":"object"},"seq":{"minimum":1,"type":"integer"},"status":{"description":"The order's status after the write (open set; accept unknown values).","type":"string"},"type":{"enum":["order.created","order.updated","order.cancelled"],"type":"string"}},"required":["type","channel","seq","status","order"],"type":"object"};
 const schema_9dd20149 = {"anyOf":[{"additionalProperties":false,"properties":{"channel":{"description":"A topic, `order:<id>`.","pattern":"^order:[1-9][0-9]{0,15}$","type":"string"},"since":{"description":"Position in the topic's sequence (the order's revision); 0 = before the first event.","minimum":0,"type":"integer"},"type":{"const":"subscribe","type":"string"}},"required":["type","channel"],"type":"object"},{"additionalProperties":false,"properties":{"channel":{"description":"A topic, `order:<id>`.","pattern":"^order:[1-9][0-9]{0,15}$","type":"string"},"type":{"const":"unsubscribe","type":"string"}},"required":["type","channel"],"type":"object"}]};
-const schema_ab59ef40 = {"additionalProperties":false,"properties":{"channel":{"description":"A topic, `order:<id>`.","pattern":"^order:[1-9][0-9]{0,15}$","type":"string"},"reason":{"enum":["gap_too_old"],"type":"string"},"seq":{"description":"Position in the topic's sequence (the order's revision); 0 = before the first event.","minimum":0,"type":"integer"},"type":{"const":"resync","type":"string"}},"required":["type","channel","seq","reason"],"type":"object"};
-const schema_f3ff3f1a = {"additionalProperties":false,"properties":{"channel":{"type":["string","null"]},"code":{"description":"BAD_MESSAGE, NOT_FOUND, UNAUTHORIZED, ...","type":"string"},"message":{"type":"string"},"seq":{"type":["integer","null"]},"type":{"const":"error","type":"string"}},"required":["type","channel","seq","code","message"],"type":"object"};
+const schema_d9846fd4 = {"additionalProperties":false,"properties":{"channel":{"type":["string","null"]},"code":{"description":"bad_message: not a JSON text frame. invalid_message: not a valid subscribe or unsubscribe. not_found: no such order (or another account's). already_subscribed, not_subscribed: the channel's subscription state. unavailable: the topic could not be loaded; subscribe again later. internal: the server failed to handle the message. Clients must accept codes added later.","enum":["bad_message","invalid_message","not_found","already_subscribed","not_subscribed","unavailable","internal"],"type":"string"},"message":{"type":"string"},"seq":{"type":["integer","null"]},"type":{"const":"error","type":"string"}},"required":["type","channel","seq","code","message"],"type":"object"};
 function validate_validateClientMessage(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
@@ -358,7 +358,7 @@ errors++;
 if(data.channel !== undefined){
 let data0 = data.channel;
 if((typeof data0 !== "string") && (data0 !== null)){
-const err6 = {instancePath:instancePath+"/channel",schemaPath:"#/properties/channel/type",keyword:"type",params:{type: schema_f3ff3f1a.properties.channel.type},message:"must be string,null"};
+const err6 = {instancePath:instancePath+"/channel",schemaPath:"#/properties/channel/type",keyword:"type",params:{type: schema_d9846fd4.properties.channel.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -369,7 +369,8 @@ errors++;
 }
 }
 if(data.code !== undefined){
-if(typeof data.code !== "string"){
+let data1 = data.code;
+if(typeof data1 !== "string"){
 const err7 = {instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err7];
@@ -379,10 +380,8 @@ vErrors.push(err7);
 }
 errors++;
 }
-}
-if(data.message !== undefined){
-if(typeof data.message !== "string"){
-const err8 = {instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(((((((data1 === "bad_message") || (data1 === "invalid_message")) || (data1 === "not_found")) || (data1 === "already_subscribed")) || (data1 === "not_subscribed")) || (data1 === "unavailable")) || (data1 === "internal"))){
+const err8 = {instancePath:instancePath+"/code",schemaPath:"#/properties/code/enum",keyword:"enum",params:{allowedValues: schema_d9846fd4.properties.code.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -392,10 +391,9 @@ vErrors.push(err8);
 errors++;
 }
 }
-if(data.seq !== undefined){
-let data3 = data.seq;
-if((!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))) && (data3 !== null)){
-const err9 = {instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: schema_f3ff3f1a.properties.seq.type},message:"must be integer,null"};
+if(data.message !== undefined){
+if(typeof data.message !== "string"){
+const err9 = {instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -405,10 +403,10 @@ vErrors.push(err9);
 errors++;
 }
 }
-if(data.type !== undefined){
-let data4 = data.type;
-if(typeof data4 !== "string"){
-const err10 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.seq !== undefined){
+let data3 = data.seq;
+if((!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))) && (data3 !== null)){
+const err10 = {instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: schema_d9846fd4.properties.seq.type},message:"must be integer,null"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -417,8 +415,11 @@ vErrors.push(err10);
 }
 errors++;
 }
-if("error" !== data4){
-const err11 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "error"},message:"must be equal to constant"};
+}
+if(data.type !== undefined){
+let data4 = data.type;
+if(typeof data4 !== "string"){
+const err11 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -427,15 +428,25 @@ vErrors.push(err11);
 }
 errors++;
 }
-}
-}
-else {
-const err12 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if("error" !== data4){
+const err12 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "error"},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err12];
 }
 else {
 vErrors.push(err12);
+}
+errors++;
+}
+}
+}
+else {
+const err13 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
 }
 errors++;
 }
@@ -1520,8 +1531,8 @@ vErrors.push(err7);
 }
 errors++;
 }
-if(!(data1 === "gap_too_old")){
-const err8 = {instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/enum",keyword:"enum",params:{allowedValues: schema_ab59ef40.properties.reason.enum},message:"must be equal to one of the allowed values"};
+if(!((data1 === "gap_too_old") || (data1 === "since_ahead"))){
+const err8 = {instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/enum",keyword:"enum",params:{allowedValues: schema_5e6c799c.properties.reason.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -1635,9 +1646,8 @@ vErrors.push(err2);
 }
 errors++;
 }
-for(const key0 in data){
-if(!(((key0 === "channel") || (key0 === "seq")) || (key0 === "type"))){
-const err3 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(data.head === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "head"},message:"must have required property '"+"head"+"'"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -1646,12 +1656,9 @@ vErrors.push(err3);
 }
 errors++;
 }
-}
-if(data.channel !== undefined){
-let data0 = data.channel;
-if(typeof data0 === "string"){
-if(!pattern_c9c92dc4.test(data0)){
-const err4 = {instancePath:instancePath+"/channel",schemaPath:"#/properties/channel/pattern",keyword:"pattern",params:{pattern: "^order:[1-9][0-9]{0,15}$"},message:"must match pattern \""+"^order:[1-9][0-9]{0,15}$"+"\""};
+for(const key0 in data){
+if(!((((key0 === "channel") || (key0 === "head")) || (key0 === "seq")) || (key0 === "type"))){
+const err4 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -1661,8 +1668,11 @@ vErrors.push(err4);
 errors++;
 }
 }
-else {
-const err5 = {instancePath:instancePath+"/channel",schemaPath:"#/properties/channel/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.channel !== undefined){
+let data0 = data.channel;
+if(typeof data0 === "string"){
+if(!pattern_c9c92dc4.test(data0)){
+const err5 = {instancePath:instancePath+"/channel",schemaPath:"#/properties/channel/pattern",keyword:"pattern",params:{pattern: "^order:[1-9][0-9]{0,15}$"},message:"must match pattern \""+"^order:[1-9][0-9]{0,15}$"+"\""};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -1672,10 +1682,8 @@ vErrors.push(err5);
 errors++;
 }
 }
-if(data.seq !== undefined){
-let data1 = data.seq;
-if(!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))){
-const err6 = {instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+else {
+const err6 = {instancePath:instancePath+"/channel",schemaPath:"#/properties/channel/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -1684,9 +1692,11 @@ vErrors.push(err6);
 }
 errors++;
 }
-if(typeof data1 == "number"){
-if(data1 < 0 || isNaN(data1)){
-const err7 = {instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+if(data.head !== undefined){
+let data1 = data.head;
+if(!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))){
+const err7 = {instancePath:instancePath+"/head",schemaPath:"#/properties/head/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -1695,12 +1705,9 @@ vErrors.push(err7);
 }
 errors++;
 }
-}
-}
-if(data.type !== undefined){
-let data2 = data.type;
-if(typeof data2 !== "string"){
-const err8 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(typeof data1 == "number"){
+if(data1 < 0 || isNaN(data1)){
+const err8 = {instancePath:instancePath+"/head",schemaPath:"#/properties/head/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -1709,8 +1716,12 @@ vErrors.push(err8);
 }
 errors++;
 }
-if("subscribed" !== data2){
-const err9 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "subscribed"},message:"must be equal to constant"};
+}
+}
+if(data.seq !== undefined){
+let data2 = data.seq;
+if(!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))){
+const err9 = {instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -1719,15 +1730,50 @@ vErrors.push(err9);
 }
 errors++;
 }
-}
-}
-else {
-const err10 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(typeof data2 == "number"){
+if(data2 < 0 || isNaN(data2)){
+const err10 = {instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err10];
 }
 else {
 vErrors.push(err10);
+}
+errors++;
+}
+}
+}
+if(data.type !== undefined){
+let data3 = data.type;
+if(typeof data3 !== "string"){
+const err11 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+if("subscribed" !== data3){
+const err12 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "subscribed"},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+}
+else {
+const err13 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
 }
 errors++;
 }

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { reconnectDelay } from './realtime';
+import { reconnectDelay, streamOrder, type WebSocketLike } from './realtime';
 
 describe('reconnectDelay', () => {
   it('is base x 2^attempt + random(0, base), capped (generated)', () => {
@@ -17,5 +17,76 @@ describe('reconnectDelay', () => {
     expect(Math.min(...delays)).toBeGreaterThanOrEqual(100);
     expect(Math.max(...delays)).toBeLessThan(200);
     expect(new Set(delays.map((d) => Math.floor(d / 10))).size).toBeGreaterThan(5);
+  });
+});
+
+describe('streamOrder follows the wire rule', () => {
+  /** A WebSocket the test drives: it records what the client sends and delivers what the test pushes. */
+  class FakeWs implements WebSocketLike {
+    static last: FakeWs;
+    readyState = 1;
+    sent: unknown[] = [];
+    onopen: ((ev: unknown) => void) | null = null;
+    onmessage: ((ev: { data: unknown }) => void) | null = null;
+    onclose: ((ev: { code: number; reason: string }) => void) | null = null;
+    onerror: ((ev: unknown) => void) | null = null;
+    constructor(readonly url: string) {
+      FakeWs.last = this;
+      queueMicrotask(() => this.onopen?.({}));
+    }
+    send(data: string) {
+      this.sent.push(JSON.parse(data));
+    }
+    close() {}
+    push(msg: unknown) {
+      this.onmessage?.({ data: JSON.stringify(msg) });
+    }
+  }
+  const flush = () => new Promise((r) => setTimeout(r, 0));
+  const order = { id: 1, status: 'pending' };
+  const fakeFetch = (revision: number) => (async () => new Response(JSON.stringify(order), { headers: { etag: `"1-${revision}-v2"` } })) as unknown as typeof fetch;
+  const event = (seq: number) => ({ type: 'order.updated', channel: 'order:1', seq, status: 'pending', order });
+
+  it('a resync lower than its since (since ahead of the topic) is adopted: later events are delivered, not dropped', async () => {
+    const seen: number[] = [];
+    const resyncs: unknown[] = [];
+    const s = streamOrder({ baseUrl: 'http://x', token: 't', orderId: 1, transport: 'ws', since: 10, WebSocket: FakeWs, fetch: fakeFetch(3), onEvent: (m) => seen.push(m.seq), onResync: (o) => resyncs.push(o) });
+    await flush();
+    expect(FakeWs.last.sent).toEqual([{ type: 'subscribe', channel: 'order:1', since: 10 }]);
+    FakeWs.last.push({ type: 'subscribed', channel: 'order:1', seq: 10, head: 3 });
+    FakeWs.last.push({ type: 'resync', channel: 'order:1', seq: 3, reason: 'since_ahead' });
+    FakeWs.last.push(event(4));
+    await flush();
+    await flush();
+    expect(resyncs).toHaveLength(1);
+    expect(seen).toEqual([4]);
+    expect(s.lastSeq).toBe(4);
+    s.close();
+  });
+
+  it('since 0 is sent (seen nothing) and subscribed.seq is not taken for an event', async () => {
+    const seen: number[] = [];
+    const s = streamOrder({ baseUrl: 'http://x', token: 't', orderId: 1, transport: 'ws', since: 0, WebSocket: FakeWs, fetch: fakeFetch(1), onEvent: (m) => seen.push(m.seq) });
+    await flush();
+    expect(FakeWs.last.sent).toEqual([{ type: 'subscribe', channel: 'order:1', since: 0 }]);
+    FakeWs.last.push({ type: 'subscribed', channel: 'order:1', seq: 0, head: 2 });
+    FakeWs.last.push(event(1));
+    FakeWs.last.push(event(2));
+    await flush();
+    expect(seen).toEqual([1, 2]);
+    s.close();
+  });
+
+  it('without since: live from the head the subscribed message gives, and resumes from it', async () => {
+    const seen: number[] = [];
+    const s = streamOrder({ baseUrl: 'http://x', token: 't', orderId: 1, transport: 'ws', WebSocket: FakeWs, fetch: fakeFetch(5), onEvent: (m) => seen.push(m.seq) });
+    await flush();
+    expect(FakeWs.last.sent).toEqual([{ type: 'subscribe', channel: 'order:1' }]);
+    FakeWs.last.push({ type: 'subscribed', channel: 'order:1', seq: 5, head: 5 });
+    FakeWs.last.push(event(6));
+    await flush();
+    expect(seen).toEqual([6]);
+    expect(s.lastSeq).toBe(6);
+    s.close();
   });
 });

@@ -5,10 +5,13 @@
  * - Reconnects after any drop with delay = base x 2^attempt + random(0, base), capped:
  *   the jitter applies to the first reconnect too, so a fleet dropped at once does not
  *   come back at once; a 503's Retry-After is honoured when longer.
+ * - Follows the contract's wire rule (asyncapi.yaml) and nothing else: it keeps the last
+ *   seq of its topic; an event with seq = last + 1 is delivered, seq <= last dropped,
+ *   seq > last + 1 is a gap (GET the order); a `resync` means GET the order and continue
+ *   from the resync's seq (adopted even when lower: the client's position was ahead of
+ *   the topic). `subscribed.seq` is the resume point: adopted only when it had none.
  * - Resumes from the last seq it delivered (WebSocket `since`, SSE `Last-Event-ID`), so
  *   within the server's replay ring nothing is missed or repeated.
- * - Never skips silently: on a `resync` message, or a seq that jumps past the next one,
- *   it GETs the order and hands it to `onResync`, then continues after its revision.
  *
  * SSE is read with fetch streaming (not EventSource) so the same code sends the bearer
  * header in Node and in browsers, and parsed with eventsource-parser (the event stream
@@ -65,7 +68,7 @@ export interface OrderStreamOptions {
   token: string;
   orderId: number;
   transport: 'ws' | 'sse';
-  /** Resume after this seq (0 or absent: live from now). */
+  /** Resume after this seq (0: seen nothing, replay from seq 1; absent: live from now). */
   since?: number;
   onEvent(message: OrderEventMessage): void;
   /** The stream could not be resumed gap-free: here is the order as it stands now. */
@@ -93,6 +96,9 @@ export function streamOrder(opts: OrderStreamOptions): OrderStream {
   const base = opts.baseUrl.replace(/\/$/, '');
   const channel = `order:${opts.orderId}`;
   let lastSeq = opts.since ?? 0;
+  // Whether lastSeq is a real position (given, or learnt from the server); without one
+  // the first connection is live-only and sends no since / Last-Event-ID.
+  let hasPosition = opts.since !== undefined;
   let attempt = 0;
   let closed = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -100,29 +106,44 @@ export function streamOrder(opts: OrderStreamOptions): OrderStream {
   // Messages are handled one at a time: a resync's GET must finish before the next event.
   let chain: Promise<void> = Promise.resolve();
 
-  async function resync(): Promise<void> {
+  /** GETs the order; `adopt`: the resync's seq, the position the stream continues from. */
+  async function resync(adopt?: number): Promise<void> {
     const res = await doFetch(`${base}/v2/orders/${opts.orderId}`, { headers: { authorization: `Bearer ${opts.token}` } });
     if (res.status === 404 || res.status === 401) throw new Fatal(`GET order ${opts.orderId}: HTTP ${res.status}`);
     if (!res.ok) throw new Error(`GET order ${opts.orderId}: HTTP ${res.status}`);
     const order = (await res.json()) as OrderV2;
     // v2 carries no revision field; orderline's ETag does ("<id>-<revision>-v<version>..."), and it is the topic's seq.
     const revision = Number(/-(\d+)-v/.exec(res.headers.get('etag') ?? '')?.[1] ?? NaN);
-    if (Number.isInteger(revision)) lastSeq = Math.max(lastSeq, revision);
+    // The GET may already include events after the resync's seq: continue after whichever is newer.
+    const from = adopt ?? lastSeq;
+    lastSeq = Number.isInteger(revision) ? Math.max(from, revision) : from;
+    hasPosition = true;
     opts.onResync?.(order);
   }
 
   async function handle(msg: ServerMessage): Promise<void> {
     if (msg.type === 'subscribed') {
       attempt = 0;
-      if (lastSeq === 0) lastSeq = msg.seq; // live only: start from the topic's current seq
+      // The resume point: our own since back, or (live-only) the head we start from.
+      if (!hasPosition) {
+        lastSeq = msg.seq;
+        hasPosition = true;
+      }
       return;
     }
-    if (msg.type === 'resync') return resync();
+    if (msg.type === 'resync') return resync(msg.seq);
     if (msg.type === 'error') {
       if (msg.code === 'not_found') throw new Fatal(`${msg.channel}: ${msg.message}`);
+      // The topic could not be loaded: no subscription exists; reconnect with backoff and subscribe again.
+      if (msg.code === 'unavailable') throw new Error(`${msg.channel}: ${msg.message}`);
       return;
     }
     if (msg.type !== 'order.created' && msg.type !== 'order.updated' && msg.type !== 'order.cancelled') return;
+    if (!hasPosition) {
+      // SSE without Last-Event-ID says nothing before the first live event: it starts the stream.
+      lastSeq = msg.seq - 1;
+      hasPosition = true;
+    }
     if (msg.seq <= lastSeq) return; // already delivered (a replay overlapping what we have)
     if (msg.seq !== lastSeq + 1) {
       await resync(); // a jump: never skip silently
@@ -168,7 +189,7 @@ export function streamOrder(opts: OrderStreamOptions): OrderStream {
       scheduleReconnect();
     };
     stopCurrent = () => ws.close();
-    ws.onopen = () => ws.send(JSON.stringify({ type: 'subscribe', channel, ...(lastSeq > 0 ? { since: lastSeq } : {}) }));
+    ws.onopen = () => ws.send(JSON.stringify({ type: 'subscribe', channel, ...(hasPosition ? { since: lastSeq } : {}) }));
     ws.onmessage = (ev) => {
       try {
         enqueue(JSON.parse(String(ev.data)) as ServerMessage);
@@ -184,7 +205,7 @@ export function streamOrder(opts: OrderStreamOptions): OrderStream {
     const abort = new AbortController();
     stopCurrent = () => abort.abort();
     const headers: Record<string, string> = { authorization: `Bearer ${opts.token}`, accept: 'text/event-stream' };
-    if (lastSeq > 0) headers['last-event-id'] = String(lastSeq);
+    if (hasPosition) headers['last-event-id'] = String(lastSeq);
     void (async () => {
       let retryAfterMs = 0;
       try {

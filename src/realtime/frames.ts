@@ -28,8 +28,8 @@ export function eventMessage(event: OrderEvent): OrderEventMessage {
   return { type: event.type, channel: topicOf(event.orderId), seq: event.seq, status: event.order.status, order: toV2(event.order, '/orders') };
 }
 
-export function resyncMessage(orderId: number, seq: number): ResyncMessage {
-  return { type: 'resync', channel: topicOf(orderId), seq, reason: 'gap_too_old' };
+export function resyncMessage(orderId: number, seq: number, reason: ResyncMessage['reason']): ResyncMessage {
+  return { type: 'resync', channel: topicOf(orderId), seq, reason };
 }
 
 /** One server-to-client frame as a WebSocket text frame, framed once (ws's own framer, unmasked: server side). */

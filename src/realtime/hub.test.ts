@@ -27,19 +27,22 @@ function fakeStore(committed: OrderEvent[], delayMs = () => 0) {
   };
 }
 
-type Log = ({ kind: 'ack' | 'resync'; seq: number } | { kind: 'frame'; seq: number } | { kind: 'drop' })[];
+type Log = ({ kind: 'ack'; seq: number; head: number } | { kind: 'resync'; seq: number; reason: string } | { kind: 'frame'; seq: number } | { kind: 'drop' } | { kind: 'fail' })[];
 function recorder(): Subscriber & { log: Log } {
   const log: Log = [];
   return {
     log,
     lastSeq: 0,
-    ack: (seq) => log.push({ kind: 'ack', seq }),
+    ack: (seq, head) => log.push({ kind: 'ack', seq, head }),
     write: (f: Frame) => log.push({ kind: 'frame', seq: f.seq }),
-    resync: (seq) => log.push({ kind: 'resync', seq }),
+    resync: (seq, reason) => log.push({ kind: 'resync', seq, reason }),
     drop: () => log.push({ kind: 'drop' }),
+    fail: () => log.push({ kind: 'fail' }),
   };
 }
 const tick = () => new Promise((r) => setTimeout(r, 5));
+/** Resolves once everything queued on the topic so far has run (a subscription queued behind it), whatever the machine's speed. */
+const drained = (hub: TopicHub, seq: number) => hub.subscribe(1, undefined, recorder(), seq);
 
 describe('TopicHub', () => {
   it('a publish queued before a subscription neither reaches nor drops the new subscriber', async () => {
@@ -52,9 +55,55 @@ describe('TopicHub', () => {
     const second = recorder();
     const subscribed = hub.subscribe(1, 2, second, 3);
     await subscribed;
-    await tick();
-    expect(second.log).toEqual([{ kind: 'ack', seq: 3 }, { kind: 'frame', seq: 3 }]);
-    expect(first.log).toEqual([{ kind: 'ack', seq: 2 }, { kind: 'frame', seq: 3 }]);
+    await drained(hub, 3);
+    expect(second.log).toEqual([{ kind: 'ack', seq: 2, head: 3 }, { kind: 'frame', seq: 3 }]);
+    expect(first.log).toEqual([{ kind: 'ack', seq: 2, head: 2 }, { kind: 'frame', seq: 3 }]);
+  });
+
+  it('the wire rule: the ack carries the resume point, never the head, so one missed write is replayed (issue 13, 1)', async () => {
+    const committed = [event(1), event(2), event(3)];
+    const hub = new TopicHub({ store: fakeStore(committed), ringSize: 10 });
+    const sub = recorder();
+    await hub.subscribe(1, 2, sub, 3);
+    // A client applying only the spec's rules (last = 2): ack 2 is no position change, frame 3 is last + 1.
+    expect(sub.log).toEqual([{ kind: 'ack', seq: 2, head: 3 }, { kind: 'frame', seq: 3 }]);
+    const zero = recorder();
+    await hub.subscribe(1, 0, zero, 3); // since 0: seen nothing, replay from seq 1
+    expect(zero.log).toEqual([{ kind: 'ack', seq: 0, head: 3 }, ...[1, 2, 3].map((seq) => ({ kind: 'frame', seq }))]);
+    const live = recorder();
+    await hub.subscribe(1, undefined, live, 3); // no since: live from the head
+    expect(live.log).toEqual([{ kind: 'ack', seq: 3, head: 3 }]);
+  });
+
+  it('since ahead of the topic: ack at since, then a resync that sets the position to the head (issue 13, 2)', async () => {
+    const committed = [event(1), event(2), event(3)];
+    const hub = new TopicHub({ store: fakeStore(committed), ringSize: 10 });
+    const sub = recorder();
+    await hub.subscribe(1, 7, sub, 3);
+    expect(sub.log).toEqual([
+      { kind: 'ack', seq: 7, head: 3 },
+      { kind: 'resync', seq: 3, reason: 'since_ahead' },
+    ]);
+    committed.push(event(4));
+    hub.publish(event(4));
+    await drained(hub, 4);
+    expect(sub.log.at(-1)).toEqual({ kind: 'frame', seq: 4 });
+  });
+
+  it('a topic that fails to load fails its subscriber, keeps nothing pending, and a retry works (issue 13, 5)', async () => {
+    const committed = [event(1), event(2)];
+    const store = fakeStore(committed);
+    const errors: unknown[] = [];
+    const hub = new TopicHub({ store, ringSize: 10, onError: (err) => errors.push(err) });
+    jest.spyOn(store, 'eventsAfter').mockRejectedValueOnce(new Error('store down'));
+    const sub = recorder();
+    await hub.subscribe(1, 0, sub, 2);
+    expect(sub.log).toEqual([{ kind: 'fail' }]);
+    expect(errors).toHaveLength(1);
+    expect(hub.topicCount).toBe(0);
+    const again = recorder();
+    await hub.subscribe(1, 0, again, 2);
+    expect(again.log).toEqual([{ kind: 'ack', seq: 0, head: 2 }, { kind: 'frame', seq: 1 }, { kind: 'frame', seq: 2 }]);
   });
 
   it('orders out-of-order publishes by reading the missing events back from the store', async () => {
@@ -65,19 +114,26 @@ describe('TopicHub', () => {
     committed.push(event(2), event(3));
     hub.publish(event(3));
     hub.publish(event(2));
-    await tick();
-    await tick();
+    await drained(hub, 3);
     expect(sub.log.filter((l) => l.kind === 'frame')).toEqual([{ kind: 'frame', seq: 2 }, { kind: 'frame', seq: 3 }]);
   });
 
   it('random interleavings: every subscriber gets each seq after its resume point once, in order, or one resync (generated)', async () => {
+    // All randomness comes from fast-check (fc.gen), so a failure replays from its seed and path.
     await fc.assert(
       fc.asyncProperty(
         fc.integer({ min: 1, max: 6 }), // ring size
-        fc.array(fc.oneof(fc.record({ op: fc.constant('write' as const), shuffle: fc.boolean() }), fc.record({ op: fc.constant('sub' as const), since: fc.integer({ min: 0, max: 30 }) })), { minLength: 1, maxLength: 30 }),
-        async (ringSize, ops) => {
+        fc.array(
+          fc.oneof(
+            fc.record({ op: fc.constant('write' as const), shuffle: fc.boolean(), pause: fc.boolean() }),
+            fc.record({ op: fc.constant('sub' as const), since: fc.option(fc.integer({ min: 0, max: 30 }), { nil: undefined }), pause: fc.boolean() }),
+          ),
+          { minLength: 1, maxLength: 30 },
+        ),
+        fc.gen(),
+        async (ringSize, ops, g) => {
           const committed = [event(1)];
-          const hub = new TopicHub({ store: fakeStore(committed, () => Math.floor(Math.random() * 3)), ringSize });
+          const hub = new TopicHub({ store: fakeStore(committed, () => g(fc.integer, { min: 0, max: 2 })), ringSize });
           const subs: { sub: ReturnType<typeof recorder>; since: number | undefined }[] = [];
           let pendingPublish: OrderEvent[] = [];
           const waits: Promise<void>[] = [];
@@ -93,30 +149,30 @@ describe('TopicHub', () => {
               }
             } else {
               const sub = recorder();
-              const since = o.since === 0 ? undefined : o.since;
-              subs.push({ sub, since });
-              waits.push(hub.subscribe(1, since, sub, committed.length));
+              subs.push({ sub, since: o.since });
+              waits.push(hub.subscribe(1, o.since, sub, committed.length));
             }
-            if (Math.random() < 0.3) await tick();
+            if (o.pause) await tick();
           }
           for (const p of pendingPublish) hub.publish(p);
           await Promise.all(waits);
-          for (let i = 0; i < 5; i++) await tick();
+          await drained(hub, committed.length); // every publish and catch-up queued so far has run
           const last = committed.length;
           for (const { sub, since } of subs) {
-            expect(sub.log.some((l) => l.kind === 'drop')).toBe(false);
+            expect(sub.log.some((l) => l.kind === 'drop' || l.kind === 'fail')).toBe(false);
             const [ack, ...rest] = sub.log;
-            expect(ack.kind).toBe('ack');
-            let cur = (ack as { seq: number }).seq;
-            if (since !== undefined && since !== cur) {
-              if (rest[0]?.kind === 'resync') {
-                // older than the ring, or newer than the topic: told to resync at the topic's seq
-                expect(since > cur || since < cur - ringSize).toBe(true);
-                cur = (rest.shift() as { seq: number }).seq;
-              } else {
-                expect(since).toBeLessThan(cur); // replayed from the ring
-                cur = since;
-              }
+            if (ack.kind !== 'ack') throw new Error(`first message ${ack.kind}`);
+            // The wire rule: the ack is the resume point (since, or the head when live).
+            expect(ack.seq).toBe(since ?? ack.head);
+            let cur = ack.seq;
+            if (rest[0]?.kind === 'resync') {
+              // older than the ring, or newer than the topic: told to resync at the topic's head
+              const r = rest.shift() as { seq: number; reason: string };
+              expect(since).toBeDefined();
+              expect(r.seq).toBe(ack.head);
+              expect(r.reason).toBe(since! > ack.head ? 'since_ahead' : 'gap_too_old');
+              expect(since! > ack.head || since! < ack.head - ringSize).toBe(true);
+              cur = r.seq;
             }
             for (const l of rest) {
               expect(l.kind).toBe('frame');
@@ -179,10 +235,10 @@ describe('TopicHub', () => {
       committed.push(event(2), event(3)); // committed elsewhere; their messages were lost
       const reads = jest.spyOn(store, 'eventsAfter');
       for (let i = 0; i < 5; i++) hub.catchUpAll(); // five peers reconnecting: one read is queued, not five
-      await tick();
+      await hub.subscribe(1, undefined, recorder(), 1); // queued behind the catch-up: resolves once it is done
       expect(reads).toHaveBeenCalledTimes(1);
       expect(sub.log).toEqual([
-        { kind: 'ack', seq: 1 },
+        { kind: 'ack', seq: 1, head: 1 },
         { kind: 'frame', seq: 2 },
         { kind: 'frame', seq: 3 },
       ]);

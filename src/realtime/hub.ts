@@ -26,16 +26,28 @@ import { eventMessage, frameOf, type Frame } from './frames';
 import { ReplayRing } from './ring';
 import type { Bus } from '../bus';
 
+/**
+ * One subscription, as the hub drives it. The wire rule (asyncapi.yaml, spec 2.6/6.2):
+ * on a topic the seq a client receives never goes backwards and only events advance it.
+ * So `ack` carries the position the stream continues from (the resume point), never the
+ * head; `resync` carries the position after the client's GET, which the client adopts.
+ */
 export interface Subscriber {
   /** The last seq this subscriber has been given (or told to resync to). */
   lastSeq: number;
-  /** The subscription is live at `seq`; replayed frames follow. */
-  ack(seq: number): void;
+  /**
+   * The subscription is live. `from`: the stream continues after it (the client's
+   * `since`, or the head when it subscribed live); `head`: the topic's newest seq.
+   * Replayed frames (seq from + 1 ... head), or one resync, follow.
+   */
+  ack(from: number, head: number): void;
   write(frame: Frame): void;
-  /** The resume point is older than the ring: GET the order; live frames follow. */
-  resync(seq: number): void;
+  /** `since` is older than the ring, or ahead of the topic: GET the order; frames after `seq` follow. */
+  resync(seq: number, reason: 'gap_too_old' | 'since_ahead'): void;
   /** A hole in delivery: end the subscription so the client resumes from `lastSeq`. */
   drop(reason: 'gap'): void;
+  /** The topic could not be loaded (store failure): the subscription never started; nothing of it is kept. */
+  fail(err: unknown): void;
 }
 
 interface Topic {
@@ -47,6 +59,8 @@ interface Topic {
   pending: Set<Subscriber>;
   queue: Promise<void>;
   loaded: boolean;
+  /** The bus brings this topic's events (watched before the first load; kept until the topic retires). */
+  watched: boolean;
   /** A catch-up waits in the queue: another signal adds nothing (N peers reconnecting send N). */
   catchUpQueued: boolean;
 }
@@ -60,7 +74,8 @@ export interface HubOptions {
   onError?: (err: unknown, orderId: number) => void;
 }
 
-const PAGE = 1000;
+/** Rows read from the event table per query when loading or catching up a topic. */
+const EVENT_PAGE = 1000;
 
 export class TopicHub {
   private readonly topics = new Map<number, Topic>();
@@ -87,11 +102,11 @@ export class TopicHub {
   /** Reads the event table after the ring's last seq (up to `upTo`) into the ring, delivering as it goes. */
   private async catchUp(topic: Topic, upTo = Infinity): Promise<void> {
     for (;;) {
-      const rows = await this.opts.store.eventsAfter(topic.orderId, topic.ring.lastSeq, Math.min(PAGE, upTo - topic.ring.lastSeq));
+      const rows = await this.opts.store.eventsAfter(topic.orderId, topic.ring.lastSeq, Math.min(EVENT_PAGE, upTo - topic.ring.lastSeq));
       for (const e of rows) {
         if (e.seq === topic.ring.lastSeq + 1) this.append(topic, frameOf(eventMessage(e)));
       }
-      if (rows.length < PAGE || topic.ring.lastSeq >= upTo) return;
+      if (rows.length < EVENT_PAGE || topic.ring.lastSeq >= upTo) return;
     }
   }
 
@@ -121,42 +136,57 @@ export class TopicHub {
   }
 
   /**
-   * Subscribes after `since` (undefined: live only): ack, then the replay from the ring
-   * (or one resync when `since` is older than the ring), then live frames.
-   * `currentSeq` is the order's revision as the caller read it when checking access.
+   * Subscribes after `since` (undefined: live only; 0: seen nothing): ack with the
+   * resume point, then the replay from the ring, or one resync when `since` is older
+   * than the ring or ahead of the topic, then live frames. `currentSeq` is the order's
+   * revision as the caller read it when checking access. A failed load fails the
+   * subscriber (`fail`) and keeps nothing of it, so the client can retry.
    */
   subscribe(orderId: number, since: number | undefined, sub: Subscriber, currentSeq: number): Promise<void> {
     let topic = this.topics.get(orderId);
     if (!topic) {
-      topic = { orderId, ring: new ReplayRing(this.opts.ringSize), subs: new Set(), pending: new Set(), queue: Promise.resolve(), loaded: false, catchUpQueued: false };
+      topic = { orderId, ring: new ReplayRing(this.opts.ringSize), subs: new Set(), pending: new Set(), queue: Promise.resolve(), loaded: false, watched: false, catchUpQueued: false };
       this.topics.set(orderId, topic);
     }
     const t = topic;
     t.pending.add(sub); // so the topic is not retired while this waits in the queue
     return this.run(t, async () => {
-      if (!t.loaded) {
-        await this.opts.bus?.watch(orderId); // before the load: every later event reaches publish
-        t.ring.resetTo(Math.max(0, currentSeq - t.ring.capacity));
-        await this.catchUp(t);
-        t.loaded = true;
-      } else if (currentSeq > t.ring.lastSeq) {
-        // The caller saw a newer revision than the ring holds (its publish is still on the
-        // way, or was lost): read the difference. Otherwise the publish path keeps the ring
-        // current, and a reconnect storm costs no store read per subscription.
-        await this.catchUp(t);
+      try {
+        if (!t.loaded) {
+          if (!t.watched) await this.opts.bus?.watch(orderId); // before the load: every later event reaches publish
+          t.watched = true;
+          t.ring.resetTo(Math.max(0, currentSeq - t.ring.capacity));
+          await this.catchUp(t);
+          t.loaded = true;
+        } else if (currentSeq > t.ring.lastSeq) {
+          // The caller saw a newer revision than the ring holds (its publish is still on the
+          // way, or was lost): read the difference. Otherwise the publish path keeps the ring
+          // current, and a reconnect storm costs no store read per subscription.
+          await this.catchUp(t);
+        }
+      } catch (err) {
+        if (!t.pending.delete(sub)) return; // unsubscribed while waiting: nobody to tell
+        this.retireIfIdle(t);
+        this.opts.onError?.(err, orderId);
+        sub.fail(err);
+        return;
       }
       if (!t.pending.delete(sub)) return; // unsubscribed while waiting
       t.subs.add(sub);
-      const last = t.ring.lastSeq;
-      sub.lastSeq = last;
-      sub.ack(last);
-      if (since === undefined || since === last) return;
-      const replay = since > last ? ({ kind: 'too_old' } as const) : t.ring.after(since);
-      if (replay.kind === 'too_old') {
-        sub.resync(last);
+      const head = t.ring.lastSeq;
+      if (since === undefined) {
+        sub.lastSeq = head;
+        sub.ack(head, head);
         return;
       }
       sub.lastSeq = since;
+      sub.ack(since, head);
+      const replay = since > head ? ({ kind: 'ahead' } as const) : t.ring.after(since);
+      if (replay.kind !== 'frames') {
+        sub.lastSeq = head;
+        sub.resync(head, replay.kind === 'ahead' ? 'since_ahead' : 'gap_too_old');
+        return;
+      }
       for (const frame of replay.frames) this.deliver(t, sub, frame);
     });
   }
@@ -181,13 +211,14 @@ export class TopicHub {
     if (!topic) return;
     topic.subs.delete(sub);
     topic.pending.delete(sub);
-    if (topic.subs.size === 0 && topic.pending.size === 0) {
-      void this.run(topic, () => {
-        if (topic.subs.size === 0 && topic.pending.size === 0 && this.topics.get(orderId) === topic) {
-          this.topics.delete(orderId);
-          if (topic.loaded) this.opts.bus?.unwatch(orderId);
-        }
-      });
+    if (topic.subs.size === 0 && topic.pending.size === 0) void this.run(topic, () => this.retireIfIdle(topic));
+  }
+
+  /** Forgets a topic nobody watches any more (in its queue, so a subscription waiting there keeps it). */
+  private retireIfIdle(topic: Topic): void {
+    if (topic.subs.size === 0 && topic.pending.size === 0 && this.topics.get(topic.orderId) === topic) {
+      this.topics.delete(topic.orderId);
+      if (topic.watched) this.opts.bus?.unwatch(topic.orderId);
     }
   }
 }

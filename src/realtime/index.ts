@@ -10,6 +10,7 @@ import type { Account, OrderEvent, Store } from '../store';
 import type { Bus } from '../bus';
 import { AcceptLimiter } from './acceptLimiter';
 import { TopicHub } from './hub';
+import { SlowPeers } from './slowPeers';
 import { SseStreams, sseMiddleware } from './sse';
 import { WsEndpoint } from './ws';
 
@@ -36,6 +37,8 @@ export interface RealtimeDeps {
   authenticateToken: (token: string | undefined) => Promise<Account>;
   onBackpressure?: () => void;
   onError?: (err: unknown) => void;
+  /** Milliseconds clock of the accept limiter and the slow-peer sweep (tests inject one). */
+  now?: () => number;
 }
 
 export interface Realtime {
@@ -51,19 +54,24 @@ export interface Realtime {
   stats(): { topics: number; sse: number; ws: number };
   /** Cuts every stream connection without a goodbye, as a network failure would. */
   dropConnections(): void;
+  /** Connections closed as slow consumers whose sockets wait for the peer to read its way to the goodbye. */
+  readonly slowPeers: SlowPeers;
 }
 
 export function createRealtime(deps: RealtimeDeps): Realtime {
   const { config } = deps;
   const hub = new TopicHub({ store: deps.store, bus: deps.bus, ringSize: config.replayRate * config.replayWindowS, onError: deps.onError });
   deps.bus.listen({ event: (event) => hub.publish(event), reconnected: () => hub.catchUpAll() });
-  const limiter = new AcceptLimiter(config.acceptRate, config.acceptBurst);
+  const now = deps.now ?? (() => performance.now());
+  const limiter = new AcceptLimiter(config.acceptRate, config.acceptBurst, now);
+  const slowPeers = new SlowPeers(now);
   const streams = new SseStreams();
-  const common = { store: deps.store, hub, limiter, maxBufferBytes: config.maxBufferBytes, onBackpressure: deps.onBackpressure };
-  const ws = new WsEndpoint({ ...common, authenticate: deps.authenticateToken });
+  const common = { store: deps.store, hub, limiter, slowPeers, maxBufferBytes: config.maxBufferBytes, onBackpressure: deps.onBackpressure };
+  const ws = new WsEndpoint({ ...common, authenticate: deps.authenticateToken, onError: deps.onError });
   const handleUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => ws.handleUpgrade(req, socket, head);
   return {
     hub,
+    slowPeers,
     sse: sseMiddleware({ ...common, authenticate: deps.authenticateCtx }, streams),
     publish: (event) => deps.bus.publish(event),
     handleUpgrade,
@@ -71,6 +79,7 @@ export function createRealtime(deps: RealtimeDeps): Realtime {
     close() {
       streams.close();
       ws.close();
+      slowPeers.close();
     },
     dropConnections() {
       streams.dropAll();

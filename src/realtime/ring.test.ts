@@ -31,13 +31,5 @@ describe('ReplayRing', () => {
     expect(() => ring.push(frame(3))).toThrow(RangeError);
     expect(() => ring.push(frame(1))).toThrow(RangeError);
   });
-
-  it('replays k frames in O(k): a 1M-slot ring answers a short replay without scanning', () => {
-    const ring = new ReplayRing(1_000_000);
-    for (let s = 1; s <= 200_000; s++) ring.push(frame(s));
-    const started = process.hrtime.bigint();
-    for (let i = 0; i < 10_000; i++) ring.after(199_995);
-    const perCallUs = Number(process.hrtime.bigint() - started) / 10_000 / 1000;
-    expect(perCallUs).toBeLessThan(50); // a scan of 200k slots would take ~1 ms per call
-  });
+  // How long a replay takes (O(k) whatever the capacity) is measured in bench/ring.ts, not asserted here.
 });

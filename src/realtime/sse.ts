@@ -11,6 +11,8 @@ import { httpProblem } from '../http';
 import type { AcceptLimiter } from './acceptLimiter';
 import { resyncMessage, sseFrame, type Frame } from './frames';
 import type { Subscriber, TopicHub } from './hub';
+import type { SlowPeers } from './slowPeers';
+import { BoundedWriter } from './writer';
 
 export const SSE_PATH = /^\/api\/orders\/([^/]+)\/stream$/;
 const ORDER_ID = /^[1-9][0-9]{0,14}$/;
@@ -25,29 +27,44 @@ export interface SseDeps {
   /** Bearer header or `access_token` (EventSource cannot send headers). */
   authenticate: (ctx: Context) => Promise<Account>;
   maxBufferBytes: number;
+  slowPeers: SlowPeers;
   onBackpressure?: () => void;
 }
 
+const PING = Buffer.from(': ping\n\n');
+const RETRY = Buffer.from(`retry: ${SSE_RETRY_MS}\n\n`);
+
+/** One open stream: its writes go through its bounded queue (a slow consumer ends it). */
+interface OpenStream {
+  write(bytes: Buffer): void;
+  /** Drops what is queued; nothing more is written. */
+  stop(): void;
+}
+
 export class SseStreams {
-  readonly open = new Set<ServerResponse>();
+  /** Each open stream, by its response. */
+  readonly open = new Map<ServerResponse, OpenStream>();
   private readonly heartbeat: NodeJS.Timeout;
 
   constructor(heartbeatMs = HEARTBEAT_MS) {
     this.heartbeat = setInterval(() => {
-      for (const res of this.open) res.write(': ping\n\n');
+      for (const stream of this.open.values()) stream.write(PING); // a slow stream's ping waits its turn (or ends it)
     }, heartbeatMs);
     this.heartbeat.unref();
   }
 
   /** Cuts every stream as a network failure would (tests, and operators shedding load). */
   dropAll(): void {
-    for (const res of this.open) res.destroy();
+    for (const res of this.open.keys()) res.destroy();
   }
 
   /** Shutdown: tell every client to come back (retry:) and end its stream. */
   close(): void {
     clearInterval(this.heartbeat);
-    for (const res of this.open) res.end(`retry: ${SSE_RETRY_MS}\n\n`);
+    for (const [res, stream] of this.open) {
+      stream.stop(); // what is queued is dropped: the client resumes with Last-Event-ID
+      res.end(RETRY);
+    }
     this.open.clear();
   }
 }
@@ -79,33 +96,45 @@ export function sseMiddleware(deps: SseDeps, streams: SseStreams): Middleware {
       'x-accel-buffering': 'no',
       'x-request-id': ctx.response.get('x-request-id'),
     });
-    res.write(`retry: ${SSE_RETRY_MS}\n\n`);
-    streams.open.add(res);
+    const writer = new BoundedWriter(res, deps.maxBufferBytes);
+    writer.write(RETRY);
 
     let closed = false;
-    const end = () => {
+    const end = (last?: Buffer) => {
       if (closed) return;
       closed = true;
       streams.open.delete(res);
       deps.hub.unsubscribe(orderId, sub);
-      res.end();
+      writer.stop();
+      res.end(last);
     };
     const write = (bytes: Buffer) => {
       if (closed) return;
-      res.write(bytes);
-      if (res.writableLength > deps.maxBufferBytes) {
+      if (writer.write(bytes) === 'slow') {
         deps.onBackpressure?.();
-        end(); // the client reconnects with Last-Event-ID and is replayed what it missed
+        // The queue is dropped; the end of the response goes right behind what the kernel
+        // holds, and the client reconnects with Last-Event-ID and is replayed what it missed.
+        const socket = res.socket;
+        end();
+        // Like the WebSocket close: the connection ends behind the response (no keep-alive
+        // for a slow peer), and SlowPeers destroys it only if the peer never drains.
+        if (socket) {
+          socket.end();
+          deps.slowPeers.add(socket);
+        }
       }
     };
+    streams.open.set(res, { write, stop: () => writer.stop() });
     const sub: Subscriber = {
       lastSeq: 0,
       ack: () => undefined,
       write: (frame: Frame) => write(frame.sse),
-      resync: (seq) => write(sseFrame(resyncMessage(orderId, seq), seq)),
+      resync: (seq, reason) => write(sseFrame(resyncMessage(orderId, seq, reason), seq)),
       drop: () => end(),
+      fail: () => end(RETRY), // the topic could not be loaded: come back later
     };
-    ctx.req.once('close', end);
+    ctx.req.once('close', () => end());
+    // Last-Event-ID 0 means "seen nothing": replay from seq 1, as WebSocket since 0 does.
     await deps.hub.subscribe(orderId, lastEventId === undefined ? undefined : Number(lastEventId), sub, order.revision);
   };
 }

@@ -1,59 +1,73 @@
 /**
  * WebSocket: `/orders?since=<seq>` via `ws`. The upgrade is authenticated (bearer
  * header or `access_token`) and admitted by the accept limiter before `ws` takes the
- * socket; refusals are plain HTTP answers on the socket (401, 400, 404, 503 with
- * Retry-After). Client messages are checked with the validators generated from the
- * AsyncAPI contract; a bad one gets an `error` message and the connection stays open.
- * Event frames are the hub's pre-framed bytes, written straight to the socket (ws
- * writes unmasked, uncompressed frames synchronously too, so frames never interleave).
+ * socket; refusals are plain HTTP problem+json answers on the socket (401, 400, 404,
+ * 503 with Retry-After). Client messages are checked with the validators generated
+ * from the AsyncAPI contract; a bad one gets an `error` message and the connection
+ * stays open. Every server message is a pre-framed text frame (events: the hub's shared
+ * bytes) written through the connection's bounded queue (writer.ts); ws itself writes
+ * only control frames (pong, close), and the queue is stopped before any close, so no
+ * data frame ever follows a close frame.
  */
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { Account, Store } from '../store';
-import type { ServerMessage } from '../../generated/asyncapi/messages';
+import { HttpProblem, problem, PROBLEM_MEDIA_TYPE, type Problem } from '../http/problem';
+import type { ErrorMessage, ServerMessage } from '../../generated/asyncapi/messages';
 import { validateClientMessage } from '../../generated/asyncapi/validators';
 import type { AcceptLimiter } from './acceptLimiter';
-import { resyncMessage, topicOf, type Frame } from './frames';
+import { resyncMessage, topicOf, wsFrame, type Frame } from './frames';
 import type { Subscriber, TopicHub } from './hub';
+import type { SlowPeers } from './slowPeers';
+import { BoundedWriter } from './writer';
 
 export const WS_PATH = '/orders';
 const SEQ = /^(0|[1-9][0-9]{0,14})$/;
 export const CLOSE_TRY_AGAIN = 1013;
 export const CLOSE_GOING_AWAY = 1001;
-const CLOSE_GRACE_MS = 5000;
+/** Largest client message accepted (a subscribe is under 100 bytes); bigger closes with 1009. */
+export const MAX_CLIENT_MESSAGE_BYTES = 4096;
+
+export type ErrorCode = ErrorMessage['code'];
 
 export interface WsDeps {
   store: Pick<Store, 'getOrder'>;
   hub: TopicHub;
   limiter: AcceptLimiter;
+  slowPeers: SlowPeers;
   /** Resolves a bearer token (header or access_token), or throws a problem with status 401. */
   authenticate: (token: string | undefined) => Promise<Account>;
   maxBufferBytes: number;
   onBackpressure?: () => void;
+  onError?: (err: unknown) => void;
 }
 
-function refuse(socket: Duplex, status: number, reason: string, headers: Record<string, string> = {}): void {
-  const body = JSON.stringify({ status, title: reason });
-  const lines = [`HTTP/1.1 ${status} ${reason}`, 'Content-Type: application/problem+json', `Content-Length: ${Buffer.byteLength(body)}`, 'Connection: close'];
+/** An upgrade refused with a plain HTTP answer: problem+json with `type` and `code`, like every other 4xx/5xx. */
+function refuse(socket: Duplex, body: Problem, headers: Record<string, string> = {}): void {
+  const json = JSON.stringify(body);
+  const lines = [`HTTP/1.1 ${body.status} ${body.title}`, `Content-Type: ${PROBLEM_MEDIA_TYPE}`, `Content-Length: ${Buffer.byteLength(json)}`, 'Connection: close'];
   for (const [k, v] of Object.entries(headers)) lines.push(`${k}: ${v}`);
-  socket.end(`${lines.join('\r\n')}\r\n\r\n${body}`);
+  socket.end(`${lines.join('\r\n')}\r\n\r\n${json}`);
 }
 
 interface Connection {
   account: Account;
-  /** The URL's `since`: the default for subscriptions that name none. */
+  /** The URL's `since`, until the first subscribe takes it (asyncapi.yaml: it belongs to that subscription only). */
   urlSince: number | undefined;
   subs: Map<number, Subscriber>;
   send(msg: ServerMessage): void;
-  error(channel: string | null, code: string, message: string): void;
-  /** Writes a pre-framed event; over MAX_BUFFER_BYTES pending, closes 1013. */
+  error(channel: string | null, code: ErrorCode, message: string): void;
+  /** Writes a pre-framed event through the bounded queue; a slow consumer is closed 1013. */
   writeFrame(bytes: Buffer): void;
   closeTryAgain(): void;
+  /** Shutdown: stop writing, close 1001. */
+  goAway(): void;
 }
 
 export class WsEndpoint {
-  private readonly wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, maxPayload: 4096 });
+  private readonly wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, maxPayload: MAX_CLIENT_MESSAGE_BYTES });
+  private readonly conns = new Set<Connection>();
 
   constructor(private readonly deps: WsDeps) {}
 
@@ -63,63 +77,85 @@ export class WsEndpoint {
 
   /** For the http server's 'upgrade' event. Other paths are not ours: 404. */
   handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
-    void this.upgrade(req, socket, head).catch(() => socket.destroy());
+    void this.upgrade(req, socket, head).catch((err) => {
+      // A store outage while authenticating: the client can retry, so 503, and we log it.
+      this.deps.onError?.(err);
+      if (!socket.destroyed && socket.writable) refuse(socket, problem('SERVICE_UNAVAILABLE', 'The service could not check the token: retry later'), { 'Retry-After': '1' });
+      else socket.destroy();
+    });
   }
 
   private async upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
     socket.on('error', () => socket.destroy());
     const url = new URL(req.url ?? '/', 'http://localhost');
-    if (url.pathname !== WS_PATH) return refuse(socket, 404, 'Not Found');
+    if (url.pathname !== WS_PATH) return refuse(socket, problem('NOT_FOUND', `No WebSocket endpoint at ${url.pathname}`));
     const header = /^Bearer +(\S+)$/i.exec(req.headers.authorization ?? '');
     let account: Account;
     try {
       account = await this.deps.authenticate(header?.[1] ?? url.searchParams.get('access_token') ?? undefined);
     } catch (err) {
-      const e = err as { status?: number; headers?: Record<string, string> };
-      if (e.status !== 401) throw err;
-      return refuse(socket, 401, 'Unauthorized', e.headers);
+      if (!(err instanceof HttpProblem) || err.status !== 401) throw err;
+      return refuse(socket, err.problem, err.headers);
     }
     const sinceParam = url.searchParams.get('since');
-    if (sinceParam !== null && !SEQ.test(sinceParam)) return refuse(socket, 400, 'Bad Request');
+    if (sinceParam !== null && !SEQ.test(sinceParam)) return refuse(socket, problem('BAD_REQUEST', 'since must be a non-negative integer'));
     const admitted = this.deps.limiter.take();
-    if (!admitted.ok) return refuse(socket, 503, 'Service Unavailable', { 'Retry-After': String(admitted.retryAfterS) });
-    const since = sinceParam === null || sinceParam === '0' ? undefined : Number(sinceParam);
+    if (!admitted.ok) return refuse(socket, problem('SERVICE_UNAVAILABLE', 'Too many new connections: retry later'), { 'Retry-After': String(admitted.retryAfterS) });
+    const since = sinceParam === null ? undefined : Number(sinceParam);
     this.wss.handleUpgrade(req, socket, head, (ws) => this.connection(ws, socket, account, since));
   }
 
   private connection(ws: WebSocket, socket: Duplex, account: Account, urlSince: number | undefined): void {
-    const send = (msg: ServerMessage) => {
-      if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(msg));
+    const writer = new BoundedWriter(socket, this.deps.maxBufferBytes);
+    const unsubscribeAll = () => {
+      for (const [orderId, sub] of conn.subs) this.deps.hub.unsubscribe(orderId, sub);
+      conn.subs.clear();
     };
     const closeTryAgain = () => {
       if (ws.readyState !== ws.OPEN) return;
+      writer.stop(); // what was queued is dropped: the close frame goes right behind what the kernel holds
+      unsubscribeAll();
       ws.close(CLOSE_TRY_AGAIN, 'Try again later');
-      // Nothing more is written to it; a stalled peer that never reads its way to the
-      // close frame is cut after a grace period, so its buffers are not held for ws's 30 s.
-      setTimeout(() => ws.terminate(), CLOSE_GRACE_MS).unref();
+      // ws would destroy the socket 30 s after close() whether or not the peer reads; a
+      // stalled client that resumes later must still find the close frame, so the socket
+      // is ended instead and SlowPeers destroys it only if it never drains.
+      // (`_closeTimer` is ws internals: ws is pinned to a minor version in package.json.)
+      clearTimeout((ws as unknown as { _closeTimer: NodeJS.Timeout | undefined })._closeTimer);
+      socket.end();
+      this.deps.slowPeers.add(socket);
     };
+    const write = (bytes: Buffer) => {
+      if (ws.readyState !== ws.OPEN) return;
+      if (writer.write(bytes) === 'slow') {
+        this.deps.onBackpressure?.();
+        closeTryAgain();
+      }
+    };
+    const send = (msg: ServerMessage) => write(wsFrame(JSON.stringify(msg)));
     const conn: Connection = {
       account,
       urlSince,
       subs: new Map(),
       send,
       error: (channel, code, message) => send({ type: 'error', channel, seq: null, code, message }),
-      writeFrame: (bytes) => {
-        if (ws.readyState !== ws.OPEN) return;
-        socket.write(bytes);
-        if (ws.bufferedAmount > this.deps.maxBufferBytes) {
-          this.deps.onBackpressure?.();
-          closeTryAgain();
-        }
-      },
+      writeFrame: write,
       closeTryAgain,
+      goAway: () => {
+        writer.stop();
+        ws.close(CLOSE_GOING_AWAY, 'Server shutting down');
+      },
     };
+    this.conns.add(conn);
     ws.on('message', (data, isBinary) => {
-      void this.onMessage(conn, data, isBinary).catch(() => conn.error(null, 'internal', 'The message could not be handled'));
+      void this.onMessage(conn, data, isBinary).catch((err) => {
+        this.deps.onError?.(err);
+        conn.error(null, 'internal', 'The message could not be handled');
+      });
     });
     ws.on('close', () => {
-      for (const [orderId, sub] of conn.subs) this.deps.hub.unsubscribe(orderId, sub);
-      conn.subs.clear();
+      writer.stop();
+      unsubscribeAll();
+      this.conns.delete(conn);
     });
     ws.on('error', () => ws.terminate());
   }
@@ -149,6 +185,10 @@ export class WsEndpoint {
       this.deps.hub.unsubscribe(orderId, sub);
       return conn.send({ type: 'unsubscribed', channel: msg.channel, seq: sub.lastSeq });
     }
+    // The URL's since belongs to the connection's first subscribe (the spec's flow: open
+    // `/orders?since=<seq>`, send one subscribe); a subscribe's own since overrides it.
+    const since = msg.since ?? conn.urlSince;
+    conn.urlSince = undefined;
     if (conn.subs.has(orderId)) return conn.error(msg.channel, 'already_subscribed', 'Already subscribed to this channel');
     const order = await this.deps.store.getOrder(conn.account.id, orderId);
     if (!order) return conn.error(msg.channel, 'not_found', 'No such order'); // another account's order looks missing
@@ -157,17 +197,21 @@ export class WsEndpoint {
     const channel = topicOf(orderId);
     const sub: Subscriber = {
       lastSeq: 0,
-      ack: (seq) => conn.send({ type: 'subscribed', channel, seq }),
+      ack: (from, head) => conn.send({ type: 'subscribed', channel, seq: from, head }),
       write: (frame: Frame) => conn.writeFrame(frame.ws),
-      resync: (seq) => conn.send(resyncMessage(orderId, seq)),
+      resync: (seq, reason) => conn.send(resyncMessage(orderId, seq, reason)),
       // A hole: the connection closes so the client resumes with `since` = what it has.
       drop: () => {
         conn.subs.delete(orderId);
         conn.closeTryAgain();
       },
+      // The topic could not be loaded: nothing is kept, so the same subscribe may be sent again.
+      fail: () => {
+        if (conn.subs.get(orderId) === sub) conn.subs.delete(orderId);
+        conn.error(channel, 'unavailable', 'The topic could not be loaded: subscribe again later');
+      },
     };
     conn.subs.set(orderId, sub);
-    const since = msg.since === undefined || msg.since === 0 ? conn.urlSince : msg.since;
     await this.deps.hub.subscribe(orderId, since, sub, order.revision);
   }
 
@@ -178,7 +222,7 @@ export class WsEndpoint {
 
   /** Shutdown: close 1001 so clients reconnect (to another instance if there is one). */
   close(): void {
-    for (const ws of this.wss.clients) ws.close(CLOSE_GOING_AWAY, 'Server shutting down');
+    for (const conn of this.conns) conn.goAway();
     this.wss.close();
   }
 }

@@ -3,12 +3,28 @@
  * resume within the ring, resync beyond it, access, bad messages, backpressure, the
  * accept limiter and shutdown. Ring size here: REPLAY_RATE 1 x REPLAY_WINDOW_S 5 = 5.
  */
+import { request } from 'node:http';
 import fc from 'fast-check';
 import { startTestServer, type TestServer } from '../support/server';
 import { createOrder, openSse, openWs, touch, WsClient } from '../support/streams';
-import { validateOrderEventMessage, validateResyncMessage } from '../../generated/asyncapi/validators';
+import { validateErrorMessage, validateOrderEventMessage, validateResyncMessage, validateSubscribedMessage } from '../../generated/asyncapi/validators';
 
 const RING = { REPLAY_RATE: '1', REPLAY_WINDOW_S: '5' };
+
+/** A WebSocket upgrade request (fetch refuses Upgrade headers): the refusal's status, media type and body. */
+function upgradeRequest(url: string, headers: Record<string, string>): Promise<{ status: number; contentType?: string; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { headers: { ...headers, connection: 'Upgrade', upgrade: 'websocket', 'sec-websocket-version': '13', 'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==' } });
+    req.on('response', (res) => {
+      let body = '';
+      res.on('data', (d) => (body += d));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, contentType: res.headers['content-type'], body }));
+    });
+    req.on('upgrade', () => reject(new Error('upgraded')));
+    req.on('error', reject);
+    req.end();
+  });
+}
 const seqsOf = (msgs: Record<string, unknown>[]) => msgs.filter((m) => String(m.type).startsWith('order.')).map((m) => m.seq);
 
 async function ws(srv: TestServer, query = ''): Promise<WsClient> {
@@ -65,6 +81,50 @@ describe('SSE /api/orders/{id}/stream', () => {
     s.close();
   });
 
+  it('Last-Event-ID: 0 means "seen nothing": every event from seq 1 (issue 13, 3)', async () => {
+    const { id } = await createOrder(srv);
+    await touch(srv, id, 2); // seqs 1..3
+    const s = await openSse(srv, id, { 'last-event-id': '0' });
+    const events = await s.reader!.take(3);
+    expect(events.map((e) => Number(e.id))).toEqual([1, 2, 3]);
+    s.close();
+  });
+
+  it('Last-Event-ID ahead of the topic: one resync whose id is the head, then live (issue 13, 2)', async () => {
+    const { id } = await createOrder(srv);
+    const s = await openSse(srv, id, { 'last-event-id': '50' });
+    await touch(srv, id, 1);
+    const [resync, live] = await s.reader!.take(2);
+    expect(resync).toMatchObject({ event: 'resync', id: '1' });
+    expect(JSON.parse(resync.data!)).toEqual({ type: 'resync', channel: `order:${id}`, seq: 1, reason: 'since_ahead' });
+    expect(live.id).toBe('2');
+    s.close();
+  });
+
+  it('a bad Last-Event-ID is a 400 problem+json with a code', async () => {
+    const { id } = await createOrder(srv);
+    const r = await srv.fetch(`/api/orders/${id}/stream`, { headers: { 'last-event-id': 'abc' } });
+    expect(r.status).toBe(400);
+    expect(r.headers.get('content-type')).toMatch(/problem\+json/);
+    expect(await r.json()).toMatchObject({ status: 400, code: 'BAD_REQUEST', type: expect.stringMatching(/^https:/) });
+  });
+
+  it('a topic that cannot be loaded ends the stream with retry:, logs, and the next request streams (issue 13, 5)', async () => {
+    const { id } = await createOrder(srv);
+    const spy = jest.spyOn(srv.store, 'eventsAfter').mockRejectedValueOnce(new Error('store down'));
+    try {
+      const s = await openSse(srv, id);
+      await s.reader!.done; // the server ended it
+      expect(s.reader!.all().filter((e) => e.retry !== undefined)).toHaveLength(2);
+      expect(srv.realtime.stats().sse).toBe(0);
+      const again = await openSse(srv, id, { 'last-event-id': '0' });
+      expect((await again.reader!.take(1))[0].id).toBe('1');
+      again.close();
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
   it("401 without a token, access_token works, 404 for another account's order or a bad id", async () => {
     const { id } = await createOrder(srv);
     const anon = await openSse(srv, id, {}, 'anonymous');
@@ -88,12 +148,13 @@ describe('WebSocket /orders', () => {
   });
   afterAll(() => srv.close());
 
-  it('subscribe: subscribed with the current seq, then every event with channel and seq; unsubscribe', async () => {
+  it('subscribe without since: subscribed at the head (seq = head), then every event with channel and seq; unsubscribe', async () => {
     const { id } = await createOrder(srv);
     const c = await ws(srv);
     c.send({ type: 'subscribe', channel: `order:${id}` });
     await c.until((m) => m.some((x) => x.type === 'subscribed'));
-    expect(c.messages[0]).toEqual({ type: 'subscribed', channel: `order:${id}`, seq: 1 });
+    expect(c.messages[0]).toEqual({ type: 'subscribed', channel: `order:${id}`, seq: 1, head: 1 });
+    expect(validateSubscribedMessage(c.messages[0])).toBe(true);
     await touch(srv, id, 2);
     await c.until((m) => seqsOf(m).length === 2);
     for (const m of c.messages.slice(1)) {
@@ -102,24 +163,96 @@ describe('WebSocket /orders', () => {
     }
     c.send({ type: 'unsubscribe', channel: `order:${id}` });
     await c.until((m) => m.some((x) => x.type === 'unsubscribed'));
+    expect(c.messages.at(-1)).toEqual({ type: 'unsubscribed', channel: `order:${id}`, seq: 3 });
     await touch(srv, id, 1);
     await new Promise((r) => setTimeout(r, 100));
     expect(seqsOf(c.messages)).toEqual([2, 3]);
     c.ws.close();
   });
 
-  it('since per subscription, the URL since as default, resync beyond the ring', async () => {
+  it('one missed write: subscribed carries the resume point, so a spec-following client applies the replayed event (issue 13, 1)', async () => {
+    const { id } = await createOrder(srv);
+    await touch(srv, id, 2); // topic at 3; the client saw 2
+    for (const query of ['since=2', '']) {
+      const c = await ws(srv, query);
+      c.send({ type: 'subscribe', channel: `order:${id}`, ...(query ? {} : { since: 2 }) });
+      await c.until((m) => seqsOf(m).length === 1);
+      // Every seq on the topic, in arrival order, never goes backwards and the event is last + 1.
+      expect(c.messages.map((m) => [m.type, m.seq])).toEqual([
+        ['subscribed', 2],
+        ['order.updated', 3],
+      ]);
+      expect(c.messages[0].head).toBe(3);
+      c.ws.close();
+    }
+  });
+
+  it('since is per subscription: the URL since belongs to the first subscribe only; since ahead resyncs (issue 13, 2)', async () => {
     const a = await createOrder(srv);
     const b = await createOrder(srv);
+    const d = await createOrder(srv);
     await touch(srv, a.id, 3); // a: 2..4
     await touch(srv, b.id, 8); // b: 2..9, ring 5..9
+    await touch(srv, d.id, 1); // d: 2
     const c = await ws(srv, 'since=3');
-    c.send({ type: 'subscribe', channel: `order:${a.id}` }); // URL default: after 3
-    c.send({ type: 'subscribe', channel: `order:${b.id}`, since: 1 }); // too old
-    await c.until((m) => m.some((x) => x.type === 'resync') && seqsOf(m).length >= 1);
-    expect(c.messages.filter((m) => m.channel === `order:${a.id}` && String(m.type).startsWith('order.')).map((m) => m.seq)).toEqual([4]);
-    expect(c.messages.find((m) => m.type === 'resync')).toEqual({ type: 'resync', channel: `order:${b.id}`, seq: 9, reason: 'gap_too_old' });
+    c.send({ type: 'subscribe', channel: `order:${a.id}` }); // the URL's since: after 3
+    c.send({ type: 'subscribe', channel: `order:${b.id}` }); // no since of its own: live, not the URL's 3
+    c.send({ type: 'subscribe', channel: `order:${d.id}`, since: 9 }); // ahead of the topic
+    await c.until((m) => m.filter((x) => x.type === 'subscribed').length === 3 && m.some((x) => x.type === 'resync') && seqsOf(m).length >= 1);
+    const on = (id: number) => c.messages.filter((m) => m.channel === `order:${id}`).map((m) => [m.type, m.seq]);
+    expect(on(a.id)).toEqual([
+      ['subscribed', 3],
+      ['order.updated', 4],
+    ]);
+    expect(on(b.id)).toEqual([['subscribed', 9]]);
+    expect(on(d.id)).toEqual([
+      ['subscribed', 9],
+      ['resync', 2],
+    ]);
+    expect(c.messages.find((m) => m.type === 'resync')).toEqual({ type: 'resync', channel: `order:${d.id}`, seq: 2, reason: 'since_ahead' });
+    c.send({ type: 'subscribe', channel: `order:${b.id}`, since: 1 }); // too old: already subscribed first
+    await c.until((m) => m.some((x) => x.type === 'error'));
     c.ws.close();
+    const c2 = await ws(srv);
+    c2.send({ type: 'subscribe', channel: `order:${b.id}`, since: 1 }); // older than the ring
+    await c2.until((m) => m.some((x) => x.type === 'resync'));
+    expect(c2.messages).toEqual([
+      { type: 'subscribed', channel: `order:${b.id}`, seq: 1, head: 9 },
+      { type: 'resync', channel: `order:${b.id}`, seq: 9, reason: 'gap_too_old' },
+    ]);
+    c2.ws.close();
+  });
+
+  it('since 0 means "seen nothing" in the URL and in subscribe: every event from seq 1 (issue 13, 3)', async () => {
+    const { id } = await createOrder(srv);
+    await touch(srv, id, 2); // 1..3
+    for (const query of ['since=0', '']) {
+      const c = await ws(srv, query);
+      c.send({ type: 'subscribe', channel: `order:${id}`, ...(query ? {} : { since: 0 }) });
+      await c.until((m) => seqsOf(m).length === 3);
+      expect(c.messages[0]).toEqual({ type: 'subscribed', channel: `order:${id}`, seq: 0, head: 3 });
+      expect(seqsOf(c.messages)).toEqual([1, 2, 3]);
+      c.ws.close();
+    }
+  });
+
+  it('a topic that cannot be loaded: an unavailable error, nothing pending, the same subscribe on the same socket works (issue 13, 5)', async () => {
+    const { id } = await createOrder(srv);
+    const c = await ws(srv);
+    const spy = jest.spyOn(srv.store, 'eventsAfter').mockRejectedValueOnce(new Error('store down'));
+    try {
+      c.send({ type: 'subscribe', channel: `order:${id}`, since: 0 });
+      await c.until((m) => m.length === 1);
+      expect(c.messages[0]).toMatchObject({ type: 'error', channel: `order:${id}`, code: 'unavailable', seq: null });
+      expect(validateErrorMessage(c.messages[0])).toBe(true);
+      expect(srv.realtime.stats().topics).toBe(0);
+      c.send({ type: 'subscribe', channel: `order:${id}`, since: 0 });
+      await c.until((m) => seqsOf(m).length === 1);
+      expect(c.messages.slice(1)).toMatchObject([{ type: 'subscribed', seq: 0 }, { type: 'order.created', seq: 1 }]);
+    } finally {
+      spy.mockRestore();
+      c.ws.close();
+    }
   });
 
   it("another account's order: an error message and no data; the connection stays open", async () => {
@@ -128,6 +261,7 @@ describe('WebSocket /orders', () => {
     c.send({ type: 'subscribe', channel: `order:${id}` });
     await c.until((m) => m.length === 1);
     expect(c.messages[0]).toMatchObject({ type: 'error', channel: `order:${id}`, code: 'not_found' });
+    expect(validateErrorMessage(c.messages[0])).toBe(true);
     await touch(srv, id, 1, 'bob');
     const mine = await createOrder(srv);
     c.send({ type: 'subscribe', channel: `order:${mine.id}` });
@@ -151,6 +285,7 @@ describe('WebSocket /orders', () => {
           c.send(text);
           await c.until((m) => m.length > before);
           expect(c.messages[before].type).toBe('error');
+          expect(validateErrorMessage(c.messages[before])).toBe(true); // the code is one of the contract's enum
         },
       ),
       { numRuns: 60 },
@@ -160,46 +295,86 @@ describe('WebSocket /orders', () => {
     c.ws.close();
   });
 
-  it('refuses the upgrade with 401 without a token and 400 for a bad since', async () => {
-    const anon = await openWs(srv, '', null);
-    expect(anon).toMatchObject({ status: 401 });
-    const bad = await openWs(srv, 'since=-1');
-    expect(bad).toMatchObject({ status: 400 });
+  it('refuses the upgrade with problem+json (type, code): 401 without a token, 400 for a bad since, 404 elsewhere', async () => {
+    const cases = [
+      [`${srv.url}/orders`, {}, 401, 'UNAUTHORIZED'],
+      [`${srv.url}/orders?since=-1`, { authorization: `Bearer ${srv.alice.token}` }, 400, 'BAD_REQUEST'],
+      [`${srv.url}/elsewhere`, { authorization: `Bearer ${srv.alice.token}` }, 404, 'NOT_FOUND'],
+    ] as const;
+    for (const [url, headers, status, code] of cases) {
+      const r = await upgradeRequest(url, headers);
+      expect(r.status).toBe(status);
+      expect(r.contentType).toBe('application/problem+json');
+      expect(JSON.parse(r.body)).toMatchObject({ status, code, type: expect.stringMatching(/^https:\/\/orderline\.dev\/problems\//), title: expect.any(String) });
+    }
+    expect(await openWs(srv, '', null)).toMatchObject({ status: 401 });
+  });
+
+  it('a store outage while checking the token: 503 problem+json with Retry-After, not a silently destroyed socket', async () => {
+    const token = await srv.tokenFor('carol'); // not in the auth cache
+    const spy = jest.spyOn(srv.store, 'tokenBySelector').mockRejectedValueOnce(new Error('store down'));
+    try {
+      const r = await upgradeRequest(`${srv.url}/orders`, { authorization: `Bearer ${token}` });
+      expect(r.status).toBe(503);
+      expect(r.contentType).toBe('application/problem+json');
+      expect(JSON.parse(r.body)).toMatchObject({ status: 503, code: 'SERVICE_UNAVAILABLE' });
+    } finally {
+      spy.mockRestore();
+    }
+    expect(await openWs(srv, `access_token=${token}`, null)).toBeInstanceOf(WsClient); // and the next upgrade works
   });
 });
 
 describe('backpressure, accept limiter, shutdown', () => {
-  it('closes a stalled WebSocket with 1013 and ends a stalled SSE stream once MAX_BUFFER_BYTES is pending', async () => {
-    const srv = await startTestServer({ MAX_BUFFER_BYTES: '65536' });
+  it('slow consumers: a stalled WebSocket that reads again a minute later sees 1013; one that never reads is destroyed after two minutes without progress; a stalled SSE stream is ended (issue 13, 4)', async () => {
+    let now = 0; // the slow-peer sweep's clock: "a minute later" without waiting a minute
+    const srv = await startTestServer({ MAX_BUFFER_BYTES: '65536' }, { now: () => now });
     try {
-      const items = Array.from({ length: 100 }, (_, i) => ({ sku: `SKU-${i}-${"x".repeat(50)}`, quantity: 1, unit_price_cents: 1 }));
-      const { id } = await createOrder(srv, { items }); // each event carries ~9 KB
-      const c = await ws(srv);
-      c.send({ type: 'subscribe', channel: `order:${id}` });
-      await c.until((m) => m.some((x) => x.type === 'subscribed'));
+      const items = Array.from({ length: 100 }, (_, i) => ({ sku: `SKU-${i}-${'x'.repeat(54)}`, quantity: 1, unit_price_cents: 1 }));
+      const { id } = await createOrder(srv, { items }); // each event carries ~10 KB
+      const stalled = async () => {
+        const c = await ws(srv);
+        c.send({ type: 'subscribe', channel: `order:${id}` });
+        await c.until((m) => m.some((x) => x.type === 'subscribed'));
+        const socket = (c.ws as unknown as { _socket: import('node:net').Socket })._socket;
+        socket.pause(); // a client that stops reading
+        return { c, socket };
+      };
+      const resumes = await stalled();
+      const never = await stalled();
       const s = await openSse(srv, id, {}, 'alice', false);
-      const wsSocket = (c.ws as unknown as { _socket: import('node:net').Socket })._socket;
-      wsSocket.pause(); // a client that stops reading
-      const sseReader = s.res.body!.getReader(); // and one that never reads
-      // ~9 KB per event: write until both have more pending than the socket buffers hold
+      const sseReader = s.res.body!.getReader(); // and one that does not read for now
       const closes = async () => Number(/orderline_stream_backpressure_closes_total (\d+)/.exec(await (await srv.fetch('/metrics')).text())?.[1]);
-      for (let i = 0; i < 100 && (await closes()) < 2; i++) await touch(srv, id, 25);
-      expect(await closes()).toBe(2);
-      wsSocket.resume(); // it reads what was sent before the close, then the close frame
-      expect(await c.closed(10_000)).toBe(1013);
-      expect(c.closeReason).toBe('Try again later');
+      // Writes until the kernel's buffers are full and each connection's queue overflows (loopback buffers hold megabytes).
+      for (let i = 0; i < 200 && (await closes()) < 3; i++) await Promise.all([1, 2, 3, 4].map(() => touch(srv, id, 5)));
+      expect(await closes()).toBe(3);
+      await touch(srv, id, 5); // later writes reach nobody and queue nothing
+      expect(srv.realtime.stats()).toEqual({ topics: 0, sse: 0, ws: expect.any(Number) });
+      expect(srv.realtime.slowPeers.size).toBe(3);
+      now += 61_000; // a minute passes with every client stalled: their sockets are kept for them
+      srv.realtime.slowPeers.sweep();
+      expect(srv.realtime.slowPeers.size).toBe(3);
+      resumes.socket.resume(); // it reads what was sent before the close, then the close frame
+      expect(await resumes.c.closed(60_000)).toBe(1013);
+      expect(resumes.c.closeReason).toBe('Try again later');
       // the SSE response was ended: reading drains what was buffered, then done
       let done = false;
-      for (let i = 0; i < 10_000 && !done; i++) done = (await sseReader.read()).done;
+      for (let i = 0; i < 1_000_000 && !done; i++) done = (await sseReader.read()).done;
       expect(done).toBe(true);
-      expect(srv.realtime.stats()).toEqual({ topics: 0, sse: 0, ws: expect.any(Number) });
+      const watched = srv.realtime.slowPeers.size; // the one that never reads, and maybe a drained one not closed yet
+      now += 120_000; // the last one drained nothing for two minutes: destroyed, its memory freed
+      srv.realtime.slowPeers.sweep();
+      expect(srv.realtime.slowPeers.size).toBe(watched - 1);
+      never.socket.resume(); // too late: the socket is gone, no close frame
+      expect(await never.c.closed(60_000)).toBe(1006);
     } finally {
       await srv.close();
     }
-  });
+  }, 180_000);
 
   it('over ACCEPT_BURST new streams: 503 with Retry-After for SSE and the upgrade; other requests still served', async () => {
-    const srv = await startTestServer({ ACCEPT_RATE: '1', ACCEPT_BURST: '2' });
+    const now = 0; // the limiter's clock stands still: no token comes back however slow the machine is
+    const srv = await startTestServer({ ACCEPT_RATE: '1', ACCEPT_BURST: '2' }, { now: () => now });
     try {
       const { id } = await createOrder(srv);
       const a = await openSse(srv, id);
@@ -207,8 +382,9 @@ describe('backpressure, accept limiter, shutdown', () => {
       const c = await openSse(srv, id);
       expect(c.res.status).toBe(503);
       expect(Number(c.res.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      expect(await c.res.json()).toMatchObject({ status: 503, code: 'SERVICE_UNAVAILABLE' });
       const d = await openWs(srv);
-      expect(d).toMatchObject({ status: 503, headers: { 'retry-after': expect.any(String) } });
+      expect(d).toMatchObject({ status: 503, headers: { 'retry-after': expect.any(String), 'content-type': 'application/problem+json' } });
       expect((await srv.fetch(`/orders/${id}`)).status).toBe(200);
       a.close();
       b.ws.close();

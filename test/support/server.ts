@@ -59,7 +59,7 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-export async function startTestServer(env: Record<string, string> = {}, deps: Pick<AppDeps, 'manifest'> = {}): Promise<TestServer> {
+export async function startTestServer(env: Record<string, string> = {}, deps: Pick<AppDeps, 'manifest' | 'now'> = {}): Promise<TestServer> {
   const dir = mkdtempSync(join(tmpdir(), 'orderline-test-'));
   const redis = TEST_BUS === 'redis' ? { REDIS_URL, REDIS_PREFIX: `orderline-it:${process.pid}:${Math.random().toString(36).slice(2, 10)}:` } : {};
   const parsed = parseConfig({ DATA_DIR: dir, ...redis, ...env });

@@ -1,0 +1,37 @@
+/** Realtime bench settings (environment) and small helpers shared by its phases. */
+export const num = (name: string, def: number) => {
+  const v = Number(process.env[name] ?? def);
+  if (!Number.isFinite(v) || v <= 0) throw new Error(`${name} must be a positive number`);
+  return v;
+};
+export const CONNECTIONS = num('BENCH_RT_CONNECTIONS', 10_000);
+export const PROCS = num('BENCH_RT_CLIENT_PROCS', 2);
+export const OPEN_CONCURRENCY = num('BENCH_RT_OPEN_CONCURRENCY', 100); // per client process
+export const WARM_CONNECTIONS = num('BENCH_RT_WARM_CONNECTIONS', 200);
+export const SETTLE_S = num('BENCH_RT_SETTLE_SECONDS', 5);
+export const SAMPLES = num('BENCH_RT_SAMPLES', 5);
+export const FANOUT_CONNECTIONS = num('BENCH_RT_FANOUT_CONNECTIONS', CONNECTIONS);
+export const SECONDS = num('BENCH_RT_SECONDS', 5);
+export const ROUNDS = num('BENCH_RT_ROUNDS', 2);
+export const WINDOW = num('BENCH_RT_WINDOW', 2);
+export const RATE = num('BENCH_RT_RATE', 2);
+/** The fan-out settings, for the rows of other benches that run fanoutCompare. */
+export const FANOUT = { connections: FANOUT_CONNECTIONS, seconds: SECONDS, rounds: ROUNDS, window: WINDOW, rate: RATE, clientProcs: PROCS };
+export const SLOW_CONNECTIONS = num('BENCH_RT_SLOW_CONNECTIONS', 1000);
+export const SLOW_RATE = num('BENCH_RT_SLOW_RATE', 20);
+export const SLOW_SECONDS = num('BENCH_RT_SLOW_SECONDS', 5);
+/** The WebSocket client of the fan-out and slow phases: `lean` (raw socket, minimal frame reader) or `ws`. */
+export const STREAM_CLIENT = (process.env.BENCH_RT_STREAM_CLIENT ?? 'lean') as 'ws' | 'lean';
+if (STREAM_CLIENT !== 'ws' && STREAM_CLIENT !== 'lean') throw new Error('BENCH_RT_STREAM_CLIENT must be lean or ws');
+
+/** New stream connections are rate-limited by default (200/s, burst 400): lifted for the bench. */
+export const SERVICE_ENV = { ACCEPT_RATE: '1000000', ACCEPT_BURST: '1000000' };
+export const ORDERS = 5; // demo orders 1-5 of account demo
+export const GQL_CEILING = '{ user(id: "u1") { posts { comments { author { name } } } } }';
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+export const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+export const log = (s: string) => console.error(`  ${s}`);

@@ -1,0 +1,65 @@
+import { connect, type Socket } from 'node:net';
+import fc from 'fast-check';
+import { WebSocketServer, type WebSocket } from 'ws';
+import { wsFrame } from './frames';
+
+/**
+ * The pre-framed bytes must be exactly what `ws` itself sends for the same text (it is
+ * ws's own framer, reached through its internals; ws is pinned to a minor version so a
+ * change there shows up here). Read off a raw TCP socket, so nothing parses them first.
+ */
+describe('wsFrame', () => {
+  let wss: WebSocketServer;
+  let server: WebSocket;
+  let raw: Socket;
+  let received = Buffer.alloc(0);
+
+  beforeAll(async () => {
+    wss = new WebSocketServer({ port: 0, host: '127.0.0.1', perMessageDeflate: false });
+    await new Promise((r) => wss.once('listening', r));
+    const port = (wss.address() as { port: number }).port;
+    const connected = new Promise<WebSocket>((r) => wss.once('connection', r));
+    raw = connect(port, '127.0.0.1');
+    raw.write(`GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n`);
+    let head = '';
+    await new Promise<void>((resolve) => {
+      const onData = (d: Buffer) => {
+        head += d.toString('latin1');
+        const end = head.indexOf('\r\n\r\n');
+        if (end < 0) return;
+        raw.off('data', onData);
+        received = Buffer.from(head.slice(end + 4), 'latin1');
+        raw.on('data', (more: Buffer) => (received = Buffer.concat([received, more])));
+        resolve();
+      };
+      raw.on('data', onData);
+    });
+    server = await connected;
+  });
+  afterAll(async () => {
+    raw.destroy();
+    await new Promise((r) => wss.close(r));
+  });
+
+  async function sentByWs(text: string): Promise<Buffer> {
+    received = Buffer.alloc(0);
+    server.send(text);
+    const expected = wsFrame(text).length;
+    while (received.length < expected) await new Promise((r) => setImmediate(r));
+    return received;
+  }
+
+  it.each([0, 1, 125, 126, 127, 65535, 65536, 200_000])('a %i-byte text: the same bytes as ws.send (every length encoding)', async (n) => {
+    const text = 'x'.repeat(n);
+    expect((await sentByWs(text)).equals(wsFrame(text))).toBe(true);
+  });
+
+  it('any text, unicode included (generated)', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.string({ unit: 'grapheme', maxLength: 300 }), async (text) => {
+        expect((await sentByWs(text)).equals(wsFrame(text))).toBe(true);
+      }),
+      { numRuns: 50 },
+    );
+  });
+});

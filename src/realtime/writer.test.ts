@@ -1,0 +1,103 @@
+import { EventEmitter } from 'node:events';
+import fc from 'fast-check';
+import { BoundedWriter, type Sink } from './writer';
+
+/** A socket whose kernel takes what the test says: `accept(n)` drains n bytes and emits 'drain' as Node does. */
+class FakeSink extends EventEmitter {
+  writableLength = 0;
+  writableNeedDrain = false;
+  destroyed = false;
+  writableEnded = false;
+  readonly highWaterMark = 100;
+  delivered: Buffer[] = [];
+  pending: Buffer[] = [];
+  corked = 0;
+  writes = 0;
+  write(b: Buffer): boolean {
+    this.writes++;
+    this.pending.push(b);
+    this.writableLength += b.length;
+    if (this.writableLength >= this.highWaterMark) this.writableNeedDrain = true;
+    return !this.writableNeedDrain;
+  }
+  cork() {
+    this.corked++;
+  }
+  uncork() {
+    this.corked--;
+  }
+  accept(): void {
+    this.delivered.push(...this.pending);
+    this.pending = [];
+    this.writableLength = 0;
+    if (this.writableNeedDrain) {
+      this.writableNeedDrain = false;
+      this.emit('drain');
+    }
+  }
+}
+const sinkOf = (f: FakeSink) => f as unknown as Sink;
+
+describe('BoundedWriter', () => {
+  it('passes bytes through while the socket keeps up', () => {
+    const s = new FakeSink();
+    const w = new BoundedWriter(sinkOf(s), 1000);
+    for (let i = 0; i < 5; i++) {
+      expect(w.write(Buffer.alloc(10, i))).toBe('ok');
+      s.accept();
+    }
+    expect(Buffer.concat(s.delivered)).toEqual(Buffer.concat([0, 1, 2, 3, 4].map((i) => Buffer.alloc(10, i))));
+  });
+
+  it('queues while the socket needs draining and hands the queue over in one corked batch', () => {
+    const s = new FakeSink();
+    const w = new BoundedWriter(sinkOf(s), 1000);
+    w.write(Buffer.alloc(150, 1)); // over the highWaterMark: the socket needs draining
+    w.write(Buffer.alloc(10, 2));
+    w.write(Buffer.alloc(10, 3));
+    expect(s.writes).toBe(1);
+    expect(w.heldBytes).toBe(170);
+    s.accept();
+    expect(s.writes).toBe(3);
+    expect(s.corked).toBe(0);
+    s.accept();
+    expect(Buffer.concat(s.delivered)).toEqual(Buffer.concat([Buffer.alloc(150, 1), Buffer.alloc(10, 2), Buffer.alloc(10, 3)]));
+  });
+
+  it('a write that would hold more than maxBytes: slow, the queue is dropped, nothing more is written', () => {
+    const s = new FakeSink();
+    const w = new BoundedWriter(sinkOf(s), 300);
+    w.write(Buffer.alloc(150)); // in the socket
+    expect(w.write(Buffer.alloc(100))).toBe('ok'); // queued: 250 held
+    expect(w.write(Buffer.alloc(100))).toBe('slow'); // 350 > 300
+    expect(w.heldBytes).toBe(150); // only what the socket already had
+    expect(w.write(Buffer.alloc(1))).toBe('closed');
+    s.accept();
+    expect(s.writes).toBe(1); // the dropped queue never reaches the socket
+  });
+
+  it('never holds more than maxBytes plus the one write the socket took, whatever the schedule (generated)', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 50, max: 2000 }), fc.array(fc.oneof(fc.integer({ min: 1, max: 300 }), fc.constant('drain' as const)), { maxLength: 200 }), (max, ops) => {
+        const s = new FakeSink();
+        const w = new BoundedWriter(sinkOf(s), max);
+        const written: Buffer[] = [];
+        let n = 0;
+        for (const op of ops) {
+          if (op === 'drain') s.accept();
+          else {
+            const b = Buffer.alloc(op, n++ % 256);
+            const r = w.write(b);
+            if (r === 'ok') written.push(b);
+            if (r !== 'ok') break;
+          }
+          expect(w.heldBytes).toBeLessThanOrEqual(Math.max(max, s.highWaterMark + 300));
+        }
+        s.accept();
+        s.accept();
+        // whatever was accepted arrives in order and whole, until the slow close
+        expect(Buffer.concat(written).subarray(0, Buffer.concat(s.delivered).length).equals(Buffer.concat(s.delivered))).toBe(true);
+      }),
+    );
+  });
+});
