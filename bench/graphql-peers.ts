@@ -22,12 +22,12 @@
  * Run it alone on the machine: `flock /tmp/orderline-bench.lock npm run bench:graphql -- --write`.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { cpus } from 'node:os';
-import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { envNumber as num } from './lib/env';
-import { root, serviceEntry, startBaseline, startService, type Running } from './lib/server';
+import { replaceSection } from './lib/benchmarks-md';
+import { serviceEntry, startBaseline, startService, type Running } from './lib/server';
 import { cpuUsOf } from './lib/realtime-proc';
 import { wrk, type WrkLoad } from './graphql/wrk';
 import { sha256Hex } from '../src/graphql/persisted';
@@ -187,14 +187,6 @@ function table(results: Measured[]): string[] {
 const START = '<!-- graphql-peers -->';
 const END = '<!-- /graphql-peers -->';
 
-function write(section: string[]): void {
-  const file = join(root, 'BENCHMARKS.md');
-  const text = readFileSync(file, 'utf8');
-  const [a, b] = [text.indexOf(START), text.indexOf(END)];
-  if (a < 0 || b < a) throw new Error(`BENCHMARKS.md has no ${START} ... ${END} section`);
-  writeFileSync(file, text.slice(0, a + START.length) + '\n' + section.join('\n') + '\n' + text.slice(b));
-}
-
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
   if (args.some((a) => a !== '--write')) throw new Error('usage: bench/graphql-peers.ts [--write]');
@@ -224,7 +216,7 @@ async function main(): Promise<void> {
     ];
     console.log(section.join('\n'));
     if (args.includes('--write')) {
-      write(section);
+      replaceSection(START, END, section);
       console.log('bench: updated the GraphQL peers section of BENCHMARKS.md');
     }
   } finally {

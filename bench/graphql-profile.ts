@@ -3,6 +3,8 @@
  * runs the service under `node --cpu-prof`, loads /graphql with wrk (1 thread, 50
  * connections) for `seconds` (10), stops it (the profile is written on exit) and prints
  * where the CPU went (bench/graphql/profile-summary.ts), in shares and µs per request.
+ * PROFILE_ENTRY=<path to another build's dist/src/main.js> profiles that build instead
+ * (BENCHMARKS.md's "before" column is the build of the commit before issue 19).
  */
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -20,7 +22,7 @@ async function main(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'orderline-prof-data-'));
   const svc = await startServer({
     cmd: process.execPath,
-    args: ['--cpu-prof', '--cpu-prof-dir', profDir, serviceEntry],
+    args: ['--cpu-prof', '--cpu-prof-dir', profDir, process.env.PROFILE_ENTRY ?? serviceEntry],
     env: { DATA_DIR: dataDir, LOG_LEVEL: 'silent', NODE_ENV: 'production' },
     cleanup: () => rmSync(dataDir, { recursive: true, force: true }),
   });
