@@ -1,11 +1,15 @@
 /**
- * POST and GET /graphql on graphql-http's Koa adapter. graphql-http keeps what it does
- * well (Accept negotiation and 406, method checks, execution, response encoding);
- * these hooks add what orderline's contract asks beyond it:
+ * POST and GET /graphql on graphql-http's core handler. The middleware authenticates,
+ * reads the body with the service's one body reader (http/body.ts, with its size limit)
+ * and calls the handler with a request object it builds: method, url, headers, the body
+ * text and a typed context carrying the caller. Nothing travels beside it (no adapter,
+ * no state keyed on the raw request, no body written back into Koa's request).
+ * graphql-http keeps what it does well (Accept negotiation and 406, method checks,
+ * response encoding); execution is graphql-jit's compiled form for documents that come
+ * back (compiled.ts). These hooks add what orderline's contract asks beyond it:
  *
- * - `parseRequestParams`: the body is read with our size limit (graphql-http's adapter
- *   reads without one), batches are refused, and a hash-only APQ request (no `query`,
- *   which graphql-http's own parser rejects) is accepted;
+ * - `parseRequestParams`: the body's media type, batches are refused, and a hash-only
+ *   APQ request (no `query`, which graphql-http's own parser rejects) is accepted;
  * - `onSubscribe`: the persisted-operation step (APQ or allowlist), parsing with a token
  *   limit and graphql-js's rules (cached per text, documents.ts), then depth, cost and
  *   `first` registered together in one pass on every request (built per request:
@@ -18,7 +22,6 @@
  */
 import type { IncomingMessage } from 'node:http';
 import type { Context, Middleware } from 'koa';
-import getRawBody from 'raw-body';
 import {
   GraphQLError,
   NoSchemaIntrospectionCustomRule,
@@ -27,9 +30,11 @@ import {
   type ExecutionResult,
   type ValidationRule,
 } from 'graphql';
-import type { Request, RequestParams, Response } from 'graphql-http';
-import { createHandler } from 'graphql-http/lib/use/koa';
+import { createHandler, type Request, type RequestParams, type Response } from 'graphql-http';
+import { readBodyText } from '../http/body';
+import { HttpProblem } from '../http/problem';
 import type { Account, Store } from '../store';
+import { compiledExecutor } from './compiled';
 import { costRule } from './costRule';
 import { depthRule } from './depthRule';
 import { GRAPHQL_CODES, type GraphqlCode } from './errors';
@@ -69,7 +74,13 @@ export interface GraphqlDeps {
 
 export const GRAPHQL_PATH = '/graphql';
 
-type Req = Request<IncomingMessage, unknown>;
+/** What the middleware hands graphql-http with each request, beside method, url, headers and body. */
+interface RequestContext {
+  account: Account;
+  accept: string | undefined;
+  contentType: string | undefined;
+}
+type Req = Request<IncomingMessage, RequestContext>;
 
 /** graphql-http's choice for the response media type, repeated for the responses we build ourselves. */
 function mediaTypeFor(accept: string | undefined): string {
@@ -77,15 +88,13 @@ function mediaTypeFor(accept: string | undefined): string {
 }
 
 function errorsBody(errors: readonly GraphQLError[], code: GraphqlCode): string {
-  return JSON.stringify({ errors: errors.map((e) => ({ ...e.toJSON(), extensions: { ...e.extensions, code: e.extensions.code ?? code } })) });
+  // `?.`: graphql-jit's errors have no `extensions` object when there is nothing in it.
+  return JSON.stringify({ errors: errors.map((e) => ({ ...e.toJSON(), extensions: { ...e.extensions, code: e.extensions?.code ?? code } })) });
 }
 
 function errorResponse(accept: string | undefined, status: number, code: GraphqlCode, message: string, headers: Record<string, string> = {}): Response {
   return [errorsBody([new GraphQLError(message, { extensions: { code } })], code), { status, statusText: '', headers: { 'content-type': mediaTypeFor(accept), ...headers } }];
 }
-
-/** The Koa adapter passes Node's header object through. */
-const acceptOf = (req: { headers: unknown }): string | undefined => (req.headers as Record<string, string | undefined>).accept;
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -102,7 +111,7 @@ function jsonParam(search: URLSearchParams, name: string): { ok: true; value: un
 
 /** Reads GraphQL-over-HTTP parameters; `query` is '' when only a persisted hash is sent. */
 async function readParams(req: Req): Promise<RequestParams | Response> {
-  const accept = acceptOf(req);
+  const { accept } = req.context;
   const bad = (message: string) => errorResponse(accept, 400, GRAPHQL_CODES.BAD_REQUEST, message);
   let data: Record<string, unknown>;
   if (req.method === 'GET') {
@@ -113,12 +122,12 @@ async function readParams(req: Req): Promise<RequestParams | Response> {
     if (!extensions.ok) return bad("'extensions' is not JSON");
     data = { query: search.get('query') ?? undefined, operationName: search.get('operationName') ?? undefined, variables: variables.value, extensions: extensions.value };
   } else if (req.method === 'POST') {
-    const [mediaType, ...mediaParams] = String((req.headers as Record<string, unknown>)['content-type'] ?? '').toLowerCase().split(';').map((p) => p.trim());
+    const [mediaType, ...mediaParams] = (req.context.contentType ?? '').toLowerCase().split(';').map((p) => p.trim());
     const charset = mediaParams.find((p) => p.startsWith('charset='));
     if (mediaType !== 'application/json' || (charset && !/^charset=("?)utf-?8\1$/.test(charset))) {
       return errorResponse(accept, 415, GRAPHQL_CODES.BAD_REQUEST, 'POST /graphql takes application/json (UTF-8)');
     }
-    const raw = typeof req.body === 'function' ? await req.body() : req.body;
+    const raw = typeof req.body === 'function' ? await req.body() : req.body; // the middleware passes text
     let parsed: unknown;
     try {
       parsed = typeof raw === 'string' ? JSON.parse(raw) : raw;
@@ -142,8 +151,6 @@ async function readParams(req: Req): Promise<RequestParams | Response> {
 export function graphqlMiddleware(deps: GraphqlDeps): Middleware {
   const schema = createSchema();
   const { limits } = deps;
-  // The request's caller, set before graphql-http runs; keyed by the raw request it passes through.
-  const callers = new WeakMap<IncomingMessage, Account>();
 
   // graphql-js's rules and (in production) no introspection: they do not read variables, so cached per text.
   const documents = new DocumentCache(schema, [...specifiedRules, ...(deps.production ? [NoSchemaIntrospectionCustomRule] : [])], limits.maxTokens, limits.documentCacheSize);
@@ -155,11 +162,12 @@ export function graphqlMiddleware(deps: GraphqlDeps): Middleware {
     firstArgumentRule(variables),
   ];
 
-  const handle = createHandler<GraphqlContext>({
+  const handle = createHandler<IncomingMessage, RequestContext, GraphqlContext>({
     schema,
-    parseRequestParams: (req) => readParams(req as Req),
+    execute: compiledExecutor(schema),
+    parseRequestParams: readParams,
     async onSubscribe(req, params) {
-      const accept = acceptOf(req);
+      const { accept, account } = req.context;
       const resolved = await resolveOperation(params, limits.persisted, deps.manifest, deps.registry);
       if (!resolved.ok) return errorResponse(accept, resolved.status, resolved.code, resolved.message);
       const prepared = documents.prepare(resolved.text);
@@ -173,8 +181,6 @@ export function graphqlMiddleware(deps: GraphqlDeps): Middleware {
         return errorResponse(accept, 400, GRAPHQL_CODES.BAD_REQUEST, params.operationName ? `No operation named '${params.operationName}'` : 'operationName is required for a document with several operations');
       }
       if (resolved.register) await deps.registry.set(resolved.register, resolved.text);
-      const account = callers.get(req.raw as IncomingMessage);
-      if (!account) throw new Error('graphql: request reached onSubscribe without a caller');
       return {
         schema,
         document,
@@ -186,8 +192,7 @@ export function graphqlMiddleware(deps: GraphqlDeps): Middleware {
     onOperation(req, _args, result) {
       // No `data` at all: a request error (variables), which the spec makes the client's 4xx.
       if (!('data' in result) || (result as ExecutionResult).data === undefined) {
-        const accept = acceptOf(req);
-        return [errorsBody(result.errors ?? [], GRAPHQL_CODES.BAD_USER_INPUT), { status: 400, statusText: 'Bad Request', headers: { 'content-type': mediaTypeFor(accept) } }];
+        return [errorsBody(result.errors ?? [], GRAPHQL_CODES.BAD_USER_INPUT), { status: 400, statusText: 'Bad Request', headers: { 'content-type': mediaTypeFor(req.context.accept) } }];
       }
       return undefined;
     },
@@ -197,32 +202,34 @@ export function graphqlMiddleware(deps: GraphqlDeps): Middleware {
     if (ctx.path !== GRAPHQL_PATH) return next();
     ctx.state.route = GRAPHQL_PATH;
     const accept = ctx.get('accept') || undefined;
+    // Body first: Koa turns a null body into a 204 unless the status is set after it (405, 406).
     const answer = ([body, init]: Response) => {
-      ctx.status = init.status;
-      for (const [k, v] of Object.entries(init.headers ?? {})) ctx.set(k, v);
       ctx.body = body;
+      ctx.status = init.status;
+      if (init.statusText) ctx.message = init.statusText;
+      for (const [k, v] of Object.entries(init.headers ?? {})) ctx.set(k, v);
       deps.onOutcome?.(outcomeOf(init.status, body));
     };
     let account: Account;
+    let body: string | null = null;
     try {
       account = await deps.authenticate(ctx);
+      if (ctx.method === 'POST') body = await readBodyText(ctx, deps.bodyLimit);
     } catch (err) {
-      const e = err as { problem?: { status?: number; detail?: string }; headers?: Record<string, string> };
-      if (e.problem?.status !== 401) throw err;
-      return answer(errorResponse(accept, 401, GRAPHQL_CODES.UNAUTHENTICATED, e.problem.detail ?? 'A bearer token is required', e.headers));
+      // The 401 (with its challenge), 413 and 400 problems, in GraphQL's shape.
+      if (!(err instanceof HttpProblem) || err.status >= 500) throw err;
+      const code = err.status === 401 ? GRAPHQL_CODES.UNAUTHENTICATED : GRAPHQL_CODES.BAD_REQUEST;
+      return answer(errorResponse(accept, err.status, code, err.problem.detail ?? err.problem.title, err.headers));
     }
-    if (ctx.method === 'POST') {
-      try {
-        const raw = await getRawBody(ctx.req, { limit: deps.bodyLimit, length: ctx.get('content-length') || undefined, encoding: 'utf8' });
-        // graphql-http's Koa adapter takes a body already read from `ctx.request.body`.
-        (ctx.request as unknown as { body: string }).body = raw;
-      } catch (err) {
-        const tooLarge = (err as { type?: string }).type === 'entity.too.large';
-        return answer(errorResponse(accept, tooLarge ? 413 : 400, GRAPHQL_CODES.BAD_REQUEST, tooLarge ? `Request body exceeds ${deps.bodyLimit} bytes` : 'The request body could not be read'));
-      }
-    }
-    callers.set(ctx.req, account);
-    await handle(ctx, next);
-    deps.onOutcome?.(outcomeOf(ctx.status, ctx.body));
+    answer(
+      await handle({
+        method: ctx.method,
+        url: ctx.url,
+        headers: ctx.headers,
+        body,
+        raw: ctx.req,
+        context: { account, accept, contentType: ctx.get('content-type') || undefined },
+      }),
+    );
   };
 }

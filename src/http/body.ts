@@ -20,20 +20,28 @@ export function versionParam(value: string): string | undefined {
 }
 
 /**
- * Reads and parses a JSON request body. Errors are the client's: 413 over the limit
- * (checked against Content-Length before reading, and while reading), 400 for bytes
- * that are not UTF-8 JSON. raw-body enforces the limit; JSON parsing is ours because
- * the body's media type (merge-patch, vendor types) decides what is accepted.
+ * Reads a request body as UTF-8 text. Errors are the client's: 413 over the limit
+ * (checked against Content-Length before reading, and while reading), 400 when the
+ * bytes cannot be read. raw-body enforces the limit. The one body reader of the
+ * service: REST parses JSON from it below, /graphql reads its parameters from it.
  */
-export async function readJsonBody(ctx: Context, limit: number): Promise<unknown> {
-  let raw: string;
+export async function readBodyText(ctx: Context, limit: number): Promise<string> {
   try {
-    raw = await getRawBody(ctx.req, { limit, length: ctx.get('content-length') || undefined, encoding: 'utf8' });
+    return await getRawBody(ctx.req, { limit, length: ctx.get('content-length') || undefined, encoding: 'utf8' });
   } catch (err) {
     const e = err as { type?: string; status?: number };
     if (e.type === 'entity.too.large') throw httpProblem('PAYLOAD_TOO_LARGE', `Request body exceeds ${limit} bytes`);
     throw httpProblem('BAD_REQUEST', 'The request body could not be read');
   }
+}
+
+/**
+ * Reads and parses a JSON request body (`readBodyText`, then 400 for text that is not
+ * JSON). JSON parsing is ours because the body's media type (merge-patch, vendor types)
+ * decides what is accepted.
+ */
+export async function readJsonBody(ctx: Context, limit: number): Promise<unknown> {
+  const raw = await readBodyText(ctx, limit);
   if (raw.trim() === '') throw httpProblem('BAD_REQUEST', 'A JSON request body is required');
   try {
     return JSON.parse(raw);

@@ -62,6 +62,11 @@ describe('SqliteStore specifics', () => {
       tokenBySelector: s.explain('tokenBySelector', ['x']),
       accountByName: s.explain('accountByName', ['x']),
       userOfAccount: s.explain('userOfAccount', [1]),
+      userById: s.explain('userById', ['u1']),
+      friendsOfOne: s.explain('friendsOfOne', ['u1', 2]),
+      postsOfOne: s.explain('postsOfOne', ['u1', 2]),
+      commentsOfOne: s.explain('commentsOfOne', ['p1', 2]),
+      ordersOfOne: s.explain('ordersOfOne', [1, 2]),
     };
     for (const [name, plan] of Object.entries(plans)) {
       // Scanning the JSON array of ids (json_each, `j`) or a subquery is fine; a stored table is not.
@@ -69,6 +74,26 @@ describe('SqliteStore specifics', () => {
       expect({ name, scans }).toEqual({ name, scans: [] });
       expect(plan.some((d) => /^SEARCH /.test(d))).toBe(true);
     }
+    await s.close();
+  });
+
+  it('answers a batch of one parent (its own statement) exactly as the same parent inside a larger batch', async () => {
+    const s = await fresh();
+    await s.migrate();
+    await s.seedDemo();
+    const demo = await s.ensureAccount('demo');
+    const before = s.queryCount;
+    for (const first of [0, 1, 3, 100]) {
+      for (const id of ['u1', 'u2', 'u12', 'nope']) {
+        expect(await s.friendsOf([id], first)).toEqual([(await s.friendsOf([id, 'u3'], first))[0]]);
+        expect(await s.postsOf([id], first)).toEqual([(await s.postsOf([id, 'u3'], first))[0]]);
+        expect(await s.usersByIds([id])).toEqual([(await s.usersByIds([id, 'u3']))[0]]);
+      }
+      const post = (await s.postsOf(['u1'], 1))[0][0].id;
+      expect(await s.commentsOf([post], first)).toEqual([(await s.commentsOf([post, 'nope'], first))[0]]);
+      expect(await s.ordersOfAccounts([demo.id], first)).toEqual([(await s.ordersOfAccounts([demo.id, 999], first))[0]]);
+    }
+    expect(s.queryCount - before).toBe(4 * 4 * 6 + 4 * (1 + 2 + 2)); // still one statement per call
     await s.close();
   });
 
