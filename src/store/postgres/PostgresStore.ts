@@ -27,6 +27,7 @@ import type {
   OrderPage,
   OrderRecord,
   Store,
+  User,
   WriteDecision,
   WriteResult,
 } from '../store';

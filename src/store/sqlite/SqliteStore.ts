@@ -19,6 +19,7 @@ import type {
   OrderItem,
   OrderRecord,
   Store,
+  User,
   WriteDecision,
   WriteResult,
 } from '../store';
