@@ -11,7 +11,7 @@
  * Only texts that parse are cached; the cache is bounded in entries and bytes.
  */
 import { GraphQLError, parse, validate, type DocumentNode, type GraphQLSchema, type ValidationRule } from 'graphql';
-import { Lru } from './lru';
+import { Lru } from '../lru';
 
 interface Entry {
   document: DocumentNode;

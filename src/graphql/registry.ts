@@ -3,7 +3,7 @@
  * scale-out deployment shares one in Redis so a hash registered on one instance is
  * found on every other (DESIGN.md "Running it").
  */
-import { Lru } from './lru';
+import { Lru } from '../lru';
 
 export interface PersistedQueryRegistry {
   get(hash: string): Promise<string | undefined>;
