@@ -100,7 +100,9 @@ function write(ctx: Context, res: AnyResponse): void {
   // For HEAD the body is still set: koa sends GET's headers (Content-Length included)
   // and drops the body itself; a null body would turn the 200 into a 204.
   ctx.body = typeof res.body === 'string' ? res.body : JSON.stringify(res.body);
-  if (res.contentType) ctx.set('Content-Type', res.contentType);
+  // A handler may refine the declared media type with parameters (`text/plain; version=0.0.4`).
+  const refined = res.headers?.['Content-Type'];
+  if (res.contentType) ctx.set('Content-Type', refined?.split(';')[0].trim() === res.contentType ? refined : res.contentType);
 }
 
 /**

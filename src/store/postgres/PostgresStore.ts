@@ -21,6 +21,7 @@
 import { Pool, types as pgTypes, type CustomTypesConfig, type PoolClient, type PoolConfig } from 'pg';
 import type {
   Account,
+  TokenInfo,
   Comment,
   OrderEvent,
   OrderFields,
@@ -69,6 +70,8 @@ const SQL = {
   insertToken: `INSERT INTO tokens (selector, verifier_hash, account_id, created_at) VALUES ($1, $2, $3, ${NOW})`,
   tokenBySelector: `SELECT a.id, a.name, a.pinned_version, t.verifier_hash
     FROM tokens t JOIN accounts a ON a.id = t.account_id WHERE t.selector = $1`,
+  tokensOf: 'SELECT selector, created_at FROM tokens WHERE account_id = $1 ORDER BY created_at, selector',
+  deleteToken: 'DELETE FROM tokens WHERE account_id = $1 AND selector = $2',
   setPinned: 'UPDATE accounts SET pinned_version = $2 WHERE id = $1',
   anyUser: 'SELECT 1 AS one FROM users LIMIT 1',
   insertOrder: `INSERT INTO orders (account_id, revision, status, items, currency, discount_code, discount_percent, note, created_at, updated_at)
@@ -376,6 +379,18 @@ export class PostgresStore implements Store {
     if (selector.includes('\u0000')) return null; // cannot be stored, so matches nothing
     const [row] = await this.q<AccountRow & { verifier_hash: string }>(this.pool, 'tokenBySelector', [selector]);
     return row ? { account: toAccount(row), verifierHash: row.verifier_hash } : null;
+  }
+
+  async listTokens(accountId: number): Promise<TokenInfo[]> {
+    const rows = await this.q<{ selector: string; created_at: string }>(this.pool, 'tokensOf', [accountId]);
+    return rows.map((r) => ({ selector: r.selector, createdAt: r.created_at }));
+  }
+
+  async revokeToken(accountId: number, selector: string): Promise<boolean> {
+    if (selector.includes('\u0000')) return false; // cannot be stored, so matches nothing
+    this.queryCount++; // as q() counts, which returns rows and not the count this needs
+    const res = await this.pool.query({ name: 'orderline_deleteToken', text: SQL.deleteToken, values: [accountId, selector] });
+    return (res.rowCount ?? 0) > 0;
   }
 
   async setPinnedVersion(accountId: number, version: number | null): Promise<void> {

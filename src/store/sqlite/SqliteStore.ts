@@ -10,6 +10,7 @@
 import Database from 'better-sqlite3';
 import type {
   Account,
+  TokenInfo,
   Comment,
   OrderEvent,
   OrderFields,
@@ -119,6 +120,10 @@ export class SqliteStore implements Store {
         `SELECT a.id, a.name, a.pinned_version, t.verifier_hash
          FROM tokens t JOIN accounts a ON a.id = t.account_id WHERE t.selector = ? LIMIT 1`,
       ),
+      tokensOf: db.prepare<[number], { selector: string; created_at: string }>(
+        'SELECT selector, created_at FROM tokens WHERE account_id = ? ORDER BY created_at, selector',
+      ),
+      deleteToken: db.prepare<[number, string]>('DELETE FROM tokens WHERE account_id = ? AND selector = ?'),
       setPinned: db.prepare<[number | null, number]>('UPDATE accounts SET pinned_version = ? WHERE id = ?'),
       // The demo is loaded when no graph data exists: accounts may already exist (`npm run token` first).
       anyUser: db.prepare<[], { one: number }>('SELECT 1 AS one FROM users LIMIT 1'),
@@ -252,6 +257,14 @@ export class SqliteStore implements Store {
     // The hash comparison is the caller's (constant time); here only the indexed lookup.
     const row = this.run(() => this.s.tokenBySelector.get(selector));
     return row ? { account: toAccount(row), verifierHash: row.verifier_hash } : null;
+  }
+
+  async listTokens(accountId: number): Promise<TokenInfo[]> {
+    return this.run(() => this.s.tokensOf.all(accountId)).map((r) => ({ selector: r.selector, createdAt: r.created_at }));
+  }
+
+  async revokeToken(accountId: number, selector: string): Promise<boolean> {
+    return this.run(() => this.s.deleteToken.run(accountId, selector)).changes > 0;
   }
 
   async setPinnedVersion(accountId: number, version: number | null): Promise<void> {
