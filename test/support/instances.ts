@@ -17,6 +17,7 @@ import { issueToken, openStore, type StoreConfig } from '../../src/store';
 async function mintToken(config: StoreConfig, account: string): Promise<string> {
   const store = await openStore(config);
   try {
+    await store.migrate(); // a no-op after the instance's own: the adapter prepares its statements here
     const a = await store.ensureAccount(account);
     const { token, selector, verifierHash } = issueToken();
     await store.addToken(a.id, selector, verifierHash);
@@ -119,7 +120,11 @@ export async function startInstance(env: Record<string, string>): Promise<Instan
     });
     void done.then((code) => reject(new Error(`instance exited ${code}: ${stderr.join('')}`)));
   });
-  const token = await mintToken({ dataDir, databaseUrl: env.DATABASE_URL, databaseSchema: env.DATABASE_SCHEMA }, 'demo');
+  const token = await mintToken({ dataDir, databaseUrl: env.DATABASE_URL, databaseSchema: env.DATABASE_SCHEMA }, 'demo').catch(async (err: unknown) => {
+    child.kill('SIGKILL');
+    await done;
+    throw err;
+  });
   const url = `http://127.0.0.1:${port}`;
   return {
     url,
