@@ -9,7 +9,7 @@ import { request } from 'node:http';
 import { Registry } from 'prom-client';
 import { startInstance, startRedis } from '../support/instances';
 
-jest.setTimeout(90_000);
+jest.setTimeout(180_000);
 
 /** GET on a fresh connection (no keep-alive), so connections are spread over the workers. */
 const get = (url: string) =>

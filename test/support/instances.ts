@@ -110,7 +110,8 @@ export async function startInstance(env: Record<string, string>): Promise<Instan
   child.stderr!.on('data', (d: Buffer) => stderr.push(String(d)));
   await new Promise<void>((resolve, reject) => {
     let out = '';
-    const timer = setTimeout(() => reject(new Error(`instance did not start in 30 s: ${stderr.join('')}`)), 30_000);
+    // A hang guard, not a timing check: generous, since a loaded machine starts tsx processes slowly.
+    const timer = setTimeout(() => (child.kill('SIGKILL'), reject(new Error(`instance did not start in 60 s: ${stderr.join('')}`))), 60_000);
     child.stdout!.on('data', (d: Buffer) => {
       out += String(d);
       if (/orderline listening on /.test(out) && out.includes('\n\n')) {
