@@ -12,6 +12,9 @@
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d "${TMPDIR:-/tmp}/orderline-fresh-XXXXXX")
+# mktemp makes it 0700; a checkout normally sits where others may pass (as root, embedded
+# PostgreSQL runs as user postgres and must reach its binaries in node_modules).
+chmod 755 "$work"
 server_pid=''
 cleanup() {
   [ -z "$server_pid" ] || kill -TERM -- "-$server_pid" 2>/dev/null || true

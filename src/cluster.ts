@@ -14,8 +14,8 @@ import cluster, { type Worker } from 'node:cluster';
 import type { AddressInfo } from 'node:net';
 import type { Config } from './config';
 import { createLogger } from './logger';
-import { Metrics } from './http';
-import { banner, demoToken, openConfiguredShared, openConfiguredStore, urlOf } from './startup';
+import { Metrics, serveInstanceMetrics } from './http';
+import { banner, prepareDemo, openConfiguredShared, openConfiguredStore, urlOf } from './startup';
 
 /** Delay before replacing a dead worker, so a worker that dies at once does not spin the CPU. */
 const RESTART_DELAY_MS = 1000;
@@ -24,10 +24,9 @@ const FORCE_EXIT_MS = 12_000;
 export async function runPrimary(config: Config): Promise<void> {
   const logger = createLogger(config.logLevel).child({ role: 'primary' });
   const store = await openConfiguredStore(config); // migrates, once
-  const seeded = await store.seedDemo();
+  const { seeded, token } = await prepareDemo(config, store);
   const shared = await openConfiguredShared(config, new Metrics(), () => undefined); // reachable, or refused here once
   await shared.bus.close();
-  const token = await demoToken(store);
   await store.close();
 
   let closing = false;
@@ -72,6 +71,7 @@ export async function runPrimary(config: Config): Promise<void> {
     setTimeout(() => closing || fork(), RESTART_DELAY_MS);
   });
 
+  serveInstanceMetrics();
   for (let i = 0; i < config.workers; i++) fork();
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));

@@ -22,6 +22,14 @@ describe('configuration', () => {
       expect(r.error).not.toContain('\n');
     }
   });
+  it('loads demo data by default only for the embedded store; DEMO=1 or DEMO=0 decides otherwise', () => {
+    const demo = (env: Record<string, string>) => (parseConfig(env) as { ok: true; config: { demo: boolean } }).config.demo;
+    expect(demo({})).toBe(true);
+    expect(demo({ DATABASE_URL: 'postgres://db/x' })).toBe(false);
+    expect(demo({ DATABASE_URL: 'postgres://db/x', DEMO: '1' })).toBe(true);
+    expect(demo({ DEMO: '0' })).toBe(false);
+    expect(parseConfig({ DEMO: 'yes' })).toEqual({ ok: false, error: expect.stringMatching(/^DEMO must be one of 0, 1/) });
+  });
   it('accepts WORKERS>1 with REDIS_URL, and names the Redis namespace', () => {
     const r = parseConfig({ WORKERS: '2', REDIS_URL: 'redis://127.0.0.1:6379' });
     expect(r).toMatchObject({ ok: true, config: { workers: 2, redisPrefix: 'orderline:' } });

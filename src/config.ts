@@ -13,6 +13,12 @@ export interface Config {
   /** A PostgreSQL schema of its own (several deployments, or tests, in one database). */
   databaseSchema?: string;
   redisUrl?: string;
+  /**
+   * Load the demo data set (once) and print a demo token the first time: on by default for
+   * the embedded store (a newcomer's `npm start`), off with DATABASE_URL (a real deployment)
+   * unless DEMO=1. A restart never mints another token: `npm run token` does, when asked.
+   */
+  demo: boolean;
   /** Namespace of every Redis channel and key (several deployments, or tests, on one Redis). */
   redisPrefix: string;
   workers: number;
@@ -108,13 +114,15 @@ export function parseConfig(env: Env): ConfigResult {
     if (workers > 1 && !redisUrl) {
       throw new ConfigError(`WORKERS=${workers} needs REDIS_URL: workers share fan-out, the replay ring and the APQ registry through Redis`);
     }
+    const databaseUrl = url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']);
     return {
       ok: true,
       config: {
         port: int(env, 'PORT', 3000, 0, 65535),
         host: env.HOST || '127.0.0.1',
         dataDir: env.DATA_DIR || './data',
-        databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
+        databaseUrl,
+        demo: oneOf(env, 'DEMO', databaseUrl ? '0' : '1', ['0', '1']) === '1',
         databaseSchema: matching(env, 'DATABASE_SCHEMA', /^[a-z_][a-z0-9_]{0,62}$/, 'a lowercase identifier'),
         redisUrl,
         redisPrefix: matching(env, 'REDIS_PREFIX', /^[A-Za-z0-9_:.-]{1,64}$/, 'up to 64 of A-Z a-z 0-9 _ : . -') ?? 'orderline:',

@@ -12,9 +12,9 @@ import { createServer, type Server } from 'node:http';
 import { parseConfig, type Config } from './config';
 import { createLogger } from './logger';
 import { createApp } from './app';
-import { Metrics } from './http';
+import { Metrics, scrapeWholeInstance } from './http';
 import { runPrimary } from './cluster';
-import { banner, demoToken, openConfiguredShared, openConfiguredStore, refuse, urlOf } from './startup';
+import { banner, prepareDemo, openConfiguredShared, openConfiguredStore, refuse, urlOf } from './startup';
 
 /** One server process: alone (embedded or one instance of many) or as a cluster worker. */
 async function serve(config: Config): Promise<void> {
@@ -23,8 +23,10 @@ async function serve(config: Config): Promise<void> {
   const store = await openConfiguredStore(config);
   // Default metrics include the event-loop delay percentiles the benchmarks report.
   const metrics = new Metrics({ defaultMetrics: true });
+  if (worker) scrapeWholeInstance(metrics);
   const shared = await openConfiguredShared(config, metrics, (err) => logger.warn({ err }, 'redis'));
-  const seeded = worker ? false : await store.seedDemo(); // the primary seeded before forking
+  // A cluster's primary prepared the demo before forking.
+  const demo = worker ? { seeded: false, token: null } : await prepareDemo(config, store);
   const { app, realtime } = createApp({ config, store, logger, metrics, bus: shared.bus, registry: shared.registry });
 
   const server: Server = createServer(app.callback());
@@ -37,8 +39,8 @@ async function serve(config: Config): Promise<void> {
   });
   const address = server.address();
   const url = urlOf(config.host, typeof address === 'object' && address ? address.port : config.port);
-  logger.info({ url, seeded, bus: shared.bus.kind }, 'listening');
-  if (!worker) process.stdout.write(banner(url, await demoToken(store)));
+  logger.info({ url, seeded: demo.seeded, bus: shared.bus.kind }, 'listening');
+  if (!worker) process.stdout.write(banner(url, demo.token));
 
   let closing = false;
   const shutdown = (signal: string) => {

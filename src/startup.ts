@@ -35,18 +35,26 @@ export async function openConfiguredShared(config: Config, metrics: Metrics, onE
   }
 }
 
-/** A fresh demo token: tokens are stored hashed, so one is shown only when made. */
-export async function demoToken(store: Store): Promise<string> {
+/**
+ * The demo data policy (Config.demo): loads the demo data set when it is on and the store has
+ * none yet, and only then mints a demo token (tokens are stored hashed: one is shown only when
+ * made). A restart finds the data loaded and mints nothing; `npm run token` makes another.
+ */
+export async function prepareDemo(config: Config, store: Store): Promise<{ seeded: boolean; token: string | null }> {
+  if (!config.demo) return { seeded: false, token: null };
+  const seeded = await store.seedDemo();
+  if (!seeded) return { seeded, token: null };
   const demo = await store.ensureAccount('demo');
   const { token, selector, verifierHash } = issueToken();
   await store.addToken(demo.id, selector, verifierHash);
-  return token;
+  return { seeded, token };
 }
 
 export const urlOf = (host: string, port: number): string => `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
 
-export const banner = (url: string, token: string, extra = ''): string =>
+export const banner = (url: string, token: string | null, extra = ''): string =>
   `\norderline listening on ${url}${extra}\n` +
-  `  demo token (account "demo"): ${token}\n` +
-  `  try: curl -H "Authorization: Bearer ${token}" ${url}/orders\n\n`;
+  (token
+    ? `  demo token (account "demo"): ${token}\n  try: curl -H "Authorization: Bearer ${token}" ${url}/orders\n\n`
+    : `  a token for an account: npm run token -- --account <name>\n\n`);
 

@@ -69,7 +69,8 @@ export async function startDeployment(kind: DeploymentKind, workers: number, env
   const schema = kind === 'postgres-redis' ? `bench_${process.pid}_${n}` : undefined;
   const own: Record<string, string> = { WORKERS: String(workers) };
   if (kind !== 'embedded') Object.assign(own, { REDIS_URL, REDIS_PREFIX: `bench-${process.pid}-${n}:` });
-  if (schema) Object.assign(own, { DATABASE_URL, DATABASE_SCHEMA: schema });
+  // DEMO=1: a fresh schema gets the demo data and prints its token (DATABASE_URL alone seeds nothing).
+  if (schema) Object.assign(own, { DATABASE_URL, DATABASE_SCHEMA: schema, DEMO: '1' });
   let srv: Running;
   try {
     srv = await startService({ ...own, ...env });

@@ -8,6 +8,7 @@ export { AuthCache } from './authCache';
 export { DEFAULT_BODY_LIMIT } from './body';
 export { corsMiddleware, parseCorsOrigins } from './cors';
 export { Metrics, metricsMiddleware } from './metrics';
+export { scrapeWholeInstance, serveInstanceMetrics } from './clusterMetrics';
 export { HttpProblem, httpProblem, problem, PROBLEM_MEDIA_TYPE, PROBLEMS, type Problem, type ProblemCode } from './problem';
 export { problemMiddleware } from './problemMiddleware';
 export { requestLog } from './requestLog';

@@ -51,6 +51,12 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  /**
+   * The text one scrape of /metrics answers: this registry's; in a cluster worker the whole
+   * instance's (clusterMetrics.ts replaces it).
+   */
+  scrape: () => Promise<string> = () => this.registry.metrics();
+
   constructor(opts: { defaultMetrics?: boolean } = {}) {
     if (opts.defaultMetrics) collectDefaultMetrics({ register: this.registry });
   }

@@ -63,6 +63,25 @@ export function runStoreContract(name: string, newStore: () => Promise<CountingS
         expect(await store.tokenBySelector('selector-0000002')).toBeNull();
       });
 
+      it('lists an account’s tokens (selector and creation time, oldest first) and revokes one', async () => {
+        const a = await store.ensureAccount('alice');
+        const b = await store.ensureAccount('bob');
+        await store.addToken(a.id, 'selector-0000001', 'f'.repeat(64));
+        await store.addToken(a.id, 'selector-0000002', 'e'.repeat(64));
+        await store.addToken(b.id, 'selector-0000003', 'd'.repeat(64));
+        const listed = await store.listTokens(a.id);
+        expect(listed.map((t) => t.selector)).toEqual(['selector-0000001', 'selector-0000002']);
+        for (const t of listed) expect(Object.keys(t).sort()).toEqual(['createdAt', 'selector']);
+        for (const t of listed) expect(new Date(t.createdAt).toISOString()).toBe(t.createdAt);
+        // Another account's selector is not this account's to revoke.
+        expect(await store.revokeToken(a.id, 'selector-0000003')).toBe(false);
+        expect(await store.revokeToken(a.id, 'selector-0000001')).toBe(true);
+        expect(await store.revokeToken(a.id, 'selector-0000001')).toBe(false);
+        expect(await store.tokenBySelector('selector-0000001')).toBeNull();
+        expect((await store.listTokens(a.id)).map((t) => t.selector)).toEqual(['selector-0000002']);
+        expect(await store.tokenBySelector('selector-0000003')).not.toBeNull();
+      });
+
       it('round-trips the pinned version, back to null too', async () => {
         const a = await store.ensureAccount('alice');
         await store.addToken(a.id, 'selector-0000001', 'f'.repeat(64));

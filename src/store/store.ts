@@ -69,6 +69,13 @@ export type WriteResult<R> =
   | { ok: false; reason: R }
   | { ok: false; reason: 'not_found' };
 
+/** What `npm run token -- --list` shows of a token: enough to pick one to revoke, nothing to use it. */
+export interface TokenInfo {
+  selector: string;
+  /** ISO 8601, milliseconds. */
+  createdAt: string;
+}
+
 export interface Account {
   id: number;
   name: string;
@@ -120,6 +127,10 @@ export interface Store {
   addToken(accountId: number, selector: string, verifierHash: string): Promise<void>;
   /** The account and stored verifier hash of a selector, or null. One indexed lookup; the caller compares the hash in constant time. */
   tokenBySelector(selector: string): Promise<{ account: Account; verifierHash: string } | null>;
+  /** An account's tokens, oldest first: selector and creation time only (the verifier is never stored). */
+  listTokens(accountId: number): Promise<TokenInfo[]>;
+  /** Deletes the account's token with that selector; false when the account has none such. */
+  revokeToken(accountId: number, selector: string): Promise<boolean>;
   setPinnedVersion(accountId: number, version: number | null): Promise<void>;
 
   // orders --------------------------------------------------------------------

@@ -12,7 +12,8 @@ import { SqliteStore } from '../../src/store';
 
 const root = join(__dirname, '../..');
 
-function startServer(dataDir: string): Promise<{ child: ChildProcess; url: string; token: string }> {
+/** Resolves once the banner is out; `token` only on a first start (a restart mints none). */
+function startServer(dataDir: string): Promise<{ child: ChildProcess; url: string; token: string | undefined }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--require', 'tsx/cjs', join(root, 'src/main.ts')], {
       cwd: root,
@@ -24,7 +25,7 @@ function startServer(dataDir: string): Promise<{ child: ChildProcess; url: strin
       out += d.toString();
       const url = /listening on (http:\/\/\S+)/.exec(out)?.[1];
       const token = /demo token \(account "demo"\): (\S+)/.exec(out)?.[1];
-      if (url && token) resolve({ child, url, token });
+      if (url && out.endsWith('\n\n')) resolve({ child, url, token });
     });
     child.once('exit', (code) => reject(new Error(`server exited early with ${code}`)));
   });
@@ -36,6 +37,7 @@ describe('durability', () => {
 
   it('keeps every acknowledged write, with its event, across kill -9', async () => {
     const { child, url, token } = await startServer(dir);
+    expect(token).toBeDefined();
     const headers = { authorization: `Bearer ${token}` };
     const created: number[] = [];
     const patched: { id: number; revision: number }[] = [];
@@ -82,6 +84,8 @@ describe('durability', () => {
 
     // Restart on the same file: the server must come up, and the data must be there.
     const again = await startServer(dir);
+    expect(again.token).toBeUndefined(); // a restart mints no demo token; the first one still works:
+    expect((await fetch(`${again.url}/orders/1`, { headers })).status).toBe(200);
     expect((await fetch(`${again.url}/healthz`)).status).toBe(200);
     again.child.kill('SIGTERM');
     await new Promise((r) => again.child.once('exit', r));

@@ -11,6 +11,21 @@ import { join } from 'node:path';
 import { Client } from 'pg';
 import type { StreamTarget } from './streams';
 import { freePort } from '../../bench/lib/server';
+import { issueToken, openStore, type StoreConfig } from '../../src/store';
+
+/** A new token for `account` in the store `config` names (the instance migrated it). */
+async function mintToken(config: StoreConfig, account: string): Promise<string> {
+  const store = await openStore(config);
+  try {
+    await store.migrate(); // a no-op after the instance's own: the adapter prepares its statements here
+    const a = await store.ensureAccount(account);
+    const { token, selector, verifierHash } = issueToken();
+    await store.addToken(a.id, selector, verifierHash);
+    return token;
+  } finally {
+    await store.close();
+  }
+}
 
 const root = join(__dirname, '..', '..');
 export const PG_URL = process.env.DATABASE_TEST_URL || 'postgres://postgres@127.0.0.1:5432/test';
@@ -75,31 +90,41 @@ export interface Instance extends StreamTarget {
   kill(signal: NodeJS.Signals): Promise<number | null>;
 }
 
-/** Starts `src/main.ts` with `env` on a free port and resolves once it printed its banner (URL and demo token). */
+/**
+ * Starts `src/main.ts` with `env` on a free port and resolves once it printed its banner, with
+ * a token of the demo account minted for this instance (as `npm run token` would): only a
+ * first start prints one, and several instances share one store. DEMO=1 loads the demo data
+ * on PostgreSQL too, as these tests expect.
+ */
 export async function startInstance(env: Record<string, string>): Promise<Instance> {
   const port = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), 'orderline-mi-'));
   const child = spawn(process.execPath, ['--require', 'tsx/cjs', join(root, 'src/main.ts')], {
     cwd: root,
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, HOST: '127.0.0.1', PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'warn', ...env },
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, HOST: '127.0.0.1', PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'warn', DEMO: '1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.add(child);
   const done = exited(child).then((code) => (children.delete(child), rmSync(dataDir, { recursive: true, force: true }), code));
   const stderr: string[] = [];
   child.stderr!.on('data', (d: Buffer) => stderr.push(String(d)));
-  const token = await new Promise<string>((resolve, reject) => {
+  await new Promise<void>((resolve, reject) => {
     let out = '';
-    const timer = setTimeout(() => reject(new Error(`instance did not start in 30 s: ${stderr.join('')}`)), 30_000);
+    // A hang guard, not a timing check: generous, since a loaded machine starts tsx processes slowly.
+    const timer = setTimeout(() => (child.kill('SIGKILL'), reject(new Error(`instance did not start in 60 s: ${stderr.join('')}`))), 60_000);
     child.stdout!.on('data', (d: Buffer) => {
       out += String(d);
-      const m = /demo token \(account "demo"\): (\S+)/.exec(out);
-      if (m) {
+      if (/orderline listening on /.test(out) && out.includes('\n\n')) {
         clearTimeout(timer);
-        resolve(m[1]);
+        resolve();
       }
     });
     void done.then((code) => reject(new Error(`instance exited ${code}: ${stderr.join('')}`)));
+  });
+  const token = await mintToken({ dataDir, databaseUrl: env.DATABASE_URL, databaseSchema: env.DATABASE_SCHEMA }, 'demo').catch(async (err: unknown) => {
+    child.kill('SIGKILL');
+    await done;
+    throw err;
   });
   const url = `http://127.0.0.1:${port}`;
   return {

@@ -29,7 +29,8 @@ export function healthHandlers(deps: { metrics: Metrics; probes: Record<string, 
       };
     },
     async getMetrics() {
-      return { status: 200, contentType: 'text/plain', body: await deps.metrics.registry.metrics() };
+      // prom-client's exposition type (text/plain; version=0.0.4; charset=utf-8), refining the contract's text/plain.
+      return { status: 200, headers: { 'Content-Type': deps.metrics.registry.contentType }, contentType: 'text/plain', body: await deps.metrics.scrape() };
     },
   };
 }

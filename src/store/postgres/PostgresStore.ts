@@ -22,6 +22,7 @@
 import { Pool, type PoolClient, type PoolConfig } from 'pg';
 import type {
   Account,
+  TokenInfo,
   OrderEvent,
   OrderFields,
   OrderPage,
@@ -225,6 +226,18 @@ export class PostgresStore implements Store {
     if (selector.includes('\u0000')) return null; // cannot be stored, so matches nothing
     const [row] = await this.q<AccountRow & { verifier_hash: string }>(this.pool, 'tokenBySelector', [selector]);
     return row ? { account: toAccount(row), verifierHash: row.verifier_hash } : null;
+  }
+
+  async listTokens(accountId: number): Promise<TokenInfo[]> {
+    const rows = await this.q<{ selector: string; created_at: string }>(this.pool, 'tokensOf', [accountId]);
+    return rows.map((r) => ({ selector: r.selector, createdAt: r.created_at }));
+  }
+
+  async revokeToken(accountId: number, selector: string): Promise<boolean> {
+    if (selector.includes('\u0000')) return false; // cannot be stored, so matches nothing
+    this.queryCount++; // as q() counts, which returns rows and not the count this needs
+    const res = await this.pool.query({ name: 'orderline_deleteToken', text: SQL.deleteToken, values: [accountId, selector] });
+    return (res.rowCount ?? 0) > 0;
   }
 
   async setPinnedVersion(accountId: number, version: number | null): Promise<void> {

@@ -19,6 +19,8 @@ export const SQL = {
   insertToken: `INSERT INTO tokens (selector, verifier_hash, account_id, created_at) VALUES ($1, $2, $3, ${NOW})`,
   tokenBySelector: `SELECT a.id, a.name, a.pinned_version, t.verifier_hash
     FROM tokens t JOIN accounts a ON a.id = t.account_id WHERE t.selector = $1`,
+  tokensOf: 'SELECT selector, created_at FROM tokens WHERE account_id = $1 ORDER BY created_at, selector',
+  deleteToken: 'DELETE FROM tokens WHERE account_id = $1 AND selector = $2',
   setPinned: 'UPDATE accounts SET pinned_version = $2 WHERE id = $1',
   anyUser: 'SELECT 1 AS one FROM users LIMIT 1',
   insertOrder: `INSERT INTO orders (account_id, revision, status, items, currency, discount_code, discount_percent, note, created_at, updated_at)

@@ -13,6 +13,7 @@
 import Database from 'better-sqlite3';
 import type {
   Account,
+  TokenInfo,
   OrderEvent,
   OrderFields,
   OrderPage,
@@ -144,6 +145,14 @@ export class SqliteStore implements Store {
     // The hash comparison is the caller's (constant time); here only the indexed lookup.
     const row = this.run(() => this.s.tokenBySelector.get(selector));
     return row ? { account: toAccount(row), verifierHash: row.verifier_hash } : null;
+  }
+
+  async listTokens(accountId: number): Promise<TokenInfo[]> {
+    return this.run(() => this.s.tokensOf.all(accountId)).map((r) => ({ selector: r.selector, createdAt: r.created_at }));
+  }
+
+  async revokeToken(accountId: number, selector: string): Promise<boolean> {
+    return this.run(() => this.s.deleteToken.run(accountId, selector)).changes > 0;
   }
 
   async setPinnedVersion(accountId: number, version: number | null): Promise<void> {

@@ -22,6 +22,10 @@ export function prepareStatements(db: Database.Database) {
       `SELECT a.id, a.name, a.pinned_version, t.verifier_hash
        FROM tokens t JOIN accounts a ON a.id = t.account_id WHERE t.selector = ? LIMIT 1`,
     ),
+    tokensOf: db.prepare<[number], { selector: string; created_at: string }>(
+      'SELECT selector, created_at FROM tokens WHERE account_id = ? ORDER BY created_at, selector',
+    ),
+    deleteToken: db.prepare<[number, string]>('DELETE FROM tokens WHERE account_id = ? AND selector = ?'),
     setPinned: db.prepare<[number | null, number]>('UPDATE accounts SET pinned_version = ? WHERE id = ?'),
     // The demo is loaded when no graph data exists: accounts may already exist (`npm run token` first).
     anyUser: db.prepare<[], { one: number }>('SELECT 1 AS one FROM users LIMIT 1'),

@@ -1,0 +1,66 @@
+/**
+ * /metrics with WORKERS=2: every scrape shows the whole instance (prom-client's
+ * AggregatorRegistry on the primary, src/http/clusterMetrics.ts), whichever worker takes it,
+ * with prom-client's content type. Each request opens its own connection, so the primary's
+ * round-robin spreads them over both workers: one worker's registry alone would show about
+ * half of them, and successive scrapes would disagree.
+ */
+import { request } from 'node:http';
+import { Registry } from 'prom-client';
+import { startInstance, startRedis } from '../support/instances';
+
+jest.setTimeout(180_000);
+
+/** GET on a fresh connection (no keep-alive), so connections are spread over the workers. */
+const get = (url: string) =>
+  new Promise<{ status: number; type: string; body: string }>((resolve, reject) => {
+    const req = request(url, { agent: false, headers: { connection: 'close' } }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (d: string) => (body += d));
+      res.on('end', () => resolve({ status: res.statusCode!, type: String(res.headers['content-type']), body }));
+    });
+    req.once('error', reject);
+    req.end();
+  });
+
+/** Sum of `orderline_http_request_duration_seconds_count` over the series of one route. */
+const countOf = (text: string, route: string): number =>
+  text
+    .split('\n')
+    .filter((l) => l.startsWith('orderline_http_request_duration_seconds_count{') && l.includes(`route="${route}"`))
+    .reduce((sum, l) => sum + Number(l.split(' ').pop()), 0);
+
+describe('/metrics', () => {
+  it('with WORKERS=2, every scrape counts the requests of both workers', async () => {
+    const redis = await startRedis();
+    const srv = await startInstance({ WORKERS: '2', REDIS_URL: redis.url });
+    try {
+      const N = 24;
+      for (let i = 0; i < N; i++) expect((await get(`${srv.url}/healthz`)).status).toBe(200);
+      for (let i = 0; i < 4; i++) {
+        const scrape = await get(`${srv.url}/metrics`);
+        expect(scrape.status).toBe(200);
+        expect(scrape.type).toBe(Registry.PROMETHEUS_CONTENT_TYPE);
+        expect(countOf(scrape.body, '/healthz')).toBe(N);
+        // Default metrics are aggregated too: one series each, not one per worker.
+        expect(scrape.body.match(/^nodejs_version_info\{/gm)).toHaveLength(1);
+      }
+    } finally {
+      await srv.kill('SIGTERM');
+      await redis.kill();
+    }
+  });
+
+  it('in one process, answers with prom-client’s content type', async () => {
+    const srv = await startInstance({});
+    try {
+      for (let i = 0; i < 3; i++) await get(`${srv.url}/healthz`);
+      const scrape = await get(`${srv.url}/metrics`);
+      expect(scrape.type).toBe(Registry.PROMETHEUS_CONTENT_TYPE);
+      expect(countOf(scrape.body, '/healthz')).toBe(3);
+    } finally {
+      await srv.kill('SIGTERM');
+    }
+  });
+});
