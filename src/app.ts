@@ -7,18 +7,20 @@ import Koa from 'koa';
 import type { Logger } from 'pino';
 import type { Config } from './config';
 import type { OrderEvent, Store } from './store';
-import { accountForToken, authenticate, authenticateRequest } from './http/auth';
-import { AuthCache } from './http/authCache';
-import { dispatchRouter, type HandlerContext } from './http/dispatch';
-import { healthHandlers } from './http/health';
-import { Metrics, metricsMiddleware } from './http/metrics';
-import { problemMiddleware } from './http/problemMiddleware';
-import { requestLog } from './http/requestLog';
-import { orderHandlers } from './orders';
+import {
+  accountForToken,
+  authenticate,
+  authenticateRequest,
+  AuthCache,
+  Metrics,
+  metricsMiddleware,
+  problemMiddleware,
+  requestLog,
+  restRouter,
+} from './http';
 import { graphqlMiddleware, LruRegistry, type PersistedQueryRegistry } from './graphql';
 import { createRealtime, type Realtime } from './realtime';
 import { MemoryBus, type Bus } from './bus';
-import type { Handlers } from '../generated/openapi/handlers';
 import { manifest } from '../generated/graphql/persisted';
 
 export interface AppDeps {
@@ -54,12 +56,14 @@ export function createApp(deps: AppDeps): { app: Koa; metrics: Metrics; authCach
     realtime.publish(event);
     deps.onEvent?.(event);
   };
-  // Every operation of the contract: a missing or mistyped one fails `npm run typecheck`.
-  const handlers: Handlers<HandlerContext> = {
-    ...healthHandlers({ metrics, probes: { store: () => deps.store.ping(), bus: () => bus.ping() } }),
-    ...orderHandlers({ store: deps.store, metrics, onEvent }),
-  };
-  const router = dispatchRouter(handlers, { bodyLimit: deps.config.bodyLimitBytes, authenticate: authenticate(deps.store, authCache) });
+  const router = restRouter({
+    store: deps.store,
+    metrics,
+    probes: { store: () => deps.store.ping(), bus: () => bus.ping() },
+    onEvent,
+    bodyLimit: deps.config.bodyLimitBytes,
+    authenticate: authenticate(deps.store, authCache),
+  });
 
   app.use(requestLog(deps.logger));
   app.use(metricsMiddleware(metrics));

@@ -14,7 +14,7 @@ import cluster, { type Worker } from 'node:cluster';
 import type { AddressInfo } from 'node:net';
 import type { Config } from './config';
 import { createLogger } from './logger';
-import { Metrics } from './http/metrics';
+import { Metrics } from './http';
 import { banner, demoToken, openConfiguredShared, openConfiguredStore, urlOf } from './startup';
 
 /** Delay before replacing a dead worker, so a worker that dies at once does not spin the CPU. */

@@ -3,7 +3,7 @@
  * function returning a value or one error line naming the variable, so `main.ts`
  * can refuse bad config with exactly that line and a non-zero exit.
  */
-import { DEFAULT_BODY_LIMIT } from './http/body';
+import { DEFAULT_BODY_LIMIT } from './http';
 
 export interface Config {
   port: number;

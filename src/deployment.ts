@@ -4,7 +4,7 @@
  * instance hears every committed event and knows every registered APQ hash.
  */
 import type { Config } from './config';
-import type { Metrics } from './http/metrics';
+import type { Metrics } from './http';
 import { MemoryBus, RedisBus, type Bus } from './bus';
 import { LruRegistry, RedisRegistry, type PersistedQueryRegistry } from './graphql';
 

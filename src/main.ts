@@ -12,7 +12,7 @@ import { createServer, type Server } from 'node:http';
 import { parseConfig, type Config } from './config';
 import { createLogger } from './logger';
 import { createApp } from './app';
-import { Metrics } from './http/metrics';
+import { Metrics } from './http';
 import { runPrimary } from './cluster';
 import { banner, demoToken, openConfiguredShared, openConfiguredStore, refuse, urlOf } from './startup';
 

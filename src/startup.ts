@@ -5,7 +5,7 @@
  */
 import type { Config } from './config';
 import { redactUrl } from './config';
-import type { Metrics } from './http/metrics';
+import type { Metrics } from './http';
 import { openShared, type Shared } from './deployment';
 import { issueToken, openStore, type Store } from './store';
 

@@ -33,7 +33,7 @@ function typecheckCopy(mutate: (dir: string) => void): { ok: boolean; output: st
 describe('generated handler types', () => {
   it('make tsc fail when one handler is deleted', () => {
     const result = typecheckCopy((dir) => {
-      const file = join(dir, 'src/orders/handlers.ts');
+      const file = join(dir, 'src/http/rest/handlers.ts');
       const text = readFileSync(file, 'utf8');
       const mutated = text.replace('getOrder: bind(n.get), ', '');
       expect(mutated).not.toBe(text);

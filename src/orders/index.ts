@@ -1,4 +1,11 @@
-/** The orders capability: its handlers and the rules other folders may reuse. */
-export { orderHandlers, etagOf, CACHE_CONTROL, VARY, type OrderDeps } from './handlers';
-export { represent, toV1, toV2, totalCents, CANCELLABLE } from './representation';
+/**
+ * The orders capability: the pure domain (versions, representations, transitions,
+ * merge patch, cursor, the write decision). No HTTP here: the REST binding lives in
+ * `http/rest/`, GraphQL and realtime reuse the representations.
+ */
+export { VERSIONS, NEWEST, isVersion, V1_DEPRECATED_AT, V1_SUNSET, type ApiVersion } from './versions';
+export { represent, toV1, toV2, totalCents, CANCELLABLE, type OrderV1, type OrderV2 } from './representation';
 export { canTransition, TRANSITIONS } from './transitions';
+export { applyMergePatch } from './mergePatch';
+export { decodeCursor, encodeCursor } from './cursor';
+export { decideWrite, createFields, writableView, toFields, EMPTY_ORDER, type Decision, type WriteIntent, type WriteKind } from './decide';

@@ -1,6 +1,6 @@
 import type { components } from '../../generated/openapi/types';
 import type { OrderRecord } from '../store';
-import type { ApiVersion } from '../http/negotiate';
+import type { ApiVersion } from './versions';
 
 export type OrderV1 = components['schemas']['OrderV1'];
 export type OrderV2 = components['schemas']['OrderV2'];

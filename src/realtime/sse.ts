@@ -7,7 +7,7 @@
 import type { ServerResponse } from 'node:http';
 import type { Context, Middleware } from 'koa';
 import type { Account, Store } from '../store';
-import { httpProblem } from '../http/problem';
+import { httpProblem } from '../http';
 import type { AcceptLimiter } from './acceptLimiter';
 import { resyncMessage, sseFrame, type Frame } from './frames';
 import type { Subscriber, TopicHub } from './hub';

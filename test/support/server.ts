@@ -39,8 +39,8 @@ async function openTestStore(dir: string): Promise<{ store: Store; drop: () => P
     },
   };
 }
-import { Metrics } from '../../src/http/metrics';
-import type { AuthCache } from '../../src/http/authCache';
+import { Metrics } from '../../src/http';
+import type { AuthCache } from '../../src/http';
 import type { Realtime } from '../../src/realtime';
 
 export interface TestServer {

@@ -1,10 +1,10 @@
 import type { Context, Middleware } from 'koa';
 import Router from '@koa/router';
 import type { ErrorObject, ValidateFunction } from 'ajv';
-import type { Handlers, OperationId } from '../../generated/openapi/handlers';
-import { routes, type RouteSpec } from '../../generated/openapi/routes';
-import { baseMediaType, readJsonBody, versionParam } from './body';
-import { httpProblem } from './problem';
+import type { Handlers, OperationId } from '../../../generated/openapi/handlers';
+import { routes, type RouteSpec } from '../../../generated/openapi/routes';
+import { baseMediaType, readJsonBody, versionParam } from '../body';
+import { httpProblem } from '../problem';
 
 /** What a handler receives besides its typed request. */
 export interface HandlerContext {

@@ -3,18 +3,15 @@
  * parameterized by the version the path fixes (`/orders` negotiates, `/v1`, `/v2`
  * fix it); the 21 generated operations are bound to it at the bottom.
  */
-import type * as H from '../../generated/openapi/handlers';
-import * as validators from '../../generated/openapi/validators';
-import type { HandlerContext } from '../http/dispatch';
-import { evaluate } from '../http/conditional';
-import { negotiate, type ApiVersion, type Family, type Negotiated } from '../http/negotiate';
-import { problem, PROBLEM_MEDIA_TYPE, type ProblemCode } from '../http/problem';
-import type { Metrics } from '../http/metrics';
-import type { Discount, OrderEvent, OrderFields, OrderRecord, Store } from '../store';
-import { decodeCursor, encodeCursor } from './cursor';
-import { applyMergePatch } from './mergePatch';
-import { represent } from './representation';
-import { canTransition, TRANSITIONS } from './transitions';
+import type * as H from '../../../generated/openapi/handlers';
+import * as validators from '../../../generated/openapi/validators';
+import type { HandlerContext } from './dispatch';
+import { evaluate } from '../conditional';
+import { negotiate, type Family, type Negotiated } from './negotiate';
+import { problem, PROBLEM_MEDIA_TYPE, type ProblemCode } from '../problem';
+import type { Metrics } from '../metrics';
+import type { OrderEvent, OrderRecord, Store } from '../../store';
+import { createFields, decideWrite, decodeCursor, encodeCursor, represent, VERSIONS, type ApiVersion, type WriteKind } from '../../orders';
 import { deprecationHeaders } from './deprecation';
 
 export interface OrderDeps {
@@ -62,44 +59,10 @@ const fail = (code: ProblemCode, detail?: string, headers?: Record<string, strin
 /** Strong ETag of one representation: revision, version and media type kind (`j` JSON, `n` vendor). */
 export const etagOf = (order: OrderRecord, version: ApiVersion, vendor: boolean): string =>
   `"${order.id}-${order.revision}-v${version}${vendor ? 'n' : 'j'}"`;
-const allTags = (order: OrderRecord): string[] =>
-  [1, 2].flatMap((v) => [etagOf(order, v as ApiVersion, false), etagOf(order, v as ApiVersion, true)]);
+/** Every representation's tag of the order's current revision: If-Match accepts any of them. */
+const allTags = (order: OrderRecord): string[] => VERSIONS.flatMap((v) => [etagOf(order, v, false), etagOf(order, v, true)]);
 /** Reads never send If-Match, so they never need the other representations' tags. */
 const NO_TAGS: readonly string[] = [];
-
-/** Writable fields as a client of `version` sees them, for merge patches. */
-function writableView(order: OrderRecord, version: ApiVersion): Record<string, unknown> {
-  const base = { status: order.status, items: order.items, currency: order.currency, note: order.note };
-  return version === 1 ? { ...base, discount_code: order.discount?.code ?? null } : { ...base, discount: order.discount };
-}
-
-/**
- * A version-1 `discount_code` maps onto the stored discount: the same code keeps its
- * percent, a new code starts at 0 % (version 1 cannot express a percent).
- */
-function discountFromV1(code: string | null | undefined, current: Discount | null): Discount | null {
-  if (code === null || code === undefined) return null;
-  return current && current.code === code ? current : { code, percent: 0 };
-}
-
-/** A validated body of either version -> stored fields; `current` supplies what the body omits. */
-function toFields(body: Record<string, unknown>, version: ApiVersion, current: OrderFields): OrderFields {
-  const discount =
-    version === 1
-      ? 'discount_code' in body
-        ? discountFromV1(body.discount_code as string | null, current.discount)
-        : current.discount
-      : 'discount' in body
-        ? (body.discount as Discount | null)
-        : current.discount;
-  return {
-    status: (body.status as string | undefined) ?? current.status,
-    items: (body.items as OrderFields['items'] | undefined) ?? current.items,
-    currency: (body.currency as string | undefined) ?? current.currency,
-    discount,
-    note: 'note' in body ? (body.note as string | null) : current.note,
-  };
-}
 
 /** The body's version: a vendor Content-Type names it; otherwise the request's version. */
 function bodyVersion(contentType: string | undefined, negotiated: ApiVersion): ApiVersion {
@@ -167,7 +130,7 @@ export function orderHandlers(deps: OrderDeps): Pick<H.Handlers<HandlerContext>,
       return orderResponse(200, order, neg, ctx, base);
     }
 
-    async function write(req: Req, ctx: HandlerContext, kind: 'replace' | 'patch' | 'cancel'): Promise<Res> {
+    async function write(req: Req, ctx: HandlerContext, kind: WriteKind): Promise<Res> {
       const neg = select(req, ctx, 'order', pathVersion);
       if (!neg.ok) return fail('NOT_ACCEPTABLE', neg.detail);
       const version = bodyVersion(req.contentType, neg.version);
@@ -184,32 +147,11 @@ export function orderHandlers(deps: OrderDeps): Pick<H.Handlers<HandlerContext>,
         if (ifMatch === undefined) return { apply: false, reason: 'precondition_required' };
         const outcome = evaluate({ method: 'PUT', ifMatch, current: { selected: etagOf(current, version, false), all: allTags(current) } });
         if (outcome !== 'proceed') return { apply: false, reason: 'precondition_failed' };
-        let fields: OrderFields;
-        if (kind === 'cancel') {
-          fields = { ...current, status: 'cancelled' };
-        } else if (kind === 'patch') {
-          const merged = applyMergePatch(writableView(current, version), req.body) as Record<string, unknown>;
-          // The merged document is complete: a member the patch removed (null) is now absent, meaning null.
-          fields = toFields({ note: null, [version === 1 ? 'discount_code' : 'discount']: null, ...merged }, version, current);
-        } else {
-          fields = toFields(req.body as Record<string, unknown>, version, current);
-        }
-        if (!canTransition(current.status, fields.status) || (kind === 'cancel' && current.status === 'cancelled')) {
-          conflict = `Status ${current.status} cannot become ${fields.status}; allowed: ${(TRANSITIONS[current.status] ?? []).join(', ') || 'none'}`;
-          return { apply: false, reason: 'conflict' };
-        }
-        const same =
-          fields.status === current.status &&
-          fields.currency === current.currency &&
-          fields.note === current.note &&
-          JSON.stringify(fields.items) === JSON.stringify(current.items) &&
-          JSON.stringify(fields.discount) === JSON.stringify(current.discount);
-        // A write that changes nothing is not a state change: no new revision, no event (invariant 3).
-        if (same) {
-          seen = current;
-          return { apply: false, reason: 'unchanged' };
-        }
-        return { apply: true, fields, eventType: fields.status === 'cancelled' ? 'order.cancelled' : 'order.updated' };
+        const decision = decideWrite(current, { kind, version, body: req.body });
+        if (decision.apply) return decision;
+        if (decision.reason === 'conflict') conflict = decision.detail;
+        else seen = current;
+        return { apply: false, reason: decision.reason };
       });
       if (!result.ok) {
         switch (result.reason) {
@@ -235,10 +177,7 @@ export function orderHandlers(deps: OrderDeps): Pick<H.Handlers<HandlerContext>,
       const version = bodyVersion(req.contentType, neg.version);
       const bad = checkBody('create', version, req.body);
       if (bad) return bad;
-      const empty: OrderFields = { status: 'pending', items: [], currency: 'EUR', discount: null, note: null };
-      // A create always starts pending: status is not a create field (the schema forbids it).
-      const fields = { ...toFields(req.body as Record<string, unknown>, version, empty), status: 'pending' };
-      const { order, event } = await store.createOrder(ctx.account.id, fields);
+      const { order, event } = await store.createOrder(ctx.account.id, createFields(req.body, version));
       deps.onEvent?.(event);
       return orderResponse(201, order, neg, ctx, base, { Location: `${base}/${order.id}` });
     }

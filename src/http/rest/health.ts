@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
-import type { Handlers } from '../../generated/openapi/handlers';
-import { docsHtml } from '../../generated/openapi/docs';
-import { evaluate } from './conditional';
+import type { Handlers } from '../../../generated/openapi/handlers';
+import { docsHtml } from '../../../generated/openapi/docs';
+import { evaluate } from '../conditional';
 import type { HandlerContext } from './dispatch';
-import type { Metrics } from './metrics';
-import { problem, PROBLEM_MEDIA_TYPE } from './problem';
+import type { Metrics } from '../metrics';
+import { problem, PROBLEM_MEDIA_TYPE } from '../problem';
 
 /** A dependency readiness probe: true when reachable. */
 export type Probe = () => Promise<boolean>;

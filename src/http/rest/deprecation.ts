@@ -1,4 +1,4 @@
-import type { ApiVersion } from '../http/negotiate';
+import { V1_DEPRECATED_AT, V1_SUNSET, type ApiVersion } from '../../orders';
 
 /**
  * Version 1 is deprecated (its `discount_code` is replaced by version 2's `discount`,
@@ -7,8 +7,6 @@ import type { ApiVersion } from '../http/negotiate';
  * - `Sunset` (RFC 8594): the HTTP date after which it may stop answering;
  * - `Link: <...>; rel="deprecation"`: where the migration is explained.
  */
-export const V1_DEPRECATED_AT = new Date('2026-11-01T00:00:00Z');
-export const V1_SUNSET = new Date('2027-06-30T23:59:59Z');
 export const V1_DEPRECATION_DOC = '/docs#versioning';
 
 export function deprecationHeaders(version: ApiVersion): Record<string, string> {

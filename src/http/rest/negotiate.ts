@@ -6,9 +6,8 @@
  * version, then the newest. An unknown version named by a media type or the header is
  * 406; Accept with nothing acceptable is 406.
  */
-export const VERSIONS = [1, 2] as const;
-export type ApiVersion = (typeof VERSIONS)[number];
-export const NEWEST: ApiVersion = 2;
+import { isVersion, NEWEST, VERSIONS, type ApiVersion } from '../../orders';
+export type { ApiVersion } from '../../orders';
 
 /** Resource families and their vendor media types. */
 export const VENDOR = {
@@ -28,8 +27,6 @@ export interface NegotiationInput {
 export type Negotiated =
   | { ok: true; version: ApiVersion; vendor: boolean; contentType: string }
   | { ok: false; detail: string };
-
-const isVersion = (n: number): n is ApiVersion => (VERSIONS as readonly number[]).includes(n);
 
 interface Range {
   type: string;

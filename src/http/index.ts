@@ -1,0 +1,13 @@
+/**
+ * The HTTP edge's public face: what the rest of the service (app composition, main,
+ * realtime, tests) may use. Cross-cutting middleware lives beside this file; the REST
+ * binding of contracts/openapi.yaml lives in `rest/`.
+ */
+export { accountForToken, authenticate, authenticateRequest, bearerToken } from './auth';
+export { AuthCache } from './authCache';
+export { DEFAULT_BODY_LIMIT } from './body';
+export { Metrics, metricsMiddleware } from './metrics';
+export { HttpProblem, httpProblem, problem, PROBLEM_MEDIA_TYPE, PROBLEMS, type Problem, type ProblemCode } from './problem';
+export { problemMiddleware } from './problemMiddleware';
+export { requestLog } from './requestLog';
+export { restRouter, type RestDeps, type HandlerContext } from './rest';

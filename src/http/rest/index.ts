@@ -1,0 +1,35 @@
+/**
+ * The REST binding: every operation of contracts/openapi.yaml, implemented by the
+ * order and health handlers and dispatched from the generated route table.
+ */
+import type Router from '@koa/router';
+import type { Middleware } from 'koa';
+import type { Handlers } from '../../../generated/openapi/handlers';
+import type { OrderEvent, Store } from '../../store';
+import type { Metrics } from '../metrics';
+import { dispatchRouter, type HandlerContext } from './dispatch';
+import { healthHandlers, type Probe } from './health';
+import { orderHandlers } from './handlers';
+
+export type { HandlerContext } from './dispatch';
+
+export interface RestDeps {
+  store: Store;
+  metrics: Metrics;
+  /** Readiness probes of /readyz, by dependency name. */
+  probes: Record<string, Probe>;
+  /** Called after each committed write with its event (the realtime hub listens here). */
+  onEvent?: (event: OrderEvent) => void;
+  bodyLimit: number;
+  /** Resolves the bearer token (401 otherwise); runs before any validation. */
+  authenticate: Middleware;
+}
+
+export function restRouter(deps: RestDeps): Router {
+  // Every operation of the contract: a missing or mistyped one fails `npm run typecheck`.
+  const handlers: Handlers<HandlerContext> = {
+    ...healthHandlers({ metrics: deps.metrics, probes: deps.probes }),
+    ...orderHandlers({ store: deps.store, metrics: deps.metrics, onEvent: deps.onEvent }),
+  };
+  return dispatchRouter(handlers, { bodyLimit: deps.bodyLimit, authenticate: deps.authenticate });
+}
