@@ -25,7 +25,7 @@ async function serve(config: Config): Promise<void> {
   const metrics = new Metrics({ defaultMetrics: true });
   const shared = await openConfiguredShared(config, metrics, (err) => logger.warn({ err }, 'redis'));
   const seeded = worker ? false : await store.seedDemo(); // the primary seeded before forking
-  const { app, realtime } = createApp({ config, store, logger, metrics, bus: shared.bus, registry: shared.registry });
+  const { app, realtime } = createApp({ config, store, logger, metrics, bus: shared.bus, registry: shared.registry, buckets: shared.buckets });
 
   const server: Server = createServer(app.callback());
   realtime.attach(server);

@@ -20,7 +20,9 @@ export type CancelOrderResponse =
   | { status: 406; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["cancelOrder"]['responses'][406]['content']["application/problem+json"] }
   | { status: 409; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["cancelOrder"]['responses'][409]['content']["application/problem+json"] }
   | { status: 412; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["cancelOrder"]['responses'][412]['content']["application/problem+json"] }
-  | { status: 428; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["cancelOrder"]['responses'][428]['content']["application/problem+json"] };
+  | { status: 422; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["cancelOrder"]['responses'][422]['content']["application/problem+json"] }
+  | { status: 428; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["cancelOrder"]['responses'][428]['content']["application/problem+json"] }
+  | { status: 429; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["cancelOrder"]['responses'][429]['content']["application/problem+json"] };
 
 /** POST /v1/orders/{orderId}/cancel */
 export type CancelOrderV1Request = {
@@ -37,7 +39,9 @@ export type CancelOrderV1Response =
   | { status: 406; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["cancelOrderV1"]['responses'][406]['content']["application/problem+json"] }
   | { status: 409; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["cancelOrderV1"]['responses'][409]['content']["application/problem+json"] }
   | { status: 412; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["cancelOrderV1"]['responses'][412]['content']["application/problem+json"] }
-  | { status: 428; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["cancelOrderV1"]['responses'][428]['content']["application/problem+json"] };
+  | { status: 422; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["cancelOrderV1"]['responses'][422]['content']["application/problem+json"] }
+  | { status: 428; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["cancelOrderV1"]['responses'][428]['content']["application/problem+json"] }
+  | { status: 429; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["cancelOrderV1"]['responses'][429]['content']["application/problem+json"] };
 
 /** POST /v2/orders/{orderId}/cancel */
 export type CancelOrderV2Request = {
@@ -54,7 +58,9 @@ export type CancelOrderV2Response =
   | { status: 406; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["cancelOrderV2"]['responses'][406]['content']["application/problem+json"] }
   | { status: 409; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["cancelOrderV2"]['responses'][409]['content']["application/problem+json"] }
   | { status: 412; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["cancelOrderV2"]['responses'][412]['content']["application/problem+json"] }
-  | { status: 428; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["cancelOrderV2"]['responses'][428]['content']["application/problem+json"] };
+  | { status: 422; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["cancelOrderV2"]['responses'][422]['content']["application/problem+json"] }
+  | { status: 428; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["cancelOrderV2"]['responses'][428]['content']["application/problem+json"] }
+  | { status: 429; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["cancelOrderV2"]['responses'][429]['content']["application/problem+json"] };
 
 /** POST /orders */
 export type CreateOrderRequest = {
@@ -69,8 +75,11 @@ export type CreateOrderResponse =
   | { status: 400; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrder"]['responses'][400]['content']["application/problem+json"] }
   | { status: 401; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrder"]['responses'][401]['content']["application/problem+json"] }
   | { status: 406; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrder"]['responses'][406]['content']["application/problem+json"] }
+  | { status: 409; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrder"]['responses'][409]['content']["application/problem+json"] }
   | { status: 413; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrder"]['responses'][413]['content']["application/problem+json"] }
-  | { status: 415; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrder"]['responses'][415]['content']["application/problem+json"] };
+  | { status: 415; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrder"]['responses'][415]['content']["application/problem+json"] }
+  | { status: 422; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrder"]['responses'][422]['content']["application/problem+json"] }
+  | { status: 429; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrder"]['responses'][429]['content']["application/problem+json"] };
 
 /** POST /v1/orders */
 export type CreateOrderV1Request = {
@@ -84,8 +93,11 @@ export type CreateOrderV1Response =
   | { status: 400; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrderV1"]['responses'][400]['content']["application/problem+json"] }
   | { status: 401; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrderV1"]['responses'][401]['content']["application/problem+json"] }
   | { status: 406; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrderV1"]['responses'][406]['content']["application/problem+json"] }
+  | { status: 409; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrderV1"]['responses'][409]['content']["application/problem+json"] }
   | { status: 413; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrderV1"]['responses'][413]['content']["application/problem+json"] }
-  | { status: 415; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrderV1"]['responses'][415]['content']["application/problem+json"] };
+  | { status: 415; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrderV1"]['responses'][415]['content']["application/problem+json"] }
+  | { status: 422; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrderV1"]['responses'][422]['content']["application/problem+json"] }
+  | { status: 429; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrderV1"]['responses'][429]['content']["application/problem+json"] };
 
 /** POST /v2/orders */
 export type CreateOrderV2Request = {
@@ -99,8 +111,11 @@ export type CreateOrderV2Response =
   | { status: 400; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrderV2"]['responses'][400]['content']["application/problem+json"] }
   | { status: 401; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrderV2"]['responses'][401]['content']["application/problem+json"] }
   | { status: 406; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrderV2"]['responses'][406]['content']["application/problem+json"] }
+  | { status: 409; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrderV2"]['responses'][409]['content']["application/problem+json"] }
   | { status: 413; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrderV2"]['responses'][413]['content']["application/problem+json"] }
-  | { status: 415; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrderV2"]['responses'][415]['content']["application/problem+json"] };
+  | { status: 415; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrderV2"]['responses'][415]['content']["application/problem+json"] }
+  | { status: 422; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrderV2"]['responses'][422]['content']["application/problem+json"] }
+  | { status: 429; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrderV2"]['responses'][429]['content']["application/problem+json"] };
 
 /** GET /docs */
 export type GetDocsRequest = {
@@ -144,7 +159,8 @@ export type GetOrderResponse =
   | { status: 400; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getOrder"]['responses'][400]['content']["application/problem+json"] }
   | { status: 401; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getOrder"]['responses'][401]['content']["application/problem+json"] }
   | { status: 404; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getOrder"]['responses'][404]['content']["application/problem+json"] }
-  | { status: 406; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getOrder"]['responses'][406]['content']["application/problem+json"] };
+  | { status: 406; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getOrder"]['responses'][406]['content']["application/problem+json"] }
+  | { status: 429; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getOrder"]['responses'][429]['content']["application/problem+json"] };
 
 /** GET /v1/orders/{orderId} */
 export type GetOrderV1Request = {
@@ -159,7 +175,8 @@ export type GetOrderV1Response =
   | { status: 400; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getOrderV1"]['responses'][400]['content']["application/problem+json"] }
   | { status: 401; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getOrderV1"]['responses'][401]['content']["application/problem+json"] }
   | { status: 404; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getOrderV1"]['responses'][404]['content']["application/problem+json"] }
-  | { status: 406; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getOrderV1"]['responses'][406]['content']["application/problem+json"] };
+  | { status: 406; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getOrderV1"]['responses'][406]['content']["application/problem+json"] }
+  | { status: 429; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getOrderV1"]['responses'][429]['content']["application/problem+json"] };
 
 /** GET /v2/orders/{orderId} */
 export type GetOrderV2Request = {
@@ -174,7 +191,8 @@ export type GetOrderV2Response =
   | { status: 400; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getOrderV2"]['responses'][400]['content']["application/problem+json"] }
   | { status: 401; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getOrderV2"]['responses'][401]['content']["application/problem+json"] }
   | { status: 404; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getOrderV2"]['responses'][404]['content']["application/problem+json"] }
-  | { status: 406; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getOrderV2"]['responses'][406]['content']["application/problem+json"] };
+  | { status: 406; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getOrderV2"]['responses'][406]['content']["application/problem+json"] }
+  | { status: 429; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getOrderV2"]['responses'][429]['content']["application/problem+json"] };
 
 /** GET /readyz */
 export type GetReadyRequest = {
@@ -198,7 +216,8 @@ export type HeadOrderResponse =
   | { status: 400; headers?: ResponseHeaders; contentType?: undefined; body?: undefined }
   | { status: 401; headers?: ResponseHeaders; contentType?: undefined; body?: undefined }
   | { status: 404; headers?: ResponseHeaders; contentType?: undefined; body?: undefined }
-  | { status: 406; headers?: ResponseHeaders; contentType?: undefined; body?: undefined };
+  | { status: 406; headers?: ResponseHeaders; contentType?: undefined; body?: undefined }
+  | { status: 429; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["headOrder"]['responses'][429]['content']["application/problem+json"] };
 
 /** HEAD /v1/orders/{orderId} */
 export type HeadOrderV1Request = {
@@ -212,7 +231,8 @@ export type HeadOrderV1Response =
   | { status: 400; headers?: ResponseHeaders; contentType?: undefined; body?: undefined }
   | { status: 401; headers?: ResponseHeaders; contentType?: undefined; body?: undefined }
   | { status: 404; headers?: ResponseHeaders; contentType?: undefined; body?: undefined }
-  | { status: 406; headers?: ResponseHeaders; contentType?: undefined; body?: undefined };
+  | { status: 406; headers?: ResponseHeaders; contentType?: undefined; body?: undefined }
+  | { status: 429; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["headOrderV1"]['responses'][429]['content']["application/problem+json"] };
 
 /** HEAD /v2/orders/{orderId} */
 export type HeadOrderV2Request = {
@@ -226,7 +246,8 @@ export type HeadOrderV2Response =
   | { status: 400; headers?: ResponseHeaders; contentType?: undefined; body?: undefined }
   | { status: 401; headers?: ResponseHeaders; contentType?: undefined; body?: undefined }
   | { status: 404; headers?: ResponseHeaders; contentType?: undefined; body?: undefined }
-  | { status: 406; headers?: ResponseHeaders; contentType?: undefined; body?: undefined };
+  | { status: 406; headers?: ResponseHeaders; contentType?: undefined; body?: undefined }
+  | { status: 429; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["headOrderV2"]['responses'][429]['content']["application/problem+json"] };
 
 /** GET /orders */
 export type ListOrdersRequest = {
@@ -240,7 +261,8 @@ export type ListOrdersResponse =
   | { status: 200; headers?: ResponseHeaders; contentType: "application/vnd.orderline.order-list+json; version=2"; body: operations["listOrders"]['responses'][200]['content']["application/vnd.orderline.order-list+json; version=2"] }
   | { status: 400; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["listOrders"]['responses'][400]['content']["application/problem+json"] }
   | { status: 401; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["listOrders"]['responses'][401]['content']["application/problem+json"] }
-  | { status: 406; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["listOrders"]['responses'][406]['content']["application/problem+json"] };
+  | { status: 406; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["listOrders"]['responses'][406]['content']["application/problem+json"] }
+  | { status: 429; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["listOrders"]['responses'][429]['content']["application/problem+json"] };
 
 /** GET /v1/orders */
 export type ListOrdersV1Request = {
@@ -253,7 +275,8 @@ export type ListOrdersV1Response =
   | { status: 200; headers?: ResponseHeaders; contentType: "application/vnd.orderline.order-list+json; version=1"; body: operations["listOrdersV1"]['responses'][200]['content']["application/vnd.orderline.order-list+json; version=1"] }
   | { status: 400; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["listOrdersV1"]['responses'][400]['content']["application/problem+json"] }
   | { status: 401; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["listOrdersV1"]['responses'][401]['content']["application/problem+json"] }
-  | { status: 406; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["listOrdersV1"]['responses'][406]['content']["application/problem+json"] };
+  | { status: 406; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["listOrdersV1"]['responses'][406]['content']["application/problem+json"] }
+  | { status: 429; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["listOrdersV1"]['responses'][429]['content']["application/problem+json"] };
 
 /** GET /v2/orders */
 export type ListOrdersV2Request = {
@@ -266,7 +289,8 @@ export type ListOrdersV2Response =
   | { status: 200; headers?: ResponseHeaders; contentType: "application/vnd.orderline.order-list+json; version=2"; body: operations["listOrdersV2"]['responses'][200]['content']["application/vnd.orderline.order-list+json; version=2"] }
   | { status: 400; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["listOrdersV2"]['responses'][400]['content']["application/problem+json"] }
   | { status: 401; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["listOrdersV2"]['responses'][401]['content']["application/problem+json"] }
-  | { status: 406; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["listOrdersV2"]['responses'][406]['content']["application/problem+json"] };
+  | { status: 406; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["listOrdersV2"]['responses'][406]['content']["application/problem+json"] }
+  | { status: 429; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["listOrdersV2"]['responses'][429]['content']["application/problem+json"] };
 
 /** PATCH /orders/{orderId} */
 export type PatchOrderRequest = {
@@ -286,7 +310,8 @@ export type PatchOrderResponse =
   | { status: 412; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["patchOrder"]['responses'][412]['content']["application/problem+json"] }
   | { status: 413; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["patchOrder"]['responses'][413]['content']["application/problem+json"] }
   | { status: 415; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["patchOrder"]['responses'][415]['content']["application/problem+json"] }
-  | { status: 428; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["patchOrder"]['responses'][428]['content']["application/problem+json"] };
+  | { status: 428; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["patchOrder"]['responses'][428]['content']["application/problem+json"] }
+  | { status: 429; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["patchOrder"]['responses'][429]['content']["application/problem+json"] };
 
 /** PATCH /v1/orders/{orderId} */
 export type PatchOrderV1Request = {
@@ -305,7 +330,8 @@ export type PatchOrderV1Response =
   | { status: 412; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["patchOrderV1"]['responses'][412]['content']["application/problem+json"] }
   | { status: 413; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["patchOrderV1"]['responses'][413]['content']["application/problem+json"] }
   | { status: 415; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["patchOrderV1"]['responses'][415]['content']["application/problem+json"] }
-  | { status: 428; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["patchOrderV1"]['responses'][428]['content']["application/problem+json"] };
+  | { status: 428; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["patchOrderV1"]['responses'][428]['content']["application/problem+json"] }
+  | { status: 429; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["patchOrderV1"]['responses'][429]['content']["application/problem+json"] };
 
 /** PATCH /v2/orders/{orderId} */
 export type PatchOrderV2Request = {
@@ -324,7 +350,8 @@ export type PatchOrderV2Response =
   | { status: 412; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["patchOrderV2"]['responses'][412]['content']["application/problem+json"] }
   | { status: 413; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["patchOrderV2"]['responses'][413]['content']["application/problem+json"] }
   | { status: 415; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["patchOrderV2"]['responses'][415]['content']["application/problem+json"] }
-  | { status: 428; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["patchOrderV2"]['responses'][428]['content']["application/problem+json"] };
+  | { status: 428; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["patchOrderV2"]['responses'][428]['content']["application/problem+json"] }
+  | { status: 429; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["patchOrderV2"]['responses'][429]['content']["application/problem+json"] };
 
 /** PUT /orders/{orderId} */
 export type ReplaceOrderRequest = {
@@ -344,7 +371,8 @@ export type ReplaceOrderResponse =
   | { status: 412; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["replaceOrder"]['responses'][412]['content']["application/problem+json"] }
   | { status: 413; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["replaceOrder"]['responses'][413]['content']["application/problem+json"] }
   | { status: 415; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["replaceOrder"]['responses'][415]['content']["application/problem+json"] }
-  | { status: 428; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["replaceOrder"]['responses'][428]['content']["application/problem+json"] };
+  | { status: 428; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["replaceOrder"]['responses'][428]['content']["application/problem+json"] }
+  | { status: 429; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["replaceOrder"]['responses'][429]['content']["application/problem+json"] };
 
 /** PUT /v1/orders/{orderId} */
 export type ReplaceOrderV1Request = {
@@ -363,7 +391,8 @@ export type ReplaceOrderV1Response =
   | { status: 412; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["replaceOrderV1"]['responses'][412]['content']["application/problem+json"] }
   | { status: 413; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["replaceOrderV1"]['responses'][413]['content']["application/problem+json"] }
   | { status: 415; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["replaceOrderV1"]['responses'][415]['content']["application/problem+json"] }
-  | { status: 428; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["replaceOrderV1"]['responses'][428]['content']["application/problem+json"] };
+  | { status: 428; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["replaceOrderV1"]['responses'][428]['content']["application/problem+json"] }
+  | { status: 429; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["replaceOrderV1"]['responses'][429]['content']["application/problem+json"] };
 
 /** PUT /v2/orders/{orderId} */
 export type ReplaceOrderV2Request = {
@@ -382,7 +411,8 @@ export type ReplaceOrderV2Response =
   | { status: 412; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["replaceOrderV2"]['responses'][412]['content']["application/problem+json"] }
   | { status: 413; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["replaceOrderV2"]['responses'][413]['content']["application/problem+json"] }
   | { status: 415; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["replaceOrderV2"]['responses'][415]['content']["application/problem+json"] }
-  | { status: 428; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["replaceOrderV2"]['responses'][428]['content']["application/problem+json"] };
+  | { status: 428; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["replaceOrderV2"]['responses'][428]['content']["application/problem+json"] }
+  | { status: 429; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["replaceOrderV2"]['responses'][429]['content']["application/problem+json"] };
 
 /** Every operation of the contract; `src/` must implement each one. */
 export interface Handlers<C> {

@@ -4,8 +4,9 @@ import type { ValidateFunction } from 'ajv';
 import type { operations } from './types';
 "use strict";
 export const raw_cancelOrderHeader = validate52;
-const schema19 = {"type":"object","properties":{"If-Match":{"type":"string","maxLength":2000},"Accept":{"type":"string","maxLength":1000},"Api-Version":{"type":"integer"}},"required":[]};
+const schema19 = {"type":"object","properties":{"If-Match":{"type":"string","maxLength":2000},"Accept":{"type":"string","maxLength":1000},"Api-Version":{"type":"integer"},"Idempotency-Key":{"type":"string","minLength":1,"maxLength":257,"pattern":"^[\\x21-\\x7E]+$"}},"required":[]};
 const func1 = require("ajv/dist/runtime/ucs2length").default;
+const pattern3 = new RegExp("^[\\x21-\\x7E]+$", "u");
 
 function validate52(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -133,9 +134,20 @@ data["Api-Version"] = coerced2;
 }
 }
 }
+if(data["Idempotency-Key"] !== undefined){
+let data3 = data["Idempotency-Key"];
+if(typeof data3 !== "string"){
+let dataType3 = typeof data3;
+let coerced3 = undefined;
+if(!(coerced3 !== undefined)){
+if(dataType3 == "number" || dataType3 == "boolean"){
+coerced3 = "" + data3;
+}
+else if(data3 === null){
+coerced3 = "";
 }
 else {
-const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err5 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -144,10 +156,62 @@ vErrors.push(err5);
 }
 errors++;
 }
+}
+if(coerced3 !== undefined){
+data3 = coerced3;
+if(data !== undefined){
+data["Idempotency-Key"] = coerced3;
+}
+}
+}
+if(typeof data3 === "string"){
+if(func1(data3) > 257){
+const err6 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/maxLength",keyword:"maxLength",params:{limit: 257},message:"must NOT have more than 257 characters"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+if(func1(data3) < 1){
+const err7 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+if(!pattern3.test(data3)){
+const err8 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/pattern",keyword:"pattern",params:{pattern: "^[\\x21-\\x7E]+$"},message:"must match pattern \""+"^[\\x21-\\x7E]+$"+"\""};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err9 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
 validate52.errors = vErrors;
 return errors === 0;
 }
-validate52.evaluated = {"props":{"If-Match":true,"Accept":true,"Api-Version":true},"dynamicProps":false,"dynamicItems":false};
+validate52.evaluated = {"props":{"If-Match":true,"Accept":true,"Api-Version":true,"Idempotency-Key":true},"dynamicProps":false,"dynamicItems":false};
 
 export const raw_cancelOrderPath = validate53;
 const schema20 = {"type":"object","properties":{"orderId":{"type":"integer","minimum":1,"maximum":9007199254740991}},"required":["orderId"]};
@@ -241,7 +305,7 @@ return errors === 0;
 validate53.evaluated = {"props":{"orderId":true},"dynamicProps":false,"dynamicItems":false};
 
 export const raw_cancelOrderV1Header = validate54;
-const schema21 = {"type":"object","properties":{"If-Match":{"type":"string","maxLength":2000},"Accept":{"type":"string","maxLength":1000}},"required":[]};
+const schema21 = {"type":"object","properties":{"If-Match":{"type":"string","maxLength":2000},"Accept":{"type":"string","maxLength":1000},"Idempotency-Key":{"type":"string","minLength":1,"maxLength":257,"pattern":"^[\\x21-\\x7E]+$"}},"required":[]};
 
 function validate54(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -340,9 +404,20 @@ errors++;
 }
 }
 }
+if(data["Idempotency-Key"] !== undefined){
+let data2 = data["Idempotency-Key"];
+if(typeof data2 !== "string"){
+let dataType2 = typeof data2;
+let coerced2 = undefined;
+if(!(coerced2 !== undefined)){
+if(dataType2 == "number" || dataType2 == "boolean"){
+coerced2 = "" + data2;
+}
+else if(data2 === null){
+coerced2 = "";
 }
 else {
-const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err4 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -351,10 +426,62 @@ vErrors.push(err4);
 }
 errors++;
 }
+}
+if(coerced2 !== undefined){
+data2 = coerced2;
+if(data !== undefined){
+data["Idempotency-Key"] = coerced2;
+}
+}
+}
+if(typeof data2 === "string"){
+if(func1(data2) > 257){
+const err5 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/maxLength",keyword:"maxLength",params:{limit: 257},message:"must NOT have more than 257 characters"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if(func1(data2) < 1){
+const err6 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+if(!pattern3.test(data2)){
+const err7 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/pattern",keyword:"pattern",params:{pattern: "^[\\x21-\\x7E]+$"},message:"must match pattern \""+"^[\\x21-\\x7E]+$"+"\""};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
 validate54.errors = vErrors;
 return errors === 0;
 }
-validate54.evaluated = {"props":{"If-Match":true,"Accept":true},"dynamicProps":false,"dynamicItems":false};
+validate54.evaluated = {"props":{"If-Match":true,"Accept":true,"Idempotency-Key":true},"dynamicProps":false,"dynamicItems":false};
 
 export const raw_cancelOrderV1Path = validate55;
 const schema22 = {"type":"object","properties":{"orderId":{"type":"integer","minimum":1,"maximum":9007199254740991}},"required":["orderId"]};
@@ -448,7 +575,7 @@ return errors === 0;
 validate55.evaluated = {"props":{"orderId":true},"dynamicProps":false,"dynamicItems":false};
 
 export const raw_cancelOrderV2Header = validate56;
-const schema23 = {"type":"object","properties":{"If-Match":{"type":"string","maxLength":2000},"Accept":{"type":"string","maxLength":1000}},"required":[]};
+const schema23 = {"type":"object","properties":{"If-Match":{"type":"string","maxLength":2000},"Accept":{"type":"string","maxLength":1000},"Idempotency-Key":{"type":"string","minLength":1,"maxLength":257,"pattern":"^[\\x21-\\x7E]+$"}},"required":[]};
 
 function validate56(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -547,9 +674,20 @@ errors++;
 }
 }
 }
+if(data["Idempotency-Key"] !== undefined){
+let data2 = data["Idempotency-Key"];
+if(typeof data2 !== "string"){
+let dataType2 = typeof data2;
+let coerced2 = undefined;
+if(!(coerced2 !== undefined)){
+if(dataType2 == "number" || dataType2 == "boolean"){
+coerced2 = "" + data2;
+}
+else if(data2 === null){
+coerced2 = "";
 }
 else {
-const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err4 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -558,10 +696,62 @@ vErrors.push(err4);
 }
 errors++;
 }
+}
+if(coerced2 !== undefined){
+data2 = coerced2;
+if(data !== undefined){
+data["Idempotency-Key"] = coerced2;
+}
+}
+}
+if(typeof data2 === "string"){
+if(func1(data2) > 257){
+const err5 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/maxLength",keyword:"maxLength",params:{limit: 257},message:"must NOT have more than 257 characters"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if(func1(data2) < 1){
+const err6 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+if(!pattern3.test(data2)){
+const err7 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/pattern",keyword:"pattern",params:{pattern: "^[\\x21-\\x7E]+$"},message:"must match pattern \""+"^[\\x21-\\x7E]+$"+"\""};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
 validate56.errors = vErrors;
 return errors === 0;
 }
-validate56.evaluated = {"props":{"If-Match":true,"Accept":true},"dynamicProps":false,"dynamicItems":false};
+validate56.evaluated = {"props":{"If-Match":true,"Accept":true,"Idempotency-Key":true},"dynamicProps":false,"dynamicItems":false};
 
 export const raw_cancelOrderV2Path = validate57;
 const schema24 = {"type":"object","properties":{"orderId":{"type":"integer","minimum":1,"maximum":9007199254740991}},"required":["orderId"]};
@@ -655,7 +845,7 @@ return errors === 0;
 validate57.evaluated = {"props":{"orderId":true},"dynamicProps":false,"dynamicItems":false};
 
 export const raw_createOrderHeader = validate58;
-const schema25 = {"type":"object","properties":{"Accept":{"type":"string","maxLength":1000},"Api-Version":{"type":"integer"}},"required":[]};
+const schema25 = {"type":"object","properties":{"Accept":{"type":"string","maxLength":1000},"Api-Version":{"type":"integer"},"Idempotency-Key":{"type":"string","minLength":1,"maxLength":257,"pattern":"^[\\x21-\\x7E]+$"}},"required":[]};
 
 function validate58(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -740,9 +930,20 @@ data["Api-Version"] = coerced1;
 }
 }
 }
+if(data["Idempotency-Key"] !== undefined){
+let data2 = data["Idempotency-Key"];
+if(typeof data2 !== "string"){
+let dataType2 = typeof data2;
+let coerced2 = undefined;
+if(!(coerced2 !== undefined)){
+if(dataType2 == "number" || dataType2 == "boolean"){
+coerced2 = "" + data2;
+}
+else if(data2 === null){
+coerced2 = "";
 }
 else {
-const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err3 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -751,13 +952,65 @@ vErrors.push(err3);
 }
 errors++;
 }
+}
+if(coerced2 !== undefined){
+data2 = coerced2;
+if(data !== undefined){
+data["Idempotency-Key"] = coerced2;
+}
+}
+}
+if(typeof data2 === "string"){
+if(func1(data2) > 257){
+const err4 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/maxLength",keyword:"maxLength",params:{limit: 257},message:"must NOT have more than 257 characters"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(func1(data2) < 1){
+const err5 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if(!pattern3.test(data2)){
+const err6 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/pattern",keyword:"pattern",params:{pattern: "^[\\x21-\\x7E]+$"},message:"must match pattern \""+"^[\\x21-\\x7E]+$"+"\""};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
 validate58.errors = vErrors;
 return errors === 0;
 }
-validate58.evaluated = {"props":{"Accept":true,"Api-Version":true},"dynamicProps":false,"dynamicItems":false};
+validate58.evaluated = {"props":{"Accept":true,"Api-Version":true,"Idempotency-Key":true},"dynamicProps":false,"dynamicItems":false};
 
 export const raw_createOrderV1Header = validate59;
-const schema26 = {"type":"object","properties":{"Accept":{"type":"string","maxLength":1000}},"required":[]};
+const schema26 = {"type":"object","properties":{"Accept":{"type":"string","maxLength":1000},"Idempotency-Key":{"type":"string","minLength":1,"maxLength":257,"pattern":"^[\\x21-\\x7E]+$"}},"required":[]};
 
 function validate59(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -813,9 +1066,20 @@ errors++;
 }
 }
 }
+if(data["Idempotency-Key"] !== undefined){
+let data1 = data["Idempotency-Key"];
+if(typeof data1 !== "string"){
+let dataType1 = typeof data1;
+let coerced1 = undefined;
+if(!(coerced1 !== undefined)){
+if(dataType1 == "number" || dataType1 == "boolean"){
+coerced1 = "" + data1;
+}
+else if(data1 === null){
+coerced1 = "";
 }
 else {
-const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err2 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -824,13 +1088,65 @@ vErrors.push(err2);
 }
 errors++;
 }
+}
+if(coerced1 !== undefined){
+data1 = coerced1;
+if(data !== undefined){
+data["Idempotency-Key"] = coerced1;
+}
+}
+}
+if(typeof data1 === "string"){
+if(func1(data1) > 257){
+const err3 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/maxLength",keyword:"maxLength",params:{limit: 257},message:"must NOT have more than 257 characters"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(func1(data1) < 1){
+const err4 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(!pattern3.test(data1)){
+const err5 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/pattern",keyword:"pattern",params:{pattern: "^[\\x21-\\x7E]+$"},message:"must match pattern \""+"^[\\x21-\\x7E]+$"+"\""};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
 validate59.errors = vErrors;
 return errors === 0;
 }
-validate59.evaluated = {"props":{"Accept":true},"dynamicProps":false,"dynamicItems":false};
+validate59.evaluated = {"props":{"Accept":true,"Idempotency-Key":true},"dynamicProps":false,"dynamicItems":false};
 
 export const raw_createOrderV2Header = validate60;
-const schema27 = {"type":"object","properties":{"Accept":{"type":"string","maxLength":1000}},"required":[]};
+const schema27 = {"type":"object","properties":{"Accept":{"type":"string","maxLength":1000},"Idempotency-Key":{"type":"string","minLength":1,"maxLength":257,"pattern":"^[\\x21-\\x7E]+$"}},"required":[]};
 
 function validate60(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -886,9 +1202,20 @@ errors++;
 }
 }
 }
+if(data["Idempotency-Key"] !== undefined){
+let data1 = data["Idempotency-Key"];
+if(typeof data1 !== "string"){
+let dataType1 = typeof data1;
+let coerced1 = undefined;
+if(!(coerced1 !== undefined)){
+if(dataType1 == "number" || dataType1 == "boolean"){
+coerced1 = "" + data1;
+}
+else if(data1 === null){
+coerced1 = "";
 }
 else {
-const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err2 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -897,10 +1224,62 @@ vErrors.push(err2);
 }
 errors++;
 }
+}
+if(coerced1 !== undefined){
+data1 = coerced1;
+if(data !== undefined){
+data["Idempotency-Key"] = coerced1;
+}
+}
+}
+if(typeof data1 === "string"){
+if(func1(data1) > 257){
+const err3 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/maxLength",keyword:"maxLength",params:{limit: 257},message:"must NOT have more than 257 characters"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(func1(data1) < 1){
+const err4 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(!pattern3.test(data1)){
+const err5 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/pattern",keyword:"pattern",params:{pattern: "^[\\x21-\\x7E]+$"},message:"must match pattern \""+"^[\\x21-\\x7E]+$"+"\""};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
 validate60.errors = vErrors;
 return errors === 0;
 }
-validate60.evaluated = {"props":{"Accept":true},"dynamicProps":false,"dynamicItems":false};
+validate60.evaluated = {"props":{"Accept":true,"Idempotency-Key":true},"dynamicProps":false,"dynamicItems":false};
 
 export const raw_getDocsHeader = validate61;
 const schema28 = {"type":"object","properties":{"If-None-Match":{"type":"string","maxLength":2000}},"required":[]};
@@ -2379,7 +2758,7 @@ validate74.evaluated = {"props":{"Accept":true,"Api-Version":true},"dynamicProps
 
 export const raw_listOrdersQuery = validate75;
 const schema42 = {"type":"object","properties":{"page":{"type":"string","minLength":1,"maxLength":200,"pattern":"^[A-Za-z0-9_-]+$"},"limit":{"type":"integer","minimum":1,"maximum":100,"default":20}},"required":[]};
-const pattern3 = new RegExp("^[A-Za-z0-9_-]+$", "u");
+const pattern9 = new RegExp("^[A-Za-z0-9_-]+$", "u");
 
 function validate75(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -2443,7 +2822,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(!pattern3.test(data0)){
+if(!pattern9.test(data0)){
 const err3 = {instancePath:instancePath+"/page",schemaPath:"#/properties/page/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
@@ -2660,7 +3039,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(!pattern3.test(data0)){
+if(!pattern9.test(data0)){
 const err3 = {instancePath:instancePath+"/page",schemaPath:"#/properties/page/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
@@ -2877,7 +3256,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(!pattern3.test(data0)){
+if(!pattern9.test(data0)){
 const err3 = {instancePath:instancePath+"/page",schemaPath:"#/properties/page/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]+$"},message:"must match pattern \""+"^[A-Za-z0-9_-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err3];

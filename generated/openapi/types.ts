@@ -507,8 +507,17 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description The status transition is not allowed (`code` CONFLICT). */
+        /** @description The status transition is not allowed (`code` CONFLICT), or an earlier request with this Idempotency-Key is still running (`code` IDEMPOTENCY_KEY_IN_USE). */
         E409: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description An earlier request with this Idempotency-Key is still running (`code` IDEMPOTENCY_KEY_IN_USE): nothing ran. Retry later with the same key. */
+        E409InFlight: {
             headers: {
                 [name: string]: unknown;
             };
@@ -543,9 +552,30 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /** @description This Idempotency-Key was used with a different request (`code` IDEMPOTENCY_KEY_REUSED): nothing ran. Use a new key for a new request. */
+        E422: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
         /** @description If-Match is required on writes (`code` PRECONDITION_REQUIRED). */
         E428: {
             headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description Over the per-account rate limit (`code` RATE_LIMITED): nothing ran. Wait `Retry-After` seconds and retry. */
+        E429: {
+            headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                "Retry-After": components["headers"]["RetryAfter"];
                 [name: string]: unknown;
             };
             content: {
@@ -575,6 +605,8 @@ export interface components {
         Accept: string;
         /** @description Selects the version when neither the path nor the Accept media type names one; overrides the account's pinned default. Unknown: 406. */
         ApiVersion: number;
+        /** @description Makes this request safe to retry (see the API description): a retry with the same key gets the stored response with `Idempotent-Replayed: true`. Per account, kept 24 h by default. A structured-field string (`"..."`) or the bare value. */
+        IdempotencyKey: string;
         /** @description Required on every write (the schema marks it optional because a missing one is answered 428, not 400): the ETag the client last saw (list or `*`), strong comparison. Missing: 428. No match: 412 and nothing is written. */
         IfMatch: string;
         /** @description Entity tags (list or `*`), weak comparison: a match answers 304. */
@@ -601,8 +633,14 @@ export interface components {
         DeprecationLink: string;
         /** @description Strong entity tag of this representation (revision, version and media type). */
         ETag: string;
+        /** @description `true` when this is the stored response of an earlier request with the same Idempotency-Key. */
+        IdempotentReplayed: "true";
         /** @description URL of the created order. */
         Location: string;
+        /** @description `"rest";r=<requests left>;t=<seconds until the bucket is full>` (draft-ietf-httpapi-ratelimit-headers); only when the rate limit is on. */
+        RateLimit: string;
+        /** @description `"rest";q=<burst>;w=<seconds>` (draft-ietf-httpapi-ratelimit-headers); only when the rate limit is on. */
+        RateLimitPolicy: string;
         /** @description Seconds to wait before retrying. */
         RetryAfter: number;
         /** @description RFC 8594: the HTTP date after which version 1 may stop answering. */
@@ -728,6 +766,7 @@ export interface operations {
             400: components["responses"]["E400"];
             401: components["responses"]["E401"];
             406: components["responses"]["E406"];
+            429: components["responses"]["E429"];
         };
     };
     createOrder: {
@@ -738,6 +777,8 @@ export interface operations {
                 Accept?: components["parameters"]["Accept"];
                 /** @description Selects the version when neither the path nor the Accept media type names one; overrides the account's pinned default. Unknown: 406. */
                 "Api-Version"?: components["parameters"]["ApiVersion"];
+                /** @description Makes this request safe to retry (see the API description): a retry with the same key gets the stored response with `Idempotent-Replayed: true`. Per account, kept 24 h by default. A structured-field string (`"..."`) or the bare value. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
             cookie?: never;
@@ -757,6 +798,7 @@ export interface operations {
                     "Cache-Control": components["headers"]["CacheControl"];
                     Deprecation: components["headers"]["Deprecation"];
                     ETag: components["headers"]["ETag"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     Link: components["headers"]["DeprecationLink"];
                     Location: components["headers"]["Location"];
                     Sunset: components["headers"]["Sunset"];
@@ -772,8 +814,11 @@ export interface operations {
             400: components["responses"]["E400"];
             401: components["responses"]["E401"];
             406: components["responses"]["E406"];
+            409: components["responses"]["E409InFlight"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
+            422: components["responses"]["E422"];
+            429: components["responses"]["E429"];
         };
     };
     getOrder: {
@@ -818,6 +863,7 @@ export interface operations {
             401: components["responses"]["E401"];
             404: components["responses"]["E404"];
             406: components["responses"]["E406"];
+            429: components["responses"]["E429"];
         };
     };
     replaceOrder: {
@@ -872,6 +918,7 @@ export interface operations {
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
             428: components["responses"]["E428"];
+            429: components["responses"]["E429"];
         };
     };
     headOrder: {
@@ -912,6 +959,7 @@ export interface operations {
             401: components["responses"]["HeadError"];
             404: components["responses"]["HeadError"];
             406: components["responses"]["HeadError"];
+            429: components["responses"]["E429"];
         };
     };
     patchOrder: {
@@ -964,6 +1012,7 @@ export interface operations {
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
             428: components["responses"]["E428"];
+            429: components["responses"]["E429"];
         };
     };
     cancelOrder: {
@@ -974,6 +1023,8 @@ export interface operations {
                 Accept?: components["parameters"]["Accept"];
                 /** @description Selects the version when neither the path nor the Accept media type names one; overrides the account's pinned default. Unknown: 406. */
                 "Api-Version"?: components["parameters"]["ApiVersion"];
+                /** @description Makes this request safe to retry (see the API description): a retry with the same key gets the stored response with `Idempotent-Replayed: true`. Per account, kept 24 h by default. A structured-field string (`"..."`) or the bare value. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description Required on every write (the schema marks it optional because a missing one is answered 428, not 400): the ETag the client last saw (list or `*`), strong comparison. Missing: 428. No match: 412 and nothing is written. */
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
@@ -992,6 +1043,7 @@ export interface operations {
                     "Cache-Control": components["headers"]["CacheControl"];
                     Deprecation: components["headers"]["Deprecation"];
                     ETag: components["headers"]["ETag"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     Link: components["headers"]["DeprecationLink"];
                     Sunset: components["headers"]["Sunset"];
                     Vary: components["headers"]["Vary"];
@@ -1009,7 +1061,9 @@ export interface operations {
             406: components["responses"]["E406"];
             409: components["responses"]["E409"];
             412: components["responses"]["E412"];
+            422: components["responses"]["E422"];
             428: components["responses"]["E428"];
+            429: components["responses"]["E429"];
         };
     };
     getReady: {
@@ -1077,6 +1131,7 @@ export interface operations {
             400: components["responses"]["E400"];
             401: components["responses"]["E401"];
             406: components["responses"]["E406"];
+            429: components["responses"]["E429"];
         };
     };
     createOrderV1: {
@@ -1085,6 +1140,8 @@ export interface operations {
             header?: {
                 /** @description `application/json`, `application/vnd.orderline.order+json; version=<n>` (orders) or `application/vnd.orderline.order-list+json; version=<n>` (collections); `v` is a synonym of `version`. No acceptable type: 406. */
                 Accept?: components["parameters"]["Accept"];
+                /** @description Makes this request safe to retry (see the API description): a retry with the same key gets the stored response with `Idempotent-Replayed: true`. Per account, kept 24 h by default. A structured-field string (`"..."`) or the bare value. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
             cookie?: never;
@@ -1103,6 +1160,7 @@ export interface operations {
                     "Cache-Control": components["headers"]["CacheControl"];
                     Deprecation: components["headers"]["Deprecation"];
                     ETag: components["headers"]["ETag"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     Link: components["headers"]["DeprecationLink"];
                     Location: components["headers"]["Location"];
                     Sunset: components["headers"]["Sunset"];
@@ -1117,8 +1175,11 @@ export interface operations {
             400: components["responses"]["E400"];
             401: components["responses"]["E401"];
             406: components["responses"]["E406"];
+            409: components["responses"]["E409InFlight"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
+            422: components["responses"]["E422"];
+            429: components["responses"]["E429"];
         };
     };
     getOrderV1: {
@@ -1160,6 +1221,7 @@ export interface operations {
             401: components["responses"]["E401"];
             404: components["responses"]["E404"];
             406: components["responses"]["E406"];
+            429: components["responses"]["E429"];
         };
     };
     replaceOrderV1: {
@@ -1210,6 +1272,7 @@ export interface operations {
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
             428: components["responses"]["E428"];
+            429: components["responses"]["E429"];
         };
     };
     headOrderV1: {
@@ -1248,6 +1311,7 @@ export interface operations {
             401: components["responses"]["HeadError"];
             404: components["responses"]["HeadError"];
             406: components["responses"]["HeadError"];
+            429: components["responses"]["E429"];
         };
     };
     patchOrderV1: {
@@ -1297,6 +1361,7 @@ export interface operations {
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
             428: components["responses"]["E428"];
+            429: components["responses"]["E429"];
         };
     };
     cancelOrderV1: {
@@ -1305,6 +1370,8 @@ export interface operations {
             header?: {
                 /** @description `application/json`, `application/vnd.orderline.order+json; version=<n>` (orders) or `application/vnd.orderline.order-list+json; version=<n>` (collections); `v` is a synonym of `version`. No acceptable type: 406. */
                 Accept?: components["parameters"]["Accept"];
+                /** @description Makes this request safe to retry (see the API description): a retry with the same key gets the stored response with `Idempotent-Replayed: true`. Per account, kept 24 h by default. A structured-field string (`"..."`) or the bare value. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description Required on every write (the schema marks it optional because a missing one is answered 428, not 400): the ETag the client last saw (list or `*`), strong comparison. Missing: 428. No match: 412 and nothing is written. */
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
@@ -1323,6 +1390,7 @@ export interface operations {
                     "Cache-Control": components["headers"]["CacheControl"];
                     Deprecation: components["headers"]["Deprecation"];
                     ETag: components["headers"]["ETag"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     Link: components["headers"]["DeprecationLink"];
                     Sunset: components["headers"]["Sunset"];
                     Vary: components["headers"]["Vary"];
@@ -1339,7 +1407,9 @@ export interface operations {
             406: components["responses"]["E406"];
             409: components["responses"]["E409"];
             412: components["responses"]["E412"];
+            422: components["responses"]["E422"];
             428: components["responses"]["E428"];
+            429: components["responses"]["E429"];
         };
     };
     listOrdersV2: {
@@ -1374,6 +1444,7 @@ export interface operations {
             400: components["responses"]["E400"];
             401: components["responses"]["E401"];
             406: components["responses"]["E406"];
+            429: components["responses"]["E429"];
         };
     };
     createOrderV2: {
@@ -1382,6 +1453,8 @@ export interface operations {
             header?: {
                 /** @description `application/json`, `application/vnd.orderline.order+json; version=<n>` (orders) or `application/vnd.orderline.order-list+json; version=<n>` (collections); `v` is a synonym of `version`. No acceptable type: 406. */
                 Accept?: components["parameters"]["Accept"];
+                /** @description Makes this request safe to retry (see the API description): a retry with the same key gets the stored response with `Idempotent-Replayed: true`. Per account, kept 24 h by default. A structured-field string (`"..."`) or the bare value. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
             cookie?: never;
@@ -1399,6 +1472,7 @@ export interface operations {
                     "Api-Version": components["headers"]["ApiVersionOut"];
                     "Cache-Control": components["headers"]["CacheControl"];
                     ETag: components["headers"]["ETag"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     Location: components["headers"]["Location"];
                     Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
@@ -1411,8 +1485,11 @@ export interface operations {
             400: components["responses"]["E400"];
             401: components["responses"]["E401"];
             406: components["responses"]["E406"];
+            409: components["responses"]["E409InFlight"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
+            422: components["responses"]["E422"];
+            429: components["responses"]["E429"];
         };
     };
     getOrderV2: {
@@ -1451,6 +1528,7 @@ export interface operations {
             401: components["responses"]["E401"];
             404: components["responses"]["E404"];
             406: components["responses"]["E406"];
+            429: components["responses"]["E429"];
         };
     };
     replaceOrderV2: {
@@ -1498,6 +1576,7 @@ export interface operations {
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
             428: components["responses"]["E428"];
+            429: components["responses"]["E429"];
         };
     };
     headOrderV2: {
@@ -1533,6 +1612,7 @@ export interface operations {
             401: components["responses"]["HeadError"];
             404: components["responses"]["HeadError"];
             406: components["responses"]["HeadError"];
+            429: components["responses"]["E429"];
         };
     };
     patchOrderV2: {
@@ -1579,6 +1659,7 @@ export interface operations {
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
             428: components["responses"]["E428"];
+            429: components["responses"]["E429"];
         };
     };
     cancelOrderV2: {
@@ -1587,6 +1668,8 @@ export interface operations {
             header?: {
                 /** @description `application/json`, `application/vnd.orderline.order+json; version=<n>` (orders) or `application/vnd.orderline.order-list+json; version=<n>` (collections); `v` is a synonym of `version`. No acceptable type: 406. */
                 Accept?: components["parameters"]["Accept"];
+                /** @description Makes this request safe to retry (see the API description): a retry with the same key gets the stored response with `Idempotent-Replayed: true`. Per account, kept 24 h by default. A structured-field string (`"..."`) or the bare value. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description Required on every write (the schema marks it optional because a missing one is answered 428, not 400): the ETag the client last saw (list or `*`), strong comparison. Missing: 428. No match: 412 and nothing is written. */
                 "If-Match"?: components["parameters"]["IfMatch"];
             };
@@ -1604,6 +1687,7 @@ export interface operations {
                     "Api-Version": components["headers"]["ApiVersionOut"];
                     "Cache-Control": components["headers"]["CacheControl"];
                     ETag: components["headers"]["ETag"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
@@ -1618,7 +1702,9 @@ export interface operations {
             406: components["responses"]["E406"];
             409: components["responses"]["E409"];
             412: components["responses"]["E412"];
+            422: components["responses"]["E422"];
             428: components["responses"]["E428"];
+            429: components["responses"]["E429"];
         };
     };
 }

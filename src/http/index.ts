@@ -9,5 +9,6 @@ export { DEFAULT_BODY_LIMIT } from './body';
 export { Metrics, metricsMiddleware } from './metrics';
 export { HttpProblem, httpProblem, problem, PROBLEM_MEDIA_TYPE, PROBLEMS, type Problem, type ProblemCode } from './problem';
 export { problemMiddleware } from './problemMiddleware';
+export { rateLimit, rateLimitHeaders } from './rateLimit';
 export { requestLog } from './requestLog';
 export { restRouter, type RestDeps, type HandlerContext } from './rest';

@@ -29,6 +29,7 @@ export const PROBLEMS = {
   PAYLOAD_TOO_LARGE: [413, 'Payload too large'],
   UNSUPPORTED_MEDIA_TYPE: [415, 'Unsupported media type'],
   PRECONDITION_REQUIRED: [428, 'Precondition required'],
+  RATE_LIMITED: [429, 'Too many requests'],
   SERVICE_UNAVAILABLE: [503, 'Service unavailable'],
   INTERNAL: [500, 'Internal server error'],
 } as const satisfies Record<string, readonly [number, string]>;
