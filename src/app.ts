@@ -20,7 +20,7 @@ import {
   restRouter,
 } from './http';
 import { MemoryBuckets, type Buckets } from './limits';
-import { graphqlMiddleware, LruRegistry, type PersistedQueryRegistry } from './graphql';
+import { costBudget, graphqlMiddleware, LruRegistry, type PersistedQueryRegistry } from './graphql';
 import { createRealtime, type Realtime } from './realtime';
 import { MemoryBus, type Bus } from './bus';
 import { manifest } from '../generated/graphql/persisted';
@@ -88,6 +88,8 @@ export function createApp(deps: AppDeps): { app: Koa; metrics: Metrics; authCach
       bodyLimit: deps.config.bodyLimitBytes,
       production: deps.config.production,
       onOutcome: (outcome) => metrics.graphqlRequests.inc({ outcome }),
+      costBudget:
+        deps.config.graphql.costBudget > 0 ? costBudget({ buckets, budget: deps.config.graphql.costBudget, restoreRate: deps.config.graphql.costRestoreRate }) : undefined,
     }),
   );
   app.use(router.routes());
