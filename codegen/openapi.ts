@@ -5,6 +5,10 @@
  * - handlers.ts   one Request/Response type per operationId and the `Handlers`
  *                 interface `src/` implements: a missing handler, or one returning a
  *                 status or media type the contract does not declare, fails `tsc`;
+ * - bind.ts       each operation's typed request built from its validated parts
+ *                 (the validators are type guards: no cast) and handed to its family's
+ *                 handler;
+ * - versions.ts   the contract's versions and each deprecated one's dates;
  * - routes.ts     the runtime route table (method, path, parameter, body and response
  *                 validators per operation) the HTTP layer dispatches from;
  * - params.ts     Ajv standalone validators for path, query and header parameters
@@ -105,6 +109,20 @@ function schemaValidatorName(schema: Json, fallback: string): string {
   return fallback;
 }
 
+/** The family of an operation: its operationId without a trailing version (`getOrderV1` -> `getOrder`). */
+export const familyOf = (operationId: string): string => operationId.replace(/V\d+$/, '');
+/** The version a path fixes (`/v1/orders` -> 1), or null for a negotiated path. */
+const pathVersionOf = (path: string): number | null => {
+  const m = /^\/v(\d+)\//.exec(path);
+  return m ? Number(m[1]) : null;
+};
+
+function families(ops: OpModel[]): Map<string, OpModel[]> {
+  const out = new Map<string, OpModel[]>();
+  for (const op of ops) out.set(familyOf(op.operationId), [...(out.get(familyOf(op.operationId)) ?? []), op]);
+  return new Map([...out.entries()].sort(([a], [b]) => a.localeCompare(b)));
+}
+
 function handlersModule(ops: OpModel[]): string {
   const out: string[] = [HEADER, "import type { operations } from './types';", ''];
   out.push('/** Extra response headers a handler sets (ETag, Cache-Control, Location, ...). */');
@@ -115,10 +133,16 @@ function handlersModule(ops: OpModel[]): string {
     const has = (loc: string) => op.params.some((p) => p.in === loc);
     const loc = (loc: string) => (has(loc) ? `NonNullable<${O}['parameters'][${q(loc)}]>` : 'Record<string, never>');
     const body = op.body
-      ? op.body.contentTypes.map(([ct]) => `{ contentType: ${q(ct)}; body: NonNullable<${O}['requestBody']>['content'][${q(ct)}] }`).join(' | ')
+      ? [
+          ...op.body.contentTypes.map(([ct]) => `{ contentType: ${q(ct)}; body: NonNullable<${O}['requestBody']>['content'][${q(ct)}] }`),
+          ...(op.body.required ? [] : ['{ contentType?: undefined; body?: undefined }']),
+        ].join(' | ')
       : '{ contentType?: undefined; body?: undefined }';
     out.push(`/** ${op.method} ${op.path} */`);
     out.push(`export type ${P}Request = {`);
+    out.push(`  operationId: ${q(op.operationId)};`);
+    out.push(`  /** The version the path fixes; null where the version is negotiated. */`);
+    out.push(`  pathVersion: ${pathVersionOf(op.path) ?? 'null'};`);
     out.push(`  params: ${loc('path')};`, `  query: ${loc('query')};`, `  headers: ${loc('header')};`);
     out.push(`} & (${body});`);
     const variants: string[] = [];
@@ -131,11 +155,135 @@ function handlersModule(ops: OpModel[]): string {
     }
     out.push(`export type ${P}Response =\n  | ${variants.join('\n  | ')};`, '');
   }
-  out.push('/** Every operation of the contract; `src/` must implement each one. */');
+  // One implementation serves a family (`getOrder`, `getOrderV1`, `getOrderV2`): it takes
+  // any of the family's requests and may answer only what one of them declares.
+  const fams = families(ops);
+  for (const [fam, members] of fams) {
+    out.push(`/** ${members.map((m) => `${m.method} ${m.path}`).join(', ')} */`);
+    out.push(`export type ${pascal(fam)}FamilyRequest = ${members.map((m) => `${pascal(m.operationId)}Request`).join(' | ')};`);
+    out.push(`export type ${pascal(fam)}FamilyResponse = ${members.map((m) => `${pascal(m.operationId)}Response`).join(' | ')};`, '');
+  }
+  out.push('/**');
+  out.push(' * Every operation family of the contract; `src/` must implement each one. A missing');
+  out.push(' * handler, or one returning a status or media type no operation of its family');
+  out.push(' * declares, fails `tsc`.');
+  out.push(' */');
   out.push('export interface Handlers<C> {');
-  for (const op of ops) out.push(`  ${op.operationId}(req: ${pascal(op.operationId)}Request, ctx: C): Promise<${pascal(op.operationId)}Response>;`);
-  out.push('}', '', 'export type OperationId = keyof Handlers<unknown>;', '');
+  for (const fam of fams.keys()) out.push(`  ${fam}(req: ${pascal(fam)}FamilyRequest, ctx: C): Promise<${pascal(fam)}FamilyResponse>;`);
+  out.push('}', '', 'export type Family = keyof Handlers<unknown>;');
+  out.push(`export type OperationId =\n  | ${ops.map((o) => q(o.operationId)).join('\n  | ')};`, '');
   return out.join('\n');
+}
+
+/**
+ * bind.ts: each operation's request, read from its validated parts, handed to its
+ * family's handler. The generated validators are type guards, so the typed request is
+ * built without a cast: what the handler receives is what the validator checked.
+ */
+function bindModule(ops: OpModel[], paramNames: Map<string, string>, bodyNames: Map<string, string>): string {
+  const out: string[] = [
+    HEADER,
+    "import type { ErrorObject } from 'ajv';",
+    "import type { Handlers, OperationId, ResponseHeaders } from './handlers';",
+    "import * as p from './params';",
+    "import * as v from './validators';",
+    '',
+    '/** A request as read off the wire, before validation. */',
+    'export interface RawRequest {',
+    '  params: Record<string, unknown>;',
+    '  query: Record<string, unknown>;',
+    '  headers: Record<string, unknown>;',
+    '  /** The contract key of the body\'s media type, when a body was sent. */',
+    '  contentType?: string;',
+    '  body?: unknown;',
+    '}',
+    '',
+    '/** What every operation\'s response widens to, for the code that writes it. */',
+    'export interface AnyResponse {',
+    '  status: number;',
+    '  headers?: ResponseHeaders;',
+    '  contentType?: string;',
+    '  body?: unknown;',
+    '}',
+    '',
+    "export type Where = 'path' | 'query' | 'header' | 'body';",
+    '/** Reports a request the contract refuses; never returns (it throws the 400 or 415). */',
+    'export type Invalid = (where: Where, errors: ErrorObject[] | null | undefined) => never;',
+    '',
+    'export type Bound<C> = (raw: RawRequest, ctx: C) => Promise<AnyResponse>;',
+    '',
+    '/** Every operation, validated and bound to its family\'s handler. */',
+    'export function bindOperations<C>(h: Handlers<C>, invalid: Invalid): Record<OperationId, Bound<C>> {',
+    '  return {',
+  ];
+  for (const op of ops) {
+    const fam = familyOf(op.operationId);
+    out.push(`    ${op.operationId}: (raw, ctx) => {`);
+    const parts: string[] = [`operationId: ${q(op.operationId)}`, `pathVersion: ${pathVersionOf(op.path) ?? 'null'}`];
+    for (const [loc, key, name] of [['path', 'params', 'params'], ['query', 'query', 'query'], ['header', 'headers', 'headers']] as const) {
+      const validator = paramNames.get(`${op.operationId}:${loc}`);
+      if (validator) {
+        out.push(`      const ${name} = raw.${key};`);
+        out.push(`      if (!p.${validator}(${name})) return invalid(${q(loc)}, p.${validator}.errors);`);
+        parts.push(key === name ? name : `${key}: ${name}`);
+      } else {
+        parts.push(`${key}: {}`);
+      }
+    }
+    const common = parts.join(', ');
+    if (!op.body) {
+      out.push(`      return h.${fam}({ ${common} }, ctx);`);
+    } else {
+      out.push('      switch (raw.contentType) {');
+      for (const [ct] of op.body.contentTypes) {
+        const name = bodyNames.get(`${op.operationId}:${ct}`)!;
+        out.push(`        case ${q(ct)}: {`);
+        out.push('          const body = raw.body;');
+        out.push(`          if (!v.${name}(body)) return invalid('body', v.${name}.errors);`);
+        out.push(`          return h.${fam}({ ${common}, contentType: ${q(ct)}, body }, ctx);`);
+        out.push('        }');
+      }
+      if (!op.body.required) out.push('        case undefined:', `          return h.${fam}({ ${common} }, ctx);`);
+      out.push('        default:', "          return invalid('body', null);");
+      out.push('      }');
+    }
+    out.push('    },');
+  }
+  out.push('  };', '}', '');
+  return out.join('\n');
+}
+
+/**
+ * versions.ts: the contract's `info.x-api-versions` as constants, so the versions the
+ * service negotiates and the dates its deprecation headers carry come from the
+ * contract, not from literals in src/.
+ */
+function versionsModule(doc: Json): string {
+  const list = (doc.info?.['x-api-versions'] ?? []) as Json[];
+  if (list.length === 0) throw new Error('contracts/openapi.yaml: info.x-api-versions is empty');
+  const versions = list.map((v) => Number(v.version));
+  if (versions.some((v) => !Number.isInteger(v) || v < 1)) throw new Error('info.x-api-versions: each version must be a positive integer');
+  const deprecated = list
+    .filter((v) => v.deprecated !== undefined)
+    .map((v) => {
+      for (const k of ['deprecated', 'sunset'] as const) {
+        if (Number.isNaN(Date.parse(String(v[k])))) throw new Error(`info.x-api-versions: version ${v.version} needs a date-time ${k}`);
+      }
+      return `  ${Number(v.version)}: { deprecatedAt: ${q(String(v.deprecated))}, sunset: ${q(String(v.sunset))}, link: ${q(String(v['deprecation-link'] ?? ''))} },`;
+    });
+  return [
+    HEADER,
+    '',
+    '/** Every representation version the contract defines, oldest first. */',
+    `export const VERSIONS = [${versions.join(', ')}] as const;`,
+    'export type ApiVersion = (typeof VERSIONS)[number];',
+    '',
+    '/** Deprecated versions: when (RFC 9745), until when (RFC 8594 Sunset) and where the migration is explained. */',
+    'export const DEPRECATED: Partial<Record<ApiVersion, { deprecatedAt: string; sunset: string; link: string }>> = {',
+    ...deprecated,
+    '};',
+    '',
+  ].join('\n');
 }
 
 export async function generateOpenApi(root: string): Promise<Record<string, string>> {
@@ -176,11 +324,16 @@ export async function generateOpenApi(root: string): Promise<Record<string, stri
     return name;
   };
   const routeLines: string[] = [];
+  const bodyNames = new Map<string, string>();
   for (const op of ops) {
     const O = `operations[${q(op.operationId)}]`;
     const body = op.body
       ? `{ required: ${op.body.required}, contentTypes: { ${op.body.contentTypes
-          .map(([ct, s], i) => `${q(ct)}: v.${use(s, `${op.operationId}Body${i}`, `NonNullable<${O}['requestBody']>['content'][${q(ct)}]`)}`)
+          .map(([ct, s], i) => {
+            const name = use(s, `${op.operationId}Body${i}`, `NonNullable<${O}['requestBody']>['content'][${q(ct)}]`);
+            bodyNames.set(`${op.operationId}:${ct}`, name);
+            return `${q(ct)}: v.${name}`;
+          })
           .join(', ')} } }`
       : 'null';
     const responses = op.responses
@@ -247,6 +400,8 @@ export async function generateOpenApi(root: string): Promise<Record<string, stri
   return {
     'generated/openapi/types.ts': types,
     'generated/openapi/handlers.ts': handlersModule(ops),
+    'generated/openapi/bind.ts': bindModule(ops, paramNames, bodyNames),
+    'generated/openapi/versions.ts': versionsModule(doc),
     'generated/openapi/routes.ts': routes,
     'generated/openapi/params.ts': standaloneModule(paramEntries, ["import type { operations } from './types';"], { coerceTypes: true }),
     'generated/openapi/validators.ts': standaloneModule([...entries.values()], ["import type { components, operations } from './types';"], {

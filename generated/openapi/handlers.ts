@@ -6,6 +6,9 @@ export type ResponseHeaders = Record<string, string>;
 
 /** POST /orders/{orderId}/cancel */
 export type CancelOrderRequest = {
+  operationId: "cancelOrder";
+  /** The version the path fixes; null where the version is negotiated. */
+  pathVersion: null;
   params: NonNullable<operations["cancelOrder"]['parameters']["path"]>;
   query: Record<string, never>;
   headers: NonNullable<operations["cancelOrder"]['parameters']["header"]>;
@@ -26,6 +29,9 @@ export type CancelOrderResponse =
 
 /** POST /v1/orders/{orderId}/cancel */
 export type CancelOrderV1Request = {
+  operationId: "cancelOrderV1";
+  /** The version the path fixes; null where the version is negotiated. */
+  pathVersion: 1;
   params: NonNullable<operations["cancelOrderV1"]['parameters']["path"]>;
   query: Record<string, never>;
   headers: NonNullable<operations["cancelOrderV1"]['parameters']["header"]>;
@@ -45,6 +51,9 @@ export type CancelOrderV1Response =
 
 /** POST /v2/orders/{orderId}/cancel */
 export type CancelOrderV2Request = {
+  operationId: "cancelOrderV2";
+  /** The version the path fixes; null where the version is negotiated. */
+  pathVersion: 2;
   params: NonNullable<operations["cancelOrderV2"]['parameters']["path"]>;
   query: Record<string, never>;
   headers: NonNullable<operations["cancelOrderV2"]['parameters']["header"]>;
@@ -64,6 +73,9 @@ export type CancelOrderV2Response =
 
 /** POST /orders */
 export type CreateOrderRequest = {
+  operationId: "createOrder";
+  /** The version the path fixes; null where the version is negotiated. */
+  pathVersion: null;
   params: Record<string, never>;
   query: Record<string, never>;
   headers: NonNullable<operations["createOrder"]['parameters']["header"]>;
@@ -83,6 +95,9 @@ export type CreateOrderResponse =
 
 /** POST /v1/orders */
 export type CreateOrderV1Request = {
+  operationId: "createOrderV1";
+  /** The version the path fixes; null where the version is negotiated. */
+  pathVersion: 1;
   params: Record<string, never>;
   query: Record<string, never>;
   headers: NonNullable<operations["createOrderV1"]['parameters']["header"]>;
@@ -101,6 +116,9 @@ export type CreateOrderV1Response =
 
 /** POST /v2/orders */
 export type CreateOrderV2Request = {
+  operationId: "createOrderV2";
+  /** The version the path fixes; null where the version is negotiated. */
+  pathVersion: 2;
   params: Record<string, never>;
   query: Record<string, never>;
   headers: NonNullable<operations["createOrderV2"]['parameters']["header"]>;
@@ -119,6 +137,9 @@ export type CreateOrderV2Response =
 
 /** GET /docs */
 export type GetDocsRequest = {
+  operationId: "getDocs";
+  /** The version the path fixes; null where the version is negotiated. */
+  pathVersion: null;
   params: Record<string, never>;
   query: Record<string, never>;
   headers: NonNullable<operations["getDocs"]['parameters']["header"]>;
@@ -129,6 +150,9 @@ export type GetDocsResponse =
 
 /** GET /healthz */
 export type GetHealthRequest = {
+  operationId: "getHealth";
+  /** The version the path fixes; null where the version is negotiated. */
+  pathVersion: null;
   params: Record<string, never>;
   query: Record<string, never>;
   headers: Record<string, never>;
@@ -138,6 +162,9 @@ export type GetHealthResponse =
 
 /** GET /metrics */
 export type GetMetricsRequest = {
+  operationId: "getMetrics";
+  /** The version the path fixes; null where the version is negotiated. */
+  pathVersion: null;
   params: Record<string, never>;
   query: Record<string, never>;
   headers: Record<string, never>;
@@ -147,6 +174,9 @@ export type GetMetricsResponse =
 
 /** GET /orders/{orderId} */
 export type GetOrderRequest = {
+  operationId: "getOrder";
+  /** The version the path fixes; null where the version is negotiated. */
+  pathVersion: null;
   params: NonNullable<operations["getOrder"]['parameters']["path"]>;
   query: Record<string, never>;
   headers: NonNullable<operations["getOrder"]['parameters']["header"]>;
@@ -164,6 +194,9 @@ export type GetOrderResponse =
 
 /** GET /v1/orders/{orderId} */
 export type GetOrderV1Request = {
+  operationId: "getOrderV1";
+  /** The version the path fixes; null where the version is negotiated. */
+  pathVersion: 1;
   params: NonNullable<operations["getOrderV1"]['parameters']["path"]>;
   query: Record<string, never>;
   headers: NonNullable<operations["getOrderV1"]['parameters']["header"]>;
@@ -180,6 +213,9 @@ export type GetOrderV1Response =
 
 /** GET /v2/orders/{orderId} */
 export type GetOrderV2Request = {
+  operationId: "getOrderV2";
+  /** The version the path fixes; null where the version is negotiated. */
+  pathVersion: 2;
   params: NonNullable<operations["getOrderV2"]['parameters']["path"]>;
   query: Record<string, never>;
   headers: NonNullable<operations["getOrderV2"]['parameters']["header"]>;
@@ -196,6 +232,9 @@ export type GetOrderV2Response =
 
 /** GET /readyz */
 export type GetReadyRequest = {
+  operationId: "getReady";
+  /** The version the path fixes; null where the version is negotiated. */
+  pathVersion: null;
   params: Record<string, never>;
   query: Record<string, never>;
   headers: Record<string, never>;
@@ -206,6 +245,9 @@ export type GetReadyResponse =
 
 /** HEAD /orders/{orderId} */
 export type HeadOrderRequest = {
+  operationId: "headOrder";
+  /** The version the path fixes; null where the version is negotiated. */
+  pathVersion: null;
   params: NonNullable<operations["headOrder"]['parameters']["path"]>;
   query: Record<string, never>;
   headers: NonNullable<operations["headOrder"]['parameters']["header"]>;
@@ -221,6 +263,9 @@ export type HeadOrderResponse =
 
 /** HEAD /v1/orders/{orderId} */
 export type HeadOrderV1Request = {
+  operationId: "headOrderV1";
+  /** The version the path fixes; null where the version is negotiated. */
+  pathVersion: 1;
   params: NonNullable<operations["headOrderV1"]['parameters']["path"]>;
   query: Record<string, never>;
   headers: NonNullable<operations["headOrderV1"]['parameters']["header"]>;
@@ -236,6 +281,9 @@ export type HeadOrderV1Response =
 
 /** HEAD /v2/orders/{orderId} */
 export type HeadOrderV2Request = {
+  operationId: "headOrderV2";
+  /** The version the path fixes; null where the version is negotiated. */
+  pathVersion: 2;
   params: NonNullable<operations["headOrderV2"]['parameters']["path"]>;
   query: Record<string, never>;
   headers: NonNullable<operations["headOrderV2"]['parameters']["header"]>;
@@ -251,6 +299,9 @@ export type HeadOrderV2Response =
 
 /** GET /orders */
 export type ListOrdersRequest = {
+  operationId: "listOrders";
+  /** The version the path fixes; null where the version is negotiated. */
+  pathVersion: null;
   params: Record<string, never>;
   query: NonNullable<operations["listOrders"]['parameters']["query"]>;
   headers: NonNullable<operations["listOrders"]['parameters']["header"]>;
@@ -266,6 +317,9 @@ export type ListOrdersResponse =
 
 /** GET /v1/orders */
 export type ListOrdersV1Request = {
+  operationId: "listOrdersV1";
+  /** The version the path fixes; null where the version is negotiated. */
+  pathVersion: 1;
   params: Record<string, never>;
   query: NonNullable<operations["listOrdersV1"]['parameters']["query"]>;
   headers: NonNullable<operations["listOrdersV1"]['parameters']["header"]>;
@@ -280,6 +334,9 @@ export type ListOrdersV1Response =
 
 /** GET /v2/orders */
 export type ListOrdersV2Request = {
+  operationId: "listOrdersV2";
+  /** The version the path fixes; null where the version is negotiated. */
+  pathVersion: 2;
   params: Record<string, never>;
   query: NonNullable<operations["listOrdersV2"]['parameters']["query"]>;
   headers: NonNullable<operations["listOrdersV2"]['parameters']["header"]>;
@@ -294,6 +351,9 @@ export type ListOrdersV2Response =
 
 /** PATCH /orders/{orderId} */
 export type PatchOrderRequest = {
+  operationId: "patchOrder";
+  /** The version the path fixes; null where the version is negotiated. */
+  pathVersion: null;
   params: NonNullable<operations["patchOrder"]['parameters']["path"]>;
   query: Record<string, never>;
   headers: NonNullable<operations["patchOrder"]['parameters']["header"]>;
@@ -315,6 +375,9 @@ export type PatchOrderResponse =
 
 /** PATCH /v1/orders/{orderId} */
 export type PatchOrderV1Request = {
+  operationId: "patchOrderV1";
+  /** The version the path fixes; null where the version is negotiated. */
+  pathVersion: 1;
   params: NonNullable<operations["patchOrderV1"]['parameters']["path"]>;
   query: Record<string, never>;
   headers: NonNullable<operations["patchOrderV1"]['parameters']["header"]>;
@@ -335,6 +398,9 @@ export type PatchOrderV1Response =
 
 /** PATCH /v2/orders/{orderId} */
 export type PatchOrderV2Request = {
+  operationId: "patchOrderV2";
+  /** The version the path fixes; null where the version is negotiated. */
+  pathVersion: 2;
   params: NonNullable<operations["patchOrderV2"]['parameters']["path"]>;
   query: Record<string, never>;
   headers: NonNullable<operations["patchOrderV2"]['parameters']["header"]>;
@@ -355,6 +421,9 @@ export type PatchOrderV2Response =
 
 /** PUT /orders/{orderId} */
 export type ReplaceOrderRequest = {
+  operationId: "replaceOrder";
+  /** The version the path fixes; null where the version is negotiated. */
+  pathVersion: null;
   params: NonNullable<operations["replaceOrder"]['parameters']["path"]>;
   query: Record<string, never>;
   headers: NonNullable<operations["replaceOrder"]['parameters']["header"]>;
@@ -376,6 +445,9 @@ export type ReplaceOrderResponse =
 
 /** PUT /v1/orders/{orderId} */
 export type ReplaceOrderV1Request = {
+  operationId: "replaceOrderV1";
+  /** The version the path fixes; null where the version is negotiated. */
+  pathVersion: 1;
   params: NonNullable<operations["replaceOrderV1"]['parameters']["path"]>;
   query: Record<string, never>;
   headers: NonNullable<operations["replaceOrderV1"]['parameters']["header"]>;
@@ -396,6 +468,9 @@ export type ReplaceOrderV1Response =
 
 /** PUT /v2/orders/{orderId} */
 export type ReplaceOrderV2Request = {
+  operationId: "replaceOrderV2";
+  /** The version the path fixes; null where the version is negotiated. */
+  pathVersion: 2;
   params: NonNullable<operations["replaceOrderV2"]['parameters']["path"]>;
   query: Record<string, never>;
   headers: NonNullable<operations["replaceOrderV2"]['parameters']["header"]>;
@@ -414,33 +489,93 @@ export type ReplaceOrderV2Response =
   | { status: 428; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["replaceOrderV2"]['responses'][428]['content']["application/problem+json"] }
   | { status: 429; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["replaceOrderV2"]['responses'][429]['content']["application/problem+json"] };
 
-/** Every operation of the contract; `src/` must implement each one. */
+/** POST /orders/{orderId}/cancel, POST /v1/orders/{orderId}/cancel, POST /v2/orders/{orderId}/cancel */
+export type CancelOrderFamilyRequest = CancelOrderRequest | CancelOrderV1Request | CancelOrderV2Request;
+export type CancelOrderFamilyResponse = CancelOrderResponse | CancelOrderV1Response | CancelOrderV2Response;
+
+/** POST /orders, POST /v1/orders, POST /v2/orders */
+export type CreateOrderFamilyRequest = CreateOrderRequest | CreateOrderV1Request | CreateOrderV2Request;
+export type CreateOrderFamilyResponse = CreateOrderResponse | CreateOrderV1Response | CreateOrderV2Response;
+
+/** GET /docs */
+export type GetDocsFamilyRequest = GetDocsRequest;
+export type GetDocsFamilyResponse = GetDocsResponse;
+
+/** GET /healthz */
+export type GetHealthFamilyRequest = GetHealthRequest;
+export type GetHealthFamilyResponse = GetHealthResponse;
+
+/** GET /metrics */
+export type GetMetricsFamilyRequest = GetMetricsRequest;
+export type GetMetricsFamilyResponse = GetMetricsResponse;
+
+/** GET /orders/{orderId}, GET /v1/orders/{orderId}, GET /v2/orders/{orderId} */
+export type GetOrderFamilyRequest = GetOrderRequest | GetOrderV1Request | GetOrderV2Request;
+export type GetOrderFamilyResponse = GetOrderResponse | GetOrderV1Response | GetOrderV2Response;
+
+/** GET /readyz */
+export type GetReadyFamilyRequest = GetReadyRequest;
+export type GetReadyFamilyResponse = GetReadyResponse;
+
+/** HEAD /orders/{orderId}, HEAD /v1/orders/{orderId}, HEAD /v2/orders/{orderId} */
+export type HeadOrderFamilyRequest = HeadOrderRequest | HeadOrderV1Request | HeadOrderV2Request;
+export type HeadOrderFamilyResponse = HeadOrderResponse | HeadOrderV1Response | HeadOrderV2Response;
+
+/** GET /orders, GET /v1/orders, GET /v2/orders */
+export type ListOrdersFamilyRequest = ListOrdersRequest | ListOrdersV1Request | ListOrdersV2Request;
+export type ListOrdersFamilyResponse = ListOrdersResponse | ListOrdersV1Response | ListOrdersV2Response;
+
+/** PATCH /orders/{orderId}, PATCH /v1/orders/{orderId}, PATCH /v2/orders/{orderId} */
+export type PatchOrderFamilyRequest = PatchOrderRequest | PatchOrderV1Request | PatchOrderV2Request;
+export type PatchOrderFamilyResponse = PatchOrderResponse | PatchOrderV1Response | PatchOrderV2Response;
+
+/** PUT /orders/{orderId}, PUT /v1/orders/{orderId}, PUT /v2/orders/{orderId} */
+export type ReplaceOrderFamilyRequest = ReplaceOrderRequest | ReplaceOrderV1Request | ReplaceOrderV2Request;
+export type ReplaceOrderFamilyResponse = ReplaceOrderResponse | ReplaceOrderV1Response | ReplaceOrderV2Response;
+
+/**
+ * Every operation family of the contract; `src/` must implement each one. A missing
+ * handler, or one returning a status or media type no operation of its family
+ * declares, fails `tsc`.
+ */
 export interface Handlers<C> {
-  cancelOrder(req: CancelOrderRequest, ctx: C): Promise<CancelOrderResponse>;
-  cancelOrderV1(req: CancelOrderV1Request, ctx: C): Promise<CancelOrderV1Response>;
-  cancelOrderV2(req: CancelOrderV2Request, ctx: C): Promise<CancelOrderV2Response>;
-  createOrder(req: CreateOrderRequest, ctx: C): Promise<CreateOrderResponse>;
-  createOrderV1(req: CreateOrderV1Request, ctx: C): Promise<CreateOrderV1Response>;
-  createOrderV2(req: CreateOrderV2Request, ctx: C): Promise<CreateOrderV2Response>;
-  getDocs(req: GetDocsRequest, ctx: C): Promise<GetDocsResponse>;
-  getHealth(req: GetHealthRequest, ctx: C): Promise<GetHealthResponse>;
-  getMetrics(req: GetMetricsRequest, ctx: C): Promise<GetMetricsResponse>;
-  getOrder(req: GetOrderRequest, ctx: C): Promise<GetOrderResponse>;
-  getOrderV1(req: GetOrderV1Request, ctx: C): Promise<GetOrderV1Response>;
-  getOrderV2(req: GetOrderV2Request, ctx: C): Promise<GetOrderV2Response>;
-  getReady(req: GetReadyRequest, ctx: C): Promise<GetReadyResponse>;
-  headOrder(req: HeadOrderRequest, ctx: C): Promise<HeadOrderResponse>;
-  headOrderV1(req: HeadOrderV1Request, ctx: C): Promise<HeadOrderV1Response>;
-  headOrderV2(req: HeadOrderV2Request, ctx: C): Promise<HeadOrderV2Response>;
-  listOrders(req: ListOrdersRequest, ctx: C): Promise<ListOrdersResponse>;
-  listOrdersV1(req: ListOrdersV1Request, ctx: C): Promise<ListOrdersV1Response>;
-  listOrdersV2(req: ListOrdersV2Request, ctx: C): Promise<ListOrdersV2Response>;
-  patchOrder(req: PatchOrderRequest, ctx: C): Promise<PatchOrderResponse>;
-  patchOrderV1(req: PatchOrderV1Request, ctx: C): Promise<PatchOrderV1Response>;
-  patchOrderV2(req: PatchOrderV2Request, ctx: C): Promise<PatchOrderV2Response>;
-  replaceOrder(req: ReplaceOrderRequest, ctx: C): Promise<ReplaceOrderResponse>;
-  replaceOrderV1(req: ReplaceOrderV1Request, ctx: C): Promise<ReplaceOrderV1Response>;
-  replaceOrderV2(req: ReplaceOrderV2Request, ctx: C): Promise<ReplaceOrderV2Response>;
+  cancelOrder(req: CancelOrderFamilyRequest, ctx: C): Promise<CancelOrderFamilyResponse>;
+  createOrder(req: CreateOrderFamilyRequest, ctx: C): Promise<CreateOrderFamilyResponse>;
+  getDocs(req: GetDocsFamilyRequest, ctx: C): Promise<GetDocsFamilyResponse>;
+  getHealth(req: GetHealthFamilyRequest, ctx: C): Promise<GetHealthFamilyResponse>;
+  getMetrics(req: GetMetricsFamilyRequest, ctx: C): Promise<GetMetricsFamilyResponse>;
+  getOrder(req: GetOrderFamilyRequest, ctx: C): Promise<GetOrderFamilyResponse>;
+  getReady(req: GetReadyFamilyRequest, ctx: C): Promise<GetReadyFamilyResponse>;
+  headOrder(req: HeadOrderFamilyRequest, ctx: C): Promise<HeadOrderFamilyResponse>;
+  listOrders(req: ListOrdersFamilyRequest, ctx: C): Promise<ListOrdersFamilyResponse>;
+  patchOrder(req: PatchOrderFamilyRequest, ctx: C): Promise<PatchOrderFamilyResponse>;
+  replaceOrder(req: ReplaceOrderFamilyRequest, ctx: C): Promise<ReplaceOrderFamilyResponse>;
 }
 
-export type OperationId = keyof Handlers<unknown>;
+export type Family = keyof Handlers<unknown>;
+export type OperationId =
+  | "cancelOrder"
+  | "cancelOrderV1"
+  | "cancelOrderV2"
+  | "createOrder"
+  | "createOrderV1"
+  | "createOrderV2"
+  | "getDocs"
+  | "getHealth"
+  | "getMetrics"
+  | "getOrder"
+  | "getOrderV1"
+  | "getOrderV2"
+  | "getReady"
+  | "headOrder"
+  | "headOrderV1"
+  | "headOrderV2"
+  | "listOrders"
+  | "listOrdersV1"
+  | "listOrdersV2"
+  | "patchOrder"
+  | "patchOrderV1"
+  | "patchOrderV2"
+  | "replaceOrder"
+  | "replaceOrderV1"
+  | "replaceOrderV2";

@@ -3,7 +3,7 @@
  * merge patch, cursor, the write decision). No HTTP here: the REST binding lives in
  * `http/rest/`, GraphQL and realtime reuse the representations.
  */
-export { VERSIONS, NEWEST, isVersion, V1_DEPRECATED_AT, V1_SUNSET, type ApiVersion } from './versions';
+export { VERSIONS, NEWEST, isVersion, deprecationOf, type ApiVersion, type Deprecation } from './versions';
 export { represent, toV1, toV2, totalCents, CANCELLABLE, type OrderV1, type OrderV2 } from './representation';
 export { canTransition, TRANSITIONS } from './transitions';
 export { applyMergePatch } from './mergePatch';

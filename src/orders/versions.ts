@@ -1,14 +1,27 @@
 /**
- * The representation versions of an order (spec 9.2-9.4): the one place that knows
- * which versions exist. Negotiation, the If-Match tag set and the body schemas are all
- * driven from `VERSIONS`.
+ * The representation versions of an order (spec 9.2-9.4), as the contract defines them
+ * (`info.x-api-versions` in contracts/openapi.yaml, generated into
+ * generated/openapi/versions.ts). `VERSIONS` drives negotiation, the If-Match tag set
+ * and the body schemas; a deprecated version's dates drive its response headers.
  */
-export const VERSIONS = [1, 2] as const;
-export type ApiVersion = (typeof VERSIONS)[number];
-export const NEWEST: ApiVersion = 2;
+import { DEPRECATED, VERSIONS, type ApiVersion } from '../../generated/openapi/versions';
+
+export { VERSIONS, type ApiVersion };
+
+/** Served when a request names no version and its account pins none. */
+export const NEWEST: ApiVersion = VERSIONS[VERSIONS.length - 1];
 
 export const isVersion = (n: number): n is ApiVersion => (VERSIONS as readonly number[]).includes(n);
 
-/** Version 1 is deprecated: when it was, and after which date it may stop answering. */
-export const V1_DEPRECATED_AT = new Date('2026-11-01T00:00:00Z');
-export const V1_SUNSET = new Date('2027-06-30T23:59:59Z');
+export interface Deprecation {
+  deprecatedAt: Date;
+  sunset: Date;
+  /** Where the migration is explained. */
+  link: string;
+}
+
+/** The deprecation of `version`, or undefined while it is current. */
+export function deprecationOf(version: ApiVersion): Deprecation | undefined {
+  const d = DEPRECATED[version];
+  return d && { deprecatedAt: new Date(d.deprecatedAt), sunset: new Date(d.sunset), link: d.link };
+}

@@ -1,7 +1,8 @@
 import type { Context, Middleware } from 'koa';
 import Router from '@koa/router';
-import type { ErrorObject, ValidateFunction } from 'ajv';
-import type { Handlers, OperationId } from '../../../generated/openapi/handlers';
+import type { ErrorObject } from 'ajv';
+import type { Handlers } from '../../../generated/openapi/handlers';
+import { bindOperations, type AnyResponse, type Invalid, type RawRequest, type Where } from '../../../generated/openapi/bind';
 import { routes, type RouteSpec } from '../../../generated/openapi/routes';
 import { baseMediaType, readJsonBody, versionParam } from '../body';
 import { httpProblem } from '../problem';
@@ -19,27 +20,18 @@ export interface DispatchOptions {
   authenticate: Middleware;
 }
 
-interface AnyResponse {
-  status: number;
-  headers?: Record<string, string>;
-  contentType?: string;
-  body?: unknown;
-}
-type AnyHandler = (req: unknown, ctx: HandlerContext) => Promise<AnyResponse>;
-
 /** Ajv errors -> problem `errors` members; `where` says which part of the request. */
-function details(where: string, errors: ErrorObject[] | null | undefined) {
+function details(where: Where, errors: ErrorObject[] | null | undefined) {
   return (errors ?? []).slice(0, 20).map((e) => ({
     pointer: where === 'body' ? e.instancePath || '/' : `${where}:${(e.instancePath.slice(1) || (e.params as { missingProperty?: string }).missingProperty) ?? ''}`,
     message: e.message ?? 'invalid',
   }));
 }
 
-function check(validate: ValidateFunction | null, where: string, value: Record<string, unknown>): void {
-  if (validate && !validate(value)) {
-    throw httpProblem('VALIDATION_FAILED', `Invalid ${where} parameter`, undefined, { errors: details(where, validate.errors) });
-  }
-}
+/** The generated binding's report of a request the contract refuses: a 400 problem. */
+const invalid: Invalid = (where, errors) => {
+  throw httpProblem('VALIDATION_FAILED', where === 'body' ? 'Invalid request body' : `Invalid ${where} parameter`, undefined, { errors: details(where, errors) });
+};
 
 /**
  * The contract key of a request media type: the base type, plus `; version=N` when a
@@ -51,7 +43,10 @@ export function contractMediaType(value: string | undefined): string {
   return v === undefined ? base : `${base}; version=${v}`;
 }
 
-async function readRequest(ctx: Context, spec: RouteSpec, bodyLimit: number) {
+const CANONICAL_INTEGER = /^-?(0|[1-9][0-9]{0,15})$/;
+
+/** Reads the request off the wire; validation is the generated binding's (bind.ts). */
+async function readRequest(ctx: Context, spec: RouteSpec, bodyLimit: number): Promise<RawRequest> {
   const params: Record<string, unknown> = { ...ctx.params };
   const query: Record<string, unknown> = { ...ctx.query };
   const headers: Record<string, unknown> = {};
@@ -63,44 +58,38 @@ async function readRequest(ctx: Context, spec: RouteSpec, bodyLimit: number) {
   for (const [where, values] of [['path', params], ['query', query], ['header', headers]] as const) {
     for (const name of spec.integerParams) {
       const v = values[name];
-      if (v !== undefined && (typeof v !== 'string' || !/^-?(0|[1-9][0-9]{0,15})$/.test(v))) {
+      if (v !== undefined && (typeof v !== 'string' || !CANONICAL_INTEGER.test(v))) {
         throw httpProblem('VALIDATION_FAILED', `Invalid ${where} parameter`, undefined, { errors: [{ pointer: `${where}:${name}`, message: 'must be an integer in canonical decimal form' }] });
       }
     }
   }
-  check(spec.validate.path, 'path', params);
-  check(spec.validate.query, 'query', query);
-  check(spec.validate.header, 'header', headers);
-  const req: Record<string, unknown> = { params, query, headers };
+  const req: RawRequest = { params, query, headers };
   if (spec.body) {
     const hasBody = ctx.request.length > 0 || ctx.get('transfer-encoding') !== '';
     if (!hasBody && !spec.body.required) return req;
     const contentType = contractMediaType(ctx.get('content-type'));
-    const validate = spec.body.contentTypes[contentType];
-    if (!validate) {
+    if (!spec.body.contentTypes[contentType]) {
       throw httpProblem('UNSUPPORTED_MEDIA_TYPE', `Content-Type must be one of: ${Object.keys(spec.body.contentTypes).join(', ')}`, {
         'Accept-Patch': spec.method === 'PATCH' ? Object.keys(spec.body.contentTypes).join(', ') : '',
       });
     }
-    const body = await readJsonBody(ctx, bodyLimit);
-    if (!validate(body)) throw httpProblem('VALIDATION_FAILED', 'Invalid request body', undefined, { errors: details('body', validate.errors) });
+    req.body = await readJsonBody(ctx, bodyLimit);
     req.contentType = contentType;
-    req.body = body;
   }
   return req;
 }
 
 function write(ctx: Context, res: AnyResponse): void {
   ctx.status = res.status;
-  for (const [k, v] of Object.entries(res.headers ?? {})) if (v !== '') ctx.set(k, v);
   if (res.body === undefined || res.status === 304) {
-    ctx.body = null;
-    return;
+    // HEAD keeps GET's status: an empty string body (a null one would make koa answer 204);
+    // the handler's Content-Type and Content-Length headers, set below, stand.
+    ctx.body = ctx.method === 'HEAD' && res.status !== 304 ? '' : null;
+  } else {
+    ctx.body = typeof res.body === 'string' ? res.body : JSON.stringify(res.body);
+    if (res.contentType) ctx.set('Content-Type', res.contentType);
   }
-  // For HEAD the body is still set: koa sends GET's headers (Content-Length included)
-  // and drops the body itself; a null body would turn the 200 into a 204.
-  ctx.body = typeof res.body === 'string' ? res.body : JSON.stringify(res.body);
-  if (res.contentType) ctx.set('Content-Type', res.contentType);
+  for (const [k, v] of Object.entries(res.headers ?? {})) if (v !== '') ctx.set(k, v);
 }
 
 /**
@@ -111,7 +100,7 @@ function write(ctx: Context, res: AnyResponse): void {
  */
 export function dispatchRouter<C extends HandlerContext>(handlers: Handlers<C>, opts: DispatchOptions): Router {
   const router = new Router();
-  const table = handlers as unknown as Record<OperationId, AnyHandler>;
+  const table = bindOperations(handlers, invalid);
   // HEAD operations first: @koa/router would otherwise answer HEAD with the GET route.
   const ordered = [...routes].sort((a, b) => Number(b.method === 'HEAD') - Number(a.method === 'HEAD'));
   for (const spec of ordered) {
