@@ -11,7 +11,7 @@ const base = {
   transform: { '^.+\\.ts$': 'ts-jest' },
 };
 
-const ON_POSTGRES = ['rest', 'badInput', 'sdk', 'graphql', 'graphqlAudits', 'apollo', 'sdkGraphql', 'realtime', 'realtimeSdk'];
+const ON_POSTGRES = ['rest', 'idempotency', 'costBudget', 'badInput', 'sdk', 'graphql', 'graphqlAudits', 'apollo', 'sdkGraphql', 'realtime', 'realtimeSdk'];
 
 module.exports = {
   testTimeout: 30000, // a global option: projects cannot set it

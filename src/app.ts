@@ -70,6 +70,7 @@ export function createApp(deps: AppDeps): { app: Koa; metrics: Metrics; authCach
     probes: { store: () => deps.store.ping(), bus: () => bus.ping() },
     onEvent,
     bodyLimit: deps.config.bodyLimitBytes,
+    idempotencyTtlMs: deps.config.idempotencyTtlS * 1000,
     // The rate limit spends the caller's token right after authentication, before any parsing.
     authenticate: limit ? (ctx, next) => auth(ctx, () => limit(ctx, next)) : auth,
   });

@@ -12,7 +12,7 @@ import { createServer, type Server } from 'node:http';
 import { parseConfig, type Config } from './config';
 import { createLogger } from './logger';
 import { createApp } from './app';
-import { Metrics } from './http';
+import { Metrics, startIdempotencySweeper } from './http';
 import { runPrimary } from './cluster';
 import { banner, demoToken, openConfiguredShared, openConfiguredStore, refuse, urlOf } from './startup';
 
@@ -39,6 +39,8 @@ async function serve(config: Config): Promise<void> {
   const url = urlOf(config.host, typeof address === 'object' && address ? address.port : config.port);
   logger.info({ url, seeded, bus: shared.bus.kind }, 'listening');
   if (!worker) process.stdout.write(banner(url, await demoToken(store)));
+  // Expired Idempotency-Keys are deleted in the background (a claim never reads one as live anyway).
+  startIdempotencySweeper(store, { onError: (err) => logger.warn({ err }, 'idempotency sweep failed') });
 
   let closing = false;
   const shutdown = (signal: string) => {

@@ -12,3 +12,4 @@ export { problemMiddleware } from './problemMiddleware';
 export { rateLimit, rateLimitHeaders } from './rateLimit';
 export { requestLog } from './requestLog';
 export { restRouter, type RestDeps, type HandlerContext } from './rest';
+export { startIdempotencySweeper } from './rest/idempotency';

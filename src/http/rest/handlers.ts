@@ -27,6 +27,7 @@ import {
   type WriteKind,
 } from '../../orders';
 import { deprecationHeaders } from './deprecation';
+import { storedResponse } from './idempotency';
 
 export interface OrderDeps {
   store: Store;
@@ -174,6 +175,11 @@ export function orderHandlers(deps: OrderDeps): Pick<H.Handlers<HandlerContext>,
     let conflict = '';
     // The row the decision saw, for answering a write that changes nothing without a re-read.
     let seen: OrderRecord | undefined;
+    const base = baseOf(req.pathVersion);
+    const written = (order: OrderRecord) => orderResponse(200, order, neg, ctx, base);
+    // With an Idempotency-Key (cancel) an applied write's response is stored in its own transaction.
+    let res: ReturnType<typeof written> | undefined;
+    const completion = kind === 'cancel' && ctx.idempotency ? { ...ctx.idempotency, respond: (r: { order: OrderRecord }) => storedResponse((res = written(r.order))) } : undefined;
     const result = await store.writeOrder<WriteRefusal>(ctx.account.id, req.params.orderId, (current) => {
       // Inside the write transaction: 428 and 412 see the revision that would be replaced.
       if (ifMatch === undefined) return { apply: false, reason: 'precondition_required' };
@@ -184,8 +190,7 @@ export function orderHandlers(deps: OrderDeps): Pick<H.Handlers<HandlerContext>,
       if (decision.reason === 'conflict') conflict = decision.detail;
       else seen = current;
       return { apply: false, reason: decision.reason };
-    });
-    const base = baseOf(req.pathVersion);
+    }, completion);
     if (!result.ok) {
       switch (result.reason) {
         case 'not_found':
@@ -197,11 +202,11 @@ export function orderHandlers(deps: OrderDeps): Pick<H.Handlers<HandlerContext>,
         case 'conflict':
           return fail('CONFLICT', conflict);
         case 'unchanged':
-          return orderResponse(200, seen!, neg, ctx, base);
+          return written(seen!);
       }
     }
     deps.onEvent?.(result.event);
-    return orderResponse(200, result.order, neg, ctx, base);
+    return res ?? written(result.order);
   }
 
   return {
@@ -230,10 +235,17 @@ export function orderHandlers(deps: OrderDeps): Pick<H.Handlers<HandlerContext>,
       const version = bodyVersion(req.contentType, neg.version);
       const bad = checkBody('create', version, req.body);
       if (bad) return bad;
-      const { order, event } = await store.createOrder(ctx.account.id, createFields(req.body, version));
-      deps.onEvent?.(event);
       const base = baseOf(req.pathVersion);
-      return orderResponse(201, order, neg, ctx, base, { Location: `${base}/${order.id}` });
+      const created = (order: OrderRecord) => orderResponse(201, order, neg, ctx, base, { Location: `${base}/${order.id}` });
+      // With an Idempotency-Key the response is built inside the create's transaction and stored with it.
+      let res: ReturnType<typeof created> | undefined;
+      const { order, event } = await store.createOrder(
+        ctx.account.id,
+        createFields(req.body, version),
+        ctx.idempotency && { ...ctx.idempotency, respond: (r) => storedResponse((res = created(r.order))) },
+      );
+      deps.onEvent?.(event);
+      return res ?? created(order);
     },
 
     getOrder: read,

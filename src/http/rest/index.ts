@@ -23,6 +23,8 @@ export interface RestDeps {
   bodyLimit: number;
   /** Resolves the bearer token (401 otherwise); runs before any validation. */
   authenticate: Middleware;
+  /** IDEMPOTENCY_TTL_S in milliseconds. */
+  idempotencyTtlMs: number;
 }
 
 export function restRouter(deps: RestDeps): Router {
@@ -31,5 +33,5 @@ export function restRouter(deps: RestDeps): Router {
     ...healthHandlers({ metrics: deps.metrics, probes: deps.probes }),
     ...orderHandlers({ store: deps.store, metrics: deps.metrics, onEvent: deps.onEvent }),
   };
-  return dispatchRouter(handlers, { bodyLimit: deps.bodyLimit, authenticate: deps.authenticate });
+  return dispatchRouter(handlers, { bodyLimit: deps.bodyLimit, authenticate: deps.authenticate, idempotency: { store: deps.store, ttlMs: deps.idempotencyTtlMs } });
 }
