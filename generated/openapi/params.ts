@@ -4,7 +4,7 @@ import type { ValidateFunction } from 'ajv';
 import type { operations } from './types';
 "use strict";
 export const raw_cancelOrderHeader = validate52;
-const schema19 = {"type":"object","properties":{"If-Match":{"type":"string","maxLength":2000},"Accept":{"type":"string","maxLength":1000},"Api-Version":{"type":"integer"},"Idempotency-Key":{"type":"string","minLength":1,"maxLength":257,"pattern":"^[\\x21-\\x7E]+$"}},"required":[]};
+const schema19 = {"type":"object","properties":{"If-Match":{"type":"string","maxLength":2000},"If-None-Match":{"type":"string","maxLength":2000},"Accept":{"type":"string","maxLength":1000},"Api-Version":{"type":"integer"},"Idempotency-Key":{"type":"string","minLength":1,"maxLength":257,"pattern":"^[\\x21-\\x7E]+$"}},"required":[]};
 const func1 = require("ajv/dist/runtime/ucs2length").default;
 const pattern3 = new RegExp("^[\\x21-\\x7E]+$", "u");
 
@@ -62,8 +62,8 @@ errors++;
 }
 }
 }
-if(data.Accept !== undefined){
-let data1 = data.Accept;
+if(data["If-None-Match"] !== undefined){
+let data1 = data["If-None-Match"];
 if(typeof data1 !== "string"){
 let dataType1 = typeof data1;
 let coerced1 = undefined;
@@ -75,7 +75,7 @@ else if(data1 === null){
 coerced1 = "";
 }
 else {
-const err2 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err2 = {instancePath:instancePath+"/If-None-Match",schemaPath:"#/properties/If-None-Match/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -88,13 +88,13 @@ errors++;
 if(coerced1 !== undefined){
 data1 = coerced1;
 if(data !== undefined){
-data["Accept"] = coerced1;
+data["If-None-Match"] = coerced1;
 }
 }
 }
 if(typeof data1 === "string"){
-if(func1(data1) > 1000){
-const err3 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
+if(func1(data1) > 2000){
+const err3 = {instancePath:instancePath+"/If-None-Match",schemaPath:"#/properties/If-None-Match/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -105,18 +105,20 @@ errors++;
 }
 }
 }
-if(data["Api-Version"] !== undefined){
-let data2 = data["Api-Version"];
-if(!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))){
+if(data.Accept !== undefined){
+let data2 = data.Accept;
+if(typeof data2 !== "string"){
 let dataType2 = typeof data2;
 let coerced2 = undefined;
 if(!(coerced2 !== undefined)){
-if(dataType2 === "boolean" || data2 === null
-              || (dataType2 === "string" && data2 && data2 == +data2 && !(data2 % 1))){
-coerced2 = +data2;
+if(dataType2 == "number" || dataType2 == "boolean"){
+coerced2 = "" + data2;
+}
+else if(data2 === null){
+coerced2 = "";
 }
 else {
-const err4 = {instancePath:instancePath+"/Api-Version",schemaPath:"#/properties/Api-Version/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err4 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -129,25 +131,13 @@ errors++;
 if(coerced2 !== undefined){
 data2 = coerced2;
 if(data !== undefined){
-data["Api-Version"] = coerced2;
+data["Accept"] = coerced2;
 }
 }
 }
-}
-if(data["Idempotency-Key"] !== undefined){
-let data3 = data["Idempotency-Key"];
-if(typeof data3 !== "string"){
-let dataType3 = typeof data3;
-let coerced3 = undefined;
-if(!(coerced3 !== undefined)){
-if(dataType3 == "number" || dataType3 == "boolean"){
-coerced3 = "" + data3;
-}
-else if(data3 === null){
-coerced3 = "";
-}
-else {
-const err5 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(typeof data2 === "string"){
+if(func1(data2) > 1000){
+const err5 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -157,16 +147,19 @@ vErrors.push(err5);
 errors++;
 }
 }
-if(coerced3 !== undefined){
-data3 = coerced3;
-if(data !== undefined){
-data["Idempotency-Key"] = coerced3;
 }
+if(data["Api-Version"] !== undefined){
+let data3 = data["Api-Version"];
+if(!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))){
+let dataType3 = typeof data3;
+let coerced3 = undefined;
+if(!(coerced3 !== undefined)){
+if(dataType3 === "boolean" || data3 === null
+              || (dataType3 === "string" && data3 && data3 == +data3 && !(data3 % 1))){
+coerced3 = +data3;
 }
-}
-if(typeof data3 === "string"){
-if(func1(data3) > 257){
-const err6 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/maxLength",keyword:"maxLength",params:{limit: 257},message:"must NOT have more than 257 characters"};
+else {
+const err6 = {instancePath:instancePath+"/Api-Version",schemaPath:"#/properties/Api-Version/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -175,8 +168,29 @@ vErrors.push(err6);
 }
 errors++;
 }
-if(func1(data3) < 1){
-const err7 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+if(coerced3 !== undefined){
+data3 = coerced3;
+if(data !== undefined){
+data["Api-Version"] = coerced3;
+}
+}
+}
+}
+if(data["Idempotency-Key"] !== undefined){
+let data4 = data["Idempotency-Key"];
+if(typeof data4 !== "string"){
+let dataType4 = typeof data4;
+let coerced4 = undefined;
+if(!(coerced4 !== undefined)){
+if(dataType4 == "number" || dataType4 == "boolean"){
+coerced4 = "" + data4;
+}
+else if(data4 === null){
+coerced4 = "";
+}
+else {
+const err7 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -185,8 +199,17 @@ vErrors.push(err7);
 }
 errors++;
 }
-if(!pattern3.test(data3)){
-const err8 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/pattern",keyword:"pattern",params:{pattern: "^[\\x21-\\x7E]+$"},message:"must match pattern \""+"^[\\x21-\\x7E]+$"+"\""};
+}
+if(coerced4 !== undefined){
+data4 = coerced4;
+if(data !== undefined){
+data["Idempotency-Key"] = coerced4;
+}
+}
+}
+if(typeof data4 === "string"){
+if(func1(data4) > 257){
+const err8 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/maxLength",keyword:"maxLength",params:{limit: 257},message:"must NOT have more than 257 characters"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -195,11 +218,8 @@ vErrors.push(err8);
 }
 errors++;
 }
-}
-}
-}
-else {
-const err9 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(func1(data4) < 1){
+const err9 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -208,10 +228,33 @@ vErrors.push(err9);
 }
 errors++;
 }
+if(!pattern3.test(data4)){
+const err10 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/pattern",keyword:"pattern",params:{pattern: "^[\\x21-\\x7E]+$"},message:"must match pattern \""+"^[\\x21-\\x7E]+$"+"\""};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err11 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
 validate52.errors = vErrors;
 return errors === 0;
 }
-validate52.evaluated = {"props":{"If-Match":true,"Accept":true,"Api-Version":true,"Idempotency-Key":true},"dynamicProps":false,"dynamicItems":false};
+validate52.evaluated = {"props":{"If-Match":true,"If-None-Match":true,"Accept":true,"Api-Version":true,"Idempotency-Key":true},"dynamicProps":false,"dynamicItems":false};
 
 export const raw_cancelOrderPath = validate53;
 const schema20 = {"type":"object","properties":{"orderId":{"type":"integer","minimum":1,"maximum":9007199254740991}},"required":["orderId"]};
@@ -305,7 +348,7 @@ return errors === 0;
 validate53.evaluated = {"props":{"orderId":true},"dynamicProps":false,"dynamicItems":false};
 
 export const raw_cancelOrderV1Header = validate54;
-const schema21 = {"type":"object","properties":{"If-Match":{"type":"string","maxLength":2000},"Accept":{"type":"string","maxLength":1000},"Idempotency-Key":{"type":"string","minLength":1,"maxLength":257,"pattern":"^[\\x21-\\x7E]+$"}},"required":[]};
+const schema21 = {"type":"object","properties":{"If-Match":{"type":"string","maxLength":2000},"If-None-Match":{"type":"string","maxLength":2000},"Accept":{"type":"string","maxLength":1000},"Idempotency-Key":{"type":"string","minLength":1,"maxLength":257,"pattern":"^[\\x21-\\x7E]+$"}},"required":[]};
 
 function validate54(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -361,8 +404,8 @@ errors++;
 }
 }
 }
-if(data.Accept !== undefined){
-let data1 = data.Accept;
+if(data["If-None-Match"] !== undefined){
+let data1 = data["If-None-Match"];
 if(typeof data1 !== "string"){
 let dataType1 = typeof data1;
 let coerced1 = undefined;
@@ -374,7 +417,7 @@ else if(data1 === null){
 coerced1 = "";
 }
 else {
-const err2 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err2 = {instancePath:instancePath+"/If-None-Match",schemaPath:"#/properties/If-None-Match/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -387,13 +430,13 @@ errors++;
 if(coerced1 !== undefined){
 data1 = coerced1;
 if(data !== undefined){
-data["Accept"] = coerced1;
+data["If-None-Match"] = coerced1;
 }
 }
 }
 if(typeof data1 === "string"){
-if(func1(data1) > 1000){
-const err3 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
+if(func1(data1) > 2000){
+const err3 = {instancePath:instancePath+"/If-None-Match",schemaPath:"#/properties/If-None-Match/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -404,8 +447,8 @@ errors++;
 }
 }
 }
-if(data["Idempotency-Key"] !== undefined){
-let data2 = data["Idempotency-Key"];
+if(data.Accept !== undefined){
+let data2 = data.Accept;
 if(typeof data2 !== "string"){
 let dataType2 = typeof data2;
 let coerced2 = undefined;
@@ -417,7 +460,7 @@ else if(data2 === null){
 coerced2 = "";
 }
 else {
-const err4 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err4 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -430,13 +473,13 @@ errors++;
 if(coerced2 !== undefined){
 data2 = coerced2;
 if(data !== undefined){
-data["Idempotency-Key"] = coerced2;
+data["Accept"] = coerced2;
 }
 }
 }
 if(typeof data2 === "string"){
-if(func1(data2) > 257){
-const err5 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/maxLength",keyword:"maxLength",params:{limit: 257},message:"must NOT have more than 257 characters"};
+if(func1(data2) > 1000){
+const err5 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -445,8 +488,22 @@ vErrors.push(err5);
 }
 errors++;
 }
-if(func1(data2) < 1){
-const err6 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+}
+if(data["Idempotency-Key"] !== undefined){
+let data3 = data["Idempotency-Key"];
+if(typeof data3 !== "string"){
+let dataType3 = typeof data3;
+let coerced3 = undefined;
+if(!(coerced3 !== undefined)){
+if(dataType3 == "number" || dataType3 == "boolean"){
+coerced3 = "" + data3;
+}
+else if(data3 === null){
+coerced3 = "";
+}
+else {
+const err6 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -455,8 +512,17 @@ vErrors.push(err6);
 }
 errors++;
 }
-if(!pattern3.test(data2)){
-const err7 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/pattern",keyword:"pattern",params:{pattern: "^[\\x21-\\x7E]+$"},message:"must match pattern \""+"^[\\x21-\\x7E]+$"+"\""};
+}
+if(coerced3 !== undefined){
+data3 = coerced3;
+if(data !== undefined){
+data["Idempotency-Key"] = coerced3;
+}
+}
+}
+if(typeof data3 === "string"){
+if(func1(data3) > 257){
+const err7 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/maxLength",keyword:"maxLength",params:{limit: 257},message:"must NOT have more than 257 characters"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -465,11 +531,8 @@ vErrors.push(err7);
 }
 errors++;
 }
-}
-}
-}
-else {
-const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(func1(data3) < 1){
+const err8 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -478,10 +541,33 @@ vErrors.push(err8);
 }
 errors++;
 }
+if(!pattern3.test(data3)){
+const err9 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/pattern",keyword:"pattern",params:{pattern: "^[\\x21-\\x7E]+$"},message:"must match pattern \""+"^[\\x21-\\x7E]+$"+"\""};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err10 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
 validate54.errors = vErrors;
 return errors === 0;
 }
-validate54.evaluated = {"props":{"If-Match":true,"Accept":true,"Idempotency-Key":true},"dynamicProps":false,"dynamicItems":false};
+validate54.evaluated = {"props":{"If-Match":true,"If-None-Match":true,"Accept":true,"Idempotency-Key":true},"dynamicProps":false,"dynamicItems":false};
 
 export const raw_cancelOrderV1Path = validate55;
 const schema22 = {"type":"object","properties":{"orderId":{"type":"integer","minimum":1,"maximum":9007199254740991}},"required":["orderId"]};
@@ -575,7 +661,7 @@ return errors === 0;
 validate55.evaluated = {"props":{"orderId":true},"dynamicProps":false,"dynamicItems":false};
 
 export const raw_cancelOrderV2Header = validate56;
-const schema23 = {"type":"object","properties":{"If-Match":{"type":"string","maxLength":2000},"Accept":{"type":"string","maxLength":1000},"Idempotency-Key":{"type":"string","minLength":1,"maxLength":257,"pattern":"^[\\x21-\\x7E]+$"}},"required":[]};
+const schema23 = {"type":"object","properties":{"If-Match":{"type":"string","maxLength":2000},"If-None-Match":{"type":"string","maxLength":2000},"Accept":{"type":"string","maxLength":1000},"Idempotency-Key":{"type":"string","minLength":1,"maxLength":257,"pattern":"^[\\x21-\\x7E]+$"}},"required":[]};
 
 function validate56(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -631,8 +717,8 @@ errors++;
 }
 }
 }
-if(data.Accept !== undefined){
-let data1 = data.Accept;
+if(data["If-None-Match"] !== undefined){
+let data1 = data["If-None-Match"];
 if(typeof data1 !== "string"){
 let dataType1 = typeof data1;
 let coerced1 = undefined;
@@ -644,7 +730,7 @@ else if(data1 === null){
 coerced1 = "";
 }
 else {
-const err2 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err2 = {instancePath:instancePath+"/If-None-Match",schemaPath:"#/properties/If-None-Match/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -657,13 +743,13 @@ errors++;
 if(coerced1 !== undefined){
 data1 = coerced1;
 if(data !== undefined){
-data["Accept"] = coerced1;
+data["If-None-Match"] = coerced1;
 }
 }
 }
 if(typeof data1 === "string"){
-if(func1(data1) > 1000){
-const err3 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
+if(func1(data1) > 2000){
+const err3 = {instancePath:instancePath+"/If-None-Match",schemaPath:"#/properties/If-None-Match/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -674,8 +760,8 @@ errors++;
 }
 }
 }
-if(data["Idempotency-Key"] !== undefined){
-let data2 = data["Idempotency-Key"];
+if(data.Accept !== undefined){
+let data2 = data.Accept;
 if(typeof data2 !== "string"){
 let dataType2 = typeof data2;
 let coerced2 = undefined;
@@ -687,7 +773,7 @@ else if(data2 === null){
 coerced2 = "";
 }
 else {
-const err4 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err4 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -700,13 +786,13 @@ errors++;
 if(coerced2 !== undefined){
 data2 = coerced2;
 if(data !== undefined){
-data["Idempotency-Key"] = coerced2;
+data["Accept"] = coerced2;
 }
 }
 }
 if(typeof data2 === "string"){
-if(func1(data2) > 257){
-const err5 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/maxLength",keyword:"maxLength",params:{limit: 257},message:"must NOT have more than 257 characters"};
+if(func1(data2) > 1000){
+const err5 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -715,8 +801,22 @@ vErrors.push(err5);
 }
 errors++;
 }
-if(func1(data2) < 1){
-const err6 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+}
+if(data["Idempotency-Key"] !== undefined){
+let data3 = data["Idempotency-Key"];
+if(typeof data3 !== "string"){
+let dataType3 = typeof data3;
+let coerced3 = undefined;
+if(!(coerced3 !== undefined)){
+if(dataType3 == "number" || dataType3 == "boolean"){
+coerced3 = "" + data3;
+}
+else if(data3 === null){
+coerced3 = "";
+}
+else {
+const err6 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -725,8 +825,17 @@ vErrors.push(err6);
 }
 errors++;
 }
-if(!pattern3.test(data2)){
-const err7 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/pattern",keyword:"pattern",params:{pattern: "^[\\x21-\\x7E]+$"},message:"must match pattern \""+"^[\\x21-\\x7E]+$"+"\""};
+}
+if(coerced3 !== undefined){
+data3 = coerced3;
+if(data !== undefined){
+data["Idempotency-Key"] = coerced3;
+}
+}
+}
+if(typeof data3 === "string"){
+if(func1(data3) > 257){
+const err7 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/maxLength",keyword:"maxLength",params:{limit: 257},message:"must NOT have more than 257 characters"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -735,11 +844,8 @@ vErrors.push(err7);
 }
 errors++;
 }
-}
-}
-}
-else {
-const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(func1(data3) < 1){
+const err8 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -748,10 +854,33 @@ vErrors.push(err8);
 }
 errors++;
 }
+if(!pattern3.test(data3)){
+const err9 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/pattern",keyword:"pattern",params:{pattern: "^[\\x21-\\x7E]+$"},message:"must match pattern \""+"^[\\x21-\\x7E]+$"+"\""};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err10 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
 validate56.errors = vErrors;
 return errors === 0;
 }
-validate56.evaluated = {"props":{"If-Match":true,"Accept":true,"Idempotency-Key":true},"dynamicProps":false,"dynamicItems":false};
+validate56.evaluated = {"props":{"If-Match":true,"If-None-Match":true,"Accept":true,"Idempotency-Key":true},"dynamicProps":false,"dynamicItems":false};
 
 export const raw_cancelOrderV2Path = validate57;
 const schema24 = {"type":"object","properties":{"orderId":{"type":"integer","minimum":1,"maximum":9007199254740991}},"required":["orderId"]};
@@ -3336,7 +3465,7 @@ return errors === 0;
 validate79.evaluated = {"props":{"page":true,"limit":true},"dynamicProps":false,"dynamicItems":false};
 
 export const raw_patchOrderHeader = validate80;
-const schema47 = {"type":"object","properties":{"If-Match":{"type":"string","maxLength":2000},"Accept":{"type":"string","maxLength":1000},"Api-Version":{"type":"integer"}},"required":[]};
+const schema47 = {"type":"object","properties":{"If-Match":{"type":"string","maxLength":2000},"If-None-Match":{"type":"string","maxLength":2000},"Accept":{"type":"string","maxLength":1000},"Api-Version":{"type":"integer"}},"required":[]};
 
 function validate80(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -3392,8 +3521,8 @@ errors++;
 }
 }
 }
-if(data.Accept !== undefined){
-let data1 = data.Accept;
+if(data["If-None-Match"] !== undefined){
+let data1 = data["If-None-Match"];
 if(typeof data1 !== "string"){
 let dataType1 = typeof data1;
 let coerced1 = undefined;
@@ -3405,7 +3534,7 @@ else if(data1 === null){
 coerced1 = "";
 }
 else {
-const err2 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err2 = {instancePath:instancePath+"/If-None-Match",schemaPath:"#/properties/If-None-Match/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -3418,13 +3547,13 @@ errors++;
 if(coerced1 !== undefined){
 data1 = coerced1;
 if(data !== undefined){
-data["Accept"] = coerced1;
+data["If-None-Match"] = coerced1;
 }
 }
 }
 if(typeof data1 === "string"){
-if(func1(data1) > 1000){
-const err3 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
+if(func1(data1) > 2000){
+const err3 = {instancePath:instancePath+"/If-None-Match",schemaPath:"#/properties/If-None-Match/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -3435,18 +3564,20 @@ errors++;
 }
 }
 }
-if(data["Api-Version"] !== undefined){
-let data2 = data["Api-Version"];
-if(!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))){
+if(data.Accept !== undefined){
+let data2 = data.Accept;
+if(typeof data2 !== "string"){
 let dataType2 = typeof data2;
 let coerced2 = undefined;
 if(!(coerced2 !== undefined)){
-if(dataType2 === "boolean" || data2 === null
-              || (dataType2 === "string" && data2 && data2 == +data2 && !(data2 % 1))){
-coerced2 = +data2;
+if(dataType2 == "number" || dataType2 == "boolean"){
+coerced2 = "" + data2;
+}
+else if(data2 === null){
+coerced2 = "";
 }
 else {
-const err4 = {instancePath:instancePath+"/Api-Version",schemaPath:"#/properties/Api-Version/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err4 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -3459,14 +3590,13 @@ errors++;
 if(coerced2 !== undefined){
 data2 = coerced2;
 if(data !== undefined){
-data["Api-Version"] = coerced2;
+data["Accept"] = coerced2;
 }
 }
 }
-}
-}
-else {
-const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(typeof data2 === "string"){
+if(func1(data2) > 1000){
+const err5 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -3475,10 +3605,52 @@ vErrors.push(err5);
 }
 errors++;
 }
+}
+}
+if(data["Api-Version"] !== undefined){
+let data3 = data["Api-Version"];
+if(!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))){
+let dataType3 = typeof data3;
+let coerced3 = undefined;
+if(!(coerced3 !== undefined)){
+if(dataType3 === "boolean" || data3 === null
+              || (dataType3 === "string" && data3 && data3 == +data3 && !(data3 % 1))){
+coerced3 = +data3;
+}
+else {
+const err6 = {instancePath:instancePath+"/Api-Version",schemaPath:"#/properties/Api-Version/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(coerced3 !== undefined){
+data3 = coerced3;
+if(data !== undefined){
+data["Api-Version"] = coerced3;
+}
+}
+}
+}
+}
+else {
+const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
 validate80.errors = vErrors;
 return errors === 0;
 }
-validate80.evaluated = {"props":{"If-Match":true,"Accept":true,"Api-Version":true},"dynamicProps":false,"dynamicItems":false};
+validate80.evaluated = {"props":{"If-Match":true,"If-None-Match":true,"Accept":true,"Api-Version":true},"dynamicProps":false,"dynamicItems":false};
 
 export const raw_patchOrderPath = validate81;
 const schema48 = {"type":"object","properties":{"orderId":{"type":"integer","minimum":1,"maximum":9007199254740991}},"required":["orderId"]};
@@ -3572,7 +3744,7 @@ return errors === 0;
 validate81.evaluated = {"props":{"orderId":true},"dynamicProps":false,"dynamicItems":false};
 
 export const raw_patchOrderV1Header = validate82;
-const schema49 = {"type":"object","properties":{"If-Match":{"type":"string","maxLength":2000},"Accept":{"type":"string","maxLength":1000}},"required":[]};
+const schema49 = {"type":"object","properties":{"If-Match":{"type":"string","maxLength":2000},"If-None-Match":{"type":"string","maxLength":2000},"Accept":{"type":"string","maxLength":1000}},"required":[]};
 
 function validate82(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -3628,8 +3800,8 @@ errors++;
 }
 }
 }
-if(data.Accept !== undefined){
-let data1 = data.Accept;
+if(data["If-None-Match"] !== undefined){
+let data1 = data["If-None-Match"];
 if(typeof data1 !== "string"){
 let dataType1 = typeof data1;
 let coerced1 = undefined;
@@ -3641,7 +3813,7 @@ else if(data1 === null){
 coerced1 = "";
 }
 else {
-const err2 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err2 = {instancePath:instancePath+"/If-None-Match",schemaPath:"#/properties/If-None-Match/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -3654,13 +3826,13 @@ errors++;
 if(coerced1 !== undefined){
 data1 = coerced1;
 if(data !== undefined){
-data["Accept"] = coerced1;
+data["If-None-Match"] = coerced1;
 }
 }
 }
 if(typeof data1 === "string"){
-if(func1(data1) > 1000){
-const err3 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
+if(func1(data1) > 2000){
+const err3 = {instancePath:instancePath+"/If-None-Match",schemaPath:"#/properties/If-None-Match/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -3671,9 +3843,20 @@ errors++;
 }
 }
 }
+if(data.Accept !== undefined){
+let data2 = data.Accept;
+if(typeof data2 !== "string"){
+let dataType2 = typeof data2;
+let coerced2 = undefined;
+if(!(coerced2 !== undefined)){
+if(dataType2 == "number" || dataType2 == "boolean"){
+coerced2 = "" + data2;
+}
+else if(data2 === null){
+coerced2 = "";
 }
 else {
-const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err4 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -3682,10 +3865,42 @@ vErrors.push(err4);
 }
 errors++;
 }
+}
+if(coerced2 !== undefined){
+data2 = coerced2;
+if(data !== undefined){
+data["Accept"] = coerced2;
+}
+}
+}
+if(typeof data2 === "string"){
+if(func1(data2) > 1000){
+const err5 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
 validate82.errors = vErrors;
 return errors === 0;
 }
-validate82.evaluated = {"props":{"If-Match":true,"Accept":true},"dynamicProps":false,"dynamicItems":false};
+validate82.evaluated = {"props":{"If-Match":true,"If-None-Match":true,"Accept":true},"dynamicProps":false,"dynamicItems":false};
 
 export const raw_patchOrderV1Path = validate83;
 const schema50 = {"type":"object","properties":{"orderId":{"type":"integer","minimum":1,"maximum":9007199254740991}},"required":["orderId"]};
@@ -3779,7 +3994,7 @@ return errors === 0;
 validate83.evaluated = {"props":{"orderId":true},"dynamicProps":false,"dynamicItems":false};
 
 export const raw_patchOrderV2Header = validate84;
-const schema51 = {"type":"object","properties":{"If-Match":{"type":"string","maxLength":2000},"Accept":{"type":"string","maxLength":1000}},"required":[]};
+const schema51 = {"type":"object","properties":{"If-Match":{"type":"string","maxLength":2000},"If-None-Match":{"type":"string","maxLength":2000},"Accept":{"type":"string","maxLength":1000}},"required":[]};
 
 function validate84(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -3835,8 +4050,8 @@ errors++;
 }
 }
 }
-if(data.Accept !== undefined){
-let data1 = data.Accept;
+if(data["If-None-Match"] !== undefined){
+let data1 = data["If-None-Match"];
 if(typeof data1 !== "string"){
 let dataType1 = typeof data1;
 let coerced1 = undefined;
@@ -3848,7 +4063,7 @@ else if(data1 === null){
 coerced1 = "";
 }
 else {
-const err2 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err2 = {instancePath:instancePath+"/If-None-Match",schemaPath:"#/properties/If-None-Match/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -3861,13 +4076,13 @@ errors++;
 if(coerced1 !== undefined){
 data1 = coerced1;
 if(data !== undefined){
-data["Accept"] = coerced1;
+data["If-None-Match"] = coerced1;
 }
 }
 }
 if(typeof data1 === "string"){
-if(func1(data1) > 1000){
-const err3 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
+if(func1(data1) > 2000){
+const err3 = {instancePath:instancePath+"/If-None-Match",schemaPath:"#/properties/If-None-Match/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -3878,9 +4093,20 @@ errors++;
 }
 }
 }
+if(data.Accept !== undefined){
+let data2 = data.Accept;
+if(typeof data2 !== "string"){
+let dataType2 = typeof data2;
+let coerced2 = undefined;
+if(!(coerced2 !== undefined)){
+if(dataType2 == "number" || dataType2 == "boolean"){
+coerced2 = "" + data2;
+}
+else if(data2 === null){
+coerced2 = "";
 }
 else {
-const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err4 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -3889,10 +4115,42 @@ vErrors.push(err4);
 }
 errors++;
 }
+}
+if(coerced2 !== undefined){
+data2 = coerced2;
+if(data !== undefined){
+data["Accept"] = coerced2;
+}
+}
+}
+if(typeof data2 === "string"){
+if(func1(data2) > 1000){
+const err5 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
 validate84.errors = vErrors;
 return errors === 0;
 }
-validate84.evaluated = {"props":{"If-Match":true,"Accept":true},"dynamicProps":false,"dynamicItems":false};
+validate84.evaluated = {"props":{"If-Match":true,"If-None-Match":true,"Accept":true},"dynamicProps":false,"dynamicItems":false};
 
 export const raw_patchOrderV2Path = validate85;
 const schema52 = {"type":"object","properties":{"orderId":{"type":"integer","minimum":1,"maximum":9007199254740991}},"required":["orderId"]};
@@ -3986,7 +4244,7 @@ return errors === 0;
 validate85.evaluated = {"props":{"orderId":true},"dynamicProps":false,"dynamicItems":false};
 
 export const raw_replaceOrderHeader = validate86;
-const schema53 = {"type":"object","properties":{"If-Match":{"type":"string","maxLength":2000},"Accept":{"type":"string","maxLength":1000},"Api-Version":{"type":"integer"}},"required":[]};
+const schema53 = {"type":"object","properties":{"If-Match":{"type":"string","maxLength":2000},"If-None-Match":{"type":"string","maxLength":2000},"Accept":{"type":"string","maxLength":1000},"Api-Version":{"type":"integer"}},"required":[]};
 
 function validate86(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -4042,8 +4300,8 @@ errors++;
 }
 }
 }
-if(data.Accept !== undefined){
-let data1 = data.Accept;
+if(data["If-None-Match"] !== undefined){
+let data1 = data["If-None-Match"];
 if(typeof data1 !== "string"){
 let dataType1 = typeof data1;
 let coerced1 = undefined;
@@ -4055,7 +4313,7 @@ else if(data1 === null){
 coerced1 = "";
 }
 else {
-const err2 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err2 = {instancePath:instancePath+"/If-None-Match",schemaPath:"#/properties/If-None-Match/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -4068,13 +4326,13 @@ errors++;
 if(coerced1 !== undefined){
 data1 = coerced1;
 if(data !== undefined){
-data["Accept"] = coerced1;
+data["If-None-Match"] = coerced1;
 }
 }
 }
 if(typeof data1 === "string"){
-if(func1(data1) > 1000){
-const err3 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
+if(func1(data1) > 2000){
+const err3 = {instancePath:instancePath+"/If-None-Match",schemaPath:"#/properties/If-None-Match/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -4085,18 +4343,20 @@ errors++;
 }
 }
 }
-if(data["Api-Version"] !== undefined){
-let data2 = data["Api-Version"];
-if(!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))){
+if(data.Accept !== undefined){
+let data2 = data.Accept;
+if(typeof data2 !== "string"){
 let dataType2 = typeof data2;
 let coerced2 = undefined;
 if(!(coerced2 !== undefined)){
-if(dataType2 === "boolean" || data2 === null
-              || (dataType2 === "string" && data2 && data2 == +data2 && !(data2 % 1))){
-coerced2 = +data2;
+if(dataType2 == "number" || dataType2 == "boolean"){
+coerced2 = "" + data2;
+}
+else if(data2 === null){
+coerced2 = "";
 }
 else {
-const err4 = {instancePath:instancePath+"/Api-Version",schemaPath:"#/properties/Api-Version/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err4 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -4109,14 +4369,13 @@ errors++;
 if(coerced2 !== undefined){
 data2 = coerced2;
 if(data !== undefined){
-data["Api-Version"] = coerced2;
+data["Accept"] = coerced2;
 }
 }
 }
-}
-}
-else {
-const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(typeof data2 === "string"){
+if(func1(data2) > 1000){
+const err5 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -4125,10 +4384,52 @@ vErrors.push(err5);
 }
 errors++;
 }
+}
+}
+if(data["Api-Version"] !== undefined){
+let data3 = data["Api-Version"];
+if(!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))){
+let dataType3 = typeof data3;
+let coerced3 = undefined;
+if(!(coerced3 !== undefined)){
+if(dataType3 === "boolean" || data3 === null
+              || (dataType3 === "string" && data3 && data3 == +data3 && !(data3 % 1))){
+coerced3 = +data3;
+}
+else {
+const err6 = {instancePath:instancePath+"/Api-Version",schemaPath:"#/properties/Api-Version/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(coerced3 !== undefined){
+data3 = coerced3;
+if(data !== undefined){
+data["Api-Version"] = coerced3;
+}
+}
+}
+}
+}
+else {
+const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
 validate86.errors = vErrors;
 return errors === 0;
 }
-validate86.evaluated = {"props":{"If-Match":true,"Accept":true,"Api-Version":true},"dynamicProps":false,"dynamicItems":false};
+validate86.evaluated = {"props":{"If-Match":true,"If-None-Match":true,"Accept":true,"Api-Version":true},"dynamicProps":false,"dynamicItems":false};
 
 export const raw_replaceOrderPath = validate87;
 const schema54 = {"type":"object","properties":{"orderId":{"type":"integer","minimum":1,"maximum":9007199254740991}},"required":["orderId"]};
@@ -4222,7 +4523,7 @@ return errors === 0;
 validate87.evaluated = {"props":{"orderId":true},"dynamicProps":false,"dynamicItems":false};
 
 export const raw_replaceOrderV1Header = validate88;
-const schema55 = {"type":"object","properties":{"If-Match":{"type":"string","maxLength":2000},"Accept":{"type":"string","maxLength":1000}},"required":[]};
+const schema55 = {"type":"object","properties":{"If-Match":{"type":"string","maxLength":2000},"If-None-Match":{"type":"string","maxLength":2000},"Accept":{"type":"string","maxLength":1000}},"required":[]};
 
 function validate88(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -4278,8 +4579,8 @@ errors++;
 }
 }
 }
-if(data.Accept !== undefined){
-let data1 = data.Accept;
+if(data["If-None-Match"] !== undefined){
+let data1 = data["If-None-Match"];
 if(typeof data1 !== "string"){
 let dataType1 = typeof data1;
 let coerced1 = undefined;
@@ -4291,7 +4592,7 @@ else if(data1 === null){
 coerced1 = "";
 }
 else {
-const err2 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err2 = {instancePath:instancePath+"/If-None-Match",schemaPath:"#/properties/If-None-Match/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -4304,13 +4605,13 @@ errors++;
 if(coerced1 !== undefined){
 data1 = coerced1;
 if(data !== undefined){
-data["Accept"] = coerced1;
+data["If-None-Match"] = coerced1;
 }
 }
 }
 if(typeof data1 === "string"){
-if(func1(data1) > 1000){
-const err3 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
+if(func1(data1) > 2000){
+const err3 = {instancePath:instancePath+"/If-None-Match",schemaPath:"#/properties/If-None-Match/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -4321,9 +4622,20 @@ errors++;
 }
 }
 }
+if(data.Accept !== undefined){
+let data2 = data.Accept;
+if(typeof data2 !== "string"){
+let dataType2 = typeof data2;
+let coerced2 = undefined;
+if(!(coerced2 !== undefined)){
+if(dataType2 == "number" || dataType2 == "boolean"){
+coerced2 = "" + data2;
+}
+else if(data2 === null){
+coerced2 = "";
 }
 else {
-const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err4 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -4332,10 +4644,42 @@ vErrors.push(err4);
 }
 errors++;
 }
+}
+if(coerced2 !== undefined){
+data2 = coerced2;
+if(data !== undefined){
+data["Accept"] = coerced2;
+}
+}
+}
+if(typeof data2 === "string"){
+if(func1(data2) > 1000){
+const err5 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
 validate88.errors = vErrors;
 return errors === 0;
 }
-validate88.evaluated = {"props":{"If-Match":true,"Accept":true},"dynamicProps":false,"dynamicItems":false};
+validate88.evaluated = {"props":{"If-Match":true,"If-None-Match":true,"Accept":true},"dynamicProps":false,"dynamicItems":false};
 
 export const raw_replaceOrderV1Path = validate89;
 const schema56 = {"type":"object","properties":{"orderId":{"type":"integer","minimum":1,"maximum":9007199254740991}},"required":["orderId"]};
@@ -4429,7 +4773,7 @@ return errors === 0;
 validate89.evaluated = {"props":{"orderId":true},"dynamicProps":false,"dynamicItems":false};
 
 export const raw_replaceOrderV2Header = validate90;
-const schema57 = {"type":"object","properties":{"If-Match":{"type":"string","maxLength":2000},"Accept":{"type":"string","maxLength":1000}},"required":[]};
+const schema57 = {"type":"object","properties":{"If-Match":{"type":"string","maxLength":2000},"If-None-Match":{"type":"string","maxLength":2000},"Accept":{"type":"string","maxLength":1000}},"required":[]};
 
 function validate90(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -4485,8 +4829,8 @@ errors++;
 }
 }
 }
-if(data.Accept !== undefined){
-let data1 = data.Accept;
+if(data["If-None-Match"] !== undefined){
+let data1 = data["If-None-Match"];
 if(typeof data1 !== "string"){
 let dataType1 = typeof data1;
 let coerced1 = undefined;
@@ -4498,7 +4842,7 @@ else if(data1 === null){
 coerced1 = "";
 }
 else {
-const err2 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err2 = {instancePath:instancePath+"/If-None-Match",schemaPath:"#/properties/If-None-Match/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -4511,13 +4855,13 @@ errors++;
 if(coerced1 !== undefined){
 data1 = coerced1;
 if(data !== undefined){
-data["Accept"] = coerced1;
+data["If-None-Match"] = coerced1;
 }
 }
 }
 if(typeof data1 === "string"){
-if(func1(data1) > 1000){
-const err3 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
+if(func1(data1) > 2000){
+const err3 = {instancePath:instancePath+"/If-None-Match",schemaPath:"#/properties/If-None-Match/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -4528,9 +4872,20 @@ errors++;
 }
 }
 }
+if(data.Accept !== undefined){
+let data2 = data.Accept;
+if(typeof data2 !== "string"){
+let dataType2 = typeof data2;
+let coerced2 = undefined;
+if(!(coerced2 !== undefined)){
+if(dataType2 == "number" || dataType2 == "boolean"){
+coerced2 = "" + data2;
+}
+else if(data2 === null){
+coerced2 = "";
 }
 else {
-const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err4 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -4539,10 +4894,42 @@ vErrors.push(err4);
 }
 errors++;
 }
+}
+if(coerced2 !== undefined){
+data2 = coerced2;
+if(data !== undefined){
+data["Accept"] = coerced2;
+}
+}
+}
+if(typeof data2 === "string"){
+if(func1(data2) > 1000){
+const err5 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
 validate90.errors = vErrors;
 return errors === 0;
 }
-validate90.evaluated = {"props":{"If-Match":true,"Accept":true},"dynamicProps":false,"dynamicItems":false};
+validate90.evaluated = {"props":{"If-Match":true,"If-None-Match":true,"Accept":true},"dynamicProps":false,"dynamicItems":false};
 
 export const raw_replaceOrderV2Path = validate91;
 const schema58 = {"type":"object","properties":{"orderId":{"type":"integer","minimum":1,"maximum":9007199254740991}},"required":["orderId"]};

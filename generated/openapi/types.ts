@@ -452,8 +452,10 @@ export interface components {
             detail?: string;
             errors?: {
                 message: string;
-                /** @description JSON pointer into the body, or `header:<name>` / `query:<name>` / `path:<name>`. */
+                /** @description JSON pointer of the offending member (`/colour` for a member that must not be there, `/items/0/sku` for a missing one), or `header:<name>` / `query:<name>` / `path:<name>`. */
                 pointer?: string;
+                /** @description The rule it breaks: the JSON Schema keyword (`additionalProperties`, `required`, `type`, `minimum`, ...) or, for a parameter, `integer` / `entity-tag`. */
+                rule?: string;
             }[];
             instance?: string;
             status: number;
@@ -492,6 +494,16 @@ export interface components {
         /** @description No such order for this account, or unknown version path (`code` NOT_FOUND). */
         E404: {
             headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description Any path answers a method it does not declare with 405 (`code` METHOD_NOT_ALLOWED) and `Allow` listing the methods it does declare (RFC 9110 15.5.6). OpenAPI has no place for a method a path lacks, so this response is declared here once, for every path. */
+        E405: {
+            headers: {
+                Allow: components["headers"]["Allow"];
                 [name: string]: unknown;
             };
             content: {
@@ -546,6 +558,7 @@ export interface components {
         /** @description Unsupported Content-Type (`code` UNSUPPORTED_MEDIA_TYPE). */
         E415: {
             headers: {
+                "Accept-Patch": components["headers"]["AcceptPatch"];
                 [name: string]: unknown;
             };
             content: {
@@ -607,10 +620,12 @@ export interface components {
         ApiVersion: number;
         /** @description Makes this request safe to retry (see the API description): a retry with the same key gets the stored response with `Idempotent-Replayed: true`. Per account, kept 24 h by default. A structured-field string (`"..."`) or the bare value. */
         IdempotencyKey: string;
-        /** @description Required on every write (the schema marks it optional because a missing one is answered 428, not 400): the ETag the client last saw (list or `*`), strong comparison. Missing: 428. No match: 412 and nothing is written. */
+        /** @description Required on every write (the schema marks it optional because a missing one is answered 428, not 400): the ETag the client last saw (list or `*`), strong comparison. Missing: 428. No match: 412 and nothing is written. Entity tags must be quoted (`"1-1-v2j"`): an unparseable value is 400 naming the header, not 412. */
         IfMatch: string;
         /** @description Entity tags (list or `*`), weak comparison: a match answers 304. */
         IfNoneMatch: string;
+        /** @description On a write (RFC 9110 13.1.2, 13.2.2): `*`, or a tag of any representation of the order's current revision (weak comparison), answers 412 and nothing is written. Entity tags must be quoted: an unparseable value is 400. */
+        IfNoneMatchWrite: string;
         Limit: number;
         /** @description The order's id. Another account's order is 404. */
         OrderId: number;
@@ -619,6 +634,8 @@ export interface components {
     };
     requestBodies: never;
     headers: {
+        /** @description RFC 5789 3.1: the patch media types the resource accepts; sent with a 415 to PATCH only (a 415 to POST or PUT carries no Accept-Patch). */
+        AcceptPatch: string;
         /** @description Methods the resource supports. */
         Allow: string;
         /** @description The version that was served. */
@@ -874,8 +891,10 @@ export interface operations {
                 Accept?: components["parameters"]["Accept"];
                 /** @description Selects the version when neither the path nor the Accept media type names one; overrides the account's pinned default. Unknown: 406. */
                 "Api-Version"?: components["parameters"]["ApiVersion"];
-                /** @description Required on every write (the schema marks it optional because a missing one is answered 428, not 400): the ETag the client last saw (list or `*`), strong comparison. Missing: 428. No match: 412 and nothing is written. */
+                /** @description Required on every write (the schema marks it optional because a missing one is answered 428, not 400): the ETag the client last saw (list or `*`), strong comparison. Missing: 428. No match: 412 and nothing is written. Entity tags must be quoted (`"1-1-v2j"`): an unparseable value is 400 naming the header, not 412. */
                 "If-Match"?: components["parameters"]["IfMatch"];
+                /** @description On a write (RFC 9110 13.1.2, 13.2.2): `*`, or a tag of any representation of the order's current revision (weak comparison), answers 412 and nothing is written. Entity tags must be quoted: an unparseable value is 400. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatchWrite"];
             };
             path: {
                 /** @description The order's id. Another account's order is 404. */
@@ -970,8 +989,10 @@ export interface operations {
                 Accept?: components["parameters"]["Accept"];
                 /** @description Selects the version when neither the path nor the Accept media type names one; overrides the account's pinned default. Unknown: 406. */
                 "Api-Version"?: components["parameters"]["ApiVersion"];
-                /** @description Required on every write (the schema marks it optional because a missing one is answered 428, not 400): the ETag the client last saw (list or `*`), strong comparison. Missing: 428. No match: 412 and nothing is written. */
+                /** @description Required on every write (the schema marks it optional because a missing one is answered 428, not 400): the ETag the client last saw (list or `*`), strong comparison. Missing: 428. No match: 412 and nothing is written. Entity tags must be quoted (`"1-1-v2j"`): an unparseable value is 400 naming the header, not 412. */
                 "If-Match"?: components["parameters"]["IfMatch"];
+                /** @description On a write (RFC 9110 13.1.2, 13.2.2): `*`, or a tag of any representation of the order's current revision (weak comparison), answers 412 and nothing is written. Entity tags must be quoted: an unparseable value is 400. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatchWrite"];
             };
             path: {
                 /** @description The order's id. Another account's order is 404. */
@@ -1025,8 +1046,10 @@ export interface operations {
                 "Api-Version"?: components["parameters"]["ApiVersion"];
                 /** @description Makes this request safe to retry (see the API description): a retry with the same key gets the stored response with `Idempotent-Replayed: true`. Per account, kept 24 h by default. A structured-field string (`"..."`) or the bare value. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-                /** @description Required on every write (the schema marks it optional because a missing one is answered 428, not 400): the ETag the client last saw (list or `*`), strong comparison. Missing: 428. No match: 412 and nothing is written. */
+                /** @description Required on every write (the schema marks it optional because a missing one is answered 428, not 400): the ETag the client last saw (list or `*`), strong comparison. Missing: 428. No match: 412 and nothing is written. Entity tags must be quoted (`"1-1-v2j"`): an unparseable value is 400 naming the header, not 412. */
                 "If-Match"?: components["parameters"]["IfMatch"];
+                /** @description On a write (RFC 9110 13.1.2, 13.2.2): `*`, or a tag of any representation of the order's current revision (weak comparison), answers 412 and nothing is written. Entity tags must be quoted: an unparseable value is 400. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatchWrite"];
             };
             path: {
                 /** @description The order's id. Another account's order is 404. */
@@ -1230,8 +1253,10 @@ export interface operations {
             header?: {
                 /** @description `application/json`, `application/vnd.orderline.order+json; version=<n>` (orders) or `application/vnd.orderline.order-list+json; version=<n>` (collections); `v` is a synonym of `version`. No acceptable type: 406. */
                 Accept?: components["parameters"]["Accept"];
-                /** @description Required on every write (the schema marks it optional because a missing one is answered 428, not 400): the ETag the client last saw (list or `*`), strong comparison. Missing: 428. No match: 412 and nothing is written. */
+                /** @description Required on every write (the schema marks it optional because a missing one is answered 428, not 400): the ETag the client last saw (list or `*`), strong comparison. Missing: 428. No match: 412 and nothing is written. Entity tags must be quoted (`"1-1-v2j"`): an unparseable value is 400 naming the header, not 412. */
                 "If-Match"?: components["parameters"]["IfMatch"];
+                /** @description On a write (RFC 9110 13.1.2, 13.2.2): `*`, or a tag of any representation of the order's current revision (weak comparison), answers 412 and nothing is written. Entity tags must be quoted: an unparseable value is 400. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatchWrite"];
             };
             path: {
                 /** @description The order's id. Another account's order is 404. */
@@ -1320,8 +1345,10 @@ export interface operations {
             header?: {
                 /** @description `application/json`, `application/vnd.orderline.order+json; version=<n>` (orders) or `application/vnd.orderline.order-list+json; version=<n>` (collections); `v` is a synonym of `version`. No acceptable type: 406. */
                 Accept?: components["parameters"]["Accept"];
-                /** @description Required on every write (the schema marks it optional because a missing one is answered 428, not 400): the ETag the client last saw (list or `*`), strong comparison. Missing: 428. No match: 412 and nothing is written. */
+                /** @description Required on every write (the schema marks it optional because a missing one is answered 428, not 400): the ETag the client last saw (list or `*`), strong comparison. Missing: 428. No match: 412 and nothing is written. Entity tags must be quoted (`"1-1-v2j"`): an unparseable value is 400 naming the header, not 412. */
                 "If-Match"?: components["parameters"]["IfMatch"];
+                /** @description On a write (RFC 9110 13.1.2, 13.2.2): `*`, or a tag of any representation of the order's current revision (weak comparison), answers 412 and nothing is written. Entity tags must be quoted: an unparseable value is 400. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatchWrite"];
             };
             path: {
                 /** @description The order's id. Another account's order is 404. */
@@ -1372,8 +1399,10 @@ export interface operations {
                 Accept?: components["parameters"]["Accept"];
                 /** @description Makes this request safe to retry (see the API description): a retry with the same key gets the stored response with `Idempotent-Replayed: true`. Per account, kept 24 h by default. A structured-field string (`"..."`) or the bare value. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-                /** @description Required on every write (the schema marks it optional because a missing one is answered 428, not 400): the ETag the client last saw (list or `*`), strong comparison. Missing: 428. No match: 412 and nothing is written. */
+                /** @description Required on every write (the schema marks it optional because a missing one is answered 428, not 400): the ETag the client last saw (list or `*`), strong comparison. Missing: 428. No match: 412 and nothing is written. Entity tags must be quoted (`"1-1-v2j"`): an unparseable value is 400 naming the header, not 412. */
                 "If-Match"?: components["parameters"]["IfMatch"];
+                /** @description On a write (RFC 9110 13.1.2, 13.2.2): `*`, or a tag of any representation of the order's current revision (weak comparison), answers 412 and nothing is written. Entity tags must be quoted: an unparseable value is 400. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatchWrite"];
             };
             path: {
                 /** @description The order's id. Another account's order is 404. */
@@ -1537,8 +1566,10 @@ export interface operations {
             header?: {
                 /** @description `application/json`, `application/vnd.orderline.order+json; version=<n>` (orders) or `application/vnd.orderline.order-list+json; version=<n>` (collections); `v` is a synonym of `version`. No acceptable type: 406. */
                 Accept?: components["parameters"]["Accept"];
-                /** @description Required on every write (the schema marks it optional because a missing one is answered 428, not 400): the ETag the client last saw (list or `*`), strong comparison. Missing: 428. No match: 412 and nothing is written. */
+                /** @description Required on every write (the schema marks it optional because a missing one is answered 428, not 400): the ETag the client last saw (list or `*`), strong comparison. Missing: 428. No match: 412 and nothing is written. Entity tags must be quoted (`"1-1-v2j"`): an unparseable value is 400 naming the header, not 412. */
                 "If-Match"?: components["parameters"]["IfMatch"];
+                /** @description On a write (RFC 9110 13.1.2, 13.2.2): `*`, or a tag of any representation of the order's current revision (weak comparison), answers 412 and nothing is written. Entity tags must be quoted: an unparseable value is 400. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatchWrite"];
             };
             path: {
                 /** @description The order's id. Another account's order is 404. */
@@ -1621,8 +1652,10 @@ export interface operations {
             header?: {
                 /** @description `application/json`, `application/vnd.orderline.order+json; version=<n>` (orders) or `application/vnd.orderline.order-list+json; version=<n>` (collections); `v` is a synonym of `version`. No acceptable type: 406. */
                 Accept?: components["parameters"]["Accept"];
-                /** @description Required on every write (the schema marks it optional because a missing one is answered 428, not 400): the ETag the client last saw (list or `*`), strong comparison. Missing: 428. No match: 412 and nothing is written. */
+                /** @description Required on every write (the schema marks it optional because a missing one is answered 428, not 400): the ETag the client last saw (list or `*`), strong comparison. Missing: 428. No match: 412 and nothing is written. Entity tags must be quoted (`"1-1-v2j"`): an unparseable value is 400 naming the header, not 412. */
                 "If-Match"?: components["parameters"]["IfMatch"];
+                /** @description On a write (RFC 9110 13.1.2, 13.2.2): `*`, or a tag of any representation of the order's current revision (weak comparison), answers 412 and nothing is written. Entity tags must be quoted: an unparseable value is 400. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatchWrite"];
             };
             path: {
                 /** @description The order's id. Another account's order is 404. */
@@ -1670,8 +1703,10 @@ export interface operations {
                 Accept?: components["parameters"]["Accept"];
                 /** @description Makes this request safe to retry (see the API description): a retry with the same key gets the stored response with `Idempotent-Replayed: true`. Per account, kept 24 h by default. A structured-field string (`"..."`) or the bare value. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-                /** @description Required on every write (the schema marks it optional because a missing one is answered 428, not 400): the ETag the client last saw (list or `*`), strong comparison. Missing: 428. No match: 412 and nothing is written. */
+                /** @description Required on every write (the schema marks it optional because a missing one is answered 428, not 400): the ETag the client last saw (list or `*`), strong comparison. Missing: 428. No match: 412 and nothing is written. Entity tags must be quoted (`"1-1-v2j"`): an unparseable value is 400 naming the header, not 412. */
                 "If-Match"?: components["parameters"]["IfMatch"];
+                /** @description On a write (RFC 9110 13.1.2, 13.2.2): `*`, or a tag of any representation of the order's current revision (weak comparison), answers 412 and nothing is written. Entity tags must be quoted: an unparseable value is 400. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatchWrite"];
             };
             path: {
                 /** @description The order's id. Another account's order is 404. */

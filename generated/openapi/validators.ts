@@ -3269,7 +3269,7 @@ return errors === 0;
 validate113.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const raw_listOrders200R0 = validate116;
-const schema40 = {"oneOf":[{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/OrderListV1"},{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/OrderListV2"}]};
+const schema40 = {"anyOf":[{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/OrderListV1"},{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/OrderListV2"}]};
 const schema41 = {"type":"object","additionalProperties":false,"required":["orders","_links"],"properties":{"orders":{"type":"array","items":{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/OrderV1"}},"_links":{"type":"object","additionalProperties":false,"required":["self"],"properties":{"self":{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/Link"},"next":{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/Link","description":"Present only when more orders exist."}}}}};
 
 function validate118(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -4229,16 +4229,14 @@ evaluated0.items = undefined;
 }
 const _errs0 = errors;
 let valid0 = false;
-let passing0 = null;
 const _errs1 = errors;
 if(!(validate117(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate117.errors : vErrors.concat(validate117.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs1 === errors;
+valid0 = valid0 || _valid0;
 if(_valid0){
-valid0 = true;
-passing0 = 0;
 var props0 = true;
 }
 const _errs2 = errors;
@@ -4247,21 +4245,14 @@ vErrors = vErrors === null ? validate127.errors : vErrors.concat(validate127.err
 errors = vErrors.length;
 }
 var _valid0 = _errs2 === errors;
-if(_valid0 && valid0){
-valid0 = false;
-passing0 = [passing0, 1];
-}
-else {
+valid0 = valid0 || _valid0;
 if(_valid0){
-valid0 = true;
-passing0 = 1;
 if(props0 !== true){
 props0 = true;
 }
 }
-}
 if(!valid0){
-const err0 = {instancePath,schemaPath:"#/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
+const err0 = {instancePath,schemaPath:"#/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -7723,7 +7714,7 @@ validate217.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
 export const raw_Problem = validate229;
 const schema72 = {"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/Problem"};
-const schema73 = {"type":"object","required":["type","title","status","code"],"description":"RFC 9457 problem details; extension members may be added.","properties":{"type":{"type":"string","format":"uri-reference"},"title":{"type":"string"},"status":{"type":"integer","minimum":400,"maximum":599},"detail":{"type":"string"},"instance":{"type":"string"},"code":{"type":"string","description":"Stable machine-readable code, e.g. NOT_FOUND, PRECONDITION_FAILED."},"errors":{"type":"array","items":{"type":"object","required":["message"],"properties":{"pointer":{"type":"string","description":"JSON pointer into the body, or `header:<name>` / `query:<name>` / `path:<name>`."},"message":{"type":"string"}}}}}};
+const schema73 = {"type":"object","required":["type","title","status","code"],"description":"RFC 9457 problem details; extension members may be added.","properties":{"type":{"type":"string","format":"uri-reference"},"title":{"type":"string"},"status":{"type":"integer","minimum":400,"maximum":599},"detail":{"type":"string"},"instance":{"type":"string"},"code":{"type":"string","description":"Stable machine-readable code, e.g. NOT_FOUND, PRECONDITION_FAILED."},"errors":{"type":"array","items":{"type":"object","required":["message"],"properties":{"pointer":{"type":"string","description":"JSON pointer of the offending member (`/colour` for a member that must not be there, `/items/0/sku` for a missing one), or `header:<name>` / `query:<name>` / `path:<name>`."},"rule":{"type":"string","description":"The rule it breaks: the JSON Schema keyword (`additionalProperties`, `required`, `type`, `minimum`, ...) or, for a parameter, `integer` / `entity-tag`."},"message":{"type":"string"}}}}}};
 const formats48 = /^(?:[a-z][a-z0-9+\-.]*:)?(?:\/?\/(?:(?:[a-z0-9\-._~!$&'()*+,;=:]|%[0-9a-f]{2})*@)?(?:\[(?:(?:(?:(?:[0-9a-f]{1,4}:){6}|::(?:[0-9a-f]{1,4}:){5}|(?:[0-9a-f]{1,4})?::(?:[0-9a-f]{1,4}:){4}|(?:(?:[0-9a-f]{1,4}:){0,1}[0-9a-f]{1,4})?::(?:[0-9a-f]{1,4}:){3}|(?:(?:[0-9a-f]{1,4}:){0,2}[0-9a-f]{1,4})?::(?:[0-9a-f]{1,4}:){2}|(?:(?:[0-9a-f]{1,4}:){0,3}[0-9a-f]{1,4})?::[0-9a-f]{1,4}:|(?:(?:[0-9a-f]{1,4}:){0,4}[0-9a-f]{1,4})?::)(?:[0-9a-f]{1,4}:[0-9a-f]{1,4}|(?:(?:25[0-5]|2[0-4]\d|[01]?\d\d?)\.){3}(?:25[0-5]|2[0-4]\d|[01]?\d\d?))|(?:(?:[0-9a-f]{1,4}:){0,5}[0-9a-f]{1,4})?::[0-9a-f]{1,4}|(?:(?:[0-9a-f]{1,4}:){0,6}[0-9a-f]{1,4})?::)|[Vv][0-9a-f]+\.[a-z0-9\-._~!$&'()*+,;=:]+)\]|(?:(?:25[0-5]|2[0-4]\d|[01]?\d\d?)\.){3}(?:25[0-5]|2[0-4]\d|[01]?\d\d?)|(?:[a-z0-9\-._~!$&'"()*+,;=]|%[0-9a-f]{2})*)(?::\d*)?(?:\/(?:[a-z0-9\-._~!$&'"()*+,;=:@]|%[0-9a-f]{2})*)*|\/(?:(?:[a-z0-9\-._~!$&'"()*+,;=:@]|%[0-9a-f]{2})+(?:\/(?:[a-z0-9\-._~!$&'"()*+,;=:@]|%[0-9a-f]{2})*)*)?|(?:[a-z0-9\-._~!$&'"()*+,;=:@]|%[0-9a-f]{2})+(?:\/(?:[a-z0-9\-._~!$&'"()*+,;=:@]|%[0-9a-f]{2})*)*)?(?:\?(?:[a-z0-9\-._~!$&'"()*+,;=:@/?]|%[0-9a-f]{2})*)?(?:#(?:[a-z0-9\-._~!$&'"()*+,;=:@/?]|%[0-9a-f]{2})*)?$/i;
 
 function validate230(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -7914,9 +7905,9 @@ vErrors.push(err14);
 errors++;
 }
 }
-if(data7.message !== undefined){
-if(typeof data7.message !== "string"){
-const err15 = {instancePath:instancePath+"/errors/" + i0+"/message",schemaPath:"#/properties/errors/items/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data7.rule !== undefined){
+if(typeof data7.rule !== "string"){
+const err15 = {instancePath:instancePath+"/errors/" + i0+"/rule",schemaPath:"#/properties/errors/items/properties/rule/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -7926,9 +7917,9 @@ vErrors.push(err15);
 errors++;
 }
 }
-}
-else {
-const err16 = {instancePath:instancePath+"/errors/" + i0,schemaPath:"#/properties/errors/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data7.message !== undefined){
+if(typeof data7.message !== "string"){
+const err16 = {instancePath:instancePath+"/errors/" + i0+"/message",schemaPath:"#/properties/errors/items/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -7940,7 +7931,7 @@ errors++;
 }
 }
 else {
-const err17 = {instancePath:instancePath+"/errors",schemaPath:"#/properties/errors/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err17 = {instancePath:instancePath+"/errors/" + i0,schemaPath:"#/properties/errors/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -7952,12 +7943,24 @@ errors++;
 }
 }
 else {
-const err18 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err18 = {instancePath:instancePath+"/errors",schemaPath:"#/properties/errors/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err18];
 }
 else {
 vErrors.push(err18);
+}
+errors++;
+}
+}
+}
+else {
+const err19 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
 }
 errors++;
 }

@@ -67,4 +67,14 @@ describe('precondition evaluation (RFC 9110 13.2.2)', () => {
       }),
     );
   });
+  it('refuses a write whose If-None-Match names any representation of the current state (RFC 9110 13.1.2)', () => {
+    const current = { selected: '"1-2-v2j"', all: ['"1-2-v1j"', '"1-2-v1n"', '"1-2-v2j"', '"1-2-v2n"'] };
+    for (const inm of ['*', '"1-2-v1n"', 'W/"1-2-v2j"', '"0-0-v2j", "1-2-v1j"']) {
+      expect(evaluate({ method: 'PUT', ifMatch: '"1-2-v2j"', ifNoneMatch: inm, current })).toBe('precondition_failed');
+      expect(evaluate({ method: 'PATCH', ifNoneMatch: inm, current })).toBe('precondition_failed');
+    }
+    expect(evaluate({ method: 'PUT', ifMatch: '"1-2-v2j"', ifNoneMatch: '"1-1-v2j"', current })).toBe('proceed');
+    // A read still compares only the representation it selected.
+    expect(evaluate({ method: 'GET', ifNoneMatch: '"1-2-v1n"', current })).toBe('proceed');
+  });
 });

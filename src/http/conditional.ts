@@ -53,8 +53,8 @@ export interface ConditionalRequest {
    * The tags the current state answers to: the selected representation's tag first.
    * If-Match accepts any representation of the current revision, so a client that
    * read version 1 can write with version 2 (the lost-update check is about the
-   * revision, not the media type); If-None-Match uses only the selected one (a cache
-   * validates the representation it holds).
+   * revision, not the media type); If-None-Match on GET/HEAD uses only the selected one
+   * (a cache validates the representation it holds), on a write all of them.
    */
   current: { selected: string; all: readonly string[] };
 }
@@ -69,8 +69,12 @@ export function evaluate(req: ConditionalRequest): Outcome {
   }
   if (req.ifNoneMatch !== undefined) {
     const c = parseTagCondition(req.ifNoneMatch);
-    const selected = parseTag(req.current.selected);
-    const matched = 'invalid' in c ? false : c.any ? true : c.tags.some((t) => weakMatch(t, selected));
+    // A read validates the representation the cache holds; a write is refused when the
+    // client names any representation of the current state (it asked to write only if
+    // the state is not one it knows).
+    const safe = req.method === 'GET' || req.method === 'HEAD';
+    const current = safe ? [parseTag(req.current.selected)] : req.current.all.map(parseTag);
+    const matched = 'invalid' in c ? false : c.any ? true : c.tags.some((t) => current.some((cur) => weakMatch(t, cur)));
     if (matched) return req.method === 'GET' || req.method === 'HEAD' ? 'not_modified' : 'precondition_failed';
   }
   return 'proceed';

@@ -56,14 +56,27 @@ export class Metrics {
   }
 }
 
-/** Times every request; labelled by the matched route template, never the raw path (bounded cardinality). */
+/**
+ * Times every request; labelled by the matched route template, never the raw path
+ * (bounded cardinality). The labelled child of each (method, route, status) is looked
+ * up once and kept: prom-client would otherwise hash the label object on every request.
+ */
 export function metricsMiddleware(metrics: Metrics): Middleware {
+  const children = new Map<string, { observe(v: number): void }>();
   return async function metricsMiddleware(ctx, next) {
-    const end = metrics.httpDuration.startTimer();
+    const started = process.hrtime.bigint();
     try {
       await next();
     } finally {
-      end({ method: ctx.method, route: (ctx.state.route as string | undefined) ?? 'unmatched', status: String(ctx.status) });
+      const route = (ctx.state.route as string | undefined) ?? 'unmatched';
+      const status = String(ctx.status);
+      const key = `${ctx.method} ${route} ${status}`;
+      let child = children.get(key);
+      if (!child) {
+        child = metrics.httpDuration.labels({ method: ctx.method, route, status });
+        children.set(key, child);
+      }
+      child.observe(Number(process.hrtime.bigint() - started) / 1e9);
     }
   };
 }

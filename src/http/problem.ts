@@ -11,7 +11,7 @@ export interface Problem {
   status: number;
   code: string;
   detail?: string;
-  errors?: { pointer?: string; message: string }[];
+  errors?: { pointer?: string; rule?: string; message: string }[];
   [extension: string]: unknown;
 }
 

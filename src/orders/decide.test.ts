@@ -68,3 +68,12 @@ describe('the write decision', () => {
     expect(createFields({ discount_code: 'X' }, 1)).toMatchObject({ discount: { code: 'X', percent: 0 }, status: 'pending' });
   });
 });
+
+describe('the event type', () => {
+  it('is order.updated for a note edit on an order that is already cancelled', () => {
+    expect(decideWrite(order({ status: 'cancelled' }), { kind: 'patch', version: 2, body: { note: 'late' } })).toMatchObject({
+      apply: true,
+      eventType: 'order.updated',
+    });
+  });
+});

@@ -95,7 +95,10 @@ export function decideWrite(current: OrderRecord, intent: WriteIntent): Decision
     return { apply: false, reason: 'conflict', detail: `Status ${current.status} cannot become ${fields.status}; allowed: ${allowed}` };
   }
   if (sameFields(fields, current)) return { apply: false, reason: 'unchanged' };
-  return { apply: true, fields: pick(fields), eventType: fields.status === 'cancelled' ? 'order.cancelled' : 'order.updated' };
+  // The event says what happened: a cancellation, or an update (a note edit on an
+  // order that is already cancelled is an update, not a second cancellation).
+  const cancelled = fields.status === 'cancelled' && current.status !== 'cancelled';
+  return { apply: true, fields: pick(fields), eventType: cancelled ? 'order.cancelled' : 'order.updated' };
 }
 
 const pick = (f: OrderFields): OrderFields => ({ status: f.status, items: f.items, currency: f.currency, discount: f.discount, note: f.note });

@@ -87,6 +87,17 @@ export function runStoreContract(name: string, newStore: () => Promise<CountingS
         expect(await store.eventsAfter(order.id, 0, 10)).toEqual([event]);
       });
 
+      it('reads the current revision alone, scoped by account', async () => {
+        const a = await store.ensureAccount('a');
+        const b = await store.ensureAccount('b');
+        const { order } = await store.createOrder(a.id, fields());
+        expect(await store.orderRevision(a.id, order.id)).toBe(1);
+        await store.writeOrder(a.id, order.id, setNote('changed'));
+        expect(await store.orderRevision(a.id, order.id)).toBe(2);
+        expect(await store.orderRevision(b.id, order.id)).toBeNull();
+        expect(await store.orderRevision(a.id, order.id + 1000)).toBeNull();
+      });
+
       it("scopes getOrder by account: another account's order reads as missing", async () => {
         const a = await store.ensureAccount('a');
         const b = await store.ensureAccount('b');

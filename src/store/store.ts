@@ -133,6 +133,12 @@ export interface Store {
   createOrder(accountId: number, fields: OrderFields, complete?: IdempotentCompletion<{ order: OrderRecord; event: OrderEvent }>): Promise<{ order: OrderRecord; event: OrderEvent }>;
   getOrder(accountId: number, orderId: number): Promise<OrderRecord | null>;
   /**
+   * The order's current revision (null when missing or another account's): one indexed
+   * lookup of one column, no row decoding. A revision names one immutable state, so a
+   * reader that cached a representation of it needs nothing more (304s, cached 200s).
+   */
+  orderRevision(accountId: number, orderId: number): Promise<number | null>;
+  /**
    * Serialized read-decide-write of one order: reads the current row inside the
    * transaction, calls `decide` (synchronous, pure), and when it applies, writes the
    * fields with revision + 1 and the event row with seq = new revision, atomically.

@@ -1,8 +1,9 @@
 import type { Context, Middleware } from 'koa';
 import Router from '@koa/router';
-import type { ErrorObject } from 'ajv';
 import type { Handlers } from '../../../generated/openapi/handlers';
-import { bindOperations, type AnyResponse, type Invalid, type RawRequest, type Where } from '../../../generated/openapi/bind';
+import { bindOperations, type AnyResponse, type Invalid, type RawRequest } from '../../../generated/openapi/bind';
+import { fieldErrors } from './fieldErrors';
+import { serialized } from './representationCache';
 import { routes, type RouteSpec } from '../../../generated/openapi/routes';
 import { baseMediaType, readJsonBody, versionParam } from '../body';
 import { httpProblem } from '../problem';
@@ -25,17 +26,9 @@ export interface DispatchOptions {
   idempotency: IdempotencyOptions;
 }
 
-/** Ajv errors -> problem `errors` members; `where` says which part of the request. */
-function details(where: Where, errors: ErrorObject[] | null | undefined) {
-  return (errors ?? []).slice(0, 20).map((e) => ({
-    pointer: where === 'body' ? e.instancePath || '/' : `${where}:${(e.instancePath.slice(1) || (e.params as { missingProperty?: string }).missingProperty) ?? ''}`,
-    message: e.message ?? 'invalid',
-  }));
-}
-
 /** The generated binding's report of a request the contract refuses: a 400 problem. */
 const invalid: Invalid = (where, errors) => {
-  throw httpProblem('VALIDATION_FAILED', where === 'body' ? 'Invalid request body' : `Invalid ${where} parameter`, undefined, { errors: details(where, errors) });
+  throw httpProblem('VALIDATION_FAILED', where === 'body' ? 'Invalid request body' : `Invalid ${where} parameter`, undefined, { errors: fieldErrors(where, errors) });
 };
 
 /**
@@ -64,7 +57,7 @@ async function readRequest(ctx: Context, spec: RouteSpec, bodyLimit: number): Pr
     for (const name of spec.integerParams) {
       const v = values[name];
       if (v !== undefined && (typeof v !== 'string' || !CANONICAL_INTEGER.test(v))) {
-        throw httpProblem('VALIDATION_FAILED', `Invalid ${where} parameter`, undefined, { errors: [{ pointer: `${where}:${name}`, message: 'must be an integer in canonical decimal form' }] });
+        throw httpProblem('VALIDATION_FAILED', `Invalid ${where} parameter`, undefined, { errors: [{ pointer: `${where}:${name}`, rule: 'integer', message: 'must be an integer in canonical decimal form' }] });
       }
     }
   }
@@ -74,9 +67,9 @@ async function readRequest(ctx: Context, spec: RouteSpec, bodyLimit: number): Pr
     if (!hasBody && !spec.body.required) return req;
     const contentType = contractMediaType(ctx.get('content-type'));
     if (!spec.body.contentTypes[contentType]) {
-      throw httpProblem('UNSUPPORTED_MEDIA_TYPE', `Content-Type must be one of: ${Object.keys(spec.body.contentTypes).join(', ')}`, {
-        'Accept-Patch': spec.method === 'PATCH' ? Object.keys(spec.body.contentTypes).join(', ') : '',
-      });
+      const accepted = Object.keys(spec.body.contentTypes).join(', ');
+      // RFC 5789 3.1: Accept-Patch belongs to a resource's PATCH; POST and PUT send none.
+      throw httpProblem('UNSUPPORTED_MEDIA_TYPE', `Content-Type must be one of: ${accepted}`, spec.method === 'PATCH' ? { 'Accept-Patch': accepted } : {});
     }
     req.body = await readJsonBody(ctx, bodyLimit);
     req.contentType = contentType;
@@ -91,7 +84,8 @@ function write(ctx: Context, res: AnyResponse): void {
     // the handler's Content-Type and Content-Length headers, set below, stand.
     ctx.body = ctx.method === 'HEAD' && res.status !== 304 ? '' : null;
   } else {
-    ctx.body = typeof res.body === 'string' ? res.body : JSON.stringify(res.body);
+    const body = res.body;
+    ctx.body = typeof body === 'string' ? body : ((body !== null && typeof body === 'object' && serialized.get(body)) || JSON.stringify(body));
     if (res.contentType) ctx.set('Content-Type', res.contentType);
   }
   for (const [k, v] of Object.entries(res.headers ?? {})) if (v !== '') ctx.set(k, v);

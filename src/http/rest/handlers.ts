@@ -8,7 +8,7 @@
 import type * as H from '../../../generated/openapi/handlers';
 import * as validators from '../../../generated/openapi/validators';
 import type { HandlerContext } from './dispatch';
-import { evaluate } from '../conditional';
+import { evaluate, parseTagCondition } from '../conditional';
 import { negotiate, VENDOR, type Family, type Negotiated } from './negotiate';
 import { problem, PROBLEM_MEDIA_TYPE, PROBLEMS, type ProblemCode, type Problem } from '../problem';
 import type { Metrics } from '../metrics';
@@ -28,6 +28,8 @@ import {
 } from '../../orders';
 import { deprecationHeaders } from './deprecation';
 import { storedResponse } from './idempotency';
+import { fieldErrors } from './fieldErrors';
+import { RepresentationCache, serialized } from './representationCache';
 
 export interface OrderDeps {
   store: Store;
@@ -52,7 +54,7 @@ function fail<C extends ProblemCode>(
 }
 
 /** Strong ETag of one representation: revision, version and media type kind (`j` JSON, `n` vendor). */
-export const etagOf = (order: OrderRecord, version: ApiVersion, vendor: boolean): string =>
+export const etagOf = (order: Pick<OrderRecord, 'id' | 'revision'>, version: ApiVersion, vendor: boolean): string =>
   `"${order.id}-${order.revision}-v${version}${vendor ? 'n' : 'j'}"`;
 /** Every representation's tag of the order's current revision: If-Match accepts any of them. */
 const allTags = (order: OrderRecord): string[] => VERSIONS.flatMap((v) => [etagOf(order, v, false), etagOf(order, v, true)]);
@@ -110,7 +112,7 @@ const BODY_SCHEMAS = {
 function checkBody(kind: keyof typeof BODY_SCHEMAS, version: ApiVersion, body: unknown) {
   const validate = BODY_SCHEMAS[kind][version];
   if (validate(body)) return null;
-  const errors = (validate.errors ?? []).map((e) => ({ pointer: e.instancePath || '/', message: e.message ?? 'invalid' }));
+  const errors = fieldErrors('body', validate.errors);
   return fail('VALIDATION_FAILED', `The body is not a valid version ${version} ${kind} body`, { errors });
 }
 
@@ -150,17 +152,50 @@ export function orderHandlers(deps: OrderDeps): Pick<H.Handlers<HandlerContext>,
     };
   }
 
+  /** What a GET of one (order, revision, version, media type, path) answers: computed once. */
+  interface Cached {
+    etag: string;
+    headers: Readonly<Record<string, string>>;
+    payload: OrderPayload;
+  }
+  // Weighed by its JSON text (2 bytes per UTF-16 unit) plus headers and key, roughly.
+  const cache = new RepresentationCache<Cached>(undefined, (e, key) => 512 + 2 * (key.length + (serialized.get(e.payload.body)?.length ?? 0)));
+
+  function cached(order: OrderRecord, neg: Negotiated & { ok: true }, pathVersion: ApiVersion | null, key: string): Cached {
+    const etag = etagOf(order, neg.version, neg.vendor);
+    const payload = orderPayload(order, neg.version, neg.vendor, baseOf(pathVersion));
+    serialized.set(payload.body, JSON.stringify(payload.body));
+    const headers = { 'Cache-Control': CACHE_CONTROL, Vary: VARY, 'Api-Version': String(neg.version), ...deprecationHeaders(neg.version), ETag: etag };
+    const entry = { etag, headers, payload };
+    cache.set(key, entry);
+    return entry;
+  }
+
+  /**
+   * GET and HEAD: the revision alone (one indexed column) decides a 304 and finds a
+   * cached 200; only a representation not yet cached reads and maps the row.
+   */
   async function read(req: H.GetOrderFamilyRequest | H.HeadOrderFamilyRequest, ctx: HandlerContext) {
-    const order = await store.getOrder(ctx.account.id, req.params.orderId);
-    if (!order) return fail('NOT_FOUND', `Order ${req.params.orderId} not found`);
+    const id = req.params.orderId;
+    const revision = await store.orderRevision(ctx.account.id, id);
+    if (revision === null) return fail('NOT_FOUND', `Order ${id} not found`);
     const neg = select(req, ctx, 'order');
     if (!neg.ok) return fail('NOT_ACCEPTABLE', neg.detail);
-    const tag = etagOf(order, neg.version, neg.vendor);
-    const outcome = evaluate({ method: 'GET', ifNoneMatch: req.headers['If-None-Match'], current: { selected: tag, all: NO_TAGS } });
-    if (outcome === 'not_modified') {
+    const kind = `${neg.version}${neg.vendor ? 'n' : 'j'}:${req.pathVersion ?? 0}`;
+    let entry = cache.get(`${id}:${revision}:${kind}`);
+    const tag = entry?.etag ?? etagOf({ id, revision }, neg.version, neg.vendor);
+    const inm = req.headers['If-None-Match'];
+    if (inm !== undefined && evaluate({ method: 'GET', ifNoneMatch: inm, current: { selected: tag, all: NO_TAGS } }) === 'not_modified') {
       return { status: 304 as const, headers: { ETag: tag, 'Cache-Control': CACHE_CONTROL, Vary: VARY } };
     }
-    return orderResponse(200, order, neg, ctx, baseOf(req.pathVersion));
+    if (!entry) {
+      const order = await store.getOrder(ctx.account.id, id);
+      if (!order) return fail('NOT_FOUND', `Order ${id} not found`);
+      // A write may have landed in between: cache (and answer) the revision actually read.
+      entry = cached(order, neg, req.pathVersion, `${id}:${order.revision}:${kind}`);
+    }
+    if (neg.version === 1) metrics.deprecatedReads.inc({ account: ctx.account.name, field: 'discount_code' });
+    return { status: 200 as const, headers: entry.headers, ...entry.payload };
   }
 
   async function write(req: H.ReplaceOrderFamilyRequest | H.PatchOrderFamilyRequest | H.CancelOrderFamilyRequest, ctx: HandlerContext, kind: WriteKind) {
@@ -172,6 +207,15 @@ export function orderHandlers(deps: OrderDeps): Pick<H.Handlers<HandlerContext>,
       if (bad) return bad;
     }
     const ifMatch = req.headers['If-Match'];
+    const ifNoneMatch = req.headers['If-None-Match'];
+    // An unquoted or otherwise unparseable tag is the client's syntax error, not a changed order.
+    for (const [name, value] of [['If-Match', ifMatch], ['If-None-Match', ifNoneMatch]] as const) {
+      if (value !== undefined && 'invalid' in parseTagCondition(value)) {
+        return fail('VALIDATION_FAILED', `${name} must be * or a list of quoted entity tags, e.g. "1-1-v2j"`, {
+          errors: [{ pointer: `header:${name}`, rule: 'entity-tag', message: 'must be * or a comma-separated list of quoted entity tags (RFC 9110 8.8.3)' }],
+        });
+      }
+    }
     let conflict = '';
     // The row the decision saw, for answering a write that changes nothing without a re-read.
     let seen: OrderRecord | undefined;
@@ -182,9 +226,11 @@ export function orderHandlers(deps: OrderDeps): Pick<H.Handlers<HandlerContext>,
     const completion = kind === 'cancel' && ctx.idempotency ? { ...ctx.idempotency, respond: (r: { order: OrderRecord }) => storedResponse((res = written(r.order))) } : undefined;
     const result = await store.writeOrder<WriteRefusal>(ctx.account.id, req.params.orderId, (current) => {
       // Inside the write transaction: 428 and 412 see the revision that would be replaced.
-      if (ifMatch === undefined) return { apply: false, reason: 'precondition_required' };
-      const outcome = evaluate({ method: 'PUT', ifMatch, current: { selected: etagOf(current, version, false), all: allTags(current) } });
+      // RFC 9110 13.2.2: If-Match, then If-None-Match (`*` or a current tag: 412).
+      const outcome = evaluate({ method: 'PUT', ifMatch, ifNoneMatch, current: { selected: etagOf(current, version, false), all: allTags(current) } });
       if (outcome !== 'proceed') return { apply: false, reason: 'precondition_failed' };
+      // A write that passed If-None-Match alone still needs If-Match (lost updates, invariant 2).
+      if (ifMatch === undefined) return { apply: false, reason: 'precondition_required' };
       const decision = decideWrite(current, { kind, version, body: req.body });
       if (decision.apply) return decision;
       if (decision.reason === 'conflict') conflict = decision.detail;
@@ -254,7 +300,8 @@ export function orderHandlers(deps: OrderDeps): Pick<H.Handlers<HandlerContext>,
     async headOrder(req, ctx) {
       const res = await read(req, ctx);
       if (res.status === 200) {
-        const headers = { ...res.headers, 'Content-Type': res.contentType, 'Content-Length': String(Buffer.byteLength(JSON.stringify(res.body))) };
+        const json = serialized.get(res.body) ?? JSON.stringify(res.body);
+        const headers = { ...res.headers, 'Content-Type': res.contentType, 'Content-Length': String(Buffer.byteLength(json)) };
         return { status: res.status, headers };
       }
       if (res.status === 304) return res;

@@ -16,6 +16,7 @@ import type { OperationId } from '../../../generated/openapi/handlers';
 import { IdempotencyLostError, type Store, type StoredResponse } from '../../store';
 import { httpProblem } from '../problem';
 import type { HandlerContext } from './dispatch';
+import { serialized } from './representationCache';
 
 export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
 export const IDEMPOTENT_REPLAYED_HEADER = 'Idempotent-Replayed';
@@ -58,7 +59,8 @@ export function storedResponse(res: AnyResponse): StoredResponse {
   for (const [k, v] of Object.entries(res.headers ?? {})) if (v !== '') headers[k] = v;
   if (res.body === undefined) return { status: res.status, headers, body: '' };
   if (res.contentType) headers['Content-Type'] = res.contentType;
-  return { status: res.status, headers, body: typeof res.body === 'string' ? res.body : JSON.stringify(res.body) };
+  const body = res.body;
+  return { status: res.status, headers, body: typeof body === 'string' ? body : ((body !== null && typeof body === 'object' && serialized.get(body)) || JSON.stringify(body)) };
 }
 
 function replay(stored: StoredResponse): AnyResponse {

@@ -76,6 +76,7 @@ const SQL = {
   insertOrder: `INSERT INTO orders (account_id, revision, status, items, currency, discount_code, discount_percent, note, created_at, updated_at)
     VALUES ($1, 1, $2, $3::jsonb, $4, $5, $6, $7, ${NOW}, ${NOW}) RETURNING ${ORDER_COLUMNS}`,
   getOrder: `SELECT ${ORDER_COLUMNS} FROM orders WHERE id = $1 AND account_id = $2`,
+  orderRevision: 'SELECT revision FROM orders WHERE id = $1 AND account_id = $2',
   // The row lock is the serialization point of writeOrder: a second writer waits here
   // and then reads the row as the first one committed it.
   lockOrder: `SELECT ${ORDER_COLUMNS} FROM orders WHERE id = $1 AND account_id = $2 FOR UPDATE`,
@@ -423,6 +424,12 @@ export class PostgresStore implements Store {
     if (!isId(orderId)) return null;
     const [row] = await this.q<OrderRow>(this.pool, 'getOrder', [orderId, accountId]);
     return row ? toOrder(row) : null;
+  }
+
+  async orderRevision(accountId: number, orderId: number): Promise<number | null> {
+    if (!isId(orderId)) return null;
+    const [row] = await this.q<{ revision: number }>(this.pool, 'orderRevision', [orderId, accountId]);
+    return row ? Number(row.revision) : null;
   }
 
   async writeOrder<R>(

@@ -130,6 +130,7 @@ export class SqliteStore implements Store {
          VALUES (@account_id, 1, @status, @items, @currency, @discount_code, @discount_percent, @note, @now, @now)`,
       ),
       getOrder: db.prepare<[number, number], OrderRow>('SELECT * FROM orders WHERE id = ? AND account_id = ? LIMIT 1'),
+      orderRevision: db.prepare<[number, number], number>('SELECT revision FROM orders WHERE id = ? AND account_id = ? LIMIT 1').pluck(),
       updateOrder: db.prepare<[OrderColumns & { id: number; revision: number; now: string }]>(
         `UPDATE orders SET revision = revision + 1, status = @status, items = @items, currency = @currency,
            discount_code = @discount_code, discount_percent = @discount_percent, note = @note, updated_at = @now
@@ -292,6 +293,10 @@ export class SqliteStore implements Store {
   async getOrder(accountId: number, orderId: number): Promise<OrderRecord | null> {
     const row = this.run(() => this.s.getOrder.get(orderId, accountId));
     return row ? toOrder(row) : null;
+  }
+
+  async orderRevision(accountId: number, orderId: number): Promise<number | null> {
+    return this.run(() => this.s.orderRevision.get(orderId, accountId)) ?? null;
   }
 
   async writeOrder<R>(

@@ -1,0 +1,128 @@
+/**
+ * Defects found by third-party tools (Ajv, Prism, Redocly) and a new user, each shown
+ * against the running service and the contract.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import YAML from 'yaml';
+import { startTestServer, type TestServer } from '../support/server';
+import { expectContract } from '../support/contract';
+import { routes } from '../../generated/openapi/routes';
+import { encodeCursor } from '../../src/orders';
+
+const json = (body: unknown, extra: Record<string, string> = {}) => ({
+  headers: { 'content-type': 'application/json', ...extra },
+  body: JSON.stringify(body),
+});
+const patch = (body: unknown, headers: Record<string, string>) => ({
+  method: 'PATCH',
+  headers: { 'content-type': 'application/merge-patch+json', ...headers },
+  body: JSON.stringify(body),
+});
+
+let s: TestServer;
+beforeAll(async () => {
+  s = await startTestServer();
+});
+afterAll(() => s.close());
+
+async function create(body: unknown = { items: [{ sku: 'A', quantity: 2, unit_price_cents: 500 }] }) {
+  const res = await s.fetch('/orders', { method: 'POST', ...json(body) });
+  const order = (await expectContract('createOrder', res)) as { id: number };
+  return { order, etag: res.headers.get('etag')! };
+}
+
+describe('an empty page', () => {
+  it('conforms to the contract (anyOf: it is a list of either version)', async () => {
+    const res = await s.fetch(`/orders?page=${encodeCursor(Number.MAX_SAFE_INTEGER - 1)}`);
+    expect(res.status).toBe(200);
+    expect(await expectContract('listOrders', res)).toMatchObject({ orders: [] });
+    const validate = routes.find((r) => r.operationId === 'listOrders')!.responses['200']['application/json'];
+    expect(validate({ orders: [], _links: { self: { href: '/orders' } } })).toBe(true);
+  });
+});
+
+describe('If-None-Match on writes', () => {
+  const writes = (id: number, headers: Record<string, string>) => [
+    s.fetch(`/orders/${id}`, patch({ note: 'x' }, headers)),
+    s.fetch(`/orders/${id}`, { method: 'PUT', ...json({ status: 'pending', items: [], currency: 'EUR', discount: null, note: 'y' }, headers) }),
+    s.fetch(`/orders/${id}/cancel`, { method: 'POST', headers }),
+  ];
+  it('answers 412 to `*` or a current tag on PUT, PATCH and cancel, and changes nothing', async () => {
+    const { order, etag } = await create();
+    for (const headers of <Record<string, string>[]>[{ 'if-none-match': '*' }, { 'if-none-match': etag }, { 'if-none-match': `W/${etag}` }, { 'if-match': etag, 'if-none-match': '*' }]) {
+      const [p, u, c] = await Promise.all(writes(order.id, headers));
+      expect([p.status, u.status, c.status]).toEqual([412, 412, 412]);
+      await expectContract('patchOrder', p);
+      await expectContract('cancelOrder', c);
+    }
+    expect((await s.store.getOrder(s.alice.account.id, order.id))!.revision).toBe(1);
+  });
+  it('lets a write through when If-None-Match names no current tag and If-Match matches', async () => {
+    const { order, etag } = await create();
+    const res = await s.fetch(`/orders/${order.id}`, patch({ note: 'x' }, { 'if-match': etag, 'if-none-match': '"0-0-v2j"' }));
+    expect(res.status).toBe(200);
+  });
+});
+
+describe('415 and 405 headers', () => {
+  it('sends Accept-Patch with a 415 to PATCH only, never empty', async () => {
+    const { order, etag } = await create();
+    const post = await s.fetch('/orders', { method: 'POST', headers: { 'content-type': 'text/plain' }, body: '{}' });
+    const put = await s.fetch(`/orders/${order.id}`, { method: 'PUT', headers: { 'content-type': 'text/plain', 'if-match': etag }, body: '{}' });
+    const pat = await s.fetch(`/orders/${order.id}`, { method: 'PATCH', headers: { 'content-type': 'application/json', 'if-match': etag }, body: '{}' });
+    expect([post.status, put.status, pat.status]).toEqual([415, 415, 415]);
+    expect(post.headers.has('accept-patch')).toBe(false);
+    expect(put.headers.has('accept-patch')).toBe(false);
+    expect(pat.headers.get('accept-patch')).toBe('application/merge-patch+json');
+  });
+  it('declares the 405 it sends, with Allow, in the contract', async () => {
+    const doc = YAML.parse(readFileSync(join(__dirname, '../../contracts/openapi.yaml'), 'utf8'));
+    const declared = doc.components.responses.E405;
+    expect(declared.headers.Allow.$ref).toBe('#/components/headers/Allow');
+    expect(Object.keys(declared.content)).toEqual(['application/problem+json']);
+    const res = await s.fetch('/orders/1', { method: 'DELETE' });
+    expect(res.status).toBe(405);
+    expect(res.headers.get('allow')).toMatch(/GET/);
+    expect(res.headers.get('content-type')).toBe('application/problem+json');
+  });
+});
+
+describe('validation errors', () => {
+  it('come as one list naming the offending member and the rule', async () => {
+    const res = await s.fetch('/orders', { method: 'POST', ...json({ colour: 'red' }) });
+    expect(res.status).toBe(400);
+    const body = (await expectContract('createOrder', res)) as { errors: unknown[] };
+    expect(body.errors).toEqual([{ pointer: '/colour', rule: 'additionalProperties', message: 'must NOT have additional properties' }]);
+  });
+  it('name nested members on a versioned path too', async () => {
+    const res = await s.fetch('/v2/orders', { method: 'POST', ...json({ items: [{ sku: 'A', quantity: 0, unit_price_cents: 1 }] }) });
+    const body = (await expectContract('createOrderV2', res)) as { errors: unknown[] };
+    expect(body.errors).toEqual([{ pointer: '/items/0/quantity', rule: 'minimum', message: 'must be >= 1' }]);
+  });
+});
+
+describe('an unquoted If-Match', () => {
+  it('is a 400 naming the header, not a 412, and changes nothing', async () => {
+    const { order, etag } = await create();
+    const unquoted = etag.replace(/"/g, '');
+    const res = await s.fetch(`/orders/${order.id}`, patch({ note: 'x' }, { 'if-match': unquoted }));
+    expect(res.status).toBe(400);
+    const body = (await expectContract('patchOrder', res)) as { detail: string; errors: { pointer: string }[] };
+    expect(body.detail).toMatch(/If-Match/);
+    expect(body.errors[0].pointer).toBe('header:If-Match');
+    expect((await s.store.getOrder(s.alice.account.id, order.id))!.revision).toBe(1);
+  });
+});
+
+describe('events say what happened', () => {
+  it('a note edit on a cancelled order is order.updated, not a second order.cancelled', async () => {
+    const { order, etag } = await create();
+    const cancel = await s.fetch(`/orders/${order.id}/cancel`, { method: 'POST', headers: { 'if-match': etag } });
+    expect(cancel.status).toBe(200);
+    const edit = await s.fetch(`/orders/${order.id}`, patch({ note: 'after' }, { 'if-match': cancel.headers.get('etag')! }));
+    expect(edit.status).toBe(200);
+    const events = await s.store.eventsAfter(order.id, 0, 10);
+    expect(events.map((e) => e.type)).toEqual(['order.created', 'order.cancelled', 'order.updated']);
+  });
+});
