@@ -4,31 +4,13 @@
  * (Idempotent-Replayed), and exactly one order exists. The real server runs as a child
  * process on a SQLite file; test/support/crashAfterCommit.ts kills it right after the commit.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SqliteStore } from '../../src/store';
+import { startServerProcess as startServer } from '../support/serverProcess';
 
 const root = join(__dirname, '../..');
-
-function startServer(dataDir: string, preload: string[] = []): Promise<{ child: ChildProcess; url: string; token: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--require', 'tsx/cjs', ...preload.flatMap((p) => ['--require', p]), join(root, 'src/main.ts')], {
-      cwd: root,
-      env: { ...process.env, PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'silent', DATABASE_URL: '', REDIS_URL: '', WORKERS: '1' },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    let out = '';
-    child.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      const url = /listening on (http:\/\/\S+)/.exec(out)?.[1];
-      const token = /demo token \(account "demo"\): (\S+)/.exec(out)?.[1];
-      if (url && token) resolve({ child, url, token });
-    });
-    child.once('exit', (code) => reject(new Error(`server exited early with ${code}`)));
-  });
-}
 
 describe('idempotent create across kill -9', () => {
   const dir = mkdtempSync(join(tmpdir(), 'orderline-idem-crash-'));
