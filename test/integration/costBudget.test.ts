@@ -82,6 +82,30 @@ describe('GraphQL cost budget (budget 100, restore 10/s, ceiling 100)', () => {
   });
 });
 
+describe('GraphQL cost budget with the allowlist', () => {
+  it('charges allowlisted operations too, and throttles them', async () => {
+    const s = await startTestServer({ GRAPHQL_PERSISTED: 'allowlist', GRAPHQL_COST_BUDGET: '1000', GRAPHQL_COST_RESTORE_RATE: '1' }, { buckets: new MemoryBuckets(() => 1_700_000_000_000) });
+    try {
+      await s.store.seedDemo();
+      const token = await s.tokenFor('demo');
+      const text = persistedOperations.FriendsOfFriends.text;
+      const body = JSON.stringify({ extensions: { persistedQuery: { version: 1, sha256Hash: sha256Hex(text) } }, variables: { id: 'u1', first: 10 } });
+      const send = () => fetch(`${s.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body });
+      const first = await send();
+      const json = (await first.json()) as Body;
+      expect(first.status).toBe(200);
+      // 1 + 1 + 10 x (2 + 1 + 1 + 10 x (2 + 1 + 1)) + 2 = 444 points
+      expect(json.extensions!.cost).toEqual({ requestedQueryCost: 444, throttleStatus: { maximumAvailable: 1000, currentlyAvailable: 556, restoreRate: 1 } });
+      expect((await send()).status).toBe(200);
+      const third = await send();
+      expect(third.status).toBe(429);
+      expect(((await third.json()) as Body).errors![0].extensions!.code).toBe('THROTTLED');
+    } finally {
+      await s.close();
+    }
+  });
+});
+
 describe('GraphQL cost budget off (the default)', () => {
   it('adds no cost extension and never throttles', async () => {
     const s = await startTestServer();
