@@ -18,6 +18,7 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
+import { request } from 'node:http';
 import { join } from 'node:path';
 import { envNumber as num } from './lib/env';
 import { root, startBaseline, startService, type Running } from './lib/server';
@@ -63,11 +64,20 @@ function wrk(load: Load, seconds: number): Result {
   return { rps, p99: p ? ms(p[1], p[2]) : NaN, non2xx3xx: non, errors: sock ? sock.slice(1).reduce((s, x) => s + Number(x), 0) : 0 };
 }
 
-/** One request with fetch, to check the status (and read the ETag) before measuring. */
-async function probe(load: Load, method = 'GET', body?: string): Promise<{ status: number; etag: string | null }> {
-  const res = await fetch(load.url, { method, headers: load.headers, body });
-  await res.arrayBuffer();
-  return { status: res.status, etag: res.headers.get('etag') };
+/**
+ * One request, to check the status (and read the ETag) before measuring. node:http, not
+ * fetch: fetch adds `Cache-Control: no-cache` to conditional requests, and then
+ * koa-conditional-get (rightly) refuses the 304 that wrk, sending no such header, gets.
+ */
+function probe(load: Load, method = 'GET', body?: string): Promise<{ status: number; etag: string | null }> {
+  return new Promise((resolve, reject) => {
+    const req = request(load.url, { method, headers: load.headers, agent: false }, (res) => {
+      res.resume();
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, etag: (res.headers.etag as string | undefined) ?? null }));
+    });
+    req.on('error', (err) => reject(new Error(`${method} ${load.url}: ${err.message}`)));
+    req.end(body);
+  });
 }
 
 function patchScript(dir: string, ifMatch: boolean): string {

@@ -85,3 +85,42 @@ export function toOrder<Items>(r: OrderRow<Items>, items: (stored: Items) => Ord
     updatedAt: r.updated_at,
   };
 }
+
+/** How an adapter runs each batch statement (one statement per call, whatever the number of ids). */
+export interface BatchStatements<O> {
+  usersByIds(ids: readonly string[]): Promise<UserRow[]>;
+  friendsOf(userIds: readonly string[], first: number): Promise<(UserRow & { parent: string })[]>;
+  postsOf(userIds: readonly string[], first: number): Promise<PostRow[]>;
+  commentsOf(postIds: readonly string[], first: number): Promise<CommentRow[]>;
+  ordersOfAccounts(accountIds: readonly number[], first: number): Promise<(O & { account_id: number })[]>;
+}
+
+/**
+ * The port's batch readers, once for both adapters: no ids answers without a query, and
+ * rows come back aligned with the ids (DataLoader's contract) and mapped to port types.
+ */
+export function batchReaders<O>(run: BatchStatements<O>, toOrderRecord: (row: O) => OrderRecord) {
+  return {
+    async usersByIds(ids: readonly string[]): Promise<(User | null)[]> {
+      if (ids.length === 0) return [];
+      const by = new Map((await run.usersByIds(ids)).map((r) => [r.id, toUser(r)]));
+      return ids.map((id) => by.get(id) ?? null);
+    },
+    async friendsOf(userIds: readonly string[], first: number): Promise<User[][]> {
+      if (userIds.length === 0) return [];
+      return align(userIds, await run.friendsOf(userIds, first), (r) => r.parent).map((list) => list.map(toUser));
+    },
+    async postsOf(userIds: readonly string[], first: number): Promise<Post[][]> {
+      if (userIds.length === 0) return [];
+      return align(userIds, await run.postsOf(userIds, first), (r) => r.author_id).map((list) => list.map(toPost));
+    },
+    async commentsOf(postIds: readonly string[], first: number): Promise<Comment[][]> {
+      if (postIds.length === 0) return [];
+      return align(postIds, await run.commentsOf(postIds, first), (r) => r.post_id).map((list) => list.map(toComment));
+    },
+    async ordersOfAccounts(accountIds: readonly number[], first: number): Promise<OrderRecord[][]> {
+      if (accountIds.length === 0) return [];
+      return align(accountIds, await run.ordersOfAccounts(accountIds, first), (r) => r.account_id).map((list) => list.map(toOrderRecord));
+    },
+  };
+}

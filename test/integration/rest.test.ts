@@ -1,11 +1,8 @@
 import { startTestServer, type TestServer } from '../support/server';
 import { expectContract } from '../support/contract';
+import { json } from '../support/rest';
 
 const VND = 'application/vnd.orderline.order+json';
-const json = (body: unknown, extra: Record<string, string> = {}) => ({
-  headers: { 'content-type': 'application/json', ...extra },
-  body: JSON.stringify(body),
-});
 const patch = (body: unknown, ifMatch?: string, extra: Record<string, string> = {}) => ({
   method: 'PATCH',
   headers: { 'content-type': 'application/merge-patch+json', ...(ifMatch ? { 'if-match': ifMatch } : {}), ...extra },

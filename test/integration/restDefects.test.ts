@@ -7,13 +7,10 @@ import { join } from 'node:path';
 import YAML from 'yaml';
 import { startTestServer, type TestServer } from '../support/server';
 import { expectContract } from '../support/contract';
+import { json } from '../support/rest';
 import { routes } from '../../generated/openapi/routes';
 import { encodeCursor } from '../../src/orders';
 
-const json = (body: unknown, extra: Record<string, string> = {}) => ({
-  headers: { 'content-type': 'application/json', ...extra },
-  body: JSON.stringify(body),
-});
 const patch = (body: unknown, headers: Record<string, string>) => ({
   method: 'PATCH',
   headers: { 'content-type': 'application/merge-patch+json', ...headers },

@@ -15,19 +15,17 @@
  * - timestamps come from the database clock (one clock for every instance), truncated
  *   to milliseconds so the stored value is exactly the ISO string returned.
  *
- * This file is larger than the style's 150 lines because it is one adapter of a wide
- * port; each method is a few lines around one statement of `SQL`.
+ * Split by concern: the statements are in sql.ts (the catalogue), value parsing and row
+ * mapping in parsers.ts, the batch readers' alignment in ../rows.ts; this file holds the
+ * port's methods, each a few lines around one statement.
  */
-import { Pool, types as pgTypes, type CustomTypesConfig, type PoolClient, type PoolConfig } from 'pg';
+import { Pool, type PoolClient, type PoolConfig } from 'pg';
 import type {
   Account,
-  Comment,
   OrderEvent,
   OrderFields,
-  OrderItem,
   OrderPage,
   OrderRecord,
-  Post,
   Store,
   User,
   WriteDecision,
@@ -36,10 +34,14 @@ import type {
 import { MIGRATIONS } from './migrations';
 import { claimOn, completeOn, releaseOn, sweepOn, type Run } from './idempotency';
 import type { IdempotencyClaim, IdempotencyClaimRequest, IdempotentCompletion } from '../idempotency';
-import { MAX_BATCH, align, clampRows, toAccount, toComment, toOrder as sharedToOrder, toPost, toUser, type AccountRow, type CommentRow, type OrderRow as SharedOrderRow, type PostRow, type UserRow } from '../rows';
+import { MAX_BATCH, batchReaders, clampRows, toAccount, toUser, type AccountRow, type CommentRow, type PostRow, type UserRow } from '../rows';
+import { NOW, SQL, type Statement } from './sql';
+import { TYPES, columnsOf, storable, toEvent, toOrder, type EventRow, type OrderRow } from './parsers';
 import { DEMO_ACCOUNTS, DEMO_COMMENTS, DEMO_FRIENDS, DEMO_ORDERS, DEMO_POSTS, DEMO_USERS } from '../demo';
 
 export { MAX_BATCH, MAX_ROWS } from '../rows';
+export { UnstorableTextError } from './parsers';
+export type { Statement } from './sql';
 
 export interface PostgresStoreOptions {
   /**
@@ -54,160 +56,6 @@ export interface PostgresStoreOptions {
   /** How long to wait for a connection before a query fails (default 5000 ms), so an unreachable server is an error, not a hang. */
   connectionTimeoutMillis?: number;
 }
-
-const ORDER_COLUMNS = 'id, account_id, revision, status, items, currency, discount_code, discount_percent, note, created_at, updated_at';
-/** The database clock, at the precision `toISOString()` reports; stable within one statement. */
-const NOW = "date_trunc('milliseconds', statement_timestamp())";
-
-/**
- * Every statement the store runs, by name. Each runs as a named prepared statement
- * (parsed and planned once per connection). Columns are listed, never `*`, so a later
- * migration adding a column cannot break a statement already prepared on a connection.
- */
-const SQL = {
-  ping: 'SELECT 1 AS ok',
-  accountByName: 'SELECT id, name, pinned_version FROM accounts WHERE name = $1',
-  insertAccount: `INSERT INTO accounts (name, created_at) VALUES ($1, ${NOW}) ON CONFLICT (name) DO NOTHING`,
-  insertToken: `INSERT INTO tokens (selector, verifier_hash, account_id, created_at) VALUES ($1, $2, $3, ${NOW})`,
-  tokenBySelector: `SELECT a.id, a.name, a.pinned_version, t.verifier_hash
-    FROM tokens t JOIN accounts a ON a.id = t.account_id WHERE t.selector = $1`,
-  setPinned: 'UPDATE accounts SET pinned_version = $2 WHERE id = $1',
-  anyUser: 'SELECT 1 AS one FROM users LIMIT 1',
-  insertOrder: `INSERT INTO orders (account_id, revision, status, items, currency, discount_code, discount_percent, note, created_at, updated_at)
-    VALUES ($1, 1, $2, $3::jsonb, $4, $5, $6, $7, ${NOW}, ${NOW}) RETURNING ${ORDER_COLUMNS}`,
-  getOrder: `SELECT ${ORDER_COLUMNS} FROM orders WHERE id = $1 AND account_id = $2`,
-  orderRevision: 'SELECT revision FROM orders WHERE id = $1 AND account_id = $2',
-  // The row lock is the serialization point of writeOrder: a second writer waits here
-  // and then reads the row as the first one committed it.
-  lockOrder: `SELECT ${ORDER_COLUMNS} FROM orders WHERE id = $1 AND account_id = $2 FOR UPDATE`,
-  updateOrder: `UPDATE orders SET revision = revision + 1, status = $3, items = $4::jsonb, currency = $5,
-      discount_code = $6, discount_percent = $7, note = $8, updated_at = ${NOW}
-    WHERE id = $1 AND revision = $2 RETURNING ${ORDER_COLUMNS}`,
-  insertEvent: `INSERT INTO order_events (order_id, seq, account_id, type, payload, created_at)
-    VALUES ($1, $2, $3, $4, $5::jsonb, $6::timestamptz)`,
-  listOrders: `SELECT ${ORDER_COLUMNS} FROM orders WHERE account_id = $1 AND id > $2::bigint ORDER BY id LIMIT $3`,
-  eventsAfter: `SELECT order_id, seq, account_id, type, payload, created_at FROM order_events
-    WHERE order_id = $1 AND seq > $2::bigint ORDER BY seq LIMIT $3`,
-  usersByIds: 'SELECT id, name, account_id FROM users WHERE id = ANY($1::text[]) LIMIT $2',
-  friendsOf: `SELECT p.id AS parent, x.id, x.name, x.account_id
-    FROM (SELECT DISTINCT unnest($1::text[]) AS id) p
-    CROSS JOIN LATERAL (SELECT u.id, u.name, u.account_id FROM friends f JOIN users u ON u.id = f.friend_id
-                        WHERE f.user_id = p.id ORDER BY f.friend_id LIMIT $2) x
-    ORDER BY p.id, x.id LIMIT $3`,
-  postsOf: `SELECT x.id, x.author_id, x.title
-    FROM (SELECT DISTINCT unnest($1::text[]) AS id) p
-    CROSS JOIN LATERAL (SELECT id, author_id, title FROM posts WHERE author_id = p.id ORDER BY id LIMIT $2) x
-    ORDER BY x.author_id, x.id LIMIT $3`,
-  commentsOf: `SELECT x.id, x.post_id, x.author_id, x.body
-    FROM (SELECT DISTINCT unnest($1::text[]) AS id) p
-    CROSS JOIN LATERAL (SELECT id, post_id, author_id, body FROM comments WHERE post_id = p.id ORDER BY id LIMIT $2) x
-    ORDER BY x.post_id, x.id LIMIT $3`,
-  ordersOfAccounts: `SELECT x.* FROM (SELECT DISTINCT unnest($1::bigint[]) AS id) p
-    CROSS JOIN LATERAL (SELECT ${ORDER_COLUMNS} FROM orders WHERE account_id = p.id ORDER BY id LIMIT $2) x
-    ORDER BY x.account_id, x.id LIMIT $3`,
-  userOfAccount: 'SELECT id, name, account_id FROM users WHERE account_id = $1',
-  // The demo's graph data, one statement per table (arrays of columns).
-  insertUsers: 'INSERT INTO users (id, name, account_id) SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[])',
-  insertFriends: 'INSERT INTO friends (user_id, friend_id) SELECT * FROM unnest($1::text[], $2::text[]) ON CONFLICT DO NOTHING',
-  insertPosts: 'INSERT INTO posts (id, author_id, title) SELECT * FROM unnest($1::text[], $2::text[], $3::text[])',
-  insertComments: 'INSERT INTO comments (id, post_id, author_id, body) SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[])',
-} as const;
-export type Statement = keyof typeof SQL;
-
-type OrderRow = SharedOrderRow<OrderItem[]>;
-interface EventRow {
-  order_id: number;
-  seq: number;
-  account_id: number;
-  type: OrderEvent['type'];
-  payload: OrderRecord;
-  created_at: string;
-}
-
-/**
- * Result parsing for this pool only (pg's global parsers stay untouched): `bigint` ids
- * as numbers, as the port types them (ids stay far below 2^53; a larger one throws
- * rather than rounding), and `timestamptz` as the ISO string the port returns.
- */
-const INT8 = pgTypes.builtins.INT8;
-const TIMESTAMPTZ = pgTypes.builtins.TIMESTAMPTZ;
-const parseTimestamptz = pgTypes.getTypeParser(TIMESTAMPTZ, 'text') as (v: string) => Date;
-const TYPES: CustomTypesConfig = {
-  getTypeParser: ((oid: number, format?: 'text' | 'binary') => {
-    if (oid === INT8)
-      return (v: string): number => {
-        const n = Number(v);
-        if (!Number.isSafeInteger(n)) throw new RangeError(`PostgresStore: bigint ${v} is beyond Number's exact range`);
-        return n;
-      };
-    if (oid === TIMESTAMPTZ) return (v: string): string => parseTimestamptz(v).toISOString();
-    return pgTypes.getTypeParser(oid, format);
-  }) as CustomTypesConfig['getTypeParser'],
-};
-
-const toOrder = (r: OrderRow): OrderRecord => sharedToOrder(r, (items) => items);
-/** jsonb stores object keys in its own order; rebuilt in `toOrder`'s, so a payload read back equals the order returned by the write. */
-const fromPayload = (p: OrderRecord): OrderRecord => ({
-  id: p.id,
-  accountId: p.accountId,
-  revision: p.revision,
-  status: p.status,
-  items: p.items,
-  currency: p.currency,
-  discount: p.discount === null ? null : { code: p.discount.code, percent: p.discount.percent },
-  note: p.note,
-  createdAt: p.createdAt,
-  updatedAt: p.updatedAt,
-});
-const toEvent = (r: EventRow): OrderEvent => ({
-  orderId: r.order_id,
-  accountId: r.account_id,
-  seq: r.seq,
-  type: r.type,
-  order: fromPayload(r.payload),
-  createdAt: r.created_at,
-});
-
-/**
- * Text PostgreSQL cannot hold: `text` and `jsonb` refuse U+0000, which SQLite stores.
- * The error carries koa's `status` 400 + `expose` (the convention the problem
- * middleware already maps), so such input is the client's 400, never a 500 (invariant 6).
- */
-export class UnstorableTextError extends RangeError {
-  readonly status = 400;
-  readonly expose = true;
-  readonly code = 'UNSTORABLE_TEXT';
-  constructor() {
-    super('Text containing U+0000 cannot be stored');
-  }
-}
-const storable = (s: string): string => {
-  if (s.includes('\u0000')) throw new UnstorableTextError();
-  return s;
-};
-const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
-/**
- * The `jsonb` text of the items. A lone UTF-16 surrogate (valid in a JS string, refused
- * by jsonb) becomes U+FFFD, what a `text` column gets for it on both adapters (the
- * driver encodes UTF-8); U+0000 is refused as above.
- */
-const itemsJson = (items: OrderItem[]): string =>
-  JSON.stringify(items, (_k, v: unknown) => (typeof v === 'string' ? storable(v).replace(LONE_SURROGATE, '\ufffd') : v));
-const text = (s: string | null | undefined): string | null => (s == null ? null : storable(s));
-
-/**
- * The bound columns ($status, $items, $currency, $discount_code, $discount_percent, $note)
- * of some fields. Only the port's five fields are taken, so a caller passing a wider
- * object cannot leak extra keys into the row or the event payload.
- */
-const columnsOf = (f: OrderFields): unknown[] => [
-  text(f.status),
-  itemsJson(f.items),
-  text(f.currency),
-  text(f.discount?.code),
-  f.discount?.percent ?? null,
-  text(f.note),
-];
 
 /** An id PostgreSQL can hold: anything else matches no row (as on SQLite), so it is answered without a query. */
 const isId = (n: number): boolean => Number.isSafeInteger(n);
@@ -469,37 +317,25 @@ export class PostgresStore implements Store {
     return (await this.q<EventRow>(this.pool, 'eventsAfter', [orderId, lowerBound(afterSeq), clampRows(limit)])).map(toEvent);
   }
 
-  async usersByIds(ids: readonly string[]): Promise<(User | null)[]> {
-    if (ids.length === 0) return [];
-    const [distinct, , cap] = batch(ids, 1);
-    const rows = await this.q<UserRow>(this.pool, 'usersByIds', [distinct, cap]);
-    const by = new Map(rows.map((r) => [r.id, toUser(r)]));
-    return ids.map((id) => by.get(id) ?? null);
-  }
-
-  async friendsOf(userIds: readonly string[], first: number): Promise<User[][]> {
-    if (userIds.length === 0) return [];
-    const rows = await this.q<UserRow & { parent: string }>(this.pool, 'friendsOf', batch(userIds, first));
-    return align(userIds, rows, (r) => r.parent).map((list) => list.map(toUser));
-  }
-
-  async postsOf(userIds: readonly string[], first: number): Promise<Post[][]> {
-    if (userIds.length === 0) return [];
-    const rows = await this.q<PostRow>(this.pool, 'postsOf', batch(userIds, first));
-    return align(userIds, rows, (r) => r.author_id).map((list) => list.map(toPost));
-  }
-
-  async commentsOf(postIds: readonly string[], first: number): Promise<Comment[][]> {
-    if (postIds.length === 0) return [];
-    const rows = await this.q<CommentRow>(this.pool, 'commentsOf', batch(postIds, first));
-    return align(postIds, rows, (r) => r.post_id).map((list) => list.map(toComment));
-  }
-
-  async ordersOfAccounts(accountIds: readonly number[], first: number): Promise<OrderRecord[][]> {
-    if (accountIds.length === 0) return [];
-    const rows = await this.q<OrderRow>(this.pool, 'ordersOfAccounts', batch(accountIds, first));
-    return align(accountIds, rows, (r) => r.account_id).map((list) => list.map(toOrder));
-  }
+  /** The batch readers (../rows.ts), each one statement of sql.ts per call. */
+  private readonly readers = batchReaders<OrderRow>(
+    {
+      usersByIds: async (ids) => {
+        const [distinct, , cap] = batch(ids, 1);
+        return this.q<UserRow>(this.pool, 'usersByIds', [distinct, cap]);
+      },
+      friendsOf: (ids, first) => this.q<UserRow & { parent: string }>(this.pool, 'friendsOf', batch(ids, first)),
+      postsOf: (ids, first) => this.q<PostRow>(this.pool, 'postsOf', batch(ids, first)),
+      commentsOf: (ids, first) => this.q<CommentRow>(this.pool, 'commentsOf', batch(ids, first)),
+      ordersOfAccounts: (ids, first) => this.q<OrderRow>(this.pool, 'ordersOfAccounts', batch(ids, first)),
+    },
+    toOrder,
+  );
+  readonly usersByIds = this.readers.usersByIds;
+  readonly friendsOf = this.readers.friendsOf;
+  readonly postsOf = this.readers.postsOf;
+  readonly commentsOf = this.readers.commentsOf;
+  readonly ordersOfAccounts = this.readers.ordersOfAccounts;
 
   async userOfAccount(accountId: number): Promise<User | null> {
     if (!isId(accountId)) return null;

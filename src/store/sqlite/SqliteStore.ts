@@ -6,17 +6,18 @@
  * are prepared once, in `migrate()`, never per call. WAL keeps readers off the
  * writer's back; `busy_timeout` makes a second process (e.g. `npm run token` next to
  * the service) wait for the write lock instead of failing.
+ *
+ * Split by concern: the statements are in statements.ts (the catalogue), row types and
+ * mappers in parsers.ts, the batch readers' alignment in ../rows.ts.
  */
 import Database from 'better-sqlite3';
 import type {
   Account,
-  Comment,
   OrderEvent,
   OrderFields,
   OrderPage,
   OrderItem,
   OrderRecord,
-  Post,
   Store,
   User,
   WriteDecision,
@@ -25,50 +26,10 @@ import type {
 import { MIGRATIONS } from './migrations';
 import { SqliteIdempotency } from './idempotency';
 import type { IdempotencyClaim, IdempotencyClaimRequest, IdempotentCompletion } from '../idempotency';
-import { MAX_BATCH, align, clampRows, toAccount, toComment, toOrder as sharedToOrder, toPost, toUser, type AccountRow, type CommentRow, type OrderRow as SharedOrderRow, type PostRow, type UserRow } from '../rows';
+import { MAX_BATCH, batchReaders, clampRows, toAccount, toUser, type AccountRow } from '../rows';
+import { columnsOf, toEvent, toOrder, type BatchParams } from './parsers';
+import { prepareStatements, type Statements } from './statements';
 import { DEMO_ACCOUNTS, DEMO_COMMENTS, DEMO_FRIENDS, DEMO_ORDERS, DEMO_POSTS, DEMO_USERS } from '../demo';
-
-type OrderRow = SharedOrderRow<string>;
-/** The columns a create or a write sets, as bound to the statements. */
-type OrderColumns = Pick<OrderRow, 'status' | 'items' | 'currency' | 'discount_code' | 'discount_percent' | 'note'>;
-interface EventRow {
-  order_id: number;
-  seq: number;
-  account_id: number;
-  type: OrderEvent['type'];
-  payload: string;
-  created_at: string;
-}
-/** Parameters of the batch (one query per call) statements. */
-interface BatchParams {
-  ids: string;
-  first: number;
-  cap: number;
-}
-
-const toOrder = (r: OrderRow): OrderRecord => sharedToOrder(r, (items) => JSON.parse(items) as OrderItem[]);
-const toEvent = (r: EventRow): OrderEvent => ({
-  orderId: r.order_id,
-  accountId: r.account_id,
-  seq: r.seq,
-  type: r.type,
-  order: JSON.parse(r.payload),
-  createdAt: r.created_at,
-});
-
-/**
- * The stored columns of some fields. Only the port's five fields are taken, so a
- * caller passing a wider object (e.g. `{ ...current, note }`) cannot leak extra keys
- * into the event payload.
- */
-const columnsOf = (fields: OrderFields): OrderColumns => ({
-  status: fields.status,
-  items: JSON.stringify(fields.items),
-  currency: fields.currency,
-  discount_code: fields.discount?.code ?? null,
-  discount_percent: fields.discount?.percent ?? null,
-  note: fields.note ?? null,
-});
 
 export { MAX_BATCH, MAX_ROWS } from '../rows';
 
@@ -83,7 +44,7 @@ export class SqliteStore implements Store {
   private readonly db: Database.Database;
   /** Statements executed (every `run`/`get`/`all`), so tests can prove batching: one query per GraphQL level. */
   queryCount = 0;
-  private stmts?: ReturnType<SqliteStore['prepare']>;
+  private stmts?: Statements;
   private readonly pingStmt: Database.Statement<[], { ok: number }>;
   private idem?: SqliteIdempotency;
 
@@ -104,79 +65,9 @@ export class SqliteStore implements Store {
     this.pingStmt = this.db.prepare<[], { ok: number }>('SELECT 1 AS ok');
   }
 
-  /** Every statement the store runs after `migrate()`, prepared once. */
-  private prepare() {
-    const db = this.db;
-    // The batch reads below are one statement per call whatever the number of parents:
-    // the ids come as one JSON array (DISTINCT, so a repeated id cannot eat into
-    // another's `first`), each parent's children are found through an index on
-    // (parent, id), ROW_NUMBER keeps at most `first` per parent, and `cap`
-    // (distinct parents x first) bounds the whole result.
-    return {
-      accountByName: db.prepare<[string], AccountRow>('SELECT id, name, pinned_version FROM accounts WHERE name = ? LIMIT 1'),
-      insertAccount: db.prepare<[string, string]>('INSERT INTO accounts (name, created_at) VALUES (?, ?) ON CONFLICT(name) DO NOTHING'),
-      insertToken: db.prepare<[string, string, number, string]>(
-        'INSERT INTO tokens (selector, verifier_hash, account_id, created_at) VALUES (?, ?, ?, ?)',
-      ),
-      tokenBySelector: db.prepare<[string], AccountRow & { verifier_hash: string }>(
-        `SELECT a.id, a.name, a.pinned_version, t.verifier_hash
-         FROM tokens t JOIN accounts a ON a.id = t.account_id WHERE t.selector = ? LIMIT 1`,
-      ),
-      setPinned: db.prepare<[number | null, number]>('UPDATE accounts SET pinned_version = ? WHERE id = ?'),
-      // The demo is loaded when no graph data exists: accounts may already exist (`npm run token` first).
-      anyUser: db.prepare<[], { one: number }>('SELECT 1 AS one FROM users LIMIT 1'),
-      insertOrder: db.prepare<[OrderColumns & { account_id: number; now: string }]>(
-        `INSERT INTO orders (account_id, revision, status, items, currency, discount_code, discount_percent, note, created_at, updated_at)
-         VALUES (@account_id, 1, @status, @items, @currency, @discount_code, @discount_percent, @note, @now, @now)`,
-      ),
-      getOrder: db.prepare<[number, number], OrderRow>('SELECT * FROM orders WHERE id = ? AND account_id = ? LIMIT 1'),
-      orderRevision: db.prepare<[number, number], number>('SELECT revision FROM orders WHERE id = ? AND account_id = ? LIMIT 1').pluck(),
-      updateOrder: db.prepare<[OrderColumns & { id: number; revision: number; now: string }]>(
-        `UPDATE orders SET revision = revision + 1, status = @status, items = @items, currency = @currency,
-           discount_code = @discount_code, discount_percent = @discount_percent, note = @note, updated_at = @now
-         WHERE id = @id AND revision = @revision`,
-      ),
-      insertEvent: db.prepare<[number, number, number, string, string, string]>(
-        'INSERT INTO order_events (order_id, seq, account_id, type, payload, created_at) VALUES (?, ?, ?, ?, ?, ?)',
-      ),
-      listOrders: db.prepare<[number, number, number], OrderRow>('SELECT * FROM orders WHERE account_id = ? AND id > ? ORDER BY id LIMIT ?'),
-      eventsAfter: db.prepare<[number, number, number], EventRow>('SELECT * FROM order_events WHERE order_id = ? AND seq > ? ORDER BY seq LIMIT ?'),
-      usersByIds: db.prepare<[string, number], UserRow>(
-        'SELECT u.id, u.name, u.account_id FROM (SELECT DISTINCT value FROM json_each(?)) j JOIN users u ON u.id = j.value LIMIT ?',
-      ),
-      friendsOf: db.prepare<[BatchParams], UserRow & { parent: string }>(
-        `SELECT parent, id, name, account_id FROM (
-           SELECT f.user_id AS parent, u.id, u.name, u.account_id,
-                  ROW_NUMBER() OVER (PARTITION BY f.user_id ORDER BY f.friend_id) AS rn
-           FROM (SELECT DISTINCT value FROM json_each(@ids)) j
-           JOIN friends f ON f.user_id = j.value
-           JOIN users u ON u.id = f.friend_id)
-         WHERE rn <= @first ORDER BY parent, id LIMIT @cap`,
-      ),
-      postsOf: db.prepare<[BatchParams], PostRow>(
-        `SELECT id, author_id, title FROM (
-           SELECT p.id, p.author_id, p.title, ROW_NUMBER() OVER (PARTITION BY p.author_id ORDER BY p.id) AS rn
-           FROM (SELECT DISTINCT value FROM json_each(@ids)) j JOIN posts p ON p.author_id = j.value)
-         WHERE rn <= @first ORDER BY author_id, id LIMIT @cap`,
-      ),
-      commentsOf: db.prepare<[BatchParams], CommentRow>(
-        `SELECT id, post_id, author_id, body FROM (
-           SELECT c.id, c.post_id, c.author_id, c.body, ROW_NUMBER() OVER (PARTITION BY c.post_id ORDER BY c.id) AS rn
-           FROM (SELECT DISTINCT value FROM json_each(@ids)) j JOIN comments c ON c.post_id = j.value)
-         WHERE rn <= @first ORDER BY post_id, id LIMIT @cap`,
-      ),
-      ordersOfAccounts: db.prepare<[BatchParams], OrderRow>(
-        `SELECT id, account_id, revision, status, items, currency, discount_code, discount_percent, note, created_at, updated_at FROM (
-           SELECT o.*, ROW_NUMBER() OVER (PARTITION BY o.account_id ORDER BY o.id) AS rn
-           FROM (SELECT DISTINCT value FROM json_each(@ids)) j JOIN orders o ON o.account_id = j.value)
-         WHERE rn <= @first ORDER BY account_id, id LIMIT @cap`,
-      ),
-      userOfAccount: db.prepare<[number], UserRow>('SELECT id, name, account_id FROM users WHERE account_id = ? LIMIT 1'),
-      insertUser: db.prepare<[string, string, number | null]>('INSERT INTO users (id, name, account_id) VALUES (?, ?, ?)'),
-      insertFriend: db.prepare<[string, string]>('INSERT OR IGNORE INTO friends (user_id, friend_id) VALUES (?, ?)'),
-      insertPost: db.prepare<[string, string, string]>('INSERT INTO posts (id, author_id, title) VALUES (?, ?, ?)'),
-      insertComment: db.prepare<[string, string, string, string]>('INSERT INTO comments (id, post_id, author_id, body) VALUES (?, ?, ?, ?)'),
-    };
+  /** Every statement the store runs after `migrate()`, prepared once (statements.ts). */
+  private prepare(): Statements {
+    return prepareStatements(this.db);
   }
 
   private get s() {
@@ -350,37 +241,25 @@ export class SqliteStore implements Store {
     return this.run(() => this.s.eventsAfter.all(orderId, afterSeq, clampRows(limit))).map(toEvent);
   }
 
-  async usersByIds(ids: readonly string[]): Promise<(User | null)[]> {
-    if (ids.length === 0) return [];
-    const p = batch(ids, 1);
-    const rows = this.run(() => this.s.usersByIds.all(p.ids, p.cap));
-    const by = new Map(rows.map((r) => [r.id, toUser(r)]));
-    return ids.map((id) => by.get(id) ?? null);
-  }
-
-  async friendsOf(userIds: readonly string[], first: number): Promise<User[][]> {
-    if (userIds.length === 0) return [];
-    const rows = this.run(() => this.s.friendsOf.all(batch(userIds, first)));
-    return align(userIds, rows, (r) => r.parent).map((list) => list.map(toUser));
-  }
-
-  async postsOf(userIds: readonly string[], first: number): Promise<Post[][]> {
-    if (userIds.length === 0) return [];
-    const rows = this.run(() => this.s.postsOf.all(batch(userIds, first)));
-    return align(userIds, rows, (r) => r.author_id).map((list) => list.map(toPost));
-  }
-
-  async commentsOf(postIds: readonly string[], first: number): Promise<Comment[][]> {
-    if (postIds.length === 0) return [];
-    const rows = this.run(() => this.s.commentsOf.all(batch(postIds, first)));
-    return align(postIds, rows, (r) => r.post_id).map((list) => list.map(toComment));
-  }
-
-  async ordersOfAccounts(accountIds: readonly number[], first: number): Promise<OrderRecord[][]> {
-    if (accountIds.length === 0) return [];
-    const rows = this.run(() => this.s.ordersOfAccounts.all(batch(accountIds, first)));
-    return align(accountIds, rows, (r) => r.account_id).map((list) => list.map(toOrder));
-  }
+  /** The batch readers (../rows.ts), each one statement of statements.ts per call. */
+  private readonly readers = batchReaders(
+    {
+      usersByIds: async (ids) => {
+        const p = batch(ids, 1);
+        return this.run(() => this.s.usersByIds.all(p.ids, p.cap));
+      },
+      friendsOf: async (ids, first) => this.run(() => this.s.friendsOf.all(batch(ids, first))),
+      postsOf: async (ids, first) => this.run(() => this.s.postsOf.all(batch(ids, first))),
+      commentsOf: async (ids, first) => this.run(() => this.s.commentsOf.all(batch(ids, first))),
+      ordersOfAccounts: async (ids, first) => this.run(() => this.s.ordersOfAccounts.all(batch(ids, first))),
+    },
+    toOrder,
+  );
+  readonly usersByIds = this.readers.usersByIds;
+  readonly friendsOf = this.readers.friendsOf;
+  readonly postsOf = this.readers.postsOf;
+  readonly commentsOf = this.readers.commentsOf;
+  readonly ordersOfAccounts = this.readers.ordersOfAccounts;
 
   async userOfAccount(accountId: number): Promise<User | null> {
     const row = this.run(() => this.s.userOfAccount.get(accountId));

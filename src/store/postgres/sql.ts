@@ -1,0 +1,64 @@
+/**
+ * The SQL catalogue of PostgresStore: every statement it runs, by name (prepared by
+ * pg under that name on each connection). One place to read the queries and to check
+ * them against the indexes in migrations.ts.
+ */
+export const ORDER_COLUMNS = 'id, account_id, revision, status, items, currency, discount_code, discount_percent, note, created_at, updated_at';
+/** The database clock, at the precision `toISOString()` reports; stable within one statement. */
+export const NOW = "date_trunc('milliseconds', statement_timestamp())";
+
+/**
+ * Every statement the store runs, by name. Each runs as a named prepared statement
+ * (parsed and planned once per connection). Columns are listed, never `*`, so a later
+ * migration adding a column cannot break a statement already prepared on a connection.
+ */
+export const SQL = {
+  ping: 'SELECT 1 AS ok',
+  accountByName: 'SELECT id, name, pinned_version FROM accounts WHERE name = $1',
+  insertAccount: `INSERT INTO accounts (name, created_at) VALUES ($1, ${NOW}) ON CONFLICT (name) DO NOTHING`,
+  insertToken: `INSERT INTO tokens (selector, verifier_hash, account_id, created_at) VALUES ($1, $2, $3, ${NOW})`,
+  tokenBySelector: `SELECT a.id, a.name, a.pinned_version, t.verifier_hash
+    FROM tokens t JOIN accounts a ON a.id = t.account_id WHERE t.selector = $1`,
+  setPinned: 'UPDATE accounts SET pinned_version = $2 WHERE id = $1',
+  anyUser: 'SELECT 1 AS one FROM users LIMIT 1',
+  insertOrder: `INSERT INTO orders (account_id, revision, status, items, currency, discount_code, discount_percent, note, created_at, updated_at)
+    VALUES ($1, 1, $2, $3::jsonb, $4, $5, $6, $7, ${NOW}, ${NOW}) RETURNING ${ORDER_COLUMNS}`,
+  getOrder: `SELECT ${ORDER_COLUMNS} FROM orders WHERE id = $1 AND account_id = $2`,
+  orderRevision: 'SELECT revision FROM orders WHERE id = $1 AND account_id = $2',
+  // The row lock is the serialization point of writeOrder: a second writer waits here
+  // and then reads the row as the first one committed it.
+  lockOrder: `SELECT ${ORDER_COLUMNS} FROM orders WHERE id = $1 AND account_id = $2 FOR UPDATE`,
+  updateOrder: `UPDATE orders SET revision = revision + 1, status = $3, items = $4::jsonb, currency = $5,
+      discount_code = $6, discount_percent = $7, note = $8, updated_at = ${NOW}
+    WHERE id = $1 AND revision = $2 RETURNING ${ORDER_COLUMNS}`,
+  insertEvent: `INSERT INTO order_events (order_id, seq, account_id, type, payload, created_at)
+    VALUES ($1, $2, $3, $4, $5::jsonb, $6::timestamptz)`,
+  listOrders: `SELECT ${ORDER_COLUMNS} FROM orders WHERE account_id = $1 AND id > $2::bigint ORDER BY id LIMIT $3`,
+  eventsAfter: `SELECT order_id, seq, account_id, type, payload, created_at FROM order_events
+    WHERE order_id = $1 AND seq > $2::bigint ORDER BY seq LIMIT $3`,
+  usersByIds: 'SELECT id, name, account_id FROM users WHERE id = ANY($1::text[]) LIMIT $2',
+  friendsOf: `SELECT p.id AS parent, x.id, x.name, x.account_id
+    FROM (SELECT DISTINCT unnest($1::text[]) AS id) p
+    CROSS JOIN LATERAL (SELECT u.id, u.name, u.account_id FROM friends f JOIN users u ON u.id = f.friend_id
+                        WHERE f.user_id = p.id ORDER BY f.friend_id LIMIT $2) x
+    ORDER BY p.id, x.id LIMIT $3`,
+  postsOf: `SELECT x.id, x.author_id, x.title
+    FROM (SELECT DISTINCT unnest($1::text[]) AS id) p
+    CROSS JOIN LATERAL (SELECT id, author_id, title FROM posts WHERE author_id = p.id ORDER BY id LIMIT $2) x
+    ORDER BY x.author_id, x.id LIMIT $3`,
+  commentsOf: `SELECT x.id, x.post_id, x.author_id, x.body
+    FROM (SELECT DISTINCT unnest($1::text[]) AS id) p
+    CROSS JOIN LATERAL (SELECT id, post_id, author_id, body FROM comments WHERE post_id = p.id ORDER BY id LIMIT $2) x
+    ORDER BY x.post_id, x.id LIMIT $3`,
+  ordersOfAccounts: `SELECT x.* FROM (SELECT DISTINCT unnest($1::bigint[]) AS id) p
+    CROSS JOIN LATERAL (SELECT ${ORDER_COLUMNS} FROM orders WHERE account_id = p.id ORDER BY id LIMIT $2) x
+    ORDER BY x.account_id, x.id LIMIT $3`,
+  userOfAccount: 'SELECT id, name, account_id FROM users WHERE account_id = $1',
+  // The demo's graph data, one statement per table (arrays of columns).
+  insertUsers: 'INSERT INTO users (id, name, account_id) SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[])',
+  insertFriends: 'INSERT INTO friends (user_id, friend_id) SELECT * FROM unnest($1::text[], $2::text[]) ON CONFLICT DO NOTHING',
+  insertPosts: 'INSERT INTO posts (id, author_id, title) SELECT * FROM unnest($1::text[], $2::text[], $3::text[])',
+  insertComments: 'INSERT INTO comments (id, post_id, author_id, body) SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[])',
+} as const;
+export type Statement = keyof typeof SQL;
+

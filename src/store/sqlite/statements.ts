@@ -1,0 +1,82 @@
+/**
+ * The SQL catalogue of SqliteStore: every statement it runs after `migrate()`,
+ * prepared once on its connection.
+ */
+import type Database from 'better-sqlite3';
+import type { AccountRow, CommentRow, PostRow, UserRow } from '../rows';
+import type { BatchParams, EventRow, OrderColumns, OrderRow } from './parsers';
+
+export function prepareStatements(db: Database.Database) {
+  // The batch reads below are one statement per call whatever the number of parents:
+  // the ids come as one JSON array (DISTINCT, so a repeated id cannot eat into
+  // another's `first`), each parent's children are found through an index on
+  // (parent, id), ROW_NUMBER keeps at most `first` per parent, and `cap`
+  // (distinct parents x first) bounds the whole result.
+  return {
+    accountByName: db.prepare<[string], AccountRow>('SELECT id, name, pinned_version FROM accounts WHERE name = ? LIMIT 1'),
+    insertAccount: db.prepare<[string, string]>('INSERT INTO accounts (name, created_at) VALUES (?, ?) ON CONFLICT(name) DO NOTHING'),
+    insertToken: db.prepare<[string, string, number, string]>(
+      'INSERT INTO tokens (selector, verifier_hash, account_id, created_at) VALUES (?, ?, ?, ?)',
+    ),
+    tokenBySelector: db.prepare<[string], AccountRow & { verifier_hash: string }>(
+      `SELECT a.id, a.name, a.pinned_version, t.verifier_hash
+       FROM tokens t JOIN accounts a ON a.id = t.account_id WHERE t.selector = ? LIMIT 1`,
+    ),
+    setPinned: db.prepare<[number | null, number]>('UPDATE accounts SET pinned_version = ? WHERE id = ?'),
+    // The demo is loaded when no graph data exists: accounts may already exist (`npm run token` first).
+    anyUser: db.prepare<[], { one: number }>('SELECT 1 AS one FROM users LIMIT 1'),
+    insertOrder: db.prepare<[OrderColumns & { account_id: number; now: string }]>(
+      `INSERT INTO orders (account_id, revision, status, items, currency, discount_code, discount_percent, note, created_at, updated_at)
+       VALUES (@account_id, 1, @status, @items, @currency, @discount_code, @discount_percent, @note, @now, @now)`,
+    ),
+    getOrder: db.prepare<[number, number], OrderRow>('SELECT * FROM orders WHERE id = ? AND account_id = ? LIMIT 1'),
+    orderRevision: db.prepare<[number, number], number>('SELECT revision FROM orders WHERE id = ? AND account_id = ? LIMIT 1').pluck(),
+    updateOrder: db.prepare<[OrderColumns & { id: number; revision: number; now: string }]>(
+      `UPDATE orders SET revision = revision + 1, status = @status, items = @items, currency = @currency,
+         discount_code = @discount_code, discount_percent = @discount_percent, note = @note, updated_at = @now
+       WHERE id = @id AND revision = @revision`,
+    ),
+    insertEvent: db.prepare<[number, number, number, string, string, string]>(
+      'INSERT INTO order_events (order_id, seq, account_id, type, payload, created_at) VALUES (?, ?, ?, ?, ?, ?)',
+    ),
+    listOrders: db.prepare<[number, number, number], OrderRow>('SELECT * FROM orders WHERE account_id = ? AND id > ? ORDER BY id LIMIT ?'),
+    eventsAfter: db.prepare<[number, number, number], EventRow>('SELECT * FROM order_events WHERE order_id = ? AND seq > ? ORDER BY seq LIMIT ?'),
+    usersByIds: db.prepare<[string, number], UserRow>(
+      'SELECT u.id, u.name, u.account_id FROM (SELECT DISTINCT value FROM json_each(?)) j JOIN users u ON u.id = j.value LIMIT ?',
+    ),
+    friendsOf: db.prepare<[BatchParams], UserRow & { parent: string }>(
+      `SELECT parent, id, name, account_id FROM (
+         SELECT f.user_id AS parent, u.id, u.name, u.account_id,
+                ROW_NUMBER() OVER (PARTITION BY f.user_id ORDER BY f.friend_id) AS rn
+         FROM (SELECT DISTINCT value FROM json_each(@ids)) j
+         JOIN friends f ON f.user_id = j.value
+         JOIN users u ON u.id = f.friend_id)
+       WHERE rn <= @first ORDER BY parent, id LIMIT @cap`,
+    ),
+    postsOf: db.prepare<[BatchParams], PostRow>(
+      `SELECT id, author_id, title FROM (
+         SELECT p.id, p.author_id, p.title, ROW_NUMBER() OVER (PARTITION BY p.author_id ORDER BY p.id) AS rn
+         FROM (SELECT DISTINCT value FROM json_each(@ids)) j JOIN posts p ON p.author_id = j.value)
+       WHERE rn <= @first ORDER BY author_id, id LIMIT @cap`,
+    ),
+    commentsOf: db.prepare<[BatchParams], CommentRow>(
+      `SELECT id, post_id, author_id, body FROM (
+         SELECT c.id, c.post_id, c.author_id, c.body, ROW_NUMBER() OVER (PARTITION BY c.post_id ORDER BY c.id) AS rn
+         FROM (SELECT DISTINCT value FROM json_each(@ids)) j JOIN comments c ON c.post_id = j.value)
+       WHERE rn <= @first ORDER BY post_id, id LIMIT @cap`,
+    ),
+    ordersOfAccounts: db.prepare<[BatchParams], OrderRow>(
+      `SELECT id, account_id, revision, status, items, currency, discount_code, discount_percent, note, created_at, updated_at FROM (
+         SELECT o.*, ROW_NUMBER() OVER (PARTITION BY o.account_id ORDER BY o.id) AS rn
+         FROM (SELECT DISTINCT value FROM json_each(@ids)) j JOIN orders o ON o.account_id = j.value)
+       WHERE rn <= @first ORDER BY account_id, id LIMIT @cap`,
+    ),
+    userOfAccount: db.prepare<[number], UserRow>('SELECT id, name, account_id FROM users WHERE account_id = ? LIMIT 1'),
+    insertUser: db.prepare<[string, string, number | null]>('INSERT INTO users (id, name, account_id) VALUES (?, ?, ?)'),
+    insertFriend: db.prepare<[string, string]>('INSERT OR IGNORE INTO friends (user_id, friend_id) VALUES (?, ?)'),
+    insertPost: db.prepare<[string, string, string]>('INSERT INTO posts (id, author_id, title) VALUES (?, ?, ?)'),
+    insertComment: db.prepare<[string, string, string, string]>('INSERT INTO comments (id, post_id, author_id, body) VALUES (?, ?, ?, ?)'),
+  };
+}
+
+export type Statements = ReturnType<typeof prepareStatements>;
