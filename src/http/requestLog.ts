@@ -6,6 +6,27 @@ import type { Logger } from 'pino';
 const CLIENT_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
 /**
+ * The request's state object: its id, and a child logger bound to it made on first use
+ * (most requests never log below info). A getter on a class, not one defined per request
+ * with Object.defineProperty (which costs on every request).
+ */
+class RequestState {
+  #child?: Logger;
+  readonly #logger: Logger;
+
+  constructor(
+    logger: Logger,
+    readonly requestId: string,
+  ) {
+    this.#logger = logger;
+  }
+
+  get log(): Logger {
+    return (this.#child ??= this.#logger.child({ reqId: this.requestId }));
+  }
+}
+
+/**
  * Gives each request an id (`X-Request-Id`, echoed back), a child logger bound to it
  * in `ctx.state.log`, and one structured log line when the response is done.
  */
@@ -13,10 +34,7 @@ export function requestLog(logger: Logger): Middleware {
   return async function requestLog(ctx, next) {
     const sent = ctx.get('x-request-id');
     const id = CLIENT_ID.test(sent) ? sent : randomUUID();
-    ctx.state.requestId = id;
-    // The child logger is made on first use: most requests never log below info.
-    let child: Logger | undefined;
-    Object.defineProperty(ctx.state, 'log', { get: () => (child ??= logger.child({ reqId: id })), configurable: true });
+    ctx.state = new RequestState(logger, id);
     ctx.set('X-Request-Id', id);
     const started = process.hrtime.bigint();
     try {

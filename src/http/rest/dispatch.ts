@@ -84,9 +84,10 @@ function write(ctx: Context, res: AnyResponse): void {
     // the handler's Content-Type and Content-Length headers, set below, stand.
     ctx.body = ctx.method === 'HEAD' && res.status !== 304 ? '' : null;
   } else {
+    // Content-Type first: koa then skips guessing one from the body (a mime lookup per response).
+    if (res.contentType) ctx.set('Content-Type', res.contentType);
     const body = res.body;
     ctx.body = typeof body === 'string' ? body : ((body !== null && typeof body === 'object' && serialized.get(body)) || JSON.stringify(body));
-    if (res.contentType) ctx.set('Content-Type', res.contentType);
   }
   for (const [k, v] of Object.entries(res.headers ?? {})) if (v !== '') ctx.set(k, v);
 }
