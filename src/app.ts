@@ -17,9 +17,11 @@ import {
   metricsMiddleware,
   problemMiddleware,
   requestLog,
+  rateLimit,
   restRouter,
 } from './http';
-import { graphqlMiddleware, LruRegistry, type PersistedQueryRegistry } from './graphql';
+import { MemoryBuckets, type Buckets } from './limits';
+import { costBudget, graphqlMiddleware, LruRegistry, type PersistedQueryRegistry } from './graphql';
 import { createRealtime, type Realtime } from './realtime';
 import { MemoryBus, type Bus } from './bus';
 import { manifest } from '../generated/graphql/persisted';
@@ -38,6 +40,8 @@ export interface AppDeps {
   now?: () => number;
   /** The build-time operations the server knows without registration; default: generated/. */
   manifest?: Readonly<Record<string, string>>;
+  /** Buckets of the REST rate limit and the GraphQL cost budget; default: this process (Redis when scaled out). */
+  buckets?: Buckets;
 }
 
 export function createApp(deps: AppDeps): { app: Koa; metrics: Metrics; authCache: AuthCache; realtime: Realtime } {
@@ -60,13 +64,19 @@ export function createApp(deps: AppDeps): { app: Koa; metrics: Metrics; authCach
     realtime.publish(event);
     deps.onEvent?.(event);
   };
+  const buckets = deps.buckets ?? new MemoryBuckets();
+  const auth = authenticate(deps.store, authCache);
+  const { rps, burst } = deps.config.rateLimit;
+  const limit = rps > 0 ? rateLimit({ buckets, rps, burst }) : undefined;
   const router = restRouter({
     store: deps.store,
     metrics,
     probes: { store: () => deps.store.ping(), bus: () => bus.ping() },
     onEvent,
     bodyLimit: deps.config.bodyLimitBytes,
-    authenticate: authenticate(deps.store, authCache),
+    idempotencyTtlMs: deps.config.idempotencyTtlS * 1000,
+    // The rate limit spends the caller's token right after authentication, before any parsing.
+    authenticate: limit ? (ctx, next) => auth(ctx, () => limit(ctx, next)) : auth,
   });
 
   app.use(requestLog(deps.logger));
@@ -86,6 +96,8 @@ export function createApp(deps: AppDeps): { app: Koa; metrics: Metrics; authCach
       bodyLimit: deps.config.bodyLimitBytes,
       production: deps.config.production,
       onOutcome: (outcome) => metrics.graphqlRequests.inc({ outcome }),
+      costBudget:
+        deps.config.graphql.costBudget > 0 ? costBudget({ buckets, budget: deps.config.graphql.costBudget, restoreRate: deps.config.graphql.costRestoreRate }) : undefined,
     }),
   );
   app.use(router.routes());

@@ -14,6 +14,8 @@ describe('configuration', () => {
     [{ REDIS_URL: 'http://x' }, /^REDIS_URL must start with redis:\/\/ or rediss:/],
     [{ DATABASE_SCHEMA: 'Bad-Name' }, /^DATABASE_SCHEMA must be a lowercase identifier/],
     [{ REDIS_PREFIX: 'has space' }, /^REDIS_PREFIX must be up to 64/],
+    [{ GRAPHQL_COST_BUDGET: '500' }, /^GRAPHQL_COST_BUDGET \(500\) must be 0 \(off\) or at least GRAPHQL_MAX_COST/],
+    [{ RATE_LIMIT_RPS: '-1' }, /^RATE_LIMIT_RPS must be an integer/],
   ])('refuses %j with one line naming the variable', (env, message) => {
     const r = parseConfig(env as Record<string, string>);
     expect(r.ok).toBe(false);
@@ -29,6 +31,11 @@ describe('configuration', () => {
     expect(demo({ DATABASE_URL: 'postgres://db/x', DEMO: '1' })).toBe(true);
     expect(demo({ DEMO: '0' })).toBe(false);
     expect(parseConfig({ DEMO: 'yes' })).toEqual({ ok: false, error: expect.stringMatching(/^DEMO must be one of 0, 1/) });
+  });
+  it('turns the rate limit and the cost budget off by default; the burst defaults to twice the rate', () => {
+    expect(parseConfig({})).toMatchObject({ ok: true, config: { rateLimit: { rps: 0 }, graphql: { costBudget: 0, costRestoreRate: 100 }, idempotencyTtlS: 86_400 } });
+    expect(parseConfig({ RATE_LIMIT_RPS: '10' })).toMatchObject({ ok: true, config: { rateLimit: { rps: 10, burst: 20 } } });
+    expect(parseConfig({ GRAPHQL_COST_BUDGET: '2000' })).toMatchObject({ ok: true, config: { graphql: { costBudget: 2000 } } });
   });
   it('accepts WORKERS>1 with REDIS_URL, and names the Redis namespace', () => {
     const r = parseConfig({ WORKERS: '2', REDIS_URL: 'redis://127.0.0.1:6379' });

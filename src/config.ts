@@ -44,7 +44,15 @@ export interface Config {
     apqTtlS: number;
     /** Query texts whose parse and static validation are cached; 0 = off. */
     documentCacheSize: number;
+    /** Points of the per-account cost budget (a leaky bucket); 0 = off. */
+    costBudget: number;
+    /** Points restored per second to the cost budget. */
+    costRestoreRate: number;
   };
+  /** Per-account REST token bucket: `rps` tokens per second, `burst` at most; rps 0 = off. */
+  rateLimit: { rps: number; burst: number };
+  /** Seconds an Idempotency-Key and its stored response are kept. */
+  idempotencyTtlS: number;
   realtime: { replayRate: number; replayWindowS: number; maxBufferBytes: number; acceptRate: number; acceptBurst: number };
 }
 
@@ -115,6 +123,12 @@ export function parseConfig(env: Env): ConfigResult {
       throw new ConfigError(`WORKERS=${workers} needs REDIS_URL: workers share fan-out, the replay ring and the APQ registry through Redis`);
     }
     const databaseUrl = url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']);
+    const rps = int(env, 'RATE_LIMIT_RPS', 0, 0, 1_000_000);
+    const maxCost = int(env, 'GRAPHQL_MAX_COST', 1000, 1, 10_000_000);
+    const costBudget = int(env, 'GRAPHQL_COST_BUDGET', 0, 0, 1_000_000_000);
+    if (costBudget > 0 && costBudget < maxCost) {
+      throw new ConfigError(`GRAPHQL_COST_BUDGET (${costBudget}) must be 0 (off) or at least GRAPHQL_MAX_COST (${maxCost}): a query the ceiling admits must fit a full budget`);
+    }
     return {
       ok: true,
       config: {
@@ -135,14 +149,18 @@ export function parseConfig(env: Env): ConfigResult {
         corsOrigins: corsOrigins(env),
         graphql: {
           maxDepth: int(env, 'GRAPHQL_MAX_DEPTH', 4, 1, 100),
-          maxCost: int(env, 'GRAPHQL_MAX_COST', 1000, 1, 10_000_000),
+          maxCost,
           showCost: oneOf(env, 'GRAPHQL_SHOW_COST', '0', ['0', '1']) === '1',
           persisted: oneOf(env, 'GRAPHQL_PERSISTED', 'apq', ['apq', 'allowlist'] as const),
           maxTokens: int(env, 'GRAPHQL_MAX_TOKENS', 2000, 100, 1_000_000),
           apqCacheSize: int(env, 'GRAPHQL_APQ_CACHE_SIZE', 10_000, 1, 10_000_000),
           apqTtlS: int(env, 'GRAPHQL_APQ_TTL_S', 86_400, 1, 31_536_000),
           documentCacheSize: int(env, 'GRAPHQL_DOCUMENT_CACHE_SIZE', 1000, 0, 1_000_000),
+          costBudget,
+          costRestoreRate: int(env, 'GRAPHQL_COST_RESTORE_RATE', 100, 1, 1_000_000_000),
         },
+        rateLimit: { rps, burst: int(env, 'RATE_LIMIT_BURST', Math.max(1, 2 * rps), 1, 1_000_000) },
+        idempotencyTtlS: int(env, 'IDEMPOTENCY_TTL_S', 86_400, 1, 31_536_000),
         realtime: {
           replayRate: int(env, 'REPLAY_RATE', 1, 1, 100_000),
           replayWindowS: int(env, 'REPLAY_WINDOW_S', 300, 1, 86_400),

@@ -1,27 +1,31 @@
 /**
- * What the configuration selects besides the store: the bus and the APQ registry.
- * Embedded (no REDIS_URL): both in this process. Scaled out: Redis for both, so every
- * instance hears every committed event and knows every registered APQ hash.
+ * What the configuration selects besides the store: the bus, the APQ registry and the
+ * limit buckets (REST rate limit, GraphQL cost budget). Embedded (no REDIS_URL): all in
+ * this process. Scaled out: Redis for all, so every instance hears every committed
+ * event, knows every registered APQ hash and spends from the same buckets.
  */
 import type { Config } from './config';
 import type { Metrics } from './http';
 import { MemoryBus, RedisBus, type Bus } from './bus';
 import { LruRegistry, RedisRegistry, type PersistedQueryRegistry } from './graphql';
+import { MemoryBuckets, RedisBuckets, type Buckets } from './limits';
 
 export interface Shared {
   bus: Bus;
   registry: PersistedQueryRegistry;
+  buckets: Buckets;
 }
 
 /** Rejects when REDIS_URL does not answer (startup refuses rather than serving without fan-out). */
 export async function openShared(config: Config, metrics: Metrics, onError: (err: unknown) => void): Promise<Shared> {
   const local = new LruRegistry(config.graphql.apqCacheSize);
-  if (!config.redisUrl) return { bus: new MemoryBus(), registry: local };
+  if (!config.redisUrl) return { bus: new MemoryBus(), registry: local, buckets: new MemoryBuckets() };
   const reportError = (err: unknown) => {
     metrics.busErrors.inc();
     onError(err);
   };
   const bus = await RedisBus.open(config.redisUrl, { prefix: config.redisPrefix, onError: reportError, onCatchUp: () => metrics.busCatchUps.inc() });
   const registry = new RedisRegistry(bus.commands, { prefix: config.redisPrefix, ttlS: config.graphql.apqTtlS, local, onError: reportError });
-  return { bus, registry };
+  const buckets = new RedisBuckets(bus.commands, { prefix: `${config.redisPrefix}bucket:`, onError: reportError });
+  return { bus, registry, buckets };
 }

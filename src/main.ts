@@ -12,7 +12,7 @@ import { createServer, type Server } from 'node:http';
 import { parseConfig, type Config } from './config';
 import { createLogger } from './logger';
 import { createApp } from './app';
-import { Metrics, scrapeWholeInstance } from './http';
+import { Metrics, scrapeWholeInstance, startIdempotencySweeper } from './http';
 import { runPrimary } from './cluster';
 import { banner, prepareDemo, openConfiguredShared, openConfiguredStore, refuse, urlOf } from './startup';
 
@@ -27,7 +27,7 @@ async function serve(config: Config): Promise<void> {
   const shared = await openConfiguredShared(config, metrics, (err) => logger.warn({ err }, 'redis'));
   // A cluster's primary prepared the demo before forking.
   const demo = worker ? { seeded: false, token: null } : await prepareDemo(config, store);
-  const { app, realtime } = createApp({ config, store, logger, metrics, bus: shared.bus, registry: shared.registry });
+  const { app, realtime } = createApp({ config, store, logger, metrics, bus: shared.bus, registry: shared.registry, buckets: shared.buckets });
 
   const server: Server = createServer(app.callback());
   realtime.attach(server);
@@ -41,6 +41,8 @@ async function serve(config: Config): Promise<void> {
   const url = urlOf(config.host, typeof address === 'object' && address ? address.port : config.port);
   logger.info({ url, seeded: demo.seeded, bus: shared.bus.kind }, 'listening');
   if (!worker) process.stdout.write(banner(url, demo.token));
+  // Expired Idempotency-Keys are deleted in the background (a claim never reads one as live anyway).
+  startIdempotencySweeper(store, { onError: (err) => logger.warn({ err }, 'idempotency sweep failed') });
 
   let closing = false;
   const shutdown = (signal: string) => {

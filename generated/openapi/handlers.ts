@@ -23,7 +23,9 @@ export type CancelOrderResponse =
   | { status: 406; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["cancelOrder"]['responses'][406]['content']["application/problem+json"] }
   | { status: 409; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["cancelOrder"]['responses'][409]['content']["application/problem+json"] }
   | { status: 412; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["cancelOrder"]['responses'][412]['content']["application/problem+json"] }
-  | { status: 428; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["cancelOrder"]['responses'][428]['content']["application/problem+json"] };
+  | { status: 422; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["cancelOrder"]['responses'][422]['content']["application/problem+json"] }
+  | { status: 428; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["cancelOrder"]['responses'][428]['content']["application/problem+json"] }
+  | { status: 429; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["cancelOrder"]['responses'][429]['content']["application/problem+json"] };
 
 /** POST /v1/orders/{orderId}/cancel */
 export type CancelOrderV1Request = {
@@ -43,7 +45,9 @@ export type CancelOrderV1Response =
   | { status: 406; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["cancelOrderV1"]['responses'][406]['content']["application/problem+json"] }
   | { status: 409; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["cancelOrderV1"]['responses'][409]['content']["application/problem+json"] }
   | { status: 412; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["cancelOrderV1"]['responses'][412]['content']["application/problem+json"] }
-  | { status: 428; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["cancelOrderV1"]['responses'][428]['content']["application/problem+json"] };
+  | { status: 422; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["cancelOrderV1"]['responses'][422]['content']["application/problem+json"] }
+  | { status: 428; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["cancelOrderV1"]['responses'][428]['content']["application/problem+json"] }
+  | { status: 429; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["cancelOrderV1"]['responses'][429]['content']["application/problem+json"] };
 
 /** POST /v2/orders/{orderId}/cancel */
 export type CancelOrderV2Request = {
@@ -63,7 +67,9 @@ export type CancelOrderV2Response =
   | { status: 406; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["cancelOrderV2"]['responses'][406]['content']["application/problem+json"] }
   | { status: 409; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["cancelOrderV2"]['responses'][409]['content']["application/problem+json"] }
   | { status: 412; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["cancelOrderV2"]['responses'][412]['content']["application/problem+json"] }
-  | { status: 428; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["cancelOrderV2"]['responses'][428]['content']["application/problem+json"] };
+  | { status: 422; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["cancelOrderV2"]['responses'][422]['content']["application/problem+json"] }
+  | { status: 428; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["cancelOrderV2"]['responses'][428]['content']["application/problem+json"] }
+  | { status: 429; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["cancelOrderV2"]['responses'][429]['content']["application/problem+json"] };
 
 /** POST /orders */
 export type CreateOrderRequest = {
@@ -81,8 +87,11 @@ export type CreateOrderResponse =
   | { status: 400; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrder"]['responses'][400]['content']["application/problem+json"] }
   | { status: 401; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrder"]['responses'][401]['content']["application/problem+json"] }
   | { status: 406; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrder"]['responses'][406]['content']["application/problem+json"] }
+  | { status: 409; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrder"]['responses'][409]['content']["application/problem+json"] }
   | { status: 413; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrder"]['responses'][413]['content']["application/problem+json"] }
-  | { status: 415; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrder"]['responses'][415]['content']["application/problem+json"] };
+  | { status: 415; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrder"]['responses'][415]['content']["application/problem+json"] }
+  | { status: 422; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrder"]['responses'][422]['content']["application/problem+json"] }
+  | { status: 429; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrder"]['responses'][429]['content']["application/problem+json"] };
 
 /** POST /v1/orders */
 export type CreateOrderV1Request = {
@@ -99,8 +108,11 @@ export type CreateOrderV1Response =
   | { status: 400; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrderV1"]['responses'][400]['content']["application/problem+json"] }
   | { status: 401; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrderV1"]['responses'][401]['content']["application/problem+json"] }
   | { status: 406; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrderV1"]['responses'][406]['content']["application/problem+json"] }
+  | { status: 409; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrderV1"]['responses'][409]['content']["application/problem+json"] }
   | { status: 413; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrderV1"]['responses'][413]['content']["application/problem+json"] }
-  | { status: 415; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrderV1"]['responses'][415]['content']["application/problem+json"] };
+  | { status: 415; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrderV1"]['responses'][415]['content']["application/problem+json"] }
+  | { status: 422; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrderV1"]['responses'][422]['content']["application/problem+json"] }
+  | { status: 429; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrderV1"]['responses'][429]['content']["application/problem+json"] };
 
 /** POST /v2/orders */
 export type CreateOrderV2Request = {
@@ -117,8 +129,11 @@ export type CreateOrderV2Response =
   | { status: 400; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrderV2"]['responses'][400]['content']["application/problem+json"] }
   | { status: 401; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrderV2"]['responses'][401]['content']["application/problem+json"] }
   | { status: 406; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrderV2"]['responses'][406]['content']["application/problem+json"] }
+  | { status: 409; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrderV2"]['responses'][409]['content']["application/problem+json"] }
   | { status: 413; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrderV2"]['responses'][413]['content']["application/problem+json"] }
-  | { status: 415; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrderV2"]['responses'][415]['content']["application/problem+json"] };
+  | { status: 415; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrderV2"]['responses'][415]['content']["application/problem+json"] }
+  | { status: 422; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrderV2"]['responses'][422]['content']["application/problem+json"] }
+  | { status: 429; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrderV2"]['responses'][429]['content']["application/problem+json"] };
 
 /** GET /asyncapi.yaml */
 export type GetAsyncApiYamlRequest = {
@@ -252,7 +267,8 @@ export type GetOrderResponse =
   | { status: 400; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getOrder"]['responses'][400]['content']["application/problem+json"] }
   | { status: 401; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getOrder"]['responses'][401]['content']["application/problem+json"] }
   | { status: 404; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getOrder"]['responses'][404]['content']["application/problem+json"] }
-  | { status: 406; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getOrder"]['responses'][406]['content']["application/problem+json"] };
+  | { status: 406; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getOrder"]['responses'][406]['content']["application/problem+json"] }
+  | { status: 429; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getOrder"]['responses'][429]['content']["application/problem+json"] };
 
 /** GET /v1/orders/{orderId} */
 export type GetOrderV1Request = {
@@ -270,7 +286,8 @@ export type GetOrderV1Response =
   | { status: 400; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getOrderV1"]['responses'][400]['content']["application/problem+json"] }
   | { status: 401; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getOrderV1"]['responses'][401]['content']["application/problem+json"] }
   | { status: 404; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getOrderV1"]['responses'][404]['content']["application/problem+json"] }
-  | { status: 406; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getOrderV1"]['responses'][406]['content']["application/problem+json"] };
+  | { status: 406; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getOrderV1"]['responses'][406]['content']["application/problem+json"] }
+  | { status: 429; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getOrderV1"]['responses'][429]['content']["application/problem+json"] };
 
 /** GET /v2/orders/{orderId} */
 export type GetOrderV2Request = {
@@ -288,7 +305,8 @@ export type GetOrderV2Response =
   | { status: 400; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getOrderV2"]['responses'][400]['content']["application/problem+json"] }
   | { status: 401; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getOrderV2"]['responses'][401]['content']["application/problem+json"] }
   | { status: 404; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getOrderV2"]['responses'][404]['content']["application/problem+json"] }
-  | { status: 406; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getOrderV2"]['responses'][406]['content']["application/problem+json"] };
+  | { status: 406; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getOrderV2"]['responses'][406]['content']["application/problem+json"] }
+  | { status: 429; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getOrderV2"]['responses'][429]['content']["application/problem+json"] };
 
 /** GET /readyz */
 export type GetReadyRequest = {
@@ -331,7 +349,8 @@ export type HeadOrderResponse =
   | { status: 400; headers?: ResponseHeaders; contentType?: undefined; body?: undefined }
   | { status: 401; headers?: ResponseHeaders; contentType?: undefined; body?: undefined }
   | { status: 404; headers?: ResponseHeaders; contentType?: undefined; body?: undefined }
-  | { status: 406; headers?: ResponseHeaders; contentType?: undefined; body?: undefined };
+  | { status: 406; headers?: ResponseHeaders; contentType?: undefined; body?: undefined }
+  | { status: 429; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["headOrder"]['responses'][429]['content']["application/problem+json"] };
 
 /** HEAD /v1/orders/{orderId} */
 export type HeadOrderV1Request = {
@@ -348,7 +367,8 @@ export type HeadOrderV1Response =
   | { status: 400; headers?: ResponseHeaders; contentType?: undefined; body?: undefined }
   | { status: 401; headers?: ResponseHeaders; contentType?: undefined; body?: undefined }
   | { status: 404; headers?: ResponseHeaders; contentType?: undefined; body?: undefined }
-  | { status: 406; headers?: ResponseHeaders; contentType?: undefined; body?: undefined };
+  | { status: 406; headers?: ResponseHeaders; contentType?: undefined; body?: undefined }
+  | { status: 429; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["headOrderV1"]['responses'][429]['content']["application/problem+json"] };
 
 /** HEAD /v2/orders/{orderId} */
 export type HeadOrderV2Request = {
@@ -365,7 +385,8 @@ export type HeadOrderV2Response =
   | { status: 400; headers?: ResponseHeaders; contentType?: undefined; body?: undefined }
   | { status: 401; headers?: ResponseHeaders; contentType?: undefined; body?: undefined }
   | { status: 404; headers?: ResponseHeaders; contentType?: undefined; body?: undefined }
-  | { status: 406; headers?: ResponseHeaders; contentType?: undefined; body?: undefined };
+  | { status: 406; headers?: ResponseHeaders; contentType?: undefined; body?: undefined }
+  | { status: 429; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["headOrderV2"]['responses'][429]['content']["application/problem+json"] };
 
 /** GET /orders */
 export type ListOrdersRequest = {
@@ -382,7 +403,8 @@ export type ListOrdersResponse =
   | { status: 200; headers?: ResponseHeaders; contentType: "application/vnd.orderline.order-list+json; version=2"; body: operations["listOrders"]['responses'][200]['content']["application/vnd.orderline.order-list+json; version=2"] }
   | { status: 400; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["listOrders"]['responses'][400]['content']["application/problem+json"] }
   | { status: 401; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["listOrders"]['responses'][401]['content']["application/problem+json"] }
-  | { status: 406; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["listOrders"]['responses'][406]['content']["application/problem+json"] };
+  | { status: 406; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["listOrders"]['responses'][406]['content']["application/problem+json"] }
+  | { status: 429; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["listOrders"]['responses'][429]['content']["application/problem+json"] };
 
 /** GET /v1/orders */
 export type ListOrdersV1Request = {
@@ -398,7 +420,8 @@ export type ListOrdersV1Response =
   | { status: 200; headers?: ResponseHeaders; contentType: "application/vnd.orderline.order-list+json; version=1"; body: operations["listOrdersV1"]['responses'][200]['content']["application/vnd.orderline.order-list+json; version=1"] }
   | { status: 400; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["listOrdersV1"]['responses'][400]['content']["application/problem+json"] }
   | { status: 401; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["listOrdersV1"]['responses'][401]['content']["application/problem+json"] }
-  | { status: 406; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["listOrdersV1"]['responses'][406]['content']["application/problem+json"] };
+  | { status: 406; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["listOrdersV1"]['responses'][406]['content']["application/problem+json"] }
+  | { status: 429; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["listOrdersV1"]['responses'][429]['content']["application/problem+json"] };
 
 /** GET /v2/orders */
 export type ListOrdersV2Request = {
@@ -414,7 +437,8 @@ export type ListOrdersV2Response =
   | { status: 200; headers?: ResponseHeaders; contentType: "application/vnd.orderline.order-list+json; version=2"; body: operations["listOrdersV2"]['responses'][200]['content']["application/vnd.orderline.order-list+json; version=2"] }
   | { status: 400; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["listOrdersV2"]['responses'][400]['content']["application/problem+json"] }
   | { status: 401; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["listOrdersV2"]['responses'][401]['content']["application/problem+json"] }
-  | { status: 406; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["listOrdersV2"]['responses'][406]['content']["application/problem+json"] };
+  | { status: 406; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["listOrdersV2"]['responses'][406]['content']["application/problem+json"] }
+  | { status: 429; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["listOrdersV2"]['responses'][429]['content']["application/problem+json"] };
 
 /** PATCH /orders/{orderId} */
 export type PatchOrderRequest = {
@@ -437,7 +461,8 @@ export type PatchOrderResponse =
   | { status: 412; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["patchOrder"]['responses'][412]['content']["application/problem+json"] }
   | { status: 413; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["patchOrder"]['responses'][413]['content']["application/problem+json"] }
   | { status: 415; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["patchOrder"]['responses'][415]['content']["application/problem+json"] }
-  | { status: 428; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["patchOrder"]['responses'][428]['content']["application/problem+json"] };
+  | { status: 428; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["patchOrder"]['responses'][428]['content']["application/problem+json"] }
+  | { status: 429; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["patchOrder"]['responses'][429]['content']["application/problem+json"] };
 
 /** PATCH /v1/orders/{orderId} */
 export type PatchOrderV1Request = {
@@ -459,7 +484,8 @@ export type PatchOrderV1Response =
   | { status: 412; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["patchOrderV1"]['responses'][412]['content']["application/problem+json"] }
   | { status: 413; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["patchOrderV1"]['responses'][413]['content']["application/problem+json"] }
   | { status: 415; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["patchOrderV1"]['responses'][415]['content']["application/problem+json"] }
-  | { status: 428; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["patchOrderV1"]['responses'][428]['content']["application/problem+json"] };
+  | { status: 428; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["patchOrderV1"]['responses'][428]['content']["application/problem+json"] }
+  | { status: 429; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["patchOrderV1"]['responses'][429]['content']["application/problem+json"] };
 
 /** PATCH /v2/orders/{orderId} */
 export type PatchOrderV2Request = {
@@ -481,7 +507,8 @@ export type PatchOrderV2Response =
   | { status: 412; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["patchOrderV2"]['responses'][412]['content']["application/problem+json"] }
   | { status: 413; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["patchOrderV2"]['responses'][413]['content']["application/problem+json"] }
   | { status: 415; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["patchOrderV2"]['responses'][415]['content']["application/problem+json"] }
-  | { status: 428; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["patchOrderV2"]['responses'][428]['content']["application/problem+json"] };
+  | { status: 428; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["patchOrderV2"]['responses'][428]['content']["application/problem+json"] }
+  | { status: 429; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["patchOrderV2"]['responses'][429]['content']["application/problem+json"] };
 
 /** PUT /orders/{orderId} */
 export type ReplaceOrderRequest = {
@@ -504,7 +531,8 @@ export type ReplaceOrderResponse =
   | { status: 412; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["replaceOrder"]['responses'][412]['content']["application/problem+json"] }
   | { status: 413; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["replaceOrder"]['responses'][413]['content']["application/problem+json"] }
   | { status: 415; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["replaceOrder"]['responses'][415]['content']["application/problem+json"] }
-  | { status: 428; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["replaceOrder"]['responses'][428]['content']["application/problem+json"] };
+  | { status: 428; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["replaceOrder"]['responses'][428]['content']["application/problem+json"] }
+  | { status: 429; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["replaceOrder"]['responses'][429]['content']["application/problem+json"] };
 
 /** PUT /v1/orders/{orderId} */
 export type ReplaceOrderV1Request = {
@@ -526,7 +554,8 @@ export type ReplaceOrderV1Response =
   | { status: 412; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["replaceOrderV1"]['responses'][412]['content']["application/problem+json"] }
   | { status: 413; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["replaceOrderV1"]['responses'][413]['content']["application/problem+json"] }
   | { status: 415; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["replaceOrderV1"]['responses'][415]['content']["application/problem+json"] }
-  | { status: 428; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["replaceOrderV1"]['responses'][428]['content']["application/problem+json"] };
+  | { status: 428; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["replaceOrderV1"]['responses'][428]['content']["application/problem+json"] }
+  | { status: 429; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["replaceOrderV1"]['responses'][429]['content']["application/problem+json"] };
 
 /** PUT /v2/orders/{orderId} */
 export type ReplaceOrderV2Request = {
@@ -548,7 +577,8 @@ export type ReplaceOrderV2Response =
   | { status: 412; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["replaceOrderV2"]['responses'][412]['content']["application/problem+json"] }
   | { status: 413; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["replaceOrderV2"]['responses'][413]['content']["application/problem+json"] }
   | { status: 415; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["replaceOrderV2"]['responses'][415]['content']["application/problem+json"] }
-  | { status: 428; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["replaceOrderV2"]['responses'][428]['content']["application/problem+json"] };
+  | { status: 428; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["replaceOrderV2"]['responses'][428]['content']["application/problem+json"] }
+  | { status: 429; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["replaceOrderV2"]['responses'][429]['content']["application/problem+json"] };
 
 /** POST /orders/{orderId}/cancel, POST /v1/orders/{orderId}/cancel, POST /v2/orders/{orderId}/cancel */
 export type CancelOrderFamilyRequest = CancelOrderRequest | CancelOrderV1Request | CancelOrderV2Request;

@@ -52,15 +52,20 @@ export const raw_replaceOrderV2Header = validate_replaceOrderV2Header;
 export const raw_replaceOrderV2Path = validate_replaceOrderV2Path;
 const func_7a031813 = require("ajv/dist/runtime/ucs2length").default;
 const pattern_9f95224a = new RegExp("^[A-Za-z0-9_-]+$", "u");
+const pattern_e4c2555c = new RegExp("^[\\x21-\\x7E]+$", "u");
 const schema_37deaaab = {"type":"object","properties":{"If-Match":{"type":"string","maxLength":2000},"If-None-Match":{"type":"string","maxLength":2000},"Accept":{"type":"string","maxLength":1000}},"required":[]};
 const schema_3914ec05 = {"type":"object","properties":{"Accept":{"type":"string","maxLength":1000}},"required":[]};
+const schema_6a400d42 = {"type":"object","properties":{"If-Match":{"type":"string","maxLength":2000},"If-None-Match":{"type":"string","maxLength":2000},"Accept":{"type":"string","maxLength":1000},"Api-Version":{"type":"integer"},"Idempotency-Key":{"type":"string","minLength":1,"maxLength":257,"pattern":"^[\\x21-\\x7E]+$"}},"required":[]};
 const schema_762a924b = {"type":"object","properties":{"Accept":{"type":"string","maxLength":1000},"Api-Version":{"type":"integer"}},"required":[]};
+const schema_86d5e546 = {"type":"object","properties":{"Accept":{"type":"string","maxLength":1000},"Idempotency-Key":{"type":"string","minLength":1,"maxLength":257,"pattern":"^[\\x21-\\x7E]+$"}},"required":[]};
 const schema_8931081f = {"type":"object","properties":{"orderId":{"type":"integer","minimum":1,"maximum":9007199254740991}},"required":["orderId"]};
 const schema_914ea7ac = {"type":"object","properties":{"If-None-Match":{"type":"string","maxLength":2000},"Accept":{"type":"string","maxLength":1000}},"required":[]};
 const schema_9afcd17c = {"type":"object","properties":{"If-None-Match":{"type":"string","maxLength":2000},"Accept":{"type":"string","maxLength":1000},"Api-Version":{"type":"integer"}},"required":[]};
+const schema_a067f8af = {"type":"object","properties":{"Accept":{"type":"string","maxLength":1000},"Api-Version":{"type":"integer"},"Idempotency-Key":{"type":"string","minLength":1,"maxLength":257,"pattern":"^[\\x21-\\x7E]+$"}},"required":[]};
 const schema_a60eb3f7 = {"type":"object","properties":{"If-Match":{"type":"string","maxLength":2000},"If-None-Match":{"type":"string","maxLength":2000},"Accept":{"type":"string","maxLength":1000},"Api-Version":{"type":"integer"}},"required":[]};
 const schema_aad477fd = {"type":"object","properties":{"If-None-Match":{"type":"string","maxLength":2000}},"required":[]};
 const schema_c3c6ea37 = {"type":"object","properties":{"page":{"type":"string","minLength":1,"maxLength":200,"pattern":"^[A-Za-z0-9_-]+$"},"limit":{"type":"integer","minimum":1,"maximum":100,"default":20}},"required":[]};
+const schema_d8ae037c = {"type":"object","properties":{"If-Match":{"type":"string","maxLength":2000},"If-None-Match":{"type":"string","maxLength":2000},"Accept":{"type":"string","maxLength":1000},"Idempotency-Key":{"type":"string","minLength":1,"maxLength":257,"pattern":"^[\\x21-\\x7E]+$"}},"required":[]};
 function validate_cancelOrderHeader(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
@@ -230,9 +235,20 @@ data["Api-Version"] = coerced3;
 }
 }
 }
+if(data["Idempotency-Key"] !== undefined){
+let data4 = data["Idempotency-Key"];
+if(typeof data4 !== "string"){
+let dataType4 = typeof data4;
+let coerced4 = undefined;
+if(!(coerced4 !== undefined)){
+if(dataType4 == "number" || dataType4 == "boolean"){
+coerced4 = "" + data4;
+}
+else if(data4 === null){
+coerced4 = "";
 }
 else {
-const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err7 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -241,10 +257,62 @@ vErrors.push(err7);
 }
 errors++;
 }
+}
+if(coerced4 !== undefined){
+data4 = coerced4;
+if(data !== undefined){
+data["Idempotency-Key"] = coerced4;
+}
+}
+}
+if(typeof data4 === "string"){
+if(func_7a031813(data4) > 257){
+const err8 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/maxLength",keyword:"maxLength",params:{limit: 257},message:"must NOT have more than 257 characters"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+if(func_7a031813(data4) < 1){
+const err9 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+if(!pattern_e4c2555c.test(data4)){
+const err10 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/pattern",keyword:"pattern",params:{pattern: "^[\\x21-\\x7E]+$"},message:"must match pattern \""+"^[\\x21-\\x7E]+$"+"\""};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err11 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
 validate_cancelOrderHeader.errors = vErrors;
 return errors === 0;
 }
-validate_cancelOrderHeader.evaluated = {"props":{"If-Match":true,"If-None-Match":true,"Accept":true,"Api-Version":true},"dynamicProps":false,"dynamicItems":false};
+validate_cancelOrderHeader.evaluated = {"props":{"If-Match":true,"If-None-Match":true,"Accept":true,"Api-Version":true,"Idempotency-Key":true},"dynamicProps":false,"dynamicItems":false};
 function validate_cancelOrderPath(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
@@ -472,9 +540,20 @@ errors++;
 }
 }
 }
+if(data["Idempotency-Key"] !== undefined){
+let data3 = data["Idempotency-Key"];
+if(typeof data3 !== "string"){
+let dataType3 = typeof data3;
+let coerced3 = undefined;
+if(!(coerced3 !== undefined)){
+if(dataType3 == "number" || dataType3 == "boolean"){
+coerced3 = "" + data3;
+}
+else if(data3 === null){
+coerced3 = "";
 }
 else {
-const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err6 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -483,10 +562,62 @@ vErrors.push(err6);
 }
 errors++;
 }
+}
+if(coerced3 !== undefined){
+data3 = coerced3;
+if(data !== undefined){
+data["Idempotency-Key"] = coerced3;
+}
+}
+}
+if(typeof data3 === "string"){
+if(func_7a031813(data3) > 257){
+const err7 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/maxLength",keyword:"maxLength",params:{limit: 257},message:"must NOT have more than 257 characters"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+if(func_7a031813(data3) < 1){
+const err8 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+if(!pattern_e4c2555c.test(data3)){
+const err9 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/pattern",keyword:"pattern",params:{pattern: "^[\\x21-\\x7E]+$"},message:"must match pattern \""+"^[\\x21-\\x7E]+$"+"\""};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err10 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
 validate_cancelOrderV1Header.errors = vErrors;
 return errors === 0;
 }
-validate_cancelOrderV1Header.evaluated = {"props":{"If-Match":true,"If-None-Match":true,"Accept":true},"dynamicProps":false,"dynamicItems":false};
+validate_cancelOrderV1Header.evaluated = {"props":{"If-Match":true,"If-None-Match":true,"Accept":true,"Idempotency-Key":true},"dynamicProps":false,"dynamicItems":false};
 function validate_cancelOrderV1Path(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
@@ -714,9 +845,20 @@ errors++;
 }
 }
 }
+if(data["Idempotency-Key"] !== undefined){
+let data3 = data["Idempotency-Key"];
+if(typeof data3 !== "string"){
+let dataType3 = typeof data3;
+let coerced3 = undefined;
+if(!(coerced3 !== undefined)){
+if(dataType3 == "number" || dataType3 == "boolean"){
+coerced3 = "" + data3;
+}
+else if(data3 === null){
+coerced3 = "";
 }
 else {
-const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err6 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -725,10 +867,62 @@ vErrors.push(err6);
 }
 errors++;
 }
+}
+if(coerced3 !== undefined){
+data3 = coerced3;
+if(data !== undefined){
+data["Idempotency-Key"] = coerced3;
+}
+}
+}
+if(typeof data3 === "string"){
+if(func_7a031813(data3) > 257){
+const err7 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/maxLength",keyword:"maxLength",params:{limit: 257},message:"must NOT have more than 257 characters"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+if(func_7a031813(data3) < 1){
+const err8 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+if(!pattern_e4c2555c.test(data3)){
+const err9 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/pattern",keyword:"pattern",params:{pattern: "^[\\x21-\\x7E]+$"},message:"must match pattern \""+"^[\\x21-\\x7E]+$"+"\""};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err10 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
 validate_cancelOrderV2Header.errors = vErrors;
 return errors === 0;
 }
-validate_cancelOrderV2Header.evaluated = {"props":{"If-Match":true,"If-None-Match":true,"Accept":true},"dynamicProps":false,"dynamicItems":false};
+validate_cancelOrderV2Header.evaluated = {"props":{"If-Match":true,"If-None-Match":true,"Accept":true,"Idempotency-Key":true},"dynamicProps":false,"dynamicItems":false};
 function validate_cancelOrderV2Path(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
@@ -899,9 +1093,20 @@ data["Api-Version"] = coerced1;
 }
 }
 }
+if(data["Idempotency-Key"] !== undefined){
+let data2 = data["Idempotency-Key"];
+if(typeof data2 !== "string"){
+let dataType2 = typeof data2;
+let coerced2 = undefined;
+if(!(coerced2 !== undefined)){
+if(dataType2 == "number" || dataType2 == "boolean"){
+coerced2 = "" + data2;
+}
+else if(data2 === null){
+coerced2 = "";
 }
 else {
-const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err3 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -910,10 +1115,62 @@ vErrors.push(err3);
 }
 errors++;
 }
+}
+if(coerced2 !== undefined){
+data2 = coerced2;
+if(data !== undefined){
+data["Idempotency-Key"] = coerced2;
+}
+}
+}
+if(typeof data2 === "string"){
+if(func_7a031813(data2) > 257){
+const err4 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/maxLength",keyword:"maxLength",params:{limit: 257},message:"must NOT have more than 257 characters"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(func_7a031813(data2) < 1){
+const err5 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if(!pattern_e4c2555c.test(data2)){
+const err6 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/pattern",keyword:"pattern",params:{pattern: "^[\\x21-\\x7E]+$"},message:"must match pattern \""+"^[\\x21-\\x7E]+$"+"\""};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
 validate_createOrderHeader.errors = vErrors;
 return errors === 0;
 }
-validate_createOrderHeader.evaluated = {"props":{"Accept":true,"Api-Version":true},"dynamicProps":false,"dynamicItems":false};
+validate_createOrderHeader.evaluated = {"props":{"Accept":true,"Api-Version":true,"Idempotency-Key":true},"dynamicProps":false,"dynamicItems":false};
 function validate_createOrderV1Header(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
@@ -968,9 +1225,20 @@ errors++;
 }
 }
 }
+if(data["Idempotency-Key"] !== undefined){
+let data1 = data["Idempotency-Key"];
+if(typeof data1 !== "string"){
+let dataType1 = typeof data1;
+let coerced1 = undefined;
+if(!(coerced1 !== undefined)){
+if(dataType1 == "number" || dataType1 == "boolean"){
+coerced1 = "" + data1;
+}
+else if(data1 === null){
+coerced1 = "";
 }
 else {
-const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err2 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -979,10 +1247,62 @@ vErrors.push(err2);
 }
 errors++;
 }
+}
+if(coerced1 !== undefined){
+data1 = coerced1;
+if(data !== undefined){
+data["Idempotency-Key"] = coerced1;
+}
+}
+}
+if(typeof data1 === "string"){
+if(func_7a031813(data1) > 257){
+const err3 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/maxLength",keyword:"maxLength",params:{limit: 257},message:"must NOT have more than 257 characters"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(func_7a031813(data1) < 1){
+const err4 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(!pattern_e4c2555c.test(data1)){
+const err5 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/pattern",keyword:"pattern",params:{pattern: "^[\\x21-\\x7E]+$"},message:"must match pattern \""+"^[\\x21-\\x7E]+$"+"\""};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
 validate_createOrderV1Header.errors = vErrors;
 return errors === 0;
 }
-validate_createOrderV1Header.evaluated = {"props":{"Accept":true},"dynamicProps":false,"dynamicItems":false};
+validate_createOrderV1Header.evaluated = {"props":{"Accept":true,"Idempotency-Key":true},"dynamicProps":false,"dynamicItems":false};
 function validate_createOrderV2Header(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
@@ -1037,9 +1357,20 @@ errors++;
 }
 }
 }
+if(data["Idempotency-Key"] !== undefined){
+let data1 = data["Idempotency-Key"];
+if(typeof data1 !== "string"){
+let dataType1 = typeof data1;
+let coerced1 = undefined;
+if(!(coerced1 !== undefined)){
+if(dataType1 == "number" || dataType1 == "boolean"){
+coerced1 = "" + data1;
+}
+else if(data1 === null){
+coerced1 = "";
 }
 else {
-const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err2 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -1048,10 +1379,62 @@ vErrors.push(err2);
 }
 errors++;
 }
+}
+if(coerced1 !== undefined){
+data1 = coerced1;
+if(data !== undefined){
+data["Idempotency-Key"] = coerced1;
+}
+}
+}
+if(typeof data1 === "string"){
+if(func_7a031813(data1) > 257){
+const err3 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/maxLength",keyword:"maxLength",params:{limit: 257},message:"must NOT have more than 257 characters"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(func_7a031813(data1) < 1){
+const err4 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(!pattern_e4c2555c.test(data1)){
+const err5 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/pattern",keyword:"pattern",params:{pattern: "^[\\x21-\\x7E]+$"},message:"must match pattern \""+"^[\\x21-\\x7E]+$"+"\""};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
 validate_createOrderV2Header.errors = vErrors;
 return errors === 0;
 }
-validate_createOrderV2Header.evaluated = {"props":{"Accept":true},"dynamicProps":false,"dynamicItems":false};
+validate_createOrderV2Header.evaluated = {"props":{"Accept":true,"Idempotency-Key":true},"dynamicProps":false,"dynamicItems":false};
 function validate_getAsyncApiYamlHeader(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;

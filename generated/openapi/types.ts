@@ -659,8 +659,17 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description The status transition is not allowed (`code` CONFLICT). */
+        /** @description The status transition is not allowed (`code` CONFLICT), or an earlier request with this Idempotency-Key is still running (`code` IDEMPOTENCY_KEY_IN_USE). */
         E409: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description An earlier request with this Idempotency-Key is still running (`code` IDEMPOTENCY_KEY_IN_USE): nothing ran. Retry later with the same key. */
+        E409InFlight: {
             headers: {
                 [name: string]: unknown;
             };
@@ -696,9 +705,30 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /** @description This Idempotency-Key was used with a different request (`code` IDEMPOTENCY_KEY_REUSED): nothing ran. Use a new key for a new request. */
+        E422: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
         /** @description If-Match is required on writes (`code` PRECONDITION_REQUIRED). */
         E428: {
             headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description Over the per-account rate limit (`code` RATE_LIMITED): nothing ran. Wait `Retry-After` seconds and retry. */
+        E429: {
+            headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                "Retry-After": components["headers"]["RetryAfter"];
                 [name: string]: unknown;
             };
             content: {
@@ -737,6 +767,8 @@ export interface components {
         Accept: string;
         /** @description Selects the version when neither the path nor the Accept media type names one; overrides the account's pinned default. Unknown: 406. */
         ApiVersion: number;
+        /** @description Makes this request safe to retry (see the API description): a retry with the same key gets the stored response with `Idempotent-Replayed: true`. Per account, kept 24 h by default. A structured-field string (`"..."`) or the bare value. */
+        IdempotencyKey: string;
         /** @description Required on every write (the schema marks it optional because a missing one is answered 428, not 400): the ETag the client last saw (list or `*`), strong comparison. Missing: 428. No match: 412 and nothing is written. Entity tags must be quoted (`"1-1-v2j"`): an unparseable value is 400 naming the header, not 412. */
         IfMatch: string;
         /** @description Entity tags (list or `*`), weak comparison: a match answers 304. */
@@ -767,8 +799,14 @@ export interface components {
         DeprecationLink: string;
         /** @description Strong entity tag of this representation (revision, version and media type). */
         ETag: string;
+        /** @description `true` when this is the stored response of an earlier request with the same Idempotency-Key. */
+        IdempotentReplayed: "true";
         /** @description URL of the created order. */
         Location: string;
+        /** @description `"rest";r=<requests left>;t=<seconds until the bucket is full>` (draft-ietf-httpapi-ratelimit-headers); only when the rate limit is on. */
+        RateLimit: string;
+        /** @description `"rest";q=<burst>;w=<seconds>` (draft-ietf-httpapi-ratelimit-headers); only when the rate limit is on. */
+        RateLimitPolicy: string;
         /** @description Seconds to wait before retrying. */
         RetryAfter: number;
         /** @description RFC 8594: the HTTP date after which version 1 may stop answering. */
@@ -1050,6 +1088,7 @@ export interface operations {
             400: components["responses"]["E400"];
             401: components["responses"]["E401"];
             406: components["responses"]["E406"];
+            429: components["responses"]["E429"];
         };
     };
     createOrder: {
@@ -1060,6 +1099,8 @@ export interface operations {
                 Accept?: components["parameters"]["Accept"];
                 /** @description Selects the version when neither the path nor the Accept media type names one; overrides the account's pinned default. Unknown: 406. */
                 "Api-Version"?: components["parameters"]["ApiVersion"];
+                /** @description Makes this request safe to retry (see the API description): a retry with the same key gets the stored response with `Idempotent-Replayed: true`. Per account, kept 24 h by default. A structured-field string (`"..."`) or the bare value. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
             cookie?: never;
@@ -1079,6 +1120,7 @@ export interface operations {
                     "Cache-Control": components["headers"]["CacheControl"];
                     Deprecation: components["headers"]["Deprecation"];
                     ETag: components["headers"]["ETag"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     Link: components["headers"]["DeprecationLink"];
                     Location: components["headers"]["Location"];
                     Sunset: components["headers"]["Sunset"];
@@ -1094,8 +1136,11 @@ export interface operations {
             400: components["responses"]["E400"];
             401: components["responses"]["E401"];
             406: components["responses"]["E406"];
+            409: components["responses"]["E409InFlight"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
+            422: components["responses"]["E422"];
+            429: components["responses"]["E429"];
         };
     };
     getOrder: {
@@ -1140,6 +1185,7 @@ export interface operations {
             401: components["responses"]["E401"];
             404: components["responses"]["E404"];
             406: components["responses"]["E406"];
+            429: components["responses"]["E429"];
         };
     };
     replaceOrder: {
@@ -1196,6 +1242,7 @@ export interface operations {
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
             428: components["responses"]["E428"];
+            429: components["responses"]["E429"];
         };
     };
     headOrder: {
@@ -1236,6 +1283,7 @@ export interface operations {
             401: components["responses"]["HeadError"];
             404: components["responses"]["HeadError"];
             406: components["responses"]["HeadError"];
+            429: components["responses"]["E429"];
         };
     };
     patchOrder: {
@@ -1290,6 +1338,7 @@ export interface operations {
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
             428: components["responses"]["E428"];
+            429: components["responses"]["E429"];
         };
     };
     cancelOrder: {
@@ -1300,6 +1349,8 @@ export interface operations {
                 Accept?: components["parameters"]["Accept"];
                 /** @description Selects the version when neither the path nor the Accept media type names one; overrides the account's pinned default. Unknown: 406. */
                 "Api-Version"?: components["parameters"]["ApiVersion"];
+                /** @description Makes this request safe to retry (see the API description): a retry with the same key gets the stored response with `Idempotent-Replayed: true`. Per account, kept 24 h by default. A structured-field string (`"..."`) or the bare value. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description Required on every write (the schema marks it optional because a missing one is answered 428, not 400): the ETag the client last saw (list or `*`), strong comparison. Missing: 428. No match: 412 and nothing is written. Entity tags must be quoted (`"1-1-v2j"`): an unparseable value is 400 naming the header, not 412. */
                 "If-Match"?: components["parameters"]["IfMatch"];
                 /** @description On a write (RFC 9110 13.1.2, 13.2.2): `*`, or a tag of any representation of the order's current revision (weak comparison), answers 412 and nothing is written. Entity tags must be quoted: an unparseable value is 400. */
@@ -1320,6 +1371,7 @@ export interface operations {
                     "Cache-Control": components["headers"]["CacheControl"];
                     Deprecation: components["headers"]["Deprecation"];
                     ETag: components["headers"]["ETag"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     Link: components["headers"]["DeprecationLink"];
                     Sunset: components["headers"]["Sunset"];
                     Vary: components["headers"]["Vary"];
@@ -1337,7 +1389,9 @@ export interface operations {
             406: components["responses"]["E406"];
             409: components["responses"]["E409"];
             412: components["responses"]["E412"];
+            422: components["responses"]["E422"];
             428: components["responses"]["E428"];
+            429: components["responses"]["E429"];
         };
     };
     getReady: {
@@ -1431,6 +1485,7 @@ export interface operations {
             400: components["responses"]["E400"];
             401: components["responses"]["E401"];
             406: components["responses"]["E406"];
+            429: components["responses"]["E429"];
         };
     };
     createOrderV1: {
@@ -1439,6 +1494,8 @@ export interface operations {
             header?: {
                 /** @description `application/json`, `application/vnd.orderline.order+json; version=<n>` (orders) or `application/vnd.orderline.order-list+json; version=<n>` (collections); `v` is a synonym of `version`. No acceptable type: 406. */
                 Accept?: components["parameters"]["Accept"];
+                /** @description Makes this request safe to retry (see the API description): a retry with the same key gets the stored response with `Idempotent-Replayed: true`. Per account, kept 24 h by default. A structured-field string (`"..."`) or the bare value. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
             cookie?: never;
@@ -1457,6 +1514,7 @@ export interface operations {
                     "Cache-Control": components["headers"]["CacheControl"];
                     Deprecation: components["headers"]["Deprecation"];
                     ETag: components["headers"]["ETag"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     Link: components["headers"]["DeprecationLink"];
                     Location: components["headers"]["Location"];
                     Sunset: components["headers"]["Sunset"];
@@ -1471,8 +1529,11 @@ export interface operations {
             400: components["responses"]["E400"];
             401: components["responses"]["E401"];
             406: components["responses"]["E406"];
+            409: components["responses"]["E409InFlight"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
+            422: components["responses"]["E422"];
+            429: components["responses"]["E429"];
         };
     };
     getOrderV1: {
@@ -1514,6 +1575,7 @@ export interface operations {
             401: components["responses"]["E401"];
             404: components["responses"]["E404"];
             406: components["responses"]["E406"];
+            429: components["responses"]["E429"];
         };
     };
     replaceOrderV1: {
@@ -1566,6 +1628,7 @@ export interface operations {
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
             428: components["responses"]["E428"];
+            429: components["responses"]["E429"];
         };
     };
     headOrderV1: {
@@ -1604,6 +1667,7 @@ export interface operations {
             401: components["responses"]["HeadError"];
             404: components["responses"]["HeadError"];
             406: components["responses"]["HeadError"];
+            429: components["responses"]["E429"];
         };
     };
     patchOrderV1: {
@@ -1655,6 +1719,7 @@ export interface operations {
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
             428: components["responses"]["E428"];
+            429: components["responses"]["E429"];
         };
     };
     cancelOrderV1: {
@@ -1663,6 +1728,8 @@ export interface operations {
             header?: {
                 /** @description `application/json`, `application/vnd.orderline.order+json; version=<n>` (orders) or `application/vnd.orderline.order-list+json; version=<n>` (collections); `v` is a synonym of `version`. No acceptable type: 406. */
                 Accept?: components["parameters"]["Accept"];
+                /** @description Makes this request safe to retry (see the API description): a retry with the same key gets the stored response with `Idempotent-Replayed: true`. Per account, kept 24 h by default. A structured-field string (`"..."`) or the bare value. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description Required on every write (the schema marks it optional because a missing one is answered 428, not 400): the ETag the client last saw (list or `*`), strong comparison. Missing: 428. No match: 412 and nothing is written. Entity tags must be quoted (`"1-1-v2j"`): an unparseable value is 400 naming the header, not 412. */
                 "If-Match"?: components["parameters"]["IfMatch"];
                 /** @description On a write (RFC 9110 13.1.2, 13.2.2): `*`, or a tag of any representation of the order's current revision (weak comparison), answers 412 and nothing is written. Entity tags must be quoted: an unparseable value is 400. */
@@ -1683,6 +1750,7 @@ export interface operations {
                     "Cache-Control": components["headers"]["CacheControl"];
                     Deprecation: components["headers"]["Deprecation"];
                     ETag: components["headers"]["ETag"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     Link: components["headers"]["DeprecationLink"];
                     Sunset: components["headers"]["Sunset"];
                     Vary: components["headers"]["Vary"];
@@ -1699,7 +1767,9 @@ export interface operations {
             406: components["responses"]["E406"];
             409: components["responses"]["E409"];
             412: components["responses"]["E412"];
+            422: components["responses"]["E422"];
             428: components["responses"]["E428"];
+            429: components["responses"]["E429"];
         };
     };
     listOrdersV2: {
@@ -1734,6 +1804,7 @@ export interface operations {
             400: components["responses"]["E400"];
             401: components["responses"]["E401"];
             406: components["responses"]["E406"];
+            429: components["responses"]["E429"];
         };
     };
     createOrderV2: {
@@ -1742,6 +1813,8 @@ export interface operations {
             header?: {
                 /** @description `application/json`, `application/vnd.orderline.order+json; version=<n>` (orders) or `application/vnd.orderline.order-list+json; version=<n>` (collections); `v` is a synonym of `version`. No acceptable type: 406. */
                 Accept?: components["parameters"]["Accept"];
+                /** @description Makes this request safe to retry (see the API description): a retry with the same key gets the stored response with `Idempotent-Replayed: true`. Per account, kept 24 h by default. A structured-field string (`"..."`) or the bare value. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
             cookie?: never;
@@ -1759,6 +1832,7 @@ export interface operations {
                     "Api-Version": components["headers"]["ApiVersionOut"];
                     "Cache-Control": components["headers"]["CacheControl"];
                     ETag: components["headers"]["ETag"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     Location: components["headers"]["Location"];
                     Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
@@ -1771,8 +1845,11 @@ export interface operations {
             400: components["responses"]["E400"];
             401: components["responses"]["E401"];
             406: components["responses"]["E406"];
+            409: components["responses"]["E409InFlight"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
+            422: components["responses"]["E422"];
+            429: components["responses"]["E429"];
         };
     };
     getOrderV2: {
@@ -1811,6 +1888,7 @@ export interface operations {
             401: components["responses"]["E401"];
             404: components["responses"]["E404"];
             406: components["responses"]["E406"];
+            429: components["responses"]["E429"];
         };
     };
     replaceOrderV2: {
@@ -1860,6 +1938,7 @@ export interface operations {
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
             428: components["responses"]["E428"];
+            429: components["responses"]["E429"];
         };
     };
     headOrderV2: {
@@ -1895,6 +1974,7 @@ export interface operations {
             401: components["responses"]["HeadError"];
             404: components["responses"]["HeadError"];
             406: components["responses"]["HeadError"];
+            429: components["responses"]["E429"];
         };
     };
     patchOrderV2: {
@@ -1943,6 +2023,7 @@ export interface operations {
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
             428: components["responses"]["E428"];
+            429: components["responses"]["E429"];
         };
     };
     cancelOrderV2: {
@@ -1951,6 +2032,8 @@ export interface operations {
             header?: {
                 /** @description `application/json`, `application/vnd.orderline.order+json; version=<n>` (orders) or `application/vnd.orderline.order-list+json; version=<n>` (collections); `v` is a synonym of `version`. No acceptable type: 406. */
                 Accept?: components["parameters"]["Accept"];
+                /** @description Makes this request safe to retry (see the API description): a retry with the same key gets the stored response with `Idempotent-Replayed: true`. Per account, kept 24 h by default. A structured-field string (`"..."`) or the bare value. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description Required on every write (the schema marks it optional because a missing one is answered 428, not 400): the ETag the client last saw (list or `*`), strong comparison. Missing: 428. No match: 412 and nothing is written. Entity tags must be quoted (`"1-1-v2j"`): an unparseable value is 400 naming the header, not 412. */
                 "If-Match"?: components["parameters"]["IfMatch"];
                 /** @description On a write (RFC 9110 13.1.2, 13.2.2): `*`, or a tag of any representation of the order's current revision (weak comparison), answers 412 and nothing is written. Entity tags must be quoted: an unparseable value is 400. */
@@ -1970,6 +2053,7 @@ export interface operations {
                     "Api-Version": components["headers"]["ApiVersionOut"];
                     "Cache-Control": components["headers"]["CacheControl"];
                     ETag: components["headers"]["ETag"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
@@ -1984,7 +2068,9 @@ export interface operations {
             406: components["responses"]["E406"];
             409: components["responses"]["E409"];
             412: components["responses"]["E412"];
+            422: components["responses"]["E422"];
             428: components["responses"]["E428"];
+            429: components["responses"]["E429"];
         };
     };
 }

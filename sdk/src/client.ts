@@ -1,6 +1,7 @@
 import createClient, { type ClientOptions } from 'openapi-fetch';
 import type { paths } from './generated/openapi.js';
 import { EtagCache } from './etagCache.js';
+import { idempotentFetch } from './idempotency.js';
 
 /** openapi-fetch's client over the contract's `paths`: every REST operation, typed. */
 export type RestClient = ReturnType<typeof createClient<paths>>;
@@ -28,11 +29,13 @@ export function createRestClient(options: RestClientOptions): RestClient {
 /**
  * The REST client with the ETag cache installed: a repeated GET revalidates with
  * If-None-Match and a 304 is answered from the cache; a successful write drops what
- * is cached for its URL.
+ * is cached for its URL. Creates and cancels carry an Idempotency-Key by default and are
+ * retried with it when their answer is lost (idempotency.ts).
  */
 export function createOrderlineClient(options: RestClientOptions & { cacheSize?: number | undefined }): { api: RestClient; cache: EtagCache } {
   const cache = new EtagCache(options.cacheSize);
-  const api = createRestClient(options);
+  const inner = options.fetch ?? ((request: Request) => globalThis.fetch(request));
+  const api = createRestClient({ ...options, fetch: idempotentFetch(inner) });
   api.use(cache.middleware());
   return { api, cache };
 }

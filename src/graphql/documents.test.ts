@@ -1,4 +1,5 @@
 import { specifiedRules } from 'graphql';
+import fc from 'fast-check';
 import { DocumentCache } from './documents';
 import { costRule } from './costRule';
 import { contractSchema } from './testSchema';
@@ -44,5 +45,43 @@ describe('DocumentCache', () => {
     off.limitErrors(p, { n: 5 }, rules({ n: 5 }));
     off.limitErrors(p, { n: 5 }, rules({ n: 5 }));
     expect(computed).toBe(4);
+  });
+});
+
+describe('DocumentCache bounds', () => {
+  it('holds its byte bounds whatever texts and variables a client sends (generated, large variables)', () => {
+    const maxBytes = 64 * 1024;
+    const verdictMaxBytes = 256 * 1024;
+    const texts = ['query Q($n: Int) { user(id: "u1") { friends(first: $n) { id } } }', '{ viewer { id } }', 'query R($x: String) { viewer { name } }'];
+    fc.assert(
+      fc.property(
+        fc.array(fc.record({ text: fc.constantFrom(...texts), pad: fc.nat({ max: 4 }), blob: fc.string({ minLength: 0, maxLength: 20_000 }), n: fc.nat({ max: 50 }) }), { minLength: 1, maxLength: 60 }),
+        (requests) => {
+          const cache = new DocumentCache(contractSchema, specifiedRules, 1000, 1000, { maxBytes, verdictMaxBytes });
+          for (const { text, pad, blob, n } of requests) {
+            // Distinct texts too (whitespace padding), so the text cache is driven as well.
+            const p = cache.prepare(`${' '.repeat(pad * 5000)}${text}`);
+            if (!p.ok) return false;
+            cache.limitErrors(p, { n, blob: blob.repeat(3) }, () => [costRule({ maxCost: 1000, variables: { n } })]);
+            const u = cache.usage;
+            if (u.textBytes > maxBytes || u.verdictBytes > verdictMaxBytes) return false;
+          }
+          return true;
+        },
+      ),
+      { numRuns: 40 },
+    );
+  });
+
+  it('counts what it holds: a repeated large variable set is remembered once', () => {
+    const cache = new DocumentCache(contractSchema, specifiedRules, 1000, 10);
+    const p = cache.prepare('{ viewer { id } }');
+    if (!p.ok) throw new Error('parse');
+    const vars = { blob: 'x'.repeat(1000) };
+    cache.limitErrors(p, vars, () => []);
+    const once = cache.usage.verdictBytes;
+    cache.limitErrors(p, vars, () => []);
+    expect(cache.usage).toMatchObject({ verdicts: 1, verdictBytes: once });
+    expect(once).toBeGreaterThan(2000);
   });
 });

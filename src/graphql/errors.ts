@@ -20,6 +20,8 @@ export const GRAPHQL_CODES = {
   /** The request is not a GraphQL-over-HTTP request we can read (shape, JSON, version). */
   BAD_REQUEST: 'BAD_REQUEST',
   UNAUTHENTICATED: 'UNAUTHENTICATED',
+  /** The account's cost budget cannot pay for this operation now (HTTP 429, Retry-After). */
+  THROTTLED: 'THROTTLED',
 } as const;
 export type GraphqlCode = (typeof GRAPHQL_CODES)[keyof typeof GRAPHQL_CODES];
 

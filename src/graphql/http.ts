@@ -46,6 +46,7 @@ import type { GraphqlContext } from './resolvers';
 import { createSchema } from './schema';
 import { DocumentCache } from './documents';
 import { outcomeOf } from './outcome';
+import type { CostBudget, CostExtension } from './costBudget';
 
 export interface GraphqlLimits {
   maxDepth: number;
@@ -70,6 +71,8 @@ export interface GraphqlDeps {
   production: boolean;
   /** Each request's outcome: `ok`, or the first error's `extensions.code` (one of GRAPHQL_CODES, else `other`). */
   onOutcome?: (outcome: string) => void;
+  /** The per-account cost budget (costBudget.ts); absent when GRAPHQL_COST_BUDGET is 0. */
+  costBudget?: CostBudget;
 }
 
 export const GRAPHQL_PATH = '/graphql';
@@ -79,6 +82,8 @@ interface RequestContext {
   account: Account;
   accept: string | undefined;
   contentType: string | undefined;
+  /** What the cost budget charged this request (set in onSubscribe), for `extensions.cost` on its response. */
+  cost?: CostExtension;
 }
 type Req = Request<IncomingMessage, RequestContext>;
 
@@ -87,9 +92,9 @@ function mediaTypeFor(accept: string | undefined): string {
   return /application\/graphql-response\+json/i.test(accept ?? '') ? 'application/graphql-response+json; charset=utf-8' : 'application/json; charset=utf-8';
 }
 
-function errorsBody(errors: readonly GraphQLError[], code: GraphqlCode): string {
+function errorsBody(errors: readonly GraphQLError[], code: GraphqlCode, extensions?: Record<string, unknown>): string {
   // `?.`: graphql-jit's errors have no `extensions` object when there is nothing in it.
-  return JSON.stringify({ errors: errors.map((e) => ({ ...e.toJSON(), extensions: { ...e.extensions, code: e.extensions?.code ?? code } })) });
+  return JSON.stringify({ errors: errors.map((e) => ({ ...e.toJSON(), extensions: { ...e.extensions, code: e.extensions?.code ?? code } })), ...(extensions ? { extensions } : {}) });
 }
 
 function errorResponse(accept: string | undefined, status: number, code: GraphqlCode, message: string, headers: Record<string, string> = {}): Response {
@@ -177,10 +182,17 @@ export function graphqlMiddleware(deps: GraphqlDeps): Middleware {
       if (errors.length > 0) {
         return [errorsBody(errors, GRAPHQL_CODES.VALIDATION_FAILED), { status: 400, statusText: 'Bad Request', headers: { 'content-type': mediaTypeFor(accept) } }];
       }
-      if (!getOperationAST(document, params.operationName)) {
+      const op = getOperationAST(document, params.operationName);
+      if (!op) {
         return errorResponse(accept, 400, GRAPHQL_CODES.BAD_REQUEST, params.operationName ? `No operation named '${params.operationName}'` : 'operationName is required for a document with several operations');
       }
       if (resolved.register) await deps.registry.set(resolved.register, resolved.text);
+      if (deps.costBudget) {
+        // Charged after validation, before any resolver: a throttled operation runs nothing.
+        const charge = await deps.costBudget.charge(account.id, schema, document, op, params.variables);
+        if (!charge.admitted) return [charge.body, { status: 429, statusText: 'Too Many Requests', headers: { 'content-type': mediaTypeFor(accept), 'retry-after': String(charge.retryAfterS) } }];
+        req.context.cost = charge.cost;
+      }
       return {
         schema,
         document,
@@ -190,11 +202,12 @@ export function graphqlMiddleware(deps: GraphqlDeps): Middleware {
       };
     },
     onOperation(req, _args, result) {
+      const { cost } = req.context;
       // No `data` at all: a request error (variables), which the spec makes the client's 4xx.
       if (!('data' in result) || (result as ExecutionResult).data === undefined) {
-        return [errorsBody(result.errors ?? [], GRAPHQL_CODES.BAD_USER_INPUT), { status: 400, statusText: 'Bad Request', headers: { 'content-type': mediaTypeFor(req.context.accept) } }];
+        return [errorsBody(result.errors ?? [], GRAPHQL_CODES.BAD_USER_INPUT, cost && { cost }), { status: 400, statusText: 'Bad Request', headers: { 'content-type': mediaTypeFor(req.context.accept) } }];
       }
-      return undefined;
+      return cost ? { ...(result as ExecutionResult), extensions: { ...(result as ExecutionResult).extensions, cost } } : undefined;
     },
   });
 

@@ -4,3 +4,4 @@ export { LruRegistry, type PersistedQueryRegistry } from './registry';
 export { RedisRegistry, type RedisKv, type RedisRegistryOptions } from './redisRegistry';
 export { GRAPHQL_CODES } from './errors';
 export { sha256Hex } from './persisted';
+export { costBudget, type CostBudget, type CostExtension } from './costBudget';

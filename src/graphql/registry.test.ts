@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { LruRegistry } from './registry';
+import { LruRegistry, registryEntryBytes } from './registry';
 import { runRegistryContract } from './registry.contract';
 
 describe('LruRegistry', () => {
@@ -16,12 +16,13 @@ describe('LruRegistry', () => {
 
   it('never holds more than its bounds, whatever is set (generated)', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(fc.tuple(fc.string({ maxLength: 3 }), fc.string({ maxLength: 50 })), { maxLength: 200 }), async (ops) => {
-        const r = new LruRegistry(5, 100);
+      fc.asyncProperty(fc.array(fc.tuple(fc.string({ maxLength: 3 }), fc.string({ maxLength: 120 })), { maxLength: 200 }), async (ops) => {
+        const r = new LruRegistry(5, 200);
         for (const [k, v] of ops) {
           await r.set(k, v);
           expect(r.size).toBeLessThanOrEqual(5);
-          expect(await r.get(k)).toBe(v.length <= 100 ? v : undefined);
+          expect(r.bytes).toBeLessThanOrEqual(200);
+          expect(await r.get(k)).toBe(registryEntryBytes(v, k) <= 200 ? v : undefined);
         }
       }),
     );

@@ -3,7 +3,10 @@
  * scale-out deployment shares one in Redis so a hash registered on one instance is
  * found on every other (DESIGN.md "Running it").
  */
-import { Lru } from '../lru';
+import { LRUCache } from 'lru-cache';
+
+/** Bytes of registered text kept in process at most (2 per UTF-16 unit). */
+export const APQ_CACHE_MAX_BYTES = 32 * 1024 * 1024;
 
 export interface PersistedQueryRegistry {
   get(hash: string): Promise<string | undefined>;
@@ -14,15 +17,24 @@ export interface PersistedQueryRegistry {
  * Bounded in entries and in bytes of text: APQ lets any client register any valid
  * text, so an unbounded map would be a memory leak any caller can drive.
  */
-export class LruRegistry implements PersistedQueryRegistry {
-  private readonly lru: Lru<string>;
+/** What one entry weighs against the byte bound: both strings at 2 bytes per UTF-16 unit, plus a fixed overhead. */
+export const registryEntryBytes = (text: string, hash: string): number => 16 + 2 * (text.length + hash.length);
 
-  constructor(maxEntries = 10_000, maxBytes = 32 * 1024 * 1024) {
-    this.lru = new Lru<string>(maxEntries, maxBytes, (_k, text) => text.length);
+export class LruRegistry implements PersistedQueryRegistry {
+  private readonly lru: LRUCache<string, string>;
+
+  constructor(maxEntries = 10_000, maxBytes = APQ_CACHE_MAX_BYTES) {
+    // A text larger than the whole bound is simply not kept (lru-cache refuses it).
+    this.lru = new LRUCache<string, string>({ max: maxEntries, maxSize: maxBytes, sizeCalculation: registryEntryBytes });
   }
 
   get size(): number {
     return this.lru.size;
+  }
+
+  /** Bytes held, as `registryEntryBytes` weighs them. */
+  get bytes(): number {
+    return this.lru.calculatedSize;
   }
 
   async get(hash: string): Promise<string | undefined> {

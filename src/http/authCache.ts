@@ -1,38 +1,53 @@
+import { LRUCache } from 'lru-cache';
 import type { Account } from '../store';
+
+/** Tokens remembered at most (DEBTS.md: the bound is named and documented). */
+export const AUTH_CACHE_MAX_ENTRIES = 10_000;
+/** Bytes the cached entries may hold at most (key text and account name, 2 bytes per UTF-16 unit, plus a fixed overhead). */
+export const AUTH_CACHE_MAX_BYTES = 4 * 1024 * 1024;
+const ENTRY_OVERHEAD = 64;
 
 /**
  * Token hash -> account, for a few seconds. Authentication is on every request, and
  * the token lookup was the largest single cost of a cached GET (a SQLite join per
  * request); a short TTL bounds how long a changed account (pinned version) or a
- * revoked token stays visible. Bounded: the oldest entry goes first.
+ * revoked token stays visible. Bounded in entries and bytes by lru-cache (least
+ * recently used first); a TTL of 0 caches nothing (lru-cache would read 0 as "forever").
  */
 export class AuthCache {
-  private readonly entries = new Map<string, { account: Account; expires: number }>();
+  private readonly lru: LRUCache<string, Account> | undefined;
 
   constructor(
     readonly ttlMs: number,
-    private readonly max = 10_000,
-  ) {}
-
-  get(tokenHash: string, now = Date.now()): Account | undefined {
-    const e = this.entries.get(tokenHash);
-    if (!e) return undefined;
-    if (e.expires <= now) {
-      this.entries.delete(tokenHash);
-      return undefined;
-    }
-    return e.account;
+    { max = AUTH_CACHE_MAX_ENTRIES, maxBytes = AUTH_CACHE_MAX_BYTES, now }: { max?: number; maxBytes?: number; now?: () => number } = {},
+  ) {
+    this.lru =
+      ttlMs > 0
+        ? new LRUCache<string, Account>({
+            max,
+            maxSize: maxBytes,
+            sizeCalculation: (account, key) => ENTRY_OVERHEAD + 2 * (key.length + account.name.length),
+            ttl: ttlMs,
+            // An injected clock is read on every call (no ttlResolution caching), for tests.
+            ...(now ? { perf: { now }, ttlResolution: 0 } : {}),
+          })
+        : undefined;
   }
 
-  set(tokenHash: string, account: Account, now = Date.now()): void {
-    if (this.ttlMs <= 0) return;
-    this.entries.delete(tokenHash);
-    this.entries.set(tokenHash, { account, expires: now + this.ttlMs });
-    if (this.entries.size > this.max) this.entries.delete(this.entries.keys().next().value!);
+  get size(): number {
+    return this.lru?.size ?? 0;
+  }
+
+  get(tokenHash: string): Account | undefined {
+    return this.lru?.get(tokenHash);
+  }
+
+  set(tokenHash: string, account: Account): void {
+    this.lru?.set(tokenHash, account);
   }
 
   /** Forget everything (after an account changed, e.g. its pinned version). */
   clear(): void {
-    this.entries.clear();
+    this.lru?.clear();
   }
 }

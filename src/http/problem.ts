@@ -25,10 +25,13 @@ export const PROBLEMS = {
   METHOD_NOT_ALLOWED: [405, 'Method not allowed'],
   NOT_ACCEPTABLE: [406, 'Not acceptable'],
   CONFLICT: [409, 'Conflict'],
+  IDEMPOTENCY_KEY_IN_USE: [409, 'Idempotency key in use'],
   PRECONDITION_FAILED: [412, 'Precondition failed'],
   PAYLOAD_TOO_LARGE: [413, 'Payload too large'],
   UNSUPPORTED_MEDIA_TYPE: [415, 'Unsupported media type'],
+  IDEMPOTENCY_KEY_REUSED: [422, 'Idempotency key reused'],
   PRECONDITION_REQUIRED: [428, 'Precondition required'],
+  RATE_LIMITED: [429, 'Too many requests'],
   SERVICE_UNAVAILABLE: [503, 'Service unavailable'],
   INTERNAL: [500, 'Internal server error'],
 } as const satisfies Record<string, readonly [number, string]>;

@@ -9,6 +9,7 @@ export type * from './store';
 export { SqliteStore } from './sqlite/SqliteStore';
 export { PostgresStore, openPostgresStore } from './postgres/PostgresStore';
 export { MAX_BATCH } from './rows';
+export { IdempotencyLostError } from './idempotency';
 export { issueToken, parseToken, hashVerifier, verifierMatches, type IssuedToken } from './tokens';
 
 export interface StoreConfig {

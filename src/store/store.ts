@@ -11,6 +11,9 @@
  * - a write that resolves has been committed durably (invariant 1).
  */
 
+import type { IdempotencyClaim, IdempotencyClaimRequest, IdempotentCompletion } from './idempotency';
+export type * from './idempotency';
+
 /** Order status: an open set (DESIGN.md); known values listed for the transitions. */
 export type OrderStatus = 'pending' | 'paid' | 'shipped' | 'delivered' | 'cancelled' | (string & {});
 
@@ -134,8 +137,11 @@ export interface Store {
   setPinnedVersion(accountId: number, version: number | null): Promise<void>;
 
   // orders --------------------------------------------------------------------
-  /** Inserts the order (revision 1) and its `order.created` event in one transaction. */
-  createOrder(accountId: number, fields: OrderFields): Promise<{ order: OrderRecord; event: OrderEvent }>;
+  /**
+   * Inserts the order (revision 1) and its `order.created` event in one transaction;
+   * with `complete`, the idempotency key's response too (same transaction).
+   */
+  createOrder(accountId: number, fields: OrderFields, complete?: IdempotentCompletion<{ order: OrderRecord; event: OrderEvent }>): Promise<{ order: OrderRecord; event: OrderEvent }>;
   getOrder(accountId: number, orderId: number): Promise<OrderRecord | null>;
   /**
    * The order's current revision (null when missing or another account's): one indexed
@@ -147,13 +153,24 @@ export interface Store {
    * Serialized read-decide-write of one order: reads the current row inside the
    * transaction, calls `decide` (synchronous, pure), and when it applies, writes the
    * fields with revision + 1 and the event row with seq = new revision, atomically.
-   * Of N concurrent calls deciding on the same revision, exactly one applies.
+   * Of N concurrent calls deciding on the same revision, exactly one applies. With
+   * `complete`, an applied write also completes the idempotency key in the same
+   * transaction (a write that does not apply leaves the key as it was).
    */
   writeOrder<R>(
     accountId: number,
     orderId: number,
     decide: (current: OrderRecord) => WriteDecision<R>,
+    complete?: IdempotentCompletion<{ order: OrderRecord; event: OrderEvent }>,
   ): Promise<WriteResult<R>>;
+
+  // idempotency keys (store/idempotency.ts) -------------------------------------
+  /** Atomically finds or claims the account's key (see `judgeClaim`); concurrent claims of one key: one wins. */
+  claimIdempotencyKey(accountId: number, req: IdempotencyClaimRequest): Promise<IdempotencyClaim>;
+  /** Gives a claimed key up (the request failed, nothing was stored), so a retry runs again. Only the claim's own token releases. */
+  releaseIdempotencyKey(accountId: number, key: string, token: string): Promise<void>;
+  /** Deletes up to `limit` keys expired at `now`; returns how many. */
+  sweepIdempotencyKeys(now: number, limit: number): Promise<number>;
   /** The caller's orders by ascending id, ids > `after`, at most `limit`. */
   listOrders(accountId: number, after: number, limit: number): Promise<OrderPage>;
 

@@ -4,32 +4,12 @@
  * is killed with SIGKILL in the middle of concurrent writes, then the file is opened
  * again and every acknowledged write is looked for.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SqliteStore } from '../../src/store';
+import { startServerProcess as startServer } from '../support/serverProcess';
 
-const root = join(__dirname, '../..');
-
-/** Resolves once the banner is out; `token` only on a first start (a restart mints none). */
-function startServer(dataDir: string): Promise<{ child: ChildProcess; url: string; token: string | undefined }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--require', 'tsx/cjs', join(root, 'src/main.ts')], {
-      cwd: root,
-      env: { ...process.env, PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'silent' },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    let out = '';
-    child.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      const url = /listening on (http:\/\/\S+)/.exec(out)?.[1];
-      const token = /demo token \(account "demo"\): (\S+)/.exec(out)?.[1];
-      if (url && out.endsWith('\n\n')) resolve({ child, url, token });
-    });
-    child.once('exit', (code) => reject(new Error(`server exited early with ${code}`)));
-  });
-}
 
 describe('durability', () => {
   const dir = mkdtempSync(join(tmpdir(), 'orderline-durability-'));

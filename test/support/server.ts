@@ -59,7 +59,7 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-export async function startTestServer(env: Record<string, string> = {}, deps: Pick<AppDeps, 'manifest' | 'now'> = {}): Promise<TestServer> {
+export async function startTestServer(env: Record<string, string> = {}, deps: Pick<AppDeps, 'manifest' | 'now' | 'buckets'> = {}): Promise<TestServer> {
   const dir = mkdtempSync(join(tmpdir(), 'orderline-test-'));
   const redis = TEST_BUS === 'redis' ? { REDIS_URL, REDIS_PREFIX: `orderline-it:${process.pid}:${Math.random().toString(36).slice(2, 10)}:` } : {};
   const parsed = parseConfig({ DATA_DIR: dir, ...redis, ...env });
@@ -76,7 +76,7 @@ export async function startTestServer(env: Record<string, string> = {}, deps: Pi
   const alice = await mk('alice');
   const bob = await mk('bob');
   const shared: Shared = await openShared(config, new Metrics(), () => undefined);
-  const { app, metrics, authCache, realtime } = createApp({ config, store, logger: pino({ level: 'silent' }), bus: shared.bus, registry: shared.registry, ...deps });
+  const { app, metrics, authCache, realtime } = createApp({ config, store, logger: pino({ level: 'silent' }), bus: shared.bus, registry: shared.registry, buckets: shared.buckets, ...deps });
   const server: Server = createServer(app.callback());
   realtime.attach(server);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));

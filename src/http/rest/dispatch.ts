@@ -7,18 +7,23 @@ import { serialized } from './representationCache';
 import { routes, type RouteSpec } from '../../../generated/openapi/routes';
 import { baseMediaType, readJsonBody, versionParam } from '../body';
 import { httpProblem } from '../problem';
+import { idempotent, IDEMPOTENT_OPERATIONS, type IdempotencyOptions } from './idempotency';
 
 /** What a handler receives besides its typed request. */
 export interface HandlerContext {
   koa: Context;
   /** The authenticated account; set on every operation whose contract requires a token. */
   account: NonNullable<Context['state']['account']>;
+  /** The claimed Idempotency-Key (idempotency.ts): the handler's write stores its response with it. */
+  idempotency?: { key: string; token: string };
 }
 
 export interface DispatchOptions {
   bodyLimit: number;
   /** Resolves the bearer token; throws a 401 HttpProblem. Runs before any validation. */
   authenticate: Middleware;
+  /** Idempotency-Key on the operations that take it (idempotency.ts). */
+  idempotency: IdempotencyOptions;
 }
 
 /** The generated binding's report of a request the contract refuses: a 400 problem. */
@@ -99,7 +104,7 @@ export function dispatchRouter<C extends HandlerContext>(handlers: Handlers<C>, 
   // HEAD operations first: @koa/router would otherwise answer HEAD with the GET route.
   const ordered = [...routes].sort((a, b) => Number(b.method === 'HEAD') - Number(a.method === 'HEAD'));
   for (const spec of ordered) {
-    const handler = table[spec.operationId];
+    const handler = IDEMPOTENT_OPERATIONS.has(spec.operationId) ? idempotent(table[spec.operationId], opts.idempotency) : table[spec.operationId];
     const mw: Middleware[] = [
       async function route(ctx, next) {
         ctx.state.route = spec.path;

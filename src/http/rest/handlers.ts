@@ -27,6 +27,7 @@ import {
   type WriteKind,
 } from '../../orders';
 import { deprecationHeaders } from './deprecation';
+import { storedResponse } from './idempotency';
 import { fieldErrors } from './fieldErrors';
 import { RepresentationCache, serialized } from './representationCache';
 
@@ -157,7 +158,8 @@ export function orderHandlers(deps: OrderDeps): Pick<H.Handlers<HandlerContext>,
     headers: Readonly<Record<string, string>>;
     payload: OrderPayload;
   }
-  const cache = new RepresentationCache<Cached>();
+  // Weighed by its JSON text (2 bytes per UTF-16 unit) plus headers and key, roughly.
+  const cache = new RepresentationCache<Cached>(undefined, (e, key) => 512 + 2 * (key.length + (serialized.get(e.payload.body)?.length ?? 0)));
 
   function cached(order: OrderRecord, neg: Negotiated & { ok: true }, pathVersion: ApiVersion | null, key: string): Cached {
     const etag = etagOf(order, neg.version, neg.vendor);
@@ -217,6 +219,11 @@ export function orderHandlers(deps: OrderDeps): Pick<H.Handlers<HandlerContext>,
     let conflict = '';
     // The row the decision saw, for answering a write that changes nothing without a re-read.
     let seen: OrderRecord | undefined;
+    const base = baseOf(req.pathVersion);
+    const written = (order: OrderRecord) => orderResponse(200, order, neg, ctx, base);
+    // With an Idempotency-Key (cancel) an applied write's response is stored in its own transaction.
+    let res: ReturnType<typeof written> | undefined;
+    const completion = kind === 'cancel' && ctx.idempotency ? { ...ctx.idempotency, respond: (r: { order: OrderRecord }) => storedResponse((res = written(r.order))) } : undefined;
     const result = await store.writeOrder<WriteRefusal>(ctx.account.id, req.params.orderId, (current) => {
       // Inside the write transaction: 428 and 412 see the revision that would be replaced.
       // RFC 9110 13.2.2: If-Match, then If-None-Match (`*` or a current tag: 412).
@@ -229,8 +236,7 @@ export function orderHandlers(deps: OrderDeps): Pick<H.Handlers<HandlerContext>,
       if (decision.reason === 'conflict') conflict = decision.detail;
       else seen = current;
       return { apply: false, reason: decision.reason };
-    });
-    const base = baseOf(req.pathVersion);
+    }, completion);
     if (!result.ok) {
       switch (result.reason) {
         case 'not_found':
@@ -242,11 +248,11 @@ export function orderHandlers(deps: OrderDeps): Pick<H.Handlers<HandlerContext>,
         case 'conflict':
           return fail('CONFLICT', conflict);
         case 'unchanged':
-          return orderResponse(200, seen!, neg, ctx, base);
+          return written(seen!);
       }
     }
     deps.onEvent?.(result.event);
-    return orderResponse(200, result.order, neg, ctx, base);
+    return res ?? written(result.order);
   }
 
   return {
@@ -275,10 +281,17 @@ export function orderHandlers(deps: OrderDeps): Pick<H.Handlers<HandlerContext>,
       const version = bodyVersion(req.contentType, neg.version);
       const bad = checkBody('create', version, req.body);
       if (bad) return bad;
-      const { order, event } = await store.createOrder(ctx.account.id, createFields(req.body, version));
-      deps.onEvent?.(event);
       const base = baseOf(req.pathVersion);
-      return orderResponse(201, order, neg, ctx, base, { Location: `${base}/${order.id}` });
+      const created = (order: OrderRecord) => orderResponse(201, order, neg, ctx, base, { Location: `${base}/${order.id}` });
+      // With an Idempotency-Key the response is built inside the create's transaction and stored with it.
+      let res: ReturnType<typeof created> | undefined;
+      const { order, event } = await store.createOrder(
+        ctx.account.id,
+        createFields(req.body, version),
+        ctx.idempotency && { ...ctx.idempotency, respond: (r) => storedResponse((res = created(r.order))) },
+      );
+      deps.onEvent?.(event);
+      return res ?? created(order);
     },
 
     getOrder: read,

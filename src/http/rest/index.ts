@@ -24,6 +24,8 @@ export interface RestDeps {
   bodyLimit: number;
   /** Resolves the bearer token (401 otherwise); runs before any validation. */
   authenticate: Middleware;
+  /** IDEMPOTENCY_TTL_S in milliseconds. */
+  idempotencyTtlMs: number;
 }
 
 export function restRouter(deps: RestDeps): Router {
@@ -33,5 +35,5 @@ export function restRouter(deps: RestDeps): Router {
     ...orderHandlers({ store: deps.store, metrics: deps.metrics, onEvent: deps.onEvent }),
     ...docsHandlers(),
   };
-  return dispatchRouter(handlers, { bodyLimit: deps.bodyLimit, authenticate: deps.authenticate });
+  return dispatchRouter(handlers, { bodyLimit: deps.bodyLimit, authenticate: deps.authenticate, idempotency: { store: deps.store, ttlMs: deps.idempotencyTtlMs } });
 }

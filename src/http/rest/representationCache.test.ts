@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { RepresentationCache } from './representationCache';
 
 describe('representation cache', () => {
@@ -11,5 +12,18 @@ describe('representation cache', () => {
     expect(c.get('a')).toBe(1);
     expect(c.get('c')).toBe(3);
     expect(c.size).toBe(2);
+  });
+
+  it('holds its byte bound whatever the sizes of the representations (generated)', () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.string({ maxLength: 8 }), fc.string({ maxLength: 5000 })), { maxLength: 100 }), (entries) => {
+        const c = new RepresentationCache<{ json: string }>(1000, (v, k) => 64 + 2 * (k.length + v.json.length), 20_000);
+        for (const [k, json] of entries) {
+          c.set(k, { json });
+          if (c.bytes > 20_000) return false;
+        }
+        return true;
+      }),
+    );
   });
 });

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Pool } from 'pg';
 import { runStoreContract } from '../store.contract';
+import { runIdempotencyContract } from '../idempotency.contract';
 import type { OrderFields, OrderRecord, Store } from '../store';
 import { SqliteStore, MAX_BATCH as SQLITE_MAX_BATCH, MAX_ROWS as SQLITE_MAX_ROWS } from '../sqlite/SqliteStore';
 import { MAX_BATCH, MAX_ROWS, PostgresStore, UnstorableTextError, openPostgresStore } from './PostgresStore';
@@ -54,6 +55,14 @@ afterAll(async () => {
 const fields: OrderFields = { status: 'pending', items: [{ sku: 'A', quantity: 1, unit_price_cents: 100 }], currency: 'EUR', discount: null, note: null };
 
 runStoreContract('PostgresStore', async () => new TestStore());
+// Two pools on one schema: two instances sharing the database.
+runIdempotencyContract('PostgresStore (two pools on one schema)', async () => {
+  const a = new TestStore();
+  const b = new PostgresStore(URL, { schema: a.schemaName });
+  await a.migrate();
+  await b.migrate();
+  return { a, b, close: async () => void (await b.close(), await a.close()) };
+});
 
 describe('PostgresStore specifics', () => {
   it('uses the same batch and row bounds as SqliteStore', () => {
@@ -111,7 +120,7 @@ describe('PostgresStore specifics', () => {
     const others = [1, 2, 3].map(() => new PostgresStore(URL, { schema: first.schemaName }));
     await Promise.all([first, ...others].map((s) => s.migrate()));
     const { rows } = await admin.query(`SELECT id FROM "${first.schemaName}".schema_migrations ORDER BY id`);
-    expect(rows.map((r) => r.id)).toEqual([1]);
+    expect(rows.map((r) => r.id)).toEqual([1, 2]);
     await Promise.all(others.map((s) => s.migrate())); // and again, now with nothing to do
     for (const s of others) await s.close();
     await first.close();

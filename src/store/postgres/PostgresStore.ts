@@ -33,6 +33,8 @@ import type {
   WriteResult,
 } from '../store';
 import { MIGRATIONS } from './migrations';
+import { claimOn, completeOn, releaseOn, sweepOn, type Run } from './idempotency';
+import type { IdempotencyClaim, IdempotencyClaimRequest, IdempotentCompletion } from '../idempotency';
 import { MAX_BATCH, batchReaders, clampRows, toAccount, toUser, type AccountRow, type CommentRow, type PostRow, type UserRow } from '../rows';
 import { NOW, SQL, type Statement } from './sql';
 import { TYPES, columnsOf, storable, toEvent, toOrder, type EventRow, type OrderRow } from './parsers';
@@ -254,8 +256,29 @@ export class PostgresStore implements Store {
     return { order, event };
   }
 
-  async createOrder(accountId: number, fields: OrderFields): Promise<{ order: OrderRecord; event: OrderEvent }> {
-    return this.tx((c) => this.createOn(c, accountId, fields));
+  async createOrder(accountId: number, fields: OrderFields, complete?: IdempotentCompletion<{ order: OrderRecord; event: OrderEvent }>): Promise<{ order: OrderRecord; event: OrderEvent }> {
+    return this.tx(async (c) => {
+      const created = await this.createOn(c, accountId, fields);
+      if (complete) await completeOn(this.runOn(c), accountId, complete, created);
+      return created;
+    });
+  }
+
+  /** The idempotency module's statements run on `c`, counted like every other. */
+  private runOn(c: PoolClient): Run {
+    return (text, values) => this.exec(c, text, values);
+  }
+
+  async claimIdempotencyKey(accountId: number, req: IdempotencyClaimRequest): Promise<IdempotencyClaim> {
+    return this.tx((c) => claimOn(this.runOn(c), accountId, { ...req, key: storable(req.key), fingerprint: storable(req.fingerprint) }));
+  }
+
+  async releaseIdempotencyKey(accountId: number, key: string, token: string): Promise<void> {
+    await this.tx((c) => releaseOn(this.runOn(c), accountId, key, token));
+  }
+
+  async sweepIdempotencyKeys(now: number, limit: number): Promise<number> {
+    return this.tx((c) => sweepOn(this.runOn(c), now, limit));
   }
 
   async getOrder(accountId: number, orderId: number): Promise<OrderRecord | null> {
@@ -270,7 +293,12 @@ export class PostgresStore implements Store {
     return row ? Number(row.revision) : null;
   }
 
-  async writeOrder<R>(accountId: number, orderId: number, decide: (current: OrderRecord) => WriteDecision<R>): Promise<WriteResult<R>> {
+  async writeOrder<R>(
+    accountId: number,
+    orderId: number,
+    decide: (current: OrderRecord) => WriteDecision<R>,
+    complete?: IdempotentCompletion<{ order: OrderRecord; event: OrderEvent }>,
+  ): Promise<WriteResult<R>> {
     if (!isId(orderId)) return { ok: false, reason: 'not_found' };
     // FOR UPDATE before decide: a concurrent writer of the same order (this process or
     // another) waits for our COMMIT and then decides on the revision we wrote. A
@@ -286,6 +314,7 @@ export class PostgresStore implements Store {
       const order = toOrder(updated);
       const event: OrderEvent = { orderId, accountId, seq: order.revision, type: decision.eventType, order, createdAt: order.updatedAt };
       await this.q(c, 'insertEvent', [orderId, event.seq, accountId, event.type, JSON.stringify(order), event.createdAt]);
+      if (complete) await completeOn(this.runOn(c), accountId, complete, { order, event });
       return { ok: true, order, event };
     });
   }

@@ -84,4 +84,24 @@ export const MIGRATIONS: readonly { id: number; name: string; sql: string }[] = 
       CREATE INDEX comments_post ON comments(post_id, id);
     `,
   },
+  {
+    id: 2,
+    name: 'idempotency keys',
+    // As SQLite's migration 3: one row per (account, key), epoch milliseconds.
+    sql: `
+      CREATE TABLE idempotency_keys (
+        account_id bigint NOT NULL REFERENCES accounts(id),
+        key text COLLATE "C" NOT NULL,
+        fingerprint text NOT NULL,
+        token text NOT NULL,
+        locked_until bigint NOT NULL,
+        expires_at bigint NOT NULL,
+        status integer NULL,
+        headers text NULL,
+        body text NULL,
+        PRIMARY KEY (account_id, key)
+      );
+      CREATE INDEX idempotency_keys_expiry ON idempotency_keys(expires_at);
+    `,
+  },
 ];

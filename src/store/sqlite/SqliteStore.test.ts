@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { runStoreContract } from '../store.contract';
+import { runIdempotencyContract } from '../idempotency.contract';
 import type { OrderFields } from '../store';
 import { MIGRATIONS } from './migrations';
 import { MAX_BATCH, SqliteStore } from './SqliteStore';
@@ -21,6 +22,14 @@ const fields: OrderFields = { status: 'pending', items: [{ sku: 'A', quantity: 1
 
 // The real file, not :memory:, so WAL and locking are the production ones.
 runStoreContract('SqliteStore (file)', fresh);
+// Two handles on one file: two processes sharing the embedded store (WORKERS=N).
+runIdempotencyContract('SqliteStore (two handles on one file)', async () => {
+  const file = freshFile();
+  const [a, b] = [new SqliteStore(file), new SqliteStore(file)];
+  await a.migrate();
+  await b.migrate();
+  return { a, b, close: async () => void (await Promise.all([a.close(), b.close()])) };
+});
 
 describe('SqliteStore specifics', () => {
   it('opens in WAL mode with synchronous FULL, foreign keys on and a busy timeout', async () => {

@@ -25,6 +25,8 @@ import type {
   WriteResult,
 } from '../store';
 import { MIGRATIONS } from './migrations';
+import { SqliteIdempotency } from './idempotency';
+import type { IdempotencyClaim, IdempotencyClaimRequest, IdempotentCompletion } from '../idempotency';
 import { MAX_BATCH, batchReaders, clampRows, toAccount, toUser, type AccountRow } from '../rows';
 import { columnsOf, toEvent, toOrder, type BatchParams } from './parsers';
 import { prepareStatements, type Statements } from './statements';
@@ -45,6 +47,7 @@ export class SqliteStore implements Store {
   queryCount = 0;
   private stmts?: Statements;
   private readonly pingStmt: Database.Statement<[], { ok: number }>;
+  private idem?: SqliteIdempotency;
 
   /**
    * @param file a path, or `':memory:'` (tests; no WAL there).
@@ -95,6 +98,12 @@ export class SqliteStore implements Store {
         .immediate();
     }
     this.stmts ??= this.prepare();
+    this.idem ??= new SqliteIdempotency(this.db, () => this.queryCount++);
+  }
+
+  private get idempotency(): SqliteIdempotency {
+    if (!this.idem) throw new Error('SqliteStore: call migrate() first');
+    return this.idem;
   }
 
   async seedDemo(): Promise<boolean> {
@@ -171,8 +180,14 @@ export class SqliteStore implements Store {
     return { order, event };
   }
 
-  async createOrder(accountId: number, fields: OrderFields): Promise<{ order: OrderRecord; event: OrderEvent }> {
-    return this.db.transaction(() => this.createSync(accountId, fields)).immediate();
+  async createOrder(accountId: number, fields: OrderFields, complete?: IdempotentCompletion<{ order: OrderRecord; event: OrderEvent }>): Promise<{ order: OrderRecord; event: OrderEvent }> {
+    return this.db
+      .transaction(() => {
+        const created = this.createSync(accountId, fields);
+        if (complete) this.idempotency.completeIn(accountId, complete, created);
+        return created;
+      })
+      .immediate();
   }
 
   async getOrder(accountId: number, orderId: number): Promise<OrderRecord | null> {
@@ -184,7 +199,12 @@ export class SqliteStore implements Store {
     return this.run(() => this.s.orderRevision.get(orderId, accountId)) ?? null;
   }
 
-  async writeOrder<R>(accountId: number, orderId: number, decide: (current: OrderRecord) => WriteDecision<R>): Promise<WriteResult<R>> {
+  async writeOrder<R>(
+    accountId: number,
+    orderId: number,
+    decide: (current: OrderRecord) => WriteDecision<R>,
+    complete?: IdempotentCompletion<{ order: OrderRecord; event: OrderEvent }>,
+  ): Promise<WriteResult<R>> {
     // IMMEDIATE takes the write lock before the read, so the decision sees the row it
     // replaces, also against another process on the same file. A throwing `decide`
     // rolls back (nothing was written) and rejects.
@@ -202,9 +222,22 @@ export class SqliteStore implements Store {
         const order = toOrder({ ...row, ...cols, revision: row.revision + 1, updated_at: now });
         const event: OrderEvent = { orderId, accountId, seq: order.revision, type: decision.eventType, order, createdAt: now };
         this.run(() => this.s.insertEvent.run(orderId, event.seq, accountId, event.type, JSON.stringify(order), now));
+        if (complete) this.idempotency.completeIn(accountId, complete, { order, event });
         return { ok: true, order, event };
       })
       .immediate();
+  }
+
+  async claimIdempotencyKey(accountId: number, req: IdempotencyClaimRequest): Promise<IdempotencyClaim> {
+    return this.idempotency.claim(accountId, req);
+  }
+
+  async releaseIdempotencyKey(accountId: number, key: string, token: string): Promise<void> {
+    this.idempotency.releaseKey(accountId, key, token);
+  }
+
+  async sweepIdempotencyKeys(now: number, limit: number): Promise<number> {
+    return this.idempotency.sweepExpired(now, limit);
   }
 
   async listOrders(accountId: number, after: number, limit: number): Promise<OrderPage> {

@@ -86,4 +86,25 @@ export const MIGRATIONS: readonly { id: number; name: string; sql: string }[] = 
       );
     `,
   },
+  {
+    id: 3,
+    name: 'idempotency keys',
+    // One row per (account, key); times in epoch milliseconds. `status` is NULL while the
+    // first request runs; the response columns are written by the order write's transaction.
+    sql: `
+      CREATE TABLE idempotency_keys (
+        account_id INTEGER NOT NULL REFERENCES accounts(id),
+        key TEXT NOT NULL,
+        fingerprint TEXT NOT NULL,
+        token TEXT NOT NULL,
+        locked_until INTEGER NOT NULL,
+        expires_at INTEGER NOT NULL,
+        status INTEGER NULL,
+        headers TEXT NULL,
+        body TEXT NULL,
+        PRIMARY KEY (account_id, key)
+      );
+      CREATE INDEX idempotency_keys_expiry ON idempotency_keys(expires_at);
+    `,
+  },
 ];

@@ -1,0 +1,131 @@
+/**
+ * `npm run bench:limits [-- --write]` (issue 18): what the per-account REST rate limit
+ * and the GraphQL cost budget cost per request. Two copies of the service (compiled,
+ * embedded, fresh DATA_DIR each) run side by side in one run: "off" (the defaults) and
+ * "on" (RATE_LIMIT_RPS / GRAPHQL_COST_BUDGET so large that nothing is ever refused, so
+ * every request pays the full check and nothing else differs). Load: wrk (its own
+ * process), GET /orders/1 and POST /graphql `{ viewer { id name } }` with the demo
+ * token; after a warm-up, rounds alternate over the four (target, scenario) sides with
+ * the order rotating each round. Two figures per side: req/s (wrk), and the service
+ * process's own CPU time per request (/proc user + system over the run / requests), which
+ * is what the limit adds to each request and far less sensitive to other load on a
+ * shared machine than throughput; the verdict is taken on CPU per request.
+ *
+ * Environment: BENCH_ROUNDS (3), BENCH_SECONDS (5), BENCH_WARMUP_SECONDS (2),
+ * BENCH_CONNECTIONS (50). With --write the section between `<!-- limits:start -->` and
+ * `<!-- limits:end -->` of BENCHMARKS.md is replaced.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { envNumber as num } from './lib/env';
+import { root, startService, type Running } from './lib/server';
+import { cpuUsOf } from './lib/realtime-proc';
+
+const ROUNDS = num('BENCH_ROUNDS', 3);
+const SECONDS = num('BENCH_SECONDS', 5);
+const WARMUP = num('BENCH_WARMUP_SECONDS', 2);
+const CONNECTIONS = num('BENCH_CONNECTIONS', 50);
+
+/** Never refuses at these rates, yet every request is counted and its headers or extensions built. */
+const ON = { RATE_LIMIT_RPS: '1000000', RATE_LIMIT_BURST: '1000000', GRAPHQL_COST_BUDGET: '1000000000', GRAPHQL_COST_RESTORE_RATE: '1000000000' };
+
+interface Side {
+  name: string;
+  pid: number;
+  url: string;
+  headers: Record<string, string>;
+  script?: string;
+}
+
+function wrk(side: Side, seconds: number): { rps: number; bad: number; cpuUsPerRequest: number } {
+  const cpuBefore = cpuUsOf(side.pid);
+  const args = ['-t1', `-c${CONNECTIONS}`, `-d${seconds}s`];
+  for (const [k, v] of Object.entries(side.headers)) args.push('-H', `${k}: ${v}`);
+  if (side.script) args.push('-s', side.script);
+  args.push(side.url);
+  const out = execFileSync('wrk', args, { encoding: 'utf8' });
+  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]);
+  if (!Number.isFinite(rps)) throw new Error(`cannot read wrk output:\n${out}`);
+  const bad = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(out)?.[1] ?? 0);
+  const requests = Number(/(\d+) requests in/.exec(out)?.[1]);
+  return { rps, bad, cpuUsPerRequest: (cpuUsOf(side.pid) - cpuBefore) / requests };
+}
+
+async function tokenOf(s: Running): Promise<string> {
+  const line = await s.waitForOutput(/demo token \(account "demo"\): (\S+)/);
+  return /demo token \(account "demo"\): (\S+)/.exec(line)![1];
+}
+
+async function main(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'orderline-bench-limits-'));
+  const gqlScript = join(dir, 'graphql.lua');
+  writeFileSync(gqlScript, ['wrk.method = "POST"', 'wrk.headers["Content-Type"] = "application/json"', `wrk.body = '{"query":"{ viewer { id name } }"}'`, ''].join('\n'));
+  const before = loadavg()[0];
+  const off = await startService();
+  const on = await startService(ON);
+  try {
+    const sides: Side[] = [];
+    for (const [label, s] of [['off', off], ['on', on]] as const) {
+      const auth = { Authorization: `Bearer ${await tokenOf(s)}` };
+      sides.push({ name: `GET ${label}`, pid: s.pid, url: `${s.url}/orders/1`, headers: auth });
+      sides.push({ name: `GraphQL ${label}`, pid: s.pid, url: `${s.url}/graphql`, headers: auth, script: gqlScript });
+      // Check each side answers what it should before measuring.
+      const get = await fetch(`${s.url}/orders/1`, { headers: auth });
+      if (get.status !== 200 || (label === 'on') !== get.headers.has('ratelimit')) throw new Error(`${label}: GET answered ${get.status}, RateLimit ${get.headers.get('ratelimit')}`);
+      const gql = await fetch(`${s.url}/graphql`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: '{"query":"{ viewer { id name } }"}' });
+      const body = (await gql.json()) as { extensions?: unknown };
+      if (gql.status !== 200 || (label === 'on') !== (body.extensions !== undefined)) throw new Error(`${label}: GraphQL answered ${gql.status} ${JSON.stringify(body)}`);
+    }
+    for (const s of sides) wrk(s, WARMUP);
+    const runs = new Map(sides.map((s) => [s.name, [] as number[]]));
+    const cpu = new Map(sides.map((s) => [s.name, [] as number[]]));
+    let bad = 0;
+    for (let r = 0; r < ROUNDS; r++) {
+      const order = sides.map((_, i) => sides[(i + r) % sides.length]);
+      const line: string[] = [];
+      for (const s of order) {
+        const res = wrk(s, SECONDS);
+        runs.get(s.name)!.push(res.rps);
+        cpu.get(s.name)!.push(res.cpuUsPerRequest);
+        bad += res.bad;
+        line.push(`${s.name} ${Math.round(res.rps)} req/s ${res.cpuUsPerRequest.toFixed(0)} µs`);
+      }
+      console.error(`  round ${r + 1}/${ROUNDS}: ${line.join(' | ')}`);
+    }
+    const mean = (m: Map<string, number[]>, name: string) => m.get(name)!.reduce((a, x) => a + x, 0) / ROUNDS;
+    const pct = (x: number) => `${x >= 0 ? '+' : ''}${x.toFixed(1)} %`;
+    const row = (what: string, scenario: string, limit: string) => {
+      const [o, n] = [mean(runs, `${scenario} off`), mean(runs, `${scenario} on`)];
+      const [co, cn] = [mean(cpu, `${scenario} off`), mean(cpu, `${scenario} on`)];
+      return `| ${what} | ${Math.round(o)} | ${Math.round(n)} | ${pct((o / n - 1) * 100)} | ${co.toFixed(0)} | ${cn.toFixed(0)} | ${pct((cn / co - 1) * 100)} | ${limit} |`;
+    };
+    const after = loadavg()[0];
+    const text = [
+      '| request | req/s off | req/s on | time per request, on vs off | server CPU µs/request off | on | CPU per request, on vs off | limit |',
+      '|---|---|---|---|---|---|---|---|',
+      row('GET /orders/1 (REST rate limit)', 'GET', '< 5 %'),
+      row('POST /graphql `{ viewer { id name } }` (cost budget)', 'GraphQL', '< 5 %'),
+      '',
+      `Last run: ${ROUNDS} rounds x ${SECONDS} s per side, wrk -t1 -c${CONNECTIONS}, embedded store, both services in one run; ${cpus().length} cores, load average ${before.toFixed(2)} before and ${after.toFixed(2)} after${bad ? `; ${bad} non-2xx responses (must be 0)` : ''}. Other developers' work shared the machine: provisional figures.`,
+    ].join('\n');
+    console.log(text);
+    if (process.argv.includes('--write')) {
+      const file = join(root, 'BENCHMARKS.md');
+      const md = readFileSync(file, 'utf8');
+      const re = /(<!-- limits:start -->\n)[\s\S]*?(\n<!-- limits:end -->)/;
+      if (!re.test(md)) throw new Error('BENCHMARKS.md has no <!-- limits:start --> ... <!-- limits:end --> section');
+      writeFileSync(file, md.replace(re, (_m, a: string, b: string) => `${a}${text}${b}`));
+      console.log('bench: updated the limits section of BENCHMARKS.md');
+    }
+  } finally {
+    await Promise.all([off.stop(), on.stop()]);
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+main().catch((err) => {
+  console.error(`bench: ${err instanceof Error ? err.message : String(err)}`);
+  process.exit(1);
+});

@@ -1,0 +1,125 @@
+/**
+ * Idempotency-Key on POST /orders (every version) and POST .../cancel (DESIGN.md
+ * "Retried creates"; draft-ietf-httpapi-idempotency-key-header, Stripe's semantics).
+ * Wraps the bound operation: before anything runs, the account's key is claimed in the
+ * store with a fingerprint of the request. A replay answers the stored response with
+ * `Idempotent-Replayed: true`; the same key for another request is 422; a key whose
+ * first request still runs is 409 with Retry-After. A claimed request runs with the
+ * claim in its context, and the handler's write stores its response in the same
+ * transaction (store/idempotency.ts); a request that fails stores nothing and releases
+ * the key, so its retry runs again (Stripe keeps 4xx too; here a failed request changed
+ * nothing, so running it again is the honest answer and cannot double anything).
+ */
+import { createHash } from 'node:crypto';
+import type { AnyResponse, Bound, RawRequest } from '../../../generated/openapi/bind';
+import type { OperationId } from '../../../generated/openapi/handlers';
+import { IdempotencyLostError, type Store, type StoredResponse } from '../../store';
+import { httpProblem } from '../problem';
+import type { HandlerContext } from './dispatch';
+import { serialized } from './representationCache';
+
+export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
+export const IDEMPOTENT_REPLAYED_HEADER = 'Idempotent-Replayed';
+/** The operations that take the key (the contract declares the header on exactly these). */
+export const IDEMPOTENT_OPERATIONS: ReadonlySet<OperationId> = new Set<OperationId>(['createOrder', 'createOrderV1', 'createOrderV2', 'cancelOrder', 'cancelOrderV1', 'cancelOrderV2']);
+/** How long a first request may run before a retry may take its key over (it crashed before committing). */
+export const IDEMPOTENCY_LOCK_MS = 60_000;
+/** Seconds a client told 409 waits before retrying. */
+const IN_FLIGHT_RETRY_AFTER_S = 1;
+const KEY = /^[\x21-\x7E]{1,255}$/;
+
+export interface IdempotencyOptions {
+  store: Store;
+  /** IDEMPOTENCY_TTL_S in milliseconds. */
+  ttlMs: number;
+  now?: () => number;
+}
+
+/** The key as sent: a structured-field string (`"..."`, the draft's form) or the bare value (Stripe's). */
+export function parseIdempotencyKey(value: string): string | undefined {
+  const bare = /^"(.*)"$/.exec(value)?.[1] ?? value;
+  return KEY.test(bare) ? bare : undefined;
+}
+
+/**
+ * What makes a retry "the same request": method, path, the body's media type, every
+ * contract header but the key (Accept, Api-Version and If-Match select what is done and
+ * answered) and the body as parsed (JSON whitespace does not matter, member order does).
+ */
+export function fingerprint(method: string, path: string, raw: RawRequest): string {
+  const headers = Object.entries(raw.headers)
+    .filter(([name]) => name !== IDEMPOTENCY_KEY_HEADER)
+    .sort(([x], [y]) => (x < y ? -1 : 1));
+  return createHash('sha256').update(JSON.stringify([method, path, raw.contentType ?? null, headers, raw.body ?? null])).digest('hex');
+}
+
+/** A response exactly as dispatch writes it (its body serialization and non-empty headers), for storing. */
+export function storedResponse(res: AnyResponse): StoredResponse {
+  const headers: Record<string, string> = {};
+  for (const [k, v] of Object.entries(res.headers ?? {})) if (v !== '') headers[k] = v;
+  if (res.body === undefined) return { status: res.status, headers, body: '' };
+  if (res.contentType) headers['Content-Type'] = res.contentType;
+  const body = res.body;
+  return { status: res.status, headers, body: typeof body === 'string' ? body : ((body !== null && typeof body === 'object' && serialized.get(body)) || JSON.stringify(body)) };
+}
+
+function replay(stored: StoredResponse): AnyResponse {
+  const { 'Content-Type': contentType, ...headers } = stored.headers;
+  return { status: stored.status, headers: { ...headers, [IDEMPOTENT_REPLAYED_HEADER]: 'true' }, contentType, body: stored.body };
+}
+
+export function idempotent<C extends HandlerContext>(bound: Bound<C>, { store, ttlMs, now = Date.now }: IdempotencyOptions): Bound<C> {
+  return async function idempotentOperation(raw, ctx) {
+    const sent = raw.headers[IDEMPOTENCY_KEY_HEADER];
+    if (sent === undefined) return bound(raw, ctx);
+    const key = typeof sent === 'string' ? parseIdempotencyKey(sent) : undefined;
+    if (key === undefined) {
+      throw httpProblem('VALIDATION_FAILED', 'Invalid header parameter', undefined, {
+        errors: [{ pointer: `header:${IDEMPOTENCY_KEY_HEADER}`, message: 'must be 1 to 255 visible ASCII characters, bare or as a quoted string' }],
+      });
+    }
+    const accountId = ctx.account.id;
+    const claim = await store.claimIdempotencyKey(accountId, { key, fingerprint: fingerprint(ctx.koa.method, ctx.koa.path, raw), now: now(), lockMs: IDEMPOTENCY_LOCK_MS, ttlMs });
+    switch (claim.kind) {
+      case 'replay':
+        return replay(claim.response);
+      case 'mismatch':
+        throw httpProblem('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used with a different request; use a new key for a new request');
+      case 'in_flight':
+        throw httpProblem('IDEMPOTENCY_KEY_IN_USE', 'A request with this Idempotency-Key is still being processed; retry later', { 'Retry-After': String(IN_FLIGHT_RETRY_AFTER_S) });
+    }
+    let res: AnyResponse;
+    try {
+      res = await bound(raw, { ...ctx, idempotency: { key, token: claim.token } });
+    } catch (err) {
+      await store.releaseIdempotencyKey(accountId, key, claim.token).catch(() => undefined);
+      if (err instanceof IdempotencyLostError) {
+        throw httpProblem('IDEMPOTENCY_KEY_IN_USE', 'This request took longer than its Idempotency-Key lock and a retry took the key over; nothing was written', { 'Retry-After': String(IN_FLIGHT_RETRY_AFTER_S) });
+      }
+      throw err;
+    }
+    // A success was stored by the handler's write; anything else stored nothing: free the key.
+    if (res.status >= 300) await store.releaseIdempotencyKey(accountId, key, claim.token);
+    return res;
+  };
+}
+
+/** Deletes expired keys every `everyMs` (unref'd: never keeps the process alive). */
+export function startIdempotencySweeper(store: Store, { everyMs = 60_000, batch = 1000, onError }: { everyMs?: number; batch?: number; onError?: (err: unknown) => void } = {}): () => void {
+  let running = false;
+  const timer = setInterval(() => {
+    if (running) return;
+    running = true;
+    void (async () => {
+      try {
+        while ((await store.sweepIdempotencyKeys(Date.now(), batch)) === batch);
+      } catch (err) {
+        onError?.(err);
+      } finally {
+        running = false;
+      }
+    })();
+  }, everyMs);
+  timer.unref();
+  return () => clearInterval(timer);
+}

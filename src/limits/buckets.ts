@@ -1,0 +1,37 @@
+/**
+ * The Buckets port: per-key token buckets, the one mechanism behind the REST rate limit
+ * (a request costs 1) and the GraphQL cost budget (a query costs its computed cost;
+ * Shopify's "leaky bucket" is this same bucket seen from the other side). Types only;
+ * adapters: `MemoryBuckets` (one process, the embedded default) and `RedisBuckets`
+ * (shared by every instance), proven by the one suite in `buckets.contract.ts`.
+ *
+ * Contract of `take`:
+ * - atomic: of concurrent takes on one key, no two spend the same tokens, on any
+ *   number of instances sharing the adapter's backing store;
+ * - a bucket never seen (or idle long enough to be full) holds `capacity` tokens; it
+ *   refills at `ratePerSec` continuously, never above `capacity`;
+ * - a take that fits is charged and admitted; one that does not fit is refused and
+ *   charges nothing (the bucket never goes below zero);
+ * - `policy` values are positive integers and `cost` is an integer from 0 to capacity
+ *   (callers check their configuration: a cost above capacity could never be admitted).
+ */
+export interface BucketPolicy {
+  /** Tokens a full bucket holds (the burst). */
+  capacity: number;
+  /** Tokens restored per second. */
+  ratePerSec: number;
+}
+
+export interface TakeResult {
+  admitted: boolean;
+  /** Tokens left after this take (whole tokens, rounded down). */
+  remaining: number;
+  /** When refused: milliseconds until `cost` tokens are there; 0 when admitted. */
+  retryAfterMs: number;
+  /** Milliseconds until the bucket is full again. */
+  fullInMs: number;
+}
+
+export interface Buckets {
+  take(key: string, cost: number, policy: BucketPolicy): Promise<TakeResult>;
+}

@@ -1,0 +1,32 @@
+/**
+ * Buckets in this process (the embedded default). JavaScript runs one take at a time,
+ * so a take is atomic by construction. Bounded by lru-cache: an entry lives until its
+ * bucket would be full again (a full bucket and a missing one are the same), and at
+ * most `maxKeys` buckets are kept; past that the least recently used is forgotten,
+ * which only ever gives that key a full bucket back early.
+ */
+import { LRUCache } from 'lru-cache';
+import type { BucketPolicy, Buckets, TakeResult } from './buckets';
+import { takeFrom, type BucketState } from './refill';
+
+export const MEMORY_BUCKETS_MAX_KEYS = 100_000;
+
+export class MemoryBuckets implements Buckets {
+  private readonly buckets: LRUCache<string, BucketState>;
+
+  constructor(private readonly now: () => number = Date.now, maxKeys = MEMORY_BUCKETS_MAX_KEYS) {
+    this.buckets = new LRUCache({ max: maxKeys });
+  }
+
+  async take(key: string, cost: number, policy: BucketPolicy): Promise<TakeResult> {
+    return this.takeNow(key, cost, policy);
+  }
+
+  /** The same, synchronously: the REST hot path needs no promise when the buckets are local. */
+  takeNow(key: string, cost: number, policy: BucketPolicy): TakeResult {
+    const { state, result } = takeFrom(this.buckets.get(key), this.now(), cost, policy);
+    if (result.fullInMs === 0) this.buckets.delete(key);
+    else this.buckets.set(key, state);
+    return result;
+  }
+}

@@ -1,0 +1,124 @@
+/**
+ * The per-account GraphQL cost budget over HTTP (GRAPHQL_COST_BUDGET, GRAPHQL_COST_RESTORE_RATE).
+ * The buckets run on a fake clock, so "after Retry-After" is a clock step, not a wait.
+ */
+import { MemoryBuckets } from '../../src/limits';
+import { sha256Hex } from '../../src/graphql';
+import { persistedOperations } from '../../generated/graphql/persisted';
+import { startTestServer, type TestServer } from '../support/server';
+
+const GRAPH_READS = ['usersByIds', 'friendsOf', 'postsOf', 'commentsOf', 'ordersOfAccounts', 'userOfAccount', 'getOrder'] as const;
+/** 2 + 10 x (2 + 1) = 32 points (friends without `first` is priced at the list factor 10). */
+const FRIENDS = '{ user(id: "u1") { friends { name } } }';
+
+interface Body {
+  data?: unknown;
+  errors?: { message: string; extensions?: Record<string, unknown> }[];
+  extensions?: { cost?: { requestedQueryCost: number; throttleStatus: { maximumAvailable: number; currentlyAvailable: number; restoreRate: number } } };
+}
+
+describe('GraphQL cost budget (budget 100, restore 10/s, ceiling 100)', () => {
+  let s: TestServer;
+  let token: string;
+  let t = 1_700_000_000_000;
+  beforeAll(async () => {
+    s = await startTestServer({ GRAPHQL_COST_BUDGET: '100', GRAPHQL_COST_RESTORE_RATE: '10', GRAPHQL_MAX_COST: '100' }, { buckets: new MemoryBuckets(() => t) });
+    await s.store.seedDemo();
+    token = await s.tokenFor('demo');
+  });
+  afterAll(() => s.close());
+
+  const post = async (body: unknown, as = token) => {
+    const res = await fetch(`${s.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json', authorization: `Bearer ${as}` }, body: JSON.stringify(body) });
+    return { status: res.status, headers: res.headers, json: (await res.json()) as Body };
+  };
+
+  it('charges each query its cost, throttles exactly when the bucket would go below zero, and recovers after Retry-After', async () => {
+    const spent: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const r = await post({ query: FRIENDS });
+      expect(r.status).toBe(200);
+      expect(r.json.data).toBeDefined();
+      spent.push(r.json.extensions!.cost!.throttleStatus.currentlyAvailable);
+      expect(r.json.extensions!.cost).toMatchObject({ requestedQueryCost: 32, throttleStatus: { maximumAvailable: 100, restoreRate: 10 } });
+    }
+    expect(spent).toEqual([68, 36, 4]);
+    // 4 points left: a 4-point query fits exactly, then nothing does.
+    const exact = await post({ query: '{ viewer { id name } }' });
+    expect(exact.status).toBe(200);
+    expect(exact.json.extensions!.cost).toEqual({ requestedQueryCost: 4, throttleStatus: { maximumAvailable: 100, currentlyAvailable: 0, restoreRate: 10 } });
+
+    const reads = GRAPH_READS.map((m) => jest.spyOn(s.store, m));
+    const throttled = await post({ query: FRIENDS });
+    expect(throttled.status).toBe(429);
+    expect(throttled.headers.get('retry-after')).toBe('4'); // 32 points at 10/s
+    expect(throttled.json.data).toBeUndefined();
+    expect(throttled.json.errors![0].extensions).toMatchObject({ code: 'THROTTLED', requestedQueryCost: 32, pointsNeeded: 32, retryAfterSeconds: 4 });
+    expect(throttled.json.extensions!.cost).toEqual({ requestedQueryCost: 32, throttleStatus: { maximumAvailable: 100, currentlyAvailable: 0, restoreRate: 10 } });
+    for (const spy of reads) expect(spy).not.toHaveBeenCalled(); // no resolver ran
+    for (const spy of reads) spy.mockRestore();
+
+    // 32 points at 10 per second come back in 3.2 s (Retry-After rounds up to whole seconds).
+    t += 3_199;
+    expect((await post({ query: FRIENDS })).status).toBe(429); // one millisecond short
+    t += 1;
+    const again = await post({ query: FRIENDS });
+    expect(again.status).toBe(200);
+    expect(again.json.extensions!.cost!.throttleStatus.currentlyAvailable).toBe(0);
+  });
+
+  it('keeps accounts apart, and charges persisted (APQ) operations too', async () => {
+    t += 60_000;
+    const other = await s.tokenFor('acme');
+    const text = persistedOperations.FriendsOfFriends?.text ?? Object.values(persistedOperations)[0].text;
+    const pq = { extensions: { persistedQuery: { version: 1, sha256Hash: sha256Hex(text) } }, variables: { id: 'u1', first: 2 } };
+    const first = await post({ query: text, ...pq }, other);
+    expect(first.status).toBe(200);
+    const cost = first.json.extensions!.cost!.requestedQueryCost;
+    expect(cost).toBeGreaterThan(0);
+    const byHash = await post(pq, other);
+    expect(byHash.status).toBe(200);
+    expect(byHash.json.extensions!.cost!.throttleStatus.currentlyAvailable).toBe(100 - 2 * cost);
+  });
+});
+
+describe('GraphQL cost budget with the allowlist', () => {
+  it('charges allowlisted operations too, and throttles them', async () => {
+    const s = await startTestServer({ GRAPHQL_PERSISTED: 'allowlist', GRAPHQL_COST_BUDGET: '1000', GRAPHQL_COST_RESTORE_RATE: '1' }, { buckets: new MemoryBuckets(() => 1_700_000_000_000) });
+    try {
+      await s.store.seedDemo();
+      const token = await s.tokenFor('demo');
+      const text = persistedOperations.FriendsOfFriends.text;
+      const body = JSON.stringify({ extensions: { persistedQuery: { version: 1, sha256Hash: sha256Hex(text) } }, variables: { id: 'u1', first: 10 } });
+      const send = () => fetch(`${s.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body });
+      const first = await send();
+      const json = (await first.json()) as Body;
+      expect(first.status).toBe(200);
+      // 1 + 1 + 10 x (2 + 1 + 1 + 10 x (2 + 1 + 1)) + 2 = 444 points
+      expect(json.extensions!.cost).toEqual({ requestedQueryCost: 444, throttleStatus: { maximumAvailable: 1000, currentlyAvailable: 556, restoreRate: 1 } });
+      expect((await send()).status).toBe(200);
+      const third = await send();
+      expect(third.status).toBe(429);
+      expect(((await third.json()) as Body).errors![0].extensions!.code).toBe('THROTTLED');
+    } finally {
+      await s.close();
+    }
+  });
+});
+
+describe('GraphQL cost budget off (the default)', () => {
+  it('adds no cost extension and never throttles', async () => {
+    const s = await startTestServer();
+    try {
+      await s.store.seedDemo();
+      const token = await s.tokenFor('demo');
+      for (let i = 0; i < 5; i++) {
+        const res = await fetch(`${s.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify({ query: '{ user(id: "u1") { friends(first: 30) { name } } }' }) });
+        expect(res.status).toBe(200);
+        expect(((await res.json()) as Body).extensions).toBeUndefined();
+      }
+    } finally {
+      await s.close();
+    }
+  });
+});

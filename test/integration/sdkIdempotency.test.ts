@@ -1,0 +1,35 @@
+import { startTestServer, type TestServer } from '../support/server';
+import { createOrderlineClient } from '@orderline/sdk';
+
+let s: TestServer;
+beforeAll(async () => {
+  s = await startTestServer();
+});
+afterAll(() => s.close());
+
+describe('SDK creates with an Idempotency-Key by default', () => {
+  it('retries a create whose response was lost with the same key: one order, the replayed answer', async () => {
+    const keys: string[] = [];
+    let lost = false;
+    // The server commits the first create, but its answer never reaches the client.
+    const flaky: typeof fetch = async (input, init) => {
+      const req = new Request(input, init);
+      if (req.method === 'POST') keys.push(req.headers.get('idempotency-key') ?? '-');
+      const res = await fetch(req);
+      if (req.method === 'POST' && !lost) {
+        lost = true;
+        throw new TypeError('fetch failed (connection reset)');
+      }
+      return res;
+    };
+    const { api } = createOrderlineClient({ baseUrl: s.url, token: s.alice.token, fetch: flaky });
+    const before = (await s.store.listOrders(s.alice.account.id, 0, 100)).orders.length;
+    const created = await api.POST('/v2/orders', { body: { note: 'sdk-once' } });
+    expect(created.response.status).toBe(201);
+    expect(created.response.headers.get('idempotent-replayed')).toBe('true');
+    expect(keys).toHaveLength(2);
+    expect(keys[0]).toMatch(/^[0-9a-f-]{36}$/);
+    expect(keys[1]).toBe(keys[0]);
+    expect((await s.store.listOrders(s.alice.account.id, 0, 100)).orders.length).toBe(before + 1);
+  });
+});
