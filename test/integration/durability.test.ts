@@ -52,7 +52,8 @@ describe('durability', () => {
     };
     // Demo orders 1 and 2 are pending/paid; patch them while creating others.
     const load = Promise.all([creator(), creator(), creator(), patcher(1), patcher(2), patcher(1)]);
-    await new Promise((r) => setTimeout(r, 1500));
+    // Kill once enough writes were acknowledged (creates and patches both), however fast this machine is.
+    while (created.length + patched.length <= 20 || patched.length === 0 || created.length === 0) await new Promise((r) => setTimeout(r, 10));
     const acknowledgedBefore = created.length + patched.length;
     child.kill('SIGKILL');
     await new Promise((r) => child.once('exit', r));
