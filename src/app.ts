@@ -1,8 +1,10 @@
 /**
  * Composes the service: middleware order is the whole design here.
  * request id + log -> metrics -> CORS (when configured) -> problem+json -> SSE streams -> /graphql -> routes generated
- * from the contract. WebSocket upgrades bypass Koa: `realtime.attach(server)`.
+ * from the contract. WebSocket upgrades bypass Koa: `realtime.attach(server)`; a few hot routes
+ * are served on node:http before Koa (`listener`, http/edge.ts).
  */
+import type { RequestListener } from 'node:http';
 import Koa from 'koa';
 import type { Logger } from 'pino';
 import type { Config } from './config';
@@ -13,6 +15,10 @@ import {
   authenticateRequest,
   AuthCache,
   corsMiddleware,
+  EdgeEssentials,
+  edgeListener,
+  type EdgeRoute,
+  HttpTimer,
   Metrics,
   metricsMiddleware,
   problemMiddleware,
@@ -44,8 +50,21 @@ export interface AppDeps {
   buckets?: Buckets;
 }
 
-export function createApp(deps: AppDeps): { app: Koa; metrics: Metrics; authCache: AuthCache; realtime: Realtime } {
+export interface App {
+  /** The node:http request listener: the edge's raw routes first, then the Koa app. */
+  listener: RequestListener;
+  app: Koa;
+  metrics: Metrics;
+  authCache: AuthCache;
+  realtime: Realtime;
+}
+
+export function createApp(deps: AppDeps): App {
   const metrics = deps.metrics ?? new Metrics();
+  const timer = new HttpTimer(metrics);
+  // Request id, CORS, log line and duration metric for the routes served outside Koa.
+  const essentials = new EdgeEssentials(deps.logger, timer, deps.config.corsOrigins);
+  void essentials;
   const authCache = new AuthCache(deps.config.authCacheTtlMs);
   const app = new Koa();
   const bus = deps.bus ?? new MemoryBus();
@@ -80,7 +99,7 @@ export function createApp(deps: AppDeps): { app: Koa; metrics: Metrics; authCach
   });
 
   app.use(requestLog(deps.logger));
-  app.use(metricsMiddleware(metrics));
+  app.use(metricsMiddleware(metrics, timer));
   // Before everything that answers, errors and SSE included, so a browser can read those too.
   const cors = corsMiddleware(deps.config.corsOrigins);
   if (cors) app.use(cors);
@@ -104,5 +123,7 @@ export function createApp(deps: AppDeps): { app: Koa; metrics: Metrics; authCach
   app.use(router.allowedMethods());
   // Errors are answered by problemMiddleware; this only sees what escapes koa itself.
   app.on('error', (err) => deps.logger.error({ err }, 'koa error'));
-  return { app, metrics, authCache, realtime };
+  // Routes served on node:http before Koa (edge.ts); each declines what it does not fully handle.
+  const edgeRoutes: EdgeRoute[] = [];
+  return { listener: edgeListener(edgeRoutes, app.callback()), app, metrics, authCache, realtime };
 }

@@ -27,9 +27,9 @@ async function serve(config: Config): Promise<void> {
   const shared = await openConfiguredShared(config, metrics, (err) => logger.warn({ err }, 'redis'));
   // A cluster's primary prepared the demo before forking.
   const demo = worker ? { seeded: false, token: null } : await prepareDemo(config, store);
-  const { app, realtime } = createApp({ config, store, logger, metrics, bus: shared.bus, registry: shared.registry, buckets: shared.buckets });
+  const { listener, realtime } = createApp({ config, store, logger, metrics, bus: shared.bus, registry: shared.registry, buckets: shared.buckets });
 
-  const server: Server = createServer(app.callback());
+  const server: Server = createServer(listener);
   realtime.attach(server);
   await new Promise<void>((resolve, reject) => {
     server.once('error', (err: NodeJS.ErrnoException) =>

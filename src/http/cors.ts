@@ -48,6 +48,21 @@ export function corsMiddleware(origins: readonly string[]): Koa.Middleware | und
   };
 }
 
+/**
+ * The CORS headers of an actual (non-preflight) request, for routes served on node:http
+ * without Koa (edge.ts): the same answer corsMiddleware gives such a request, as a
+ * function of the Origin header. `undefined` when CORS is off; `allowOrigin` undefined
+ * when this origin is not allowed (no CORS header, the browser refuses). Vary: Origin
+ * is the route's to append (it owns Vary).
+ */
+export function simpleCors(origins: readonly string[]): ((origin: string | undefined) => { allowOrigin: string | undefined; exposeHeaders: string }) | undefined {
+  if (origins.length === 0) return undefined;
+  const any = origins.includes('*');
+  const allowed = new Set(origins);
+  const exposeHeaders = CORS_EXPOSE_HEADERS.join(',');
+  return (origin) => ({ allowOrigin: any ? '*' : origin !== undefined && allowed.has(origin) ? origin : undefined, exposeHeaders });
+}
+
 /** CORS_ORIGINS: comma-separated exact origins, or `*`; an entry that is not an origin is an error. */
 export function parseCorsOrigins(raw: string | undefined): { ok: true; origins: string[] } | { ok: false; error: string } {
   const entries = (raw ?? '')

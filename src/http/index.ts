@@ -6,8 +6,9 @@
 export { accountForToken, authenticate, authenticateRequest, bearerToken } from './auth';
 export { AuthCache } from './authCache';
 export { DEFAULT_BODY_LIMIT } from './body';
-export { corsMiddleware, parseCorsOrigins } from './cors';
-export { Metrics, metricsMiddleware } from './metrics';
+export { corsMiddleware, parseCorsOrigins, simpleCors } from './cors';
+export { EdgeEssentials, edgeListener, type EdgeRoute } from './edge';
+export { HttpTimer, Metrics, metricsMiddleware } from './metrics';
 export { scrapeWholeInstance, serveInstanceMetrics } from './clusterMetrics';
 export { HttpProblem, httpProblem, problem, PROBLEM_MEDIA_TYPE, PROBLEMS, type Problem, type ProblemCode } from './problem';
 export { problemMiddleware } from './problemMiddleware';

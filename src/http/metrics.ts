@@ -63,26 +63,35 @@ export class Metrics {
 }
 
 /**
- * Times every request; labelled by the matched route template, never the raw path
- * (bounded cardinality). The labelled child of each (method, route, status) is looked
- * up once and kept: prom-client would otherwise hash the label object on every request.
+ * The request-duration histogram's labelled children, looked up once per (method, route,
+ * status) and kept: prom-client would otherwise hash the label object on every request.
+ * Shared by the Koa middleware and the raw routes of the edge (edge.ts).
  */
-export function metricsMiddleware(metrics: Metrics): Middleware {
-  const children = new Map<string, { observe(v: number): void }>();
+export class HttpTimer {
+  private readonly children = new Map<string, { observe(v: number): void }>();
+
+  constructor(private readonly metrics: Metrics) {}
+
+  /** Records one request that started at `started` (process.hrtime.bigint()). */
+  observe(method: string, route: string, status: number, started: bigint): void {
+    const key = `${method} ${route} ${status}`;
+    let child = this.children.get(key);
+    if (!child) {
+      child = this.metrics.httpDuration.labels({ method, route, status: String(status) });
+      this.children.set(key, child);
+    }
+    child.observe(Number(process.hrtime.bigint() - started) / 1e9);
+  }
+}
+
+/** Times every request; labelled by the matched route template, never the raw path (bounded cardinality). */
+export function metricsMiddleware(metrics: Metrics, timer = new HttpTimer(metrics)): Middleware {
   return async function metricsMiddleware(ctx, next) {
     const started = process.hrtime.bigint();
     try {
       await next();
     } finally {
-      const route = (ctx.state.route as string | undefined) ?? 'unmatched';
-      const status = String(ctx.status);
-      const key = `${ctx.method} ${route} ${status}`;
-      let child = children.get(key);
-      if (!child) {
-        child = metrics.httpDuration.labels({ method: ctx.method, route, status });
-        children.set(key, child);
-      }
-      child.observe(Number(process.hrtime.bigint() - started) / 1e9);
+      timer.observe(ctx.method, (ctx.state.route as string | undefined) ?? 'unmatched', ctx.status, started);
     }
   };
 }

@@ -26,14 +26,18 @@ class RequestState {
   }
 }
 
+/** The request's id: the client's `X-Request-Id` when short and plain, a fresh UUID otherwise. */
+export function requestIdFor(sent: string | string[] | undefined): string {
+  return typeof sent === 'string' && CLIENT_ID.test(sent) ? sent : randomUUID();
+}
+
 /**
  * Gives each request an id (`X-Request-Id`, echoed back), a child logger bound to it
  * in `ctx.state.log`, and one structured log line when the response is done.
  */
 export function requestLog(logger: Logger): Middleware {
   return async function requestLog(ctx, next) {
-    const sent = ctx.get('x-request-id');
-    const id = CLIENT_ID.test(sent) ? sent : randomUUID();
+    const id = requestIdFor(ctx.get('x-request-id'));
     ctx.state = new RequestState(logger, id);
     ctx.set('X-Request-Id', id);
     const started = process.hrtime.bigint();

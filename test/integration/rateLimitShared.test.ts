@@ -32,8 +32,8 @@ describe('REST rate limit across two instances sharing Redis', () => {
     const parsed = parseConfig({ DATA_DIR: a.dir, RATE_LIMIT_RPS: '3', RATE_LIMIT_BURST: '7' });
     if (!parsed.ok) throw new Error(parsed.error);
     // Instance B: another app over the same store (so the same accounts), its own Redis connection.
-    const { app } = createApp({ config: parsed.config, store: a.store, logger: pino({ level: 'silent' }), buckets: shared(redis[1]) });
-    const server = createServer(app.callback());
+    const { listener } = createApp({ config: parsed.config, store: a.store, logger: pino({ level: 'silent' }), buckets: shared(redis[1]) });
+    const server = createServer(listener);
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     b = { url: `http://127.0.0.1:${(server.address() as { port: number }).port}`, server };
   });

@@ -76,8 +76,8 @@ export async function startTestServer(env: Record<string, string> = {}, deps: Pi
   const alice = await mk('alice');
   const bob = await mk('bob');
   const shared: Shared = await openShared(config, new Metrics(), () => undefined);
-  const { app, metrics, authCache, realtime } = createApp({ config, store, logger: pino({ level: 'silent' }), bus: shared.bus, registry: shared.registry, buckets: shared.buckets, ...deps });
-  const server: Server = createServer(app.callback());
+  const { listener, metrics, authCache, realtime } = createApp({ config, store, logger: pino({ level: 'silent' }), bus: shared.bus, registry: shared.registry, buckets: shared.buckets, ...deps });
+  const server: Server = createServer(listener);
   realtime.attach(server);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const port = (server.address() as { port: number }).port;
