@@ -2,8 +2,9 @@
  * The node:cluster primary for `WORKERS=N`. It serves nothing itself: it checks that
  * PostgreSQL (or the SQLite file) and Redis answer, migrates and loads the demo data
  * once (so N workers do not race for it), prints the banner once every worker listens,
- * and supervises: a worker that dies is replaced, one that refused its configuration
- * (exit 2) stops the whole cluster instead of looping. SIGTERM is passed to every
+ * and supervises: a worker that dies is replaced (restartPolicy.ts: delays double while
+ * workers keep dying young, and the cluster stops after five such deaths in a row), one
+ * that refused its configuration (exit 2) stops the whole cluster instead of looping. SIGTERM is passed to every
  * worker, each of which drains as a lone server does (`main.ts`).
  *
  * Connections are spread by node:cluster's default round-robin on Linux; a WebSocket
@@ -15,10 +16,9 @@ import type { AddressInfo } from 'node:net';
 import type { Config } from './config';
 import { createLogger } from './logger';
 import { Metrics, serveInstanceMetrics } from './http';
+import { RestartPolicy } from './restartPolicy';
 import { banner, prepareDemo, openConfiguredShared, openConfiguredStore, urlOf } from './startup';
 
-/** Delay before replacing a dead worker, so a worker that dies at once does not spin the CPU. */
-const RESTART_DELAY_MS = 1000;
 const FORCE_EXIT_MS = 12_000;
 
 export async function runPrimary(config: Config): Promise<void> {
@@ -34,7 +34,13 @@ export async function runPrimary(config: Config): Promise<void> {
   let announced = false;
   let exitCode = 0;
 
-  const fork = (): Worker => cluster.fork();
+  const restarts = new RestartPolicy();
+  const bornAt = new Map<number, number>();
+  const fork = (): Worker => {
+    const w = cluster.fork();
+    bornAt.set(w.id, Date.now());
+    return w;
+  };
   const alive = () => Object.values(cluster.workers ?? {}).filter((w): w is Worker => w !== undefined);
 
   const shutdown = (signal: string, code = 0) => {
@@ -58,6 +64,8 @@ export async function runPrimary(config: Config): Promise<void> {
   });
   cluster.on('exit', (w: Worker, code: number | null, signal: string | null) => {
     listening.delete(w.id);
+    const lived = Date.now() - (bornAt.get(w.id) ?? Date.now());
+    bornAt.delete(w.id);
     if (closing) {
       if (alive().length === 0) process.exit(exitCode);
       return;
@@ -67,8 +75,14 @@ export async function runPrimary(config: Config): Promise<void> {
       shutdown('worker refused', 2);
       return;
     }
-    logger.error({ worker: w.id, code, signal }, 'worker died; starting another');
-    setTimeout(() => closing || fork(), RESTART_DELAY_MS);
+    const decision = restarts.died(lived);
+    if (!decision.restart) {
+      logger.error({ worker: w.id, code, signal, earlyDeaths: decision.earlyDeaths }, 'workers keep dying right after they start; stopping');
+      shutdown('workers keep dying', 1);
+      return;
+    }
+    logger.error({ worker: w.id, code, signal, restartInMs: decision.delayMs }, 'worker died; starting another');
+    setTimeout(() => closing || fork(), decision.delayMs);
   });
 
   serveInstanceMetrics();
