@@ -30,6 +30,8 @@
 import { withClients } from './realtime/clients';
 import { fanoutPhase } from './realtime/fanout';
 import { memoryPhase } from './realtime/memory';
+import { peersPhase } from './realtime/peers';
+import { stalledPhase } from './realtime/stalled';
 import { HEADER, line, type Row } from './realtime/rows';
 import { CONNECTIONS, FANOUT_CONNECTIONS, log, PROCS, RATE, ROUNDS, SAMPLES, SECONDS, SETTLE_S, SLOW_CONNECTIONS, SLOW_RATE, SLOW_SECONDS, WINDOW } from './realtime/settings';
 import { slowPhase } from './realtime/slow';
@@ -131,7 +133,7 @@ function writeSection(rows: Row[], env: string, phases: readonly string[]): void
       if (name && name !== 'scenario') byName.set(name, l);
     }
     for (const r of rows) byName.set(r.scenario, line(r));
-    const order = ['ws-idle-memory', 'sse-idle-memory', 'ws-fanout-max', 'ws-fanout-steady', 'slow-none', 'slow-trickle', 'slow-graphql'];
+    const order = ['ws-idle-memory', 'ws-idle-memory-peer', 'sse-idle-memory', 'sse-idle-memory-peer', 'ws-fanout-max', 'ws-fanout-steady', 'ws-fanout-cpu-peer', 'sse-fanout-cpu-peer', 'ws-stalled-memory', 'sse-stalled-memory', 'slow-none', 'slow-trickle', 'slow-graphql'];
     const names = [...byName.keys()].sort((a, b) => (order.indexOf(a) + 1 || 99) - (order.indexOf(b) + 1 || 99));
     const section =
       `${METHOD}\n### Results\n\n` +
@@ -143,7 +145,7 @@ function writeSection(rows: Row[], env: string, phases: readonly string[]): void
 
 // ---- main -------------------------------------------------------------------------------------
 
-const PHASES = ['memory', 'fanout', 'slow'] as const;
+const PHASES = ['memory', 'fanout', 'slow', 'peers', 'stalled'] as const;
 
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
@@ -161,7 +163,16 @@ async function main(): Promise<void> {
     for (const p of phases) {
       console.error(`${p}:`);
       const t = Date.now();
-      const got = p === 'memory' ? await memoryPhase(clients) : p === 'fanout' ? await fanoutPhase(clients) : await slowPhase(clients);
+      const got =
+        p === 'memory'
+          ? await memoryPhase(clients)
+          : p === 'fanout'
+            ? await fanoutPhase(clients)
+            : p === 'slow'
+              ? await slowPhase(clients)
+              : p === 'peers'
+                ? await peersPhase(clients)
+                : await stalledPhase(clients);
       log(`${p} took ${((Date.now() - t) / 1000).toFixed(0)} s`);
       rows.push(...got);
     }
