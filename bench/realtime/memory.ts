@@ -6,7 +6,7 @@ import { type Running, startService } from '../lib/server';
 import { Clients } from './clients';
 import { type Row } from './rows';
 import { portOf, scrape, startPeer, startRaw, tokenOf, withServer } from './servers';
-import { CONNECTIONS, MEMORY_KINDS, ORDERS, PEERS, SAMPLES, SERVICE_ENV, SETTLE_S, WARM_CONNECTIONS, log, median, sleep } from './settings';
+import { CONNECTIONS, KINDS, ORDERS, PEERS, SAMPLES, SERVICE_ENV, SETTLE_S, WARM_CONNECTIONS, log, median, sleep } from './settings';
 // ---- memory -----------------------------------------------------------------------------------
 
 export interface MemSample {
@@ -70,7 +70,7 @@ export const kb = (b: number) => `${(b / 1024).toFixed(1)} KB`;
 
 export async function memoryPhase(clients: Clients): Promise<Row[]> {
   const rows: Row[] = [];
-  for (const kind of MEMORY_KINDS) {
+  for (const kind of KINDS) {
     const svc = await idleMemory(clients, kind, 'service');
     const base = await idleMemory(clients, kind, 'baseline');
     const peer = PEERS ? await idleMemory(clients, kind, 'peer') : undefined;

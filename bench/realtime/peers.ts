@@ -7,13 +7,13 @@
  * taken from the service (note replaced, same size).
  */
 import { noteOf, nowUs } from '../lib/realtime-hist';
-import { pidOfPort } from '../lib/realtime-proc';
+import { cpuSplitOf, pidOfPort } from '../lib/realtime-proc';
 import { type Running, startService } from '../lib/server';
 import { Clients } from './clients';
 import { combineRuns, fanoutCpuNote, fanoutLost, measureRun, type RunResult } from './fanout';
 import { type Row } from './rows';
 import { type Publish, patchOrder1, portOf, publishRaw, startPeer, tokenOf, withServer } from './servers';
-import { PEER_CONNECTIONS, PEER_RATE, ROUNDS, SECONDS, SERVICE_ENV, log, sleep } from './settings';
+import { KINDS, PEER_CONNECTIONS, PEER_RATE, ROUNDS, SECONDS, SERVICE_ENV, log, sleep } from './settings';
 
 type Kind = 'ws' | 'sse';
 
@@ -41,7 +41,7 @@ async function sampleOf(clients: Clients, svc: Running, token: string): Promise<
   return sample;
 }
 
-async function compare(clients: Clients, svc: Running, peer: Running, token: string, kind: Kind, sample: string): Promise<{ s: RunResult; p: RunResult; sr: RunResult[]; pr: RunResult[] }> {
+async function compare(clients: Clients, svc: Running, peer: Running, token: string, kind: Kind, sample: string): Promise<{ s: RunResult; p: RunResult; sr: RunResult[]; pr: RunResult[]; sSys: number; pSys: number }> {
   const sides: { name: string; pids: number[]; publish: Publish }[] = [
     { name: `service-${kind}`, pids: [pidOfPort(portOf(svc))], publish: patchOrder1(svc, token) },
     { name: `peer-${kind}`, pids: [pidOfPort(portOf(peer))], publish: publishRaw(peer, sample) },
@@ -49,18 +49,28 @@ async function compare(clients: Clients, svc: Running, peer: Running, token: str
   await open(clients, sides[0].name, svc, token, kind, 'lean');
   await open(clients, sides[1].name, peer, token, kind, 'sio');
   const runs = new Map<string, RunResult[]>(sides.map((s) => [s.name, []]));
+  const sys = new Map<string, { user: number; system: number }>(sides.map((s) => [s.name, { user: 0, system: 0 }]));
   const mode = { kind: 'steady', rate: PEER_RATE } as const;
   for (const side of sides) await measureRun(clients, side.name, side.publish, side.pids, mode, 1); // warm-up
   for (let i = 0; i < ROUNDS; i++) {
     for (const side of sides) {
+      const c0 = cpuSplitOf(side.pids[0]);
       const r = await measureRun(clients, side.name, side.publish, side.pids, mode, SECONDS);
+      const c1 = cpuSplitOf(side.pids[0]);
+      const acc = sys.get(side.name)!;
+      acc.user += c1.user - c0.user;
+      acc.system += c1.system - c0.system;
       log(`peers ${kind} round ${i + 1}/${ROUNDS} ${side.name}: ${r.serverUsPerMsg.toFixed(2)} µs/msg, ${r.delivered}/${r.expected} delivered, server CPU ${(r.serverCpu * 100).toFixed(0)}%, p99 ${r.p99.toFixed(1)} ms`);
       runs.get(side.name)!.push(r);
     }
   }
   for (const side of sides) await clients.all({ cmd: 'close', group: side.name });
   const [sr, pr] = [runs.get(sides[0].name)!, runs.get(sides[1].name)!];
-  return { s: combineRuns(sr), p: combineRuns(pr), sr, pr };
+  const sysShare = (name: string) => {
+    const c = sys.get(name)!;
+    return c.system / Math.max(1, c.user + c.system);
+  };
+  return { s: combineRuns(sr), p: combineRuns(pr), sr, pr, sSys: sysShare(sides[0].name), pSys: sysShare(sides[1].name) };
 }
 
 const perRound = (rs: RunResult[]) => rs.map((r) => r.serverUsPerMsg.toFixed(1)).join(', ');
@@ -73,8 +83,8 @@ export async function peersPhase(clients: Clients): Promise<Row[]> {
       const sample = await sampleOf(clients, svc, token);
       log(`peers payload: ${Buffer.byteLength(sample)} bytes`);
       const rows: Row[] = [];
-      for (const kind of ['ws', 'sse'] as const) {
-        const { s, p, sr, pr } = await withServer(startPeer(kind), (peer) => compare(clients, svc, peer, token, kind, sample));
+      for (const kind of KINDS) {
+        const { s, p, sr, pr, sSys, pSys } = await withServer(startPeer(kind), (peer) => compare(clients, svc, peer, token, kind, sample));
         const ratio = s.serverUsPerMsg / p.serverUsPerMsg;
         const peerName = kind === 'ws' ? 'Socket.IO 4' : 'better-sse';
         rows.push({
@@ -93,6 +103,7 @@ export async function peersPhase(clients: Clients): Promise<Row[]> {
           goal: kind === 'ws' ? `<= 0.50x Socket.IO (${ratio <= 0.5 ? 'met' : 'missed'})` : `below ${peerName} (${ratio < 1 ? 'met' : 'missed'})`,
           notes:
             `${ROUNDS} x ${SECONDS} s alternating; µs/msg by round: service ${perRound(sr)}, peer ${perRound(pr)} (ratio ${sr.map((r, i) => (r.serverUsPerMsg / pr[i].serverUsPerMsg).toFixed(2)).join(', ')}); ` +
+            `system (kernel) share of the server's CPU: service ${(sSys * 100).toFixed(0)}%, peer ${(pSys * 100).toFixed(0)}%; ` +
             `service p99 ${s.p99.toFixed(1)} ms, ${fanoutCpuNote(s)}${fanoutLost(s)}; peer p99 ${p.p99.toFixed(1)} ms, ${fanoutCpuNote(p)}${fanoutLost(p)}`,
         });
       }

@@ -20,8 +20,8 @@ export const FANOUT = { connections: FANOUT_CONNECTIONS, seconds: SECONDS, round
 export const SLOW_CONNECTIONS = num('BENCH_RT_SLOW_CONNECTIONS', 1000);
 export const SLOW_RATE = num('BENCH_RT_SLOW_RATE', 20);
 export const SLOW_SECONDS = num('BENCH_RT_SLOW_SECONDS', 5);
-/** The transports of the memory phase (`ws,sse`; one of them while exploring). */
-export const MEMORY_KINDS = (process.env.BENCH_RT_KINDS ?? 'ws,sse').split(',').map((k) => {
+/** The transports of the memory and peers phases (`ws,sse`; one of them while exploring). */
+export const KINDS = (process.env.BENCH_RT_KINDS ?? 'ws,sse').split(',').map((k) => {
   if (k !== 'ws' && k !== 'sse') throw new Error('BENCH_RT_KINDS is a comma-separated list of ws and sse');
   return k;
 });
