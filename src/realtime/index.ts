@@ -13,6 +13,7 @@ import { AcceptLimiter } from './acceptLimiter';
 import { TopicHub } from './hub';
 import { SlowPeers } from './slowPeers';
 import { SseStreams, sseEdgeRoute, sseMiddleware } from './sse';
+import { WriteBatcher } from './writer';
 import { WsEndpoint } from './ws';
 
 export { TopicHub, type Subscriber } from './hub';
@@ -25,6 +26,8 @@ export interface RealtimeConfig {
   replayRate: number;
   replayWindowS: number;
   maxBufferBytes: number;
+  /** 0: every stream write goes out at once; > 0: writes are batched per connection for up to this long (writer.ts). */
+  writeDelayMs: number;
   acceptRate: number;
   acceptBurst: number;
 }
@@ -69,7 +72,8 @@ export function createRealtime(deps: RealtimeDeps): Realtime {
   const now = deps.now ?? (() => performance.now());
   const limiter = new AcceptLimiter(config.acceptRate, config.acceptBurst, now);
   const slowPeers = new SlowPeers(now);
-  const common = { store: deps.store, hub, limiter, slowPeers, maxBufferBytes: config.maxBufferBytes, onBackpressure: deps.onBackpressure };
+  const batcher = config.writeDelayMs > 0 ? new WriteBatcher(config.writeDelayMs) : undefined;
+  const common = { store: deps.store, hub, limiter, slowPeers, maxBufferBytes: config.maxBufferBytes, batcher, onBackpressure: deps.onBackpressure };
   const streams = new SseStreams({ ...common, authenticate: deps.authenticateToken, onError: deps.onError });
   const ws = new WsEndpoint({ ...common, authenticate: deps.authenticateToken, onError: deps.onError });
   const handleUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => ws.handleUpgrade(req, socket, head);

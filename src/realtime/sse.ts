@@ -22,7 +22,7 @@ import type { AcceptLimiter } from './acceptLimiter';
 import { resyncMessage, sseFrame, type Frame } from './frames';
 import type { Subscriber, TopicHub } from './hub';
 import type { SlowPeers } from './slowPeers';
-import { BoundedWriter } from './writer';
+import { BoundedWriter, type WriteBatcher } from './writer';
 
 export const SSE_PATH = /^\/api\/orders\/([^/]+)\/stream$/;
 /** The route template (metrics label). */
@@ -39,6 +39,8 @@ export interface SseDeps {
   /** Resolves a bearer token (header, or `access_token`: EventSource cannot send headers), or throws the 401 problem. */
   authenticate: (token: string | undefined) => Promise<Account>;
   maxBufferBytes: number;
+  /** Batches writes when WRITE_DELAY_MS > 0 (writer.ts). */
+  batcher?: WriteBatcher;
   slowPeers: SlowPeers;
   onBackpressure?: () => void;
   /** A failure that is not the client's (the store, while checking the request): logged, answered 500. */
@@ -63,7 +65,7 @@ class SseStream implements Subscriber {
     readonly res: ServerResponse,
     private readonly orderId: number,
   ) {
-    this.writer = new BoundedWriter(res, streams.deps.maxBufferBytes);
+    this.writer = new BoundedWriter(res, streams.deps.maxBufferBytes, streams.deps.batcher);
   }
 
   ack(): void {}
@@ -93,7 +95,7 @@ class SseStream implements Subscriber {
       // The queue is dropped; the end of the response goes right behind what the kernel
       // holds, and the client reconnects with Last-Event-ID and is replayed what it missed.
       const socket = this.res.socket;
-      this.end();
+      this.end(undefined, true);
       // Like the WebSocket close: the connection ends behind the response (no keep-alive
       // for a slow peer), and SlowPeers destroys it only if the peer never drains.
       if (socket) {
@@ -103,12 +105,17 @@ class SseStream implements Subscriber {
     }
   }
 
-  /** Ends the stream (and its subscription); `last` is written behind what is already out, nothing queued is. */
-  end(last?: Buffer): void {
+  /**
+   * Ends the stream (and its subscription); `last` goes behind what is already out. What
+   * waits for the write delay goes out first, unless the stream ends for being slow (then
+   * nothing queued is written: the end goes right behind what the kernel holds).
+   */
+  end(last?: Buffer, slow = false): void {
     if (this.closed) return;
     this.closed = true;
     this.streams.open.delete(this);
     this.streams.deps.hub.unsubscribe(this.orderId, this);
+    if (!slow) this.writer.flushDelayed();
     this.writer.stop();
     this.res.end(last);
   }
