@@ -71,7 +71,7 @@ Settings (environment; rows below use the defaults): \`BENCH_RT_CONNECTIONS\` (1
 process), \`BENCH_RT_WARM_CONNECTIONS\` (200), \`BENCH_RT_STREAM_CLIENT\` (\`lean\`; \`ws\` uses the ws
 client in the fan-out and slow phases too), \`BENCH_RT_KINDS\` (\`ws,sse\`: the transports of the memory and
 peers phases), \`BENCH_RT_PEERS\` (1; 0 skips the peers in the memory phase), \`BENCH_RT_PEER_CONNECTIONS\`
-(2000), \`BENCH_RT_PEER_RATE\` (20 writes/s), \`BENCH_RT_STALLED_CONNECTIONS\` (2000),
+(2000), \`BENCH_RT_PEER_RATE\` (20 writes/s), \`BENCH_RT_PEER_WRITE_DELAY_MS\` (100), \`BENCH_RT_STALLED_CONNECTIONS\` (2000),
 \`BENCH_RT_STALLED_MAX_BUFFER\` (262144), \`BENCH_RT_STALLED_MAX_WRITES\` (3000). Run it with
 \`ulimit -n\` above 2 x BENCH_RT_CONNECTIONS + a few hundred (each process holds its own ends).
 
@@ -113,7 +113,10 @@ peers phases), \`BENCH_RT_PEERS\` (1; 0 skips the peers in the memory phase), \`
   service and peer. Server CPU (utime + stime of its process over the round) / messages
   delivered; the notes give each round and the kernel's (system) share of the server's CPU:
   on loopback a socket write's system time includes the receiving side's TCP processing, the
-  floor every server pays once per message per socket.
+  floor every server pays once per message per socket. A third side in the same rounds is a
+  second service with \`WRITE_DELAY_MS=100\` (\`*-fanout-cpu-peer-batched\`): a connection's writes
+  wait up to 100 ms and leave in one system call, so at 20 messages/s a socket write carries
+  about two; its latency figures say what that costs.
 - **Stalled clients** (\`*-stalled-memory\`). A fresh service with \`MAX_BUFFER_BYTES=262144\`;
   2000 subscribers (WebSocket, then SSE) of one order whose events carry ~10 KB stop reading
   (their sockets paused); PATCHes, 4 at a time, until every one of them was closed for
@@ -162,7 +165,7 @@ function writeSection(rows: Row[], env: string, phases: readonly string[]): void
       if (name && name !== 'scenario') byName.set(name, l);
     }
     for (const r of rows) byName.set(r.scenario, line(r));
-    const order = ['ws-idle-memory', 'ws-idle-memory-peer', 'sse-idle-memory', 'sse-idle-memory-peer', 'ws-fanout-max', 'ws-fanout-steady', 'ws-fanout-cpu-peer', 'sse-fanout-cpu-peer', 'ws-stalled-memory', 'sse-stalled-memory', 'slow-none', 'slow-trickle', 'slow-graphql'];
+    const order = ['ws-idle-memory', 'ws-idle-memory-peer', 'sse-idle-memory', 'sse-idle-memory-peer', 'ws-fanout-max', 'ws-fanout-steady', 'ws-fanout-cpu-peer', 'ws-fanout-cpu-peer-batched', 'sse-fanout-cpu-peer', 'sse-fanout-cpu-peer-batched', 'ws-stalled-memory', 'sse-stalled-memory', 'slow-none', 'slow-trickle', 'slow-graphql'];
     const names = [...byName.keys()].sort((a, b) => (order.indexOf(a) + 1 || 99) - (order.indexOf(b) + 1 || 99));
     const section =
       `${METHOD}\n### Results\n\n` +

@@ -13,7 +13,7 @@ import { Clients } from './clients';
 import { combineRuns, fanoutCpuNote, fanoutLost, measureRun, type RunResult } from './fanout';
 import { type Row } from './rows';
 import { type Publish, patchOrder1, portOf, publishRaw, startPeer, tokenOf, withServer } from './servers';
-import { KINDS, PEER_CONNECTIONS, PEER_RATE, ROUNDS, SECONDS, SERVICE_ENV, log, sleep } from './settings';
+import { KINDS, PEER_CONNECTIONS, PEER_RATE, PEER_WRITE_DELAY_MS, ROUNDS, SECONDS, SERVICE_ENV, log, sleep } from './settings';
 
 type Kind = 'ws' | 'sse';
 
@@ -41,36 +41,34 @@ async function sampleOf(clients: Clients, svc: Running, token: string): Promise<
   return sample;
 }
 
-async function compare(clients: Clients, svc: Running, peer: Running, token: string, kind: Kind, sample: string): Promise<{ s: RunResult; p: RunResult; sr: RunResult[]; pr: RunResult[]; sSys: number; pSys: number }> {
-  const sides: { name: string; pids: number[]; publish: Publish }[] = [
-    { name: `service-${kind}`, pids: [pidOfPort(portOf(svc))], publish: patchOrder1(svc, token) },
-    { name: `peer-${kind}`, pids: [pidOfPort(portOf(peer))], publish: publishRaw(peer, sample) },
-  ];
-  await open(clients, sides[0].name, svc, token, kind, 'lean');
-  await open(clients, sides[1].name, peer, token, kind, 'sio');
-  const runs = new Map<string, RunResult[]>(sides.map((s) => [s.name, []]));
-  const sys = new Map<string, { user: number; system: number }>(sides.map((s) => [s.name, { user: 0, system: 0 }]));
+interface SideResult {
+  all: RunResult;
+  rounds: RunResult[];
+  /** The kernel's (system) share of the server process's CPU over the rounds. */
+  sys: number;
+}
+
+/** The sides' subscribers are opened, then warm-up, then ROUNDS rounds alternating between the sides in the order given. */
+async function compare(clients: Clients, sides: { name: string; srv: Running; token: string; client: 'lean' | 'sio'; publish: Publish }[], kind: Kind): Promise<SideResult[]> {
+  for (const side of sides) await open(clients, side.name, side.srv, side.token, kind, side.client);
+  const pids = sides.map((side) => [pidOfPort(portOf(side.srv))]);
+  const runs = sides.map(() => [] as RunResult[]);
+  const cpu = sides.map(() => ({ user: 0, system: 0 }));
   const mode = { kind: 'steady', rate: PEER_RATE } as const;
-  for (const side of sides) await measureRun(clients, side.name, side.publish, side.pids, mode, 1); // warm-up
-  for (let i = 0; i < ROUNDS; i++) {
-    for (const side of sides) {
-      const c0 = cpuSplitOf(side.pids[0]);
-      const r = await measureRun(clients, side.name, side.publish, side.pids, mode, SECONDS);
-      const c1 = cpuSplitOf(side.pids[0]);
-      const acc = sys.get(side.name)!;
-      acc.user += c1.user - c0.user;
-      acc.system += c1.system - c0.system;
-      log(`peers ${kind} round ${i + 1}/${ROUNDS} ${side.name}: ${r.serverUsPerMsg.toFixed(2)} µs/msg, ${r.delivered}/${r.expected} delivered, server CPU ${(r.serverCpu * 100).toFixed(0)}%, p99 ${r.p99.toFixed(1)} ms`);
-      runs.get(side.name)!.push(r);
+  for (const [i, side] of sides.entries()) await measureRun(clients, side.name, side.publish, pids[i], mode, 1); // warm-up
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const [i, side] of sides.entries()) {
+      const c0 = cpuSplitOf(pids[i][0]);
+      const r = await measureRun(clients, side.name, side.publish, pids[i], mode, SECONDS);
+      const c1 = cpuSplitOf(pids[i][0]);
+      cpu[i].user += c1.user - c0.user;
+      cpu[i].system += c1.system - c0.system;
+      log(`peers ${kind} round ${round + 1}/${ROUNDS} ${side.name}: ${r.serverUsPerMsg.toFixed(2)} µs/msg, ${r.delivered}/${r.expected} delivered, server CPU ${(r.serverCpu * 100).toFixed(0)}%, p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms`);
+      runs[i].push(r);
     }
   }
   for (const side of sides) await clients.all({ cmd: 'close', group: side.name });
-  const [sr, pr] = [runs.get(sides[0].name)!, runs.get(sides[1].name)!];
-  const sysShare = (name: string) => {
-    const c = sys.get(name)!;
-    return c.system / Math.max(1, c.user + c.system);
-  };
-  return { s: combineRuns(sr), p: combineRuns(pr), sr, pr, sSys: sysShare(sides[0].name), pSys: sysShare(sides[1].name) };
+  return sides.map((_, i) => ({ all: combineRuns(runs[i]), rounds: runs[i], sys: cpu[i].system / Math.max(1, cpu[i].user + cpu[i].system) }));
 }
 
 const perRound = (rs: RunResult[]) => rs.map((r) => r.serverUsPerMsg.toFixed(1)).join(', ');
@@ -83,29 +81,57 @@ export async function peersPhase(clients: Clients): Promise<Row[]> {
       const sample = await sampleOf(clients, svc, token);
       log(`peers payload: ${Buffer.byteLength(sample)} bytes`);
       const rows: Row[] = [];
+      const bytes = Buffer.byteLength(sample);
       for (const kind of KINDS) {
-        const { s, p, sr, pr, sSys, pSys } = await withServer(startPeer(kind), (peer) => compare(clients, svc, peer, token, kind, sample));
-        const ratio = s.serverUsPerMsg / p.serverUsPerMsg;
         const peerName = kind === 'ws' ? 'Socket.IO 4' : 'better-sse';
-        rows.push({
-          scenario: `${kind}-fanout-cpu-peer`,
-          service:
-            kind === 'ws'
-              ? `${s.subscribers} WebSocket subscribers of order:1 (lean client), PATCH /orders/1 at ${PEER_RATE}/s; server CPU per delivered message`
-              : `${s.subscribers} SSE streams of order 1, PATCH /orders/1 at ${PEER_RATE}/s; server CPU per delivered message`,
-          baseline:
-            kind === 'ws'
-              ? `Socket.IO 4 (bench/baseline/socketio.ts, connectionStateRecovery on, websocket transport; socket.io-client): io.to(room).emit of the same ${Buffer.byteLength(sample)}-byte message, same rate`
-              : `better-sse (bench/baseline/better-sse.ts): channel.broadcast of the same ${Buffer.byteLength(sample)}-byte message, same rate`,
-          serviceFig: `${s.serverUsPerMsg.toFixed(2)} µs per delivered msg`,
-          baselineFig: `${p.serverUsPerMsg.toFixed(2)} µs per delivered msg`,
-          ratio,
-          goal: kind === 'ws' ? `<= 0.50x Socket.IO (${ratio <= 0.5 ? 'met' : 'missed'})` : `below ${peerName} (${ratio < 1 ? 'met' : 'missed'})`,
-          notes:
-            `${ROUNDS} x ${SECONDS} s alternating; µs/msg by round: service ${perRound(sr)}, peer ${perRound(pr)} (ratio ${sr.map((r, i) => (r.serverUsPerMsg / pr[i].serverUsPerMsg).toFixed(2)).join(', ')}); ` +
-            `system (kernel) share of the server's CPU: service ${(sSys * 100).toFixed(0)}%, peer ${(pSys * 100).toFixed(0)}%; ` +
-            `service p99 ${s.p99.toFixed(1)} ms, ${fanoutCpuNote(s)}${fanoutLost(s)}; peer p99 ${p.p99.toFixed(1)} ms, ${fanoutCpuNote(p)}${fanoutLost(p)}`,
-        });
+        const peerClient = kind === 'ws' ? 'sio' : 'lean';
+        const results = await withServer(startPeer(kind), (peer) =>
+          withServer(
+            () => startService({ ...SERVICE_ENV, WRITE_DELAY_MS: String(PEER_WRITE_DELAY_MS) }),
+            async (batched) => {
+              const batchedToken = await tokenOf(batched);
+              return compare(
+                clients,
+                [
+                  { name: `service-${kind}`, srv: svc, token, client: 'lean', publish: patchOrder1(svc, token) },
+                  { name: `service-batched-${kind}`, srv: batched, token: batchedToken, client: 'lean', publish: patchOrder1(batched, batchedToken) },
+                  { name: `peer-${kind}`, srv: peer, token, client: peerClient, publish: publishRaw(peer, sample) },
+                ],
+                kind,
+              );
+            },
+          ),
+        );
+        const [s, b, p] = results;
+        const what =
+          kind === 'ws'
+            ? `${s.all.subscribers} WebSocket subscribers of order:1 (lean client), PATCH /orders/1 at ${PEER_RATE}/s; server CPU per delivered message`
+            : `${s.all.subscribers} SSE streams of order 1, PATCH /orders/1 at ${PEER_RATE}/s; server CPU per delivered message`;
+        const peerText =
+          kind === 'ws'
+            ? `Socket.IO 4 (bench/baseline/socketio.ts, connectionStateRecovery on, websocket transport; socket.io-client): io.to(room).emit of the same ${bytes}-byte message, same rate`
+            : `better-sse (bench/baseline/better-sse.ts): channel.broadcast of the same ${bytes}-byte message, same rate`;
+        const goalOf = (ratio: number) => (kind === 'ws' ? `<= 0.50x Socket.IO (${ratio <= 0.5 ? 'met' : 'missed'})` : `below ${peerName} (${ratio < 1 ? 'met' : 'missed'})`);
+        const notesOf = (x: SideResult) =>
+          `${ROUNDS} x ${SECONDS} s alternating (service, service with WRITE_DELAY_MS=${PEER_WRITE_DELAY_MS}, peer); µs/msg by round: service ${perRound(x.rounds)}, peer ${perRound(p.rounds)}; ` +
+          `system (kernel) share of the server's CPU: service ${(x.sys * 100).toFixed(0)}%, peer ${(p.sys * 100).toFixed(0)}%; ` +
+          `service p50 ${x.all.p50.toFixed(1)} ms, p99 ${x.all.p99.toFixed(1)} ms, ${fanoutCpuNote(x.all)}${fanoutLost(x.all)}; peer p50 ${p.all.p50.toFixed(1)} ms, p99 ${p.all.p99.toFixed(1)} ms, ${fanoutCpuNote(p.all)}${fanoutLost(p.all)}`;
+        for (const [x, scenario, label] of [
+          [s, `${kind}-fanout-cpu-peer`, what],
+          [b, `${kind}-fanout-cpu-peer-batched`, `as ${kind}-fanout-cpu-peer, service with WRITE_DELAY_MS=${PEER_WRITE_DELAY_MS} (writes to a connection batched for up to ${PEER_WRITE_DELAY_MS} ms)`],
+        ] as const) {
+          const ratio = x.all.serverUsPerMsg / p.all.serverUsPerMsg;
+          rows.push({
+            scenario,
+            service: label,
+            baseline: peerText,
+            serviceFig: `${x.all.serverUsPerMsg.toFixed(2)} µs per delivered msg (p99 ${x.all.p99.toFixed(0)} ms)`,
+            baselineFig: `${p.all.serverUsPerMsg.toFixed(2)} µs per delivered msg (p99 ${p.all.p99.toFixed(0)} ms)`,
+            ratio,
+            goal: goalOf(ratio),
+            notes: notesOf(x),
+          });
+        }
       }
       return rows;
     },
