@@ -1,6 +1,6 @@
 /**
  * Realtime benchmarks (issue 6): `npm run --silent build && npx tsx bench/realtime.ts
- * [memory] [fanout] [slow] [--write]` (no phase named: all three). Every figure has its
+ * [memory] [fanout] [slow] [peers] [stalled] [--write]` (no phase named: all five). Every figure has its
  * baseline measured in the same run, side by side:
  *
  * - memory: idle memory per open connection. The service, then a bare server
@@ -30,6 +30,8 @@
 import { withClients } from './realtime/clients';
 import { fanoutPhase } from './realtime/fanout';
 import { memoryPhase } from './realtime/memory';
+import { peersPhase } from './realtime/peers';
+import { stalledPhase } from './realtime/stalled';
 import { HEADER, line, type Row } from './realtime/rows';
 import { CONNECTIONS, FANOUT_CONNECTIONS, log, PROCS, RATE, ROUNDS, SAMPLES, SECONDS, SETTLE_S, SLOW_CONNECTIONS, SLOW_RATE, SLOW_SECONDS, WINDOW } from './realtime/settings';
 import { slowPhase } from './realtime/slow';
@@ -50,13 +52,14 @@ function settings(): string {
 
 const METHOD = `## Realtime
 
-Idle memory per connection, fan-out throughput and latency, and spec 1.5 (one slow request
-must not stall streams), each with its baseline in the same run (\`bench/realtime.ts\`, about
-3 minutes; \`--write\` rewrites this section only, keeping rows of phases not run):
+Idle memory per connection, fan-out throughput and latency, spec 1.5 (one slow request
+must not stall streams), server CPU per delivered message against Socket.IO and better-sse,
+and memory with stalled clients, each with its baseline in the same run (\`bench/realtime.ts\`,
+about 10 minutes; \`--write\` rewrites this section only, keeping rows of phases not run):
 
 \`\`\`sh
 npm run --silent build && npx tsx bench/realtime.ts --write       # all phases
-npx tsx bench/realtime.ts memory --write                           # one phase: memory, fanout or slow
+npx tsx bench/realtime.ts memory --write                           # one phase: memory, fanout, slow, peers or stalled
 BENCH_RT_CONNECTIONS=2000 npx tsx bench/realtime.ts                # smaller, printed only
 \`\`\`
 
@@ -66,7 +69,11 @@ Settings (environment; rows below use the defaults): \`BENCH_RT_CONNECTIONS\` (1
 \`BENCH_RT_SLOW_CONNECTIONS\` (1000), \`BENCH_RT_SLOW_RATE\` (20 writes/s), \`BENCH_RT_SLOW_SECONDS\` (5),
 \`BENCH_RT_SETTLE_SECONDS\` (5), \`BENCH_RT_SAMPLES\` (5), \`BENCH_RT_OPEN_CONCURRENCY\` (100 per client
 process), \`BENCH_RT_WARM_CONNECTIONS\` (200), \`BENCH_RT_STREAM_CLIENT\` (\`lean\`; \`ws\` uses the ws
-client in the fan-out and slow phases too).
+client in the fan-out and slow phases too), \`BENCH_RT_KINDS\` (\`ws,sse\`: the transports of the memory and
+peers phases), \`BENCH_RT_PEERS\` (1; 0 skips the peers in the memory phase), \`BENCH_RT_PEER_CONNECTIONS\`
+(2000), \`BENCH_RT_PEER_RATE\` (20 writes/s), \`BENCH_RT_PEER_WRITE_DELAY_MS\` (100), \`BENCH_RT_STALLED_CONNECTIONS\` (2000),
+\`BENCH_RT_STALLED_MAX_BUFFER\` (262144), \`BENCH_RT_STALLED_MAX_WRITES\` (3000). Run it with
+\`ulimit -n\` above 2 x BENCH_RT_CONNECTIONS + a few hundred (each process holds its own ends).
 
 ### Method
 
@@ -88,9 +95,36 @@ client in the fan-out and slow phases too).
   idle 5 s and sampled again. Per connection = (after - before) / opened. A GC cannot be forced
   from outside, so the heap figure may include garbage of the handshakes (waiting 20 s instead
   of 5 s did not change the figures by more than 10%); kernel socket buffers are not in RSS.
-  An SSE stream of the service is a Koa request that never finishes, so its context, request
-  and response objects and the middleware's closures live as long as the stream; the bare
-  server keeps only node's IncomingMessage/ServerResponse.
+  An SSE stream of the service is served on node:http before Koa (\`src/http/edge.ts\`,
+  \`src/realtime/sse.ts\`): what it holds is node's IncomingMessage/ServerResponse, one
+  \`SseStream\` object (the hub's subscriber with its bounded writer) and one listener; the
+  bare server holds node's objects, a URL and two Set entries. Peers (\`*-idle-memory-peer\`,
+  same service run): Socket.IO 4 (\`bench/baseline/socketio.ts\`: \`connectionStateRecovery\`
+  on, \`transports: ['websocket']\`, no per-message deflate; clients are socket.io-client
+  with the websocket transport, each joined to its order's room) and better-sse
+  (\`bench/baseline/better-sse.ts\`: a session per request registered to a channel per order,
+  retry 2000 ms, keep-alive 15 s as ours).
+- **CPU per delivered message against the peers** (\`*-fanout-cpu-peer\`). One service, then
+  each peer in turn, 2000 subscribers of order 1 on each (WebSocket: the lean client against
+  the service, socket.io-client against Socket.IO; SSE: raw-socket clients that split events
+  on the blank line), writes at a steady 20/s (the service: PATCH /orders/1; the peer: POST
+  /publish of one real \`order.updated\` message of the service, note replaced, emitted with
+  \`io.to(room).emit\` / \`channel.broadcast\`), 1 s warm-up, then 2 rounds x 5 s alternating
+  service and peer. Server CPU (utime + stime of its process over the round) / messages
+  delivered; the notes give each round and the kernel's (system) share of the server's CPU:
+  on loopback a socket write's system time includes the receiving side's TCP processing, the
+  floor every server pays once per message per socket. A third side in the same rounds is a
+  second service with \`WRITE_DELAY_MS=100\` (\`*-fanout-cpu-peer-batched\`): a connection's writes
+  wait up to 100 ms and leave in one system call, so at 20 messages/s a socket write carries
+  about two; its latency figures say what that costs.
+- **Stalled clients** (\`*-stalled-memory\`). A fresh service with \`MAX_BUFFER_BYTES=262144\`;
+  2000 subscribers (WebSocket, then SSE) of one order whose events carry ~10 KB stop reading
+  (their sockets paused); PATCHes, 4 at a time, until every one of them was closed for
+  backpressure (\`orderline_stream_backpressure_closes_total\`) or 3000 writes; the server's
+  RSS and heap are sampled every 20 writes. Per connection = (peak RSS - RSS before opening) /
+  connections, against the bound MAX_BUFFER_BYTES. Queued bytes are the hub's shared frames,
+  so a stalled connection adds its references to them, not copies; the kernel's socket buffers
+  (machine-wide TCP memory from /proc/net/sockstat, in the notes) are outside RSS.
 - **Fan-out** (\`ws-fanout-*\`). The service and the bare ws server each get 10000 WebSocket
   subscribers of \`order:1\`, all open at once. A write is \`PATCH /orders/1\` (\`If-Match: *\`,
   merge-patch \`{"note":"r=<run> t=<µs>"}\`) on the service; on the bare server it is \`POST
@@ -131,7 +165,7 @@ function writeSection(rows: Row[], env: string, phases: readonly string[]): void
       if (name && name !== 'scenario') byName.set(name, l);
     }
     for (const r of rows) byName.set(r.scenario, line(r));
-    const order = ['ws-idle-memory', 'sse-idle-memory', 'ws-fanout-max', 'ws-fanout-steady', 'slow-none', 'slow-trickle', 'slow-graphql'];
+    const order = ['ws-idle-memory', 'ws-idle-memory-peer', 'sse-idle-memory', 'sse-idle-memory-peer', 'ws-fanout-max', 'ws-fanout-steady', 'ws-fanout-cpu-peer', 'ws-fanout-cpu-peer-batched', 'sse-fanout-cpu-peer', 'sse-fanout-cpu-peer-batched', 'ws-stalled-memory', 'sse-stalled-memory', 'slow-none', 'slow-trickle', 'slow-graphql'];
     const names = [...byName.keys()].sort((a, b) => (order.indexOf(a) + 1 || 99) - (order.indexOf(b) + 1 || 99));
     const section =
       `${METHOD}\n### Results\n\n` +
@@ -143,7 +177,7 @@ function writeSection(rows: Row[], env: string, phases: readonly string[]): void
 
 // ---- main -------------------------------------------------------------------------------------
 
-const PHASES = ['memory', 'fanout', 'slow'] as const;
+const PHASES = ['memory', 'fanout', 'slow', 'peers', 'stalled'] as const;
 
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
@@ -161,7 +195,16 @@ async function main(): Promise<void> {
     for (const p of phases) {
       console.error(`${p}:`);
       const t = Date.now();
-      const got = p === 'memory' ? await memoryPhase(clients) : p === 'fanout' ? await fanoutPhase(clients) : await slowPhase(clients);
+      const got =
+        p === 'memory'
+          ? await memoryPhase(clients)
+          : p === 'fanout'
+            ? await fanoutPhase(clients)
+            : p === 'slow'
+              ? await slowPhase(clients)
+              : p === 'peers'
+                ? await peersPhase(clients)
+                : await stalledPhase(clients);
       log(`${p} took ${((Date.now() - t) / 1000).toFixed(0)} s`);
       rows.push(...got);
     }

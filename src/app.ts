@@ -64,7 +64,6 @@ export function createApp(deps: AppDeps): App {
   const timer = new HttpTimer(metrics);
   // Request id, CORS, log line and duration metric for the routes served outside Koa.
   const essentials = new EdgeEssentials(deps.logger, timer, deps.config.corsOrigins);
-  void essentials;
   const authCache = new AuthCache(deps.config.authCacheTtlMs);
   const app = new Koa();
   const bus = deps.bus ?? new MemoryBus();
@@ -72,7 +71,6 @@ export function createApp(deps: AppDeps): App {
     store: deps.store,
     bus,
     config: deps.config.realtime,
-    authenticateCtx: (ctx) => authenticateRequest(ctx, deps.store, authCache, true),
     authenticateToken: (token) => accountForToken(token, deps.store, authCache),
     onBackpressure: () => metrics.streamBackpressure.inc(),
     onError: (err) => deps.logger.error({ err }, 'realtime error'),
@@ -124,6 +122,6 @@ export function createApp(deps: AppDeps): App {
   // Errors are answered by problemMiddleware; this only sees what escapes koa itself.
   app.on('error', (err) => deps.logger.error({ err }, 'koa error'));
   // Routes served on node:http before Koa (edge.ts); each declines what it does not fully handle.
-  const edgeRoutes: EdgeRoute[] = [];
+  const edgeRoutes: EdgeRoute[] = [realtime.sseEdge(essentials)];
   return { listener: edgeListener(edgeRoutes, app.callback()), app, metrics, authCache, realtime };
 }

@@ -53,7 +53,7 @@ export interface Config {
   rateLimit: { rps: number; burst: number };
   /** Seconds an Idempotency-Key and its stored response are kept. */
   idempotencyTtlS: number;
-  realtime: { replayRate: number; replayWindowS: number; maxBufferBytes: number; acceptRate: number; acceptBurst: number };
+  realtime: { replayRate: number; replayWindowS: number; maxBufferBytes: number; writeDelayMs: number; acceptRate: number; acceptBurst: number };
 }
 
 export type ConfigResult = { ok: true; config: Config } | { ok: false; error: string };
@@ -165,6 +165,7 @@ export function parseConfig(env: Env): ConfigResult {
           replayRate: int(env, 'REPLAY_RATE', 1, 1, 100_000),
           replayWindowS: int(env, 'REPLAY_WINDOW_S', 300, 1, 86_400),
           maxBufferBytes: int(env, 'MAX_BUFFER_BYTES', 1024 * 1024, 1024, 1024 * 1024 * 1024),
+          writeDelayMs: int(env, 'WRITE_DELAY_MS', 0, 0, 1000),
           acceptRate: int(env, 'ACCEPT_RATE', 200, 1, 1_000_000),
           acceptBurst: int(env, 'ACCEPT_BURST', 400, 1, 1_000_000),
         },

@@ -11,15 +11,17 @@
 import { randomBytes } from 'node:crypto';
 import { connect, type Socket } from 'node:net';
 import WebSocket from 'ws';
+import { io, type Socket as SioSocket } from 'socket.io-client';
 import { bucketOf, newHist, nowUs, readStamp, type Stamp } from './realtime-hist';
 
 export type ClientCommand =
-  | { cmd: 'ws-open'; group: string; url: string; token: string; channels: string[]; concurrency: number; client: 'ws' | 'lean' }
+  | { cmd: 'ws-open'; group: string; url: string; token: string; channels: string[]; concurrency: number; client: 'ws' | 'lean' | 'sio' }
   | { cmd: 'sse-open'; group: string; host: string; port: number; token: string; paths: string[]; concurrency: number }
   | { cmd: 'run'; group: string; run: number; track: boolean }
   | { cmd: 'stats' }
   | { cmd: 'sample'; group: string }
   | { cmd: 'close'; group: string }
+  | { cmd: 'pause'; group: string }
   | { cmd: 'exit' };
 
 export interface OpenResult {
@@ -41,8 +43,10 @@ export interface ClientStats {
   closedInRun: number;
 }
 
+type Conn = WebSocket | Socket | SioSocket;
+
 interface Group {
-  conns: Set<WebSocket | Socket>;
+  conns: Set<Conn>;
   live: number;
   sample?: string;
 }
@@ -80,7 +84,7 @@ function onEvent(name: string, g: Group, data: Buffer): void {
   }
 }
 
-function onClose(name: string, g: Group, c: WebSocket | Socket): void {
+function onClose(name: string, g: Group, c: Conn): void {
   if (!g.conns.delete(c)) return;
   g.live--;
   if (current?.group === name) closedInRun++;
@@ -109,6 +113,38 @@ function openWs(name: string, url: string, token: string, channel: string): Prom
       ws.once('close', () => onClose(name, g, ws));
       resolve();
     });
+  });
+}
+
+/**
+ * A Socket.IO client (the Socket.IO peer, bench/baseline/socketio.ts): websocket transport
+ * only, one Manager per connection, no reconnection; `subscribe` acked by the server. The
+ * peer emits the service's message as an object: its note is the stamp.
+ */
+function openSio(name: string, url: string, channel: string): Promise<void> {
+  const g = groupOf(name);
+  return new Promise((resolve, reject) => {
+    const s = io(url, { transports: ['websocket'], forceNew: true, reconnection: false, timeout: 30_000 });
+    const timer = setTimeout(() => fail(new Error('no subscribe ack within 30 s')), 30_000);
+    const fail = (err: Error) => {
+      clearTimeout(timer);
+      s.disconnect();
+      reject(err);
+    };
+    s.once('connect_error', (err) => fail(err));
+    s.once('connect', () =>
+      s.emit('subscribe', channel, () => {
+        clearTimeout(timer);
+        g.conns.add(s);
+        g.live++;
+        s.on('message', (m: { order?: { note?: string } }) => {
+          const note = m?.order?.note;
+          if (typeof note === 'string') onEvent(name, g, Buffer.from(`"note":"${note}"`));
+        });
+        s.once('disconnect', () => onClose(name, g, s));
+        resolve();
+      }),
+    );
   });
 }
 
@@ -204,6 +240,8 @@ function openLeanWs(name: string, url: string, token: string, channel: string): 
   });
 }
 
+const BLANK = Buffer.from('\n\n');
+
 function openSse(name: string, host: string, port: number, token: string, path: string): Promise<void> {
   const g = groupOf(name);
   return new Promise((resolve, reject) => {
@@ -231,7 +269,21 @@ function openSse(name: string, host: string, port: number, token: string, path: 
       clearTimeout(timer);
       g.conns.add(s);
       g.live++;
-      s.on('data', () => undefined); // keep reading: heartbeats and events
+      // Keep reading: heartbeats and events; each complete event (up to its blank line) is counted.
+      let pending: Buffer | undefined;
+      const onData = (d: Buffer) => {
+        const b = pending ? Buffer.concat([pending, d]) : d;
+        pending = undefined;
+        let i = 0;
+        for (let end = b.indexOf(BLANK, i); end >= 0; end = b.indexOf(BLANK, i)) {
+          onEvent(name, g, b.subarray(i, end));
+          i = end + 2;
+        }
+        if (i < b.length) pending = Buffer.from(b.subarray(i));
+      };
+      const rest = Buffer.from(head.slice(head.indexOf('\r\n\r\n') + 4), 'latin1');
+      if (rest.length) onData(rest);
+      s.on('data', onData);
       s.once('close', () => onClose(name, g, s));
       resolve();
     };
@@ -267,6 +319,7 @@ async function closeGroup(name: string): Promise<void> {
   if (!g) return;
   for (const c of g.conns) {
     if (c instanceof WebSocket) c.terminate();
+    else if ('io' in c) c.disconnect();
     else c.destroy();
   }
   const deadline = Date.now() + 5000;
@@ -277,7 +330,7 @@ async function closeGroup(name: string): Promise<void> {
 async function handle(m: ClientCommand): Promise<unknown> {
   switch (m.cmd) {
     case 'ws-open':
-      return pool(m.channels.length, m.concurrency, (i) => (m.client === 'ws' ? openWs : openLeanWs)(m.group, m.url, m.token, m.channels[i]));
+      return pool(m.channels.length, m.concurrency, (i) => m.client === 'sio' ? openSio(m.group, m.url.replace(/^ws/, 'http').replace(/\/orders$/, ''), m.channels[i]) : (m.client === 'ws' ? openWs : openLeanWs)(m.group, m.url, m.token, m.channels[i]));
     case 'sse-open':
       return pool(m.paths.length, m.concurrency, (i) => openSse(m.group, m.host, m.port, m.token, m.paths[i]));
     case 'run':
@@ -299,6 +352,12 @@ async function handle(m: ClientCommand): Promise<unknown> {
       return groups.get(m.group)?.sample ?? null;
     case 'close':
       return closeGroup(m.group);
+    case 'pause': {
+      // Stalled clients: raw sockets (lean WebSocket, SSE) stop reading; the kernel's buffers fill.
+      let paused = 0;
+      for (const c of groups.get(m.group)?.conns ?? []) if (!(c instanceof WebSocket) && !('io' in c)) (c.pause(), paused++);
+      return paused;
+    }
     case 'exit':
       setImmediate(() => process.exit(0));
       return {};

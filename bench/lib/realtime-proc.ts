@@ -72,6 +72,13 @@ export function cpuUsOf(pid: number): number {
   return (Number(f[11]) + Number(f[12])) * 10_000;
 }
 
+/** User and system CPU time of `pid` in µs, apart (system: the kernel's share, e.g. socket writes). */
+export function cpuSplitOf(pid: number): { user: number; system: number } {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return { user: Number(f[11]) * 10_000, system: Number(f[12]) * 10_000 };
+}
+
 /** How many sockets `pid` holds open (connections and listeners of every kind). */
 export function socketsOf(pid: number): number {
   let n = 0;

@@ -70,7 +70,7 @@ export class Clients {
     };
   }
 
-  async openWs(group: string, srv: Running, token: string, channels: string[], client: 'ws' | 'lean'): Promise<OpenResult> {
+  async openWs(group: string, srv: Running, token: string, channels: string[], client: 'ws' | 'lean' | 'sio'): Promise<OpenResult> {
     const url = `${srv.url.replace(/^http/, 'ws')}/orders`;
     const parts = this.deal(channels);
     return Clients.sum(await this.all<OpenResult>((i) => ({ cmd: 'ws-open', group, url, token, channels: parts[i], concurrency: OPEN_CONCURRENCY, client })));

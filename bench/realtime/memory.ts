@@ -5,8 +5,8 @@ import { pidOfPort, rssOf } from '../lib/realtime-proc';
 import { type Running, startService } from '../lib/server';
 import { Clients } from './clients';
 import { type Row } from './rows';
-import { portOf, scrape, startRaw, tokenOf, withServer } from './servers';
-import { CONNECTIONS, ORDERS, SAMPLES, SERVICE_ENV, SETTLE_S, WARM_CONNECTIONS, log, median, sleep } from './settings';
+import { portOf, scrape, startPeer, startRaw, tokenOf, withServer } from './servers';
+import { CONNECTIONS, KINDS, ORDERS, PEERS, SAMPLES, SERVICE_ENV, SETTLE_S, WARM_CONNECTIONS, log, median, sleep } from './settings';
 // ---- memory -----------------------------------------------------------------------------------
 
 export interface MemSample {
@@ -34,13 +34,15 @@ export async function sampleMemory(srv: Running, pid: number): Promise<MemSample
   return { rss: median(rss), heap: median(heap) };
 }
 
-export async function idleMemory(clients: Clients, kind: 'ws' | 'sse', side: 'service' | 'baseline'): Promise<MemResult> {
-  return withServer(side === 'service' ? () => startService(SERVICE_ENV) : startRaw(kind), async (srv) => {
+export type MemSide = 'service' | 'baseline' | 'peer';
+
+export async function idleMemory(clients: Clients, kind: 'ws' | 'sse', side: MemSide): Promise<MemResult> {
+  return withServer(side === 'service' ? () => startService(SERVICE_ENV) : side === 'peer' ? startPeer(kind) : startRaw(kind), async (srv) => {
     const token = side === 'service' ? await tokenOf(srv) : 'none';
     const pid = pidOfPort(portOf(srv));
     const open = (group: string, n: number) =>
       kind === 'ws'
-        ? clients.openWs(group, srv, token, Array.from({ length: n }, (_, i) => `order:${(i % ORDERS) + 1}`), 'ws')
+        ? clients.openWs(group, srv, token, Array.from({ length: n }, (_, i) => `order:${(i % ORDERS) + 1}`), side === 'peer' ? 'sio' : 'ws')
         : clients.openSse(group, srv, token, Array.from({ length: n }, (_, i) => `/api/orders/${(i % ORDERS) + 1}/stream`));
     // Warm-up: the code paths of accepting, subscribing and closing run before the "before" sample.
     const warm = await open('warm', WARM_CONNECTIONS);
@@ -68,9 +70,10 @@ export const kb = (b: number) => `${(b / 1024).toFixed(1)} KB`;
 
 export async function memoryPhase(clients: Clients): Promise<Row[]> {
   const rows: Row[] = [];
-  for (const kind of ['ws', 'sse'] as const) {
+  for (const kind of KINDS) {
     const svc = await idleMemory(clients, kind, 'service');
     const base = await idleMemory(clients, kind, 'baseline');
+    const peer = PEERS ? await idleMemory(clients, kind, 'peer') : undefined;
     const label = kind === 'ws' ? 'WebSocket /orders' : 'SSE GET /api/orders/{id}/stream';
     const fig = (m: MemResult) => `${kb(m.rssPerConn)} RSS (heap ${kb(m.heapPerConn)}) per conn`;
     rows.push({
@@ -90,6 +93,23 @@ export async function memoryPhase(clients: Clients): Promise<Row[]> {
         `baseline RSS ${mb(base.before.rss)} -> ${mb(base.after.rss)} MB, heap ${mb(base.before.heap)} -> ${mb(base.after.heap)} MB` +
         `${base.open.failed ? `, ${base.open.failed} failed` : ''}`,
     });
+    if (peer) {
+      rows.push({
+        scenario: `${kind}-idle-memory-peer`,
+        service: `as ${kind}-idle-memory (same service run)`,
+        baseline:
+          kind === 'ws'
+            ? 'Socket.IO 4 (bench/baseline/socketio.ts: connectionStateRecovery on, websocket transport), socket.io-client connections joined to the same rooms'
+            : 'better-sse (bench/baseline/better-sse.ts): a session per stream registered to a channel per order',
+        serviceFig: fig(svc),
+        baselineFig: fig(peer),
+        ratio: svc.rssPerConn / peer.rssPerConn,
+        goal: 'reference: the library users would pick instead (ratio = service / peer, lower is better)',
+        notes:
+          `peer RSS ${mb(peer.before.rss)} -> ${mb(peer.after.rss)} MB, heap ${mb(peer.before.heap)} -> ${mb(peer.after.heap)} MB, opened ${peer.open.opened}` +
+          ` in ${(peer.open.ms / 1000).toFixed(1)} s${peer.open.failed ? `, ${peer.open.failed} failed (${peer.open.firstError})` : ''}, ${peer.live} open at the end`,
+      });
+    }
   }
   return rows;
 }

@@ -77,3 +77,6 @@ export async function withServer<T>(start: () => Promise<Running>, fn: (srv: Run
 }
 
 export const startRaw = (kind: 'ws' | 'sse') => () => startBaseline(kind === 'ws' ? 'ws-raw.ts' : 'sse-raw.ts', '/healthz');
+
+/** The libraries users would pick instead (bench/baseline): Socket.IO 4 for WebSocket, better-sse for SSE. */
+export const startPeer = (kind: 'ws' | 'sse') => () => startBaseline(kind === 'ws' ? 'socketio.ts' : 'better-sse.ts', '/healthz');

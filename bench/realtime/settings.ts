@@ -20,6 +20,18 @@ export const FANOUT = { connections: FANOUT_CONNECTIONS, seconds: SECONDS, round
 export const SLOW_CONNECTIONS = num('BENCH_RT_SLOW_CONNECTIONS', 1000);
 export const SLOW_RATE = num('BENCH_RT_SLOW_RATE', 20);
 export const SLOW_SECONDS = num('BENCH_RT_SLOW_SECONDS', 5);
+/** The transports of the memory and peers phases (`ws,sse`; one of them while exploring). */
+export const KINDS = (process.env.BENCH_RT_KINDS ?? 'ws,sse').split(',').map((k) => {
+  if (k !== 'ws' && k !== 'sse') throw new Error('BENCH_RT_KINDS is a comma-separated list of ws and sse');
+  return k;
+});
+/** Measure the peers (Socket.IO, better-sse) beside the bare baselines: BENCH_RT_PEERS=0 skips them. */
+export const PEERS = process.env.BENCH_RT_PEERS !== '0';
+/** The peer fan-out: subscribers of order:1 per server, writes/s, as the issue measured it. */
+export const PEER_CONNECTIONS = num('BENCH_RT_PEER_CONNECTIONS', 2000);
+export const PEER_RATE = num('BENCH_RT_PEER_RATE', 20);
+/** The service's WRITE_DELAY_MS in the peers phase's batched side. */
+export const PEER_WRITE_DELAY_MS = num('BENCH_RT_PEER_WRITE_DELAY_MS', 100);
 /** The WebSocket client of the fan-out and slow phases: `lean` (raw socket, minimal frame reader) or `ws`. */
 export const STREAM_CLIENT = (process.env.BENCH_RT_STREAM_CLIENT ?? 'lean') as 'ws' | 'lean';
 if (STREAM_CLIENT !== 'ws' && STREAM_CLIENT !== 'lean') throw new Error('BENCH_RT_STREAM_CLIENT must be lean or ws');

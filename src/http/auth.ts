@@ -12,10 +12,18 @@ declare module 'koa' {
 
 /** The bearer token of a request: the Authorization header, or `access_token` where a browser cannot send headers. */
 export function bearerToken(ctx: Context, allowQuery: boolean): string | undefined {
-  const h = ctx.get('authorization');
-  const m = /^Bearer +(\S+)$/i.exec(h);
+  return bearerTokenOf(ctx.get('authorization'), allowQuery ? ctx.query.access_token : undefined);
+}
+
+/**
+ * The same rule without Koa (routes served on node:http, edge.ts): the Authorization
+ * header, else `access_token` when it is one string (a repeated one is no token), as
+ * node's querystring parses it (Koa's `ctx.query`).
+ */
+export function bearerTokenOf(authorization: string | undefined, accessToken: unknown): string | undefined {
+  const m = /^Bearer +(\S+)$/i.exec(authorization ?? '');
   if (m) return m[1];
-  if (allowQuery && typeof ctx.query.access_token === 'string') return ctx.query.access_token;
+  if (typeof accessToken === 'string') return accessToken;
   return undefined;
 }
 

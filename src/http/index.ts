@@ -3,7 +3,7 @@
  * realtime, tests) may use. Cross-cutting middleware lives beside this file; the REST
  * binding of contracts/openapi.yaml lives in `rest/`.
  */
-export { accountForToken, authenticate, authenticateRequest, bearerToken } from './auth';
+export { accountForToken, authenticate, authenticateRequest, bearerToken, bearerTokenOf } from './auth';
 export { AuthCache } from './authCache';
 export { DEFAULT_BODY_LIMIT } from './body';
 export { corsMiddleware, parseCorsOrigins, simpleCors } from './cors';
@@ -12,6 +12,7 @@ export { HttpTimer, Metrics, metricsMiddleware } from './metrics';
 export { scrapeWholeInstance, serveInstanceMetrics } from './clusterMetrics';
 export { HttpProblem, httpProblem, problem, PROBLEM_MEDIA_TYPE, PROBLEMS, type Problem, type ProblemCode } from './problem';
 export { problemMiddleware } from './problemMiddleware';
+export { writeProblem } from './problemResponse';
 export { rateLimit, rateLimitHeaders } from './rateLimit';
 export { requestLog } from './requestLog';
 export { restRouter, type RestDeps, type HandlerContext } from './rest';

@@ -5,13 +5,15 @@
  */
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
-import type { Context, Middleware } from 'koa';
+import type { Middleware } from 'koa';
+import type { EdgeEssentials, EdgeRoute } from '../http';
 import type { Account, OrderEvent, Store } from '../store';
 import type { Bus } from '../bus';
 import { AcceptLimiter } from './acceptLimiter';
 import { TopicHub } from './hub';
 import { SlowPeers } from './slowPeers';
-import { SseStreams, sseMiddleware } from './sse';
+import { SseStreams, sseEdgeRoute, sseMiddleware } from './sse';
+import { WriteBatcher } from './writer';
 import { WsEndpoint } from './ws';
 
 export { TopicHub, type Subscriber } from './hub';
@@ -24,6 +26,8 @@ export interface RealtimeConfig {
   replayRate: number;
   replayWindowS: number;
   maxBufferBytes: number;
+  /** 0: every stream write goes out at once; > 0: writes are batched per connection for up to this long (writer.ts). */
+  writeDelayMs: number;
   acceptRate: number;
   acceptBurst: number;
 }
@@ -33,7 +37,7 @@ export interface RealtimeDeps {
   /** Brings every instance's committed events to this hub (MemoryBus in one process, RedisBus scaled out). */
   bus: Bus;
   config: RealtimeConfig;
-  authenticateCtx: (ctx: Context) => Promise<Account>;
+  /** Resolves a bearer token (header or `access_token`) or throws the 401 problem: WebSocket upgrades and SSE streams. */
   authenticateToken: (token: string | undefined) => Promise<Account>;
   onBackpressure?: () => void;
   onError?: (err: unknown) => void;
@@ -43,7 +47,10 @@ export interface RealtimeDeps {
 
 export interface Realtime {
   hub: TopicHub;
+  /** SSE streams behind Koa: what the edge route leaves to Koa (other methods: 405). */
   sse: Middleware;
+  /** SSE streams on node:http before Koa (http/edge.ts): no Koa context held per idle stream. */
+  sseEdge(essentials: EdgeEssentials): EdgeRoute;
   /** A committed write's event: to every instance's hub through the bus, this one first. */
   publish(event: OrderEvent): void;
   handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void;
@@ -65,14 +72,16 @@ export function createRealtime(deps: RealtimeDeps): Realtime {
   const now = deps.now ?? (() => performance.now());
   const limiter = new AcceptLimiter(config.acceptRate, config.acceptBurst, now);
   const slowPeers = new SlowPeers(now);
-  const streams = new SseStreams();
-  const common = { store: deps.store, hub, limiter, slowPeers, maxBufferBytes: config.maxBufferBytes, onBackpressure: deps.onBackpressure };
+  const batcher = config.writeDelayMs > 0 ? new WriteBatcher(config.writeDelayMs) : undefined;
+  const common = { store: deps.store, hub, limiter, slowPeers, maxBufferBytes: config.maxBufferBytes, batcher, onBackpressure: deps.onBackpressure };
+  const streams = new SseStreams({ ...common, authenticate: deps.authenticateToken, onError: deps.onError });
   const ws = new WsEndpoint({ ...common, authenticate: deps.authenticateToken, onError: deps.onError });
   const handleUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => ws.handleUpgrade(req, socket, head);
   return {
     hub,
     slowPeers,
-    sse: sseMiddleware({ ...common, authenticate: deps.authenticateCtx }, streams),
+    sse: sseMiddleware(streams),
+    sseEdge: (essentials) => sseEdgeRoute(streams, essentials),
     publish: (event) => deps.bus.publish(event),
     handleUpgrade,
     attach: (server) => void server.on('upgrade', handleUpgrade),

@@ -3,18 +3,30 @@
  * Last-Event-ID (or one `resync`), then live events; a comment heartbeat every 15 s
  * from one shared timer (no timer per connection). The server ends a stream only on
  * shutdown or backpressure. Errors before the stream starts are problem+json.
+ *
+ * Served on node:http before Koa (`sseEdgeRoute`, http/edge.ts): an idle stream is held
+ * for hours, and a Koa request that never finishes keeps its context, request, response,
+ * state and Koa's on-finished listeners for all that time (issue 13: 14.4 KB per idle
+ * stream against 10.7 KB for bare node:http). A stream here is one `SseStream` object
+ * (it is the hub's subscriber and holds its bounded writer), one entry in `open` and one
+ * 'close' listener. The Koa middleware (`sseMiddleware`) stays for what the edge leaves
+ * to Koa (other methods: 405; request targets the edge does not parse) and runs the
+ * same checks (`admit`) and the same stream (`startStream`).
  */
-import type { ServerResponse } from 'node:http';
-import type { Context, Middleware } from 'koa';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { parse as parseQuery } from 'node:querystring';
+import type { Middleware } from 'koa';
 import type { Account, Store } from '../store';
-import { httpProblem } from '../http';
+import { bearerTokenOf, httpProblem, HttpProblem, problem, writeProblem, type EdgeEssentials, type EdgeRoute } from '../http';
 import type { AcceptLimiter } from './acceptLimiter';
 import { resyncMessage, sseFrame, type Frame } from './frames';
 import type { Subscriber, TopicHub } from './hub';
 import type { SlowPeers } from './slowPeers';
-import { BoundedWriter } from './writer';
+import { BoundedWriter, type WriteBatcher } from './writer';
 
 export const SSE_PATH = /^\/api\/orders\/([^/]+)\/stream$/;
+/** The route template (metrics label). */
+export const SSE_ROUTE = '/api/orders/{orderId}/stream';
 const ORDER_ID = /^[1-9][0-9]{0,14}$/;
 const SEQ = /^(0|[1-9][0-9]{0,14})$/;
 export const SSE_RETRY_MS = 2000;
@@ -24,117 +36,226 @@ export interface SseDeps {
   store: Pick<Store, 'getOrder'>;
   hub: TopicHub;
   limiter: AcceptLimiter;
-  /** Bearer header or `access_token` (EventSource cannot send headers). */
-  authenticate: (ctx: Context) => Promise<Account>;
+  /** Resolves a bearer token (header, or `access_token`: EventSource cannot send headers), or throws the 401 problem. */
+  authenticate: (token: string | undefined) => Promise<Account>;
   maxBufferBytes: number;
+  /** Batches writes when WRITE_DELAY_MS > 0 (writer.ts). */
+  batcher?: WriteBatcher;
   slowPeers: SlowPeers;
   onBackpressure?: () => void;
+  /** A failure that is not the client's (the store, while checking the request): logged, answered 500. */
+  onError?: (err: unknown) => void;
 }
 
 const PING = Buffer.from(': ping\n\n');
 const RETRY = Buffer.from(`retry: ${SSE_RETRY_MS}\n\n`);
 
-/** One open stream: its writes go through its bounded queue (a slow consumer ends it). */
-interface OpenStream {
-  write(bytes: Buffer): void;
-  /** Drops what is queued; nothing more is written. */
-  stop(): void;
+/**
+ * One open stream: the hub's subscriber of its topic, writing through its bounded queue
+ * (a slow consumer ends it). Methods on a class rather than closures per stream: ten
+ * thousand idle streams share one set of functions.
+ */
+class SseStream implements Subscriber {
+  lastSeq = 0;
+  private readonly writer: BoundedWriter;
+  private closed = false;
+
+  constructor(
+    private readonly streams: SseStreams,
+    readonly res: ServerResponse,
+    private readonly orderId: number,
+  ) {
+    this.writer = new BoundedWriter(res, streams.deps.maxBufferBytes, streams.deps.batcher);
+  }
+
+  ack(): void {}
+
+  write(frame: Frame): void {
+    this.send(frame.sse);
+  }
+
+  resync(seq: number, reason: 'gap_too_old' | 'since_ahead'): void {
+    this.send(sseFrame(resyncMessage(this.orderId, seq, reason), seq));
+  }
+
+  /** A hole in delivery: the stream ends and the client resumes with Last-Event-ID. */
+  drop(): void {
+    this.end();
+  }
+
+  /** The topic could not be loaded: come back later. */
+  fail(): void {
+    this.end(RETRY);
+  }
+
+  send(bytes: Buffer): void {
+    if (this.closed) return;
+    if (this.writer.write(bytes) === 'slow') {
+      this.streams.deps.onBackpressure?.();
+      // The queue is dropped; the end of the response goes right behind what the kernel
+      // holds, and the client reconnects with Last-Event-ID and is replayed what it missed.
+      const socket = this.res.socket;
+      this.end(undefined, true);
+      // Like the WebSocket close: the connection ends behind the response (no keep-alive
+      // for a slow peer), and SlowPeers destroys it only if the peer never drains.
+      if (socket) {
+        socket.end();
+        this.streams.deps.slowPeers.add(socket);
+      }
+    }
+  }
+
+  /**
+   * Ends the stream (and its subscription); `last` goes behind what is already out. What
+   * waits for the write delay goes out first, unless the stream ends for being slow (then
+   * nothing queued is written: the end goes right behind what the kernel holds).
+   */
+  end(last?: Buffer, slow = false): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.streams.open.delete(this);
+    this.streams.deps.hub.unsubscribe(this.orderId, this);
+    if (!slow) this.writer.flushDelayed();
+    this.writer.stop();
+    this.res.end(last);
+  }
+
+  /** Shutdown: what is queued is dropped (the client resumes with Last-Event-ID), then `retry:` and the end. */
+  goAway(): void {
+    this.end(RETRY);
+  }
 }
 
 export class SseStreams {
-  /** Each open stream, by its response. */
-  readonly open = new Map<ServerResponse, OpenStream>();
+  /** Each open stream. */
+  readonly open = new Set<SseStream>();
   private readonly heartbeat: NodeJS.Timeout;
 
-  constructor(heartbeatMs = HEARTBEAT_MS) {
+  constructor(
+    readonly deps: SseDeps,
+    heartbeatMs = HEARTBEAT_MS,
+  ) {
     this.heartbeat = setInterval(() => {
-      for (const stream of this.open.values()) stream.write(PING); // a slow stream's ping waits its turn (or ends it)
+      for (const stream of this.open) stream.send(PING); // a slow stream's ping waits its turn (or ends it)
     }, heartbeatMs);
     this.heartbeat.unref();
   }
 
   /** Cuts every stream as a network failure would (tests, and operators shedding load). */
   dropAll(): void {
-    for (const res of this.open.keys()) res.destroy();
+    for (const stream of this.open) stream.res.destroy();
   }
 
   /** Shutdown: tell every client to come back (retry:) and end its stream. */
   close(): void {
     clearInterval(this.heartbeat);
-    for (const [res, stream] of this.open) {
-      stream.stop(); // what is queued is dropped: the client resumes with Last-Event-ID
-      res.end(RETRY);
-    }
+    for (const stream of this.open) stream.goAway();
     this.open.clear();
   }
 }
 
-export function sseMiddleware(deps: SseDeps, streams: SseStreams): Middleware {
+/** What a stream request carries, read from Koa's context or the raw request alike. */
+interface StreamRequest {
+  /** The path's order id segment (not yet checked). */
+  id: string;
+  authorization: string | undefined;
+  accessToken: unknown;
+  lastEventId: string | undefined;
+}
+
+interface Admitted {
+  orderId: number;
+  /** Last-Event-ID: the stream continues after it; undefined: live only. */
+  since: number | undefined;
+  revision: number;
+}
+
+/** The checks of a stream request, in the order the contract answers them (401, 404, 400, 503); a refusal throws its HttpProblem. */
+async function admit(deps: SseDeps, r: StreamRequest): Promise<Admitted> {
+  const account = await deps.authenticate(bearerTokenOf(r.authorization, r.accessToken));
+  if (!ORDER_ID.test(r.id)) throw httpProblem('NOT_FOUND', 'No such order');
+  const orderId = Number(r.id);
+  const order = await deps.store.getOrder(account.id, orderId);
+  if (!order) throw httpProblem('NOT_FOUND', 'No such order');
+  const lastEventId = r.lastEventId || undefined;
+  if (lastEventId !== undefined && !SEQ.test(lastEventId.trim())) throw httpProblem('BAD_REQUEST', 'Last-Event-ID must be a non-negative integer');
+  const admitted = deps.limiter.take();
+  if (!admitted.ok) {
+    throw httpProblem('SERVICE_UNAVAILABLE', 'Too many new connections: retry later', { 'Retry-After': String(admitted.retryAfterS) });
+  }
+  // Last-Event-ID 0 means "seen nothing": replay from seq 1, as WebSocket since 0 does.
+  return { orderId, since: lastEventId === undefined ? undefined : Number(lastEventId), revision: order.revision };
+}
+
+/** A shared listener (no closure per stream): the request's stream ends when its connection closes. */
+const streamOf = new WeakMap<IncomingMessage, SseStream>();
+function onRequestClose(this: IncomingMessage): void {
+  streamOf.get(this)?.end();
+}
+
+/** Writes the head and `retry:`, subscribes; resolves once the subscription is set up (replay written). */
+function startStream(streams: SseStreams, req: IncomingMessage, res: ServerResponse, requestId: string, a: Admitted): Promise<void> {
+  // The client may have gone while the request was checked: its 'close' has passed, so nothing would end the stream.
+  if (!res.socket || res.socket.destroyed) return Promise.resolve();
+  res.writeHead(200, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache, no-transform',
+    connection: 'keep-alive',
+    'x-accel-buffering': 'no',
+    'x-request-id': requestId,
+  });
+  const stream = new SseStream(streams, res, a.orderId);
+  stream.send(RETRY);
+  streams.open.add(stream);
+  streamOf.set(req, stream);
+  req.on('close', onRequestClose); // 'close' comes once; `on` spares the once-wrapper per stream
+  return streams.deps.hub.subscribe(a.orderId, a.since, stream, a.revision);
+}
+
+/** The stream route on node:http (edge.ts): GET on the stream path; anything else goes on to Koa. */
+export function sseEdgeRoute(streams: SseStreams, essentials: EdgeEssentials): EdgeRoute {
+  return (req, res, next) => {
+    const url = req.url ?? '';
+    const q = url.indexOf('?');
+    const path = q < 0 ? url : url.slice(0, q);
+    const m = req.method === 'GET' ? SSE_PATH.exec(path) : null;
+    if (!m) return next();
+    const begun = essentials.begin(req, res);
+    const vary = essentials.vary('');
+    if (vary) res.setHeader('Vary', vary);
+    const r: StreamRequest = {
+      id: m[1],
+      authorization: req.headers.authorization,
+      accessToken: q < 0 ? undefined : parseQuery(url.slice(q + 1)).access_token,
+      lastEventId: req.headers['last-event-id'] as string | undefined,
+    };
+    admit(streams.deps, r)
+      .then(
+        (a) => startStream(streams, req, res, begun.id, a).then(() => 200),
+        (err: unknown) => {
+          if (res.headersSent) return res.statusCode;
+          const refusal = err instanceof HttpProblem ? err : new HttpProblem(problem('INTERNAL'));
+          if (refusal !== err) streams.deps.onError?.(err);
+          writeProblem(res, refusal);
+          return refusal.status;
+        },
+      )
+      .then(
+        (status) => essentials.end(req, SSE_ROUTE, status, begun, path),
+        (err: unknown) => streams.deps.onError?.(err),
+      );
+  };
+}
+
+/** The same stream behind Koa, for the requests the edge leaves to it (other methods: 405 with Allow). */
+export function sseMiddleware(streams: SseStreams): Middleware {
   return async function sse(ctx, next) {
     const m = SSE_PATH.exec(ctx.path);
     if (!m) return next();
-    ctx.state.route = '/api/orders/{orderId}/stream';
+    ctx.state.route = SSE_ROUTE;
     if (ctx.method !== 'GET') throw httpProblem('METHOD_NOT_ALLOWED', `${ctx.method} is not allowed here`, { Allow: 'GET' });
-    const account = await deps.authenticate(ctx);
-    if (!ORDER_ID.test(m[1])) throw httpProblem('NOT_FOUND', 'No such order');
-    const orderId = Number(m[1]);
-    const order = await deps.store.getOrder(account.id, orderId);
-    if (!order) throw httpProblem('NOT_FOUND', 'No such order');
-    const lastEventId = ctx.get('last-event-id') || undefined;
-    if (lastEventId !== undefined && !SEQ.test(lastEventId.trim())) throw httpProblem('BAD_REQUEST', 'Last-Event-ID must be a non-negative integer');
-    const admitted = deps.limiter.take();
-    if (!admitted.ok) {
-      throw httpProblem('SERVICE_UNAVAILABLE', 'Too many new connections: retry later', { 'Retry-After': String(admitted.retryAfterS) });
-    }
-
-    const res = ctx.res;
+    const a = await admit(streams.deps, { id: m[1], authorization: ctx.get('authorization'), accessToken: ctx.query.access_token, lastEventId: ctx.get('last-event-id') });
     ctx.respond = false; // Koa lets go: this response is a stream we write ourselves
-    res.writeHead(200, {
-      'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-cache, no-transform',
-      connection: 'keep-alive',
-      'x-accel-buffering': 'no',
-      'x-request-id': ctx.response.get('x-request-id'),
-    });
-    const writer = new BoundedWriter(res, deps.maxBufferBytes);
-    writer.write(RETRY);
-
-    let closed = false;
-    const end = (last?: Buffer) => {
-      if (closed) return;
-      closed = true;
-      streams.open.delete(res);
-      deps.hub.unsubscribe(orderId, sub);
-      writer.stop();
-      res.end(last);
-    };
-    const write = (bytes: Buffer) => {
-      if (closed) return;
-      if (writer.write(bytes) === 'slow') {
-        deps.onBackpressure?.();
-        // The queue is dropped; the end of the response goes right behind what the kernel
-        // holds, and the client reconnects with Last-Event-ID and is replayed what it missed.
-        const socket = res.socket;
-        end();
-        // Like the WebSocket close: the connection ends behind the response (no keep-alive
-        // for a slow peer), and SlowPeers destroys it only if the peer never drains.
-        if (socket) {
-          socket.end();
-          deps.slowPeers.add(socket);
-        }
-      }
-    };
-    streams.open.set(res, { write, stop: () => writer.stop() });
-    const sub: Subscriber = {
-      lastSeq: 0,
-      ack: () => undefined,
-      write: (frame: Frame) => write(frame.sse),
-      resync: (seq, reason) => write(sseFrame(resyncMessage(orderId, seq, reason), seq)),
-      drop: () => end(),
-      fail: () => end(RETRY), // the topic could not be loaded: come back later
-    };
-    ctx.req.once('close', () => end());
-    // Last-Event-ID 0 means "seen nothing": replay from seq 1, as WebSocket since 0 does.
-    await deps.hub.subscribe(orderId, lastEventId === undefined ? undefined : Number(lastEventId), sub, order.revision);
+    await startStream(streams, ctx.req, ctx.res, ctx.response.get('x-request-id'), a);
   };
 }

@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import fc from 'fast-check';
-import { BoundedWriter, type Sink } from './writer';
+import { BoundedWriter, WriteBatcher, type Sink } from './writer';
 
 /** A socket whose kernel takes what the test says: `accept(n)` drains n bytes and emits 'drain' as Node does. */
 class FakeSink extends EventEmitter {
@@ -13,8 +13,11 @@ class FakeSink extends EventEmitter {
   pending: Buffer[] = [];
   corked = 0;
   writes = 0;
+  /** Writes made while corked (they leave in one system call when uncorked). */
+  corkedWrites = 0;
   write(b: Buffer): boolean {
     this.writes++;
+    if (this.corked > 0) this.corkedWrites++;
     this.pending.push(b);
     this.writableLength += b.length;
     if (this.writableLength >= this.highWaterMark) this.writableNeedDrain = true;
@@ -98,6 +101,82 @@ describe('BoundedWriter', () => {
         // whatever was accepted arrives in order and whole, until the slow close
         expect(Buffer.concat(written).subarray(0, Buffer.concat(s.delivered).length).equals(Buffer.concat(s.delivered))).toBe(true);
       }),
+    );
+  });
+});
+
+describe('WriteBatcher (WRITE_DELAY_MS)', () => {
+  /** A batcher whose timer the test fires (`fire`), counting how many were set. */
+  const manual = (delayMs = 50) => {
+    const timers: (() => void)[] = [];
+    const batcher = new WriteBatcher(delayMs, (fn) => (timers.push(fn), {}));
+    return { batcher, timers, fire: () => timers.splice(0).forEach((fn) => fn()) };
+  };
+
+  it('holds writes until the delay is up, then hands each connection its queue in one corked batch, in order', () => {
+    const { batcher, timers, fire } = manual();
+    const [a, b] = [new FakeSink(), new FakeSink()];
+    const [wa, wb] = [new BoundedWriter(sinkOf(a), 1000, batcher), new BoundedWriter(sinkOf(b), 1000, batcher)];
+    for (let i = 0; i < 3; i++) {
+      expect(wa.write(Buffer.alloc(10, i))).toBe('ok');
+      expect(wb.write(Buffer.alloc(5, i))).toBe('ok');
+    }
+    expect([a.writes, b.writes]).toEqual([0, 0]);
+    expect(timers).toHaveLength(1); // one timer for every connection, not one each
+    expect(wa.heldBytes).toBe(30);
+    fire();
+    expect([a.writes, a.corkedWrites, a.corked, b.corkedWrites]).toEqual([3, 3, 0, 3]);
+    a.accept();
+    expect(Buffer.concat(a.delivered)).toEqual(Buffer.concat([0, 1, 2].map((i) => Buffer.alloc(10, i))));
+    wa.write(Buffer.alloc(1));
+    expect(timers).toHaveLength(1); // the next window
+  });
+
+  it('the bound holds while writes wait: over maxBytes is slow and the queue is dropped; a closing connection sends nothing more', () => {
+    const { batcher, fire } = manual();
+    const s = new FakeSink();
+    const w = new BoundedWriter(sinkOf(s), 100, batcher);
+    expect(w.write(Buffer.alloc(60))).toBe('ok');
+    expect(w.write(Buffer.alloc(60))).toBe('slow');
+    fire();
+    expect(s.writes).toBe(0);
+    let open = true;
+    const c = new FakeSink();
+    const wc = new BoundedWriter(sinkOf(c), 100, batcher, () => open);
+    wc.write(Buffer.alloc(10));
+    open = false; // e.g. the WebSocket's close frame went out meanwhile
+    fire();
+    expect(c.writes).toBe(0);
+  });
+
+  it('whatever the schedule of writes, timer and drains: at most maxBytes held, and what arrives is what was written, in order (generated)', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 50, max: 2000 }),
+        fc.array(fc.oneof(fc.integer({ min: 1, max: 300 }), fc.constant('drain' as const), fc.constant('timer' as const)), { maxLength: 200 }),
+        (max, ops) => {
+          const { batcher, fire } = manual();
+          const s = new FakeSink();
+          const w = new BoundedWriter(sinkOf(s), max, batcher);
+          const written: Buffer[] = [];
+          let n = 0;
+          for (const op of ops) {
+            if (op === 'drain') s.accept();
+            else if (op === 'timer') fire();
+            else {
+              const b = Buffer.alloc(op, n++ % 256);
+              const r = w.write(b);
+              if (r !== 'ok') break;
+              written.push(b);
+            }
+            expect(w.heldBytes).toBeLessThanOrEqual(Math.max(max, s.highWaterMark + 300));
+          }
+          for (let i = 0; i < 3; i++) (fire(), s.accept());
+          const got = Buffer.concat(s.delivered);
+          expect(Buffer.concat(written).subarray(0, got.length).equals(got)).toBe(true);
+          if (!w.stopped) expect(got.length).toBe(Buffer.concat(written).length); // nothing lost while the connection lives
+        },
+      ),
     );
   });
 });

@@ -20,7 +20,7 @@ import type { AcceptLimiter } from './acceptLimiter';
 import { resyncMessage, topicOf, wsFrame, type Frame } from './frames';
 import type { Subscriber, TopicHub } from './hub';
 import type { SlowPeers } from './slowPeers';
-import { BoundedWriter } from './writer';
+import { BoundedWriter, type WriteBatcher } from './writer';
 
 export const WS_PATH = '/orders';
 const SEQ = /^(0|[1-9][0-9]{0,14})$/;
@@ -39,6 +39,8 @@ export interface WsDeps {
   /** Resolves a bearer token (header or access_token), or throws a problem with status 401. */
   authenticate: (token: string | undefined) => Promise<Account>;
   maxBufferBytes: number;
+  /** Batches writes when WRITE_DELAY_MS > 0 (writer.ts). */
+  batcher?: WriteBatcher;
   onBackpressure?: () => void;
   onError?: (err: unknown) => void;
 }
@@ -106,7 +108,9 @@ export class WsEndpoint {
   }
 
   private connection(ws: WebSocket, socket: Duplex, account: Account, urlSince: number | undefined): void {
-    const writer = new BoundedWriter(socket, this.deps.maxBufferBytes);
+    // A delayed batch must not follow the close frame of a closing handshake: it waits until dropped.
+    const batcher = this.deps.batcher;
+    const writer = new BoundedWriter(socket, this.deps.maxBufferBytes, batcher, batcher && (() => ws.readyState === ws.OPEN));
     const unsubscribeAll = () => {
       for (const [orderId, sub] of conn.subs) this.deps.hub.unsubscribe(orderId, sub);
       conn.subs.clear();
