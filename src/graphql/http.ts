@@ -173,7 +173,8 @@ export function graphqlMiddleware(deps: GraphqlDeps): Middleware {
     parseRequestParams: readParams,
     async onSubscribe(req, params) {
       const { accept, account } = req.context;
-      const resolved = await resolveOperation(params, limits.persisted, deps.manifest, deps.registry);
+      const resolving = resolveOperation(params, limits.persisted, deps.manifest, deps.registry);
+      const resolved = resolving instanceof Promise ? await resolving : resolving; // no hop when the answer is in process
       if (!resolved.ok) return errorResponse(accept, resolved.status, resolved.code, resolved.message);
       const prepared = documents.prepare(resolved.text);
       if (!prepared.ok) return errorResponse(accept, 400, GRAPHQL_CODES.PARSE_FAILED, prepared.parseError.message);
