@@ -190,7 +190,8 @@ export function graphqlMiddleware(deps: GraphqlDeps): Middleware {
       if (resolved.register) await deps.registry.set(resolved.register, resolved.text);
       if (deps.costBudget) {
         // Charged after validation, before any resolver: a throttled operation runs nothing.
-        const charge = await deps.costBudget.charge(account.id, schema, document, op, params.variables);
+        const charging = deps.costBudget.charge(account.id, schema, document, op, params.variables);
+        const charge = charging instanceof Promise ? await charging : charging;
         if (!charge.admitted) return [charge.body, { status: 429, statusText: 'Too Many Requests', headers: { 'content-type': mediaTypeFor(accept), 'retry-after': String(charge.retryAfterS) } }];
         req.context.cost = charge.cost;
       }
@@ -208,7 +209,10 @@ export function graphqlMiddleware(deps: GraphqlDeps): Middleware {
       if (!('data' in result) || (result as ExecutionResult).data === undefined) {
         return [errorsBody(result.errors ?? [], GRAPHQL_CODES.BAD_USER_INPUT, cost && { cost }), { status: 400, statusText: 'Bad Request', headers: { 'content-type': mediaTypeFor(req.context.accept) } }];
       }
-      return cost ? { ...(result as ExecutionResult), extensions: { ...(result as ExecutionResult).extensions, cost } } : undefined;
+      // Set on the execution's own fresh result rather than copied into a new one: a spread
+      // copy made JSON.stringify of the response ~1.5 µs slower (a dictionary-mode object).
+      if (cost) (result as ExecutionResult).extensions = { ...(result as ExecutionResult).extensions, cost };
+      return undefined;
     },
   });
 
