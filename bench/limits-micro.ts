@@ -38,7 +38,7 @@ async function main() {
   const on = await cpuPerCall(async () => {
     const charging = budget.charge(1, schema, doc, op, undefined);
     const charge = charging instanceof Promise ? await charging : charging;
-    const r: { extensions?: unknown } = result();
+    const r: { data: unknown; extensions?: unknown } = result();
     r.extensions = { cost: charge.cost };
     return JSON.stringify(r);
   });
