@@ -262,7 +262,8 @@ export function graphqlMiddleware(deps: GraphqlDeps): Middleware {
       // No account (401): no bucket to report.
       return answer(account ? await withUnpricedCost(refused, account) : refused);
     }
-    const context: RequestContext = { account, accept, contentType: ctx.get('content-type') || undefined };
+    // `cost` present from the start (set when charged): one object shape for every request.
+    const context: RequestContext = { account, accept, contentType: ctx.get('content-type') || undefined, cost: undefined };
     const response = await handle({ method: ctx.method, url: ctx.url, headers: ctx.headers, body, raw: ctx.req, context });
     answer(context.cost || !deps.costBudget ? response : await withUnpricedCost(response, account));
   };
