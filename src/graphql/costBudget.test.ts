@@ -46,6 +46,19 @@ describe('costBudget', () => {
     );
   });
 
+  it('prices the same operation node anew for each variable set (the price is remembered per node and variables, generated)', async () => {
+    const doc = parse(OPS[2][0]);
+    const op = getOperationAST(doc)!;
+    const budget = costBudget({ buckets: new MemoryBuckets(() => 1000), budget: 1_000_000, restoreRate: 1 });
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.nat({ max: 40 }), { minLength: 1, maxLength: 40 }), async (ns) => {
+        for (const n of ns) expect((await budget.charge(1, contractSchema, doc, op, { n })).cost.requestedQueryCost).toBe(2 + n * 4);
+        expect((await budget.charge(1, contractSchema, doc, op, {})).cost.requestedQueryCost).toBe(2 + 10 * 4); // no `first`: the list factor
+      }),
+      { numRuns: 30 },
+    );
+  });
+
   it('keeps accounts apart', async () => {
     const budget = costBudget({ buckets: new MemoryBuckets(() => 1000), budget: 20, restoreRate: 1 });
     const doc = parse(OPS[1][0]);

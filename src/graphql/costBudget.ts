@@ -12,9 +12,14 @@
  *
  * One function called from the request path (`charge`), kept apart from http.ts so the
  * GraphQL-over-HTTP handler stays the protocol core.
+ *
+ * Per-request cost (issue 18: under 5 % of a request): pricing walks the operation
+ * against the schema (~4 µs for the benchmark query), so the price is remembered per
+ * operation node and variables (a cached document hands back the same node); `status`
+ * reads a bucket without charging it, for responses refused before pricing.
  */
 import { GraphQLError, Kind, type DocumentNode, type FragmentDefinitionNode, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
-import type { Buckets } from '../limits';
+import type { Buckets, TakeResult } from '../limits';
 import { operationCost } from './costRule';
 import { GRAPHQL_CODES } from './errors';
 import type { RawVariables } from './selection';
@@ -38,6 +43,16 @@ export type Charge =
 
 const fragmentsOf = new WeakMap<DocumentNode, Map<string, FragmentDefinitionNode>>();
 
+/** Prices remembered per operation node, keyed by the variables' JSON ('' for none): a few sets each, like the verdict cache. */
+const pricesOf = new WeakMap<OperationDefinitionNode, { schema: GraphQLSchema; prices: Map<string, number> }>();
+const PRICES_PER_OPERATION = 16;
+const PRICE_MAX_KEY_CHARS = 16 * 1024;
+
+const hasKeys = (o: object): boolean => {
+  for (const _ in o) return true;
+  return false;
+};
+
 /** The document's fragments by name, once per (cached) document. */
 function fragments(document: DocumentNode): Map<string, FragmentDefinitionNode> {
   let known = fragmentsOf.get(document);
@@ -48,25 +63,56 @@ function fragments(document: DocumentNode): Map<string, FragmentDefinitionNode> 
   return known;
 }
 
+/** The operation's exact cost (costRule.ts's formula), computed once per operation node and variable set. */
+function priceOf(schema: GraphQLSchema, document: DocumentNode, op: OperationDefinitionNode, variables: RawVariables): number {
+  const key = variables == null || !hasKeys(variables) ? '' : JSON.stringify(variables);
+  let known = pricesOf.get(op);
+  if (known && known.schema !== schema) known = undefined; // priced against another schema: not reused
+  const hit = known?.prices.get(key);
+  if (hit !== undefined) return hit;
+  const frags = fragments(document);
+  const price = operationCost({ getSchema: () => schema, getFragment: (name) => frags.get(name) ?? null }, op, variables);
+  if (key.length <= PRICE_MAX_KEY_CHARS) {
+    if (!known) pricesOf.set(op, (known = { schema, prices: new Map() }));
+    if (known.prices.size >= PRICES_PER_OPERATION) known.prices.delete(known.prices.keys().next().value!); // oldest first
+    known.prices.set(key, price);
+  }
+  return price;
+}
+
 export function costBudget({ buckets, budget, restoreRate }: CostBudgetOptions) {
   const policy = { capacity: budget, ratePerSec: restoreRate };
+  const extension = (requested: number, remaining: number): CostExtension => ({
+    requestedQueryCost: requested,
+    throttleStatus: { maximumAvailable: budget, currentlyAvailable: remaining, restoreRate },
+  });
+  function verdict(requested: number, taken: TakeResult): Charge {
+    const cost = extension(requested, taken.remaining);
+    if (taken.admitted) return { admitted: true, cost };
+    const retryAfterS = Math.max(1, Math.ceil(taken.retryAfterMs / 1000));
+    const pointsNeeded = requested - taken.remaining;
+    const error = new GraphQLError(`Throttled: this operation costs ${requested} points and ${taken.remaining} are available; ${restoreRate} are restored per second, retry after ${retryAfterS} s`, {
+      extensions: { code: GRAPHQL_CODES.THROTTLED, requestedQueryCost: requested, pointsNeeded, retryAfterSeconds: retryAfterS },
+    });
+    return { admitted: false, cost, retryAfterS, body: JSON.stringify({ errors: [error.toJSON()], extensions: { cost } }) };
+  }
+  /** A take of `cost` points: no promise when the buckets are in this process. */
+  const take = <T>(accountId: number, cost: number, then: (taken: TakeResult) => T): T | Promise<T> => {
+    const key = `gql:${accountId}`;
+    return buckets.takeNow ? then(buckets.takeNow(key, cost, policy)) : buckets.take(key, cost, policy).then(then);
+  };
   return {
     /** Charges one validated operation to the account's bucket. */
-    async charge(accountId: number, schema: GraphQLSchema, document: DocumentNode, op: OperationDefinitionNode, variables: RawVariables): Promise<Charge> {
-      const frags = fragments(document);
-      const requested = operationCost({ getSchema: () => schema, getFragment: (name) => frags.get(name) ?? null }, op, variables);
-      const taken = await buckets.take(`gql:${accountId}`, requested, policy);
-      const cost: CostExtension = {
-        requestedQueryCost: requested,
-        throttleStatus: { maximumAvailable: budget, currentlyAvailable: taken.remaining, restoreRate },
-      };
-      if (taken.admitted) return { admitted: true, cost };
-      const retryAfterS = Math.max(1, Math.ceil(taken.retryAfterMs / 1000));
-      const pointsNeeded = requested - taken.remaining;
-      const error = new GraphQLError(`Throttled: this operation costs ${requested} points and ${taken.remaining} are available; ${restoreRate} are restored per second, retry after ${retryAfterS} s`, {
-        extensions: { code: GRAPHQL_CODES.THROTTLED, requestedQueryCost: requested, pointsNeeded, retryAfterSeconds: retryAfterS },
-      });
-      return { admitted: false, cost, retryAfterS, body: JSON.stringify({ errors: [error.toJSON()], extensions: { cost } }) };
+    charge(accountId: number, schema: GraphQLSchema, document: DocumentNode, op: OperationDefinitionNode, variables: RawVariables): Charge | Promise<Charge> {
+      const requested = priceOf(schema, document, op, variables);
+      return take(accountId, requested, (taken) => verdict(requested, taken));
+    },
+    /**
+     * The account's bucket as it stands, charging nothing (a take of 0 points): the
+     * `extensions.cost` of a response refused before pricing (`requestedQueryCost` 0).
+     */
+    status(accountId: number): CostExtension | Promise<CostExtension> {
+      return take(accountId, 0, (taken) => extension(0, taken.remaining));
     },
   };
 }

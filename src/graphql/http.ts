@@ -173,7 +173,8 @@ export function graphqlMiddleware(deps: GraphqlDeps): Middleware {
     parseRequestParams: readParams,
     async onSubscribe(req, params) {
       const { accept, account } = req.context;
-      const resolved = await resolveOperation(params, limits.persisted, deps.manifest, deps.registry);
+      const resolving = resolveOperation(params, limits.persisted, deps.manifest, deps.registry);
+      const resolved = resolving instanceof Promise ? await resolving : resolving; // no hop when the answer is in process
       if (!resolved.ok) return errorResponse(accept, resolved.status, resolved.code, resolved.message);
       const prepared = documents.prepare(resolved.text);
       if (!prepared.ok) return errorResponse(accept, 400, GRAPHQL_CODES.PARSE_FAILED, prepared.parseError.message);
@@ -189,9 +190,10 @@ export function graphqlMiddleware(deps: GraphqlDeps): Middleware {
       if (resolved.register) await deps.registry.set(resolved.register, resolved.text);
       if (deps.costBudget) {
         // Charged after validation, before any resolver: a throttled operation runs nothing.
-        const charge = await deps.costBudget.charge(account.id, schema, document, op, params.variables);
-        if (!charge.admitted) return [charge.body, { status: 429, statusText: 'Too Many Requests', headers: { 'content-type': mediaTypeFor(accept), 'retry-after': String(charge.retryAfterS) } }];
+        const charging = deps.costBudget.charge(account.id, schema, document, op, params.variables);
+        const charge = charging instanceof Promise ? await charging : charging;
         req.context.cost = charge.cost;
+        if (!charge.admitted) return [charge.body, { status: 429, statusText: 'Too Many Requests', headers: { 'content-type': mediaTypeFor(accept), 'retry-after': String(charge.retryAfterS) } }];
       }
       return {
         schema,
@@ -207,9 +209,33 @@ export function graphqlMiddleware(deps: GraphqlDeps): Middleware {
       if (!('data' in result) || (result as ExecutionResult).data === undefined) {
         return [errorsBody(result.errors ?? [], GRAPHQL_CODES.BAD_USER_INPUT, cost && { cost }), { status: 400, statusText: 'Bad Request', headers: { 'content-type': mediaTypeFor(req.context.accept) } }];
       }
-      return cost ? { ...(result as ExecutionResult), extensions: { ...(result as ExecutionResult).extensions, cost } } : undefined;
+      // Set on the execution's own fresh result rather than copied into a new one: a spread
+      // copy made JSON.stringify of the response ~1.5 µs slower (a dictionary-mode object).
+      if (cost) (result as ExecutionResult).extensions = { ...(result as ExecutionResult).extensions, cost };
+      return undefined;
     },
   });
+
+  /**
+   * With the budget on, a response refused before pricing (bad parameters or body, APQ
+   * miss, parse or validation error, unknown operation name) still carries
+   * `extensions.cost`: `requestedQueryCost` 0 (nothing was charged) and the account's
+   * bucket as it stands, read without charging. Error paths only: a priced response
+   * already has it (onSubscribe, onOperation). Bodiless answers (405, 406) have none.
+   */
+  async function withUnpricedCost(response: Response, account: Account): Promise<Response> {
+    const [body, init] = response;
+    if (!deps.costBudget || typeof body !== 'string') return response;
+    let json: unknown;
+    try {
+      json = JSON.parse(body);
+    } catch {
+      return response;
+    }
+    if (!isObject(json)) return response;
+    const cost = await deps.costBudget.status(account.id);
+    return [JSON.stringify({ ...json, extensions: { ...(isObject(json.extensions) ? json.extensions : {}), cost } }), init];
+  }
 
   return async function graphql(ctx, next) {
     if (ctx.path !== GRAPHQL_PATH) return next();
@@ -223,7 +249,7 @@ export function graphqlMiddleware(deps: GraphqlDeps): Middleware {
       for (const [k, v] of Object.entries(init.headers ?? {})) ctx.set(k, v);
       deps.onOutcome?.(outcomeOf(init.status, body));
     };
-    let account: Account;
+    let account: Account | undefined;
     let body: string | null = null;
     try {
       account = await deps.authenticate(ctx);
@@ -232,17 +258,13 @@ export function graphqlMiddleware(deps: GraphqlDeps): Middleware {
       // The 401 (with its challenge), 413 and 400 problems, in GraphQL's shape.
       if (!(err instanceof HttpProblem) || err.status >= 500) throw err;
       const code = err.status === 401 ? GRAPHQL_CODES.UNAUTHENTICATED : GRAPHQL_CODES.BAD_REQUEST;
-      return answer(errorResponse(accept, err.status, code, err.problem.detail ?? err.problem.title, err.headers));
+      const refused = errorResponse(accept, err.status, code, err.problem.detail ?? err.problem.title, err.headers);
+      // No account (401): no bucket to report.
+      return answer(account ? await withUnpricedCost(refused, account) : refused);
     }
-    answer(
-      await handle({
-        method: ctx.method,
-        url: ctx.url,
-        headers: ctx.headers,
-        body,
-        raw: ctx.req,
-        context: { account, accept, contentType: ctx.get('content-type') || undefined },
-      }),
-    );
+    // `cost` present from the start (set when charged): one object shape for every request.
+    const context: RequestContext = { account, accept, contentType: ctx.get('content-type') || undefined, cost: undefined };
+    const response = await handle({ method: ctx.method, url: ctx.url, headers: ctx.headers, body, raw: ctx.req, context });
+    answer(context.cost || !deps.costBudget ? response : await withUnpricedCost(response, account));
   };
 }

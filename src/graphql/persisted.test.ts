@@ -24,6 +24,17 @@ describe('resolveOperation: apq', () => {
     expect(await resolveOperation({ extensions: pq(h) }, 'apq', {}, reg)).toEqual({ ok: true, text: Q });
   });
 
+  it('answers a hash this process holds (registered or in the manifest) and a text synchronously: no promise, no hop', async () => {
+    const reg = new LruRegistry();
+    await reg.set(sha256Hex(Q), Q);
+    const [hash, text] = Object.entries(manifest)[0];
+    expect(resolveOperation({ extensions: pq(sha256Hex(Q)) }, 'apq', manifest, reg)).toEqual({ ok: true, text: Q });
+    expect(resolveOperation({ extensions: pq(hash) }, 'apq', manifest, reg)).toEqual({ ok: true, text });
+    expect(resolveOperation({ query: Q }, 'apq', manifest, reg)).toEqual({ ok: true, text: Q });
+    // only an unknown hash asks the registry (Redis when scaled out)
+    expect(resolveOperation({ extensions: pq(sha256Hex(`${Q} `)) }, 'apq', manifest, reg)).toBeInstanceOf(Promise);
+  });
+
   it('a text whose SHA-256 differs from the hash is a 400, for every other text (generated)', async () => {
     await fc.assert(
       fc.asyncProperty(fc.string(), async (other) => {

@@ -33,20 +33,26 @@ function persistedQueryOf(extensions: unknown): { present: false } | { present: 
   if (typeof pq !== 'object') return { present: true, error: 'extensions.persistedQuery must be an object' };
   const { version, sha256Hash } = pq as Record<string, unknown>;
   if (version !== 1) return { present: true, error: 'Only persisted query version 1 is supported' };
-  if (typeof sha256Hash !== 'string' || !HASH.test(sha256Hash.toLowerCase())) {
-    return { present: true, error: 'extensions.persistedQuery.sha256Hash must be a hex SHA-256' };
-  }
-  return { present: true, hash: sha256Hash.toLowerCase() };
+  const hash = typeof sha256Hash === 'string' ? sha256Hash.toLowerCase() : undefined;
+  if (hash === undefined || !HASH.test(hash)) return { present: true, error: 'extensions.persistedQuery.sha256Hash must be a hex SHA-256' };
+  return { present: true, hash };
 }
 
 const fail = (status: 200 | 400, code: GraphqlCode, message: string): Resolution => ({ ok: false, status, code, message });
 
-export async function resolveOperation(
+/**
+ * Synchronous whenever the answer is in this process (text sent, the manifest, or the
+ * registry's `peek`): only a hash this process has not seen waits for `registry.get`
+ * (Redis when scaled out). A registered hash-only request thus does no more than a
+ * text request: a header check and two map lookups (registry, then the document cache
+ * keyed by the very string the registry holds).
+ */
+export function resolveOperation(
   params: { query?: string; extensions?: unknown },
   mode: PersistedMode,
   manifest: Readonly<Record<string, string>>,
   registry: PersistedQueryRegistry,
-): Promise<Resolution> {
+): Resolution | Promise<Resolution> {
   const pq = persistedQueryOf(params.extensions);
   if (pq.present && 'error' in pq) return fail(400, GRAPHQL_CODES.BAD_REQUEST, pq.error);
   const text = params.query === '' ? undefined : params.query;
@@ -70,7 +76,7 @@ export async function resolveOperation(
     if (sha256Hex(text) !== pq.hash) return fail(400, GRAPHQL_CODES.PERSISTED_QUERY_HASH_MISMATCH, 'provided sha does not match query');
     return { ok: true, text, register: pq.hash };
   }
-  const known = (Object.prototype.hasOwnProperty.call(manifest, pq.hash) ? manifest[pq.hash] : undefined) ?? (await registry.get(pq.hash));
-  if (known === undefined) return fail(200, GRAPHQL_CODES.PERSISTED_QUERY_NOT_FOUND, 'PersistedQueryNotFound');
-  return { ok: true, text: known };
+  const local = (Object.prototype.hasOwnProperty.call(manifest, pq.hash) ? manifest[pq.hash] : undefined) ?? registry.peek(pq.hash);
+  if (local !== undefined) return { ok: true, text: local };
+  return registry.get(pq.hash).then((known): Resolution => (known === undefined ? fail(200, GRAPHQL_CODES.PERSISTED_QUERY_NOT_FOUND, 'PersistedQueryNotFound') : { ok: true, text: known }));
 }

@@ -36,8 +36,13 @@ export class RedisRegistry implements PersistedQueryRegistry {
     return `${this.opts.prefix}apq:${hash}`;
   }
 
+  /** The in-process front only: a text registered elsewhere is found by `get`. */
+  peek(hash: string): string | undefined {
+    return this.opts.local.peek(hash);
+  }
+
   async get(hash: string): Promise<string | undefined> {
-    const local = await this.opts.local.get(hash);
+    const local = this.opts.local.peek(hash);
     if (local !== undefined) return local;
     let text: string | null;
     try {

@@ -26,5 +26,13 @@ export function runRegistryContract(name: string, make: () => Promise<{ registry
       await expect(made.registry.get(sha256Hex(other))).resolves.toBe(other);
       await expect(made.registry.get(sha256Hex(text))).resolves.toBe(text);
     });
+
+    it('peeks without I/O at what this process holds: a registered text, never another one', async () => {
+      const text = `{ user(id: "${Math.random()}") { name } }`;
+      expect(made.registry.peek(sha256Hex(text))).toBeUndefined();
+      await made.registry.set(sha256Hex(text), text);
+      expect(made.registry.peek(sha256Hex(text))).toBe(text);
+      expect(made.registry.peek(sha256Hex(`${text} `))).toBeUndefined();
+    });
   });
 }

@@ -10,6 +10,12 @@ export const APQ_CACHE_MAX_BYTES = 32 * 1024 * 1024;
 
 export interface PersistedQueryRegistry {
   get(hash: string): Promise<string | undefined>;
+  /**
+   * What this process already holds for the hash, without I/O (undefined: ask `get`).
+   * The hash-only APQ request reads it synchronously, so a registered hash costs no
+   * promise or event-loop hop more than the same query sent as text.
+   */
+  peek(hash: string): string | undefined;
   set(hash: string, text: string): Promise<void>;
 }
 
@@ -38,6 +44,10 @@ export class LruRegistry implements PersistedQueryRegistry {
   }
 
   async get(hash: string): Promise<string | undefined> {
+    return this.lru.get(hash);
+  }
+
+  peek(hash: string): string | undefined {
     return this.lru.get(hash);
   }
 

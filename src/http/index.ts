@@ -13,7 +13,7 @@ export { scrapeWholeInstance, serveInstanceMetrics } from './clusterMetrics';
 export { HttpProblem, httpProblem, problem, PROBLEM_MEDIA_TYPE, PROBLEMS, type Problem, type ProblemCode } from './problem';
 export { problemMiddleware } from './problemMiddleware';
 export { writeProblem } from './problemResponse';
-export { rateLimit, rateLimitHeaders } from './rateLimit';
+export { rateLimit, rateLimiter, rateLimitHeaders, type RateLimiter, type RateLimitDecision } from './rateLimit';
 export { requestLog } from './requestLog';
 export { restRouter, type RestDeps, type HandlerContext } from './rest';
 export { startIdempotencySweeper } from './rest/idempotency';

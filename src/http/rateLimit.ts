@@ -21,27 +21,62 @@ export interface RateLimitOptions {
   burst: number;
 }
 
+/** One request's verdict: the fields every limited response carries, and whether it may run. */
+export interface RateLimitDecision {
+  admitted: boolean;
+  /** `RateLimit-Policy` and `RateLimit` (and `Retry-After` when refused). */
+  headers: Record<string, string>;
+  /** When refused: the 429 problem's detail. */
+  detail?: string;
+}
+
 /** Structured-field values of the two IETF fields (and Retry-After when refused) for one take. */
 export function rateLimitHeaders(policy: BucketPolicy, r: TakeResult, name = RATE_LIMIT_POLICY_NAME): Record<string, string> {
-  const headers: Record<string, string> = {
-    'RateLimit-Policy': `"${name}";q=${policy.capacity};w=${Math.max(1, Math.ceil(policy.capacity / policy.ratePerSec))}`,
-    RateLimit: `"${name}";r=${r.remaining};t=${Math.ceil(r.fullInMs / 1000)}`,
-  };
+  return fieldsFor(policyField(policy, name), r, name);
+}
+
+const policyField = (policy: BucketPolicy, name: string): string => `"${name}";q=${policy.capacity};w=${Math.max(1, Math.ceil(policy.capacity / policy.ratePerSec))}`;
+
+function fieldsFor(policyValue: string, r: TakeResult, name: string): Record<string, string> {
+  const headers: Record<string, string> = { 'RateLimit-Policy': policyValue, RateLimit: `"${name}";r=${r.remaining};t=${Math.ceil(r.fullInMs / 1000)}` };
   if (!r.admitted) headers['Retry-After'] = String(Math.max(1, Math.ceil(r.retryAfterMs / 1000)));
   return headers;
 }
 
-export function rateLimit({ buckets, rps, burst }: RateLimitOptions): Middleware {
+/**
+ * The limit without Koa: `take(accountId)` spends one token of the account's bucket and
+ * returns the decision with its header values, synchronously when the buckets are in
+ * this process (no promise on the hot path), else as a promise (Redis). The Koa
+ * middleware below wraps it; a raw node:http path can call it directly.
+ */
+export function rateLimiter({ buckets, rps, burst }: RateLimitOptions) {
   const policy: BucketPolicy = { capacity: burst, ratePerSec: rps };
+  const policyValue = policyField(policy, RATE_LIMIT_POLICY_NAME); // the same for every response: built once
+  const decide = (taken: TakeResult): RateLimitDecision => {
+    const headers = fieldsFor(policyValue, taken, RATE_LIMIT_POLICY_NAME);
+    if (taken.admitted) return { admitted: true, headers };
+    return { admitted: false, headers, detail: `More than ${burst} requests in a burst or ${rps} per second: retry after ${headers['Retry-After']} s` };
+  };
+  return {
+    policy,
+    take(accountId: number): RateLimitDecision | Promise<RateLimitDecision> {
+      const key = `rest:${accountId}`;
+      return buckets.takeNow ? decide(buckets.takeNow(key, 1, policy)) : buckets.take(key, 1, policy).then(decide);
+    },
+  };
+}
+
+export type RateLimiter = ReturnType<typeof rateLimiter>;
+
+export function rateLimit(options: RateLimitOptions): Middleware {
+  const limiter = rateLimiter(options);
   return async function rateLimit(ctx, next) {
     const account = ctx.state.account;
     if (!account) return next(); // an operation without a token (health) is not an account's request
-    const taken = await buckets.take(`rest:${account.id}`, 1, policy);
-    const headers = rateLimitHeaders(policy, taken);
-    if (!taken.admitted) {
-      throw httpProblem('RATE_LIMITED', `More than ${burst} requests in a burst or ${rps} per second: retry after ${headers['Retry-After']} s`, headers);
-    }
-    ctx.set(headers);
+    const taking = limiter.take(account.id);
+    const decision = taking instanceof Promise ? await taking : taking;
+    if (!decision.admitted) throw httpProblem('RATE_LIMITED', decision.detail, decision.headers);
+    ctx.set(decision.headers);
     await next();
   };
 }

@@ -34,4 +34,6 @@ export interface TakeResult {
 
 export interface Buckets {
   take(key: string, cost: number, policy: BucketPolicy): Promise<TakeResult>;
+  /** The same take without a promise, offered by adapters that need no I/O (MemoryBuckets). */
+  takeNow?(key: string, cost: number, policy: BucketPolicy): TakeResult;
 }

@@ -2,6 +2,7 @@
  * The per-account GraphQL cost budget over HTTP (GRAPHQL_COST_BUDGET, GRAPHQL_COST_RESTORE_RATE).
  * The buckets run on a fake clock, so "after Retry-After" is a clock step, not a wait.
  */
+import fc from 'fast-check';
 import { MemoryBuckets } from '../../src/limits';
 import { sha256Hex } from '../../src/graphql';
 import { persistedOperations } from '../../generated/graphql/persisted';
@@ -79,6 +80,58 @@ describe('GraphQL cost budget (budget 100, restore 10/s, ceiling 100)', () => {
     const byHash = await post(pq, other);
     expect(byHash.status).toBe(200);
     expect(byHash.json.extensions!.cost!.throttleStatus.currentlyAvailable).toBe(100 - 2 * cost);
+  });
+});
+
+describe('GraphQL cost budget: responses refused before pricing', () => {
+  let s: TestServer;
+  let token: string;
+  const t = 1_700_000_000_000; // the clock stands still: the bucket changes only by charges
+  beforeAll(async () => {
+    s = await startTestServer({ GRAPHQL_COST_BUDGET: '100', GRAPHQL_COST_RESTORE_RATE: '10', GRAPHQL_MAX_COST: '100' }, { buckets: new MemoryBuckets(() => t) });
+    await s.store.seedDemo();
+    token = await s.tokenFor('demo');
+  });
+  afterAll(() => s.close());
+
+  const send = async (init: { method?: string; path?: string; body?: string; contentType?: string }) => {
+    const res = await fetch(`${s.url}${init.path ?? '/graphql'}`, {
+      method: init.method ?? 'POST',
+      headers: { 'content-type': init.contentType ?? 'application/json', accept: 'application/graphql-response+json', authorization: `Bearer ${token}` },
+      body: init.body,
+    });
+    return { status: res.status, json: (await res.json()) as Body };
+  };
+
+  /** Malformed requests of every kind that is refused before the operation is priced. */
+  const malformed = fc.oneof(
+    fc.string().map((query) => ({ body: JSON.stringify({ query: `{ ${query}\n} }` }) })), // parse (or validation) errors: the last brace closes nothing
+    fc.constantFrom('nope', 'viewer { nope }', 'user { id }', 'user(id: 1, id: 2) { id }').map((f) => ({ body: JSON.stringify({ query: `{ ${f} }` }) })), // validation errors
+    fc.string().filter((b) => { try { JSON.parse(b); return false; } catch { return true; } }).map((body) => ({ body })), // not JSON
+    fc.constantFrom('[]', '1', '"x"', 'null', '{"query":1}', '{"variables":"x","query":"{ viewer { id } }"}', '{}').map((body) => ({ body })),
+    fc.string({ unit: fc.constantFrom(...'0123456789abcdef'), minLength: 64, maxLength: 64 }).map((h) => ({ body: JSON.stringify({ extensions: { persistedQuery: { version: 1, sha256Hash: h } } }) })), // APQ miss
+    fc.constant({ body: JSON.stringify({ query: '{ viewer { id } }' }), contentType: 'text/plain' }), // 415
+    fc.string().map((q) => ({ method: 'GET', path: `/graphql?query=${encodeURIComponent(`{ ${q}`)}&variables=%7B` })), // GET, variables not JSON
+    fc.constant({ body: JSON.stringify({ query: 'query A { viewer { id } } query B { viewer { name } }', operationName: 'C' }) }), // unknown operation
+  );
+
+  it('carries extensions.cost with requestedQueryCost 0 and the bucket as it stands, charging nothing (generated)', async () => {
+    const first = await send({ body: JSON.stringify({ query: FRIENDS }) });
+    expect(first.json.extensions!.cost!.throttleStatus.currentlyAvailable).toBe(68);
+    await fc.assert(
+      fc.asyncProperty(malformed, async (req) => {
+        const r = await send(req);
+        expect(r.json.data).toBeUndefined();
+        expect(r.json.errors!.length).toBeGreaterThan(0);
+        expect(r.status === 200 ? r.json.errors![0].extensions!.code : r.status).toEqual(r.status === 200 ? 'PERSISTED_QUERY_NOT_FOUND' : expect.any(Number));
+        if (r.status !== 200) expect(r.status).toBeGreaterThanOrEqual(400);
+        if (r.status !== 200) expect(r.status).toBeLessThan(500);
+        expect(r.json.extensions!.cost).toEqual({ requestedQueryCost: 0, throttleStatus: { maximumAvailable: 100, currentlyAvailable: 68, restoreRate: 10 } });
+      }),
+      { numRuns: 60 },
+    );
+    // Nothing was charged by any of them: the next priced query still starts from 68.
+    expect((await send({ body: JSON.stringify({ query: FRIENDS }) })).json.extensions!.cost!.throttleStatus.currentlyAvailable).toBe(36);
   });
 });
 

@@ -168,11 +168,12 @@ function exclusions(plan) {
     miss('jest project "postgres" (REST, GraphQL and realtime integration suites on PostgreSQL)', 'PostgreSQL', plan.postgres.why, ENABLE.postgres);
   }
   if (!plan.redis.source) {
-    ignore.sqlite.push('src/bus/redis.test.ts', 'src/graphql/redisRegistry.test.ts', 'src/limits/redisBuckets.test.ts', 'test/integration/rateLimitShared.test.ts');
+    ignore.sqlite.push('src/bus/redis.test.ts', 'src/graphql/redisRegistry.test.ts', 'src/limits/redisBuckets.test.ts', 'test/integration/rateLimitShared.test.ts', 'test/integration/costBudgetShared.test.ts');
     miss('src/bus/redis.test.ts (RedisBus contract and Redis-specific tests)', 'Redis', plan.redis.why, ENABLE.redis);
     miss('src/graphql/redisRegistry.test.ts (shared APQ registry in Redis)', 'Redis', plan.redis.why, ENABLE.redis);
     miss('src/limits/redisBuckets.test.ts (RedisBuckets contract: rate limit and cost budget shared in Redis)', 'Redis', plan.redis.why, ENABLE.redis);
     miss('test/integration/rateLimitShared.test.ts (REST rate limit across two instances sharing Redis)', 'Redis', plan.redis.why, ENABLE.redis);
+    miss('test/integration/costBudgetShared.test.ts (GraphQL cost budget across two instances sharing Redis)', 'Redis', plan.redis.why, ENABLE.redis);
     if (plan.postgres.source) {
       // The postgres project still runs its suites on PostgreSQL, with the in-process bus.
       miss('jest project "postgres" on the Redis bus and APQ registry (ran on PostgreSQL with the in-process bus instead)', 'Redis', plan.redis.why, ENABLE.redis);
