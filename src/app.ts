@@ -25,6 +25,9 @@ import {
   requestLog,
   rateLimit,
   restRouter,
+  orderReadRoute,
+  orderReads,
+  rateLimitTaker,
 } from './http';
 import { MemoryBuckets, type Buckets } from './limits';
 import { costBudget, graphqlMiddleware, LruRegistry, type PersistedQueryRegistry } from './graphql';
@@ -64,7 +67,6 @@ export function createApp(deps: AppDeps): App {
   const timer = new HttpTimer(metrics);
   // Request id, CORS, log line and duration metric for the routes served outside Koa.
   const essentials = new EdgeEssentials(deps.logger, timer, deps.config.corsOrigins);
-  void essentials;
   const authCache = new AuthCache(deps.config.authCacheTtlMs);
   const app = new Koa();
   const bus = deps.bus ?? new MemoryBus();
@@ -87,6 +89,8 @@ export function createApp(deps: AppDeps): App {
   const auth = authenticate(deps.store, authCache);
   const { rps, burst } = deps.config.rateLimit;
   const limit = rps > 0 ? rateLimit({ buckets, rps, burst }) : undefined;
+  // The order read's rules and representation cache: one instance for the Koa handler and the edge route.
+  const reads = orderReads({ store: deps.store, metrics });
   const router = restRouter({
     store: deps.store,
     metrics,
@@ -94,6 +98,7 @@ export function createApp(deps: AppDeps): App {
     onEvent,
     bodyLimit: deps.config.bodyLimitBytes,
     idempotencyTtlMs: deps.config.idempotencyTtlS * 1000,
+    reads,
     // The rate limit spends the caller's token right after authentication, before any parsing.
     authenticate: limit ? (ctx, next) => auth(ctx, () => limit(ctx, next)) : auth,
   });
@@ -124,6 +129,6 @@ export function createApp(deps: AppDeps): App {
   // Errors are answered by problemMiddleware; this only sees what escapes koa itself.
   app.on('error', (err) => deps.logger.error({ err }, 'koa error'));
   // Routes served on node:http before Koa (edge.ts); each declines what it does not fully handle.
-  const edgeRoutes: EdgeRoute[] = [];
+  const edgeRoutes: EdgeRoute[] = [orderReadRoute({ reads, authCache, essentials, rateLimit: limit && rateLimitTaker({ buckets, rps, burst }) })];
   return { listener: edgeListener(edgeRoutes, app.callback()), app, metrics, authCache, realtime };
 }

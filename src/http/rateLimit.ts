@@ -31,13 +31,27 @@ export function rateLimitHeaders(policy: BucketPolicy, r: TakeResult, name = RAT
   return headers;
 }
 
-export function rateLimit({ buckets, rps, burst }: RateLimitOptions): Middleware {
+/**
+ * The Koa-free core: spends one token of the account's bucket and says whether the
+ * request is admitted, with the fields to send either way (the middleware below, and the
+ * edge's order read, http/rest/edgeRead.ts).
+ */
+export function rateLimitTaker({ buckets, rps, burst }: RateLimitOptions): (accountId: number) => Promise<{ admitted: boolean; headers: Record<string, string> }> {
   const policy: BucketPolicy = { capacity: burst, ratePerSec: rps };
+  return async (accountId) => {
+    const taken = await buckets.take(`rest:${accountId}`, 1, policy);
+    return { admitted: taken.admitted, headers: rateLimitHeaders(policy, taken) };
+  };
+}
+
+export function rateLimit(options: RateLimitOptions): Middleware {
+  const { rps, burst } = options;
+  const take = rateLimitTaker(options);
   return async function rateLimit(ctx, next) {
     const account = ctx.state.account;
     if (!account) return next(); // an operation without a token (health) is not an account's request
-    const taken = await buckets.take(`rest:${account.id}`, 1, policy);
-    const headers = rateLimitHeaders(policy, taken);
+    const taken = await take(account.id);
+    const headers = taken.headers;
     if (!taken.admitted) {
       throw httpProblem('RATE_LIMITED', `More than ${burst} requests in a burst or ${rps} per second: retry after ${headers['Retry-After']} s`, headers);
     }
