@@ -87,13 +87,13 @@ export function orderReadRoute({ reads, authCache, essentials, rateLimit }: Orde
       res.end();
     } else {
       reads.served(account, answer.version);
-      const { headers, payload, bytes } = answer.entry;
+      const { headers, payload, json, length } = answer.entry;
       res.setHeader('Content-Type', payload.contentType);
       for (const name in headers) res.setHeader(name, name === 'Vary' ? vary : headers[name]);
-      res.setHeader('Content-Length', bytes.length);
+      res.setHeader('Content-Length', length);
       res.writeHead(200);
       if (req.method === 'HEAD') res.end();
-      else res.end(bytes);
+      else res.end(json);
     }
     essentials.end(req, route.route, answer.status, begun, path);
   }
