@@ -25,6 +25,9 @@ import {
   requestLog,
   rateLimit,
   restRouter,
+  orderReadRoute,
+  orderReads,
+  rateLimiter,
 } from './http';
 import { MemoryBuckets, type Buckets } from './limits';
 import { costBudget, graphqlMiddleware, LruRegistry, type PersistedQueryRegistry } from './graphql';
@@ -85,6 +88,8 @@ export function createApp(deps: AppDeps): App {
   const auth = authenticate(deps.store, authCache);
   const { rps, burst } = deps.config.rateLimit;
   const limit = rps > 0 ? rateLimit({ buckets, rps, burst }) : undefined;
+  // The order read's rules and representation cache: one instance for the Koa handler and the edge route.
+  const reads = orderReads({ store: deps.store, metrics });
   const router = restRouter({
     store: deps.store,
     metrics,
@@ -92,6 +97,7 @@ export function createApp(deps: AppDeps): App {
     onEvent,
     bodyLimit: deps.config.bodyLimitBytes,
     idempotencyTtlMs: deps.config.idempotencyTtlS * 1000,
+    reads,
     // The rate limit spends the caller's token right after authentication, before any parsing.
     authenticate: limit ? (ctx, next) => auth(ctx, () => limit(ctx, next)) : auth,
   });
@@ -122,6 +128,9 @@ export function createApp(deps: AppDeps): App {
   // Errors are answered by problemMiddleware; this only sees what escapes koa itself.
   app.on('error', (err) => deps.logger.error({ err }, 'koa error'));
   // Routes served on node:http before Koa (edge.ts); each declines what it does not fully handle.
-  const edgeRoutes: EdgeRoute[] = [realtime.sseEdge(essentials)];
+  const edgeRoutes: EdgeRoute[] = [
+    realtime.sseEdge(essentials),
+    orderReadRoute({ reads, authCache, essentials, rateLimit: rps > 0 ? rateLimiter({ buckets, rps, burst }) : undefined }),
+  ];
   return { listener: edgeListener(edgeRoutes, app.callback()), app, metrics, authCache, realtime };
 }

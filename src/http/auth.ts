@@ -28,6 +28,28 @@ export function bearerTokenOf(authorization: string | undefined, accessToken: un
 }
 
 /**
+ * The auth cache's key of a token (its selector and the hash of its verifier: a known
+ * selector with a wrong verifier never hits), or null when the token is not in our format.
+ */
+function cacheKeyOf(token: string): { key: string; selector: string; sent: string } | null {
+  const parts = parseToken(token); // our exact format, or it cannot be valid
+  if (!parts) return null;
+  const sent = hashVerifier(parts.verifier);
+  return { key: `${parts.selector}.${sent}`, selector: parts.selector, sent };
+}
+
+/**
+ * The account of a bearer `Authorization` header when the auth cache already knows it;
+ * undefined for anything else (no or malformed token, a cache miss), which the caller
+ * leaves to `authenticate` (the edge's order read, http/edge.ts, declines it).
+ */
+export function cachedAccount(authorization: string | undefined, cache: AuthCache): Account | undefined {
+  const token = bearerTokenOf(authorization, undefined);
+  const key = token === undefined ? null : cacheKeyOf(token);
+  return key === null ? undefined : cache.get(key.key);
+}
+
+/**
  * Resolves `Authorization: Bearer <token>` to an account, or answers 401 with a
  * `WWW-Authenticate: Bearer` challenge (RFC 6750 3). Split tokens (store/tokens.ts):
  * the selector finds the row, the verifier's hash is compared in constant time.
@@ -41,14 +63,12 @@ export async function accountForToken(token: string | undefined, store: Store, c
   if (!token) throw httpProblem('UNAUTHORIZED', 'A bearer token is required', { 'WWW-Authenticate': 'Bearer realm="orderline"' });
   const invalid = () =>
     httpProblem('UNAUTHORIZED', 'The bearer token is invalid', { 'WWW-Authenticate': 'Bearer realm="orderline", error="invalid_token"' });
-  const parts = parseToken(token); // our exact format, or it cannot be valid
-  if (!parts) throw invalid();
-  const sent = hashVerifier(parts.verifier);
-  // The cache key covers the verifier too: a known selector with a wrong verifier never hits.
-  const key = `${parts.selector}.${sent}`;
+  const parsed = cacheKeyOf(token);
+  if (parsed === null) throw invalid();
+  const { key, selector, sent } = parsed;
   const cached = cache.get(key);
   if (cached) return cached;
-  const found = await store.tokenBySelector(parts.selector);
+  const found = await store.tokenBySelector(selector);
   if (!found || !verifierMatches(found.verifierHash, sent)) throw invalid();
   cache.set(key, found.account);
   return found.account;

@@ -15,5 +15,5 @@ export { problemMiddleware } from './problemMiddleware';
 export { writeProblem } from './problemResponse';
 export { rateLimit, rateLimiter, rateLimitHeaders, type RateLimiter, type RateLimitDecision } from './rateLimit';
 export { requestLog } from './requestLog';
-export { restRouter, type RestDeps, type HandlerContext } from './rest';
+export { orderReadRoute, orderReads, restRouter, type OrderReads, type RestDeps, type HandlerContext } from './rest';
 export { startIdempotencySweeper } from './rest/idempotency';

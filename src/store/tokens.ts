@@ -1,3 +1,4 @@
+import * as crypto from 'node:crypto';
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /**
@@ -16,7 +17,10 @@ export interface IssuedToken {
 
 const FORMAT = /^ol_([A-Za-z0-9_-]{16})_([A-Za-z0-9_-]{43})$/;
 
-export const hashVerifier = (verifier: string): string => createHash('sha256').update(verifier, 'utf8').digest('hex');
+// crypto.hash (Node >= 20.12) is the one-shot form, without a Hash object per call: this runs on
+// every authenticated request. package.json allows any Node 20, so older ones take createHash.
+export const hashVerifier: (verifier: string) => string =
+  typeof crypto.hash === 'function' ? (verifier) => crypto.hash('sha256', verifier, 'hex') : (verifier) => createHash('sha256').update(verifier, 'utf8').digest('hex');
 
 export function issueToken(): IssuedToken {
   const selector = randomBytes(12).toString('base64url');

@@ -6,6 +6,7 @@ import { createServer, type Server } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type Koa from 'koa';
 import pino from 'pino';
 import { createApp, type AppDeps } from '../../src/app';
 import { parseConfig, type Config } from '../../src/config';
@@ -52,6 +53,13 @@ export interface TestServer {
   alice: { account: Account; token: string };
   bob: { account: Account; token: string };
   realtime: Realtime;
+  /** The Koa app behind `url` (its listener serves the edge's raw routes first, http/edge.ts). */
+  app: Koa;
+  /**
+   * Another app over the same store and configuration, served by its Koa callback alone:
+   * the service without the edge's raw routes, to compare the two paths (edgeRead.test.ts).
+   */
+  koaTwin(deps?: Pick<AppDeps, 'buckets'>): Promise<{ url: string; app: Koa; metrics: Metrics; close(): Promise<void> }>;
   /** A new bearer token for the named account, created if needed (e.g. the demo data's `demo`). */
   tokenFor(name: string): Promise<string>;
   /** fetch with Alice's token unless headers say otherwise. */
@@ -76,7 +84,7 @@ export async function startTestServer(env: Record<string, string> = {}, deps: Pi
   const alice = await mk('alice');
   const bob = await mk('bob');
   const shared: Shared = await openShared(config, new Metrics(), () => undefined);
-  const { listener, metrics, authCache, realtime } = createApp({ config, store, logger: pino({ level: 'silent' }), bus: shared.bus, registry: shared.registry, buckets: shared.buckets, ...deps });
+  const { listener, app, metrics, authCache, realtime } = createApp({ config, store, logger: pino({ level: 'silent' }), bus: shared.bus, registry: shared.registry, buckets: shared.buckets, ...deps });
   const server: Server = createServer(listener);
   realtime.attach(server);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -100,6 +108,22 @@ export async function startTestServer(env: Record<string, string> = {}, deps: Pi
       return fetch(url + path, { ...rest, headers });
     },
     realtime,
+    app,
+    async koaTwin(twinDeps = {}) {
+      const twin = createApp({ config, store, logger: pino({ level: 'silent' }), ...deps, ...twinDeps });
+      const twinServer = createServer(twin.app.callback());
+      await new Promise<void>((r) => twinServer.listen(0, '127.0.0.1', r));
+      return {
+        url: `http://127.0.0.1:${(twinServer.address() as { port: number }).port}`,
+        app: twin.app,
+        metrics: twin.metrics,
+        async close() {
+          twin.realtime.close();
+          twinServer.closeAllConnections();
+          await new Promise<void>((r) => twinServer.close(() => r()));
+        },
+      };
+    },
     async close() {
       realtime.close();
       server.closeAllConnections();

@@ -41,7 +41,8 @@ export function contractMediaType(value: string | undefined): string {
   return v === undefined ? base : `${base}; version=${v}`;
 }
 
-const CANONICAL_INTEGER = /^-?(0|[1-9][0-9]{0,15})$/;
+/** The one accepted spelling of an integer parameter (also the edge's order read, edgeRead.ts). */
+export const CANONICAL_INTEGER = /^-?(0|[1-9][0-9]{0,15})$/;
 
 /** Reads the request off the wire; validation is the generated binding's (bind.ts). */
 async function readRequest(ctx: Context, spec: RouteSpec, bodyLimit: number): Promise<RawRequest> {

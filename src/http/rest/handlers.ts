@@ -12,7 +12,7 @@ import { evaluate, parseTagCondition } from '../conditional';
 import { negotiate, VENDOR, type Family, type Negotiated } from './negotiate';
 import { problem, PROBLEM_MEDIA_TYPE, PROBLEMS, type ProblemCode, type Problem } from '../problem';
 import type { Metrics } from '../metrics';
-import type { OrderEvent, OrderRecord, Store } from '../../store';
+import type { Account, OrderEvent, OrderRecord, Store } from '../../store';
 import {
   createFields,
   decideWrite,
@@ -36,6 +36,8 @@ export interface OrderDeps {
   metrics: Metrics;
   /** Called after each committed write with its event (the realtime hub listens here). */
   onEvent?: (event: OrderEvent) => void;
+  /** The order read's decision and representation cache, shared with the edge's raw route (edgeRead.ts). */
+  reads?: OrderReads;
 }
 
 type OrderFamilies = 'listOrders' | 'createOrder' | 'getOrder' | 'headOrder' | 'replaceOrder' | 'patchOrder' | 'cancelOrder';
@@ -124,10 +126,98 @@ interface OrderRequest {
   headers: { Accept?: string; 'Api-Version'?: number };
 }
 
+/** What a GET of one (order, revision, version, media type, path) answers: computed once. */
+export interface CachedRead {
+  etag: string;
+  headers: Readonly<Record<string, string>>;
+  payload: OrderPayload;
+  /**
+   * The payload's JSON text (what a 200 sends) and its length in bytes. Text, not a
+   * Buffer: node:http writes a string body with the header block in one string write,
+   * a Buffer as a separate chunk of a writev (measured slower on the edge's 200).
+   */
+  json: string;
+  length: number;
+}
+
+/** The headers of a 304: the selected representation's tag, Cache-Control and Vary (RFC 9110 15.4.5). */
+export const notModifiedHeaders = (etag: string) => ({ ETag: etag, 'Cache-Control': CACHE_CONTROL, Vary: VARY });
+
+/** The read of one order, as asked: the id, the version the URL fixes, and the negotiation and conditional headers. */
+export interface ReadQuery {
+  orderId: number;
+  pathVersion: ApiVersion | null;
+  accept?: string;
+  apiVersion?: number;
+  ifNoneMatch?: string;
+}
+
+export type ReadAnswer =
+  | { status: 404 }
+  | { status: 406; detail: string }
+  | { status: 304; etag: string }
+  | { status: 200; entry: CachedRead; version: ApiVersion };
+
+export interface OrderReads {
+  /** The answer to a read, with no side effect but filling the representation cache. */
+  decide(account: Account, q: ReadQuery): Promise<ReadAnswer>;
+  /** Call when a 200 is sent: a version-1 read counts as a deprecated read. */
+  served(account: Account, version: ApiVersion): void;
+}
+
+/**
+ * The rules of GET and HEAD of one order, shared by the Koa handler below and the
+ * edge's raw route (edgeRead.ts) so both give the same answer: the revision alone (one
+ * indexed column) decides a 304 and finds a cached 200; only a representation not yet
+ * cached reads and maps the row.
+ */
+export function orderReads({ store, metrics }: Pick<OrderDeps, 'store' | 'metrics'>): OrderReads {
+  // Weighed by its JSON text (2 bytes per UTF-16 unit) plus headers and key, roughly.
+  const cache = new RepresentationCache<CachedRead>(undefined, (e, key) => 512 + 2 * (key.length + e.json.length));
+
+  function cached(order: OrderRecord, neg: Negotiated & { ok: true }, pathVersion: ApiVersion | null, key: string): CachedRead {
+    const etag = etagOf(order, neg.version, neg.vendor);
+    const payload = orderPayload(order, neg.version, neg.vendor, baseOf(pathVersion));
+    const json = JSON.stringify(payload.body);
+    serialized.set(payload.body, json);
+    const headers = { 'Cache-Control': CACHE_CONTROL, Vary: VARY, 'Api-Version': String(neg.version), ...deprecationHeaders(neg.version), ETag: etag };
+    const entry = { etag, headers, payload, json, length: Buffer.byteLength(json) };
+    cache.set(key, entry);
+    return entry;
+  }
+
+  return {
+    async decide(account, q) {
+      const id = q.orderId;
+      const revision = await store.orderRevision(account.id, id);
+      if (revision === null) return { status: 404 };
+      const neg = negotiate({ family: 'order', pathVersion: q.pathVersion, accept: q.accept, apiVersion: q.apiVersion, pinned: account.pinnedVersion });
+      if (!neg.ok) return { status: 406, detail: neg.detail };
+      const kind = `${neg.version}${neg.vendor ? 'n' : 'j'}:${q.pathVersion ?? 0}`;
+      let entry = cache.get(`${id}:${revision}:${kind}`);
+      const tag = entry?.etag ?? etagOf({ id, revision }, neg.version, neg.vendor);
+      const inm = q.ifNoneMatch;
+      if (inm !== undefined && evaluate({ method: 'GET', ifNoneMatch: inm, current: { selected: tag, all: NO_TAGS } }) === 'not_modified') {
+        return { status: 304, etag: tag };
+      }
+      if (!entry) {
+        const order = await store.getOrder(account.id, id);
+        if (!order) return { status: 404 };
+        // A write may have landed in between: cache (and answer) the revision actually read.
+        entry = cached(order, neg, q.pathVersion, `${id}:${order.revision}:${kind}`);
+      }
+      return { status: 200, entry, version: neg.version };
+    },
+    served(account, version) {
+      if (version === 1) metrics.deprecatedReads.inc({ account: account.name, field: 'discount_code' });
+    },
+  };
+}
+
+const baseOf = (pathVersion: ApiVersion | null) => (pathVersion ? `/v${pathVersion}/orders` : '/orders');
+
 export function orderHandlers(deps: OrderDeps): Pick<H.Handlers<HandlerContext>, OrderFamilies> {
   const { store, metrics } = deps;
-
-  const baseOf = (pathVersion: ApiVersion | null) => (pathVersion ? `/v${pathVersion}/orders` : '/orders');
 
   function select(req: OrderRequest, ctx: HandlerContext, family: Family): Negotiated {
     return negotiate({
@@ -152,50 +242,24 @@ export function orderHandlers(deps: OrderDeps): Pick<H.Handlers<HandlerContext>,
     };
   }
 
-  /** What a GET of one (order, revision, version, media type, path) answers: computed once. */
-  interface Cached {
-    etag: string;
-    headers: Readonly<Record<string, string>>;
-    payload: OrderPayload;
-  }
-  // Weighed by its JSON text (2 bytes per UTF-16 unit) plus headers and key, roughly.
-  const cache = new RepresentationCache<Cached>(undefined, (e, key) => 512 + 2 * (key.length + (serialized.get(e.payload.body)?.length ?? 0)));
+  const reads = deps.reads ?? orderReads(deps);
 
-  function cached(order: OrderRecord, neg: Negotiated & { ok: true }, pathVersion: ApiVersion | null, key: string): Cached {
-    const etag = etagOf(order, neg.version, neg.vendor);
-    const payload = orderPayload(order, neg.version, neg.vendor, baseOf(pathVersion));
-    serialized.set(payload.body, JSON.stringify(payload.body));
-    const headers = { 'Cache-Control': CACHE_CONTROL, Vary: VARY, 'Api-Version': String(neg.version), ...deprecationHeaders(neg.version), ETag: etag };
-    const entry = { etag, headers, payload };
-    cache.set(key, entry);
-    return entry;
-  }
-
-  /**
-   * GET and HEAD: the revision alone (one indexed column) decides a 304 and finds a
-   * cached 200; only a representation not yet cached reads and maps the row.
-   */
+  /** GET and HEAD: the shared decision (`orderReads`), as the family's typed responses. */
   async function read(req: H.GetOrderFamilyRequest | H.HeadOrderFamilyRequest, ctx: HandlerContext) {
     const id = req.params.orderId;
-    const revision = await store.orderRevision(ctx.account.id, id);
-    if (revision === null) return fail('NOT_FOUND', `Order ${id} not found`);
-    const neg = select(req, ctx, 'order');
-    if (!neg.ok) return fail('NOT_ACCEPTABLE', neg.detail);
-    const kind = `${neg.version}${neg.vendor ? 'n' : 'j'}:${req.pathVersion ?? 0}`;
-    let entry = cache.get(`${id}:${revision}:${kind}`);
-    const tag = entry?.etag ?? etagOf({ id, revision }, neg.version, neg.vendor);
-    const inm = req.headers['If-None-Match'];
-    if (inm !== undefined && evaluate({ method: 'GET', ifNoneMatch: inm, current: { selected: tag, all: NO_TAGS } }) === 'not_modified') {
-      return { status: 304 as const, headers: { ETag: tag, 'Cache-Control': CACHE_CONTROL, Vary: VARY } };
+    const headers: OrderRequest['headers'] & { 'If-None-Match'?: string } = req.headers;
+    const answer = await reads.decide(ctx.account, { orderId: id, pathVersion: req.pathVersion, accept: headers.Accept, apiVersion: headers['Api-Version'], ifNoneMatch: headers['If-None-Match'] });
+    switch (answer.status) {
+      case 404:
+        return fail('NOT_FOUND', `Order ${id} not found`);
+      case 406:
+        return fail('NOT_ACCEPTABLE', answer.detail);
+      case 304:
+        return { status: 304 as const, headers: notModifiedHeaders(answer.etag) };
+      case 200:
+        reads.served(ctx.account, answer.version);
+        return { status: 200 as const, headers: answer.entry.headers, ...answer.entry.payload };
     }
-    if (!entry) {
-      const order = await store.getOrder(ctx.account.id, id);
-      if (!order) return fail('NOT_FOUND', `Order ${id} not found`);
-      // A write may have landed in between: cache (and answer) the revision actually read.
-      entry = cached(order, neg, req.pathVersion, `${id}:${order.revision}:${kind}`);
-    }
-    if (neg.version === 1) metrics.deprecatedReads.inc({ account: ctx.account.name, field: 'discount_code' });
-    return { status: 200 as const, headers: entry.headers, ...entry.payload };
   }
 
   async function write(req: H.ReplaceOrderFamilyRequest | H.PatchOrderFamilyRequest | H.CancelOrderFamilyRequest, ctx: HandlerContext, kind: WriteKind) {

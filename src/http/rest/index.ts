@@ -10,9 +10,11 @@ import type { Metrics } from '../metrics';
 import { dispatchRouter, type HandlerContext } from './dispatch';
 import { docsHandlers } from './docs';
 import { healthHandlers, type Probe } from './health';
-import { orderHandlers } from './handlers';
+import { orderHandlers, type OrderReads } from './handlers';
 
 export type { HandlerContext } from './dispatch';
+export { orderReads, type OrderReads } from './handlers';
+export { orderReadRoute } from './edgeRead';
 
 export interface RestDeps {
   store: Store;
@@ -26,13 +28,15 @@ export interface RestDeps {
   authenticate: Middleware;
   /** IDEMPOTENCY_TTL_S in milliseconds. */
   idempotencyTtlMs: number;
+  /** The order read's rules and representation cache, when shared with the edge (edgeRead.ts). */
+  reads?: OrderReads;
 }
 
 export function restRouter(deps: RestDeps): Router {
   // Every operation of the contract: a missing or mistyped one fails `npm run typecheck`.
   const handlers: Handlers<HandlerContext> = {
     ...healthHandlers({ metrics: deps.metrics, probes: deps.probes }),
-    ...orderHandlers({ store: deps.store, metrics: deps.metrics, onEvent: deps.onEvent }),
+    ...orderHandlers({ store: deps.store, metrics: deps.metrics, onEvent: deps.onEvent, reads: deps.reads }),
     ...docsHandlers(),
   };
   return dispatchRouter(handlers, { bodyLimit: deps.bodyLimit, authenticate: deps.authenticate, idempotency: { store: deps.store, ttlMs: deps.idempotencyTtlMs } });
