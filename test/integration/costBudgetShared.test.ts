@@ -5,17 +5,9 @@
  * zero, which a model of that one bucket predicts query by query. Needs Redis
  * (REDIS_TEST_URL); the fake clock keeps it independent of the machine's speed.
  */
-import { createServer, type Server } from 'node:http';
 import fc from 'fast-check';
-import pino from 'pino';
-import type Redis from 'ioredis';
-import { createApp } from '../../src/app';
-import { connectRedis } from '../../src/bus';
-import { parseConfig } from '../../src/config';
-import { RedisBuckets } from '../../src/limits';
-import { startTestServer, type TestServer } from '../support/server';
+import { startTwoInstances, type TwoInstances } from '../support/twoInstances';
 
-const REDIS_URL = process.env.REDIS_TEST_URL || 'redis://127.0.0.1:6379';
 const ENV = { GRAPHQL_COST_BUDGET: '100', GRAPHQL_COST_RESTORE_RATE: '10', GRAPHQL_MAX_COST: '100' };
 /** Queries and their exact costs (costRule.ts's formula). */
 const QUERIES: [string, number][] = [
@@ -31,49 +23,27 @@ interface Body {
 }
 
 describe('GraphQL cost budget across two instances sharing Redis', () => {
-  let a: TestServer | undefined;
-  let b: { url: string; server: Server } | undefined;
+  let two: TwoInstances;
   let token: string;
-  const redis: Redis[] = [];
-  let t = 1_700_000_000_000;
-  let prefix = '';
-  // Each instance has its own Redis connection and its own RedisBuckets; both share the prefix.
-  const shared = (client: Redis) => ({
-    take: (key: string, cost: number, policy: { capacity: number; ratePerSec: number }) => new RedisBuckets(client, { prefix, now: () => t }).take(key, cost, policy),
-  });
-
   beforeAll(async () => {
-    redis.push(await connectRedis(REDIS_URL, 'commands'), await connectRedis(REDIS_URL, 'commands'));
-    const onA = (a = await startTestServer(ENV, { buckets: shared(redis[0]) }));
-    await onA.store.seedDemo();
-    token = await onA.tokenFor('demo');
-    const parsed = parseConfig({ DATA_DIR: onA.dir, ...ENV });
-    if (!parsed.ok) throw new Error(parsed.error);
-    // Instance B: another app over the same store (so the same accounts), its own Redis connection.
-    const { app } = createApp({ config: parsed.config, store: onA.store, logger: pino({ level: 'silent' }), buckets: shared(redis[1]) });
-    const server = createServer(app.callback());
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    b = { url: `http://127.0.0.1:${(server.address() as { port: number }).port}`, server };
+    two = await startTwoInstances(ENV);
+    await two.a.store.seedDemo();
+    token = await two.a.tokenFor('demo');
   });
-  afterAll(async () => {
-    // Whatever beforeAll got to is closed, so a failed start never leaves jest hanging on a socket.
-    if (b) await new Promise<void>((r) => b!.server.close(() => r()));
-    await a?.close();
-    for (const c of redis) c.disconnect();
-  });
+  afterAll(() => two.close());
 
   it('throttles exactly when the one shared bucket would go below zero, however queries spread over the instances and time (generated)', async () => {
     await fc.assert(
       fc.asyncProperty(
         fc.array(fc.record({ onB: fc.boolean(), wait: fc.nat({ max: 2500 }), which: fc.nat({ max: QUERIES.length - 1 }) }), { minLength: 1, maxLength: 16 }),
         async (steps) => {
-          prefix = `orderline-test:${process.pid}:${Math.random().toString(36).slice(2)}:`;
+          two.newPrefix();
           let model = 100_000; // milli-points of the one bucket both instances share
           for (const { onB, wait, which } of steps) {
-            t += wait;
+            two.clock.now += wait;
             model = Math.min(100_000, model + wait * 10);
             const [query, cost] = QUERIES[which];
-            const res = await fetch(`${onB ? b!.url : a!.url}/graphql`, {
+            const res = await fetch(`${onB ? two.bUrl : two.a.url}/graphql`, {
               method: 'POST',
               headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json', authorization: `Bearer ${token}` },
               body: JSON.stringify({ query }),

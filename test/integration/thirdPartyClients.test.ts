@@ -14,18 +14,24 @@ describe('the eventsource package on /api/orders/{id}/stream', () => {
   beforeAll(async () => {
     srv = await startTestServer();
   });
-  afterAll(() => srv.close());
+  // Closed here too: a failed or timed-out case must not leave a client reconnecting after the run.
+  const clients = new Set<EventSource>();
+  afterAll(async () => {
+    for (const es of clients) es.close();
+    await srv.close();
+  });
 
   it('gets every write exactly once, in order, across connection cuts it recovers from by itself', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(fc.integer({ min: 0, max: 4 }), { minLength: 1, maxLength: 3 }), async (bursts) => {
         const { id } = await createOrder(srv);
         const es = new EventSource(`${srv.url}/api/orders/${id}/stream?access_token=${srv.alice.token}`);
+        clients.add(es);
         const seqs: number[] = [];
         const types = new Set<string>();
-        let waiting: { n: number; resolve: () => void } | undefined;
-        /** Resolves once `n` events have arrived (the test's timeout catches a stream that stalls). */
-        const received = (n: number) => new Promise<void>((resolve) => (seqs.length >= n ? resolve() : (waiting = { n, resolve })));
+        let waiting: { n: number; resolve: () => void; reject: (err: Error) => void } | undefined;
+        /** Resolves once `n` events have arrived; fails as soon as the package gives up reconnecting. */
+        const received = (n: number) => new Promise<void>((resolve, reject) => (seqs.length >= n ? resolve() : (waiting = { n, resolve, reject })));
         const onEvent = (e: MessageEvent) => {
           seqs.push(Number(e.lastEventId));
           types.add(e.type);
@@ -37,6 +43,7 @@ describe('the eventsource package on /api/orders/{id}/stream', () => {
             es.onopen = () => resolve();
             es.onerror = () => (es.readyState === EventSource.CLOSED ? reject(new Error('refused')) : undefined);
           });
+          es.onerror = () => (es.readyState === EventSource.CLOSED ? waiting?.reject(new Error(`the package gave up after ${seqs.length} events`)) : undefined);
           let written = 0;
           for (const n of bursts) {
             await touch(srv, id, n);
@@ -55,7 +62,8 @@ describe('the eventsource package on /api/orders/{id}/stream', () => {
           es.close();
         }
       }),
-      { numRuns: 3 },
+      { numRuns: 2 },
     );
-  });
+    // Each cut costs the package's reconnection delay (the stream's retry: 2 s): up to 6 cuts here.
+  }, 120_000);
 });
