@@ -10,8 +10,8 @@
  * - `GET /metrics`: `process_resident_memory_bytes` and `nodejs_heap_size_used_bytes`;
  *   `GET /healthz` and `GET /`: 200 (readiness).
  */
-import { createServer } from 'node:http';
 import { createChannel, createSession, type Channel } from 'better-sse';
+import { realtimePeer } from './realtimePeer';
 
 const STREAM = /^\/api\/orders\/([1-9][0-9]*)\/stream$/;
 const channels = new Map<string, Channel>();
@@ -21,49 +21,21 @@ const channelOf = (name: string): Channel => {
   return c;
 };
 
-const server = createServer((req, res) => {
-  const url = new URL(req.url ?? '/', 'http://localhost');
-  const m = STREAM.exec(url.pathname);
-  if (req.method === 'GET' && m) {
+const { server, listen } = realtimePeer({
+  stream(req, res, url) {
+    const m = STREAM.exec(url.pathname);
+    if (req.method !== 'GET' || !m) return false;
     createSession(req, res, { retry: 2000, keepAlive: 15_000, headers: { 'x-accel-buffering': 'no' } }).then(
       (session) => channelOf(`order:${m[1]}`).register(session),
       () => res.destroy(),
     );
-    return;
-  }
-  if (req.method === 'POST' && url.pathname === '/publish') {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const channel = channelOf(url.searchParams.get('channel') ?? '');
-      channel.broadcast(JSON.parse(Buffer.concat(chunks).toString()), 'order.updated');
-      res.end(String(channel.sessionCount));
-    });
-    return;
-  }
-  if (req.method === 'GET' && url.pathname === '/metrics') {
-    const mem = process.memoryUsage();
-    res.setHeader('content-type', 'text/plain; version=0.0.4');
-    res.end(`process_resident_memory_bytes ${mem.rss}\nnodejs_heap_size_used_bytes ${mem.heapUsed}\n`);
-    return;
-  }
-  if (req.method === 'GET' && (url.pathname === '/' || url.pathname === '/healthz')) {
-    res.end('ok');
-    return;
-  }
-  res.statusCode = 404;
-  res.end();
+    return true;
+  },
+  publish(channel, body) {
+    const c = channelOf(channel);
+    c.broadcast(JSON.parse(body), 'order.updated');
+    return c.sessionCount;
+  },
+  dropAll: () => server.closeAllConnections(),
 });
-
-const host = process.env.HOST || '127.0.0.1';
-server.listen(Number(process.env.PORT ?? 0), host, () => {
-  const addr = server.address() as { port: number };
-  process.stdout.write(`listening on http://${host}:${addr.port}\n`);
-});
-const stop = () => {
-  server.closeAllConnections();
-  server.close(() => process.exit(0));
-  setTimeout(() => process.exit(0), 2000).unref();
-};
-process.on('SIGTERM', stop);
-process.on('SIGINT', stop);
+listen();

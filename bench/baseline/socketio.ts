@@ -12,33 +12,15 @@
  * - `GET /metrics`: `process_resident_memory_bytes` and `nodejs_heap_size_used_bytes`;
  *   `GET /healthz` and `GET /`: 200 (readiness).
  */
-import { createServer } from 'node:http';
 import { Server } from 'socket.io';
+import { realtimePeer } from './realtimePeer';
 
-const server = createServer((req, res) => {
-  const url = new URL(req.url ?? '/', 'http://localhost');
-  if (req.method === 'POST' && url.pathname === '/publish') {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const channel = url.searchParams.get('channel') ?? '';
-      io.to(channel).emit('message', JSON.parse(Buffer.concat(chunks).toString()));
-      res.end(String(io.sockets.adapter.rooms.get(channel)?.size ?? 0));
-    });
-    return;
-  }
-  if (req.method === 'GET' && url.pathname === '/metrics') {
-    const m = process.memoryUsage();
-    res.setHeader('content-type', 'text/plain; version=0.0.4');
-    res.end(`process_resident_memory_bytes ${m.rss}\nnodejs_heap_size_used_bytes ${m.heapUsed}\n`);
-    return;
-  }
-  if (req.method === 'GET' && (url.pathname === '/' || url.pathname === '/healthz')) {
-    res.end('ok');
-    return;
-  }
-  res.statusCode = 404;
-  res.end();
+const { server, listen } = realtimePeer({
+  publish(channel, body) {
+    io.to(channel).emit('message', JSON.parse(body));
+    return io.sockets.adapter.rooms.get(channel)?.size ?? 0;
+  },
+  dropAll: () => io.disconnectSockets(true),
 });
 
 const io = new Server(server, {
@@ -55,15 +37,4 @@ io.on('connection', (socket) => {
   });
 });
 
-const host = process.env.HOST || '127.0.0.1';
-server.listen(Number(process.env.PORT ?? 0), host, () => {
-  const addr = server.address() as { port: number };
-  process.stdout.write(`listening on http://${host}:${addr.port}\n`);
-});
-const stop = () => {
-  io.disconnectSockets(true);
-  server.close(() => process.exit(0));
-  setTimeout(() => process.exit(0), 2000).unref();
-};
-process.on('SIGTERM', stop);
-process.on('SIGINT', stop);
+listen();

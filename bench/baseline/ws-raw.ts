@@ -11,36 +11,20 @@
  *   (`process_resident_memory_bytes`, `nodejs_heap_size_used_bytes`) from process.memoryUsage().
  * - `GET /healthz` and `GET /`: 200 (readiness).
  */
-import { createServer } from 'node:http';
 import { WebSocketServer, type WebSocket } from 'ws';
+import { realtimePeer } from './realtimePeer';
 
 const channels = new Map<string, Set<WebSocket>>();
 
-const server = createServer((req, res) => {
-  const url = new URL(req.url ?? '/', 'http://localhost');
-  if (req.method === 'POST' && url.pathname === '/publish') {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const payload = Buffer.concat(chunks).toString();
-      const subs = channels.get(url.searchParams.get('channel') ?? '') ?? new Set<WebSocket>();
-      for (const ws of subs) ws.send(payload);
-      res.end(String(subs.size));
-    });
-    return;
-  }
-  if (req.method === 'GET' && url.pathname === '/metrics') {
-    const m = process.memoryUsage();
-    res.setHeader('content-type', 'text/plain; version=0.0.4');
-    res.end(`process_resident_memory_bytes ${m.rss}\nnodejs_heap_size_used_bytes ${m.heapUsed}\n`);
-    return;
-  }
-  if (req.method === 'GET' && (url.pathname === '/' || url.pathname === '/healthz')) {
-    res.end('ok');
-    return;
-  }
-  res.statusCode = 404;
-  res.end();
+const { server, listen } = realtimePeer({
+  publish(channel, payload) {
+    const subs = channels.get(channel) ?? new Set<WebSocket>();
+    for (const ws of subs) ws.send(payload);
+    return subs.size;
+  },
+  dropAll: () => {
+    for (const ws of wss.clients) ws.terminate();
+  },
 });
 
 const wss = new WebSocketServer({ server, path: '/orders', perMessageDeflate: false, maxPayload: 4096 });
@@ -66,15 +50,4 @@ wss.on('connection', (ws) => {
   ws.on('error', () => ws.terminate());
 });
 
-const host = process.env.HOST || '127.0.0.1';
-server.listen(Number(process.env.PORT ?? 0), host, () => {
-  const addr = server.address() as { port: number };
-  process.stdout.write(`listening on http://${host}:${addr.port}\n`);
-});
-const stop = () => {
-  for (const ws of wss.clients) ws.terminate();
-  server.close(() => process.exit(0));
-  setTimeout(() => process.exit(0), 2000).unref();
-};
-process.on('SIGTERM', stop);
-process.on('SIGINT', stop);
+listen();
