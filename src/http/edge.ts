@@ -25,6 +25,12 @@ export function edgeListener(routes: readonly EdgeRoute[], fallback: RequestList
   return routes.reduceRight<RequestListener>((rest, route) => (req, res) => route(req, res, () => rest(req, res)), fallback);
 }
 
+/** A response's id and start time, from `begin` to `end`. */
+export interface Begun {
+  id: string;
+  started: bigint;
+}
+
 export class EdgeEssentials {
   private readonly cors: ReturnType<typeof simpleCors>;
 
@@ -40,16 +46,28 @@ export class EdgeEssentials {
    * Call when a route has decided to answer, before writing: sets `X-Request-Id` and the
    * CORS headers and returns the request's id and start time for `end`.
    */
-  begin(req: IncomingMessage, res: ServerResponse): { id: string; started: bigint } {
+  begin(req: IncomingMessage, res: ServerResponse): Begun {
+    const fields: string[] = [];
+    const begun = this.beginFields(req, fields);
+    for (let i = 0; i < fields.length; i += 2) res.setHeader(fields[i], fields[i + 1]);
+    return begun;
+  }
+
+  /**
+   * The same, for a route that writes its whole header block with one
+   * `res.writeHead(status, fields)`: appends `X-Request-Id` and the CORS fields to
+   * `fields` (name, value, name, value...) instead of setting them. Why: one `setHeader`
+   * puts node:http on its slow path (a lowercased-key map of [name, value] pairs, each
+   * field validated on the way in); `writeHead` with a flat list and nothing set before
+   * is the path Fastify takes, a few microseconds less per response.
+   */
+  beginFields(req: IncomingMessage, fields: string[]): Begun {
     const started = process.hrtime.bigint();
     const id = requestIdFor(req.headers['x-request-id']);
-    res.setHeader('X-Request-Id', id);
+    fields.push('X-Request-Id', id);
     if (this.cors) {
       const { allowOrigin, exposeHeaders } = this.cors(req.headers.origin);
-      if (allowOrigin !== undefined) {
-        res.setHeader('Access-Control-Allow-Origin', allowOrigin);
-        res.setHeader('Access-Control-Expose-Headers', exposeHeaders);
-      }
+      if (allowOrigin !== undefined) fields.push('Access-Control-Allow-Origin', allowOrigin, 'Access-Control-Expose-Headers', exposeHeaders);
     }
     return { id, started };
   }
@@ -60,7 +78,7 @@ export class EdgeEssentials {
   }
 
   /** Call once the response is written (a stream: when it closes): the log line and the duration metric. */
-  end(req: IncomingMessage, route: string, status: number, begun: { id: string; started: bigint }, path: string): void {
+  end(req: IncomingMessage, route: string, status: number, begun: Begun, path: string): void {
     this.timer.observe(req.method ?? 'GET', route, status, begun.started);
     if (this.logger.isLevelEnabled('info')) {
       const ms = Number(process.hrtime.bigint() - begun.started) / 1e6;
