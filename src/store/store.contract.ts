@@ -115,6 +115,12 @@ export function runStoreContract(name: string, newStore: () => Promise<CountingS
         expect(await store.orderRevision(a.id, order.id)).toBe(2);
         expect(await store.orderRevision(b.id, order.id)).toBeNull();
         expect(await store.orderRevision(a.id, order.id + 1000)).toBeNull();
+        // The synchronous form, where an adapter has one, answers the same.
+        if (store.orderRevisionNow) {
+          expect(store.orderRevisionNow(a.id, order.id)).toBe(2);
+          expect(store.orderRevisionNow(b.id, order.id)).toBeNull();
+          expect(store.orderRevisionNow(a.id, order.id + 1000)).toBeNull();
+        }
       });
 
       it("scopes getOrder by account: another account's order reads as missing", async () => {

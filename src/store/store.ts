@@ -150,6 +150,12 @@ export interface Store {
    */
   orderRevision(accountId: number, orderId: number): Promise<number | null>;
   /**
+   * The same, synchronously, for an adapter whose reads are synchronous (SQLite): the
+   * order read then answers a cached representation without a promise (the edge's hot
+   * path, like `Buckets.takeNow`). Absent on adapters that must wait (PostgreSQL).
+   */
+  orderRevisionNow?(accountId: number, orderId: number): number | null;
+  /**
    * Serialized read-decide-write of one order: reads the current row inside the
    * transaction, calls `decide` (synchronous, pure), and when it applies, writes the
    * fields with revision + 1 and the event row with seq = new revision, atomically.

@@ -128,22 +128,28 @@ export function orderReadRoute({ reads, authCache, essentials, rateLimit }: Orde
       handed = true;
       next();
     };
-    reads
-      .decide(account, {
+    const proceed = (answer: ReadAnswer): void => {
+      if (answer.status !== 200 && answer.status !== 304) return decline();
+      if (!rateLimit) return send(req, res, route, url, account, answer, undefined);
+      // A refused take spends nothing: declined, Koa's own take refuses it the same way and answers the 429.
+      const admit = (taken: RateLimitDecision) => (taken.admitted ? send(req, res, route, url, account, answer, taken.headers) : decline());
+      const taking = rateLimit.take(account.id);
+      if (taking instanceof Promise) taking.then(admit).catch(decline);
+      else admit(taking);
+    };
+    // Synchronous on SQLite with the representation cached (decide and take): no promise at all.
+    try {
+      const deciding = reads.decide(account, {
         orderId: params.orderId as number,
         pathVersion: route.pathVersion,
         accept: typed.Accept as string | undefined,
         apiVersion: typed['Api-Version'] as number | undefined,
         ifNoneMatch: typed['If-None-Match'] as string | undefined,
-      })
-      .then((answer) => {
-        if (answer.status !== 200 && answer.status !== 304) return decline();
-        if (!rateLimit) return send(req, res, route, url, account, answer, undefined);
-        // A refused take spends nothing: declined, Koa's own take refuses it the same way and answers the 429.
-        const admit = (taken: RateLimitDecision) => (taken.admitted ? send(req, res, route, url, account, answer, taken.headers) : decline());
-        const taking = rateLimit.take(account.id);
-        return taking instanceof Promise ? taking.then(admit) : admit(taking);
-      })
-      .catch(decline);
+      });
+      if (deciding instanceof Promise) deciding.then(proceed).catch(decline);
+      else proceed(deciding);
+    } catch {
+      decline();
+    }
   };
 }

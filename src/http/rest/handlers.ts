@@ -159,8 +159,12 @@ export type ReadAnswer =
   | { status: 200; entry: CachedRead; version: ApiVersion };
 
 export interface OrderReads {
-  /** The answer to a read, with no side effect but filling the representation cache. */
-  decide(account: Account, q: ReadQuery): Promise<ReadAnswer>;
+  /**
+   * The answer to a read, with no side effect but filling the representation cache.
+   * Synchronous when the store reads synchronously (`orderRevisionNow`) and the answer is
+   * a 304 or a cached 200: no promise on the hot path. May throw (a store error).
+   */
+  decide(account: Account, q: ReadQuery): ReadAnswer | Promise<ReadAnswer>;
   /** Call when a 200 is sent: a version-1 read counts as a deprecated read. */
   served(account: Account, version: ApiVersion): void;
 }
@@ -186,27 +190,31 @@ export function orderReads({ store, metrics }: Pick<OrderDeps, 'store' | 'metric
     return entry;
   }
 
+  /** The rest of a read once the revision is known: a cached answer at once, else one row read. */
+  function afterRevision(account: Account, q: ReadQuery, revision: number | null): ReadAnswer | Promise<ReadAnswer> {
+    if (revision === null) return { status: 404 };
+    const id = q.orderId;
+    const neg = negotiate({ family: 'order', pathVersion: q.pathVersion, accept: q.accept, apiVersion: q.apiVersion, pinned: account.pinnedVersion });
+    if (!neg.ok) return { status: 406, detail: neg.detail };
+    const kind = `${neg.version}${neg.vendor ? 'n' : 'j'}:${q.pathVersion ?? 0}`;
+    const entry = cache.get(`${id}:${revision}:${kind}`);
+    const tag = entry?.etag ?? etagOf({ id, revision }, neg.version, neg.vendor);
+    const inm = q.ifNoneMatch;
+    if (inm !== undefined && evaluate({ method: 'GET', ifNoneMatch: inm, current: { selected: tag, all: NO_TAGS } }) === 'not_modified') {
+      return { status: 304, etag: tag };
+    }
+    if (entry) return { status: 200, entry, version: neg.version };
+    return store.getOrder(account.id, id).then((order): ReadAnswer => {
+      if (!order) return { status: 404 };
+      // A write may have landed in between: cache (and answer) the revision actually read.
+      return { status: 200, entry: cached(order, neg, q.pathVersion, `${id}:${order.revision}:${kind}`), version: neg.version };
+    });
+  }
+
   return {
-    async decide(account, q) {
-      const id = q.orderId;
-      const revision = await store.orderRevision(account.id, id);
-      if (revision === null) return { status: 404 };
-      const neg = negotiate({ family: 'order', pathVersion: q.pathVersion, accept: q.accept, apiVersion: q.apiVersion, pinned: account.pinnedVersion });
-      if (!neg.ok) return { status: 406, detail: neg.detail };
-      const kind = `${neg.version}${neg.vendor ? 'n' : 'j'}:${q.pathVersion ?? 0}`;
-      let entry = cache.get(`${id}:${revision}:${kind}`);
-      const tag = entry?.etag ?? etagOf({ id, revision }, neg.version, neg.vendor);
-      const inm = q.ifNoneMatch;
-      if (inm !== undefined && evaluate({ method: 'GET', ifNoneMatch: inm, current: { selected: tag, all: NO_TAGS } }) === 'not_modified') {
-        return { status: 304, etag: tag };
-      }
-      if (!entry) {
-        const order = await store.getOrder(account.id, id);
-        if (!order) return { status: 404 };
-        // A write may have landed in between: cache (and answer) the revision actually read.
-        entry = cached(order, neg, q.pathVersion, `${id}:${order.revision}:${kind}`);
-      }
-      return { status: 200, entry, version: neg.version };
+    decide(account, q) {
+      if (store.orderRevisionNow) return afterRevision(account, q, store.orderRevisionNow(account.id, q.orderId));
+      return store.orderRevision(account.id, q.orderId).then((revision) => afterRevision(account, q, revision));
     },
     served(account, version) {
       if (version === 1) metrics.deprecatedReads.inc({ account: account.name, field: 'discount_code' });

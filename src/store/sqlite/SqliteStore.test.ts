@@ -32,6 +32,19 @@ runIdempotencyContract('SqliteStore (two handles on one file)', async () => {
 });
 
 describe('SqliteStore specifics', () => {
+  it('reads a revision synchronously, and sees at once what another handle on the file wrote (nothing cached)', async () => {
+    const file = freshFile();
+    const [a, b] = [new SqliteStore(file), new SqliteStore(file)];
+    await a.migrate();
+    await b.migrate();
+    const account = await a.ensureAccount('acme');
+    const { order } = await a.createOrder(account.id, fields);
+    expect(a.orderRevisionNow(account.id, order.id)).toBe(1);
+    await b.writeOrder(account.id, order.id, (cur) => ({ apply: true, fields: { status: cur.status, items: cur.items, currency: cur.currency, discount: cur.discount, note: 'from b' }, eventType: 'order.updated' }));
+    expect(a.orderRevisionNow(account.id, order.id)).toBe(2);
+    await Promise.all([a.close(), b.close()]);
+  });
+
   it('opens in WAL mode with synchronous FULL, foreign keys on and a busy timeout', async () => {
     const s = await fresh();
     await s.migrate();

@@ -196,6 +196,10 @@ export class SqliteStore implements Store {
   }
 
   async orderRevision(accountId: number, orderId: number): Promise<number | null> {
+    return this.orderRevisionNow(accountId, orderId);
+  }
+
+  orderRevisionNow(accountId: number, orderId: number): number | null {
     return this.run(() => this.s.orderRevision.get(orderId, accountId)) ?? null;
   }
 
