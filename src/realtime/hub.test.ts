@@ -75,6 +75,20 @@ describe('TopicHub', () => {
     expect(live.log).toEqual([{ kind: 'ack', seq: 3, head: 3 }]);
   });
 
+  it('live only starts at the revision the caller admitted, not at the head: a write committed while the topic loads is delivered', async () => {
+    // An SSE request is admitted at revision 1 and gets its 200 (the client's `open`); the
+    // client writes revision 2 before the topic's load has read the event table.
+    const committed = [event(1), event(2)];
+    const hub = new TopicHub({ store: fakeStore(committed), ringSize: 10 });
+    const sub = recorder();
+    await hub.subscribe(1, undefined, sub, 1);
+    expect(sub.log).toEqual([{ kind: 'ack', seq: 1, head: 2 }, { kind: 'frame', seq: 2 }]);
+    // The same on a loaded topic whose ring is already past the admitted revision.
+    const late = recorder();
+    await hub.subscribe(1, undefined, late, 1);
+    expect(late.log).toEqual([{ kind: 'ack', seq: 1, head: 2 }, { kind: 'frame', seq: 2 }]);
+  });
+
   it('since ahead of the topic: ack at since, then a resync that sets the position to the head (issue 13, 2)', async () => {
     const committed = [event(1), event(2), event(3)];
     const hub = new TopicHub({ store: fakeStore(committed), ringSize: 10 });
@@ -134,7 +148,7 @@ describe('TopicHub', () => {
         async (ringSize, ops, g) => {
           const committed = [event(1)];
           const hub = new TopicHub({ store: fakeStore(committed, () => g(fc.integer, { min: 0, max: 2 })), ringSize });
-          const subs: { sub: ReturnType<typeof recorder>; since: number | undefined }[] = [];
+          const subs: { sub: ReturnType<typeof recorder>; since: number | undefined; admitted: number }[] = [];
           let pendingPublish: OrderEvent[] = [];
           const waits: Promise<void>[] = [];
           for (const o of ops) {
@@ -149,7 +163,7 @@ describe('TopicHub', () => {
               }
             } else {
               const sub = recorder();
-              subs.push({ sub, since: o.since });
+              subs.push({ sub, since: o.since, admitted: committed.length });
               waits.push(hub.subscribe(1, o.since, sub, committed.length));
             }
             if (o.pause) await tick();
@@ -158,20 +172,21 @@ describe('TopicHub', () => {
           await Promise.all(waits);
           await drained(hub, committed.length); // every publish and catch-up queued so far has run
           const last = committed.length;
-          for (const { sub, since } of subs) {
+          for (const { sub, since, admitted } of subs) {
             expect(sub.log.some((l) => l.kind === 'drop' || l.kind === 'fail')).toBe(false);
             const [ack, ...rest] = sub.log;
             if (ack.kind !== 'ack') throw new Error(`first message ${ack.kind}`);
-            // The wire rule: the ack is the resume point (since, or the head when live).
-            expect(ack.seq).toBe(since ?? ack.head);
+            // The wire rule: the ack is the resume point: since, or when live the revision
+            // the subscriber was admitted at (what was committed when it asked).
+            const from = since ?? Math.min(admitted, ack.head);
+            expect(ack.seq).toBe(from);
             let cur = ack.seq;
             if (rest[0]?.kind === 'resync') {
               // older than the ring, or newer than the topic: told to resync at the topic's head
               const r = rest.shift() as { seq: number; reason: string };
-              expect(since).toBeDefined();
               expect(r.seq).toBe(ack.head);
-              expect(r.reason).toBe(since! > ack.head ? 'since_ahead' : 'gap_too_old');
-              expect(since! > ack.head || since! < ack.head - ringSize).toBe(true);
+              expect(r.reason).toBe(from > ack.head ? 'since_ahead' : 'gap_too_old');
+              expect(from > ack.head || from < ack.head - ringSize).toBe(true);
               cur = r.seq;
             }
             for (const l of rest) {

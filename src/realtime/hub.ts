@@ -174,11 +174,12 @@ export class TopicHub {
       if (!t.pending.delete(sub)) return; // unsubscribed while waiting
       t.subs.add(sub);
       const head = t.ring.lastSeq;
-      if (since === undefined) {
-        sub.lastSeq = head;
-        sub.ack(head, head);
-        return;
-      }
+      // Live only (no `since`): from the revision the caller read when it admitted the
+      // request, not from the head now. An SSE client has its `open` before this runs, and
+      // a write it (or anyone) commits while the topic loads is already in the ring here:
+      // starting at the head would skip it for good (the `eventsource` package lost events
+      // this way under load in CI). Normally currentSeq equals the head and nothing replays.
+      if (since === undefined) since = Math.min(currentSeq, head);
       sub.lastSeq = since;
       sub.ack(since, head);
       const replay = since > head ? ({ kind: 'ahead' } as const) : t.ring.after(since);
