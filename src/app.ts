@@ -30,7 +30,7 @@ import {
   rateLimiter,
 } from './http';
 import { MemoryBuckets, type Buckets } from './limits';
-import { costBudget, graphqlMiddleware, LruRegistry, type PersistedQueryRegistry } from './graphql';
+import { costBudget, graphqlEngine, graphqlMiddleware, graphqlRoute, LruRegistry, type PersistedQueryRegistry } from './graphql';
 import { createRealtime, type Realtime } from './realtime';
 import { MemoryBus, type Bus } from './bus';
 import { manifest } from '../generated/graphql/persisted';
@@ -88,6 +88,16 @@ export function createApp(deps: AppDeps): App {
   const auth = authenticate(deps.store, authCache);
   const { rps, burst } = deps.config.rateLimit;
   const limit = rps > 0 ? rateLimit({ buckets, rps, burst }) : undefined;
+  // /graphql's engine: one instance for the Koa middleware and the edge route.
+  const graphql = graphqlEngine({
+    store: deps.store,
+    registry: deps.registry ?? new LruRegistry(deps.config.graphql.apqCacheSize),
+    manifest: deps.manifest ?? manifest,
+    limits: deps.config.graphql,
+    production: deps.config.production,
+    onOutcome: (outcome) => metrics.graphqlRequests.inc({ outcome }),
+    costBudget: deps.config.graphql.costBudget > 0 ? costBudget({ buckets, budget: deps.config.graphql.costBudget, restoreRate: deps.config.graphql.costRestoreRate }) : undefined,
+  });
   // The order read's rules and representation cache: one instance for the Koa handler and the edge route.
   const reads = orderReads({ store: deps.store, metrics });
   const router = restRouter({
@@ -109,20 +119,7 @@ export function createApp(deps: AppDeps): App {
   if (cors) app.use(cors);
   app.use(problemMiddleware());
   app.use(realtime.sse);
-  app.use(
-    graphqlMiddleware({
-      store: deps.store,
-      authenticate: (ctx) => authenticateRequest(ctx, deps.store, authCache),
-      registry: deps.registry ?? new LruRegistry(deps.config.graphql.apqCacheSize),
-      manifest: deps.manifest ?? manifest,
-      limits: deps.config.graphql,
-      bodyLimit: deps.config.bodyLimitBytes,
-      production: deps.config.production,
-      onOutcome: (outcome) => metrics.graphqlRequests.inc({ outcome }),
-      costBudget:
-        deps.config.graphql.costBudget > 0 ? costBudget({ buckets, budget: deps.config.graphql.costBudget, restoreRate: deps.config.graphql.costRestoreRate }) : undefined,
-    }),
-  );
+  app.use(graphqlMiddleware(graphql, { authenticate: (ctx) => authenticateRequest(ctx, deps.store, authCache), bodyLimit: deps.config.bodyLimitBytes }));
   app.use(router.routes());
   app.use(router.allowedMethods());
   // Errors are answered by problemMiddleware; this only sees what escapes koa itself.
@@ -131,6 +128,7 @@ export function createApp(deps: AppDeps): App {
   const edgeRoutes: EdgeRoute[] = [
     realtime.sseEdge(essentials),
     orderReadRoute({ reads, authCache, essentials, rateLimit: rps > 0 ? rateLimiter({ buckets, rps, burst }) : undefined }),
+    graphqlRoute({ engine: graphql, authCache, essentials, bodyLimit: deps.config.bodyLimitBytes, onError: (err) => deps.logger.error({ err }, 'unhandled error') }),
   ];
   return { listener: edgeListener(edgeRoutes, app.callback()), app, metrics, authCache, realtime };
 }

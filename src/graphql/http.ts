@@ -1,8 +1,11 @@
 /**
- * POST and GET /graphql on graphql-http's core handler. The middleware authenticates,
- * reads the body with the service's one body reader (http/body.ts, with its size limit)
- * and calls the handler with a request object it builds: method, url, headers, the body
- * text and a typed context carrying the caller. Nothing travels beside it (no adapter,
+ * POST and GET /graphql on graphql-http's core handler. The engine (`graphqlEngine`)
+ * takes a request whose caller is known and whose body has been read; two transports
+ * feed it: the Koa middleware below, and the edge route (edge.ts) that serves a POST
+ * from a cached token on raw node:http. Each authenticates, reads the body with the
+ * service's one body reader (http/body.ts, with its size limit), and the engine calls
+ * the handler with a request object it builds: method, url, headers, the body text and
+ * a typed context carrying the caller. Nothing travels beside it (no adapter,
  * no state keyed on the raw request, no body written back into Koa's request).
  * graphql-http keeps what it does well (Accept negotiation and 406, method checks,
  * response encoding); execution is graphql-jit's compiled form for documents that come
@@ -20,7 +23,7 @@
  * - `onOperation`: a request error found while executing (variables that do not
  *   coerce) is a 400 too, not a 200 without data.
  */
-import type { IncomingMessage } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import type { Context, Middleware } from 'koa';
 import {
   GraphQLError,
@@ -58,21 +61,45 @@ export interface GraphqlLimits {
   documentCacheSize: number;
 }
 
-export interface GraphqlDeps {
+/** What the engine needs: everything but how the caller and the body are found (the Koa middleware's and the edge route's). */
+export interface GraphqlEngineDeps {
   store: Store;
-  /** Resolves the caller or throws the 401 problem (http/auth). */
-  authenticate: (ctx: Context) => Promise<Account>;
   registry: PersistedQueryRegistry;
   /** The build-time manifest (generated/graphql/persisted.ts): hash -> text. */
   manifest: Readonly<Record<string, string>>;
   limits: GraphqlLimits;
-  bodyLimit: number;
   /** NODE_ENV=production: introspection is a validation error. */
   production: boolean;
   /** Each request's outcome: `ok`, or the first error's `extensions.code` (one of GRAPHQL_CODES, else `other`). */
   onOutcome?: (outcome: string) => void;
   /** The per-account cost budget (costBudget.ts); absent when GRAPHQL_COST_BUDGET is 0. */
   costBudget?: CostBudget;
+}
+
+/** A request whose caller is known and whose body (POST) has been read. */
+export interface GraphqlInput {
+  method: string;
+  url: string;
+  headers: IncomingHttpHeaders;
+  /** The body text (POST), null otherwise. */
+  body: string | null;
+  raw: IncomingMessage;
+  account: Account;
+}
+
+/**
+ * /graphql without its transport: the Koa middleware (below) and the edge route
+ * (edge.ts) both authenticate and read the body, then hand the request here, so the two
+ * paths share every rule and answer byte for byte alike. Each call reports its outcome.
+ */
+export interface GraphqlEngine {
+  /** The answer to a request whose caller is known. */
+  serve(input: GraphqlInput): Promise<Response>;
+  /**
+   * The answer to a request refused before the engine (401 with its challenge, 413, 400
+   * for an unreadable body), in GraphQL's shape; `account` when the caller is known.
+   */
+  refuse(problem: HttpProblem, accept: string | undefined, account: Account | undefined): Promise<Response>;
 }
 
 export const GRAPHQL_PATH = '/graphql';
@@ -153,7 +180,7 @@ async function readParams(req: Req): Promise<RequestParams | Response> {
   return { query: query ?? '', operationName, variables, extensions };
 }
 
-export function graphqlMiddleware(deps: GraphqlDeps): Middleware {
+export function graphqlEngine(deps: GraphqlEngineDeps): GraphqlEngine {
   const schema = createSchema();
   const { limits } = deps;
 
@@ -237,34 +264,55 @@ export function graphqlMiddleware(deps: GraphqlDeps): Middleware {
     return [JSON.stringify({ ...json, extensions: { ...(isObject(json.extensions) ? json.extensions : {}), cost } }), init];
   }
 
+  const report = (response: Response): Response => {
+    deps.onOutcome?.(outcomeOf(response[1].status, response[0]));
+    return response;
+  };
+
+  return {
+    async serve({ method, url, headers, body, raw, account }) {
+      // `cost` present from the start (set when charged): one object shape for every request.
+      const context: RequestContext = { account, accept: headers.accept || undefined, contentType: headers['content-type'] || undefined, cost: undefined };
+      const response = await handle({ method, url, headers, body, raw, context });
+      return report(context.cost || !deps.costBudget ? response : await withUnpricedCost(response, account));
+    },
+    async refuse(problem, accept, account) {
+      const code = problem.status === 401 ? GRAPHQL_CODES.UNAUTHENTICATED : GRAPHQL_CODES.BAD_REQUEST;
+      const refused = errorResponse(accept, problem.status, code, problem.problem.detail ?? problem.problem.title, problem.headers);
+      // No account (401): no bucket to report.
+      return report(account ? await withUnpricedCost(refused, account) : refused);
+    },
+  };
+}
+
+export interface GraphqlMiddlewareDeps {
+  /** Resolves the caller or throws the 401 problem (http/auth). */
+  authenticate: (ctx: Context) => Promise<Account>;
+  bodyLimit: number;
+}
+
+/** /graphql in the Koa chain: what the edge route (edge.ts) leaves to Koa. */
+export function graphqlMiddleware(engine: GraphqlEngine, { authenticate, bodyLimit }: GraphqlMiddlewareDeps): Middleware {
   return async function graphql(ctx, next) {
     if (ctx.path !== GRAPHQL_PATH) return next();
     ctx.state.route = GRAPHQL_PATH;
-    const accept = ctx.get('accept') || undefined;
     // Body first: Koa turns a null body into a 204 unless the status is set after it (405, 406).
     const answer = ([body, init]: Response) => {
       ctx.body = body;
       ctx.status = init.status;
       if (init.statusText) ctx.message = init.statusText;
       for (const [k, v] of Object.entries(init.headers ?? {})) ctx.set(k, v);
-      deps.onOutcome?.(outcomeOf(init.status, body));
     };
     let account: Account | undefined;
     let body: string | null = null;
     try {
-      account = await deps.authenticate(ctx);
-      if (ctx.method === 'POST') body = await readBodyText(ctx, deps.bodyLimit);
+      account = await authenticate(ctx);
+      if (ctx.method === 'POST') body = await readBodyText(ctx, bodyLimit);
     } catch (err) {
       // The 401 (with its challenge), 413 and 400 problems, in GraphQL's shape.
       if (!(err instanceof HttpProblem) || err.status >= 500) throw err;
-      const code = err.status === 401 ? GRAPHQL_CODES.UNAUTHENTICATED : GRAPHQL_CODES.BAD_REQUEST;
-      const refused = errorResponse(accept, err.status, code, err.problem.detail ?? err.problem.title, err.headers);
-      // No account (401): no bucket to report.
-      return answer(account ? await withUnpricedCost(refused, account) : refused);
+      return answer(await engine.refuse(err, ctx.get('accept') || undefined, account));
     }
-    // `cost` present from the start (set when charged): one object shape for every request.
-    const context: RequestContext = { account, accept, contentType: ctx.get('content-type') || undefined, cost: undefined };
-    const response = await handle({ method: ctx.method, url: ctx.url, headers: ctx.headers, body, raw: ctx.req, context });
-    answer(context.cost || !deps.costBudget ? response : await withUnpricedCost(response, account));
+    answer(await engine.serve({ method: ctx.method, url: ctx.url, headers: ctx.headers, body, raw: ctx.req, account }));
   };
 }

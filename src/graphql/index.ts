@@ -1,5 +1,6 @@
 /** The GraphQL capability: /graphql, its validation rules, persisted operations. */
-export { graphqlMiddleware, GRAPHQL_PATH, type GraphqlDeps, type GraphqlLimits } from './http';
+export { graphqlEngine, graphqlMiddleware, GRAPHQL_PATH, type GraphqlEngine, type GraphqlEngineDeps, type GraphqlLimits } from './http';
+export { graphqlRoute } from './edge';
 export { LruRegistry, type PersistedQueryRegistry } from './registry';
 export { RedisRegistry, type RedisKv, type RedisRegistryOptions } from './redisRegistry';
 export { GRAPHQL_CODES } from './errors';

@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import type { Context } from 'koa';
 import getRawBody from 'raw-body';
 import { httpProblem } from './problem';
@@ -25,9 +26,14 @@ export function versionParam(value: string): string | undefined {
  * bytes cannot be read. raw-body enforces the limit. The one body reader of the
  * service: REST parses JSON from it below, /graphql reads its parameters from it.
  */
-export async function readBodyText(ctx: Context, limit: number): Promise<string> {
+export function readBodyText(ctx: Context, limit: number): Promise<string> {
+  return readRequestText(ctx.req, limit);
+}
+
+/** The same without Koa (routes served on node:http, edge.ts). */
+export async function readRequestText(req: IncomingMessage, limit: number): Promise<string> {
   try {
-    return await getRawBody(ctx.req, { limit, length: ctx.get('content-length') || undefined, encoding: 'utf8' });
+    return await getRawBody(req, { limit, length: req.headers['content-length'] || undefined, encoding: 'utf8' });
   } catch (err) {
     const e = err as { type?: string; status?: number };
     if (e.type === 'entity.too.large') throw httpProblem('PAYLOAD_TOO_LARGE', `Request body exceeds ${limit} bytes`);

@@ -3,7 +3,7 @@
  * realtime, tests) may use. Cross-cutting middleware lives beside this file; the REST
  * binding of contracts/openapi.yaml lives in `rest/`.
  */
-export { accountForToken, authenticate, authenticateRequest, bearerToken, bearerTokenOf } from './auth';
+export { accountForToken, authenticate, authenticateRequest, bearerToken, bearerTokenOf, cachedAccount } from './auth';
 export { AuthCache } from './authCache';
 export { DEFAULT_BODY_LIMIT } from './body';
 export { corsMiddleware, parseCorsOrigins, simpleCors } from './cors';
