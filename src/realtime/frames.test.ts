@@ -1,7 +1,7 @@
 import { connect, type Socket } from 'node:net';
 import fc from 'fast-check';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { wsFrame } from './frames';
+import { SEQ_TEXT, wsFrame } from './frames';
 
 /**
  * The pre-framed bytes must be exactly what `ws` itself sends for the same text (it is
@@ -60,6 +60,22 @@ describe('wsFrame', () => {
         expect((await sentByWs(text)).equals(wsFrame(text))).toBe(true);
       }),
       { numRuns: 50 },
+    );
+  });
+});
+
+describe('SEQ_TEXT (Last-Event-ID, since)', () => {
+  it('accepts exactly the canonical text of 0 and of positive integers up to 15 digits', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 999_999_999_999_999 }), (n) => {
+        expect(SEQ_TEXT.test(String(n))).toBe(true);
+      }),
+    );
+    fc.assert(
+      fc.property(fc.string({ unit: fc.constantFrom('0', '1', '9', '-', '+', ' ', '.', 'e', 'x') , maxLength: 17 }), (text) => {
+        const canonical = /^\d+$/.test(text) && String(Number(text)) === text && text.length <= 15;
+        expect(SEQ_TEXT.test(text)).toBe(canonical);
+      }),
     );
   });
 });

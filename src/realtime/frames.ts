@@ -16,6 +16,13 @@ const { Sender } = wsModule as unknown as {
 
 export const topicOf = (orderId: number): string => `order:${orderId}`;
 
+/**
+ * A stream position as a client sends it back (SSE Last-Event-ID, WebSocket `?since=`):
+ * 0 or a canonical positive integer of at most 15 digits (a safe integer, no sign, no
+ * leading zero). One rule for both transports.
+ */
+export const SEQ_TEXT = /^(0|[1-9][0-9]{0,14})$/;
+
 export interface Frame {
   seq: number;
   /** `id:`, `event:`, `data:` and the blank line. */

@@ -19,7 +19,7 @@ import type { Middleware } from 'koa';
 import type { Account, Store } from '../store';
 import { bearerTokenOf, httpProblem, HttpProblem, problem, writeProblem, type EdgeEssentials, type EdgeRoute } from '../http';
 import type { AcceptLimiter } from './acceptLimiter';
-import { resyncMessage, sseFrame, type Frame } from './frames';
+import { resyncMessage, SEQ_TEXT, sseFrame, type Frame } from './frames';
 import type { Subscriber, TopicHub } from './hub';
 import type { SlowPeers } from './slowPeers';
 import { BoundedWriter, type WriteBatcher } from './writer';
@@ -28,7 +28,6 @@ export const SSE_PATH = /^\/api\/orders\/([^/]+)\/stream$/;
 /** The route template (metrics label). */
 export const SSE_ROUTE = '/api/orders/{orderId}/stream';
 const ORDER_ID = /^[1-9][0-9]{0,14}$/;
-const SEQ = /^(0|[1-9][0-9]{0,14})$/;
 export const SSE_RETRY_MS = 2000;
 export const HEARTBEAT_MS = 15_000;
 
@@ -178,7 +177,7 @@ async function admit(deps: SseDeps, r: StreamRequest): Promise<Admitted> {
   const order = await deps.store.getOrder(account.id, orderId);
   if (!order) throw httpProblem('NOT_FOUND', 'No such order');
   const lastEventId = r.lastEventId || undefined;
-  if (lastEventId !== undefined && !SEQ.test(lastEventId.trim())) throw httpProblem('BAD_REQUEST', 'Last-Event-ID must be a non-negative integer');
+  if (lastEventId !== undefined && !SEQ_TEXT.test(lastEventId.trim())) throw httpProblem('BAD_REQUEST', 'Last-Event-ID must be a non-negative integer');
   const admitted = deps.limiter.take();
   if (!admitted.ok) {
     throw httpProblem('SERVICE_UNAVAILABLE', 'Too many new connections: retry later', { 'Retry-After': String(admitted.retryAfterS) });

@@ -14,16 +14,16 @@ import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { Account, Store } from '../store';
 import { HttpProblem, problem, PROBLEM_MEDIA_TYPE, type Problem } from '../http/problem';
+import { bearerTokenOf } from '../http/auth';
 import type { ErrorMessage, ServerMessage } from '../../generated/asyncapi/messages';
 import { validateClientMessage } from '../../generated/asyncapi/validators';
 import type { AcceptLimiter } from './acceptLimiter';
-import { resyncMessage, topicOf, wsFrame, type Frame } from './frames';
+import { resyncMessage, SEQ_TEXT, topicOf, wsFrame, type Frame } from './frames';
 import type { Subscriber, TopicHub } from './hub';
 import type { SlowPeers } from './slowPeers';
 import { BoundedWriter, type WriteBatcher } from './writer';
 
 export const WS_PATH = '/orders';
-const SEQ = /^(0|[1-9][0-9]{0,14})$/;
 export const CLOSE_TRY_AGAIN = 1013;
 export const CLOSE_GOING_AWAY = 1001;
 /** Largest client message accepted (a subscribe is under 100 bytes); bigger closes with 1009. */
@@ -91,16 +91,18 @@ export class WsEndpoint {
     socket.on('error', () => socket.destroy());
     const url = new URL(req.url ?? '/', 'http://localhost');
     if (url.pathname !== WS_PATH) return refuse(socket, problem('NOT_FOUND', `No WebSocket endpoint at ${url.pathname}`));
-    const header = /^Bearer +(\S+)$/i.exec(req.headers.authorization ?? '');
+    // The service's one bearer rule (http/auth.ts): the header, else one `access_token` (a repeated one is no token, as on SSE).
+    const accessTokens = url.searchParams.getAll('access_token');
+    const token = bearerTokenOf(req.headers.authorization, accessTokens.length === 1 ? accessTokens[0] : accessTokens);
     let account: Account;
     try {
-      account = await this.deps.authenticate(header?.[1] ?? url.searchParams.get('access_token') ?? undefined);
+      account = await this.deps.authenticate(token);
     } catch (err) {
       if (!(err instanceof HttpProblem) || err.status !== 401) throw err;
       return refuse(socket, err.problem, err.headers);
     }
     const sinceParam = url.searchParams.get('since');
-    if (sinceParam !== null && !SEQ.test(sinceParam)) return refuse(socket, problem('BAD_REQUEST', 'since must be a non-negative integer'));
+    if (sinceParam !== null && !SEQ_TEXT.test(sinceParam)) return refuse(socket, problem('BAD_REQUEST', 'since must be a non-negative integer'));
     const admitted = this.deps.limiter.take();
     if (!admitted.ok) return refuse(socket, problem('SERVICE_UNAVAILABLE', 'Too many new connections: retry later'), { 'Retry-After': String(admitted.retryAfterS) });
     const since = sinceParam === null ? undefined : Number(sinceParam);
