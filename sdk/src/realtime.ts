@@ -140,7 +140,7 @@ export function streamOrder(opts: OrderStreamOptions): OrderStream {
     }
     if (msg.type !== 'order.created' && msg.type !== 'order.updated' && msg.type !== 'order.cancelled') return;
     if (!hasPosition) {
-      // SSE without Last-Event-ID says nothing before the first live event: it starts the stream.
+      // A server that sends no `subscribed` on SSE (orderline before it did): the first live event starts the stream.
       lastSeq = msg.seq - 1;
       hasPosition = true;
     }

@@ -19,7 +19,7 @@ import type { Middleware } from 'koa';
 import type { Account, Store } from '../store';
 import { bearerTokenOf, httpProblem, HttpProblem, problem, writeProblem, type EdgeEssentials, type EdgeRoute } from '../http';
 import type { AcceptLimiter } from './acceptLimiter';
-import { resyncMessage, SEQ_TEXT, sseFrame, type Frame } from './frames';
+import { resyncMessage, SEQ_TEXT, sseFrame, topicOf, type Frame } from './frames';
 import type { Subscriber, TopicHub } from './hub';
 import type { SlowPeers } from './slowPeers';
 import { BoundedWriter, type WriteBatcher } from './writer';
@@ -67,7 +67,16 @@ class SseStream implements Subscriber {
     this.writer = new BoundedWriter(res, streams.deps.maxBufferBytes, streams.deps.batcher);
   }
 
-  ack(): void {}
+  /**
+   * The stream's first event: `subscribed`, its `id:` the resume point. Without it a
+   * client cut before its first event reconnects with no Last-Event-ID (it has seen no
+   * id) and misses what was written while it was away; an id-only block would not do,
+   * since eventsource-parser (the `eventsource` package, our SDK) keeps only the ids of
+   * events that carry data.
+   */
+  ack(from: number, head: number): void {
+    this.send(sseFrame({ type: 'subscribed', channel: topicOf(this.orderId), seq: from, head }, from));
+  }
 
   write(frame: Frame): void {
     this.send(frame.sse);

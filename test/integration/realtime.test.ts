@@ -40,13 +40,16 @@ describe('SSE /api/orders/{id}/stream', () => {
   });
   afterAll(() => srv.close());
 
-  it('sends retry once, then id/event/data per committed write, valid against the contract', async () => {
+  it('sends retry once, subscribed (id: the resume point), then id/event/data per committed write, valid against the contract', async () => {
     const { id } = await createOrder(srv);
     const s = await openSse(srv, id);
     expect(s.res.status).toBe(200);
     expect(s.res.headers.get('content-type')).toMatch(/^text\/event-stream/);
     await touch(srv, id, 3);
-    const events = await s.reader!.take(3);
+    const [subscribed, ...events] = await s.reader!.take(4);
+    expect(subscribed).toMatchObject({ id: '1', event: 'subscribed' });
+    expect(JSON.parse(subscribed.data!)).toEqual({ type: 'subscribed', channel: `order:${id}`, seq: 1, head: 1 });
+    expect(validateSubscribedMessage(JSON.parse(subscribed.data!))).toBe(true);
     expect(events.map((e) => [e.id, e.event])).toEqual([
       ['2', 'order.updated'],
       ['3', 'order.updated'],
@@ -63,9 +66,27 @@ describe('SSE /api/orders/{id}/stream', () => {
     await touch(srv, id, 4); // seqs 2..5
     const s = await openSse(srv, id, { 'last-event-id': '2' });
     await touch(srv, id, 1); // 6, live
-    const events = await s.reader!.take(4);
-    expect(events.map((e) => Number(e.id))).toEqual([3, 4, 5, 6]);
+    const events = await s.reader!.take(5);
+    expect(events.map((e) => [Number(e.id), e.event])).toEqual([[2, 'subscribed'], [3, 'order.updated'], [4, 'order.updated'], [5, 'order.updated'], [6, 'order.updated']]);
     s.close();
+  });
+
+  it('a client cut before its first order event resumes from the subscribed id and misses nothing written while away', async () => {
+    const { id } = await createOrder(srv);
+    const first = await openSse(srv, id);
+    const [subscribed] = await first.reader!.take(1);
+    expect(subscribed).toMatchObject({ event: 'subscribed', id: '1' });
+    srv.realtime.dropConnections(); // cut, no order event seen
+    await first.reader!.done;
+    await touch(srv, id, 1); // seq 2, written while the client is away
+    // What EventSource sends back: the last id it saw, the subscribed event's.
+    const again = await openSse(srv, id, { 'last-event-id': subscribed.id! });
+    const events = await again.reader!.take(2);
+    expect(events.map((e) => [e.id, e.event])).toEqual([
+      ['1', 'subscribed'],
+      ['2', 'order.updated'],
+    ]);
+    again.close();
   });
 
   it('older than the ring: one resync event, then live', async () => {
@@ -73,7 +94,8 @@ describe('SSE /api/orders/{id}/stream', () => {
     await touch(srv, id, 8); // seqs 2..9; the ring holds 5..9
     const s = await openSse(srv, id, { 'last-event-id': '2' });
     await touch(srv, id, 1);
-    const [resync, live] = await s.reader!.take(2);
+    const [subscribed, resync, live] = await s.reader!.take(3);
+    expect(JSON.parse(subscribed.data!)).toMatchObject({ type: 'subscribed', seq: 2, head: 9 });
     expect(resync.event).toBe('resync');
     expect(validateResyncMessage(JSON.parse(resync.data!))).toBe(true);
     expect(JSON.parse(resync.data!)).toMatchObject({ seq: 9, reason: 'gap_too_old' });
@@ -85,8 +107,8 @@ describe('SSE /api/orders/{id}/stream', () => {
     const { id } = await createOrder(srv);
     await touch(srv, id, 2); // seqs 1..3
     const s = await openSse(srv, id, { 'last-event-id': '0' });
-    const events = await s.reader!.take(3);
-    expect(events.map((e) => Number(e.id))).toEqual([1, 2, 3]);
+    const events = await s.reader!.take(4);
+    expect(events.map((e) => [Number(e.id), e.event])).toEqual([[0, 'subscribed'], [1, 'order.created'], [2, 'order.updated'], [3, 'order.updated']]);
     s.close();
   });
 
@@ -94,7 +116,8 @@ describe('SSE /api/orders/{id}/stream', () => {
     const { id } = await createOrder(srv);
     const s = await openSse(srv, id, { 'last-event-id': '50' });
     await touch(srv, id, 1);
-    const [resync, live] = await s.reader!.take(2);
+    const [subscribed, resync, live] = await s.reader!.take(3);
+    expect(JSON.parse(subscribed.data!)).toMatchObject({ type: 'subscribed', seq: 50, head: 1 });
     expect(resync).toMatchObject({ event: 'resync', id: '1' });
     expect(JSON.parse(resync.data!)).toEqual({ type: 'resync', channel: `order:${id}`, seq: 1, reason: 'since_ahead' });
     expect(live.id).toBe('2');
@@ -118,7 +141,7 @@ describe('SSE /api/orders/{id}/stream', () => {
       expect(s.reader!.all().filter((e) => e.retry !== undefined)).toHaveLength(2);
       expect(srv.realtime.stats().sse).toBe(0);
       const again = await openSse(srv, id, { 'last-event-id': '0' });
-      expect((await again.reader!.take(1))[0].id).toBe('1');
+      expect((await again.reader!.take(2)).map((e) => e.id)).toEqual(['0', '1']);
       again.close();
     } finally {
       spy.mockRestore();

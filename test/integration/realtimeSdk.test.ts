@@ -75,6 +75,22 @@ describe('realtime SDK with forced drops', () => {
     expect(log).toEqual([2, 3, 4, 5, 6].map((seq) => ({ kind: 'event', seq })));
   });
 
+  it.each(['ws', 'sse'] as const)('%s: live-only (no since), cut before its first event: what was written while away arrives', async (transport) => {
+    const { id } = await createOrder(srv);
+    const log: Entry[] = [];
+    const client = streamOrder({ baseUrl: srv.url, token: srv.alice.token, orderId: id, transport, WebSocket, backoff: { baseMs: 10, capMs: 100 }, onEvent: (m) => log.push({ kind: 'event', seq: m.seq }) });
+    try {
+      // `subscribed` gives the live-only client its position (SSE too: its first event).
+      await waitFor(() => client.lastSeq === 1, 5000);
+      srv.realtime.dropConnections();
+      await touch(srv, id, 1); // seq 2, while the client is away
+      await waitFor(() => client.lastSeq === 2, 5000);
+    } finally {
+      client.close();
+    }
+    expect(log).toEqual([{ kind: 'event', seq: 2 }]);
+  });
+
   it.each(['ws', 'sse'] as const)('%s: away for longer than the ring holds -> one resync by GET, then live again', async (transport) => {
     // The client comes back having seen seq 2 while the ring keeps 6..10: no race with its
     // backoff decides whether it was "away" long enough (drops are in the tests around this one).
