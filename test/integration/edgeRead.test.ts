@@ -7,50 +7,13 @@
  * the RateLimit figures and the 429s line up. Runs on SQLite and (jest project
  * "postgres") on PostgreSQL.
  */
-import { request } from 'node:http';
 import fc from 'fast-check';
-import type Koa from 'koa';
 import { MemoryBuckets } from '../../src/limits';
 import { startTestServer, type TestServer } from '../support/server';
+import { comparableReplies, countKoa, metricLines, mostly, sendRaw } from '../support/edgeTwin';
 import type { OrderFields } from '../../src/store';
 
 const fields = (note: string): OrderFields => ({ status: 'pending', items: [{ sku: 'TEA-1', quantity: 2, unit_price_cents: 450 }], currency: 'EUR', discount: { code: 'WELCOME', percent: 10 }, note });
-
-interface Reply {
-  status: number;
-  headers: Record<string, string>;
-  body: Buffer;
-}
-
-function send(url: string, method: string, headers: Record<string, string>): Promise<Reply> {
-  return new Promise((resolve, reject) => {
-    const req = request(url, { method, headers, agent: false }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        const h: Record<string, string> = {};
-        for (let i = 0; i < res.rawHeaders.length; i += 2) {
-          const name = res.rawHeaders[i].toLowerCase();
-          h[name] = h[name] === undefined ? res.rawHeaders[i + 1] : `${h[name]}\n${res.rawHeaders[i + 1]}`;
-        }
-        resolve({ status: res.statusCode ?? 0, headers: h, body: Buffer.concat(chunks) });
-      });
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
-
-/** Counts the requests that reach Koa (Koa looks `createContext` up on every request). */
-function countKoa(app: Koa): { count: number } {
-  const counter = { count: 0 };
-  const create = app.createContext.bind(app);
-  app.createContext = (req, res) => {
-    counter.count++;
-    return create(req, res);
-  };
-  return counter;
-}
 
 const APP = 'http://app.example.test';
 const VENDOR = 'application/vnd.orderline.order+json';
@@ -79,11 +42,6 @@ const requestArb = fc.record({
   /** Milliseconds the rate limit's clock moves before this request (the same for both sides). */
   elapse: fc.constantFrom(0, 0, 300, 1000, 5000),
 });
-
-/** Mostly requests the edge may serve, sometimes ones it must leave to Koa. */
-function mostly<T>(good: fc.Arbitrary<T>, bad: fc.Arbitrary<T>): fc.Arbitrary<T> {
-  return fc.oneof({ arbitrary: good, weight: 4 }, { arbitrary: bad, weight: 1 });
-}
 
 type Generated = typeof requestArb extends fc.Arbitrary<infer T> ? T : never;
 
@@ -163,14 +121,11 @@ describe.each(configs)('the edge order read answers as the Koa path does ($name)
         const id = g.id === 'own' ? String(own[0]) : g.id === 'other' ? String(other) : g.id === 'missing' ? '999999' : g.id;
         const headers = await headersFor(g, id);
         const path = `${g.prefix}${id}`;
-        const a = await send(s.url + path, g.method, headers);
-        const b = await send(twin.url + path, g.method, headers);
+        const a = await sendRaw(s.url + path, g.method, headers);
+        const b = await sendRaw(twin.url + path, g.method, headers);
         edgeServedBefore.total++;
-        for (const r of [a, b]) {
-          delete r.headers.date;
-          // A client id that is short and plain is echoed (compared); otherwise each side makes one up.
-          if (g.requestId !== 'client-id-1') delete r.headers['x-request-id'];
-        }
+        // A client id that is short and plain is echoed (compared); otherwise each side makes one up.
+        comparableReplies(a, b, g.requestId === 'client-id-1');
         expect({ path, status: a.status, headers: a.headers }).toEqual({ path, status: b.status, headers: b.headers });
         expect(a.body.equals(b.body)).toBe(true);
       }),
@@ -182,11 +137,7 @@ describe.each(configs)('the edge order read answers as the Koa path does ($name)
   });
 
   it('records the same metrics: request durations by route and status, deprecated reads', async () => {
-    const lines = async (m: { registry: { metrics(): Promise<string> } }) =>
-      (await m.registry.metrics())
-        .split('\n')
-        .filter((l) => /^orderline_(http_request_duration_seconds_count|deprecated_reads_total)\{/.test(l) && /orders\/\{orderId\}|deprecated/.test(l) && !/PATCH/.test(l))
-        .sort();
-    expect(await lines(s.metrics)).toEqual(await lines(twin.metrics));
+    const keep = (l: string) => /^orderline_(http_request_duration_seconds_count|deprecated_reads_total)\{/.test(l) && /orders\/\{orderId\}|deprecated/.test(l) && !/PATCH/.test(l);
+    expect(await metricLines(s.metrics, keep)).toEqual(await metricLines(twin.metrics, keep));
   });
 });

@@ -7,51 +7,12 @@
  * buckets on one frozen clock and its own APQ registry, fed the same requests, so budgets,
  * 429s and registrations line up. Runs on SQLite and (jest project "postgres") on PostgreSQL.
  */
-import { request } from 'node:http';
 import fc from 'fast-check';
-import type Koa from 'koa';
 import { MemoryBuckets } from '../../src/limits';
 import { sha256Hex } from '../../src/graphql';
 import { persistedOperations } from '../../generated/graphql/persisted';
 import { startTestServer, type TestServer } from '../support/server';
-
-interface Reply {
-  status: number;
-  headers: Record<string, string>;
-  body: Buffer;
-}
-
-function send(url: string, headers: Record<string, string>, body: string | undefined, withLength: boolean): Promise<Reply> {
-  return new Promise((resolve, reject) => {
-    const h = { ...headers };
-    if (body !== undefined && withLength) h['content-length'] = String(Buffer.byteLength(body));
-    const req = request(url, { method: 'POST', headers: h, agent: false }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        const out: Record<string, string> = {};
-        for (let i = 0; i < res.rawHeaders.length; i += 2) {
-          const name = res.rawHeaders[i].toLowerCase();
-          out[name] = out[name] === undefined ? res.rawHeaders[i + 1] : `${out[name]}\n${res.rawHeaders[i + 1]}`;
-        }
-        resolve({ status: res.statusCode ?? 0, headers: out, body: Buffer.concat(chunks) });
-      });
-    });
-    req.on('error', reject);
-    req.end(body); // without a Content-Length: chunked
-  });
-}
-
-/** Counts the requests that reach Koa (Koa looks `createContext` up on every request). */
-function countKoa(app: Koa): { count: number } {
-  const counter = { count: 0 };
-  const create = app.createContext.bind(app);
-  app.createContext = (req, res) => {
-    counter.count++;
-    return create(req, res);
-  };
-  return counter;
-}
+import { comparableReplies, countKoa, metricLines, mostly, sendRaw } from '../support/edgeTwin';
 
 const APP = 'http://app.example.test';
 const BODY_LIMIT = 2048;
@@ -104,11 +65,6 @@ const requestArb = fc.record({
   elapse: fc.constantFrom(0, 0, 100, 1000, 10_000),
 });
 
-/** Mostly requests the edge may serve, sometimes ones it must leave to Koa or refuse. */
-function mostly<T>(good: fc.Arbitrary<T>, bad: fc.Arbitrary<T>): fc.Arbitrary<T> {
-  return fc.oneof({ arbitrary: good, weight: 4 }, { arbitrary: bad, weight: 1 });
-}
-
 const configs: { name: string; env: Record<string, string> }[] = [
   { name: 'defaults', env: {} },
   { name: `CORS ${APP}, body limit ${BODY_LIMIT}`, env: { CORS_ORIGINS: APP, BODY_LIMIT_BYTES: String(BODY_LIMIT) } },
@@ -156,14 +112,11 @@ describe.each(configs)('POST /graphql on the edge answers as the Koa path does (
         t += g.elapse;
         const headers = headersFor(g);
         const body = BODIES[g.body](g.pick);
-        const a = await send(s.url + g.url, headers, body, g.withLength);
-        const b = await send(twin.url + g.url, headers, body, g.withLength);
+        const a = await sendRaw(s.url + g.url, 'POST', headers, body, g.withLength);
+        const b = await sendRaw(twin.url + g.url, 'POST', headers, body, g.withLength);
         before.total++;
-        for (const r of [a, b]) {
-          delete r.headers.date;
-          // A client id that is short and plain is echoed (compared); otherwise each side makes one up.
-          if (g.requestId !== 'client-id-1') delete r.headers['x-request-id'];
-        }
+        // A client id that is short and plain is echoed (compared); otherwise each side makes one up.
+        comparableReplies(a, b, g.requestId === 'client-id-1');
         expect({ g, status: a.status, headers: a.headers, body: a.body.toString() }).toEqual({ g, status: b.status, headers: b.headers, body: b.body.toString() });
         expect(a.body.equals(b.body)).toBe(true);
       }),
@@ -175,13 +128,9 @@ describe.each(configs)('POST /graphql on the edge answers as the Koa path does (
   });
 
   it('records the same metrics: request durations by route and status, GraphQL outcomes', async () => {
-    const lines = async (m: { registry: { metrics(): Promise<string> } }) =>
-      (await m.registry.metrics())
-        .split('\n')
-        .filter((l) => /^orderline_(http_request_duration_seconds_count\{.*graphql|graphql_requests_total\{)/.test(l))
-        .sort();
-    const mine = await lines(s.metrics);
+    const keep = (l: string) => /^orderline_(http_request_duration_seconds_count\{.*graphql|graphql_requests_total\{)/.test(l);
+    const mine = await metricLines(s.metrics, keep);
     expect(mine.length).toBeGreaterThan(2);
-    expect(mine).toEqual(await lines(twin.metrics));
+    expect(mine).toEqual(await metricLines(twin.metrics, keep));
   });
 });

@@ -52,7 +52,8 @@ describe('two instances sharing PostgreSQL and Redis', () => {
     expect(sse.res.status).toBe(200);
     expect((await patch(a, id, 'from A')).status).toBe(200);
     await sub.until((m) => seqsOf(m, `order:${id}`).includes(2));
-    const [ev] = await sse.reader!.take(1);
+    const [subscribed, ev] = await sse.reader!.take(2);
+    expect(subscribed).toMatchObject({ id: '1', event: 'subscribed' });
     expect(ev).toMatchObject({ id: '2', event: 'order.updated' });
     expect(JSON.parse(ev.data!)).toMatchObject({ seq: 2, order: { note: 'from A' } });
     sub.ws.close();
@@ -150,7 +151,9 @@ describe('two instances sharing PostgreSQL and Redis', () => {
     const all = Array.from({ length: TOTAL }, (_, i) => i + 2);
     expect([...wsSeen, ...seqsOf(resumed.messages, channel)]).toEqual(all);
     expect(resumed.messages.filter((m) => m.type === 'resync')).toEqual([]);
-    const sseAfter = (await sseResumed.reader!.take(last - sseSeen[sseSeen.length - 1], 10_000)).map((e) => e);
+    // The resumed stream's first event is `subscribed` at the resume point, then the events after it.
+    const [resumedAt, ...sseAfter] = await sseResumed.reader!.take(1 + last - sseSeen[sseSeen.length - 1], 10_000);
+    expect(resumedAt).toMatchObject({ event: 'subscribed', id: String(sseSeen[sseSeen.length - 1]) });
     expect(sseAfter.filter((e) => e.event === 'resync')).toEqual([]);
     expect([...sseSeen, ...sseAfter.map((e) => Number(e.id))]).toEqual(all);
     resumed.ws.close();
