@@ -57,41 +57,47 @@ async function serve(listener: RequestListener): Promise<{ url: string; server: 
 
 describe('SSE streams on the node:http edge', () => {
   let srv: TestServer;
-  let app: App;
-  let edge: { url: string; server: Server };
-  let koa: { url: string; server: Server };
-  let koaOnly: App;
+  /** Apps over the test server's store, each pair made for one test so no test spends another's accept tokens. */
+  const made: { app: App; server: Server }[] = [];
+
+  /**
+   * Two apps over the test server's store: one answered through its listener (edge
+   * first), one through its Koa app alone; each with a burst of `burst` new streams on a
+   * clock that never moves, so both refuse the same requests.
+   */
+  async function pair(burst: number): Promise<{ app: App; edge: string; koa: string }> {
+    const parsed = parseConfig({ DATA_DIR: srv.dir, CORS_ORIGINS: APP_ORIGIN, ACCEPT_RATE: '1', ACCEPT_BURST: String(burst) });
+    if (!parsed.ok) throw new Error(parsed.error);
+    const deps = { config: parsed.config, store: srv.store, logger: pino({ level: 'silent' }), now: () => 0 };
+    const [app, koaOnly] = [createApp(deps), createApp(deps)];
+    const edge = await serve(app.listener);
+    const koa = await serve(koaOnly.app.callback());
+    made.push({ app, server: edge.server }, { app: koaOnly, server: koa.server });
+    return { app, edge: edge.url, koa: koa.url };
+  }
 
   beforeAll(async () => {
     srv = await startTestServer();
-    // Two apps over the test server's store: one answered through its listener (edge first),
-    // one through its Koa app alone; a burst of 6 new streams on a clock that never moves.
-    const parsed = parseConfig({ DATA_DIR: srv.dir, CORS_ORIGINS: APP_ORIGIN, ACCEPT_RATE: '1', ACCEPT_BURST: '6' });
-    if (!parsed.ok) throw new Error(parsed.error);
-    const deps = { config: parsed.config, store: srv.store, logger: pino({ level: 'silent' }), now: () => 0 };
-    app = createApp(deps);
-    koaOnly = createApp(deps);
-    edge = await serve(app.listener);
-    koa = await serve(koaOnly.app.callback());
   });
   afterAll(async () => {
-    for (const a of [app, koaOnly]) a.realtime.close();
-    for (const s of [edge, koa]) {
-      s.server.closeAllConnections();
-      s.server.close();
+    for (const { app, server } of made) {
+      app.realtime.close();
+      server.closeAllConnections();
+      server.close();
     }
     await srv.close();
   });
 
   it('a stream request is served without a Koa context; other methods on the path still get Koa’s 405', async () => {
     const { id } = await createOrder(srv);
+    const { app, edge } = await pair(6);
     const contexts = jest.spyOn(app.app, 'createContext');
     try {
-      const s = await ask(`${edge.url}/api/orders/${id}/stream`, { authorization: `Bearer ${srv.alice.token}` });
+      const s = await ask(`${edge}/api/orders/${id}/stream`, { authorization: `Bearer ${srv.alice.token}` });
       expect(s.status).toBe(200);
       expect(s.body).toBe('retry: 2000\n\n');
       expect(contexts).not.toHaveBeenCalled();
-      const post = await ask(`${edge.url}/api/orders/${id}/stream`, { authorization: `Bearer ${srv.alice.token}` }, 'POST');
+      const post = await ask(`${edge}/api/orders/${id}/stream`, { authorization: `Bearer ${srv.alice.token}` }, 'POST');
       expect(post.status).toBe(405);
       expect(post.headers.allow).toBe('GET');
       expect(contexts).toHaveBeenCalledTimes(1);
@@ -113,7 +119,8 @@ describe('SSE streams on the node:http edge', () => {
       lastEventId: fc.option(fc.constantFrom('0', '1', '3', '50', 'abc', ' 2', '-1', ''), { nil: undefined }),
       origin: fc.option(fc.constantFrom(APP_ORIGIN, 'https://other.example.com'), { nil: undefined }),
     });
-    // The limiter's burst runs out part-way (same sequence on both paths): 503s are compared too.
+    // A burst of 2 on both apps (made for this test alone): it runs out part-way, so 503s are compared too.
+    const { edge, koa } = await pair(2);
     await fc.assert(
       fc.asyncProperty(request, async (r) => {
         const query = [r.extraQuery, r.viaQuery && r.token ? `access_token=${r.token}` : ''].filter(Boolean).join('&');
@@ -122,7 +129,7 @@ describe('SSE streams on the node:http edge', () => {
         if (r.token && !r.viaQuery) headers.authorization = `Bearer ${r.token}`;
         if (r.lastEventId !== undefined) headers['last-event-id'] = r.lastEventId;
         if (r.origin) headers.origin = r.origin;
-        const [viaEdge, viaKoa] = [await ask(edge.url + path, headers), await ask(koa.url + path, headers)];
+        const [viaEdge, viaKoa] = [await ask(edge + path, headers), await ask(koa + path, headers)];
         expect(comparable(viaEdge)).toEqual(comparable(viaKoa));
       }),
       { numRuns: 60 },
