@@ -24,6 +24,23 @@ describe('resolveOperation: apq', () => {
     expect(await resolveOperation({ extensions: pq(h) }, 'apq', {}, reg)).toEqual({ ok: true, text: Q });
   });
 
+  it('a hash in any letter case names the same operation (registered and manifest alike); anything but 64 hex digits is a 400', () => {
+    const reg = new LruRegistry();
+    void reg.set(sha256Hex(Q), Q);
+    const [hash, text] = Object.entries(manifest)[0];
+    fc.assert(
+      fc.property(fc.array(fc.boolean(), { minLength: 64, maxLength: 64 }), (upper) => {
+        const cased = (h: string) => [...h].map((c, i) => (upper[i] ? c.toUpperCase() : c)).join('');
+        expect(resolveOperation({ extensions: pq(cased(sha256Hex(Q))) }, 'apq', manifest, reg)).toEqual({ ok: true, text: Q });
+        expect(resolveOperation({ extensions: pq(cased(hash)) }, 'apq', manifest, reg)).toEqual({ ok: true, text });
+        expect(resolveOperation({ extensions: pq(cased(hash)) }, 'allowlist', manifest, reg)).toEqual({ ok: true, text });
+      }),
+    );
+    for (const bad of [hash.slice(1), `${hash}0`, `${hash.slice(1)}g`, ` ${hash.slice(1)}`]) {
+      expect(resolveOperation({ extensions: pq(bad) }, 'apq', manifest, reg)).toMatchObject({ ok: false, status: 400, code: 'BAD_REQUEST' });
+    }
+  });
+
   it('answers a hash this process holds (registered or in the manifest) and a text synchronously: no promise, no hop', async () => {
     const reg = new LruRegistry();
     await reg.set(sha256Hex(Q), Q);

@@ -33,12 +33,25 @@ function persistedQueryOf(extensions: unknown): { present: false } | { present: 
   if (typeof pq !== 'object') return { present: true, error: 'extensions.persistedQuery must be an object' };
   const { version, sha256Hash } = pq as Record<string, unknown>;
   if (version !== 1) return { present: true, error: 'Only persisted query version 1 is supported' };
-  const hash = typeof sha256Hash === 'string' ? sha256Hash.toLowerCase() : undefined;
+  // Lower-cased only when it is not already (a new string per request otherwise).
+  const hash = typeof sha256Hash === 'string' ? (HASH.test(sha256Hash) ? sha256Hash : sha256Hash.toLowerCase()) : undefined;
   if (hash === undefined || !HASH.test(hash)) return { present: true, error: 'extensions.persistedQuery.sha256Hash must be a hex SHA-256' };
   return { present: true, hash };
 }
 
 const fail = (status: 200 | 400, code: GraphqlCode, message: string): Resolution => ({ ok: false, status, code, message });
+
+/**
+ * The manifest as a Map, built once per manifest object. Why not the object itself: a
+ * property lookup with a key that arrived in a request makes V8 internalize that string
+ * first (one more string-table entry per request to collect); a Map hashes it and is done.
+ */
+const manifestMaps = new WeakMap<Readonly<Record<string, string>>, ReadonlyMap<string, string>>();
+function manifestMap(manifest: Readonly<Record<string, string>>): ReadonlyMap<string, string> {
+  let map = manifestMaps.get(manifest);
+  if (!map) manifestMaps.set(manifest, (map = new Map(Object.entries(manifest))));
+  return map;
+}
 
 /**
  * Synchronous whenever the answer is in this process (text sent, the manifest, or the
@@ -63,7 +76,7 @@ export function resolveOperation(
     if (text !== undefined && pq.present && sha256Hex(text) !== hash) {
       return fail(400, GRAPHQL_CODES.PERSISTED_QUERY_HASH_MISMATCH, 'provided sha does not match query');
     }
-    const known = Object.prototype.hasOwnProperty.call(manifest, hash) ? manifest[hash] : undefined;
+    const known = manifestMap(manifest).get(hash);
     if (known === undefined) return fail(400, GRAPHQL_CODES.PERSISTED_QUERY_NOT_ALLOWED, 'This operation is not in the allowlist');
     return { ok: true, text: known };
   }
@@ -76,7 +89,7 @@ export function resolveOperation(
     if (sha256Hex(text) !== pq.hash) return fail(400, GRAPHQL_CODES.PERSISTED_QUERY_HASH_MISMATCH, 'provided sha does not match query');
     return { ok: true, text, register: pq.hash };
   }
-  const local = (Object.prototype.hasOwnProperty.call(manifest, pq.hash) ? manifest[pq.hash] : undefined) ?? registry.peek(pq.hash);
+  const local = manifestMap(manifest).get(pq.hash) ?? registry.peek(pq.hash);
   if (local !== undefined) return { ok: true, text: local };
   return registry.get(pq.hash).then((known): Resolution => (known === undefined ? fail(200, GRAPHQL_CODES.PERSISTED_QUERY_NOT_FOUND, 'PersistedQueryNotFound') : { ok: true, text: known }));
 }
