@@ -33,9 +33,12 @@ function persistedQueryOf(extensions: unknown): { present: false } | { present: 
   if (typeof pq !== 'object') return { present: true, error: 'extensions.persistedQuery must be an object' };
   const { version, sha256Hash } = pq as Record<string, unknown>;
   if (version !== 1) return { present: true, error: 'Only persisted query version 1 is supported' };
-  // Lower-cased only when it is not already (a new string per request otherwise).
-  const hash = typeof sha256Hash === 'string' ? (HASH.test(sha256Hash) ? sha256Hash : sha256Hash.toLowerCase()) : undefined;
-  if (hash === undefined || !HASH.test(hash)) return { present: true, error: 'extensions.persistedQuery.sha256Hash must be a hex SHA-256' };
+  const invalid = { present: true, error: 'extensions.persistedQuery.sha256Hash must be a hex SHA-256' } as const;
+  if (typeof sha256Hash !== 'string') return invalid;
+  // Lower-cased (and checked again) only when it is not already: one regex test and no new string in the common case.
+  if (HASH.test(sha256Hash)) return { present: true, hash: sha256Hash };
+  const hash = sha256Hash.toLowerCase();
+  if (!HASH.test(hash)) return invalid;
   return { present: true, hash };
 }
 
