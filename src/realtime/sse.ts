@@ -75,7 +75,10 @@ class SseStream implements Subscriber {
    * events that carry data.
    */
   ack(from: number, head: number): void {
-    this.send(sseFrame({ type: 'subscribed', channel: topicOf(this.orderId), seq: from, head }, from));
+    // `retry:` and `subscribed` leave with the response head in one write (startStream
+    // writes nothing before): a client's `open` comes with the resume point, so no cut
+    // can fall between the two.
+    this.send(Buffer.concat([RETRY, sseFrame({ type: 'subscribed', channel: topicOf(this.orderId), seq: from, head }, from)]));
   }
 
   write(frame: Frame): void {
@@ -201,7 +204,12 @@ function onRequestClose(this: IncomingMessage): void {
   streamOf.get(this)?.end();
 }
 
-/** Writes the head and `retry:`, subscribes; resolves once the subscription is set up (replay written). */
+/**
+ * Sets the head and subscribes; resolves once the subscription is set up (replay written).
+ * The head goes out with the first write, `retry:` and `subscribed` (SseStream.ack), or
+ * with `retry:` alone when the topic cannot be loaded (fail): node:http sends a head
+ * set with writeHead only with the body's first bytes.
+ */
 function startStream(streams: SseStreams, req: IncomingMessage, res: ServerResponse, requestId: string, a: Admitted): Promise<void> {
   // The client may have gone while the request was checked: its 'close' has passed, so nothing would end the stream.
   if (!res.socket || res.socket.destroyed) return Promise.resolve();
@@ -213,7 +221,6 @@ function startStream(streams: SseStreams, req: IncomingMessage, res: ServerRespo
     'x-request-id': requestId,
   });
   const stream = new SseStream(streams, res, a.orderId);
-  stream.send(RETRY);
   streams.open.add(stream);
   streamOf.set(req, stream);
   req.on('close', onRequestClose); // 'close' comes once; `on` spares the once-wrapper per stream
