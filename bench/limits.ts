@@ -124,7 +124,7 @@ async function main(): Promise<void> {
       const [co, cn] = [med(cpu, `${scenario} off`), med(cpu, `${scenario} on`)];
       const [offs, ons] = [cpu.get(`${scenario} off`)!, cpu.get(`${scenario} on`)!];
       const pairs = offs.map((x, i) => `${x.toFixed(0)}/${ons[i].toFixed(0)}`).join(', ');
-      // The verdict: the median of each round's on/off ratio (the pair ran together), robust to the machine's drift between rounds.
+      // The verdict: the median of each round's on/off ratio (the pair ran back to back), robust to the machine's drift between rounds.
       const share = (median(offs.map((x, i) => ons[i] / x)) - 1) * 100;
       return `| ${what} | ${Math.round(o)} | ${Math.round(n)} | ${co.toFixed(0)} | ${cn.toFixed(0)} | ${pct((cn / co - 1) * 100)} | ${pct(share)} | < ${limit} % | ${share < limit ? 'yes' : 'no'} | ${pairs} |`;
     };

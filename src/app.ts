@@ -128,7 +128,7 @@ export function createApp(deps: AppDeps): App {
   const edgeRoutes: EdgeRoute[] = [
     realtime.sseEdge(essentials),
     orderReadRoute({ reads, authCache, essentials, rateLimit: rps > 0 ? rateLimiter({ buckets, rps, burst }) : undefined }),
-    graphqlRoute({ engine: graphql, authCache, essentials, bodyLimit: deps.config.bodyLimitBytes, onError: (err) => deps.logger.error({ err }, 'unhandled error') }),
+    graphqlRoute({ engine: graphql, authCache, essentials, bodyLimit: deps.config.bodyLimitBytes, onError: (err, reqId) => deps.logger.error({ err, reqId }, 'unhandled error') }),
   ];
   return { listener: edgeListener(edgeRoutes, app.callback()), app, metrics, authCache, realtime };
 }

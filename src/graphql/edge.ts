@@ -13,8 +13,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Response } from 'graphql-http';
-import { cachedAccount, HttpProblem, httpProblem, PROBLEM_MEDIA_TYPE, type AuthCache, type EdgeEssentials, type EdgeRoute } from '../http';
-import { readRequestText } from '../http/body';
+import { cachedAccount, HttpProblem, httpProblem, readRequestText, writeProblem, type AuthCache, type EdgeEssentials, type EdgeRoute } from '../http';
 import type { Account } from '../store';
 import { GRAPHQL_PATH, type GraphqlEngine } from './http';
 
@@ -23,8 +22,8 @@ export interface GraphqlRouteDeps {
   authCache: AuthCache;
   essentials: EdgeEssentials;
   bodyLimit: number;
-  /** Where an unexpected error is reported (the Koa path logs it in problemMiddleware). */
-  onError: (err: unknown) => void;
+  /** Where an unexpected error is reported, with the request's id (the Koa path logs it in problemMiddleware). */
+  onError: (err: unknown, reqId: string) => void;
 }
 
 export function graphqlRoute({ engine, authCache, essentials, bodyLimit, onError }: GraphqlRouteDeps): EdgeRoute {
@@ -53,19 +52,21 @@ export function graphqlRoute({ engine, authCache, essentials, bodyLimit, onError
     res.end(body);
   }
 
-  /** The 500 problem+json problemMiddleware gives an unexpected error. */
-  function fail(res: ServerResponse, fields: string[], err: unknown): number {
-    onError(err);
+  /**
+   * The 500 problem+json problemMiddleware gives an unexpected error. `answer` writes
+   * nothing, so nothing has been sent when it fails; a throw while writing (after the
+   * head went out) ends the socket instead, as Koa does.
+   */
+  function fail(res: ServerResponse, fields: string[], reqId: string, err: unknown): number {
+    onError(err, reqId);
     if (res.headersSent) {
       res.destroy();
       return 500;
     }
-    const problem = httpProblem('INTERNAL');
-    const json = JSON.stringify(problem.problem);
     if (vary !== '') fields.push('Vary', vary);
-    fields.push('Content-Type', PROBLEM_MEDIA_TYPE, 'Content-Length', String(Buffer.byteLength(json)));
-    res.writeHead(problem.status, fields);
-    res.end(json);
+    for (let i = 0; i < fields.length; i += 2) res.setHeader(fields[i], fields[i + 1]);
+    const problem = httpProblem('INTERNAL');
+    writeProblem(res, problem);
     return problem.status;
   }
 
@@ -88,13 +89,13 @@ export function graphqlRoute({ engine, authCache, essentials, bodyLimit, onError
     const fields: string[] = [];
     const begun = essentials.beginFields(req, fields);
     answer(req, account)
-      .then(
-        (response) => {
-          write(res, response, fields);
-          return response[1].status;
-        },
-        (err: unknown) => fail(res, fields, err),
-      )
-      .then((status) => essentials.end(req, GRAPHQL_PATH, status, begun, GRAPHQL_PATH));
+      .then((response) => {
+        write(res, response, fields);
+        return response[1].status;
+      })
+      .catch((err: unknown) => fail(res, fields, begun.id, err))
+      // Nothing may reject unhandled (Node would exit): a failure of the log line itself is reported.
+      .then((status) => essentials.end(req, GRAPHQL_PATH, status, begun, GRAPHQL_PATH))
+      .catch((err: unknown) => onError(err, begun.id));
   };
 }

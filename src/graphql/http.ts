@@ -43,7 +43,7 @@ import { depthRule } from './depthRule';
 import { GRAPHQL_CODES, type GraphqlCode } from './errors';
 import { firstArgumentRule } from './firstArgumentRule';
 import { createLoaders } from './loaders';
-import { resolveOperation, type PersistedMode } from './persisted';
+import { manifestMap, resolveOperation, type PersistedMode } from './persisted';
 import type { PersistedQueryRegistry } from './registry';
 import type { GraphqlContext } from './resolvers';
 import { createSchema } from './schema';
@@ -104,7 +104,7 @@ export interface GraphqlEngine {
 
 export const GRAPHQL_PATH = '/graphql';
 
-/** What the middleware hands graphql-http with each request, beside method, url, headers and body. */
+/** What the engine hands graphql-http with each request, beside method, url, headers and body. */
 interface RequestContext {
   account: Account;
   accept: string | undefined;
@@ -159,7 +159,7 @@ async function readParams(req: Req): Promise<RequestParams | Response> {
     if (mediaType !== 'application/json' || (charset && !/^charset=("?)utf-?8\1$/.test(charset))) {
       return errorResponse(accept, 415, GRAPHQL_CODES.BAD_REQUEST, 'POST /graphql takes application/json (UTF-8)');
     }
-    const raw = typeof req.body === 'function' ? await req.body() : req.body; // the middleware passes text
+    const raw = req.body; // both transports (edge route, Koa middleware) pass the text they read
     let parsed: unknown;
     try {
       parsed = typeof raw === 'string' ? JSON.parse(raw) : raw;
@@ -183,6 +183,7 @@ async function readParams(req: Req): Promise<RequestParams | Response> {
 export function graphqlEngine(deps: GraphqlEngineDeps): GraphqlEngine {
   const schema = createSchema();
   const { limits } = deps;
+  const manifest = manifestMap(deps.manifest);
 
   // graphql-js's rules and (in production) no introspection: they do not read variables, so cached per text.
   const documents = new DocumentCache(schema, [...specifiedRules, ...(deps.production ? [NoSchemaIntrospectionCustomRule] : [])], limits.maxTokens, limits.documentCacheSize);
@@ -200,7 +201,7 @@ export function graphqlEngine(deps: GraphqlEngineDeps): GraphqlEngine {
     parseRequestParams: readParams,
     async onSubscribe(req, params) {
       const { accept, account } = req.context;
-      const resolving = resolveOperation(params, limits.persisted, deps.manifest, deps.registry);
+      const resolving = resolveOperation(params, limits.persisted, manifest, deps.registry);
       const resolved = resolving instanceof Promise ? await resolving : resolving; // no hop when the answer is in process
       if (!resolved.ok) return errorResponse(accept, resolved.status, resolved.code, resolved.message);
       const prepared = documents.prepare(resolved.text);

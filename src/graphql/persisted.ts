@@ -42,19 +42,14 @@ function persistedQueryOf(extensions: unknown): { present: false } | { present: 
   return { present: true, hash };
 }
 
-const fail = (status: 200 | 400, code: GraphqlCode, message: string): Resolution => ({ ok: false, status, code, message });
-
 /**
- * The manifest as a Map, built once per manifest object. Why not the object itself: a
- * property lookup with a key that arrived in a request makes V8 internalize that string
- * first (one more string-table entry per request to collect); a Map hashes it and is done.
+ * The manifest as a Map, built once by the engine. Why not the object itself: a property
+ * lookup with a key that arrived in a request makes V8 internalize that string first (one
+ * more string-table entry per request to collect); a Map hashes it and is done.
  */
-const manifestMaps = new WeakMap<Readonly<Record<string, string>>, ReadonlyMap<string, string>>();
-function manifestMap(manifest: Readonly<Record<string, string>>): ReadonlyMap<string, string> {
-  let map = manifestMaps.get(manifest);
-  if (!map) manifestMaps.set(manifest, (map = new Map(Object.entries(manifest))));
-  return map;
-}
+export const manifestMap = (manifest: Readonly<Record<string, string>>): ReadonlyMap<string, string> => new Map(Object.entries(manifest));
+
+const fail = (status: 200 | 400, code: GraphqlCode, message: string): Resolution => ({ ok: false, status, code, message });
 
 /**
  * Synchronous whenever the answer is in this process (text sent, the manifest, or the
@@ -66,7 +61,8 @@ function manifestMap(manifest: Readonly<Record<string, string>>): ReadonlyMap<st
 export function resolveOperation(
   params: { query?: string; extensions?: unknown },
   mode: PersistedMode,
-  manifest: Readonly<Record<string, string>>,
+  /** hash -> text, the build-time manifest as a Map (see manifestMap). */
+  manifest: ReadonlyMap<string, string>,
   registry: PersistedQueryRegistry,
 ): Resolution | Promise<Resolution> {
   const pq = persistedQueryOf(params.extensions);
@@ -79,7 +75,7 @@ export function resolveOperation(
     if (text !== undefined && pq.present && sha256Hex(text) !== hash) {
       return fail(400, GRAPHQL_CODES.PERSISTED_QUERY_HASH_MISMATCH, 'provided sha does not match query');
     }
-    const known = manifestMap(manifest).get(hash);
+    const known = manifest.get(hash);
     if (known === undefined) return fail(400, GRAPHQL_CODES.PERSISTED_QUERY_NOT_ALLOWED, 'This operation is not in the allowlist');
     return { ok: true, text: known };
   }
@@ -92,7 +88,7 @@ export function resolveOperation(
     if (sha256Hex(text) !== pq.hash) return fail(400, GRAPHQL_CODES.PERSISTED_QUERY_HASH_MISMATCH, 'provided sha does not match query');
     return { ok: true, text, register: pq.hash };
   }
-  const local = manifestMap(manifest).get(pq.hash) ?? registry.peek(pq.hash);
+  const local = manifest.get(pq.hash) ?? registry.peek(pq.hash);
   if (local !== undefined) return { ok: true, text: local };
   return registry.get(pq.hash).then((known): Resolution => (known === undefined ? fail(200, GRAPHQL_CODES.PERSISTED_QUERY_NOT_FOUND, 'PersistedQueryNotFound') : { ok: true, text: known }));
 }

@@ -5,7 +5,7 @@
  */
 export { accountForToken, authenticate, authenticateRequest, bearerToken, bearerTokenOf, cachedAccount } from './auth';
 export { AuthCache } from './authCache';
-export { DEFAULT_BODY_LIMIT } from './body';
+export { DEFAULT_BODY_LIMIT, readRequestText } from './body';
 export { corsMiddleware, parseCorsOrigins, simpleCors } from './cors';
 export { EdgeEssentials, edgeListener, type EdgeRoute } from './edge';
 export { HttpTimer, Metrics, metricsMiddleware } from './metrics';

@@ -10,11 +10,11 @@
  * data frame ever follows a close frame.
  */
 import type { IncomingMessage } from 'node:http';
+import { parse as parseQuery } from 'node:querystring';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { Account, Store } from '../store';
-import { HttpProblem, problem, PROBLEM_MEDIA_TYPE, type Problem } from '../http/problem';
-import { bearerTokenOf } from '../http/auth';
+import { bearerTokenOf, HttpProblem, problem, PROBLEM_MEDIA_TYPE, type Problem } from '../http';
 import type { ErrorMessage, ServerMessage } from '../../generated/asyncapi/messages';
 import { validateClientMessage } from '../../generated/asyncapi/validators';
 import type { AcceptLimiter } from './acceptLimiter';
@@ -92,8 +92,7 @@ export class WsEndpoint {
     const url = new URL(req.url ?? '/', 'http://localhost');
     if (url.pathname !== WS_PATH) return refuse(socket, problem('NOT_FOUND', `No WebSocket endpoint at ${url.pathname}`));
     // The service's one bearer rule (http/auth.ts): the header, else one `access_token` (a repeated one is no token, as on SSE).
-    const accessTokens = url.searchParams.getAll('access_token');
-    const token = bearerTokenOf(req.headers.authorization, accessTokens.length === 1 ? accessTokens[0] : accessTokens);
+    const token = bearerTokenOf(req.headers.authorization, parseQuery(url.search.slice(1)).access_token);
     let account: Account;
     try {
       account = await this.deps.authenticate(token);

@@ -105,7 +105,7 @@ describe.each(configs)('POST /graphql on the edge answers as the Koa path does (
     return h;
   }
 
-  it('the same status, headers and body bytes for any POST', async () => {
+  it('the same status, headers and body bytes for any POST, and the same metrics (durations by route and status, GraphQL outcomes)', async () => {
     const before = { total: 0, koa: koaOnEdgeSide.count };
     await fc.assert(
       fc.asyncProperty(requestArb, async (g) => {
@@ -125,9 +125,7 @@ describe.each(configs)('POST /graphql on the edge answers as the Koa path does (
     // The property compared something: the edge served a good share of the requests itself.
     const servedByEdge = before.total - (koaOnEdgeSide.count - before.koa);
     expect(servedByEdge).toBeGreaterThan(before.total / 3);
-  });
-
-  it('records the same metrics: request durations by route and status, GraphQL outcomes', async () => {
+    // The same metrics on both sides: what the requests above recorded.
     const keep = (l: string) => /^orderline_(http_request_duration_seconds_count\{.*graphql|graphql_requests_total\{)/.test(l);
     const mine = await metricLines(s.metrics, keep);
     expect(mine.length).toBeGreaterThan(2);
