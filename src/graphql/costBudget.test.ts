@@ -67,4 +67,15 @@ describe('costBudget', () => {
     expect((await budget.charge(1, contractSchema, doc, op, {})).admitted).toBe(false);
     expect((await budget.charge(2, contractSchema, doc, op, {})).admitted).toBe(true);
   });
+
+  it('extensionsJson writes exactly what JSON.stringify({ cost }) writes, for any budget, rate and charge (generated)', () => {
+    const points = fc.oneof(fc.nat(), fc.integer({ min: 0, max: 1_000_000_000 }), fc.constantFrom(0, 1, 2 ** 31, 2 ** 53 - 1));
+    fc.assert(
+      fc.property(points, points, points, points, (budget, restoreRate, requestedQueryCost, currentlyAvailable) => {
+        const { extensionsJson } = costBudget({ buckets: new MemoryBuckets(), budget, restoreRate });
+        const cost = { requestedQueryCost, throttleStatus: { maximumAvailable: budget, currentlyAvailable, restoreRate } };
+        expect(extensionsJson(cost)).toBe(JSON.stringify({ cost }));
+      }),
+    );
+  });
 });

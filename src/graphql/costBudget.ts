@@ -96,6 +96,12 @@ export function costBudget({ buckets, budget, restoreRate }: CostBudgetOptions) 
     });
     return { admitted: false, cost, retryAfterS, body: JSON.stringify({ errors: [error.toJSON()], extensions: { cost } }) };
   }
+  // `{"cost":...}` as JSON.stringify writes it, the constant parts built once. Why not
+  // stringify: the nested object's five numbers cost ~0.45 µs per response, 3 % of a
+  // cached query (bench/limits-micro.ts); two number-to-text conversions cost ~0.05 µs.
+  const costHead = '{"cost":{"requestedQueryCost":';
+  const costMid = `,"throttleStatus":{"maximumAvailable":${JSON.stringify(budget)},"currentlyAvailable":`;
+  const costTail = `,"restoreRate":${JSON.stringify(restoreRate)}}}}`;
   /** A take of `cost` points: no promise when the buckets are in this process. */
   const take = <T>(accountId: number, cost: number, then: (taken: TakeResult) => T): T | Promise<T> => {
     const key = `gql:${accountId}`;
@@ -113,6 +119,14 @@ export function costBudget({ buckets, budget, restoreRate }: CostBudgetOptions) 
      */
     status(accountId: number): CostExtension | Promise<CostExtension> {
       return take(accountId, 0, (taken) => extension(0, taken.remaining));
+    },
+    /**
+     * `JSON.stringify({ cost })` of a charge's `cost`, written without the object walk:
+     * the text a successful response's `extensions` member holds (http.ts splices it in).
+     * Numbers become text as JSON.stringify writes them (both use Number's toString).
+     */
+    extensionsJson(cost: CostExtension): string {
+      return costHead + cost.requestedQueryCost + costMid + cost.throttleStatus.currentlyAvailable + costTail;
     },
   };
 }

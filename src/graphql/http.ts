@@ -111,6 +111,8 @@ interface RequestContext {
   contentType: string | undefined;
   /** What the cost budget charged this request (set in onSubscribe), for `extensions.cost` on its response. */
   cost?: CostExtension;
+  /** The executed result is answered without `extensions`: `serve` writes `extensions.cost` into its text. */
+  costToSplice: boolean;
 }
 type Req = Request<IncomingMessage, RequestContext>;
 
@@ -237,9 +239,14 @@ export function graphqlEngine(deps: GraphqlEngineDeps): GraphqlEngine {
       if (!('data' in result) || (result as ExecutionResult).data === undefined) {
         return [errorsBody(result.errors ?? [], GRAPHQL_CODES.BAD_USER_INPUT, cost && { cost }), { status: 400, statusText: 'Bad Request', headers: { 'content-type': mediaTypeFor(req.context.accept) } }];
       }
-      // Set on the execution's own fresh result rather than copied into a new one: a spread
-      // copy made JSON.stringify of the response ~1.5 µs slower (a dictionary-mode object).
-      if (cost) (result as ExecutionResult).extensions = { ...(result as ExecutionResult).extensions, cost };
+      if (cost) {
+        const executed = result as ExecutionResult;
+        // The common case: no extensions of the execution's own, so `serve` appends the
+        // member as text (costBudget.extensionsJson), sparing graphql-http's JSON.stringify
+        // (with a replacer, so no fast path) the nested object, 3 % of a cached query.
+        if (executed.extensions === undefined) req.context.costToSplice = true;
+        else executed.extensions = { ...executed.extensions, cost };
+      }
       return undefined;
     },
   });
@@ -265,6 +272,13 @@ export function graphqlEngine(deps: GraphqlEngineDeps): GraphqlEngine {
     return [JSON.stringify({ ...json, extensions: { ...(isObject(json.extensions) ? json.extensions : {}), cost } }), init];
   }
 
+  /** `extensions.cost` written into an executed result's text: `{...}` becomes `{...,"extensions":{"cost":...}}`. */
+  function withCostText(response: Response, budget: CostBudget, cost: CostExtension): Response {
+    const [body, init] = response;
+    if (typeof body !== 'string' || !body.endsWith('}')) return response; // always a JSON object here; left as is otherwise
+    return [`${body.slice(0, -1)}${body.length > 2 ? ',' : ''}"extensions":${budget.extensionsJson(cost)}}`, init];
+  }
+
   const report = (response: Response): Response => {
     deps.onOutcome?.(outcomeOf(response[1].status, response[0]));
     return response;
@@ -273,9 +287,11 @@ export function graphqlEngine(deps: GraphqlEngineDeps): GraphqlEngine {
   return {
     async serve({ method, url, headers, body, raw, account }) {
       // `cost` present from the start (set when charged): one object shape for every request.
-      const context: RequestContext = { account, accept: headers.accept || undefined, contentType: headers['content-type'] || undefined, cost: undefined };
+      const context: RequestContext = { account, accept: headers.accept || undefined, contentType: headers['content-type'] || undefined, cost: undefined, costToSplice: false };
       const response = await handle({ method, url, headers, body, raw, context });
-      return report(context.cost || !deps.costBudget ? response : await withUnpricedCost(response, account));
+      if (!deps.costBudget) return report(response);
+      if (context.cost === undefined) return report(await withUnpricedCost(response, account));
+      return report(context.costToSplice ? withCostText(response, deps.costBudget, context.cost) : response);
     },
     async refuse(problem, accept, account) {
       const code = problem.status === 401 ? GRAPHQL_CODES.UNAUTHENTICATED : GRAPHQL_CODES.BAD_REQUEST;

@@ -24,9 +24,15 @@ export class MemoryBuckets implements Buckets {
 
   /** The same, synchronously: the REST hot path needs no promise when the buckets are local. */
   takeNow(key: string, cost: number, policy: BucketPolicy): TakeResult {
-    const { state, result } = takeFrom(this.buckets.get(key), this.now(), cost, policy);
-    if (result.fullInMs === 0) this.buckets.delete(key);
-    else this.buckets.set(key, state);
+    const held = this.buckets.get(key); // a hit is now the most recently used
+    const { state, result } = takeFrom(held, this.now(), cost, policy);
+    if (result.fullInMs === 0) {
+      if (held) this.buckets.delete(key);
+    } else if (held) {
+      // Updated in place: the hot path of a busy account spares lru-cache's set (~50 ns).
+      held.milli = state.milli;
+      held.at = state.at;
+    } else this.buckets.set(key, state);
     return result;
   }
 }
