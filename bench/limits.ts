@@ -11,15 +11,16 @@
  * around each round / its requests), the median of the rounds per side: it is what a
  * limit adds to each request, and a busy machine disturbs it far less than req/s (also
  * reported, medians too). In every round a request's off and on sides run back to back,
- * which first alternating by round, so the machine's drift hits both alike; the verdict
- * is the median over rounds of that pair's on/off CPU ratio. Each pair is printed, so a
- * reader sees the spread.
+ * which first rotating by round, so the machine's drift hits both alike; the verdict
+ * is the median over rounds of that pair's on/off CPU ratio. A third service, a second
+ * "off" (the control), runs in the same rotation: its ratio to "off" is what the method
+ * reads between identical services. Each round is printed, so a reader sees the spread.
  *
  * Environment: BENCH_ROUNDS (7), BENCH_SECONDS (4), BENCH_WARMUP_SECONDS (2),
- * BENCH_CONNECTIONS (50). With --write the section between `<!-- limits:start -->` and
+ * BENCH_CONNECTIONS (50), BENCH_PIN (1; 0 leaves placement to the scheduler, see PIN). With --write the section between `<!-- limits:start -->` and
  * `<!-- limits:end -->` of BENCHMARKS.md is replaced.
  */
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { promisify } from 'node:util';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -49,13 +50,30 @@ interface Side {
 
 const execFileAsync = promisify(execFile);
 
+/**
+ * CPU pinning (Linux taskset, when present and there are 2+ cores): every service (all its
+ * threads) on the last core, wrk on the first. Unpinned, the scheduler placed each service
+ * for a while on wrk's core or off it, and a service's CPU per request moved by 20-25 % for
+ * rounds at a time, the same build against itself (2026-11-25: off 19 µs for four rounds,
+ * then 23 µs, while a second identical service stayed at 19).
+ */
+const PIN = process.env.BENCH_PIN !== '0' && cpus().length >= 2 && hasTaskset() ? { load: '0', service: String(cpus().length - 1) } : undefined;
+function hasTaskset(): boolean {
+  try {
+    execFileSync('taskset', ['-p', String(process.pid)], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 async function wrk(side: Side, seconds: number): Promise<{ rps: number; bad: number; cpuUsPerRequest: number }> {
   const cpuBefore = cpuUsOf(side.pid);
   const args = ['-t1', `-c${CONNECTIONS}`, `-d${seconds}s`];
   for (const [k, v] of Object.entries(side.headers)) args.push('-H', `${k}: ${v}`);
   if (side.script) args.push('-s', side.script);
   args.push(side.url);
-  const { stdout: out } = await execFileAsync('wrk', args, { encoding: 'utf8' });
+  const { stdout: out } = await (PIN ? execFileAsync('taskset', ['-c', PIN.load, 'wrk', ...args], { encoding: 'utf8' }) : execFileAsync('wrk', args, { encoding: 'utf8' }));
   const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]);
   if (!Number.isFinite(rps)) throw new Error(`cannot read wrk output:\n${out}`);
   const bad = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(out)?.[1] ?? 0);
@@ -74,10 +92,12 @@ async function main(): Promise<void> {
   writeFileSync(gqlScript, ['wrk.method = "POST"', 'wrk.headers["Content-Type"] = "application/json"', `wrk.body = [==[${GRAPHQL_BODY}]==]`, ''].join('\n'));
   const before = loadavg()[0];
   const off = await startService();
+  const control = await startService();
   const on = await startService(ON);
+  if (PIN) for (const svc of [off, control, on]) execFileSync('taskset', ['-a', '-p', '-c', PIN.service, String(svc.pid)], { stdio: 'ignore' });
   try {
     const sides: Side[] = [];
-    for (const [label, s] of [['off', off], ['on', on]] as const) {
+    for (const [label, s] of [['off', off], ['control', control], ['on', on]] as const) {
       const auth = { Authorization: `Bearer ${await tokenOf(s)}` };
       sides.push({ name: `GET ${label}`, pid: s.pid, url: `${s.url}/orders/1`, headers: auth });
       sides.push({ name: `GraphQL ${label}`, pid: s.pid, url: `${s.url}/graphql`, headers: auth, script: gqlScript });
@@ -97,18 +117,20 @@ async function main(): Promise<void> {
       // alternating by round. (Loading both at once, as this bench did before, put two
       // servers and two wrk on 2 cores: the scheduler's favour then decided the pair's
       // ratio, +9 % and +36 % for the same build in two runs, against 2.5 µs measured in process.)
+      // The control, a second "off" service, runs in the same rotation: its ratio to "off" is
+      // what this method reads between two identical services, i.e. its resolution.
       const order = r % 2 ? ['GraphQL', 'GET'] : ['GET', 'GraphQL'];
       const line: string[] = [];
       for (const scenario of order) {
-        const pair = ['off', 'on'].map((l) => sides.find((x) => x.name === `${scenario} ${l}`)!);
+        const pair = ['off', 'control', 'on'].map((l) => sides.find((x) => x.name === `${scenario} ${l}`)!);
         const results: Awaited<ReturnType<typeof wrk>>[] = [];
-        for (const i of r % 2 ? [1, 0] : [0, 1]) results[i] = await wrk(pair[i], SECONDS);
+        for (const i of [[0, 1, 2], [2, 0, 1], [1, 2, 0]][r % 3]) results[i] = await wrk(pair[i], SECONDS);
         pair.forEach((s, i) => {
           const res = results[i];
           runs.get(s.name)!.push(res.rps);
           cpu.get(s.name)!.push(res.cpuUsPerRequest);
           bad += res.bad;
-          line.push(`${s.name} ${Math.round(res.rps)} req/s ${res.cpuUsPerRequest.toFixed(0)} µs`);
+          line.push(`${s.name} ${Math.round(res.rps)} req/s ${res.cpuUsPerRequest.toFixed(1)} µs`);
         });
       }
       console.error(`  round ${r + 1}/${ROUNDS}: ${line.join(' | ')}`);
@@ -122,20 +144,21 @@ async function main(): Promise<void> {
     const row = (what: string, scenario: string, limit: number) => {
       const [o, n] = [med(runs, `${scenario} off`), med(runs, `${scenario} on`)];
       const [co, cn] = [med(cpu, `${scenario} off`), med(cpu, `${scenario} on`)];
-      const [offs, ons] = [cpu.get(`${scenario} off`)!, cpu.get(`${scenario} on`)!];
-      const pairs = offs.map((x, i) => `${x.toFixed(0)}/${ons[i].toFixed(0)}`).join(', ');
-      // The verdict: the median of each round's on/off ratio (the pair ran back to back), robust to the machine's drift between rounds.
+      const [offs, ctls, ons] = [cpu.get(`${scenario} off`)!, cpu.get(`${scenario} control`)!, cpu.get(`${scenario} on`)!];
+      const triples = offs.map((x, i) => `${x.toFixed(1)}/${ctls[i].toFixed(1)}/${ons[i].toFixed(1)}`).join(', ');
+      // The verdict: the median of each round's on/off ratio (the sides ran back to back), robust to the machine's drift between rounds.
       const share = (median(offs.map((x, i) => ons[i] / x)) - 1) * 100;
-      return `| ${what} | ${Math.round(o)} | ${Math.round(n)} | ${co.toFixed(0)} | ${cn.toFixed(0)} | ${pct((cn / co - 1) * 100)} | ${pct(share)} | < ${limit} % | ${share < limit ? 'yes' : 'no'} | ${pairs} |`;
+      const controlShare = (median(offs.map((x, i) => ctls[i] / x)) - 1) * 100;
+      return `| ${what} | ${Math.round(o)} | ${Math.round(n)} | ${co.toFixed(1)} | ${cn.toFixed(1)} | ${pct((cn / co - 1) * 100)} | ${pct(share)} | ${pct(controlShare)} | < ${limit} % | ${share < limit ? 'yes' : 'no'} | ${triples} |`;
     };
     const after = loadavg()[0];
     const text = [
-      '| request | req/s off | req/s on | server CPU µs/request off | on | medians on vs off | CPU per request on vs off, median of the rounds\' pairs | target | met | rounds, CPU µs/request off/on |',
-      '|---|---|---|---|---|---|---|---|---|---|',
+      '| request | req/s off | req/s on | server CPU µs/request off | on | medians on vs off | CPU per request on vs off, median of the rounds\' pairs | control (a second off service) vs off, the same way | target | met | rounds, CPU µs/request off/control/on |',
+      '|---|---|---|---|---|---|---|---|---|---|---|',
       row('GET /orders/1 (REST rate limit)', 'GET', 5),
       row('POST /graphql simple query `' + SIMPLE + '` (cost budget)', 'GraphQL', 5),
       '',
-      `Last run: ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC; medians of ${ROUNDS} rounds x ${SECONDS} s per side, off and on back to back in each round (which first alternating), wrk -t1 -c${CONNECTIONS}, embedded store, both services in one run; ${cpus().length} cores, load average ${before.toFixed(2)} before and ${after.toFixed(2)} after${bad ? `; ${bad} non-2xx responses (must be 0)` : ''}.`,
+      `Last run: ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC; medians of ${ROUNDS} rounds x ${SECONDS} s per side, off, control and on back to back in each round (which first rotating), wrk -t1 -c${CONNECTIONS}${PIN ? ` (pinned to core ${PIN.load}, the services to core ${PIN.service})` : ' (unpinned)'}, embedded store, the three services in one run; ${cpus().length} cores, load average ${before.toFixed(2)} before and ${after.toFixed(2)} after${bad ? `; ${bad} non-2xx responses (must be 0)` : ''}.`,
     ].join('\n');
     console.log(text);
     if (process.argv.includes('--write')) {
@@ -147,7 +170,7 @@ async function main(): Promise<void> {
       console.log('bench: updated the limits section of BENCHMARKS.md');
     }
   } finally {
-    await Promise.all([off.stop(), on.stop()]);
+    await Promise.all([off.stop(), control.stop(), on.stop()]);
     rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -15,20 +15,25 @@ export interface BucketState {
   at: number;
 }
 
-export function takeFrom(state: BucketState | undefined, now: number, cost: number, { capacity, ratePerSec }: BucketPolicy): { state: BucketState; result: TakeResult } {
+/** A bucket never seen (or forgotten because it was full): `capacity` tokens. */
+export const fullBucket = ({ capacity }: BucketPolicy, now: number): BucketState => ({ milli: capacity * MILLI, at: now });
+
+/**
+ * One take of `cost` tokens at `now`: refills `state`, charges it when the take fits,
+ * and updates it in place (the caller's stored bucket: no new state object per take).
+ */
+export function takeFrom(state: BucketState, now: number, cost: number, { capacity, ratePerSec }: BucketPolicy): TakeResult {
   const cap = capacity * MILLI;
-  const elapsed = state ? Math.max(0, now - state.at) : 0;
-  let milli = state ? Math.min(cap, state.milli + elapsed * ratePerSec) : cap;
+  let milli = Math.min(cap, state.milli + Math.max(0, now - state.at) * ratePerSec);
   const need = cost * MILLI;
   const admitted = need <= milli;
   if (admitted) milli -= need;
+  state.milli = milli;
+  state.at = now;
   return {
-    state: { milli, at: now },
-    result: {
-      admitted,
-      remaining: Math.floor(milli / MILLI),
-      retryAfterMs: admitted ? 0 : Math.ceil((need - milli) / ratePerSec),
-      fullInMs: Math.ceil((cap - milli) / ratePerSec),
-    },
+    admitted,
+    remaining: Math.floor(milli / MILLI),
+    retryAfterMs: admitted ? 0 : Math.ceil((need - milli) / ratePerSec),
+    fullInMs: Math.ceil((cap - milli) / ratePerSec),
   };
 }

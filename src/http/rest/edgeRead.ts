@@ -132,10 +132,9 @@ export function orderReadRoute({ reads, authCache, essentials, rateLimit }: Orde
       if (answer.status !== 200 && answer.status !== 304) return decline();
       if (!rateLimit) return send(req, res, route, url, account, answer, undefined);
       // A refused take spends nothing: declined, Koa's own take refuses it the same way and answers the 429.
-      const admit = (taken: RateLimitDecision) => (taken.admitted ? send(req, res, route, url, account, answer, taken.headers) : decline());
       const taking = rateLimit.take(account.id);
-      if (taking instanceof Promise) taking.then(admit).catch(decline);
-      else admit(taking);
+      if (!(taking instanceof Promise)) return taking.admitted ? send(req, res, route, url, account, answer, taking.headers) : decline();
+      taking.then((taken: RateLimitDecision) => (taken.admitted ? send(req, res, route, url, account, answer, taken.headers) : decline())).catch(decline);
     };
     // Synchronous on SQLite with the representation cached (decide and take): no promise at all.
     try {
