@@ -1,24 +1,26 @@
 /**
  * `npm run bench:limits [-- --write]` (issue 18): what the per-account REST rate limit
- * and the GraphQL cost budget cost per request. Two copies of the service (compiled,
- * embedded, fresh DATA_DIR each) run side by side in one run: "off" (the defaults) and
- * "on" (RATE_LIMIT_RPS / GRAPHQL_COST_BUDGET so large that nothing is ever refused, so
- * every request pays the full check and nothing else differs). Load: wrk (its own
- * process), GET /orders/1 (the rate limit's request) and POST /graphql with the simple
- * query of bench:graphql (the budget's), with the demo token; after a warm-up, rounds
- * alternate over the two requests (GET, then GraphQL, then the other way round), off and on together.
- * The verdict is the service process's own CPU time per request (/proc user + system
- * around each round / its requests), the median of the rounds per side: it is what a
+ * and the GraphQL cost budget cost per request. Three sides of the service, each a whole
+ * app over its own embedded store, served by one process (bench/limits-sides.ts says
+ * why): "off" (the defaults), "control" (the defaults again) and "on" (RATE_LIMIT_RPS /
+ * GRAPHQL_COST_BUDGET so large that nothing is ever refused, so every request pays the
+ * full check and nothing else differs). Load: wrk (its own process), GET /orders/1 (the
+ * rate limit's request) and POST /graphql with the simple query of bench:graphql (the
+ * budget's), with the demo token; after a warm-up, rounds alternate over the two requests
+ * (GET, then GraphQL, then the other way round) and over the sides.
+ * The verdict is the process's CPU time per request (/proc user + system around each
+ * round / its requests; only the loaded side works), per round and side: it is what a
  * limit adds to each request, and a busy machine disturbs it far less than req/s (also
- * reported, medians too). In every round a request's off and on sides run back to back,
- * which first rotating by round, so the machine's drift hits both alike; the verdict
- * is the median over rounds of that pair's on/off CPU ratio. A third service, a second
- * "off" (the control), runs in the same rotation: its ratio to "off" is what the method
- * reads between identical services. Each round is printed, so a reader sees the spread.
+ * reported, medians). In every round a request's sides run back to back, which first
+ * rotating by round, so the machine's drift hits them alike; the verdict is the median
+ * over rounds of the on/off CPU ratio. The control's ratio to "off", taken the same way,
+ * is what the method reads between identical sides. Each round is printed, so a reader
+ * sees the spread.
  *
  * Environment: BENCH_ROUNDS (7), BENCH_SECONDS (4), BENCH_WARMUP_SECONDS (2),
- * BENCH_CONNECTIONS (50), BENCH_PIN (1; 0 leaves placement to the scheduler, see PIN). With --write the section between `<!-- limits:start -->` and
- * `<!-- limits:end -->` of BENCHMARKS.md is replaced.
+ * BENCH_CONNECTIONS (50), BENCH_PIN (1; 0 leaves placement to the scheduler, see PIN).
+ * With --write the section between `<!-- limits:start -->` and `<!-- limits:end -->` of
+ * BENCHMARKS.md is replaced.
  */
 import { execFile, execFileSync } from 'node:child_process';
 import { promisify } from 'node:util';
@@ -26,7 +28,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { envNumber as num } from './lib/env';
-import { root, startService, type Running } from './lib/server';
+import { root, startServer } from './lib/server';
 import { cpuUsOf } from './lib/realtime-proc';
 import { SIMPLE } from './graphql-peers';
 
@@ -36,9 +38,6 @@ const ROUNDS = num('BENCH_ROUNDS', 7);
 const SECONDS = num('BENCH_SECONDS', 4);
 const WARMUP = num('BENCH_WARMUP_SECONDS', 2);
 const CONNECTIONS = num('BENCH_CONNECTIONS', 50);
-
-/** Never refuses at these rates, yet every request is counted and its headers or extensions built. */
-const ON = { RATE_LIMIT_RPS: '1000000', RATE_LIMIT_BURST: '1000000', GRAPHQL_COST_BUDGET: '1000000000', GRAPHQL_COST_RESTORE_RATE: '1000000000' };
 
 interface Side {
   name: string;
@@ -81,24 +80,21 @@ async function wrk(side: Side, seconds: number): Promise<{ rps: number; bad: num
   return { rps, bad, cpuUsPerRequest: (cpuUsOf(side.pid) - cpuBefore) / requests };
 }
 
-async function tokenOf(s: Running): Promise<string> {
-  const line = await s.waitForOutput(/demo token \(account "demo"\): (\S+)/);
-  return /demo token \(account "demo"\): (\S+)/.exec(line)![1];
-}
-
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'orderline-bench-limits-'));
   const gqlScript = join(dir, 'graphql.lua');
   writeFileSync(gqlScript, ['wrk.method = "POST"', 'wrk.headers["Content-Type"] = "application/json"', `wrk.body = [==[${GRAPHQL_BODY}]==]`, ''].join('\n'));
   const before = loadavg()[0];
-  const off = await startService();
-  const control = await startService();
-  const on = await startService(ON);
-  if (PIN) for (const svc of [off, control, on]) execFileSync('taskset', ['-a', '-p', '-c', PIN.service, String(svc.pid)], { stdio: 'ignore' });
+  // One process serves the three sides (bench/limits-sides.ts says why); its CPU over a
+  // round is the loaded side's, the other two being idle.
+  const proc = await startServer({ cmd: process.execPath, args: ['-r', 'tsx/cjs', join(root, 'bench/limits-sides.ts')] });
+  if (PIN) execFileSync('taskset', ['-a', '-p', '-c', PIN.service, String(proc.pid)], { stdio: 'ignore' });
   try {
+    const announced = JSON.parse((await proc.waitForOutput(/^sides /)).slice('sides '.length)) as Record<'off' | 'control' | 'on', { url: string; token: string }>;
     const sides: Side[] = [];
-    for (const [label, s] of [['off', off], ['control', control], ['on', on]] as const) {
-      const auth = { Authorization: `Bearer ${await tokenOf(s)}` };
+    for (const label of ['off', 'control', 'on'] as const) {
+      const s = { url: announced[label].url, pid: proc.pid };
+      const auth = { Authorization: `Bearer ${announced[label].token}` };
       sides.push({ name: `GET ${label}`, pid: s.pid, url: `${s.url}/orders/1`, headers: auth });
       sides.push({ name: `GraphQL ${label}`, pid: s.pid, url: `${s.url}/graphql`, headers: auth, script: gqlScript });
       // Check each side answers what it should before measuring.
@@ -117,7 +113,7 @@ async function main(): Promise<void> {
       // alternating by round. (Loading both at once, as this bench did before, put two
       // servers and two wrk on 2 cores: the scheduler's favour then decided the pair's
       // ratio, +9 % and +36 % for the same build in two runs, against 2.5 µs measured in process.)
-      // The control, a second "off" service, runs in the same rotation: its ratio to "off" is
+      // The control, a second "off" side, runs in the same rotation: its ratio to "off" is
       // what this method reads between two identical services, i.e. its resolution.
       const order = r % 2 ? ['GraphQL', 'GET'] : ['GET', 'GraphQL'];
       const line: string[] = [];
@@ -153,12 +149,12 @@ async function main(): Promise<void> {
     };
     const after = loadavg()[0];
     const text = [
-      '| request | req/s off | req/s on | server CPU µs/request off | on | medians on vs off | CPU per request on vs off, median of the rounds\' pairs | control (a second off service) vs off, the same way | target | met | rounds, CPU µs/request off/control/on |',
+      '| request | req/s off | req/s on | server CPU µs/request off | on | medians on vs off | CPU per request on vs off, median of the rounds\' pairs | control (a second off side) vs off, the same way | target | met | rounds, CPU µs/request off/control/on |',
       '|---|---|---|---|---|---|---|---|---|---|---|',
       row('GET /orders/1 (REST rate limit)', 'GET', 5),
       row('POST /graphql simple query `' + SIMPLE + '` (cost budget)', 'GraphQL', 5),
       '',
-      `Last run: ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC; medians of ${ROUNDS} rounds x ${SECONDS} s per side, off, control and on back to back in each round (which first rotating), wrk -t1 -c${CONNECTIONS}${PIN ? ` (pinned to core ${PIN.load}, the services to core ${PIN.service})` : ' (unpinned)'}, embedded store, the three services in one run; ${cpus().length} cores, load average ${before.toFixed(2)} before and ${after.toFixed(2)} after${bad ? `; ${bad} non-2xx responses (must be 0)` : ''}.`,
+      `Last run: ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC; medians of ${ROUNDS} rounds x ${SECONDS} s per side, off, control and on back to back in each round (which first rotating), wrk -t1 -c${CONNECTIONS}${PIN ? ` (pinned to core ${PIN.load}, the services to core ${PIN.service})` : ' (unpinned)'}, embedded store, the three sides in one process (bench/limits-sides.ts); ${cpus().length} cores, load average ${before.toFixed(2)} before and ${after.toFixed(2)} after${bad ? `; ${bad} non-2xx responses (must be 0)` : ''}.`,
     ].join('\n');
     console.log(text);
     if (process.argv.includes('--write')) {
@@ -170,7 +166,7 @@ async function main(): Promise<void> {
       console.log('bench: updated the limits section of BENCHMARKS.md');
     }
   } finally {
-    await Promise.all([off.stop(), control.stop(), on.stop()]);
+    await proc.stop();
     rmSync(dir, { recursive: true, force: true });
   }
 }

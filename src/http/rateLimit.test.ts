@@ -32,4 +32,24 @@ describe('rateLimiter (the Koa-free core)', () => {
     expect((await limiter.take(1)).admitted).toBe(false);
     expect((await limiter.take(2)).admitted).toBe(true);
   });
+
+  it('spend + pushFields give the edge the same admission and field values as take (generated)', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 20 }), fc.integer({ min: 1, max: 10 }), fc.array(fc.nat({ max: 3000 }), { maxLength: 40 }), (burst, rps, steps) => {
+        let now = 0;
+        const viaTake = rateLimiter({ buckets: new MemoryBuckets(() => now), rps, burst });
+        const viaSpend = rateLimiter({ buckets: new MemoryBuckets(() => now), rps, burst });
+        for (const step of steps) {
+          now += step;
+          const d = viaTake.take(1);
+          const taken = viaSpend.spend(1);
+          if (d instanceof Promise || taken instanceof Promise) throw new Error('in-process buckets answered with a promise');
+          expect(taken.admitted).toBe(d.admitted);
+          const fields: string[] = [];
+          viaSpend.pushFields(fields, taken);
+          expect(fields).toEqual(['RateLimit-Policy', d.headers['RateLimit-Policy'], 'RateLimit', d.headers.RateLimit]);
+        }
+      }),
+    );
+  });
 });

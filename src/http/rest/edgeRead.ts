@@ -23,7 +23,8 @@ import type { Account } from '../../store';
 import { isVersion, type ApiVersion } from '../../orders';
 import { cachedAccount } from '../auth';
 import type { AuthCache } from '../authCache';
-import type { RateLimitDecision, RateLimiter } from '../rateLimit';
+import type { TakeResult } from '../../limits';
+import type { RateLimiter } from '../rateLimit';
 import type { EdgeEssentials, EdgeRoute } from '../edge';
 import { CANONICAL_INTEGER } from './dispatch';
 import { CACHE_CONTROL, VARY, type OrderReads, type ReadAnswer } from './handlers';
@@ -77,11 +78,11 @@ export function orderReadRoute({ reads, authCache, essentials, rateLimit }: Orde
   // Vary as the Koa path sends it: the handler's, plus Origin when CORS is on.
   const vary = essentials.vary(VARY);
 
-  function send(req: IncomingMessage, res: ServerResponse, route: ReadRoute, path: string, account: Account, answer: ReadAnswer & { status: 200 | 304 }, limited: Record<string, string> | undefined): void {
+  function send(req: IncomingMessage, res: ServerResponse, route: ReadRoute, path: string, account: Account, answer: ReadAnswer & { status: 200 | 304 }, limited: TakeResult | undefined): void {
     // The whole header block in one writeHead, nothing set before it (EdgeEssentials.beginFields says why).
     const fields: string[] = [];
     const begun = essentials.beginFields(req, fields);
-    if (limited) for (const name in limited) fields.push(name, limited[name]);
+    if (limited && rateLimit) rateLimit.pushFields(fields, limited);
     if (answer.status === 304) {
       fields.push('ETag', answer.etag, 'Cache-Control', CACHE_CONTROL, 'Vary', vary);
       res.writeHead(304, fields);
@@ -132,9 +133,9 @@ export function orderReadRoute({ reads, authCache, essentials, rateLimit }: Orde
       if (answer.status !== 200 && answer.status !== 304) return decline();
       if (!rateLimit) return send(req, res, route, url, account, answer, undefined);
       // A refused take spends nothing: declined, Koa's own take refuses it the same way and answers the 429.
-      const taking = rateLimit.take(account.id);
-      if (!(taking instanceof Promise)) return taking.admitted ? send(req, res, route, url, account, answer, taking.headers) : decline();
-      taking.then((taken: RateLimitDecision) => (taken.admitted ? send(req, res, route, url, account, answer, taken.headers) : decline())).catch(decline);
+      const taking = rateLimit.spend(account.id);
+      if (!(taking instanceof Promise)) return taking.admitted ? send(req, res, route, url, account, answer, taking) : decline();
+      taking.then((taken) => (taken.admitted ? send(req, res, route, url, account, answer, taken) : decline())).catch(decline);
     };
     // Synchronous on SQLite with the representation cached (decide and take): no promise at all.
     try {
