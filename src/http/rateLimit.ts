@@ -37,8 +37,11 @@ export function rateLimitHeaders(policy: BucketPolicy, r: TakeResult, name = RAT
 
 const policyField = (policy: BucketPolicy, name: string): string => `"${name}";q=${policy.capacity};w=${Math.max(1, Math.ceil(policy.capacity / policy.ratePerSec))}`;
 
+/** The `RateLimit` value: r units remaining, t seconds until the quota is whole again. */
+const limitField = (name: string, r: TakeResult): string => `"${name}";r=${r.remaining};t=${Math.ceil(r.fullInMs / 1000)}`;
+
 function fieldsFor(policyValue: string, r: TakeResult, name: string): Record<string, string> {
-  const headers: Record<string, string> = { 'RateLimit-Policy': policyValue, RateLimit: `"${name}";r=${r.remaining};t=${Math.ceil(r.fullInMs / 1000)}` };
+  const headers: Record<string, string> = { 'RateLimit-Policy': policyValue, RateLimit: limitField(name, r) };
   if (!r.admitted) headers['Retry-After'] = String(Math.max(1, Math.ceil(r.retryAfterMs / 1000)));
   return headers;
 }
@@ -57,7 +60,6 @@ export function rateLimiter({ buckets, rps, burst }: RateLimitOptions) {
     if (taken.admitted) return { admitted: true, headers };
     return { admitted: false, headers, detail: `More than ${burst} requests in a burst or ${rps} per second: retry after ${headers['Retry-After']} s` };
   };
-  const limitPrefix = `"${RATE_LIMIT_POLICY_NAME}";r=`;
   /** One token of the account's bucket: synchronous when the buckets are in this process. */
   const spend = (accountId: number): TakeResult | Promise<TakeResult> => {
     const key = `rest:${accountId}`;
@@ -77,7 +79,7 @@ export function rateLimiter({ buckets, rps, burst }: RateLimitOptions) {
     spend,
     /** `RateLimit-Policy` and `RateLimit` of an admitted take, as name/value pairs (the values `take` gives). */
     pushFields(fields: string[], taken: TakeResult): void {
-      fields.push('RateLimit-Policy', policyValue, 'RateLimit', `${limitPrefix}${taken.remaining};t=${Math.ceil(taken.fullInMs / 1000)}`);
+      fields.push('RateLimit-Policy', policyValue, 'RateLimit', limitField(RATE_LIMIT_POLICY_NAME, taken));
     },
   };
 }
