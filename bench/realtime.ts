@@ -105,18 +105,26 @@ peers phases), \`BENCH_RT_PEERS\` (1; 0 skips the peers in the memory phase), \`
   (\`bench/baseline/better-sse.ts\`: a session per request registered to a channel per order,
   retry 2000 ms, keep-alive 15 s as ours).
 - **CPU per delivered message against the peers** (\`*-fanout-cpu-peer\`). One service, then
-  each peer in turn, 2000 subscribers of order 1 on each (WebSocket: the lean client against
-  the service, socket.io-client against Socket.IO; SSE: raw-socket clients that split events
-  on the blank line), writes at a steady 20/s (the service: PATCH /orders/1; the peer: POST
-  /publish of one real \`order.updated\` message of the service, note replaced, emitted with
-  \`io.to(room).emit\` / \`channel.broadcast\`), 1 s warm-up, then 2 rounds x 5 s alternating
-  service and peer. Server CPU (utime + stime of its process over the round) / messages
-  delivered; the notes give each round and the kernel's (system) share of the server's CPU:
-  on loopback a socket write's system time includes the receiving side's TCP processing, the
-  floor every server pays once per message per socket. A third side in the same rounds is a
-  second service with \`WRITE_DELAY_MS=100\` (\`*-fanout-cpu-peer-batched\`): a connection's writes
-  wait up to 100 ms and leave in one system call, so at 20 messages/s a socket write carries
-  about two; its latency figures say what that costs.
+  each peer in turn, 2000 subscribers of order 1 on each, writes at a steady 20/s (the service:
+  PATCH /orders/1; the peer: POST /publish of one real \`order.updated\` message of the service,
+  note replaced, emitted with \`io.to(room).emit\` / \`channel.broadcast\`), 1 s warm-up, then
+  2 rounds x 5 s alternating the sides. Server CPU (utime + stime of its process over the
+  round) / messages delivered; the notes give each round and the kernel's (system) share of
+  the server's CPU. Clients: every side is read by the same lean reader (WebSocket: raw
+  socket, minimal frame reader; against Socket.IO it speaks Engine.IO/Socket.IO packets,
+  \`sio-lean\` in \`bench/lib/realtime-client.ts\`, answering its pings; SSE: raw sockets that
+  split events on the blank line), so the clients cost the same per message whichever server
+  they read. On WebSocket two more sides run in the same rounds: a second Socket.IO server
+  read by socket.io-client (the figure of earlier runs, in the notes), and **the floor**
+  (\`ws-fanout-cpu-floor\`, \`bench/baseline/ws-floor.ts\`): a \`ws\` server that does nothing
+  per delivered message but one \`socket.write\` of a frame built once per publish. At 20
+  messages/s on one topic no two messages reach a socket within a tick, so every server here
+  pays one write system call per delivered message, and on loopback that call also runs the
+  receiver's TCP processing and wakes its process; the floor is what that alone costs, and a
+  server's figure minus the floor is its own. A further side is a second service with
+  \`WRITE_DELAY_MS=100\` (\`*-fanout-cpu-peer-batched\`): a connection's writes wait up to
+  100 ms and leave in one system call, so at 20 messages/s a socket write carries about two;
+  its latency figures say what that costs.
 - **Stalled clients** (\`*-stalled-memory\`). A fresh service with \`MAX_BUFFER_BYTES=262144\`;
   2000 subscribers (WebSocket, then SSE) of one order whose events carry ~10 KB stop reading
   (their sockets paused); PATCHes, 4 at a time, until every one of them was closed for

@@ -15,7 +15,7 @@ import { io, type Socket as SioSocket } from 'socket.io-client';
 import { bucketOf, newHist, nowUs, readStamp, type Stamp } from './realtime-hist';
 
 export type ClientCommand =
-  | { cmd: 'ws-open'; group: string; url: string; token: string; channels: string[]; concurrency: number; client: 'ws' | 'lean' | 'sio' }
+  | { cmd: 'ws-open'; group: string; url: string; token: string; channels: string[]; concurrency: number; client: WsClient }
   | { cmd: 'sse-open'; group: string; host: string; port: number; token: string; paths: string[]; concurrency: number }
   | { cmd: 'run'; group: string; run: number; track: boolean }
   | { cmd: 'stats' }
@@ -23,6 +23,12 @@ export type ClientCommand =
   | { cmd: 'close'; group: string }
   | { cmd: 'pause'; group: string }
   | { cmd: 'exit' };
+
+/**
+ * The WebSocket clients: `ws` (the ws package), `lean` (raw socket, the service's protocol),
+ * `sio` (socket.io-client), `sio-lean` (the lean reader speaking Socket.IO's packets).
+ */
+export type WsClient = 'ws' | 'lean' | 'sio' | 'sio-lean';
 
 export interface OpenResult {
   opened: number;
@@ -166,18 +172,75 @@ function maskedFrame(opcode: number, payload: Buffer): Buffer {
 }
 
 /**
+ * What a lean client speaks over its WebSocket: the request target and headers of the
+ * handshake, its first messages, and which text frames make the subscription live.
+ */
+interface LeanProtocol {
+  /** Request target of the upgrade (path and query). */
+  target: string;
+  /** Extra request header lines, each ending in CRLF. */
+  headers: string;
+  /** After the 101: what the client sends first (nothing: it waits for the server). */
+  opened(send: (text: string) => void): void;
+  /** A text frame before the subscription is live: 'live', an error text, or undefined to go on waiting. */
+  setup(text: string, send: (text: string) => void): 'live' | { error: string } | undefined;
+  /** A data frame once live: true when it was protocol (answered here), not an event. */
+  control?(payload: Buffer, send: (text: string) => void): boolean;
+}
+
+/** The service's protocol (asyncapi.yaml): `subscribe`, answered `subscribed`. */
+const serviceProtocol = (u: URL, token: string, channel: string): LeanProtocol => ({
+  target: `${u.pathname}${u.search}`,
+  headers: `Authorization: Bearer ${token}\r\n`,
+  opened: (send) => send(JSON.stringify({ type: 'subscribe', channel })),
+  setup: (text) => (text.startsWith('{"type":"subscribed"') ? 'live' : { error: `first message was ${text.slice(0, 120)}` }),
+});
+
+const PING = 0x32; // '2'
+
+/**
+ * Socket.IO 4 as socket.io-client speaks it on the websocket transport (Engine.IO 4 packets
+ * in text frames): the server's open packet `0{...}` is answered `40` (connect to the main
+ * namespace), its `40{...}` with `420["subscribe",channel]` (an event with ack id 0), and
+ * the ack `430[...]` makes it live. The server's pings (`2`) are answered `3`. Broadcasts
+ * arrive as `42["message",{...}]`; their note is the stamp.
+ */
+const socketIoProtocol = (channel: string): LeanProtocol => ({
+  target: '/socket.io/?EIO=4&transport=websocket',
+  headers: '',
+  opened: () => undefined,
+  setup(text, send) {
+    if (text === '2') return void send('3');
+    if (text.startsWith('0{')) return void send('40');
+    if (text.startsWith('40')) return void send(`420${JSON.stringify(['subscribe', channel])}`);
+    if (text.startsWith('430')) return 'live';
+    return { error: `unexpected packet ${text.slice(0, 120)}` };
+  },
+  control(payload, send) {
+    if (payload.length !== 1 || payload[0] !== PING) return false;
+    send('3');
+    return true;
+  },
+});
+
+/**
  * A lean WebSocket client on a raw socket: the RFC 6455 handshake and a minimal frame reader
  * (server frames are unmasked; no extensions are offered, so none are used). It costs the
  * client process a fraction of what the `ws` client's stream-based receiver costs per
  * message, which matters when two client processes receive what 10k sockets are sent.
+ * It speaks the service's protocol or Socket.IO's (`sio-lean`): with the same reader on
+ * both sides of a comparison, the clients cost the same per message whichever server they
+ * read, so neither server's figure depends on how busy its clients keep the other core.
  */
-function openLeanWs(name: string, url: string, token: string, channel: string): Promise<void> {
+function openLeanWs(name: string, url: string, protocolOf: (u: URL) => LeanProtocol): Promise<void> {
   const g = groupOf(name);
   const u = new URL(url);
+  const p = protocolOf(u);
   return new Promise((resolve, reject) => {
     const s = connect({ host: u.hostname, port: Number(u.port) });
-    let state: 'head' | 'ack' | 'live' = 'head';
+    let state: 'head' | 'setup' | 'live' = 'head';
     let pending: Buffer | undefined;
+    const send = (text: string) => void s.write(maskedFrame(0x1, Buffer.from(text)));
     const fail = (err: Error) => {
       if (state === 'live') return;
       state = 'live'; // settled
@@ -190,15 +253,20 @@ function openLeanWs(name: string, url: string, token: string, channel: string): 
     s.once('connect', () => {
       s.setNoDelay(true);
       s.write(
-        `GET ${u.pathname}${u.search} HTTP/1.1\r\nHost: ${u.host}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n` +
-          `Sec-WebSocket-Key: ${randomBytes(16).toString('base64')}\r\nSec-WebSocket-Version: 13\r\nAuthorization: Bearer ${token}\r\n\r\n`,
+        `GET ${p.target} HTTP/1.1\r\nHost: ${u.host}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n` +
+          `Sec-WebSocket-Key: ${randomBytes(16).toString('base64')}\r\nSec-WebSocket-Version: 13\r\n${p.headers}\r\n`,
       );
     });
     const onFrame = (opcode: number, payload: Buffer) => {
       if (opcode === 0x8) return s.end();
       if (opcode === 0x9) return void s.write(maskedFrame(0xa, payload));
-      if (state === 'live') return onEvent(name, g, payload);
-      if (!payload.toString().startsWith('{"type":"subscribed"')) return fail(new Error(`first message was ${payload.toString().slice(0, 120)}`));
+      if (state === 'live') {
+        if (p.control?.(payload, send)) return;
+        return onEvent(name, g, payload);
+      }
+      const step = p.setup(payload.toString(), send);
+      if (step === undefined) return;
+      if (step !== 'live') return fail(new Error(step.error));
       state = 'live';
       clearTimeout(timer);
       g.conns.add(s);
@@ -214,8 +282,8 @@ function openLeanWs(name: string, url: string, token: string, channel: string): 
         if (end < 0) return void (pending = b);
         const head = b.subarray(0, end).toString('latin1');
         if (!head.startsWith('HTTP/1.1 101')) return fail(new Error(`handshake answered ${head.split('\r\n')[0]}`));
-        state = 'ack';
-        s.write(maskedFrame(0x1, Buffer.from(JSON.stringify({ type: 'subscribe', channel }))));
+        state = 'setup';
+        p.opened(send);
         b = b.subarray(end + 4);
       }
       let i = 0;
@@ -330,7 +398,19 @@ async function closeGroup(name: string): Promise<void> {
 async function handle(m: ClientCommand): Promise<unknown> {
   switch (m.cmd) {
     case 'ws-open':
-      return pool(m.channels.length, m.concurrency, (i) => m.client === 'sio' ? openSio(m.group, m.url.replace(/^ws/, 'http').replace(/\/orders$/, ''), m.channels[i]) : (m.client === 'ws' ? openWs : openLeanWs)(m.group, m.url, m.token, m.channels[i]));
+      return pool(m.channels.length, m.concurrency, (i) => {
+        const channel = m.channels[i];
+        switch (m.client) {
+          case 'sio':
+            return openSio(m.group, m.url.replace(/^ws/, 'http').replace(/\/orders$/, ''), channel);
+          case 'sio-lean':
+            return openLeanWs(m.group, m.url, () => socketIoProtocol(channel));
+          case 'ws':
+            return openWs(m.group, m.url, m.token, channel);
+          case 'lean':
+            return openLeanWs(m.group, m.url, (u) => serviceProtocol(u, m.token, channel));
+        }
+      });
     case 'sse-open':
       return pool(m.paths.length, m.concurrency, (i) => openSse(m.group, m.host, m.port, m.token, m.paths[i]));
     case 'run':

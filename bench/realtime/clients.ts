@@ -1,5 +1,5 @@
 /** The client processes that hold the bench's stream connections (bench/lib/realtime-client.ts). */
-import { type ClientCommand, type ClientStats, type OpenResult } from '../lib/realtime-client';
+import { type ClientCommand, type ClientStats, type OpenResult, type WsClient } from '../lib/realtime-client';
 import { mergeHist, newHist } from '../lib/realtime-hist';
 import { type Running, root } from '../lib/server';
 import { agent } from './servers';
@@ -70,7 +70,7 @@ export class Clients {
     };
   }
 
-  async openWs(group: string, srv: Running, token: string, channels: string[], client: 'ws' | 'lean' | 'sio'): Promise<OpenResult> {
+  async openWs(group: string, srv: Running, token: string, channels: string[], client: WsClient): Promise<OpenResult> {
     const url = `${srv.url.replace(/^http/, 'ws')}/orders`;
     const parts = this.deal(channels);
     return Clients.sum(await this.all<OpenResult>((i) => ({ cmd: 'ws-open', group, url, token, channels: parts[i], concurrency: OPEN_CONCURRENCY, client })));

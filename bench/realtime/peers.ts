@@ -3,8 +3,14 @@
  * delivered message, the service's WebSocket vs Socket.IO 4 and its SSE vs better-sse, at
  * the same load in the same run: BENCH_RT_PEER_CONNECTIONS subscribers of order:1 on each
  * server, writes at a steady BENCH_RT_PEER_RATE/s for BENCH_RT_SECONDS, BENCH_RT_ROUNDS
- * rounds alternating service and peer. The peers publish one real `order.updated` message
- * taken from the service (note replaced, same size).
+ * rounds alternating the sides. The peers publish one real `order.updated` message taken
+ * from the service (note replaced, same size).
+ *
+ * Every side is read by the same lean reader (Socket.IO's packets for Socket.IO), so the
+ * clients cost the same whichever server they read. WebSocket adds two sides: Socket.IO read
+ * by socket.io-client (as earlier runs measured it) and the floor (bench/baseline/ws-floor.ts:
+ * one socket.write per delivered message and nothing else), which says what the write system
+ * call alone costs on the machine at hand.
  */
 import { noteOf, nowUs } from '../lib/realtime-hist';
 import { cpuSplitOf, pidOfPort } from '../lib/realtime-proc';
@@ -12,12 +18,13 @@ import { type Running, startService } from '../lib/server';
 import { Clients } from './clients';
 import { combineRuns, fanoutCpuNote, fanoutLost, measureRun, type RunResult } from './fanout';
 import { type Row } from './rows';
-import { type Publish, patchOrder1, portOf, publishRaw, startPeer, tokenOf, withServer } from './servers';
+import { type Publish, patchOrder1, portOf, publishRaw, startFloor, startPeer, tokenOf, withServer } from './servers';
+import { type WsClient } from '../lib/realtime-client';
 import { KINDS, PEER_CONNECTIONS, PEER_RATE, PEER_WRITE_DELAY_MS, ROUNDS, SECONDS, SERVICE_ENV, log, sleep } from './settings';
 
 type Kind = 'ws' | 'sse';
 
-async function open(clients: Clients, group: string, srv: Running, token: string, kind: Kind, client: 'lean' | 'sio'): Promise<void> {
+async function open(clients: Clients, group: string, srv: Running, token: string, kind: Kind, client: WsClient): Promise<void> {
   const o =
     kind === 'ws'
       ? await clients.openWs(group, srv, token, Array.from({ length: PEER_CONNECTIONS }, () => 'order:1'), client)
@@ -49,7 +56,7 @@ interface SideResult {
 }
 
 /** The sides' subscribers are opened, then warm-up, then ROUNDS rounds alternating between the sides in the order given. */
-async function compare(clients: Clients, sides: { name: string; srv: Running; token: string; client: 'lean' | 'sio'; publish: Publish }[], kind: Kind): Promise<SideResult[]> {
+async function compare(clients: Clients, sides: Side[], kind: Kind): Promise<SideResult[]> {
   for (const side of sides) await open(clients, side.name, side.srv, side.token, kind, side.client);
   const pids = sides.map((side) => [pidOfPort(portOf(side.srv))]);
   const runs = sides.map(() => [] as RunResult[]);
@@ -73,6 +80,24 @@ async function compare(clients: Clients, sides: { name: string; srv: Running; to
 
 const perRound = (rs: RunResult[]) => rs.map((r) => r.serverUsPerMsg.toFixed(1)).join(', ');
 
+interface Side {
+  name: string;
+  srv: Running;
+  token: string;
+  client: WsClient;
+  publish: Publish;
+}
+
+/** Starts each server in turn, runs `fn` with all of them, stops them. */
+async function withServers<T>(starts: (() => Promise<Running>)[], fn: (srvs: Running[]) => Promise<T>, got: Running[] = []): Promise<T> {
+  if (got.length === starts.length) return fn(got);
+  return withServer(starts[got.length], (srv) => withServers(starts, fn, [...got, srv]));
+}
+
+const fig = (x: SideResult) => `${x.all.serverUsPerMsg.toFixed(2)} µs per delivered msg (p99 ${x.all.p99.toFixed(0)} ms)`;
+const detail = (name: string, x: SideResult) =>
+  `${name}: p50 ${x.all.p50.toFixed(1)} ms, p99 ${x.all.p99.toFixed(1)} ms, system share ${(x.sys * 100).toFixed(0)}%, ${fanoutCpuNote(x.all)}${fanoutLost(x.all)}`;
+
 export async function peersPhase(clients: Clients): Promise<Row[]> {
   return withServer(
     () => startService(SERVICE_ENV),
@@ -83,39 +108,39 @@ export async function peersPhase(clients: Clients): Promise<Row[]> {
       const rows: Row[] = [];
       const bytes = Buffer.byteLength(sample);
       for (const kind of KINDS) {
-        const peerName = kind === 'ws' ? 'Socket.IO 4' : 'better-sse';
-        const peerClient = kind === 'ws' ? 'sio' : 'lean';
-        const results = await withServer(startPeer(kind), (peer) =>
-          withServer(
-            () => startService({ ...SERVICE_ENV, WRITE_DELAY_MS: String(PEER_WRITE_DELAY_MS) }),
-            async (batched) => {
-              const batchedToken = await tokenOf(batched);
-              return compare(
-                clients,
-                [
-                  { name: `service-${kind}`, srv: svc, token, client: 'lean', publish: patchOrder1(svc, token) },
-                  { name: `service-batched-${kind}`, srv: batched, token: batchedToken, client: 'lean', publish: patchOrder1(batched, batchedToken) },
-                  { name: `peer-${kind}`, srv: peer, token, client: peerClient, publish: publishRaw(peer, sample) },
-                ],
-                kind,
-              );
-            },
-          ),
-        );
-        const [s, b, p] = results;
+        const batchedEnv = { ...SERVICE_ENV, WRITE_DELAY_MS: String(PEER_WRITE_DELAY_MS) };
+        // WebSocket: Socket.IO twice (read by the same lean reader as the service, and by
+        // socket.io-client), and the floor (one socket.write per delivery) with the lean reader.
+        // (Two Socket.IO servers: a broadcast goes to every socket in the room, so each reader needs its own.)
+        const starts = kind === 'ws' ? [() => startService(batchedEnv), startPeer('ws'), startPeer('ws'), startFloor] : [() => startService(batchedEnv), startPeer('sse')];
+        const rowsOf = await withServers(starts, async ([batched, peer, peer2, floor]) => {
+          const batchedToken = await tokenOf(batched);
+          const sides: Side[] = [
+            { name: `service-${kind}`, srv: svc, token, client: 'lean', publish: patchOrder1(svc, token) },
+            { name: `service-batched-${kind}`, srv: batched, token: batchedToken, client: 'lean', publish: patchOrder1(batched, batchedToken) },
+            { name: `peer-${kind}`, srv: peer, token, client: kind === 'ws' ? 'sio-lean' : 'lean', publish: publishRaw(peer, sample) },
+          ];
+          if (kind === 'ws') {
+            sides.push({ name: 'peer-ws-sio-client', srv: peer2, token, client: 'sio', publish: publishRaw(peer2, sample) });
+            sides.push({ name: 'floor-ws', srv: floor, token, client: 'lean', publish: publishRaw(floor, sample) });
+          }
+          return compare(clients, sides, kind);
+        });
+        const [s, b, p, pClient, floor] = rowsOf;
+        const names = rowsOf.map((_, i) => ['service', `service with WRITE_DELAY_MS=${PEER_WRITE_DELAY_MS}`, 'peer', 'peer read by socket.io-client', 'floor'][i]).join(', ');
+        const byRound = rowsOf.map((x, i) => `${['service', 'batched', 'peer', 'peer (socket.io-client)', 'floor'][i]} ${perRound(x.rounds)}`).join('; ');
+        const common = `${ROUNDS} x ${SECONDS} s alternating (${names}); µs/msg by round: ${byRound}`;
+        const peerText =
+          kind === 'ws'
+            ? `Socket.IO 4 (bench/baseline/socketio.ts, connectionStateRecovery on, websocket transport): io.to(room).emit of the same ${bytes}-byte message, same rate, read by the same lean reader as the service (Socket.IO's packets)`
+            : `better-sse (bench/baseline/better-sse.ts): channel.broadcast of the same ${bytes}-byte message, same rate`;
         const what =
           kind === 'ws'
             ? `${s.all.subscribers} WebSocket subscribers of order:1 (lean client), PATCH /orders/1 at ${PEER_RATE}/s; server CPU per delivered message`
             : `${s.all.subscribers} SSE streams of order 1, PATCH /orders/1 at ${PEER_RATE}/s; server CPU per delivered message`;
-        const peerText =
-          kind === 'ws'
-            ? `Socket.IO 4 (bench/baseline/socketio.ts, connectionStateRecovery on, websocket transport; socket.io-client): io.to(room).emit of the same ${bytes}-byte message, same rate`
-            : `better-sse (bench/baseline/better-sse.ts): channel.broadcast of the same ${bytes}-byte message, same rate`;
-        const goalOf = (ratio: number) => (kind === 'ws' ? `<= 0.50x Socket.IO (${ratio <= 0.5 ? 'met' : 'missed'})` : `below ${peerName} (${ratio < 1 ? 'met' : 'missed'})`);
-        const notesOf = (x: SideResult) =>
-          `${ROUNDS} x ${SECONDS} s alternating (service, service with WRITE_DELAY_MS=${PEER_WRITE_DELAY_MS}, peer); µs/msg by round: service ${perRound(x.rounds)}, peer ${perRound(p.rounds)}; ` +
-          `system (kernel) share of the server's CPU: service ${(x.sys * 100).toFixed(0)}%, peer ${(p.sys * 100).toFixed(0)}%; ` +
-          `service p50 ${x.all.p50.toFixed(1)} ms, p99 ${x.all.p99.toFixed(1)} ms, ${fanoutCpuNote(x.all)}${fanoutLost(x.all)}; peer p50 ${p.all.p50.toFixed(1)} ms, p99 ${p.all.p99.toFixed(1)} ms, ${fanoutCpuNote(p.all)}${fanoutLost(p.all)}`;
+        const goalOf = (ratio: number) => (kind === 'ws' ? `<= 0.50x Socket.IO (${ratio <= 0.5 ? 'met' : 'missed'})` : `below better-sse (${ratio < 1 ? 'met' : 'missed'})`);
+        const peerNotes = [detail('peer', p), ...(pClient ? [`${detail('peer read by socket.io-client', pClient)} (${(s.all.serverUsPerMsg / pClient.all.serverUsPerMsg).toFixed(2)}x of it)`] : [])];
+        const floorNote = floor ? [`${detail('floor (bench/baseline/ws-floor.ts)', floor)}: ${(floor.all.serverUsPerMsg / p.all.serverUsPerMsg).toFixed(2)}x the peer`] : [];
         for (const [x, scenario, label] of [
           [s, `${kind}-fanout-cpu-peer`, what],
           [b, `${kind}-fanout-cpu-peer-batched`, `as ${kind}-fanout-cpu-peer, service with WRITE_DELAY_MS=${PEER_WRITE_DELAY_MS} (writes to a connection batched for up to ${PEER_WRITE_DELAY_MS} ms)`],
@@ -125,11 +150,23 @@ export async function peersPhase(clients: Clients): Promise<Row[]> {
             scenario,
             service: label,
             baseline: peerText,
-            serviceFig: `${x.all.serverUsPerMsg.toFixed(2)} µs per delivered msg (p99 ${x.all.p99.toFixed(0)} ms)`,
-            baselineFig: `${p.all.serverUsPerMsg.toFixed(2)} µs per delivered msg (p99 ${p.all.p99.toFixed(0)} ms)`,
+            serviceFig: fig(x),
+            baselineFig: fig(p),
             ratio,
             goal: goalOf(ratio),
-            notes: notesOf(x),
+            notes: [common, detail('service', x), ...peerNotes, ...floorNote].join('; '),
+          });
+        }
+        if (floor) {
+          rows.push({
+            scenario: 'ws-fanout-cpu-floor',
+            service: 'the floor: bench/baseline/ws-floor.ts, a ws server that only writes one pre-built frame per delivery (one socket.write), same subscribers, clients and rate',
+            baseline: peerText,
+            serviceFig: fig(floor),
+            baselineFig: fig(p),
+            ratio: floor.all.serverUsPerMsg / p.all.serverUsPerMsg,
+            goal: 'recorded: what one write system call per delivered message costs here',
+            notes: [common, detail('floor', floor), `service ${(s.all.serverUsPerMsg / floor.all.serverUsPerMsg).toFixed(2)}x the floor`].join('; '),
           });
         }
       }
