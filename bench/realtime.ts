@@ -121,7 +121,10 @@ peers phases), \`BENCH_RT_PEERS\` (1; 0 skips the peers in the memory phase), \`
   messages/s on one topic no two messages reach a socket within a tick, so every server here
   pays one write system call per delivered message, and on loopback that call also runs the
   receiver's TCP processing and wakes its process; the floor is what that alone costs, and a
-  server's figure minus the floor is its own. A further side is a second service with
+  server's figure minus the floor is its own. Another side is a service with one subscriber,
+  PATCHed at the same rate: its CPU per PATCH, divided by 2000, is what the service's publish
+  path (a real write: HTTP, auth, transaction, event row; the peers get a ready message by
+  POST /publish) adds to each delivered message. A further side is a second service with
   \`WRITE_DELAY_MS=100\` (\`*-fanout-cpu-peer-batched\`): a connection's writes wait up to
   100 ms and leave in one system call, so at 20 messages/s a socket write carries about two;
   its latency figures say what that costs.
@@ -173,7 +176,7 @@ function writeSection(rows: Row[], env: string, phases: readonly string[]): void
       if (name && name !== 'scenario') byName.set(name, l);
     }
     for (const r of rows) byName.set(r.scenario, line(r));
-    const order = ['ws-idle-memory', 'ws-idle-memory-peer', 'sse-idle-memory', 'sse-idle-memory-peer', 'ws-fanout-max', 'ws-fanout-steady', 'ws-fanout-cpu-peer', 'ws-fanout-cpu-peer-batched', 'sse-fanout-cpu-peer', 'sse-fanout-cpu-peer-batched', 'ws-stalled-memory', 'sse-stalled-memory', 'slow-none', 'slow-trickle', 'slow-graphql'];
+    const order = ['ws-idle-memory', 'ws-idle-memory-peer', 'sse-idle-memory', 'sse-idle-memory-peer', 'ws-fanout-max', 'ws-fanout-steady', 'ws-fanout-cpu-peer', 'ws-fanout-cpu-peer-batched', 'ws-fanout-cpu-floor', 'sse-fanout-cpu-peer', 'sse-fanout-cpu-peer-batched', 'ws-stalled-memory', 'sse-stalled-memory', 'slow-none', 'slow-trickle', 'slow-graphql'];
     const names = [...byName.keys()].sort((a, b) => (order.indexOf(a) + 1 || 99) - (order.indexOf(b) + 1 || 99));
     const section =
       `${METHOD}\n### Results\n\n` +

@@ -10,7 +10,10 @@
  * clients cost the same whichever server they read. WebSocket adds two sides: Socket.IO read
  * by socket.io-client (as earlier runs measured it) and the floor (bench/baseline/ws-floor.ts:
  * one socket.write per delivered message and nothing else), which says what the write system
- * call alone costs on the machine at hand.
+ * call alone costs on the machine at hand; and a service with one subscriber PATCHed at the
+ * same rate, whose CPU per PATCH says what the service's publish path (a real write: HTTP,
+ * auth, transaction, event row) adds per delivered message, which a peer's POST /publish of a
+ * ready message does not do.
  */
 import { noteOf, nowUs } from '../lib/realtime-hist';
 import { cpuSplitOf, pidOfPort } from '../lib/realtime-proc';
@@ -24,12 +27,12 @@ import { KINDS, PEER_CONNECTIONS, PEER_RATE, PEER_WRITE_DELAY_MS, ROUNDS, SECOND
 
 type Kind = 'ws' | 'sse';
 
-async function open(clients: Clients, group: string, srv: Running, token: string, kind: Kind, client: WsClient): Promise<void> {
+async function open(clients: Clients, group: string, srv: Running, token: string, kind: Kind, client: WsClient, n: number): Promise<void> {
   const o =
     kind === 'ws'
-      ? await clients.openWs(group, srv, token, Array.from({ length: PEER_CONNECTIONS }, () => 'order:1'), client)
-      : await clients.openSse(group, srv, token, Array.from({ length: PEER_CONNECTIONS }, () => '/api/orders/1/stream'));
-  log(`peers ${group}: opened ${o.opened}/${PEER_CONNECTIONS} in ${o.ms} ms${o.failed ? `, ${o.failed} failed (${o.firstError})` : ''}`);
+      ? await clients.openWs(group, srv, token, Array.from({ length: n }, () => 'order:1'), client)
+      : await clients.openSse(group, srv, token, Array.from({ length: n }, () => '/api/orders/1/stream'));
+  log(`peers ${group}: opened ${o.opened}/${n} in ${o.ms} ms${o.failed ? `, ${o.failed} failed (${o.firstError})` : ''}`);
   if (!o.opened) throw new Error(`peers: no ${group} connection could be opened: ${o.firstError}`);
 }
 
@@ -57,7 +60,7 @@ interface SideResult {
 
 /** The sides' subscribers are opened, then warm-up, then ROUNDS rounds alternating between the sides in the order given. */
 async function compare(clients: Clients, sides: Side[], kind: Kind): Promise<SideResult[]> {
-  for (const side of sides) await open(clients, side.name, side.srv, side.token, kind, side.client);
+  for (const side of sides) await open(clients, side.name, side.srv, side.token, kind, side.client, side.connections ?? PEER_CONNECTIONS);
   const pids = sides.map((side) => [pidOfPort(portOf(side.srv))]);
   const runs = sides.map(() => [] as RunResult[]);
   const cpu = sides.map(() => ({ user: 0, system: 0 }));
@@ -86,6 +89,8 @@ interface Side {
   token: string;
   client: WsClient;
   publish: Publish;
+  /** Subscribers (default BENCH_RT_PEER_CONNECTIONS). */
+  connections?: number;
 }
 
 /** Starts each server in turn, runs `fn` with all of them, stops them. */
@@ -112,8 +117,10 @@ export async function peersPhase(clients: Clients): Promise<Row[]> {
         // WebSocket: Socket.IO twice (read by the same lean reader as the service, and by
         // socket.io-client), and the floor (one socket.write per delivery) with the lean reader.
         // (Two Socket.IO servers: a broadcast goes to every socket in the room, so each reader needs its own.)
-        const starts = kind === 'ws' ? [() => startService(batchedEnv), startPeer('ws'), startPeer('ws'), startFloor] : [() => startService(batchedEnv), startPeer('sse')];
-        const rowsOf = await withServers(starts, async ([batched, peer, peer2, floor]) => {
+        // And a service with one subscriber, PATCHed at the same rate: what the publish path (the
+        // PATCH: HTTP, auth, transaction, event row) costs, which the peers' POST /publish does not do.
+        const starts = kind === 'ws' ? [() => startService(batchedEnv), startPeer('ws'), startPeer('ws'), startFloor, () => startService(SERVICE_ENV)] : [() => startService(batchedEnv), startPeer('sse')];
+        const rowsOf = await withServers(starts, async ([batched, peer, peer2, floor, lone]) => {
           const batchedToken = await tokenOf(batched);
           const sides: Side[] = [
             { name: `service-${kind}`, srv: svc, token, client: 'lean', publish: patchOrder1(svc, token) },
@@ -123,12 +130,14 @@ export async function peersPhase(clients: Clients): Promise<Row[]> {
           if (kind === 'ws') {
             sides.push({ name: 'peer-ws-sio-client', srv: peer2, token, client: 'sio', publish: publishRaw(peer2, sample) });
             sides.push({ name: 'floor-ws', srv: floor, token, client: 'lean', publish: publishRaw(floor, sample) });
+            const loneToken = await tokenOf(lone);
+            sides.push({ name: 'service-1-subscriber-ws', srv: lone, token: loneToken, client: 'lean', publish: patchOrder1(lone, loneToken), connections: 1 });
           }
           return compare(clients, sides, kind);
         });
-        const [s, b, p, pClient, floor] = rowsOf;
-        const names = rowsOf.map((_, i) => ['service', `service with WRITE_DELAY_MS=${PEER_WRITE_DELAY_MS}`, 'peer', 'peer read by socket.io-client', 'floor'][i]).join(', ');
-        const byRound = rowsOf.map((x, i) => `${['service', 'batched', 'peer', 'peer (socket.io-client)', 'floor'][i]} ${perRound(x.rounds)}`).join('; ');
+        const [s, b, p, pClient, floor, lone] = rowsOf;
+        const names = rowsOf.map((_, i) => ['service', `service with WRITE_DELAY_MS=${PEER_WRITE_DELAY_MS}`, 'peer', 'peer read by socket.io-client', 'floor', 'service with 1 subscriber'][i]).join(', ');
+        const byRound = rowsOf.slice(0, 5).map((x, i) => `${['service', 'batched', 'peer', 'peer (socket.io-client)', 'floor'][i]} ${perRound(x.rounds)}`).join('; ');
         const common = `${ROUNDS} x ${SECONDS} s alternating (${names}); µs/msg by round: ${byRound}`;
         const peerText =
           kind === 'ws'
@@ -141,6 +150,12 @@ export async function peersPhase(clients: Clients): Promise<Row[]> {
         const goalOf = (ratio: number) => (kind === 'ws' ? `<= 0.50x Socket.IO (${ratio <= 0.5 ? 'met' : 'missed'})` : `below better-sse (${ratio < 1 ? 'met' : 'missed'})`);
         const peerNotes = [detail('peer', p), ...(pClient ? [`${detail('peer read by socket.io-client', pClient)} (${(s.all.serverUsPerMsg / pClient.all.serverUsPerMsg).toFixed(2)}x of it)`] : [])];
         const floorNote = floor ? [`${detail('floor (bench/baseline/ws-floor.ts)', floor)}: ${(floor.all.serverUsPerMsg / p.all.serverUsPerMsg).toFixed(2)}x the peer`] : [];
+        // The lone service's CPU per PATCH, spread over the PEER_CONNECTIONS deliveries a PATCH makes in the fan-out.
+        const publishShare = lone ? lone.all.serverUsPerMsg / PEER_CONNECTIONS : undefined;
+        const publishNote =
+          lone && publishShare !== undefined
+            ? [`publish path (a service with 1 subscriber, PATCHed at the same rate): ${(lone.all.serverUsPerMsg / 1000).toFixed(2)} ms of server CPU per PATCH, ${publishShare.toFixed(2)} µs per delivered message at ${PEER_CONNECTIONS} subscribers`]
+            : [];
         for (const [x, scenario, label] of [
           [s, `${kind}-fanout-cpu-peer`, what],
           [b, `${kind}-fanout-cpu-peer-batched`, `as ${kind}-fanout-cpu-peer, service with WRITE_DELAY_MS=${PEER_WRITE_DELAY_MS} (writes to a connection batched for up to ${PEER_WRITE_DELAY_MS} ms)`],
@@ -154,7 +169,7 @@ export async function peersPhase(clients: Clients): Promise<Row[]> {
             baselineFig: fig(p),
             ratio,
             goal: goalOf(ratio),
-            notes: [common, detail('service', x), ...peerNotes, ...floorNote].join('; '),
+            notes: [common, detail('service', x), ...peerNotes, ...floorNote, ...publishNote].join('; '),
           });
         }
         if (floor) {
@@ -166,7 +181,12 @@ export async function peersPhase(clients: Clients): Promise<Row[]> {
             baselineFig: fig(p),
             ratio: floor.all.serverUsPerMsg / p.all.serverUsPerMsg,
             goal: 'recorded: what one write system call per delivered message costs here',
-            notes: [common, detail('floor', floor), `service ${(s.all.serverUsPerMsg / floor.all.serverUsPerMsg).toFixed(2)}x the floor`].join('; '),
+            notes: [
+              common,
+              detail('floor', floor),
+              `service ${(s.all.serverUsPerMsg / floor.all.serverUsPerMsg).toFixed(2)}x the floor (${(s.all.serverUsPerMsg - floor.all.serverUsPerMsg).toFixed(2)} µs per delivered message above it)`,
+              ...publishNote,
+            ].join('; '),
           });
         }
       }
