@@ -26,7 +26,7 @@ import { existsSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { isDeepStrictEqual } from 'node:util';
 import { envNumber as num } from './lib/env';
-import { replaceSection } from './lib/benchmarks-md';
+import { editBenchmarks, replaceBetween } from './lib/report';
 import { serviceEntry, startBaseline, startService, type Running } from './lib/server';
 import { cpuUsOf } from './lib/realtime-proc';
 import { wrk, type WrkLoad } from './graphql/wrk';
@@ -246,7 +246,7 @@ async function main(): Promise<void> {
     ];
     console.log(section.join('\n'));
     if (args.includes('--write')) {
-      replaceSection(START, END, section);
+      editBenchmarks((md) => replaceBetween(md, START, END, section.join('\n')));
       console.log('bench: updated the GraphQL peers section of BENCHMARKS.md');
     }
   } finally {

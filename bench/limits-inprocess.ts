@@ -14,7 +14,7 @@
  * from bench:limits, given beside).
  * BENCH_INPROC_REQUESTS (3000 per round), BENCH_INPROC_ROUNDS (9), BENCH_INPROC_CONCURRENCY (20).
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import inject from 'light-my-request';
@@ -24,7 +24,7 @@ import { createApp } from '../src/app';
 import { Metrics } from '../src/http';
 import { openConfiguredStore, prepareDemo } from '../src/startup';
 import { envNumber as num } from './lib/env';
-import { root } from './lib/server';
+import { editBenchmarks, replaceBetween } from './lib/report';
 import { SIMPLE } from './graphql-peers';
 
 const N = num('BENCH_INPROC_REQUESTS', 3000);
@@ -111,11 +111,7 @@ async function main(): Promise<void> {
   ].join('\n');
   console.log(text);
   if (process.argv.includes('--write')) {
-    const file = join(root, 'BENCHMARKS.md');
-    const md = readFileSync(file, 'utf8');
-    const re = /(<!-- limits-inprocess:start -->\n)[\s\S]*?(\n<!-- limits-inprocess:end -->)/;
-    if (!re.test(md)) throw new Error('BENCHMARKS.md has no <!-- limits-inprocess:start --> ... <!-- limits-inprocess:end --> section');
-    writeFileSync(file, md.replace(re, (_m, a: string, b: string) => `${a}${text}${b}`));
+    editBenchmarks((md) => replaceBetween(md, '<!-- limits-inprocess:start -->', '<!-- limits-inprocess:end -->', text));
     console.log('bench: updated the in-process limits section of BENCHMARKS.md');
   }
 }

@@ -24,10 +24,11 @@
  */
 import { execFile, execFileSync } from 'node:child_process';
 import { promisify } from 'node:util';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { envNumber as num } from './lib/env';
+import { editBenchmarks, replaceBetween } from './lib/report';
 import { root, startServer } from './lib/server';
 import { cpuUsOf } from './lib/realtime-proc';
 import { SIMPLE } from './graphql-peers';
@@ -158,11 +159,7 @@ async function main(): Promise<void> {
     ].join('\n');
     console.log(text);
     if (process.argv.includes('--write')) {
-      const file = join(root, 'BENCHMARKS.md');
-      const md = readFileSync(file, 'utf8');
-      const re = /(<!-- limits:start -->\n)[\s\S]*?(\n<!-- limits:end -->)/;
-      if (!re.test(md)) throw new Error('BENCHMARKS.md has no <!-- limits:start --> ... <!-- limits:end --> section');
-      writeFileSync(file, md.replace(re, (_m, a: string, b: string) => `${a}${text}${b}`));
+      editBenchmarks((md) => replaceBetween(md, '<!-- limits:start -->', '<!-- limits:end -->', text));
       console.log('bench: updated the limits section of BENCHMARKS.md');
     }
   } finally {

@@ -16,12 +16,13 @@
  * BENCHMARKS.md is replaced.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { envNumber as num } from './lib/env';
-import { root, startBaseline, startService, type Running } from './lib/server';
+import { editBenchmarks, replaceBetween } from './lib/report';
+import { startBaseline, startService, type Running } from './lib/server';
 import { PEER_TOKEN } from './baseline/peer-data';
 
 const ROUNDS = num('BENCH_ROUNDS', 3);
@@ -244,11 +245,7 @@ async function main(): Promise<void> {
     const text = `${table(rows)}\n\nLast run: ${env}.`;
     console.log(text);
     if (process.argv.includes('--write')) {
-      const file = join(root, 'BENCHMARKS.md');
-      const md = readFileSync(file, 'utf8');
-      const re = /(<!-- rest-peers:start -->\n)[\s\S]*?(\n<!-- rest-peers:end -->)/;
-      if (!re.test(md)) throw new Error('BENCHMARKS.md has no <!-- rest-peers:start --> ... <!-- rest-peers:end --> section');
-      writeFileSync(file, md.replace(re, (_m, a: string, b: string) => `${a}${text}${b}`));
+      editBenchmarks((md) => replaceBetween(md, '<!-- rest-peers:start -->', '<!-- rest-peers:end -->', text));
       console.log('bench: updated the REST peers section of BENCHMARKS.md');
     }
   } finally {

@@ -55,6 +55,18 @@ export function replaceSection(text: string, heading: string, body: string): str
   return head + body + (next >= 0 ? `\n${rest.slice(next)}` : '');
 }
 
+/**
+ * Replaces what lies between two marker lines (the markers stay), so a bench owns one part
+ * of a section and leaves the prose around it alone. Throws when the markers are missing:
+ * a --write must not silently write nothing.
+ */
+export function replaceBetween(text: string, start: string, end: string, body: string): string {
+  const a = text.indexOf(start);
+  const b = text.indexOf(end, a + start.length);
+  if (a < 0 || b < 0) throw new Error(`BENCHMARKS.md has no ${start} ... ${end} part`);
+  return `${text.slice(0, a + start.length)}\n${body}\n${text.slice(b)}`;
+}
+
 /** Reads BENCHMARKS.md, applies `edit`, writes it back. */
 export function editBenchmarks(edit: (text: string) => string): void {
   writeFileSync(BENCHMARKS_FILE, edit(readFileSync(BENCHMARKS_FILE, 'utf8')));
