@@ -17,6 +17,7 @@
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
 import { realtimePeer } from './realtimePeer';
+import { serveChannels } from './ws-channels';
 
 const channels = new Map<string, Set<Duplex>>();
 
@@ -41,27 +42,7 @@ const { server, listen } = realtimePeer({
 const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, maxPayload: 4096 });
 server.on('upgrade', (req, socket, head) => {
   if (!req.url?.startsWith('/orders')) return socket.destroy();
-  wss.handleUpgrade(req, socket, head, (ws) => {
-    const mine = new Set<string>();
-    ws.on('message', (data, isBinary) => {
-      let msg: { type?: unknown; channel?: unknown } | undefined;
-      try {
-        msg = isBinary ? undefined : JSON.parse(String(data));
-      } catch {
-        msg = undefined;
-      }
-      if (msg?.type !== 'subscribe' || typeof msg.channel !== 'string') return;
-      let subs = channels.get(msg.channel);
-      if (!subs) channels.set(msg.channel, (subs = new Set()));
-      subs.add(socket);
-      mine.add(msg.channel);
-      ws.send(JSON.stringify({ type: 'subscribed', channel: msg.channel, seq: 0 }));
-    });
-    ws.on('close', () => {
-      for (const c of mine) channels.get(c)?.delete(socket);
-    });
-    ws.on('error', () => ws.terminate());
-  });
+  wss.handleUpgrade(req, socket, head, (ws) => serveChannels(ws, socket, channels));
 });
 
 listen();

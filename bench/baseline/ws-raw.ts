@@ -13,6 +13,7 @@
  */
 import { WebSocketServer, type WebSocket } from 'ws';
 import { realtimePeer } from './realtimePeer';
+import { serveChannels } from './ws-channels';
 
 const channels = new Map<string, Set<WebSocket>>();
 
@@ -28,26 +29,6 @@ const { server, listen } = realtimePeer({
 });
 
 const wss = new WebSocketServer({ server, path: '/orders', perMessageDeflate: false, maxPayload: 4096 });
-wss.on('connection', (ws) => {
-  const mine = new Set<string>();
-  ws.on('message', (data, isBinary) => {
-    let msg: { type?: unknown; channel?: unknown } | undefined;
-    try {
-      msg = isBinary ? undefined : JSON.parse(String(data));
-    } catch {
-      msg = undefined;
-    }
-    if (msg?.type !== 'subscribe' || typeof msg.channel !== 'string') return;
-    let subs = channels.get(msg.channel);
-    if (!subs) channels.set(msg.channel, (subs = new Set()));
-    subs.add(ws);
-    mine.add(msg.channel);
-    ws.send(JSON.stringify({ type: 'subscribed', channel: msg.channel, seq: 0 }));
-  });
-  ws.on('close', () => {
-    for (const c of mine) channels.get(c)?.delete(ws);
-  });
-  ws.on('error', () => ws.terminate());
-});
+wss.on('connection', (ws) => serveChannels(ws, ws, channels));
 
 listen();
