@@ -136,9 +136,10 @@ export async function peersPhase(clients: Clients): Promise<Row[]> {
           return compare(clients, sides, kind);
         });
         const [s, b, p, pClient, floor, lone] = rowsOf;
-        const names = rowsOf.map((_, i) => ['service', `service with WRITE_DELAY_MS=${PEER_WRITE_DELAY_MS}`, 'peer', 'peer read by socket.io-client', 'floor', 'service with 1 subscriber'][i]).join(', ');
-        const byRound = rowsOf.slice(0, 5).map((x, i) => `${['service', 'batched', 'peer', 'peer (socket.io-client)', 'floor'][i]} ${perRound(x.rounds)}`).join('; ');
-        const common = `${ROUNDS} x ${SECONDS} s alternating (${names}); µs/msg by round: ${byRound}`;
+        // The sides in the order above; the lone service's rounds are per PATCH, not per delivery.
+        const labels = ['service', `service with WRITE_DELAY_MS=${PEER_WRITE_DELAY_MS}`, 'peer', 'peer read by socket.io-client', 'floor', 'service with 1 subscriber'];
+        const byRound = rowsOf.slice(0, 5).map((x, i) => `${labels[i]} ${perRound(x.rounds)}`).join('; ');
+        const common = `${ROUNDS} x ${SECONDS} s alternating (${labels.slice(0, rowsOf.length).join(', ')}); µs/msg by round: ${byRound}`;
         const peerText =
           kind === 'ws'
             ? `Socket.IO 4 (bench/baseline/socketio.ts, connectionStateRecovery on, websocket transport): io.to(room).emit of the same ${bytes}-byte message, same rate, read by the same lean reader as the service (Socket.IO's packets)`
@@ -151,11 +152,9 @@ export async function peersPhase(clients: Clients): Promise<Row[]> {
         const peerNotes = [detail('peer', p), ...(pClient ? [`${detail('peer read by socket.io-client', pClient)} (${(s.all.serverUsPerMsg / pClient.all.serverUsPerMsg).toFixed(2)}x of it)`] : [])];
         const floorNote = floor ? [`${detail('floor (bench/baseline/ws-floor.ts)', floor)}: ${(floor.all.serverUsPerMsg / p.all.serverUsPerMsg).toFixed(2)}x the peer`] : [];
         // The lone service's CPU per PATCH, spread over the PEER_CONNECTIONS deliveries a PATCH makes in the fan-out.
-        const publishShare = lone ? lone.all.serverUsPerMsg / PEER_CONNECTIONS : undefined;
-        const publishNote =
-          lone && publishShare !== undefined
-            ? [`publish path (a service with 1 subscriber, PATCHed at the same rate): ${(lone.all.serverUsPerMsg / 1000).toFixed(2)} ms of server CPU per PATCH, ${publishShare.toFixed(2)} µs per delivered message at ${PEER_CONNECTIONS} subscribers`]
-            : [];
+        const publishNote = lone
+          ? [`publish path (a service with 1 subscriber, PATCHed at the same rate): ${(lone.all.serverUsPerMsg / 1000).toFixed(2)} ms of server CPU per PATCH, ${(lone.all.serverUsPerMsg / PEER_CONNECTIONS).toFixed(2)} µs per delivered message at ${PEER_CONNECTIONS} subscribers`]
+          : [];
         for (const [x, scenario, label] of [
           [s, `${kind}-fanout-cpu-peer`, what],
           [b, `${kind}-fanout-cpu-peer-batched`, `as ${kind}-fanout-cpu-peer, service with WRITE_DELAY_MS=${PEER_WRITE_DELAY_MS} (writes to a connection batched for up to ${PEER_WRITE_DELAY_MS} ms)`],
