@@ -17,3 +17,4 @@ export { rateLimit, rateLimiter, rateLimitHeaders, type RateLimiter, type RateLi
 export { requestLog } from './requestLog';
 export { orderReadRoute, orderReads, restRouter, type OrderReads, type RestDeps, type HandlerContext } from './rest';
 export { startIdempotencySweeper } from './rest/idempotency';
+export { acceptsType } from './rest/negotiate';

@@ -17,7 +17,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parse as parseQuery } from 'node:querystring';
 import type { Middleware } from 'koa';
 import type { Account, Store } from '../store';
-import { bearerTokenOf, httpProblem, HttpProblem, problem, writeProblem, type EdgeEssentials, type EdgeRoute } from '../http';
+import { acceptsType, bearerTokenOf, httpProblem, HttpProblem, problem, writeProblem, type EdgeEssentials, type EdgeRoute } from '../http';
 import type { AcceptLimiter } from './acceptLimiter';
 import { resyncMessage, SEQ_TEXT, sseFrame, topicOf, type Frame } from './frames';
 import type { Subscriber, TopicHub } from './hub';
@@ -172,6 +172,7 @@ interface StreamRequest {
   authorization: string | undefined;
   accessToken: unknown;
   lastEventId: string | undefined;
+  accept: string | undefined;
 }
 
 interface Admitted {
@@ -181,13 +182,17 @@ interface Admitted {
   revision: number;
 }
 
-/** The checks of a stream request, in the order the contract answers them (401, 404, 400, 503); a refusal throws its HttpProblem. */
+/** What a stream answers; a request whose Accept does not admit it gets 406. */
+const EVENT_STREAM = 'text/event-stream';
+
+/** The checks of a stream request, in the order the contract answers them (401, 404, 406, 400, 503); a refusal throws its HttpProblem. */
 async function admit(deps: SseDeps, r: StreamRequest): Promise<Admitted> {
   const account = await deps.authenticate(bearerTokenOf(r.authorization, r.accessToken));
   if (!ORDER_ID.test(r.id)) throw httpProblem('NOT_FOUND', 'No such order');
   const orderId = Number(r.id);
   const order = await deps.store.getOrder(account.id, orderId);
   if (!order) throw httpProblem('NOT_FOUND', 'No such order');
+  if (!acceptsType(r.accept, EVENT_STREAM)) throw httpProblem('NOT_ACCEPTABLE', `This is an event stream: Accept must admit ${EVENT_STREAM}`);
   const lastEventId = r.lastEventId || undefined;
   if (lastEventId !== undefined && !SEQ_TEXT.test(lastEventId.trim())) throw httpProblem('BAD_REQUEST', 'Last-Event-ID must be a non-negative integer');
   const admitted = deps.limiter.take();
@@ -243,6 +248,7 @@ export function sseEdgeRoute(streams: SseStreams, essentials: EdgeEssentials): E
       authorization: req.headers.authorization,
       accessToken: q < 0 ? undefined : parseQuery(url.slice(q + 1)).access_token,
       lastEventId: req.headers['last-event-id'] as string | undefined,
+      accept: req.headers.accept,
     };
     admit(streams.deps, r)
       .then(
@@ -269,7 +275,7 @@ export function sseMiddleware(streams: SseStreams): Middleware {
     if (!m) return next();
     ctx.state.route = SSE_ROUTE;
     if (ctx.method !== 'GET') throw httpProblem('METHOD_NOT_ALLOWED', `${ctx.method} is not allowed here`, { Allow: 'GET' });
-    const a = await admit(streams.deps, { id: m[1], authorization: ctx.get('authorization'), accessToken: ctx.query.access_token, lastEventId: ctx.get('last-event-id') });
+    const a = await admit(streams.deps, { id: m[1], authorization: ctx.get('authorization'), accessToken: ctx.query.access_token, lastEventId: ctx.get('last-event-id'), accept: ctx.get('accept') });
     ctx.respond = false; // Koa lets go: this response is a stream we write ourselves
     await startStream(streams, ctx.req, ctx.res, ctx.response.get('x-request-id'), a);
   };

@@ -106,7 +106,24 @@ describe('SSE streams on the node:http edge', () => {
     }
   });
 
-  it('answers every request as the Koa path does: streams, 401, 404, 400 and 503 alike (headers, CORS and body)', async () => {
+  it('answers 406 problem+json when Accept does not admit text/event-stream, after 401 and 404; absent, */* or text/* is a stream', async () => {
+    const { id } = await createOrder(srv);
+    const { edge } = await pair(10);
+    const auth = { authorization: `Bearer ${srv.alice.token}` };
+    for (const accept of ['application/json', 'text/event-stream;q=0, */*']) {
+      const r = await ask(`${edge}/api/orders/${id}/stream`, { ...auth, accept });
+      expect([accept, r.status, r.headers['content-type']]).toEqual([accept, 406, 'application/problem+json']);
+      expect(JSON.parse(r.body)).toMatchObject({ status: 406, code: 'NOT_ACCEPTABLE' });
+    }
+    expect((await ask(`${edge}/api/orders/${id}/stream`, { accept: 'application/json' })).status).toBe(401);
+    expect((await ask(`${edge}/api/orders/999999999/stream`, { ...auth, accept: 'application/json' })).status).toBe(404);
+    for (const accept of [undefined, '*/*', 'text/*', 'text/event-stream']) {
+      const r = await ask(`${edge}/api/orders/${id}/stream`, accept === undefined ? auth : { ...auth, accept });
+      expect([accept, r.status, r.body]).toEqual([accept, 200, 'retry: 2000\n\n']);
+    }
+  });
+
+  it('answers every request as the Koa path does: streams, 401, 404, 406, 400 and 503 alike (headers, CORS and body)', async () => {
     const { id: mine } = await createOrder(srv);
     await touch(srv, mine, 2);
     const { id: bobs } = await createOrder(srv, {}, 'bob');
@@ -118,6 +135,7 @@ describe('SSE streams on the node:http edge', () => {
       extraQuery: fc.constantFrom('', 'x=1', 'access_token=a&access_token=b'),
       lastEventId: fc.option(fc.constantFrom('0', '1', '3', '50', 'abc', ' 2', '-1', ''), { nil: undefined }),
       origin: fc.option(fc.constantFrom(APP_ORIGIN, 'https://other.example.com'), { nil: undefined }),
+      accept: fc.option(fc.constantFrom('text/event-stream', '*/*', 'text/*', 'application/json', 'text/event-stream;q=0, */*', 'garbage', ''), { nil: undefined }),
     });
     // A burst of 2 on both apps (made for this test alone): it runs out part-way, so 503s are compared too.
     const { edge, koa } = await pair(2);
@@ -129,6 +147,7 @@ describe('SSE streams on the node:http edge', () => {
         if (r.token && !r.viaQuery) headers.authorization = `Bearer ${r.token}`;
         if (r.lastEventId !== undefined) headers['last-event-id'] = r.lastEventId;
         if (r.origin) headers.origin = r.origin;
+        if (r.accept !== undefined) headers.accept = r.accept;
         const [viaEdge, viaKoa] = [await ask(edge + path, headers), await ask(koa + path, headers)];
         expect(comparable(viaEdge)).toEqual(comparable(viaKoa));
       }),

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { negotiate } from './negotiate';
+import { acceptsType, negotiate } from './negotiate';
 
 const base = { family: 'order' as const, pathVersion: null, pinned: null };
 const VND = 'application/vnd.orderline.order+json';
@@ -40,5 +40,36 @@ describe('version selection', () => {
         if (r.ok) expect([1, 2]).toContain(r.version);
       }),
     );
+  });
+});
+
+describe('acceptsType (the SSE route: does Accept admit text/event-stream?)', () => {
+  const ES = 'text/event-stream';
+  it('admits it when Accept is absent or empty, or names it, text/* or */* with q > 0', () => {
+    for (const accept of [undefined, '', '  ', ES, `${ES}; charset=utf-8`, 'TEXT/Event-Stream', 'text/*', '*/*', `application/json, ${ES};q=0.1`, 'text/html, */*;q=0.8', 'text/*;q=0, text/event-stream']) {
+      expect([accept, acceptsType(accept, ES)]).toEqual([accept, true]);
+    }
+  });
+  it('refuses it when nothing admits it, when the most specific range that matches has q=0, or when no range parses', () => {
+    for (const accept of ['application/json', 'text/html', `${ES};q=0`, `${ES};q=0, */*`, 'text/*;q=0', '*/*, text/*;q=0', 'garbage', ',,,']) {
+      expect([accept, acceptsType(accept, ES)]).toEqual([accept, false]);
+    }
+  });
+
+  const range = fc
+    .tuple(fc.constantFrom('application/json', 'text/html', 'text/plain', 'image/*', 'application/*', 'garbage'), fc.option(fc.constantFrom('0.1', '0.5', '1', '0'), { nil: undefined }))
+    .map(([type, q]) => (q === undefined ? type : `${type};q=${q}`));
+  const others = fc.array(range, { maxLength: 5 });
+  it('generated headers: listing it with q=0 refuses it whatever else is listed; listing it alone with q > 0 admits it', () => {
+    fc.assert(
+      fc.property(others, fc.boolean(), (rest, first) => {
+        const refused = first ? [`${ES};q=0`, ...rest, '*/*'] : [...rest, '*/*', `${ES};q=0`];
+        expect(acceptsType(refused.join(', '), ES)).toBe(false);
+        expect(acceptsType([...rest, `${ES};q=0.2`].join(', '), ES)).toBe(true);
+      }),
+    );
+  });
+  it('never throws (arbitrary strings)', () => {
+    fc.assert(fc.property(fc.string(), (accept) => void acceptsType(accept, ES)));
   });
 });

@@ -56,6 +56,22 @@ export function parseAccept(header: string): Range[] {
   return ranges.sort((a, b) => b.q - a.q || specificity(b) - specificity(a) || a.order - b.order);
 }
 
+/**
+ * Whether Accept admits the concrete media type `type` (RFC 9110 12.5.1): no Accept, or an
+ * empty one, admits anything; otherwise the most specific range that matches `type` (the
+ * type itself, then `major/*`, then `*\/*`) decides, by its q (0 refuses). A header with no
+ * range that matches, or none that parses, admits nothing, as in `negotiate`.
+ */
+export function acceptsType(header: string | undefined, type: string): boolean {
+  if (!header || header.trim() === '') return true;
+  const major = `${type.slice(0, type.indexOf('/'))}/*`;
+  const specificity = (r: Range) => (r.type === type ? 3 : r.type === major ? 2 : r.type === '*/*' ? 1 : 0);
+  let best: Range | undefined;
+  // parseAccept sorts by q first: among equally specific ranges the first seen has the highest q.
+  for (const r of parseAccept(header)) if (specificity(r) > (best ? specificity(best) : 0)) best = r;
+  return best !== undefined && best.q > 0;
+}
+
 export function negotiate(input: NegotiationInput): Negotiated {
   const vendor = VENDOR[input.family];
   const fallback = (): ApiVersion | string => {
