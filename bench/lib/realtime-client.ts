@@ -228,9 +228,9 @@ const socketIoProtocol = (channel: string): LeanProtocol => ({
  * (server frames are unmasked; no extensions are offered, so none are used). It costs the
  * client process a fraction of what the `ws` client's stream-based receiver costs per
  * message, which matters when two client processes receive what 10k sockets are sent.
- * It speaks the service's protocol or Socket.IO's (`sio-lean`): with the same reader on
- * both sides of a comparison, the clients cost the same per message whichever server they
- * read, so neither server's figure depends on how busy its clients keep the other core.
+ * It speaks the service's protocol or Socket.IO's (`sio-lean`), so both sides of a
+ * comparison are read by the same code at the same cost per message (on loopback a
+ * server's write also runs its reader's TCP receive, so the reader is part of the setup).
  */
 function openLeanWs(name: string, url: string, protocolOf: (u: URL) => LeanProtocol): Promise<void> {
   const g = groupOf(name);
