@@ -167,11 +167,23 @@ function handlersModule(ops: OpModel[]): string {
   out.push(' * Every operation family of the contract; `src/` must implement each one. A missing');
   out.push(' * handler, or one returning a status or media type no operation of its family');
   out.push(' * declares, fails `tsc`.');
+  out.push(' *');
+  out.push(' * `C` is what every handler receives; `A` what a handler of an operation that requires a');
+  out.push(' * bearer token receives (the caller\'s account): an operation without `security` cannot');
+  out.push(' * read an account it was never given.');
   out.push(' */');
-  out.push('export interface Handlers<C> {');
-  for (const fam of fams.keys()) out.push(`  ${fam}(req: ${pascal(fam)}FamilyRequest, ctx: C): Promise<${pascal(fam)}FamilyResponse>;`);
+  out.push('export interface Handlers<C, A = C> {');
+  for (const [fam, members] of fams) {
+    const auth = new Set(members.map((m) => m.auth));
+    if (auth.size > 1) throw new Error(`operation family ${fam}: every member must require a token, or none`);
+    out.push(`  ${fam}(req: ${pascal(fam)}FamilyRequest, ctx: ${auth.has(true) ? 'A' : 'C'}): Promise<${pascal(fam)}FamilyResponse>;`);
+  }
   out.push('}', '', 'export type Family = keyof Handlers<unknown>;');
-  out.push(`export type OperationId =\n  | ${ops.map((o) => q(o.operationId)).join('\n  | ')};`, '');
+  out.push(`export type OperationId =\n  | ${ops.map((o) => q(o.operationId)).join('\n  | ')};`);
+  const union = (list: OpModel[]) => (list.length === 0 ? 'never' : list.map((o) => q(o.operationId)).join(' | '));
+  out.push('/** The operations that require a bearer token, and those that do not. */');
+  out.push(`export type AuthenticatedOperationId = ${union(ops.filter((o) => o.auth))};`);
+  out.push(`export type PublicOperationId = ${union(ops.filter((o) => !o.auth))};`, '');
   return out.join('\n');
 }
 
@@ -184,7 +196,7 @@ function bindModule(ops: OpModel[], paramNames: Map<string, string>, bodyNames: 
   const out: string[] = [
     HEADER,
     "import type { ErrorObject } from 'ajv';",
-    "import type { Handlers, OperationId, ResponseHeaders } from './handlers';",
+    "import type { AuthenticatedOperationId, Handlers, PublicOperationId, ResponseHeaders } from './handlers';",
     "import * as p from './params';",
     "import * as v from './validators';",
     '',
@@ -207,13 +219,15 @@ function bindModule(ops: OpModel[], paramNames: Map<string, string>, bodyNames: 
     '}',
     '',
     "export type Where = 'path' | 'query' | 'header' | 'body';",
-    '/** Reports a request the contract refuses; never returns (it throws the 400 or 415). */',
-    'export type Invalid = (where: Where, errors: ErrorObject[] | null | undefined) => never;',
+    '/** The answer to a request the contract refuses (a 400 or 415 problem, as a value). */',
+    'export type Invalid = (where: Where, errors: ErrorObject[] | null | undefined) => Promise<AnyResponse>;',
     '',
     'export type Bound<C> = (raw: RawRequest, ctx: C) => Promise<AnyResponse>;',
+    '/** Every operation bound: a public one takes `C`, one that requires a token `A`. */',
+    'export type BoundOperations<C, A> = { [K in PublicOperationId]: Bound<C> } & { [K in AuthenticatedOperationId]: Bound<A> };',
     '',
     '/** Every operation, validated and bound to its family\'s handler. */',
-    'export function bindOperations<C>(h: Handlers<C>, invalid: Invalid): Record<OperationId, Bound<C>> {',
+    'export function bindOperations<C, A>(h: Handlers<C, A>, invalid: Invalid): BoundOperations<C, A> {',
     '  return {',
   ];
   for (const op of ops) {
@@ -286,6 +300,81 @@ function versionsModule(doc: Json): string {
   ].join('\n');
 }
 
+/**
+ * routes.ts's matcher: the contract's paths as resources (a template and its operations by
+ * method) and `matchPath`, a switch written out from the templates: static paths by
+ * value, templated ones by segment count and literal segments (more literals first), so
+ * matching a request costs a split and a few string comparisons, with nothing compiled at
+ * startup. Matching is exact: case matters and a trailing slash is another path.
+ */
+function matcherLines(ops: OpModel[]): string[] {
+  const byPath = new Map<string, OpModel[]>();
+  for (const op of ops) byPath.set(op.path, [...(byPath.get(op.path) ?? []), op]);
+  const paths = [...byPath.keys()].sort();
+  const index = new Map(ops.map((op, i) => [op.operationId, i]));
+  const out: string[] = [
+    '/** A path of the contract and its operations by method. */',
+    'export interface Resource {',
+    '  /** The OpenAPI path template: the route label of logs and metrics. */',
+    '  path: string;',
+    "  methods: Partial<Record<RouteSpec['method'], RouteSpec>>;",
+    '  /** The `Allow` field (RFC 9110 10.2.1): the declared methods, HEAD wherever GET is, and OPTIONS. */',
+    '  allow: string;',
+    '}',
+    '',
+    'export const resources: Readonly<Record<string, Resource>> = {',
+  ];
+  for (const path of paths) {
+    const members = byPath.get(path)!;
+    const methods = members.map((m) => m.method);
+    const allow = [...new Set([...methods, ...(methods.includes('GET') ? ['HEAD'] : []), 'OPTIONS'])];
+    const order = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
+    allow.sort((a, b) => order.indexOf(a) - order.indexOf(b));
+    out.push(`  ${q(path)}: { path: ${q(path)}, methods: { ${members.map((m) => `${m.method}: routes[${index.get(m.operationId)}]`).join(', ')} }, allow: ${q(allow.join(', '))} },`);
+  }
+  out.push('};', '');
+  out.push('/** The resource a request path names, with its path parameters as sent (still percent-encoded); undefined when the contract has none. */');
+  out.push('export function matchPath(path: string): { resource: Resource; params: Record<string, string> } | undefined {');
+  const fixed = paths.filter((p) => !p.includes('{'));
+  out.push('  switch (path) {');
+  for (const p of fixed) out.push(`    case ${q(p)}:`, `      return { resource: resources[${q(p)}], params: {} };`);
+  out.push('  }');
+  const templated = paths.filter((p) => p.includes('{'));
+  const bySegments = new Map<number, string[]>();
+  for (const p of templated) {
+    const n = p.split('/').length;
+    bySegments.set(n, [...(bySegments.get(n) ?? []), p]);
+  }
+  if (templated.length > 0) {
+    out.push("  const s = path.split('/');", '  switch (s.length) {');
+    for (const [n, list] of [...bySegments.entries()].sort(([a], [b]) => a - b)) {
+      const literals = (p: string) => p.split('/').filter((x) => !x.startsWith('{')).length;
+      list.sort((a, b) => literals(b) - literals(a) || a.localeCompare(b));
+      out.push(`    case ${n}:`);
+      for (const p of list) {
+        const segs = p.split('/');
+        const conds: string[] = [];
+        const params: string[] = [];
+        segs.forEach((seg, i) => {
+          if (i === 0) return;
+          const m = /^\{(\w+)\}$/.exec(seg);
+          if (m) {
+            conds.push(`s[${i}] !== ''`);
+            params.push(`${m[1]}: s[${i}]`);
+          } else {
+            conds.push(`s[${i}] === ${q(seg)}`);
+          }
+        });
+        out.push(`      if (${conds.join(' && ')}) return { resource: resources[${q(p)}], params: { ${params.join(', ')} } };`);
+      }
+      out.push('      break;');
+    }
+    out.push('  }');
+  }
+  out.push('  return undefined;', '}', '');
+  return out;
+}
+
 export async function generateOpenApi(root: string): Promise<Record<string, string>> {
   const doc = YAML.parse(readFileSync(join(root, 'contracts/openapi.yaml'), 'utf8')) as Json;
   const ops = readOperations(doc);
@@ -352,7 +441,6 @@ export async function generateOpenApi(root: string): Promise<Record<string, stri
         `    operationId: ${q(op.operationId)},`,
         `    method: ${q(op.method)},`,
         `    path: ${q(op.path)},`,
-        `    koaPath: ${q(op.path.replace(/\{(\w+)\}/g, ':$1'))},`,
         `    auth: ${op.auth},`,
         `    headerNames: [${op.params.filter((x) => x.in === 'header').map((x) => q(x.name)).join(', ')}],`,
         `    integerParams: [${op.params.filter((x) => x.schema.type === 'integer').map((x) => q(x.name)).join(', ')}],`,
@@ -368,19 +456,14 @@ export async function generateOpenApi(root: string): Promise<Record<string, stri
   const routes = [
     HEADER,
     "import type { ValidateFunction } from 'ajv';",
-    "import type { OperationId } from './handlers';",
+    "import type { AuthenticatedOperationId, PublicOperationId } from './handlers';",
     "import * as p from './params';",
     "import * as v from './validators';",
     '',
-    'export interface RouteSpec {',
-    '  operationId: OperationId;',
+    'interface RouteBase {',
     "  method: 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';",
     '  /** OpenAPI path template, e.g. `/orders/{orderId}`. */',
     '  path: string;',
-    '  /** The same path in @koa/router syntax. */',
-    '  koaPath: string;',
-    '  /** Requires a bearer token. */',
-    '  auth: boolean;',
     '  /** Header parameters, in the contract\'s spelling. */',
     '  headerNames: readonly string[];',
     '  /** Parameters typed integer: only their canonical decimal form is accepted (Ajv coercion alone would take `1.` or `01`). */',
@@ -390,11 +473,14 @@ export async function generateOpenApi(root: string): Promise<Record<string, stri
     '  /** status -> JSON media type -> validator (non-JSON bodies are not validated). */',
     '  responses: Record<string, Record<string, ValidateFunction>>;',
     '}',
+    '/** One operation: `auth` (the operation requires a bearer token) says which kind of handler context it takes. */',
+    'export type RouteSpec = RouteBase & ({ auth: true; operationId: AuthenticatedOperationId } | { auth: false; operationId: PublicOperationId });',
     '',
     'export const routes: readonly RouteSpec[] = [',
     ...routeLines,
     '];',
     '',
+    ...matcherLines(ops),
   ].join('\n');
 
   return {

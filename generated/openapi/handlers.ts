@@ -656,10 +656,14 @@ export type ReplaceOrderFamilyResponse = ReplaceOrderResponse | ReplaceOrderV1Re
  * Every operation family of the contract; `src/` must implement each one. A missing
  * handler, or one returning a status or media type no operation of its family
  * declares, fails `tsc`.
+ *
+ * `C` is what every handler receives; `A` what a handler of an operation that requires a
+ * bearer token receives (the caller's account): an operation without `security` cannot
+ * read an account it was never given.
  */
-export interface Handlers<C> {
-  cancelOrder(req: CancelOrderFamilyRequest, ctx: C): Promise<CancelOrderFamilyResponse>;
-  createOrder(req: CreateOrderFamilyRequest, ctx: C): Promise<CreateOrderFamilyResponse>;
+export interface Handlers<C, A = C> {
+  cancelOrder(req: CancelOrderFamilyRequest, ctx: A): Promise<CancelOrderFamilyResponse>;
+  createOrder(req: CreateOrderFamilyRequest, ctx: A): Promise<CreateOrderFamilyResponse>;
   getAsyncApiYaml(req: GetAsyncApiYamlFamilyRequest, ctx: C): Promise<GetAsyncApiYamlFamilyResponse>;
   getDocs(req: GetDocsFamilyRequest, ctx: C): Promise<GetDocsFamilyResponse>;
   getDocsScript(req: GetDocsScriptFamilyRequest, ctx: C): Promise<GetDocsScriptFamilyResponse>;
@@ -669,13 +673,13 @@ export interface Handlers<C> {
   getMetrics(req: GetMetricsFamilyRequest, ctx: C): Promise<GetMetricsFamilyResponse>;
   getOpenApiJson(req: GetOpenApiJsonFamilyRequest, ctx: C): Promise<GetOpenApiJsonFamilyResponse>;
   getOpenApiYaml(req: GetOpenApiYamlFamilyRequest, ctx: C): Promise<GetOpenApiYamlFamilyResponse>;
-  getOrder(req: GetOrderFamilyRequest, ctx: C): Promise<GetOrderFamilyResponse>;
+  getOrder(req: GetOrderFamilyRequest, ctx: A): Promise<GetOrderFamilyResponse>;
   getReady(req: GetReadyFamilyRequest, ctx: C): Promise<GetReadyFamilyResponse>;
   getRealtimeDocs(req: GetRealtimeDocsFamilyRequest, ctx: C): Promise<GetRealtimeDocsFamilyResponse>;
-  headOrder(req: HeadOrderFamilyRequest, ctx: C): Promise<HeadOrderFamilyResponse>;
-  listOrders(req: ListOrdersFamilyRequest, ctx: C): Promise<ListOrdersFamilyResponse>;
-  patchOrder(req: PatchOrderFamilyRequest, ctx: C): Promise<PatchOrderFamilyResponse>;
-  replaceOrder(req: ReplaceOrderFamilyRequest, ctx: C): Promise<ReplaceOrderFamilyResponse>;
+  headOrder(req: HeadOrderFamilyRequest, ctx: A): Promise<HeadOrderFamilyResponse>;
+  listOrders(req: ListOrdersFamilyRequest, ctx: A): Promise<ListOrdersFamilyResponse>;
+  patchOrder(req: PatchOrderFamilyRequest, ctx: A): Promise<PatchOrderFamilyResponse>;
+  replaceOrder(req: ReplaceOrderFamilyRequest, ctx: A): Promise<ReplaceOrderFamilyResponse>;
 }
 
 export type Family = keyof Handlers<unknown>;
@@ -712,3 +716,6 @@ export type OperationId =
   | "replaceOrder"
   | "replaceOrderV1"
   | "replaceOrderV2";
+/** The operations that require a bearer token, and those that do not. */
+export type AuthenticatedOperationId = "cancelOrder" | "cancelOrderV1" | "cancelOrderV2" | "createOrder" | "createOrderV1" | "createOrderV2" | "getOrder" | "getOrderV1" | "getOrderV2" | "headOrder" | "headOrderV1" | "headOrderV2" | "listOrders" | "listOrdersV1" | "listOrdersV2" | "patchOrder" | "patchOrderV1" | "patchOrderV2" | "replaceOrder" | "replaceOrderV1" | "replaceOrderV2";
+export type PublicOperationId = "getAsyncApiYaml" | "getDocs" | "getDocsScript" | "getGraphqlDocs" | "getGraphqlSchema" | "getHealth" | "getMetrics" | "getOpenApiJson" | "getOpenApiYaml" | "getReady" | "getRealtimeDocs";

@@ -1,9 +1,8 @@
 /**
  * POST and GET /graphql on graphql-http's core handler. The engine (`graphqlEngine`)
- * takes a request whose caller is known and whose body has been read; two transports
- * feed it: the Koa middleware below, and the edge route (edge.ts) that serves a POST
- * from a cached token on raw node:http. Each authenticates, reads the body with the
- * service's one body reader (http/body.ts, with its size limit), and the engine calls
+ * takes a request whose caller is known and whose body has been read: the route
+ * (route.ts) authenticates, reads the body with the service's one body reader
+ * (http/body.ts, with its size limit), and the engine calls
  * the handler with a request object it builds: method, url, headers, the body text and
  * a typed context carrying the caller. Nothing travels beside it (no adapter,
  * no state keyed on the raw request, no body written back into Koa's request).
@@ -24,7 +23,6 @@
  *   coerce) is a 400 too, not a 200 without data.
  */
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
-import type { Context, Middleware } from 'koa';
 import {
   GraphQLError,
   NoSchemaIntrospectionCustomRule,
@@ -34,8 +32,8 @@ import {
   type ValidationRule,
 } from 'graphql';
 import { createHandler, type Request, type RequestParams, type Response } from 'graphql-http';
-import { readBodyText } from '../http/body';
-import { HttpProblem } from '../http/problem';
+import { jsonDepthOver, MAX_JSON_DEPTH } from '../http/body';
+import type { Refusal } from '../http/problem';
 import type { Account, Store } from '../store';
 import { compiledExecutor } from './compiled';
 import { costRule } from './costRule';
@@ -61,7 +59,7 @@ export interface GraphqlLimits {
   documentCacheSize: number;
 }
 
-/** What the engine needs: everything but how the caller and the body are found (the Koa middleware's and the edge route's). */
+/** What the engine needs: everything but how the caller and the body are found (the route's, route.ts). */
 export interface GraphqlEngineDeps {
   store: Store;
   registry: PersistedQueryRegistry;
@@ -88,9 +86,8 @@ export interface GraphqlInput {
 }
 
 /**
- * /graphql without its transport: the Koa middleware (below) and the edge route
- * (edge.ts) both authenticate and read the body, then hand the request here, so the two
- * paths share every rule and answer byte for byte alike. Each call reports its outcome.
+ * /graphql without its transport: the route (route.ts) authenticates and reads the
+ * body, then hands the request here. Each call reports its outcome.
  */
 export interface GraphqlEngine {
   /** The answer to a request whose caller is known. */
@@ -99,7 +96,7 @@ export interface GraphqlEngine {
    * The answer to a request refused before the engine (401 with its challenge, 413, 400
    * for an unreadable body), in GraphQL's shape; `account` when the caller is known.
    */
-  refuse(problem: HttpProblem, accept: string | undefined, account: Account | undefined): Promise<Response>;
+  refuse(refusal: Refusal, accept: string | undefined, account: Account | undefined): Promise<Response>;
 }
 
 export const GRAPHQL_PATH = '/graphql';
@@ -136,6 +133,7 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 function jsonParam(search: URLSearchParams, name: string): { ok: true; value: unknown } | { ok: false } {
   const raw = search.get(name);
   if (raw === null || raw === '') return { ok: true, value: undefined };
+  if (jsonDepthOver(raw, MAX_JSON_DEPTH)) return { ok: false };
   try {
     return { ok: true, value: JSON.parse(raw) };
   } catch {
@@ -161,7 +159,8 @@ async function readParams(req: Req): Promise<RequestParams | Response> {
     if (mediaType !== 'application/json' || (charset && !/^charset=("?)utf-?8\1$/.test(charset))) {
       return errorResponse(accept, 415, GRAPHQL_CODES.BAD_REQUEST, 'POST /graphql takes application/json (UTF-8)');
     }
-    const raw = req.body; // both transports (edge route, Koa middleware) pass the text they read
+    const raw = req.body; // the text the route read (route.ts)
+    if (typeof raw === 'string' && jsonDepthOver(raw, MAX_JSON_DEPTH)) return bad(`The request body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels`);
     let parsed: unknown;
     try {
       parsed = typeof raw === 'string' ? JSON.parse(raw) : raw;
@@ -293,43 +292,11 @@ export function graphqlEngine(deps: GraphqlEngineDeps): GraphqlEngine {
       if (context.cost === undefined) return report(await withUnpricedCost(response, account));
       return report(context.costToSplice ? withCostText(response, deps.costBudget, context.cost) : response);
     },
-    async refuse(problem, accept, account) {
+    async refuse({ problem, headers }, accept, account) {
       const code = problem.status === 401 ? GRAPHQL_CODES.UNAUTHENTICATED : GRAPHQL_CODES.BAD_REQUEST;
-      const refused = errorResponse(accept, problem.status, code, problem.problem.detail ?? problem.problem.title, problem.headers);
+      const refused = errorResponse(accept, problem.status, code, problem.detail ?? problem.title, headers);
       // No account (401): no bucket to report.
       return report(account ? await withUnpricedCost(refused, account) : refused);
     },
-  };
-}
-
-export interface GraphqlMiddlewareDeps {
-  /** Resolves the caller or throws the 401 problem (http/auth). */
-  authenticate: (ctx: Context) => Promise<Account>;
-  bodyLimit: number;
-}
-
-/** /graphql in the Koa chain: what the edge route (edge.ts) leaves to Koa. */
-export function graphqlMiddleware(engine: GraphqlEngine, { authenticate, bodyLimit }: GraphqlMiddlewareDeps): Middleware {
-  return async function graphql(ctx, next) {
-    if (ctx.path !== GRAPHQL_PATH) return next();
-    ctx.state.route = GRAPHQL_PATH;
-    // Body first: Koa turns a null body into a 204 unless the status is set after it (405, 406).
-    const answer = ([body, init]: Response) => {
-      ctx.body = body;
-      ctx.status = init.status;
-      if (init.statusText) ctx.message = init.statusText;
-      for (const [k, v] of Object.entries(init.headers ?? {})) ctx.set(k, v);
-    };
-    let account: Account | undefined;
-    let body: string | null = null;
-    try {
-      account = await authenticate(ctx);
-      if (ctx.method === 'POST') body = await readBodyText(ctx, bodyLimit);
-    } catch (err) {
-      // The 401 (with its challenge), 413 and 400 problems, in GraphQL's shape.
-      if (!(err instanceof HttpProblem) || err.status >= 500) throw err;
-      return answer(await engine.refuse(err, ctx.get('accept') || undefined, account));
-    }
-    answer(await engine.serve({ method: ctx.method, url: ctx.url, headers: ctx.headers, body, raw: ctx.req, account }));
   };
 }

@@ -1,6 +1,6 @@
 /** The GraphQL capability: /graphql, its validation rules, persisted operations. */
-export { graphqlEngine, graphqlMiddleware, GRAPHQL_PATH, type GraphqlEngine, type GraphqlEngineDeps, type GraphqlLimits } from './http';
-export { graphqlRoute } from './edge';
+export { graphqlEngine, GRAPHQL_PATH, type GraphqlEngine, type GraphqlEngineDeps, type GraphqlLimits } from './http';
+export { graphqlRoute } from './route';
 export { LruRegistry, type PersistedQueryRegistry } from './registry';
 export { RedisRegistry, type RedisKv, type RedisRegistryOptions } from './redisRegistry';
 export { GRAPHQL_CODES } from './errors';

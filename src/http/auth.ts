@@ -1,24 +1,12 @@
-import type { Context, Middleware } from 'koa';
 import type { Account, Store } from '../store';
 import { hashVerifier, parseToken, verifierMatches } from '../store';
-import { httpProblem } from './problem';
+import { HttpProblem, refusal, type Refusal } from './problem';
 import type { AuthCache } from './authCache';
 
-declare module 'koa' {
-  interface DefaultState {
-    account?: Account;
-  }
-}
-
-/** The bearer token of a request: the Authorization header, or `access_token` where a browser cannot send headers. */
-export function bearerToken(ctx: Context, allowQuery: boolean): string | undefined {
-  return bearerTokenOf(ctx.get('authorization'), allowQuery ? ctx.query.access_token : undefined);
-}
-
 /**
- * The same rule without Koa (routes served on node:http, edge.ts): the Authorization
- * header, else `access_token` when it is one string (a repeated one is no token), as
- * node's querystring parses it (Koa's `ctx.query`).
+ * The bearer token of a request: the Authorization header, else `access_token` (where a
+ * browser cannot send headers: EventSource, WebSocket) when it is one string (a repeated
+ * one is no token), as node's querystring parses it.
  */
 export function bearerTokenOf(authorization: string | undefined, accessToken: unknown): string | undefined {
   const m = /^Bearer +(\S+)$/i.exec(authorization ?? '');
@@ -41,7 +29,7 @@ function cacheKeyOf(token: string): { key: string; selector: string; sent: strin
 /**
  * The account of a bearer `Authorization` header when the auth cache already knows it;
  * undefined for anything else (no or malformed token, a cache miss), which the caller
- * leaves to `authenticate` (the edge's order read, http/edge.ts, declines it).
+ * leaves to `resolveToken`. Synchronous: most requests of a client come after its first.
  */
 export function cachedAccount(authorization: string | undefined, cache: AuthCache): Account | undefined {
   const token = bearerTokenOf(authorization, undefined);
@@ -49,34 +37,30 @@ export function cachedAccount(authorization: string | undefined, cache: AuthCach
   return key === null ? undefined : cache.get(key.key);
 }
 
-/**
- * Resolves `Authorization: Bearer <token>` to an account, or answers 401 with a
- * `WWW-Authenticate: Bearer` challenge (RFC 6750 3). Split tokens (store/tokens.ts):
- * the selector finds the row, the verifier's hash is compared in constant time.
- */
-export function authenticateRequest(ctx: Context, store: Store, cache: AuthCache, allowQuery = false): Promise<Account> {
-  return accountForToken(bearerToken(ctx, allowQuery), store, cache);
-}
+const CHALLENGE = 'Bearer realm="orderline"';
 
-/** The account of a bearer token, or the 401 problem; for callers outside Koa (the WebSocket upgrade). */
-export async function accountForToken(token: string | undefined, store: Store, cache: AuthCache): Promise<Account> {
-  if (!token) throw httpProblem('UNAUTHORIZED', 'A bearer token is required', { 'WWW-Authenticate': 'Bearer realm="orderline"' });
-  const invalid = () =>
-    httpProblem('UNAUTHORIZED', 'The bearer token is invalid', { 'WWW-Authenticate': 'Bearer realm="orderline", error="invalid_token"' });
+/**
+ * Resolves a bearer token to an account, or the 401 refusal with its
+ * `WWW-Authenticate: Bearer` challenge (RFC 6750 3). Split tokens (store/tokens.ts): the
+ * selector finds the row, the verifier's hash is compared in constant time.
+ */
+export async function resolveToken(token: string | undefined, store: Pick<Store, 'tokenBySelector'>, cache: AuthCache): Promise<Account | Refusal> {
+  if (!token) return refusal('UNAUTHORIZED', 'A bearer token is required', { 'WWW-Authenticate': CHALLENGE });
   const parsed = cacheKeyOf(token);
-  if (parsed === null) throw invalid();
+  const invalid = () => refusal('UNAUTHORIZED', 'The bearer token is invalid', { 'WWW-Authenticate': `${CHALLENGE}, error="invalid_token"` });
+  if (parsed === null) return invalid();
   const { key, selector, sent } = parsed;
   const cached = cache.get(key);
   if (cached) return cached;
   const found = await store.tokenBySelector(selector);
-  if (!found || !verifierMatches(found.verifierHash, sent)) throw invalid();
+  if (!found || !verifierMatches(found.verifierHash, sent)) return invalid();
   cache.set(key, found.account);
   return found.account;
 }
 
-export function authenticate(store: Store, cache: AuthCache): Middleware {
-  return async function authenticate(ctx, next) {
-    ctx.state.account = await authenticateRequest(ctx, store, cache);
-    await next();
-  };
+/** The same, throwing the refusal: for the realtime transports, which answer refusals in their own shapes. */
+export async function accountForToken(token: string | undefined, store: Pick<Store, 'tokenBySelector'>, cache: AuthCache): Promise<Account> {
+  const resolved = await resolveToken(token, store, cache);
+  if ('refused' in resolved) throw new HttpProblem(resolved.problem, resolved.headers);
+  return resolved;
 }

@@ -1,10 +1,17 @@
 import type { IncomingMessage } from 'node:http';
-import type { Context } from 'koa';
 import getRawBody from 'raw-body';
-import { httpProblem } from './problem';
+import { refusal, type Refusal } from './problem';
 
 /** Default request body limit; `BODY_LIMIT_BYTES` overrides it. Orders are small. */
 export const DEFAULT_BODY_LIMIT = 64 * 1024;
+
+/**
+ * How deep client JSON may nest (arrays and objects). Every reader of client JSON checks
+ * it before parsing: `JSON.stringify` and any recursive walk of a value (a fingerprint,
+ * a validator, a GraphQL variable walk) overflow the stack a few thousand levels down,
+ * and no order, query or message of the contracts nests beyond a dozen.
+ */
+export const MAX_JSON_DEPTH = 64;
 
 /** The media type without parameters, lowercased (`application/json; charset=utf-8` -> `application/json`). */
 export function baseMediaType(value: string | undefined): string {
@@ -21,37 +28,56 @@ export function versionParam(value: string): string | undefined {
 }
 
 /**
- * Reads a request body as UTF-8 text. Errors are the client's: 413 over the limit
- * (checked against Content-Length before reading, and while reading), 400 when the
- * bytes cannot be read. raw-body enforces the limit. The one body reader of the
- * service: REST parses JSON from it below, /graphql reads its parameters from it.
+ * Reads a request body as UTF-8 text: the service's one body reader (REST bodies,
+ * /graphql). The refusals are the client's: 413 over the limit (checked against
+ * Content-Length before reading, and while reading; raw-body enforces it), 400 when the
+ * bytes cannot be read.
  */
-export function readBodyText(ctx: Context, limit: number): Promise<string> {
-  return readRequestText(ctx.req, limit);
-}
-
-/** The same without Koa (routes served on node:http, edge.ts). */
-export async function readRequestText(req: IncomingMessage, limit: number): Promise<string> {
+export async function readRequestText(req: IncomingMessage, limit: number): Promise<string | Refusal> {
   try {
     return await getRawBody(req, { limit, length: req.headers['content-length'] || undefined, encoding: 'utf8' });
   } catch (err) {
-    const e = err as { type?: string; status?: number };
-    if (e.type === 'entity.too.large') throw httpProblem('PAYLOAD_TOO_LARGE', `Request body exceeds ${limit} bytes`);
-    throw httpProblem('BAD_REQUEST', 'The request body could not be read');
+    const e = err as { type?: string };
+    if (e.type === 'entity.too.large') return refusal('PAYLOAD_TOO_LARGE', `Request body exceeds ${limit} bytes`);
+    return refusal('BAD_REQUEST', 'The request body could not be read');
   }
 }
 
 /**
- * Reads and parses a JSON request body (`readBodyText`, then 400 for text that is not
- * JSON). JSON parsing is ours because the body's media type (merge-patch, vendor types)
- * decides what is accepted.
+ * The deepest nesting of arrays and objects in JSON text, counted without parsing (a
+ * scan that skips strings), stopping as soon as it passes `max`.
  */
-export async function readJsonBody(ctx: Context, limit: number): Promise<unknown> {
-  const raw = await readBodyText(ctx, limit);
-  if (raw.trim() === '') throw httpProblem('BAD_REQUEST', 'A JSON request body is required');
-  try {
-    return JSON.parse(raw);
-  } catch {
-    throw httpProblem('BAD_REQUEST', 'The request body is not valid JSON');
+export function jsonDepthOver(text: string, max: number): boolean {
+  if (text.length <= max) return false; // each level takes a character
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // backslash: skip the escaped character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) return true;
+    } else if (c === 0x5d || c === 0x7d) depth--;
   }
+  return false;
+}
+
+/** Client JSON text parsed, or the 400 that says why not (not JSON, or nested deeper than MAX_JSON_DEPTH). */
+export function parseClientJson(text: string, what = 'The request body'): { json: unknown } | Refusal {
+  if (jsonDepthOver(text, MAX_JSON_DEPTH)) return refusal('BAD_REQUEST', `${what} nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels`);
+  try {
+    return { json: JSON.parse(text) as unknown };
+  } catch {
+    return refusal('BAD_REQUEST', `${what} is not valid JSON`);
+  }
+}
+
+/** Reads and parses a JSON request body: `readRequestText`, then 400 for an empty body or text that is not JSON. */
+export async function readJsonBody(req: IncomingMessage, limit: number): Promise<{ json: unknown } | Refusal> {
+  const raw = await readRequestText(req, limit);
+  if (typeof raw !== 'string') return raw;
+  if (raw.trim() === '') return refusal('BAD_REQUEST', 'A JSON request body is required');
+  return parseClientJson(raw);
 }

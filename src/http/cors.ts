@@ -15,9 +15,6 @@
  * - Streams: SSE responses carry the same headers (this runs before them). WebSocket is
  *   not subject to CORS; its upgrade authenticates by `access_token`, never a cookie.
  */
-import cors from '@koa/cors';
-import type Koa from 'koa';
-
 /** Request headers a preflight allows (besides the CORS-safelisted ones). */
 export const CORS_ALLOW_HEADERS = ['Authorization', 'If-Match', 'If-None-Match', 'Content-Type', 'Api-Version', 'Last-Event-ID', 'Idempotency-Key'] as const;
 /** Response headers a cross-origin script may read (besides the CORS-safelisted ones). */
@@ -26,41 +23,44 @@ export const CORS_ALLOW_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELET
 /** How long a browser may reuse a preflight answer. */
 export const CORS_MAX_AGE_S = 600;
 
-/** The middleware for `origins` (already validated by config), or none when the list is empty. */
-export function corsMiddleware(origins: readonly string[]): Koa.Middleware | undefined {
-  if (origins.length === 0) return undefined;
-  const any = origins.includes('*');
-  const allowed = new Set(origins);
-  const middleware = cors({
-    // '' means "not allowed": @koa/cors then adds no CORS header and the browser refuses.
-    origin: (ctx) => (any ? '*' : allowed.has(ctx.get('Origin')) ? ctx.get('Origin') : ''),
-    allowMethods: [...CORS_ALLOW_METHODS],
-    allowHeaders: [...CORS_ALLOW_HEADERS],
-    exposeHeaders: [...CORS_EXPOSE_HEADERS],
-    maxAge: CORS_MAX_AGE_S,
-    credentials: false,
-  });
-  // @koa/cors adds `Vary: Origin` before the handlers run; handlers that set Vary whole
-  // (negotiation: `Accept, Api-Version`) replace it, so it is appended again after them.
-  return async function corsHeaders(ctx, next) {
-    await middleware(ctx, next);
-    ctx.vary('Origin');
-  };
+/**
+ * The policy for the configured origins, as two functions of the request. Written here
+ * rather than with @koa/cors: the pipeline serves without Koa, and one implementation
+ * answers both it and the Koa shell.
+ */
+export interface CorsPolicy {
+  /** An actual request: appends `Access-Control-Allow-Origin` and `-Expose-Headers` when `origin` is allowed. */
+  simple(origin: string | undefined, fields: string[]): void;
+  /**
+   * A preflight (OPTIONS with Origin and Access-Control-Request-Method): the fields of its
+   * 204 when the origin is allowed; undefined for any other request, which is then
+   * answered as a plain OPTIONS (no CORS field: the browser refuses).
+   */
+  preflight(origin: string | undefined, requestMethod: string | undefined): string[] | undefined;
 }
 
-/**
- * The CORS headers of an actual (non-preflight) request, for routes served on node:http
- * without Koa (edge.ts): the same answer corsMiddleware gives such a request, as a
- * function of the Origin header. `undefined` when CORS is off; `allowOrigin` undefined
- * when this origin is not allowed (no CORS header, the browser refuses). Vary: Origin
- * is the route's to append (it owns Vary).
- */
-export function simpleCors(origins: readonly string[]): ((origin: string | undefined) => { allowOrigin: string | undefined; exposeHeaders: string }) | undefined {
+/** The policy for `origins` (already validated by config), or none when the list is empty. */
+export function corsPolicy(origins: readonly string[]): CorsPolicy | undefined {
   if (origins.length === 0) return undefined;
   const any = origins.includes('*');
   const allowed = new Set(origins);
   const exposeHeaders = CORS_EXPOSE_HEADERS.join(',');
-  return (origin) => ({ allowOrigin: any ? '*' : origin !== undefined && allowed.has(origin) ? origin : undefined, exposeHeaders });
+  const allowMethods = CORS_ALLOW_METHODS.join(',');
+  const allowHeaders = CORS_ALLOW_HEADERS.join(',');
+  const allowOrigin = (origin: string | undefined) => (any ? '*' : origin !== undefined && allowed.has(origin) ? origin : undefined);
+  return {
+    simple(origin, fields) {
+      if (origin === undefined) return;
+      const allow = allowOrigin(origin);
+      if (allow !== undefined) fields.push('Access-Control-Allow-Origin', allow, 'Access-Control-Expose-Headers', exposeHeaders);
+    },
+    preflight(origin, requestMethod) {
+      if (origin === undefined || requestMethod === undefined) return undefined;
+      const allow = allowOrigin(origin);
+      if (allow === undefined) return undefined;
+      return ['Access-Control-Allow-Origin', allow, 'Access-Control-Max-Age', String(CORS_MAX_AGE_S), 'Access-Control-Allow-Methods', allowMethods, 'Access-Control-Allow-Headers', allowHeaders];
+    },
+  };
 }
 
 /** CORS_ORIGINS: comma-separated exact origins, or `*`; an entry that is not an origin is an error. */

@@ -1,20 +1,20 @@
 /**
- * The HTTP edge's public face: what the rest of the service (app composition, main,
- * realtime, tests) may use. Cross-cutting middleware lives beside this file; the REST
- * binding of contracts/openapi.yaml lives in `rest/`.
+ * The HTTP capability's public face: what the rest of the service (app composition,
+ * main, realtime, GraphQL, tests) may use. The request pipeline (pipeline.ts) and its
+ * stages live beside this file; the REST binding of contracts/openapi.yaml lives in `rest/`.
  */
-export { accountForToken, authenticate, authenticateRequest, bearerToken, bearerTokenOf, cachedAccount } from './auth';
+export { accountForToken, bearerTokenOf, cachedAccount, resolveToken } from './auth';
 export { AuthCache } from './authCache';
-export { DEFAULT_BODY_LIMIT, readRequestText } from './body';
-export { corsMiddleware, parseCorsOrigins, simpleCors } from './cors';
-export { EdgeEssentials, edgeListener, type EdgeRoute } from './edge';
-export { HttpTimer, Metrics, metricsMiddleware } from './metrics';
+export { DEFAULT_BODY_LIMIT, MAX_JSON_DEPTH, parseClientJson, readRequestText } from './body';
+export { parseCorsOrigins } from './cors';
+export { Finalizer, requestIdFor, type Exchange } from './finalize';
+export { koaShell } from './koaShell';
+export { HttpTimer, Metrics } from './metrics';
 export { scrapeWholeInstance, serveInstanceMetrics } from './clusterMetrics';
-export { HttpProblem, httpProblem, problem, PROBLEM_MEDIA_TYPE, PROBLEMS, type Problem, type ProblemCode } from './problem';
-export { problemMiddleware } from './problemMiddleware';
-export { writeProblem } from './problemResponse';
-export { rateLimit, rateLimiter, rateLimitHeaders, type RateLimiter, type RateLimitDecision } from './rateLimit';
-export { requestLog } from './requestLog';
-export { orderReadRoute, orderReads, restRouter, type OrderReads, type RestDeps, type HandlerContext } from './rest';
+export { authenticator, createPipeline, type TransportRoute } from './pipeline';
+export { HttpProblem, httpProblem, isRefusal, problem, PROBLEM_MEDIA_TYPE, PROBLEMS, refusal, refusalOf, type Problem, type ProblemCode, type Refusal } from './problem';
+export { rateLimiter, type RateLimiter, type RateLimitDecision } from './rateLimit';
+export { send, sendProblem, sendResponse } from './respond';
+export { orderReads, restOperations, type OrderReads, type RestDeps, type HandlerContext, type AccountContext } from './rest';
 export { startIdempotencySweeper } from './rest/idempotency';
 export { acceptsType } from './rest/negotiate';

@@ -1,4 +1,3 @@
-import type { Middleware } from 'koa';
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 /**
@@ -65,7 +64,7 @@ export class Metrics {
 /**
  * The request-duration histogram's labelled children, looked up once per (method, route,
  * status) and kept: prom-client would otherwise hash the label object on every request.
- * Shared by the Koa middleware and the raw routes of the edge (edge.ts).
+ * Labels are route templates, never raw paths (bounded cardinality).
  */
 export class HttpTimer {
   private readonly children = new Map<string, { observe(v: number): void }>();
@@ -82,16 +81,4 @@ export class HttpTimer {
     }
     child.observe(Number(process.hrtime.bigint() - started) / 1e9);
   }
-}
-
-/** Times every request; labelled by the matched route template, never the raw path (bounded cardinality). */
-export function metricsMiddleware(metrics: Metrics, timer = new HttpTimer(metrics)): Middleware {
-  return async function metricsMiddleware(ctx, next) {
-    const started = process.hrtime.bigint();
-    try {
-      await next();
-    } finally {
-      timer.observe(ctx.method, (ctx.state.route as string | undefined) ?? 'unmatched', ctx.status, started);
-    }
-  };
 }

@@ -65,3 +65,49 @@ export class HttpProblem extends Error {
 
 export const httpProblem = (code: ProblemCode, detail?: string, headers?: Record<string, string>, extra?: Partial<Problem>) =>
   new HttpProblem(problem(code, detail, extra), headers);
+
+/**
+ * A request refused, as a value: the problem and the fields its response carries (Allow,
+ * WWW-Authenticate, Retry-After, RateLimit). Functions on the request path return one;
+ * it becomes bytes once, where the transport writes (respond.ts `sendProblem` for HTTP,
+ * the GraphQL engine's `refuse` for /graphql).
+ */
+export interface Refusal {
+  readonly refused: true;
+  readonly problem: Problem;
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+export const refusal = (code: ProblemCode, detail?: string, headers?: Record<string, string>, extra?: Partial<Problem>): Refusal => ({
+  refused: true,
+  problem: problem(code, detail, extra),
+  headers,
+});
+
+/** Tells a refusal from the value a step returns when it lets the request on. */
+export const isRefusal = (v: object): v is Refusal => 'refused' in v && v.refused === true;
+
+/** Statuses of client errors raised as exceptions by libraries (Koa, body readers), mapped to our codes. */
+const FROM_STATUS: Record<number, ProblemCode> = {
+  400: 'BAD_REQUEST',
+  404: 'NOT_FOUND',
+  405: 'METHOD_NOT_ALLOWED',
+  406: 'NOT_ACCEPTABLE',
+  413: 'PAYLOAD_TOO_LARGE',
+  415: 'UNSUPPORTED_MEDIA_TYPE',
+  501: 'METHOD_NOT_ALLOWED', // an unknown method is the client's doing too
+};
+
+/**
+ * The error funnel: the refusal an exception stands for when it is the client's doing,
+ * undefined when it is not (the caller logs it and answers 500 without internals).
+ */
+export function refusalOf(err: unknown): Refusal | undefined {
+  if (err instanceof HttpProblem) return { refused: true, problem: err.problem, headers: err.headers };
+  if (typeof err !== 'object' || err === null || !('status' in err) || typeof err.status !== 'number') return undefined;
+  const code = FROM_STATUS[err.status];
+  if (!code) return undefined;
+  const exposed = 'expose' in err && err.expose === true && 'message' in err && typeof err.message === 'string' ? err.message : undefined;
+  const headers = 'headers' in err && typeof err.headers === 'object' && err.headers !== null ? Object.fromEntries(Object.entries(err.headers).map(([k, v]) => [k, String(v)])) : undefined;
+  return refusal(code, exposed, headers);
+}

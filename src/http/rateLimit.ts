@@ -9,9 +9,8 @@
  * Over the limit: 429 problem+json `RATE_LIMITED` with `Retry-After` (seconds until one
  * token is back; RFC 9110 10.2.3), and nothing else runs.
  */
-import type { Middleware } from 'koa';
 import type { BucketPolicy, Buckets, TakeResult } from '../limits';
-import { httpProblem } from './problem';
+import { refusal, type Refusal } from './problem';
 
 export const RATE_LIMIT_POLICY_NAME = 'rest';
 
@@ -30,11 +29,6 @@ export interface RateLimitDecision {
   detail?: string;
 }
 
-/** Structured-field values of the two IETF fields (and Retry-After when refused) for one take. */
-export function rateLimitHeaders(policy: BucketPolicy, r: TakeResult, name = RATE_LIMIT_POLICY_NAME): Record<string, string> {
-  return fieldsFor(policyField(policy, name), r, name);
-}
-
 const policyField = (policy: BucketPolicy, name: string): string => `"${name}";q=${policy.capacity};w=${Math.max(1, Math.ceil(policy.capacity / policy.ratePerSec))}`;
 
 /** The `RateLimit` value: r units remaining, t seconds until the quota is whole again. */
@@ -47,10 +41,9 @@ function fieldsFor(policyValue: string, r: TakeResult, name: string): Record<str
 }
 
 /**
- * The limit without Koa: `take(accountId)` spends one token of the account's bucket and
+ * `take(accountId)` spends one token of the account's bucket and
  * returns the decision with its header values, synchronously when the buckets are in
- * this process (no promise on the hot path), else as a promise (Redis). The Koa
- * middleware below wraps it; a raw node:http path can call it directly.
+ * this process (no promise on the hot path), else as a promise (Redis).
  */
 export function rateLimiter({ buckets, rps, burst }: RateLimitOptions) {
   const policy: BucketPolicy = { capacity: burst, ratePerSec: rps };
@@ -72,29 +65,21 @@ export function rateLimiter({ buckets, rps, burst }: RateLimitOptions) {
       return taken instanceof Promise ? taken.then(decide) : decide(taken);
     },
     /**
-     * The same take for a raw node:http path (http/rest/edgeRead.ts): the bare result,
-     * whose two fields `pushFields` appends to a writeHead list, with no header object
-     * or decision built in between (the edge's GET costs ~20 µs, so every allocation shows).
+     * The same take as the pipeline spends it: the bare result, whose two fields
+     * `pushFields` appends to the response's field list, with no header object or decision
+     * built for an admitted request (a cached GET costs ~20 µs, so every allocation shows).
      */
     spend,
     /** `RateLimit-Policy` and `RateLimit` of an admitted take, as name/value pairs (the values `take` gives). */
     pushFields(fields: string[], taken: TakeResult): void {
       fields.push('RateLimit-Policy', policyValue, 'RateLimit', limitField(RATE_LIMIT_POLICY_NAME, taken));
     },
+    /** The 429 of a refused take: RATE_LIMITED with both fields and Retry-After. */
+    refusal(taken: TakeResult): Refusal {
+      const d = decide(taken);
+      return refusal('RATE_LIMITED', d.detail, d.headers);
+    },
   };
 }
 
 export type RateLimiter = ReturnType<typeof rateLimiter>;
-
-export function rateLimit(options: RateLimitOptions): Middleware {
-  const limiter = rateLimiter(options);
-  return async function rateLimit(ctx, next) {
-    const account = ctx.state.account;
-    if (!account) return next(); // an operation without a token (health) is not an account's request
-    const taking = limiter.take(account.id);
-    const decision = taking instanceof Promise ? await taking : taking;
-    if (!decision.admitted) throw httpProblem('RATE_LIMITED', decision.detail, decision.headers);
-    ctx.set(decision.headers);
-    await next();
-  };
-}

@@ -5,14 +5,13 @@
  */
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
-import type { Middleware } from 'koa';
-import type { EdgeEssentials, EdgeRoute } from '../http';
+import type { Finalizer, Refusal, TransportRoute } from '../http';
 import type { Account, OrderEvent, Store } from '../store';
 import type { Bus } from '../bus';
 import { AcceptLimiter } from './acceptLimiter';
 import { TopicHub } from './hub';
 import { SlowPeers } from './slowPeers';
-import { SseStreams, sseEdgeRoute, sseMiddleware } from './sse';
+import { SseStreams, sseRoute } from './sse';
 import { WriteBatcher } from './writer';
 import { WsEndpoint } from './ws';
 
@@ -37,8 +36,8 @@ export interface RealtimeDeps {
   /** Brings every instance's committed events to this hub (MemoryBus in one process, RedisBus scaled out). */
   bus: Bus;
   config: RealtimeConfig;
-  /** Resolves a bearer token (header or `access_token`) or throws the 401 problem: WebSocket upgrades and SSE streams. */
-  authenticateToken: (token: string | undefined) => Promise<Account>;
+  /** Resolves a bearer token (header or `access_token`), or the 401 refusal: WebSocket upgrades and SSE streams. */
+  authenticateToken: (token: string | undefined) => Promise<Account | Refusal>;
   onBackpressure?: () => void;
   onError?: (err: unknown) => void;
   /** Milliseconds clock of the accept limiter and the slow-peer sweep (tests inject one). */
@@ -47,10 +46,8 @@ export interface RealtimeDeps {
 
 export interface Realtime {
   hub: TopicHub;
-  /** SSE streams behind Koa: what the edge route leaves to Koa (other methods: 405). */
-  sse: Middleware;
-  /** SSE streams on node:http before Koa (http/edge.ts): no Koa context held per idle stream. */
-  sseEdge(essentials: EdgeEssentials): EdgeRoute;
+  /** The SSE stream route of the request pipeline (http/pipeline.ts). */
+  sseRoute(finalizer: Finalizer): TransportRoute;
   /** A committed write's event: to every instance's hub through the bus, this one first. */
   publish(event: OrderEvent): void;
   handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void;
@@ -80,8 +77,7 @@ export function createRealtime(deps: RealtimeDeps): Realtime {
   return {
     hub,
     slowPeers,
-    sse: sseMiddleware(streams),
-    sseEdge: (essentials) => sseEdgeRoute(streams, essentials),
+    sseRoute: (finalizer) => sseRoute(streams, finalizer),
     publish: (event) => deps.bus.publish(event),
     handleUpgrade,
     attach: (server) => void server.on('upgrade', handleUpgrade),

@@ -4,20 +4,16 @@
  * from one shared timer (no timer per connection). The server ends a stream only on
  * shutdown or backpressure. Errors before the stream starts are problem+json.
  *
- * Served on node:http before Koa (`sseEdgeRoute`, http/edge.ts): an idle stream is held
- * for hours, and a Koa request that never finishes keeps its context, request, response,
- * state and Koa's on-finished listeners for all that time (issue 13: 14.4 KB per idle
- * stream against 10.7 KB for bare node:http). A stream here is one `SseStream` object
- * (it is the hub's subscriber and holds its bounded writer), one entry in `open` and one
- * 'close' listener. The Koa middleware (`sseMiddleware`) stays for what the edge leaves
- * to Koa (other methods: 405; request targets the edge does not parse) and runs the
- * same checks (`admit`) and the same stream (`startStream`).
+ * A transport route of the request pipeline (`sseRoute`, http/pipeline.ts): the pipeline
+ * begins the exchange (request id, CORS), answers OPTIONS and 405 and writes refusals;
+ * an idle stream is held for hours, and holds no framework context: one `SseStream`
+ * object (the hub's subscriber, holding its bounded writer), one entry in `open` and one
+ * 'close' listener.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parse as parseQuery } from 'node:querystring';
-import type { Middleware } from 'koa';
 import type { Account, Store } from '../store';
-import { acceptsType, bearerTokenOf, httpProblem, HttpProblem, problem, writeProblem, type EdgeEssentials, type EdgeRoute } from '../http';
+import { acceptsType, bearerTokenOf, isRefusal, refusal, sendProblem, type Exchange, type Finalizer, type Refusal, type TransportRoute } from '../http';
 import type { AcceptLimiter } from './acceptLimiter';
 import { resyncMessage, SEQ_TEXT, sseFrame, topicOf, type Frame } from './frames';
 import type { Subscriber, TopicHub } from './hub';
@@ -35,8 +31,8 @@ export interface SseDeps {
   store: Pick<Store, 'getOrder'>;
   hub: TopicHub;
   limiter: AcceptLimiter;
-  /** Resolves a bearer token (header, or `access_token`: EventSource cannot send headers), or throws the 401 problem. */
-  authenticate: (token: string | undefined) => Promise<Account>;
+  /** Resolves a bearer token (header, or `access_token`: EventSource cannot send headers), or the 401 refusal. */
+  authenticate: (token: string | undefined) => Promise<Account | Refusal>;
   maxBufferBytes: number;
   /** Batches writes when WRITE_DELAY_MS > 0 (writer.ts). */
   batcher?: WriteBatcher;
@@ -185,20 +181,19 @@ interface Admitted {
 /** What a stream answers; a request whose Accept does not admit it gets 406. */
 const EVENT_STREAM = 'text/event-stream';
 
-/** The checks of a stream request, in the order the contract answers them (401, 404, 406, 400, 503); a refusal throws its HttpProblem. */
-async function admit(deps: SseDeps, r: StreamRequest): Promise<Admitted> {
+/** The checks of a stream request, in the order the contract answers them (401, 404, 406, 400, 503). */
+async function admit(deps: SseDeps, r: StreamRequest): Promise<Admitted | Refusal> {
   const account = await deps.authenticate(bearerTokenOf(r.authorization, r.accessToken));
-  if (!ORDER_ID.test(r.id)) throw httpProblem('NOT_FOUND', 'No such order');
+  if (isRefusal(account)) return account;
+  if (!ORDER_ID.test(r.id)) return refusal('NOT_FOUND', 'No such order');
   const orderId = Number(r.id);
   const order = await deps.store.getOrder(account.id, orderId);
-  if (!order) throw httpProblem('NOT_FOUND', 'No such order');
-  if (!acceptsType(r.accept, EVENT_STREAM)) throw httpProblem('NOT_ACCEPTABLE', `This is an event stream: Accept must admit ${EVENT_STREAM}`);
+  if (!order) return refusal('NOT_FOUND', 'No such order');
+  if (!acceptsType(r.accept, EVENT_STREAM)) return refusal('NOT_ACCEPTABLE', `This is an event stream: Accept must admit ${EVENT_STREAM}`);
   const lastEventId = r.lastEventId || undefined;
-  if (lastEventId !== undefined && !SEQ_TEXT.test(lastEventId.trim())) throw httpProblem('BAD_REQUEST', 'Last-Event-ID must be a non-negative integer');
+  if (lastEventId !== undefined && !SEQ_TEXT.test(lastEventId.trim())) return refusal('BAD_REQUEST', 'Last-Event-ID must be a non-negative integer');
   const admitted = deps.limiter.take();
-  if (!admitted.ok) {
-    throw httpProblem('SERVICE_UNAVAILABLE', 'Too many new connections: retry later', { 'Retry-After': String(admitted.retryAfterS) });
-  }
+  if (!admitted.ok) return refusal('SERVICE_UNAVAILABLE', 'Too many new connections: retry later', { 'Retry-After': String(admitted.retryAfterS) });
   // Last-Event-ID 0 means "seen nothing": replay from seq 1, as WebSocket since 0 does.
   return { orderId, since: lastEventId === undefined ? undefined : Number(lastEventId), revision: order.revision };
 }
@@ -215,16 +210,13 @@ function onRequestClose(this: IncomingMessage): void {
  * with `retry:` alone when the topic cannot be loaded (fail): node:http sends a head
  * set with writeHead only with the body's first bytes.
  */
-function startStream(streams: SseStreams, req: IncomingMessage, res: ServerResponse, requestId: string, a: Admitted): Promise<void> {
+function startStream(streams: SseStreams, x: Exchange, vary: string | undefined, a: Admitted): Promise<void> {
+  const { req, res } = x;
   // The client may have gone while the request was checked: its 'close' has passed, so nothing would end the stream.
   if (!res.socket || res.socket.destroyed) return Promise.resolve();
-  res.writeHead(200, {
-    'content-type': 'text/event-stream; charset=utf-8',
-    'cache-control': 'no-cache, no-transform',
-    connection: 'keep-alive',
-    'x-accel-buffering': 'no',
-    'x-request-id': requestId,
-  });
+  x.fields.push('Content-Type', 'text/event-stream; charset=utf-8', 'Cache-Control', 'no-cache, no-transform', 'Connection', 'keep-alive', 'X-Accel-Buffering', 'no');
+  if (vary !== undefined) x.fields.push('Vary', vary);
+  res.writeHead(200, x.fields);
   const stream = new SseStream(streams, res, a.orderId);
   streams.open.add(stream);
   streamOf.set(req, stream);
@@ -232,51 +224,27 @@ function startStream(streams: SseStreams, req: IncomingMessage, res: ServerRespo
   return streams.deps.hub.subscribe(a.orderId, a.since, stream, a.revision);
 }
 
-/** The stream route on node:http (edge.ts): GET on the stream path; anything else goes on to Koa. */
-export function sseEdgeRoute(streams: SseStreams, essentials: EdgeEssentials): EdgeRoute {
-  return (req, res, next) => {
-    const url = req.url ?? '';
-    const q = url.indexOf('?');
-    const path = q < 0 ? url : url.slice(0, q);
-    const m = req.method === 'GET' ? SSE_PATH.exec(path) : null;
-    if (!m) return next();
-    const begun = essentials.begin(req, res);
-    const vary = essentials.vary('');
-    if (vary) res.setHeader('Vary', vary);
-    const r: StreamRequest = {
-      id: m[1],
-      authorization: req.headers.authorization,
-      accessToken: q < 0 ? undefined : parseQuery(url.slice(q + 1)).access_token,
-      lastEventId: req.headers['last-event-id'] as string | undefined,
-      accept: req.headers.accept,
-    };
-    admit(streams.deps, r)
-      .then(
-        (a) => startStream(streams, req, res, begun.id, a).then(() => 200),
-        (err: unknown) => {
-          if (res.headersSent) return res.statusCode;
-          const refusal = err instanceof HttpProblem ? err : new HttpProblem(problem('INTERNAL'));
-          if (refusal !== err) streams.deps.onError?.(err);
-          writeProblem(res, refusal);
-          return refusal.status;
-        },
-      )
-      .then(
-        (status) => essentials.end(req, SSE_ROUTE, status, begun, path),
-        (err: unknown) => streams.deps.onError?.(err),
-      );
-  };
-}
-
-/** The same stream behind Koa, for the requests the edge leaves to it (other methods: 405 with Allow). */
-export function sseMiddleware(streams: SseStreams): Middleware {
-  return async function sse(ctx, next) {
-    const m = SSE_PATH.exec(ctx.path);
-    if (!m) return next();
-    ctx.state.route = SSE_ROUTE;
-    if (ctx.method !== 'GET') throw httpProblem('METHOD_NOT_ALLOWED', `${ctx.method} is not allowed here`, { Allow: 'GET' });
-    const a = await admit(streams.deps, { id: m[1], authorization: ctx.get('authorization'), accessToken: ctx.query.access_token, lastEventId: ctx.get('last-event-id'), accept: ctx.get('accept') });
-    ctx.respond = false; // Koa lets go: this response is a stream we write ourselves
-    await startStream(streams, ctx.req, ctx.res, ctx.response.get('x-request-id'), a);
+/** The stream route of the request pipeline: GET of the stream path. */
+export function sseRoute(streams: SseStreams, finalizer: Finalizer): TransportRoute {
+  const vary = finalizer.vary(undefined);
+  return {
+    route: SSE_ROUTE,
+    methods: new Set(['GET']),
+    matches: (path) => SSE_PATH.test(path),
+    async serve(x) {
+      const m = SSE_PATH.exec(x.path);
+      const req = x.req;
+      const admitted = await admit(streams.deps, {
+        id: m ? m[1] : '',
+        authorization: req.headers.authorization,
+        accessToken: x.search === '' ? undefined : parseQuery(x.search).access_token,
+        lastEventId: req.headers['last-event-id'] as string | undefined,
+        accept: req.headers.accept,
+      });
+      if (isRefusal(admitted)) return sendProblem(finalizer, x, admitted);
+      // A failure once the head is set is the topic's (the stream says so itself: SseStream.fail); logged, never a 500.
+      await startStream(streams, x, vary, admitted).catch((err: unknown) => streams.deps.onError?.(err));
+      return 200;
+    },
   };
 }

@@ -14,7 +14,7 @@ import { parse as parseQuery } from 'node:querystring';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { Account, Store } from '../store';
-import { bearerTokenOf, HttpProblem, problem, PROBLEM_MEDIA_TYPE, type Problem } from '../http';
+import { bearerTokenOf, isRefusal, problem, PROBLEM_MEDIA_TYPE, type Problem, type Refusal } from '../http';
 import type { ErrorMessage, ServerMessage } from '../../generated/asyncapi/messages';
 import { validateClientMessage } from '../../generated/asyncapi/validators';
 import type { AcceptLimiter } from './acceptLimiter';
@@ -37,7 +37,8 @@ export interface WsDeps {
   limiter: AcceptLimiter;
   slowPeers: SlowPeers;
   /** Resolves a bearer token (header or access_token), or throws a problem with status 401. */
-  authenticate: (token: string | undefined) => Promise<Account>;
+  /** Resolves a bearer token (header or `access_token`), or the 401 refusal. */
+  authenticate: (token: string | undefined) => Promise<Account | Refusal>;
   maxBufferBytes: number;
   /** Batches writes when WRITE_DELAY_MS > 0 (writer.ts). */
   batcher?: WriteBatcher;
@@ -93,13 +94,8 @@ export class WsEndpoint {
     if (url.pathname !== WS_PATH) return refuse(socket, problem('NOT_FOUND', `No WebSocket endpoint at ${url.pathname}`));
     // The service's one bearer rule (http/auth.ts): the header, else one `access_token` (a repeated one is no token, as on SSE).
     const token = bearerTokenOf(req.headers.authorization, parseQuery(url.search.slice(1)).access_token);
-    let account: Account;
-    try {
-      account = await this.deps.authenticate(token);
-    } catch (err) {
-      if (!(err instanceof HttpProblem) || err.status !== 401) throw err;
-      return refuse(socket, err.problem, err.headers);
-    }
+    const account = await this.deps.authenticate(token);
+    if (isRefusal(account)) return refuse(socket, account.problem, account.headers);
     const sinceParam = url.searchParams.get('since');
     if (sinceParam !== null && !SEQ_TEXT.test(sinceParam)) return refuse(socket, problem('BAD_REQUEST', 'since must be a non-negative integer'));
     const admitted = this.deps.limiter.take();

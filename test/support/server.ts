@@ -53,13 +53,8 @@ export interface TestServer {
   alice: { account: Account; token: string };
   bob: { account: Account; token: string };
   realtime: Realtime;
-  /** The Koa app behind `url` (its listener serves the edge's raw routes first, http/edge.ts). */
+  /** The Koa app behind `url`, for what the contracts do not declare (the pipeline serves the rest). */
   app: Koa;
-  /**
-   * Another app over the same store and configuration, served by its Koa callback alone:
-   * the service without the edge's raw routes, to compare the two paths (edgeRead.test.ts).
-   */
-  koaTwin(deps?: Pick<AppDeps, 'buckets'>): Promise<{ url: string; app: Koa; metrics: Metrics; close(): Promise<void> }>;
   /** A new bearer token for the named account, created if needed (e.g. the demo data's `demo`). */
   tokenFor(name: string): Promise<string>;
   /** fetch with Alice's token unless headers say otherwise. */
@@ -109,21 +104,6 @@ export async function startTestServer(env: Record<string, string> = {}, deps: Pi
     },
     realtime,
     app,
-    async koaTwin(twinDeps = {}) {
-      const twin = createApp({ config, store, logger: pino({ level: 'silent' }), ...deps, ...twinDeps });
-      const twinServer = createServer(twin.app.callback());
-      await new Promise<void>((r) => twinServer.listen(0, '127.0.0.1', r));
-      return {
-        url: `http://127.0.0.1:${(twinServer.address() as { port: number }).port}`,
-        app: twin.app,
-        metrics: twin.metrics,
-        async close() {
-          twin.realtime.close();
-          twinServer.closeAllConnections();
-          await new Promise<void>((r) => twinServer.close(() => r()));
-        },
-      };
-    },
     async close() {
       realtime.close();
       server.closeAllConnections();

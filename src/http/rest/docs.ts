@@ -11,9 +11,8 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import YAML from 'yaml';
-import type { Handlers } from '../../../generated/openapi/handlers';
 import { evaluate } from '../conditional';
-import type { HandlerContext } from './dispatch';
+import type { OperationHandlers } from './operations';
 
 /** The same bytes for everyone: a shared cache may keep them for five minutes (RFC 9111 5.2.2). */
 export const REFERENCE_CACHE_CONTROL = 'public, max-age=300';
@@ -74,7 +73,7 @@ function load(root: string) {
 /** Read at most once per process (about 3 MB), whatever the number of apps created. */
 let cache: { root: string; files: ReturnType<typeof load> } | undefined;
 
-export function docsHandlers(root: string = projectRoot()): Pick<Handlers<HandlerContext>, DocsOperation> {
+export function docsHandlers(root: string = projectRoot()): Pick<OperationHandlers, DocsOperation> {
   if (cache?.root !== root) cache = { root, files: load(root) };
   const f = cache.files;
   return {

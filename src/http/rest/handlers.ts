@@ -7,7 +7,7 @@
  */
 import type * as H from '../../../generated/openapi/handlers';
 import * as validators from '../../../generated/openapi/validators';
-import type { HandlerContext } from './dispatch';
+import type { AccountContext, OperationHandlers } from './operations';
 import { evaluate, parseTagCondition } from '../conditional';
 import { negotiate, VENDOR, type Family, type Negotiated } from './negotiate';
 import { problem, PROBLEM_MEDIA_TYPE, PROBLEMS, type ProblemCode, type Problem } from '../problem';
@@ -36,7 +36,7 @@ export interface OrderDeps {
   metrics: Metrics;
   /** Called after each committed write with its event (the realtime hub listens here). */
   onEvent?: (event: OrderEvent) => void;
-  /** The order read's decision and representation cache, shared with the edge's raw route (edgeRead.ts). */
+  /** The order read's decision and representation cache, . */
   reads?: OrderReads;
 }
 
@@ -224,10 +224,10 @@ export function orderReads({ store, metrics }: Pick<OrderDeps, 'store' | 'metric
 
 const baseOf = (pathVersion: ApiVersion | null) => (pathVersion ? `/v${pathVersion}/orders` : '/orders');
 
-export function orderHandlers(deps: OrderDeps): Pick<H.Handlers<HandlerContext>, OrderFamilies> {
+export function orderHandlers(deps: OrderDeps): Pick<OperationHandlers, OrderFamilies> {
   const { store, metrics } = deps;
 
-  function select(req: OrderRequest, ctx: HandlerContext, family: Family): Negotiated {
+  function select(req: OrderRequest, ctx: AccountContext, family: Family): Negotiated {
     return negotiate({
       family,
       pathVersion: req.pathVersion,
@@ -237,12 +237,12 @@ export function orderHandlers(deps: OrderDeps): Pick<H.Handlers<HandlerContext>,
     });
   }
 
-  function headersFor(ctx: HandlerContext, version: ApiVersion, extra: Record<string, string> = {}): Record<string, string> {
+  function headersFor(ctx: AccountContext, version: ApiVersion, extra: Record<string, string> = {}): Record<string, string> {
     if (version === 1) metrics.deprecatedReads.inc({ account: ctx.account.name, field: 'discount_code' });
     return { 'Cache-Control': CACHE_CONTROL, Vary: VARY, 'Api-Version': String(version), ...deprecationHeaders(version), ...extra };
   }
 
-  function orderResponse<S extends 200 | 201>(status: S, order: OrderRecord, neg: Negotiated & { ok: true }, ctx: HandlerContext, base: string, extra: Record<string, string> = {}) {
+  function orderResponse<S extends 200 | 201>(status: S, order: OrderRecord, neg: Negotiated & { ok: true }, ctx: AccountContext, base: string, extra: Record<string, string> = {}) {
     return {
       status,
       headers: headersFor(ctx, neg.version, { ETag: etagOf(order, neg.version, neg.vendor), ...extra }),
@@ -253,7 +253,7 @@ export function orderHandlers(deps: OrderDeps): Pick<H.Handlers<HandlerContext>,
   const reads = deps.reads ?? orderReads(deps);
 
   /** GET and HEAD: the shared decision (`orderReads`), as the family's typed responses. */
-  async function read(req: H.GetOrderFamilyRequest | H.HeadOrderFamilyRequest, ctx: HandlerContext) {
+  async function read(req: H.GetOrderFamilyRequest | H.HeadOrderFamilyRequest, ctx: AccountContext) {
     const id = req.params.orderId;
     const headers: OrderRequest['headers'] & { 'If-None-Match'?: string } = req.headers;
     const answer = await reads.decide(ctx.account, { orderId: id, pathVersion: req.pathVersion, accept: headers.Accept, apiVersion: headers['Api-Version'], ifNoneMatch: headers['If-None-Match'] });
@@ -270,7 +270,7 @@ export function orderHandlers(deps: OrderDeps): Pick<H.Handlers<HandlerContext>,
     }
   }
 
-  async function write(req: H.ReplaceOrderFamilyRequest | H.PatchOrderFamilyRequest | H.CancelOrderFamilyRequest, ctx: HandlerContext, kind: WriteKind) {
+  async function write(req: H.ReplaceOrderFamilyRequest | H.PatchOrderFamilyRequest | H.CancelOrderFamilyRequest, ctx: AccountContext, kind: WriteKind) {
     const neg = select(req, ctx, 'order');
     if (!neg.ok) return fail('NOT_ACCEPTABLE', neg.detail);
     const version = bodyVersion(req.contentType, neg.version);

@@ -1,5 +1,4 @@
-import type { Handlers } from '../../../generated/openapi/handlers';
-import type { HandlerContext } from './dispatch';
+import type { OperationHandlers } from './operations';
 import type { Metrics } from '../metrics';
 import { problem, PROBLEM_MEDIA_TYPE } from '../problem';
 
@@ -8,7 +7,7 @@ export type Probe = () => Promise<boolean>;
 
 /** /healthz (alive), /readyz (every dependency answers), /metrics (Prometheus text). The reference is in docs.ts. */
 export function healthHandlers(deps: { metrics: Metrics; probes: Record<string, Probe> }): Pick<
-  Handlers<HandlerContext>,
+  OperationHandlers,
   'getHealth' | 'getReady' | 'getMetrics'
 > {
   return {

@@ -14,8 +14,8 @@ import { createHash } from 'node:crypto';
 import type { AnyResponse, Bound, RawRequest } from '../../../generated/openapi/bind';
 import type { OperationId } from '../../../generated/openapi/handlers';
 import { IdempotencyLostError, type Store, type StoredResponse } from '../../store';
-import { httpProblem } from '../problem';
-import type { HandlerContext } from './dispatch';
+import { problem, PROBLEM_MEDIA_TYPE, type ProblemCode } from '../problem';
+import type { AccountContext } from './operations';
 import { serialized } from './representationCache';
 
 export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
@@ -68,25 +68,30 @@ function replay(stored: StoredResponse): AnyResponse {
   return { status: stored.status, headers: { ...headers, [IDEMPOTENT_REPLAYED_HEADER]: 'true' }, contentType, body: stored.body };
 }
 
-export function idempotent<C extends HandlerContext>(bound: Bound<C>, { store, ttlMs, now = Date.now }: IdempotencyOptions): Bound<C> {
+/** A refusal of this step, as the operation's problem response. */
+function refused(code: ProblemCode, detail: string, headers?: Record<string, string>, extra?: Parameters<typeof problem>[2]): AnyResponse {
+  return { status: problem(code).status, headers, contentType: PROBLEM_MEDIA_TYPE, body: problem(code, detail, extra) };
+}
+
+export function idempotent(bound: Bound<AccountContext>, { store, ttlMs, now = Date.now }: IdempotencyOptions): Bound<AccountContext> {
   return async function idempotentOperation(raw, ctx) {
     const sent = raw.headers[IDEMPOTENCY_KEY_HEADER];
     if (sent === undefined) return bound(raw, ctx);
     const key = typeof sent === 'string' ? parseIdempotencyKey(sent) : undefined;
     if (key === undefined) {
-      throw httpProblem('VALIDATION_FAILED', 'Invalid header parameter', undefined, {
+      return refused('VALIDATION_FAILED', 'Invalid header parameter', undefined, {
         errors: [{ pointer: `header:${IDEMPOTENCY_KEY_HEADER}`, message: 'must be 1 to 255 visible ASCII characters, bare or as a quoted string' }],
       });
     }
     const accountId = ctx.account.id;
-    const claim = await store.claimIdempotencyKey(accountId, { key, fingerprint: fingerprint(ctx.koa.method, ctx.koa.path, raw), now: now(), lockMs: IDEMPOTENCY_LOCK_MS, ttlMs });
+    const claim = await store.claimIdempotencyKey(accountId, { key, fingerprint: fingerprint(ctx.method, ctx.path, raw), now: now(), lockMs: IDEMPOTENCY_LOCK_MS, ttlMs });
     switch (claim.kind) {
       case 'replay':
         return replay(claim.response);
       case 'mismatch':
-        throw httpProblem('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used with a different request; use a new key for a new request');
+        return refused('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used with a different request; use a new key for a new request');
       case 'in_flight':
-        throw httpProblem('IDEMPOTENCY_KEY_IN_USE', 'A request with this Idempotency-Key is still being processed; retry later', { 'Retry-After': String(IN_FLIGHT_RETRY_AFTER_S) });
+        return refused('IDEMPOTENCY_KEY_IN_USE', 'A request with this Idempotency-Key is still being processed; retry later', { 'Retry-After': String(IN_FLIGHT_RETRY_AFTER_S) });
     }
     let res: AnyResponse;
     try {
@@ -94,7 +99,7 @@ export function idempotent<C extends HandlerContext>(bound: Bound<C>, { store, t
     } catch (err) {
       await store.releaseIdempotencyKey(accountId, key, claim.token).catch(() => undefined);
       if (err instanceof IdempotencyLostError) {
-        throw httpProblem('IDEMPOTENCY_KEY_IN_USE', 'This request took longer than its Idempotency-Key lock and a retry took the key over; nothing was written', { 'Retry-After': String(IN_FLIGHT_RETRY_AFTER_S) });
+        return refused('IDEMPOTENCY_KEY_IN_USE', 'This request took longer than its Idempotency-Key lock and a retry took the key over; nothing was written', { 'Retry-After': String(IN_FLIGHT_RETRY_AFTER_S) });
       }
       throw err;
     }

@@ -1,20 +1,16 @@
 /**
  * The REST binding: every operation of contracts/openapi.yaml, implemented by the
- * order, health and docs handlers and dispatched from the generated route table.
+ * order, health and docs handlers and bound to the generated route table.
  */
-import type Router from '@koa/router';
-import type { Middleware } from 'koa';
-import type { Handlers } from '../../../generated/openapi/handlers';
 import type { OrderEvent, Store } from '../../store';
 import type { Metrics } from '../metrics';
-import { dispatchRouter, type HandlerContext } from './dispatch';
+import { bindRoutes, type OperationHandlers } from './operations';
 import { docsHandlers } from './docs';
 import { healthHandlers, type Probe } from './health';
 import { orderHandlers, type OrderReads } from './handlers';
 
-export type { HandlerContext } from './dispatch';
+export type { AccountContext, HandlerContext, Operation } from './operations';
 export { orderReads, type OrderReads } from './handlers';
-export { orderReadRoute } from './edgeRead';
 
 export interface RestDeps {
   store: Store;
@@ -24,20 +20,18 @@ export interface RestDeps {
   /** Called after each committed write with its event (the realtime hub listens here). */
   onEvent?: (event: OrderEvent) => void;
   bodyLimit: number;
-  /** Resolves the bearer token (401 otherwise); runs before any validation. */
-  authenticate: Middleware;
   /** IDEMPOTENCY_TTL_S in milliseconds. */
   idempotencyTtlMs: number;
-  /** The order read's rules and representation cache, when shared with the edge (edgeRead.ts). */
+  /** The order read's rules and representation cache (handlers.ts `orderReads`). */
   reads?: OrderReads;
 }
 
-export function restRouter(deps: RestDeps): Router {
-  // Every operation of the contract: a missing or mistyped one fails `npm run typecheck`.
-  const handlers: Handlers<HandlerContext> = {
+/** Every operation of the contract, bound: a missing or mistyped handler fails `npm run typecheck`. */
+export function restOperations(deps: RestDeps) {
+  const handlers: OperationHandlers = {
     ...healthHandlers({ metrics: deps.metrics, probes: deps.probes }),
     ...orderHandlers({ store: deps.store, metrics: deps.metrics, onEvent: deps.onEvent, reads: deps.reads }),
     ...docsHandlers(),
   };
-  return dispatchRouter(handlers, { bodyLimit: deps.bodyLimit, authenticate: deps.authenticate, idempotency: { store: deps.store, ttlMs: deps.idempotencyTtlMs } });
+  return bindRoutes(handlers, { bodyLimit: deps.bodyLimit, idempotency: { store: deps.store, ttlMs: deps.idempotencyTtlMs } });
 }

@@ -1,0 +1,53 @@
+/**
+ * /graphql in the request pipeline (http/pipeline.ts): GET and POST. The pipeline has
+ * matched the route and begun the exchange (request id, CORS); this authenticates with
+ * the pipeline's authenticator, reads a POST body with the service's one body reader
+ * (size limit, nesting bound), hands the request to the engine (http.ts) and writes the
+ * engine's answer with the one response writer. Refusals before the engine (401 with its
+ * challenge, 413, an unreadable body) are answered in GraphQL's shape by the engine's
+ * `refuse`, with `extensions.code`.
+ */
+import type { IncomingMessage } from 'node:http';
+import type { Response } from 'graphql-http';
+import { isRefusal, readRequestText, send, type Exchange, type Finalizer, type Refusal, type TransportRoute } from '../http';
+import type { Account } from '../store';
+import { GRAPHQL_PATH, type GraphqlEngine } from './http';
+
+export interface GraphqlRouteDeps {
+  engine: GraphqlEngine;
+  finalizer: Finalizer;
+  /** The pipeline's authentication step (http/pipeline.ts `authenticator`). */
+  authenticate: (req: IncomingMessage) => Account | Promise<Account | Refusal>;
+  bodyLimit: number;
+}
+
+export function graphqlRoute({ engine, finalizer, authenticate, bodyLimit }: GraphqlRouteDeps): TransportRoute {
+  /** The engine's answer through the one response writer. */
+  function write(x: Exchange, [body, init]: Response): number {
+    const headers = init.headers ?? {};
+    let vary: string | undefined;
+    for (const name in headers) {
+      const value = headers[name as keyof typeof headers];
+      if (name.toLowerCase() === 'vary') vary = value;
+      else x.fields.push(name, value);
+    }
+    return send(finalizer, x, init.status, vary, body ?? '');
+  }
+
+  async function serve(x: Exchange): Promise<number> {
+    const req = x.req;
+    const accept = req.headers.accept || undefined;
+    const authenticating = authenticate(req);
+    const account = authenticating instanceof Promise ? await authenticating : authenticating;
+    if (isRefusal(account)) return write(x, await engine.refuse(account, accept, undefined));
+    let body: string | null = null;
+    if (req.method === 'POST') {
+      const text = await readRequestText(req, bodyLimit);
+      if (typeof text !== 'string') return write(x, await engine.refuse(text, accept, account));
+      body = text;
+    }
+    return write(x, await engine.serve({ method: req.method ?? 'GET', url: req.url ?? GRAPHQL_PATH, headers: req.headers, body, raw: req, account }));
+  }
+
+  return { route: GRAPHQL_PATH, methods: new Set(['GET', 'POST']), matches: (path) => path === GRAPHQL_PATH, serve };
+}

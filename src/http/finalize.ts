@@ -1,0 +1,84 @@
+/**
+ * What every HTTP response owes, whichever route answers it: the request id
+ * (`X-Request-Id`, echoed when the client's is short and plain), the CORS fields, `Vary:
+ * Origin` when CORS is on, one log line and the duration metric. One implementation:
+ * the pipeline (pipeline.ts) and the Koa shell (koaShell.ts) both call it.
+ */
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Logger } from 'pino';
+import { corsPolicy, type CorsPolicy } from './cors';
+import type { HttpTimer } from './metrics';
+
+/** A client-sent request id is kept only if it is short and plain (it ends up in logs). */
+const CLIENT_ID = /^[A-Za-z0-9._-]{1,64}$/;
+
+/** The request's id: the client's `X-Request-Id` when short and plain, a fresh UUID otherwise. */
+export function requestIdFor(sent: string | string[] | undefined): string {
+  return typeof sent === 'string' && CLIENT_ID.test(sent) ? sent : randomUUID();
+}
+
+/**
+ * One request on its way through the service, from routing to the last byte: who asked,
+ * since when, and the header fields every answer to it carries.
+ */
+export interface Exchange {
+  readonly req: IncomingMessage;
+  readonly res: ServerResponse;
+  readonly id: string;
+  readonly started: bigint;
+  /** The request path without its query. */
+  readonly path: string;
+  /** The query string without `?` ('' when there is none). */
+  readonly search: string;
+  /**
+   * Fields of the response head as name, value pairs: `X-Request-Id` and the CORS fields
+   * first, then whatever the route adds. Written with one `writeHead(status, fields)`: one
+   * `setHeader` would put node:http on its slow path (a lowercased-key map, each field
+   * validated on the way in), a few microseconds per response.
+   */
+  readonly fields: string[];
+  /** The route template (metric label and log field): the contract's path, or `unmatched`. */
+  route: string;
+}
+
+export class Finalizer {
+  readonly cors: CorsPolicy | undefined;
+
+  constructor(
+    private readonly logger: Logger,
+    private readonly timer: HttpTimer,
+    corsOrigins: readonly string[],
+  ) {
+    this.cors = corsPolicy(corsOrigins);
+  }
+
+  /** Starts an exchange: its id, start time and the fields every answer carries. */
+  begin(req: IncomingMessage, res: ServerResponse, path: string, search: string): Exchange {
+    const started = process.hrtime.bigint();
+    const id = requestIdFor(req.headers['x-request-id']);
+    const fields = ['X-Request-Id', id];
+    if (this.cors) this.cors.simple(req.headers.origin, fields);
+    return { req, res, id, started, path, search, fields, route: 'unmatched' };
+  }
+
+  /** The `Vary` value of a response: the route's own, plus Origin when CORS is on (an answer then depends on it). */
+  vary(own: string | undefined): string | undefined {
+    if (!this.cors) return own;
+    return own === undefined || own === '' ? 'Origin' : `${own}, Origin`;
+  }
+
+  /** Once the response is written (a stream: when it closes): the log line and the duration metric. */
+  end(x: Exchange, status: number): void {
+    this.timer.observe(x.req.method ?? 'GET', x.route, status, x.started);
+    if (this.logger.isLevelEnabled('info')) {
+      const ms = Number(process.hrtime.bigint() - x.started) / 1e6;
+      this.logger.info({ reqId: x.id, method: x.req.method, path: x.path, status, ms: Math.round(ms * 100) / 100 }, 'request');
+    }
+  }
+
+  /** An error that is not the client's, with the request's id. */
+  error(x: Pick<Exchange, 'id'>, err: unknown): void {
+    this.logger.error({ err, reqId: x.id }, 'unhandled error');
+  }
+}

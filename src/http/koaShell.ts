@@ -1,0 +1,48 @@
+/**
+ * The Koa application's one middleware of the service's own, first in its chain: what
+ * users mount behind it (their middleware and @koa/router routes, for paths the contracts
+ * do not declare) gets the same request id, CORS fields, problem+json errors, log line and
+ * duration metric as the pipeline's routes, from the same functions (finalize.ts,
+ * problem.ts, cors.ts): a thin shell over them.
+ */
+import type { Middleware } from 'koa';
+import type { Finalizer } from './finalize';
+import { PROBLEM_MEDIA_TYPE, refusal, refusalOf, type Refusal } from './problem';
+import { problemText } from './respond';
+
+export function koaShell(fin: Finalizer): Middleware {
+  return async function orderlineShell(ctx, next) {
+    const x = fin.begin(ctx.req, ctx.res, ctx.path, ctx.querystring);
+    ctx.state.requestId = x.id;
+    const answer = (r: Refusal) => {
+      ctx.status = r.problem.status;
+      if (r.headers) ctx.set(r.headers);
+      ctx.body = problemText(r); // HEAD: Koa sends the head alone, with this length
+      ctx.type = PROBLEM_MEDIA_TYPE;
+    };
+    try {
+      const preflight = ctx.method === 'OPTIONS' ? fin.cors?.preflight(ctx.get('origin') || undefined, ctx.get('access-control-request-method') || undefined) : undefined;
+      if (preflight) {
+        x.fields.length = 2;
+        x.fields.push(...preflight);
+        ctx.status = 204;
+      } else {
+        await next();
+        // @koa/router's allowedMethods() leaves 405 or 501 with Allow and no body: answered as 405 problem+json.
+        if (ctx.body == null && (ctx.status === 405 || ctx.status === 501)) answer(refusal('METHOD_NOT_ALLOWED', `${ctx.method} is not allowed here`, { Allow: ctx.response.get('Allow') }));
+        else if (ctx.status === 404 && ctx.body == null) answer(refusal('NOT_FOUND', `No route for ${ctx.method} ${ctx.path}`));
+      }
+    } catch (err) {
+      const known = refusalOf(err);
+      if (!known) fin.error(x, err);
+      answer(known ?? refusal('INTERNAL'));
+    } finally {
+      for (let i = 0; i < x.fields.length; i += 2) ctx.set(x.fields[i], x.fields[i + 1]);
+      const vary = fin.vary(ctx.response.get('Vary') || undefined);
+      if (vary !== undefined) ctx.set('Vary', vary);
+      x.route = typeof ctx._matchedRoute === 'string' ? ctx._matchedRoute : 'unmatched';
+    }
+    // After Koa has written the response: the log line and metric see its final status.
+    ctx.res.once('close', () => fin.end(x, ctx.status));
+  };
+}

@@ -1,0 +1,169 @@
+/**
+ * The request pipeline: one node:http listener serving every operation of the generated
+ * route table and the transport routes (/graphql, the SSE stream), each stage one
+ * function, each rule one implementation:
+ *
+ *   route match (generated/openapi/routes.ts `matchPath`, written out at codegen time)
+ *   -> begin (finalize.ts: request id, CORS fields)
+ *   -> OPTIONS (preflight or Allow) and 405, by the contract's methods
+ *   -> authenticate (auth.ts: the auth cache, else the token store)
+ *   -> rate limit (rateLimit.ts)
+ *   -> bind (rest/operations.ts: parameters and body, the generated validators as type guards)
+ *   -> the typed handler (rest/handlers.ts, health.ts, docs.ts)
+ *   -> representation (the handler's ETag, 304, HEAD)
+ *   -> one response writer (respond.ts), one problem writer for every refusal and error
+ *   -> finalize (finalize.ts: log line, duration metric).
+ *
+ * A route owns its URL completely: what it does not serve it refuses (405 with Allow,
+ * 404 for an id that names nothing); nothing is handed on to be answered a second time.
+ * A path the contracts do not declare goes to the Koa application (`fallback`), where
+ * users mount their own middleware and routes (koaShell.ts gives those the same request
+ * id, CORS, problem, log and metric functions).
+ *
+ * Why not Koa for the contract's operations: Koa's chain (context objects, a promise per
+ * middleware, header plumbing) cost a cached read about 2.8x the requests per second a
+ * raw listener serves (BENCHMARKS.md, REST); every operation here, tomorrow's included,
+ * runs the same short path.
+ */
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import { matchPath, type Resource } from '../../generated/openapi/routes';
+import type { Account, Store } from '../store';
+import { cachedAccount, resolveToken, bearerTokenOf } from './auth';
+import type { AuthCache } from './authCache';
+import type { Exchange, Finalizer } from './finalize';
+import { isRefusal, refusal, refusalOf, type Refusal } from './problem';
+import type { RateLimiter } from './rateLimit';
+import { send, sendProblem, sendResponse } from './respond';
+import { readRequest, type Operation } from './rest/operations';
+import type { RouteSpec } from '../../generated/openapi/routes';
+
+/**
+ * A route the OpenAPI contract does not describe but the service declares in its other
+ * contracts (/graphql in schema.graphql, the SSE stream in asyncapi.yaml). It enters the
+ * pipeline after routing: the pipeline begins and finalizes the exchange, answers
+ * OPTIONS and 405, and writes its refusals and errors; `serve` answers the rest.
+ */
+export interface TransportRoute {
+  /** The route template: the log and metric label. */
+  readonly route: string;
+  /** Whether a request path is this route's. */
+  matches(path: string): boolean;
+  /** The methods it serves. */
+  readonly methods: ReadonlySet<string>;
+  /** Serves an exchange whose method it serves; resolves to the status written. */
+  serve(x: Exchange): Promise<number>;
+}
+
+export interface PipelineDeps {
+  finalizer: Finalizer;
+  /** Every operation of the route table, bound (rest/operations.ts `bindRoutes`). */
+  operations: ReadonlyMap<RouteSpec, Operation>;
+  store: Pick<Store, 'tokenBySelector'>;
+  authCache: AuthCache;
+  /** The REST rate limit, when RATE_LIMIT_RPS > 0. */
+  limiter?: RateLimiter;
+  bodyLimit: number;
+  transports: readonly TransportRoute[];
+  /** What the contracts do not declare: the Koa application. */
+  fallback: RequestListener;
+}
+
+/** The pipeline's authentication step: the caller's account, or the 401. */
+export function authenticator(store: Pick<Store, 'tokenBySelector'>, cache: AuthCache) {
+  return function authenticate(req: IncomingMessage, accessToken?: unknown): Account | Promise<Account | Refusal> {
+    return (accessToken === undefined && cachedAccount(req.headers.authorization, cache)) || resolveToken(bearerTokenOf(req.headers.authorization, accessToken), store, cache);
+  };
+}
+
+export function createPipeline(deps: PipelineDeps): RequestListener {
+  const fin = deps.finalizer;
+  const authenticate = authenticator(deps.store, deps.authCache);
+  const { limiter, bodyLimit } = deps;
+
+  /** OPTIONS: a CORS preflight's 204, else a 204 with `Allow` (RFC 9110 9.3.7). */
+  function options(x: Exchange, allow: string): number {
+    const preflight = fin.cors?.preflight(x.req.headers.origin, x.req.headers['access-control-request-method'] as string | undefined);
+    if (preflight) {
+      x.fields.length = 2; // the request id stays; a preflight carries no Expose-Headers
+      x.fields.push(...preflight);
+    }
+    x.fields.push('Allow', allow);
+    return send(fin, x, 204, undefined, undefined);
+  }
+
+  /** A request the route cannot answer normally: a refusal is the client's, anything else a 500 (logged). */
+  function fail(x: Exchange, err: unknown): number {
+    const known = refusalOf(err);
+    if (!known) fin.error(x, err);
+    if (x.res.headersSent) {
+      x.res.destroy();
+      return 500;
+    }
+    x.fields.length = 2; // the request id stays; CORS again below, as begin put it
+    fin.cors?.simple(x.req.headers.origin, x.fields);
+    return sendProblem(fin, x, known ?? refusal('INTERNAL'));
+  }
+
+  function finish(x: Exchange, serving: Promise<number>): void {
+    serving
+      .catch((err: unknown) => fail(x, err))
+      .then((status) => fin.end(x, status))
+      // Nothing may reject unhandled (Node would exit): a failure of the log line itself is reported.
+      .catch((err: unknown) => fin.error(x, err));
+  }
+
+  async function operation(x: Exchange, op: Operation, params: Record<string, string>): Promise<number> {
+    const req = x.req;
+    if (!op.auth) {
+      const raw = await readRequest(req, op, params, x.search, bodyLimit);
+      if (isRefusal(raw)) return sendProblem(fin, x, raw);
+      return sendResponse(fin, x, await op.run(raw, { method: req.method ?? 'GET', path: x.path }));
+    }
+    const authenticating = authenticate(req);
+    const account = authenticating instanceof Promise ? await authenticating : authenticating;
+    if (isRefusal(account)) return sendProblem(fin, x, account);
+    if (limiter) {
+      // Right after authentication, before any parsing: a refused request costs nothing more.
+      const taking = limiter.spend(account.id);
+      const taken = taking instanceof Promise ? await taking : taking;
+      if (!taken.admitted) return sendProblem(fin, x, limiter.refusal(taken));
+      limiter.pushFields(x.fields, taken);
+    }
+    const raw = await readRequest(req, op, params, x.search, bodyLimit);
+    if (isRefusal(raw)) return sendProblem(fin, x, raw);
+    return sendResponse(fin, x, await op.run(raw, { method: req.method ?? 'GET', path: x.path, account }));
+  }
+
+  function resource(req: IncomingMessage, res: ServerResponse, r: Resource, params: Record<string, string>, path: string, search: string): void {
+    const x = fin.begin(req, res, path, search);
+    x.route = r.path;
+    const method = req.method ?? 'GET';
+    // HEAD of a resource whose contract declares GET alone is GET without the body (RFC 9110 9.3.2).
+    const spec = r.methods[method as RouteSpec['method']] ?? (method === 'HEAD' ? r.methods.GET : undefined);
+    const op = spec && deps.operations.get(spec);
+    if (op) return finish(x, operation(x, op, params));
+    if (method === 'OPTIONS') return void fin.end(x, options(x, r.allow));
+    fin.end(x, sendProblem(fin, x, refusal('METHOD_NOT_ALLOWED', `${method} is not allowed here`, { Allow: r.allow })));
+  }
+
+  function transport(req: IncomingMessage, res: ServerResponse, t: TransportRoute, path: string, search: string): void {
+    const x = fin.begin(req, res, path, search);
+    x.route = t.route;
+    const method = req.method ?? 'GET';
+    if (t.methods.has(method)) return finish(x, t.serve(x));
+    const allow = [...t.methods, 'OPTIONS'].join(', ');
+    if (method === 'OPTIONS') return void fin.end(x, options(x, allow));
+    fin.end(x, sendProblem(fin, x, refusal('METHOD_NOT_ALLOWED', `${method} is not allowed here`, { Allow: allow })));
+  }
+
+  return function pipeline(req, res) {
+    const url = req.url ?? '/';
+    const q = url.indexOf('?');
+    const path = q < 0 ? url : url.slice(0, q);
+    const search = q < 0 ? '' : url.slice(q + 1);
+    const matched = matchPath(path);
+    if (matched) return resource(req, res, matched.resource, matched.params, path, search);
+    for (const t of deps.transports) if (t.matches(path)) return transport(req, res, t, path, search);
+    deps.fallback(req, res);
+  };
+}

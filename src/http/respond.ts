@@ -1,0 +1,67 @@
+/**
+ * The one HTTP response writer: every answer of the pipeline, problems included, leaves
+ * through `send`, and every problem through `sendProblem`. The Koa shell (koaShell.ts)
+ * renders its problems with the same `problemText`.
+ */
+import type { AnyResponse } from '../../generated/openapi/bind';
+import type { Exchange, Finalizer } from './finalize';
+import { PROBLEM_MEDIA_TYPE, type Refusal } from './problem';
+import { serialized } from './rest/representationCache';
+
+/** The JSON text of a body: the representation cache's when it made this object, else serialized now. */
+export function bodyText(body: unknown): string {
+  if (typeof body === 'string') return body;
+  return (typeof body === 'object' && body !== null && serialized.get(body)) || JSON.stringify(body);
+}
+
+/** A problem's bytes: its JSON text. */
+export const problemText = (r: Refusal): string => JSON.stringify(r.problem);
+
+/**
+ * Writes the head and body in one `writeHead` + `end` and returns the status (for the
+ * log line and metric). `fields` are the exchange's own (request id, CORS) followed by the
+ * route's; `Vary` is added here (the route's, plus Origin when CORS is on), and
+ * `Content-Length` is the body's byte length unless the route set one (a HEAD answer
+ * states its GET's). HEAD sends the head alone, with the length the body would have
+ * (RFC 9110 9.3.2).
+ */
+export function send(fin: Finalizer, x: Exchange, status: number, vary: string | undefined, body: string | undefined, lengthSet = false): number {
+  const fields = x.fields;
+  const v = fin.vary(vary);
+  if (v !== undefined) fields.push('Vary', v);
+  if (body !== undefined && !lengthSet) fields.push('Content-Length', String(Buffer.byteLength(body)));
+  x.res.writeHead(status, fields);
+  if (body === undefined || x.req.method === 'HEAD' || status === 304) x.res.end();
+  else x.res.end(body);
+  return status;
+}
+
+/** A problem+json answer: the refusal's fields, its JSON text. */
+export function sendProblem(fin: Finalizer, x: Exchange, r: Refusal): number {
+  if (r.headers) for (const name in r.headers) x.fields.push(name, r.headers[name]);
+  x.fields.push('Content-Type', PROBLEM_MEDIA_TYPE);
+  return send(fin, x, r.problem.status, undefined, problemText(r));
+}
+
+/** An operation's typed response: its status, headers, media type and body (JSON text from the representation cache when it has it). */
+export function sendResponse(fin: Finalizer, x: Exchange, res: AnyResponse): number {
+  let vary: string | undefined;
+  let lengthSet = false;
+  let typeSet = false;
+  const headers = res.headers;
+  if (headers) {
+    for (const name in headers) {
+      const value = headers[name];
+      if (value === '') continue;
+      if (name === 'Vary') vary = value;
+      else {
+        if (name === 'Content-Length') lengthSet = true;
+        else if (name === 'Content-Type') typeSet = true; // refines the contract's media type (e.g. /metrics' exposition format)
+        x.fields.push(name, value);
+      }
+    }
+  }
+  if (res.body === undefined || res.status === 304) return send(fin, x, res.status, vary, undefined, lengthSet);
+  if (res.contentType && !typeSet) x.fields.push('Content-Type', res.contentType);
+  return send(fin, x, res.status, vary, bodyText(res.body), lengthSet);
+}

@@ -1,0 +1,133 @@
+/**
+ * The REST binding of the generated route table: each operation's request read off the
+ * wire (`readRequest`: path, query and header parameters, the body by media type), then
+ * validated and typed by the generated binding (bind.ts: the validators are type guards),
+ * then handed to its family's handler. Refusals are values (a 400, 413 or 415 problem);
+ * nothing here writes a response: the pipeline (http/pipeline.ts) does.
+ */
+import type { IncomingMessage } from 'node:http';
+import { parse as parseQuery } from 'node:querystring';
+import { bindOperations, type AnyResponse, type Bound, type Invalid, type RawRequest } from '../../../generated/openapi/bind';
+import type { Handlers } from '../../../generated/openapi/handlers';
+import { routes, type RouteSpec } from '../../../generated/openapi/routes';
+import type { Account } from '../../store';
+import { baseMediaType, readJsonBody, versionParam } from '../body';
+import { isRefusal, problem, PROBLEM_MEDIA_TYPE, refusal, type Refusal } from '../problem';
+import { fieldErrors } from './fieldErrors';
+import { idempotent, IDEMPOTENT_OPERATIONS, type IdempotencyOptions } from './idempotency';
+
+/** What every handler receives besides its typed request. */
+export interface HandlerContext {
+  method: string;
+  /** The request path (no query). */
+  path: string;
+}
+
+/** What a handler of an operation that requires a bearer token receives. */
+export interface AccountContext extends HandlerContext {
+  /** The authenticated caller. */
+  account: Account;
+  /** The claimed Idempotency-Key (idempotency.ts): the handler's write stores its response with it. */
+  idempotency?: { key: string; token: string };
+}
+
+export type OperationHandlers = Handlers<HandlerContext, AccountContext>;
+
+/** The generated binding's report of a request the contract refuses: a 400 problem, as the operation's response. */
+const invalid: Invalid = (where, errors) =>
+  Promise.resolve({
+    status: 400,
+    contentType: PROBLEM_MEDIA_TYPE,
+    body: problem('VALIDATION_FAILED', where === 'body' ? 'Invalid request body' : `Invalid ${where} parameter`, { errors: fieldErrors(where, errors) }),
+  });
+
+/**
+ * The contract key of a request media type: the base type, plus `; version=N` when a
+ * version (or its synonym `v`) parameter is given, as the contract spells its keys.
+ */
+export function contractMediaType(value: string | undefined): string {
+  const base = baseMediaType(value);
+  const v = value ? versionParam(value) : undefined;
+  return v === undefined ? base : `${base}; version=${v}`;
+}
+
+/** The one accepted spelling of an integer parameter: one resource, one URL (`/orders/01` or `/orders/1.` is not `/orders/1`). */
+export const CANONICAL_INTEGER = /^-?(0|[1-9][0-9]{0,15})$/;
+
+/** One operation, ready to serve: its route, its header parameters' wire names, its bound handler. */
+export type Operation = { spec: RouteSpec; headers: readonly (readonly [string, string])[] } & (
+  | { auth: true; run: Bound<AccountContext> }
+  | { auth: false; run: Bound<HandlerContext> }
+);
+
+export interface OperationOptions {
+  bodyLimit: number;
+  /** Idempotency-Key on the operations that take it (idempotency.ts). */
+  idempotency: IdempotencyOptions;
+}
+
+/** Every operation of the route table bound to its handler, keyed by route: built once. */
+export function bindRoutes(handlers: OperationHandlers, opts: OperationOptions): Map<RouteSpec, Operation> {
+  const table = bindOperations(handlers, invalid);
+  const out = new Map<RouteSpec, Operation>();
+  for (const spec of routes) {
+    const headers = spec.headerNames.map((n) => [n, n.toLowerCase()] as const);
+    if (spec.auth) {
+      const bound = table[spec.operationId];
+      out.set(spec, { spec, headers, auth: true, run: IDEMPOTENT_OPERATIONS.has(spec.operationId) ? idempotent(bound, opts.idempotency) : bound });
+    } else {
+      out.set(spec, { spec, headers, auth: false, run: table[spec.operationId] });
+    }
+  }
+  return out;
+}
+
+const decode = (s: string): string => {
+  if (!s.includes('%')) return s;
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s; // not valid percent-encoding: left as sent, the validator refuses it
+  }
+};
+
+function integerRefusal(where: string, name: string): Refusal {
+  return refusal('VALIDATION_FAILED', `Invalid ${where} parameter`, undefined, { errors: [{ pointer: `${where}:${name}`, rule: 'integer', message: 'must be an integer in canonical decimal form' }] });
+}
+
+/** Reads the request off the wire; validation is the generated binding's (bind.ts). */
+export async function readRequest(req: IncomingMessage, op: Operation, path: Record<string, string>, search: string, bodyLimit: number): Promise<RawRequest | Refusal> {
+  const { spec } = op;
+  const params: Record<string, unknown> = {};
+  for (const name in path) params[name] = decode(path[name]);
+  const query: Record<string, unknown> = spec.validate.query && search !== '' ? { ...parseQuery(search) } : {};
+  const headers: Record<string, unknown> = {};
+  for (const [name, wire] of op.headers) {
+    const v = req.headers[wire];
+    if (typeof v === 'string' && v !== '') headers[name] = v;
+  }
+  for (const name of spec.integerParams) {
+    for (const [where, values] of [['path', params], ['query', query], ['header', headers]] as const) {
+      const v = values[name];
+      if (v !== undefined && (typeof v !== 'string' || !CANONICAL_INTEGER.test(v))) return integerRefusal(where, name);
+    }
+  }
+  const raw: RawRequest = { params, query, headers };
+  if (!spec.body) return raw;
+  const length = Number(req.headers['content-length'] ?? 0);
+  const hasBody = length > 0 || req.headers['transfer-encoding'] !== undefined;
+  if (!hasBody && !spec.body.required) return raw;
+  const contentType = contractMediaType(req.headers['content-type']);
+  if (!spec.body.contentTypes[contentType]) {
+    const accepted = Object.keys(spec.body.contentTypes).join(', ');
+    // RFC 5789 3.1: Accept-Patch belongs to a resource's PATCH; POST and PUT send none.
+    return refusal('UNSUPPORTED_MEDIA_TYPE', `Content-Type must be one of: ${accepted}`, spec.method === 'PATCH' ? { 'Accept-Patch': accepted } : {});
+  }
+  const body = await readJsonBody(req, bodyLimit);
+  if (isRefusal(body)) return body;
+  raw.body = body.json;
+  raw.contentType = contentType;
+  return raw;
+}
+
+export type { AnyResponse };
