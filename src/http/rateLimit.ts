@@ -11,6 +11,7 @@
  */
 import type { Middleware } from 'koa';
 import type { BucketPolicy, Buckets, TakeResult } from '../limits';
+import { hasSyncBuckets } from '../limits';
 import { httpProblem } from './problem';
 
 export const RATE_LIMIT_POLICY_NAME = 'rest';
@@ -63,7 +64,7 @@ export function rateLimiter({ buckets, rps, burst }: RateLimitOptions) {
   /** One token of the account's bucket: synchronous when the buckets are in this process. */
   const spend = (accountId: number): TakeResult | Promise<TakeResult> => {
     const key = `rest:${accountId}`;
-    return buckets.takeNow ? buckets.takeNow(key, 1, policy) : buckets.take(key, 1, policy);
+    return hasSyncBuckets(buckets) ? buckets.takeNow(key, 1, policy) : buckets.take(key, 1, policy);
   };
   return {
     policy,
