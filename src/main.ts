@@ -20,9 +20,12 @@ import { banner, prepareDemo, openConfiguredShared, openConfiguredStore, refuse,
 async function serve(config: Config): Promise<void> {
   const worker = cluster.isWorker;
   const logger = createLogger(config.logLevel).child(worker ? { worker: cluster.worker?.id } : {});
-  const store = await openConfiguredStore(config);
   // Default metrics include the event-loop delay percentiles the benchmarks report.
   const metrics = new Metrics({ defaultMetrics: true });
+  const store = await openConfiguredStore(config, (err) => {
+    metrics.storeErrors.inc();
+    logger.warn({ err }, 'database pool error');
+  });
   if (worker) scrapeWholeInstance(metrics);
   const shared = await openConfiguredShared(config, metrics, (err) => logger.warn({ err }, 'redis'));
   // A cluster's primary prepared the demo before forking.

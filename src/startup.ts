@@ -14,10 +14,11 @@ export function refuse(message: string): never {
   process.exit(2);
 }
 
-export async function openConfiguredStore(config: Config): Promise<Store> {
+/** Opens and migrates the configured store; `onDatabaseError` hears the PostgreSQL pool's errors (a dropped idle connection). */
+export async function openConfiguredStore(config: Config, onDatabaseError?: (err: Error) => void): Promise<Store> {
   let store: Store;
   try {
-    store = await openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, databaseSchema: config.databaseSchema, sqliteSynchronous: config.sqliteSynchronous });
+    store = await openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, databaseSchema: config.databaseSchema, sqliteSynchronous: config.sqliteSynchronous, onDatabaseError });
   } catch (err) {
     // DATABASE_URL must answer before we start; the message names the URL without its password.
     if (config.databaseUrl) refuse(`DATABASE_URL ${redactUrl(config.databaseUrl)} is unreachable: ${(err as Error).message || String(err)}`);

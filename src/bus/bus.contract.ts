@@ -1,5 +1,5 @@
 /**
- * The Bus port's behaviour, one suite for every adapter (as `store.contract.ts`). A
+ * The Bus port's behaviour, one suite for every adapter (as each store port's). A
  * factory gives two buses standing for two instances; the in-process adapter, having
  * one process, gives the same bus twice. Excluded from the build (tsconfig.build.json).
  */

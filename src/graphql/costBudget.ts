@@ -20,6 +20,7 @@
  */
 import { GraphQLError, Kind, type DocumentNode, type FragmentDefinitionNode, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
 import type { Buckets, TakeResult } from '../limits';
+import { hasSyncBuckets } from '../limits';
 import { operationCost } from './costRule';
 import { GRAPHQL_CODES } from './errors';
 import type { RawVariables } from './selection';
@@ -105,7 +106,7 @@ export function costBudget({ buckets, budget, restoreRate }: CostBudgetOptions) 
   /** A take of `cost` points: no promise when the buckets are in this process. */
   const take = <T>(accountId: number, cost: number, then: (taken: TakeResult) => T): T | Promise<T> => {
     const key = `gql:${accountId}`;
-    return buckets.takeNow ? then(buckets.takeNow(key, cost, policy)) : buckets.take(key, cost, policy).then(then);
+    return hasSyncBuckets(buckets) ? then(buckets.takeNow(key, cost, policy)) : buckets.take(key, cost, policy).then(then);
   };
   return {
     /** Charges one validated operation to the account's bucket. */

@@ -16,6 +16,7 @@
 import { createHash } from 'node:crypto';
 import { GRAPHQL_CODES, type GraphqlCode } from './errors';
 import type { PersistedQueryRegistry } from './registry';
+import { isPeekable } from './registry';
 
 export type PersistedMode = 'apq' | 'allowlist';
 
@@ -88,7 +89,7 @@ export function resolveOperation(
     if (sha256Hex(text) !== pq.hash) return fail(400, GRAPHQL_CODES.PERSISTED_QUERY_HASH_MISMATCH, 'provided sha does not match query');
     return { ok: true, text, register: pq.hash };
   }
-  const local = manifest.get(pq.hash) ?? registry.peek(pq.hash);
+  const local = manifest.get(pq.hash) ?? (isPeekable(registry) ? registry.peek(pq.hash) : undefined);
   if (local !== undefined) return { ok: true, text: local };
   return registry.get(pq.hash).then((known): Resolution => (known === undefined ? fail(200, GRAPHQL_CODES.PERSISTED_QUERY_NOT_FOUND, 'PersistedQueryNotFound') : { ok: true, text: known }));
 }

@@ -5,6 +5,7 @@ import { RedisRegistry } from './redisRegistry';
 import { LruRegistry } from './registry';
 import { sha256Hex } from './persisted';
 import { runRegistryContract } from './registry.contract';
+import { runPeekableRegistryContract } from './peekableRegistry.contract';
 
 const URL = process.env.REDIS_TEST_URL || 'redis://127.0.0.1:6379';
 const prefix = () => `orderline-test:${process.pid}:${Math.random().toString(36).slice(2)}:`;
@@ -15,6 +16,10 @@ function registry(redis: Redis, p: string, errors: unknown[] = [], ttlS = 60) {
 }
 
 runRegistryContract('RedisRegistry', async () => {
+  const redis = await connectRedis(URL, 'commands');
+  return { registry: registry(redis, prefix()), close: async () => void (await redis.quit()) };
+});
+runPeekableRegistryContract('RedisRegistry', async () => {
   const redis = await connectRedis(URL, 'commands');
   return { registry: registry(redis, prefix()), close: async () => void (await redis.quit()) };
 });

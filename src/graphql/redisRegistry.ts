@@ -8,7 +8,7 @@
  * read is a miss (the client then sends the text, which works) and a failed write only
  * means other instances will ask for the text once more.
  */
-import type { PersistedQueryRegistry, LruRegistry } from './registry';
+import type { PersistedQueryRegistry, PeekableRegistry, LruRegistry } from './registry';
 import { sha256Hex } from './persisted';
 
 /** The two commands used (ioredis satisfies it): graphql/ needs no Redis client of its own. */
@@ -26,7 +26,7 @@ export interface RedisRegistryOptions {
   onError?: (err: unknown) => void;
 }
 
-export class RedisRegistry implements PersistedQueryRegistry {
+export class RedisRegistry implements PersistedQueryRegistry, PeekableRegistry {
   constructor(
     private readonly redis: RedisKv,
     private readonly opts: RedisRegistryOptions,

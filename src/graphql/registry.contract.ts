@@ -1,6 +1,6 @@
 /**
  * The PersistedQueryRegistry port's behaviour, one suite for every adapter (as
- * `store.contract.ts`). Excluded from the build (tsconfig.build.json).
+ * each store port's). Excluded from the build (tsconfig.build.json).
  */
 import { sha256Hex } from './persisted';
 import type { PersistedQueryRegistry } from './registry';
@@ -25,14 +25,6 @@ export function runRegistryContract(name: string, make: () => Promise<{ registry
       await made.registry.set(sha256Hex(other), other);
       await expect(made.registry.get(sha256Hex(other))).resolves.toBe(other);
       await expect(made.registry.get(sha256Hex(text))).resolves.toBe(text);
-    });
-
-    it('peeks without I/O at what this process holds: a registered text, never another one', async () => {
-      const text = `{ user(id: "${Math.random()}") { name } }`;
-      expect(made.registry.peek(sha256Hex(text))).toBeUndefined();
-      await made.registry.set(sha256Hex(text), text);
-      expect(made.registry.peek(sha256Hex(text))).toBe(text);
-      expect(made.registry.peek(sha256Hex(`${text} `))).toBeUndefined();
     });
   });
 }

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { LruRegistry, registryEntryBytes } from './registry';
 import { runRegistryContract } from './registry.contract';
+import { runPeekableRegistryContract } from './peekableRegistry.contract';
 
 describe('LruRegistry', () => {
   it('evicts the least recently used entry, a read counting as a use', async () => {
@@ -30,3 +31,4 @@ describe('LruRegistry', () => {
 });
 
 runRegistryContract('LruRegistry', async () => ({ registry: new LruRegistry(10), close: async () => undefined }));
+runPeekableRegistryContract('LruRegistry', async () => ({ registry: new LruRegistry(10), close: async () => undefined }));

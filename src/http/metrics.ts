@@ -43,6 +43,13 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  /** Errors of the PostgreSQL pool outside any request (an idle connection the server dropped): the pool replaces it, but it is worth an alert. */
+  readonly storeErrors = new Counter({
+    name: 'orderline_store_errors_total',
+    help: 'PostgreSQL pool errors outside requests (dropped idle connections)',
+    registers: [this.registry],
+  });
+
   /** Times the hubs read the event table because the bus may have lost messages (a reconnect). */
   readonly busCatchUps = new Counter({
     name: 'orderline_bus_catchups_total',

@@ -3,6 +3,8 @@
  * `HttpProblem` is the one exception type, thrown only at the edge (middleware) and
  * turned into `application/problem+json` by `problemMiddleware`.
  */
+import { StoreInputError } from '../store';
+
 export const PROBLEM_MEDIA_TYPE = 'application/problem+json';
 
 export interface Problem {
@@ -104,6 +106,8 @@ const FROM_STATUS: Record<number, ProblemCode> = {
  */
 export function refusalOf(err: unknown): Refusal | undefined {
   if (err instanceof HttpProblem) return { refused: true, problem: err.problem, headers: err.headers };
+  // What the client sent cannot be stored (PostgreSQL text holds no U+0000): nothing was written.
+  if (err instanceof StoreInputError) return refusal('BAD_REQUEST', err.message);
   if (typeof err !== 'object' || err === null || !('status' in err) || typeof err.status !== 'number') return undefined;
   const code = FROM_STATUS[err.status];
   if (!code) return undefined;

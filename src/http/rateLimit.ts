@@ -10,6 +10,7 @@
  * token is back; RFC 9110 10.2.3), and nothing else runs.
  */
 import type { BucketPolicy, Buckets, TakeResult } from '../limits';
+import { hasSyncBuckets } from '../limits';
 import { refusal, type Refusal } from './problem';
 
 export const RATE_LIMIT_POLICY_NAME = 'rest';
@@ -56,7 +57,7 @@ export function rateLimiter({ buckets, rps, burst }: RateLimitOptions) {
   /** One token of the account's bucket: synchronous when the buckets are in this process. */
   const spend = (accountId: number): TakeResult | Promise<TakeResult> => {
     const key = `rest:${accountId}`;
-    return buckets.takeNow ? buckets.takeNow(key, 1, policy) : buckets.take(key, 1, policy);
+    return hasSyncBuckets(buckets) ? buckets.takeNow(key, 1, policy) : buckets.take(key, 1, policy);
   };
   return {
     policy,

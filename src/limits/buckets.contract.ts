@@ -1,5 +1,5 @@
 /**
- * The Buckets port's behaviour, one suite for every adapter (as store.contract.ts).
+ * The Buckets port's behaviour, one suite for every adapter (as each store port's).
  * Time is a fake clock the factory hands to the adapter: no test waits.
  */
 import fc from 'fast-check';

@@ -1,9 +1,10 @@
 /**
  * The Buckets port: per-key token buckets, the one mechanism behind the REST rate limit
  * (a request costs 1) and the GraphQL cost budget (a query costs its computed cost;
- * Shopify's "leaky bucket" is this same bucket seen from the other side). Types only;
- * adapters: `MemoryBuckets` (one process, the embedded default) and `RedisBuckets`
- * (shared by every instance), proven by the one suite in `buckets.contract.ts`.
+ * Shopify's "leaky bucket" is this same bucket seen from the other side). Adapters:
+ * `MemoryBuckets` (one process, the embedded default) and `RedisBuckets` (shared by
+ * every instance), proven by the one suite in `buckets.contract.ts`. The synchronous
+ * take (`SyncBuckets`) is a port of its own, which only `MemoryBuckets` implements.
  *
  * Contract of `take`:
  * - atomic: of concurrent takes on one key, no two spend the same tokens, on any
@@ -34,6 +35,23 @@ export interface TakeResult {
 
 export interface Buckets {
   take(key: string, cost: number, policy: BucketPolicy): Promise<TakeResult>;
-  /** The same take without a promise, offered by adapters that need no I/O (MemoryBuckets). */
-  takeNow?(key: string, cost: number, policy: BucketPolicy): TakeResult;
+}
+
+/**
+ * The same take without a promise, by an adapter that needs no I/O (MemoryBuckets).
+ * Why it exists: when every step of a request is in process (the in-process buckets,
+ * SQLite's synchronous revision read, the representation cache), the REST rate limit
+ * and order read are served synchronously, with no promise per request; BENCHMARKS.md's
+ * REST section measures it. The GraphQL cost budget charges through it too. Callers
+ * test for it with `hasSyncBuckets` and otherwise await `take`; it obeys the contract
+ * of `take` above, and shares its buckets (a key spent by one is spent for the other).
+ * Proven by `syncBuckets.contract.ts`.
+ */
+export interface SyncBuckets {
+  takeNow(key: string, cost: number, policy: BucketPolicy): TakeResult;
+}
+
+/** True when the buckets offer the synchronous take. */
+export function hasSyncBuckets<B extends object>(buckets: B): buckets is B & SyncBuckets {
+  return typeof (buckets as Partial<SyncBuckets>).takeNow === 'function';
 }

@@ -1,3 +1,4 @@
-export type { BucketPolicy, Buckets, TakeResult } from './buckets';
+export type { BucketPolicy, Buckets, SyncBuckets, TakeResult } from './buckets';
+export { hasSyncBuckets } from './buckets';
 export { MemoryBuckets } from './memoryBuckets';
 export { RedisBuckets, type RedisScripting } from './redisBuckets';

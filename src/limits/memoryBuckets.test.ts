@@ -1,7 +1,9 @@
 import { runBucketsContract } from './buckets.contract';
+import { runSyncBucketsContract } from './syncBuckets.contract';
 import { MemoryBuckets } from './memoryBuckets';
 
 runBucketsContract('MemoryBuckets', async (now) => ({ buckets: new MemoryBuckets(now), close: async () => undefined }));
+runSyncBucketsContract('MemoryBuckets', async (now) => ({ buckets: new MemoryBuckets(now), close: async () => undefined }));
 
 describe('MemoryBuckets', () => {
   it('forgets the least recently used bucket past its key bound (that key starts full again)', () => {

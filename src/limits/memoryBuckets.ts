@@ -6,12 +6,12 @@
  * which only ever gives that key a full bucket back early.
  */
 import { LRUCache } from 'lru-cache';
-import type { BucketPolicy, Buckets, TakeResult } from './buckets';
+import type { BucketPolicy, Buckets, SyncBuckets, TakeResult } from './buckets';
 import { fullBucket, takeFrom, type BucketState } from './refill';
 
 export const MEMORY_BUCKETS_MAX_KEYS = 100_000;
 
-export class MemoryBuckets implements Buckets {
+export class MemoryBuckets implements Buckets, SyncBuckets {
   private readonly buckets: LRUCache<string, BucketState>;
 
   constructor(private readonly now: () => number = Date.now, maxKeys = MEMORY_BUCKETS_MAX_KEYS) {
@@ -22,7 +22,7 @@ export class MemoryBuckets implements Buckets {
     return this.takeNow(key, cost, policy);
   }
 
-  /** The same, synchronously: the REST hot path needs no promise when the buckets are local. */
+  /** The same, synchronously (`SyncBuckets`): the REST hot path needs no promise when the buckets are local. */
   takeNow(key: string, cost: number, policy: BucketPolicy): TakeResult {
     const now = this.now();
     const held = this.buckets.get(key); // a hit is now the most recently used

@@ -1,6 +1,7 @@
 /** RedisBuckets against the real Redis (REDIS_TEST_URL, default the local one), each test under its own prefix. */
 import { connectRedis } from '../bus';
 import { runBucketsContract } from './buckets.contract';
+import { hasSyncBuckets } from './buckets';
 import { RedisBuckets, TAKE_SCRIPT } from './redisBuckets';
 
 const URL = process.env.REDIS_TEST_URL || 'redis://127.0.0.1:6379';
@@ -12,6 +13,10 @@ runBucketsContract('RedisBuckets', async (now) => {
 });
 
 describe('RedisBuckets', () => {
+  it('offers no synchronous take: callers await take', () => {
+    expect(hasSyncBuckets(new RedisBuckets({} as ConstructorParameters<typeof RedisBuckets>[0], { prefix: prefix() }))).toBe(false);
+  });
+
   it('shares one bucket between two clients (instances): together they admit exactly the capacity', async () => {
     const [a, b] = [await connectRedis(URL, 'commands'), await connectRedis(URL, 'commands')];
     try {

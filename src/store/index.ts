@@ -1,4 +1,4 @@
-/** The store capability's public entry: the port, its adapters and token helpers. */
+/** The store capability's public entry: the ports, their adapters, the store's errors and token helpers. */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { SqliteStore } from './sqlite/SqliteStore';
@@ -10,6 +10,8 @@ export { SqliteStore } from './sqlite/SqliteStore';
 export { PostgresStore, openPostgresStore } from './postgres/PostgresStore';
 export { MAX_BATCH } from './rows';
 export { IdempotencyLostError } from './idempotency';
+export { StoreInputError, type StoreInputReason } from './errors';
+export { hasSyncRevisions } from './ports/syncRevisions';
 export { issueToken, parseToken, hashVerifier, verifierMatches, type IssuedToken } from './tokens';
 
 export interface StoreConfig {
@@ -21,6 +23,8 @@ export interface StoreConfig {
   databaseSchema?: string;
   /** SQLite `synchronous`; the adapter's default is `full` (see SqliteStore). */
   sqliteSynchronous?: 'normal' | 'full';
+  /** PostgreSQL: told of each error the pool raises outside a query (see PostgresStoreOptions.onError); ignored when absent. */
+  onDatabaseError?: (err: Error) => void;
 }
 
 /**
@@ -29,7 +33,7 @@ export interface StoreConfig {
  * file), else the embedded store on `${dataDir}/orderline.sqlite`. Not migrated yet.
  */
 export async function openStore(config: StoreConfig): Promise<Store> {
-  if (config.databaseUrl) return openPostgresStore(config.databaseUrl, { schema: config.databaseSchema });
+  if (config.databaseUrl) return openPostgresStore(config.databaseUrl, { schema: config.databaseSchema, onError: config.onDatabaseError });
   mkdirSync(config.dataDir, { recursive: true });
   return new SqliteStore(join(config.dataDir, 'orderline.sqlite'), config.sqliteSynchronous);
 }

@@ -1,10 +1,10 @@
 /**
- * What both adapters share below the port: the batch and row limits, the rows of the
+ * What both adapters share below the ports: the batch and row limits, the rows of the
  * tables whose columns are the same on SQLite and PostgreSQL, their mapping to port
- * types, and the grouping of batch results. Orders and events differ (JSON text vs
+ * types, and the graph reads on top of each adapter's statements. Orders and events differ (JSON text vs
  * jsonb, discount columns), so each adapter keeps its own of those.
  */
-import type { Account, Comment, OrderItem, OrderRecord, Post, User } from './store';
+import type { Account, Comment, OrderItem, OrderRecord, Orders, Post, SocialGraph, User } from './store';
 
 /**
  * Upper bound on ids per batch call: one statement, bounded work. Above it a call
@@ -86,41 +86,59 @@ export function toOrder<Items>(r: OrderRow<Items>, items: (stored: Items) => Ord
   };
 }
 
-/** How an adapter runs each batch statement (one statement per call, whatever the number of ids). */
-export interface BatchStatements<O> {
+/**
+ * How an adapter runs each graph read: one statement per call, whatever the number of
+ * ids (an adapter may pick a cheaper statement for one id; ids no row can have may be
+ * answered without one).
+ */
+export interface GraphStatements<O> {
   usersByIds(ids: readonly string[]): Promise<UserRow[]>;
   friendsOf(userIds: readonly string[], first: number): Promise<(UserRow & { parent: string })[]>;
   postsOf(userIds: readonly string[], first: number): Promise<PostRow[]>;
   commentsOf(postIds: readonly string[], first: number): Promise<CommentRow[]>;
   ordersOfAccounts(accountIds: readonly number[], first: number): Promise<(O & { account_id: number })[]>;
+  userOfAccount(accountId: number): Promise<UserRow | undefined>;
 }
 
 /**
- * The port's batch readers, once for both adapters: no ids answers without a query, and
- * rows come back aligned with the ids (DataLoader's contract) and mapped to port types.
+ * The social graph's reads and `ordersOfAccounts`, once for both adapters, on top of
+ * their statements (`graphStatements`): no ids answers without a query, and rows come
+ * back aligned with the ids (DataLoader's contract) and mapped to port types.
  */
-export function batchReaders<O>(run: BatchStatements<O>, toOrderRecord: (row: O) => OrderRecord) {
-  return {
-    async usersByIds(ids: readonly string[]): Promise<(User | null)[]> {
-      if (ids.length === 0) return [];
-      const by = new Map((await run.usersByIds(ids)).map((r) => [r.id, toUser(r)]));
-      return ids.map((id) => by.get(id) ?? null);
-    },
-    async friendsOf(userIds: readonly string[], first: number): Promise<User[][]> {
-      if (userIds.length === 0) return [];
-      return align(userIds, await run.friendsOf(userIds, first), (r) => r.parent).map((list) => list.map(toUser));
-    },
-    async postsOf(userIds: readonly string[], first: number): Promise<Post[][]> {
-      if (userIds.length === 0) return [];
-      return align(userIds, await run.postsOf(userIds, first), (r) => r.author_id).map((list) => list.map(toPost));
-    },
-    async commentsOf(postIds: readonly string[], first: number): Promise<Comment[][]> {
-      if (postIds.length === 0) return [];
-      return align(postIds, await run.commentsOf(postIds, first), (r) => r.post_id).map((list) => list.map(toComment));
-    },
-    async ordersOfAccounts(accountIds: readonly number[], first: number): Promise<OrderRecord[][]> {
-      if (accountIds.length === 0) return [];
-      return align(accountIds, await run.ordersOfAccounts(accountIds, first), (r) => r.account_id).map((list) => list.map(toOrderRecord));
-    },
-  };
+export abstract class GraphReads<O> implements SocialGraph, Pick<Orders, 'ordersOfAccounts'> {
+  /** The adapter's statements behind every read below. */
+  protected abstract readonly graphStatements: GraphStatements<O>;
+  /** The adapter's order row mapping. */
+  protected abstract orderRecord(row: O): OrderRecord;
+
+  async usersByIds(ids: readonly string[]): Promise<(User | null)[]> {
+    if (ids.length === 0) return [];
+    const by = new Map((await this.graphStatements.usersByIds(ids)).map((r) => [r.id, toUser(r)]));
+    return ids.map((id) => by.get(id) ?? null);
+  }
+
+  async friendsOf(userIds: readonly string[], first: number): Promise<User[][]> {
+    if (userIds.length === 0) return [];
+    return align(userIds, await this.graphStatements.friendsOf(userIds, first), (r) => r.parent).map((list) => list.map(toUser));
+  }
+
+  async postsOf(userIds: readonly string[], first: number): Promise<Post[][]> {
+    if (userIds.length === 0) return [];
+    return align(userIds, await this.graphStatements.postsOf(userIds, first), (r) => r.author_id).map((list) => list.map(toPost));
+  }
+
+  async commentsOf(postIds: readonly string[], first: number): Promise<Comment[][]> {
+    if (postIds.length === 0) return [];
+    return align(postIds, await this.graphStatements.commentsOf(postIds, first), (r) => r.post_id).map((list) => list.map(toComment));
+  }
+
+  async ordersOfAccounts(accountIds: readonly number[], first: number): Promise<OrderRecord[][]> {
+    if (accountIds.length === 0) return [];
+    return align(accountIds, await this.graphStatements.ordersOfAccounts(accountIds, first), (r) => r.account_id).map((list) => list.map((row) => this.orderRecord(row)));
+  }
+
+  async userOfAccount(accountId: number): Promise<User | null> {
+    const row = await this.graphStatements.userOfAccount(accountId);
+    return row ? toUser(row) : null;
+  }
 }

@@ -13,6 +13,7 @@ import { negotiate, VENDOR, type Family, type Negotiated } from './negotiate';
 import { problem, PROBLEM_MEDIA_TYPE, PROBLEMS, type ProblemCode, type Problem } from '../problem';
 import type { Metrics } from '../metrics';
 import type { Account, OrderEvent, OrderRecord, Store } from '../../store';
+import { hasSyncRevisions } from '../../store';
 import {
   createFields,
   decideWrite,
@@ -213,7 +214,7 @@ export function orderReads({ store, metrics }: Pick<OrderDeps, 'store' | 'metric
 
   return {
     decide(account, q) {
-      if (store.orderRevisionNow) return afterRevision(account, q, store.orderRevisionNow(account.id, q.orderId));
+      if (hasSyncRevisions(store)) return afterRevision(account, q, store.orderRevisionNow(account.id, q.orderId));
       return store.orderRevision(account.id, q.orderId).then((revision) => afterRevision(account, q, revision));
     },
     served(account, version) {

@@ -3,11 +3,16 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Pool } from 'pg';
-import { runStoreContract } from '../store.contract';
-import { runIdempotencyContract } from '../idempotency.contract';
+import { runAccountsContract } from '../ports/accounts.contract';
+import { runIdempotencyKeysContract } from '../ports/idempotencyKeys.contract';
+import { runLifecycleContract } from '../ports/lifecycle.contract';
+import { runOrdersContract } from '../ports/orders.contract';
+import { runSocialGraphContract } from '../ports/socialGraph.contract';
+import { hasSyncRevisions } from '../ports/syncRevisions';
 import type { OrderFields, OrderRecord, Store } from '../store';
+import { StoreInputError } from '../errors';
 import { SqliteStore, MAX_BATCH as SQLITE_MAX_BATCH, MAX_ROWS as SQLITE_MAX_ROWS } from '../sqlite/SqliteStore';
-import { MAX_BATCH, MAX_ROWS, PostgresStore, UnstorableTextError, openPostgresStore } from './PostgresStore';
+import { MAX_BATCH, MAX_ROWS, PostgresStore, openPostgresStore } from './PostgresStore';
 
 // CI exports DATABASE_TEST_URL; the default is this repository's local setup (trust auth).
 // Never skipped: an unreachable server fails every test of this file, saying why.
@@ -54,9 +59,17 @@ afterAll(async () => {
 
 const fields: OrderFields = { status: 'pending', items: [{ sku: 'A', quantity: 1, unit_price_cents: 100 }], currency: 'EUR', discount: null, note: null };
 
-runStoreContract('PostgresStore', async () => new TestStore());
+const migrated = async () => {
+  const s = new TestStore();
+  await s.migrate();
+  return s;
+};
+runLifecycleContract('PostgresStore', async () => new TestStore());
+runAccountsContract('PostgresStore', migrated);
+runOrdersContract('PostgresStore', migrated);
+runSocialGraphContract('PostgresStore', migrated);
 // Two pools on one schema: two instances sharing the database.
-runIdempotencyContract('PostgresStore (two pools on one schema)', async () => {
+runIdempotencyKeysContract('PostgresStore (two pools on one schema)', async () => {
   const a = new TestStore();
   const b = new PostgresStore(URL, { schema: a.schemaName });
   await a.migrate();
@@ -65,6 +78,28 @@ runIdempotencyContract('PostgresStore (two pools on one schema)', async () => {
 });
 
 describe('PostgresStore specifics', () => {
+  it('offers no synchronous revision read: callers wait on orderRevision', () => {
+    const s = new PostgresStore(URL);
+    expect(hasSyncRevisions(s)).toBe(false);
+    return s.close();
+  });
+
+  it('tells onError of an idle connection the server dropped, and keeps serving', async () => {
+    const errors: Error[] = [];
+    const s = new PostgresStore(URL, { max: 1, onError: (err) => errors.push(err) });
+    const pool = (s as unknown as { pool: Pool }).pool;
+    const client = await pool.connect();
+    const pid = (await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0].pid;
+    client.release(); // idle in the pool now
+    // As a server restart or failover does: the server ends the idle connection.
+    await admin.query('SELECT pg_terminate_backend($1)', [pid]);
+    for (let i = 0; i < 100 && errors.length === 0; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toBeInstanceOf(Error);
+    expect(await s.ping()).toBe(true); // a new connection serves the next query
+    await s.close();
+  });
+
   it('uses the same batch and row bounds as SqliteStore', () => {
     expect({ MAX_BATCH, MAX_ROWS }).toEqual({ MAX_BATCH: SQLITE_MAX_BATCH, MAX_ROWS: SQLITE_MAX_ROWS });
   });
@@ -234,17 +269,19 @@ describe('PostgresStore specifics', () => {
     await s.close();
   });
 
-  it('refuses U+0000 as a client error (400) and stores nothing; ids with it match nothing', async () => {
+  it('refuses U+0000 as the caller\'s input (StoreInputError, no HTTP fields) and stores nothing; ids with it match nothing', async () => {
     const s = new TestStore();
     await s.migrate();
     const account = await s.ensureAccount('a');
     const err = await s.createOrder(account.id, { ...fields, note: 'a\u0000b' }).catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(UnstorableTextError);
-    expect(err).toMatchObject({ status: 400, expose: true });
-    await expect(s.createOrder(account.id, { ...fields, items: [{ sku: '\u0000', quantity: 1, unit_price_cents: 1 }] })).rejects.toThrow(UnstorableTextError);
+    expect(err).toBeInstanceOf(StoreInputError);
+    expect(err).toMatchObject({ name: 'StoreInputError', reason: 'unstorable_text' });
+    expect(err).not.toHaveProperty('status');
+    expect(err).not.toHaveProperty('expose');
+    await expect(s.createOrder(account.id, { ...fields, items: [{ sku: '\u0000', quantity: 1, unit_price_cents: 1 }] })).rejects.toThrow(StoreInputError);
     const { order } = await s.createOrder(account.id, fields);
     await expect(s.writeOrder(account.id, order.id, (cur) => ({ apply: true, eventType: 'order.updated', fields: { ...cur, note: '\u0000' } }))).rejects.toThrow(
-      UnstorableTextError,
+      StoreInputError,
     );
     expect(await s.getOrder(account.id, order.id)).toEqual(order);
     expect((await s.listOrders(account.id, 0, 10)).orders).toEqual([order]);

@@ -1,8 +1,8 @@
 /**
- * The Store port on PostgreSQL (`pg.Pool`), for the scaled-out deployment (DESIGN.md
- * "Running it": many processes on many machines share one database).
+ * Every store port on PostgreSQL (`pg.Pool`), for the scaled-out deployment: many
+ * processes on many machines share one database.
  *
- * Same semantics as `SqliteStore`, proved by the same suite (`store.contract.ts`);
+ * Same semantics as `SqliteStore`, proved by the same suites (`../ports/*.contract.ts`);
  * where SQLite serializes with one file lock, this adapter uses PostgreSQL's own tools:
  * - a write locks its order row (`SELECT ... FOR UPDATE`) before `decide` reads it, so
  *   of N concurrent writes on any number of processes exactly one decides on each
@@ -16,32 +16,35 @@
  *   to milliseconds so the stored value is exactly the ISO string returned.
  *
  * Split by concern: the statements are in sql.ts (the catalogue), value parsing and row
- * mapping in parsers.ts, the batch readers' alignment in ../rows.ts; this file holds the
- * port's methods, each a few lines around one statement.
+ * mapping in parsers.ts, the graph reads' alignment and mapping in ../rows.ts; this file
+ * holds the ports' methods, each a few lines around one statement.
  */
 import { Pool, type PoolClient, type PoolConfig } from 'pg';
 import type {
   Account,
-  TokenInfo,
+  Accounts,
+  AppliedWrite,
+  IdempotencyKeys,
   OrderEvent,
   OrderFields,
   OrderPage,
   OrderRecord,
-  Store,
-  User,
+  Orders,
+  SocialGraph,
+  StoreLifecycle,
+  TokenInfo,
   WriteDecision,
   WriteResult,
 } from '../store';
 import { MIGRATIONS } from './migrations';
 import { claimOn, completeOn, releaseOn, sweepOn, type Run } from './idempotency';
 import type { IdempotencyClaim, IdempotencyClaimRequest, IdempotentCompletion } from '../idempotency';
-import { MAX_BATCH, batchReaders, clampRows, toAccount, toUser, type AccountRow, type CommentRow, type PostRow, type UserRow } from '../rows';
+import { GraphReads, MAX_BATCH, clampRows, toAccount, type AccountRow, type CommentRow, type GraphStatements, type PostRow, type UserRow } from '../rows';
 import { NOW, SQL, type Statement } from './sql';
 import { TYPES, columnsOf, storable, toEvent, toOrder, type EventRow, type OrderRow } from './parsers';
 import { DEMO_ACCOUNTS, DEMO_COMMENTS, DEMO_FRIENDS, DEMO_ORDERS, DEMO_POSTS, DEMO_USERS } from '../demo';
 
 export { MAX_BATCH, MAX_ROWS } from '../rows';
-export { UnstorableTextError } from './parsers';
 export type { Statement } from './sql';
 
 export interface PostgresStoreOptions {
@@ -56,6 +59,14 @@ export interface PostgresStoreOptions {
   max?: number;
   /** How long to wait for a connection before a query fails (default 5000 ms), so an unreachable server is an error, not a hang. */
   connectionTimeoutMillis?: number;
+  /**
+   * Told of every error the pool emits outside a query: an idle connection the server
+   * dropped (restart, failover, idle timeout on its side). The pool has already
+   * discarded that connection and the next query opens a new one, so nothing needs
+   * doing here but logging and counting it. Without it such errors are ignored (they
+   * must be handled: an unhandled pool 'error' would crash the process).
+   */
+  onError?: (err: Error) => void;
 }
 
 /** An id PostgreSQL can hold: anything else matches no row (as on SQLite), so it is answered without a query. */
@@ -73,7 +84,7 @@ function batch<K extends string | number>(ids: readonly K[], first: number): [K[
 
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 
-export class PostgresStore implements Store {
+export class PostgresStore extends GraphReads<OrderRow> implements StoreLifecycle, Accounts, Orders, IdempotencyKeys, SocialGraph {
   private readonly pool: Pool;
   private readonly schema?: string;
   private closed = false;
@@ -82,16 +93,16 @@ export class PostgresStore implements Store {
 
   /** @param url a `postgres://` connection string. Connects lazily: use `openPostgresStore` to check it answers first. */
   constructor(url: string, options: PostgresStoreOptions = {}) {
-    const { schema, max = 10, connectionTimeoutMillis = 5000 } = options;
+    super();
+    const { schema, max = 10, connectionTimeoutMillis = 5000, onError = () => {} } = options;
     if (schema !== undefined && !SCHEMA_NAME.test(schema)) throw new RangeError(`PostgresStore: schema must match ${SCHEMA_NAME}, got "${schema}"`);
     this.schema = schema;
     const config: PoolConfig = { connectionString: url, max, connectionTimeoutMillis, types: TYPES };
     if (schema) config.options = `-c search_path=${schema}`;
     this.pool = new Pool(config);
-    // An idle connection the server dropped (restart, failover) emits 'error' on the
-    // pool; unhandled, that would crash the process. The pool discards the connection
-    // and the next query opens a new one (or fails and reports), so nothing to do here.
-    this.pool.on('error', () => {});
+    // An idle connection the server dropped emits 'error' on the pool; unhandled, that
+    // would crash the process. The pool discards the connection itself (see `onError`).
+    this.pool.on('error', (err) => onError(err));
   }
 
   /** Runs one named statement, counted. */
@@ -247,7 +258,7 @@ export class PostgresStore implements Store {
   }
 
   /** Inserts order + `order.created` event on `c`; the caller provides the transaction. */
-  private async createOn(c: PoolClient, accountId: number, fields: OrderFields): Promise<{ order: OrderRecord; event: OrderEvent }> {
+  private async createOn(c: PoolClient, accountId: number, fields: OrderFields): Promise<AppliedWrite> {
     // Built from the row as stored (RETURNING), so it equals what getOrder returns, jsonb's key order included.
     const [row] = await this.q<OrderRow>(c, 'insertOrder', [accountId, ...columnsOf(fields)]);
     const order = toOrder(row);
@@ -256,7 +267,7 @@ export class PostgresStore implements Store {
     return { order, event };
   }
 
-  async createOrder(accountId: number, fields: OrderFields, complete?: IdempotentCompletion<{ order: OrderRecord; event: OrderEvent }>): Promise<{ order: OrderRecord; event: OrderEvent }> {
+  async createOrder(accountId: number, fields: OrderFields, complete?: IdempotentCompletion<AppliedWrite>): Promise<AppliedWrite> {
     return this.tx(async (c) => {
       const created = await this.createOn(c, accountId, fields);
       if (complete) await completeOn(this.runOn(c), accountId, complete, created);
@@ -297,7 +308,7 @@ export class PostgresStore implements Store {
     accountId: number,
     orderId: number,
     decide: (current: OrderRecord) => WriteDecision<R>,
-    complete?: IdempotentCompletion<{ order: OrderRecord; event: OrderEvent }>,
+    complete?: IdempotentCompletion<AppliedWrite>,
   ): Promise<WriteResult<R>> {
     if (!isId(orderId)) return { ok: false, reason: 'not_found' };
     // FOR UPDATE before decide: a concurrent writer of the same order (this process or
@@ -330,30 +341,21 @@ export class PostgresStore implements Store {
     return (await this.q<EventRow>(this.pool, 'eventsAfter', [orderId, lowerBound(afterSeq), clampRows(limit)])).map(toEvent);
   }
 
-  /** The batch readers (../rows.ts), each one statement of sql.ts per call. */
-  private readonly readers = batchReaders<OrderRow>(
-    {
-      usersByIds: async (ids) => {
-        const [distinct, , cap] = batch(ids, 1);
-        return this.q<UserRow>(this.pool, 'usersByIds', [distinct, cap]);
-      },
-      friendsOf: (ids, first) => this.q<UserRow & { parent: string }>(this.pool, 'friendsOf', batch(ids, first)),
-      postsOf: (ids, first) => this.q<PostRow>(this.pool, 'postsOf', batch(ids, first)),
-      commentsOf: (ids, first) => this.q<CommentRow>(this.pool, 'commentsOf', batch(ids, first)),
-      ordersOfAccounts: (ids, first) => this.q<OrderRow>(this.pool, 'ordersOfAccounts', batch(ids, first)),
+  /** The graph reads' statements (../rows.ts maps and aligns), each one statement of sql.ts per call. */
+  protected readonly graphStatements: GraphStatements<OrderRow> = {
+    usersByIds: async (ids) => {
+      const [distinct, , cap] = batch(ids, 1);
+      return this.q<UserRow>(this.pool, 'usersByIds', [distinct, cap]);
     },
-    toOrder,
-  );
-  readonly usersByIds = this.readers.usersByIds;
-  readonly friendsOf = this.readers.friendsOf;
-  readonly postsOf = this.readers.postsOf;
-  readonly commentsOf = this.readers.commentsOf;
-  readonly ordersOfAccounts = this.readers.ordersOfAccounts;
+    friendsOf: (ids, first) => this.q<UserRow & { parent: string }>(this.pool, 'friendsOf', batch(ids, first)),
+    postsOf: (ids, first) => this.q<PostRow>(this.pool, 'postsOf', batch(ids, first)),
+    commentsOf: (ids, first) => this.q<CommentRow>(this.pool, 'commentsOf', batch(ids, first)),
+    ordersOfAccounts: (ids, first) => this.q<OrderRow>(this.pool, 'ordersOfAccounts', batch(ids, first)),
+    userOfAccount: async (accountId) => (isId(accountId) ? (await this.q<UserRow>(this.pool, 'userOfAccount', [accountId]))[0] : undefined),
+  };
 
-  async userOfAccount(accountId: number): Promise<User | null> {
-    if (!isId(accountId)) return null;
-    const [row] = await this.q<UserRow>(this.pool, 'userOfAccount', [accountId]);
-    return row ? toUser(row) : null;
+  protected orderRecord(row: OrderRow): OrderRecord {
+    return toOrder(row);
   }
 
   /**

@@ -6,6 +6,7 @@
 import { types as pgTypes, type CustomTypesConfig } from 'pg';
 import type { OrderEvent, OrderFields, OrderItem, OrderRecord } from '../store';
 import { toOrder as sharedToOrder, type OrderRow as SharedOrderRow } from '../rows';
+import { StoreInputError } from '../errors';
 
 export type OrderRow = SharedOrderRow<OrderItem[]>;
 export interface EventRow {
@@ -63,19 +64,11 @@ export const toEvent = (r: EventRow): OrderEvent => ({
 
 /**
  * Text PostgreSQL cannot hold: `text` and `jsonb` refuse U+0000, which SQLite stores.
- * The error carries koa's `status` 400 + `expose` (the convention the problem
- * middleware already maps), so such input is the client's 400, never a 500 (invariant 6).
+ * Refused before any statement runs, as the caller's input (`StoreInputError`), so it
+ * never surfaces as a failure of the store.
  */
-export class UnstorableTextError extends RangeError {
-  readonly status = 400;
-  readonly expose = true;
-  readonly code = 'UNSTORABLE_TEXT';
-  constructor() {
-    super('Text containing U+0000 cannot be stored');
-  }
-}
 export const storable = (s: string): string => {
-  if (s.includes('\u0000')) throw new UnstorableTextError();
+  if (s.includes('\u0000')) throw new StoreInputError('unstorable_text', 'Text containing U+0000 cannot be stored');
   return s;
 };
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;

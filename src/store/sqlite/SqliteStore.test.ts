@@ -3,8 +3,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { runStoreContract } from '../store.contract';
-import { runIdempotencyContract } from '../idempotency.contract';
+import { runAccountsContract } from '../ports/accounts.contract';
+import { runIdempotencyKeysContract } from '../ports/idempotencyKeys.contract';
+import { runLifecycleContract } from '../ports/lifecycle.contract';
+import { runOrdersContract } from '../ports/orders.contract';
+import { runSocialGraphContract } from '../ports/socialGraph.contract';
+import { runSyncRevisionsContract } from '../ports/syncRevisions.contract';
 import type { OrderFields } from '../store';
 import { MIGRATIONS } from './migrations';
 import { MAX_BATCH, SqliteStore } from './SqliteStore';
@@ -16,35 +20,32 @@ const freshFile = (): string => {
   return join(dir, 'orderline.sqlite');
 };
 const fresh = async () => new SqliteStore(freshFile());
-afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
-
-const fields: OrderFields = { status: 'pending', items: [{ sku: 'A', quantity: 1, unit_price_cents: 100 }], currency: 'EUR', discount: null, note: null };
-
-// The real file, not :memory:, so WAL and locking are the production ones.
-runStoreContract('SqliteStore (file)', fresh);
-// Two handles on one file: two processes sharing the embedded store (WORKERS=N).
-runIdempotencyContract('SqliteStore (two handles on one file)', async () => {
+const migrated = async () => {
+  const s = await fresh();
+  await s.migrate();
+  return s;
+};
+/** Two handles on one file: two processes sharing the embedded store (WORKERS=N). */
+const twoHandles = async () => {
   const file = freshFile();
   const [a, b] = [new SqliteStore(file), new SqliteStore(file)];
   await a.migrate();
   await b.migrate();
   return { a, b, close: async () => void (await Promise.all([a.close(), b.close()])) };
-});
+};
+afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+
+const fields: OrderFields = { status: 'pending', items: [{ sku: 'A', quantity: 1, unit_price_cents: 100 }], currency: 'EUR', discount: null, note: null };
+
+// The real file, not :memory:, so WAL and locking are the production ones.
+runLifecycleContract('SqliteStore (file)', fresh);
+runAccountsContract('SqliteStore (file)', migrated);
+runOrdersContract('SqliteStore (file)', migrated);
+runSocialGraphContract('SqliteStore (file)', migrated);
+runIdempotencyKeysContract('SqliteStore (two handles on one file)', twoHandles);
+runSyncRevisionsContract('SqliteStore (two handles on one file)', twoHandles);
 
 describe('SqliteStore specifics', () => {
-  it('reads a revision synchronously, and sees at once what another handle on the file wrote (nothing cached)', async () => {
-    const file = freshFile();
-    const [a, b] = [new SqliteStore(file), new SqliteStore(file)];
-    await a.migrate();
-    await b.migrate();
-    const account = await a.ensureAccount('acme');
-    const { order } = await a.createOrder(account.id, fields);
-    expect(a.orderRevisionNow(account.id, order.id)).toBe(1);
-    await b.writeOrder(account.id, order.id, (cur) => ({ apply: true, fields: { status: cur.status, items: cur.items, currency: cur.currency, discount: cur.discount, note: 'from b' }, eventType: 'order.updated' }));
-    expect(a.orderRevisionNow(account.id, order.id)).toBe(2);
-    await Promise.all([a.close(), b.close()]);
-  });
-
   it('opens in WAL mode with synchronous FULL, foreign keys on and a busy timeout', async () => {
     const s = await fresh();
     await s.migrate();

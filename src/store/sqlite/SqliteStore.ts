@@ -1,5 +1,6 @@
 /**
- * The Store port on an embedded SQLite file (better-sqlite3, WAL).
+ * Every store port on an embedded SQLite file (better-sqlite3, WAL), and the
+ * synchronous revision read (`SyncRevisions`) its synchronous driver makes possible.
  *
  * better-sqlite3 is synchronous: every statement blocks the event loop while it runs,
  * so every query here is bounded by an index and a LIMIT (spec 1.5), and statements
@@ -8,27 +9,31 @@
  * the service) wait for the write lock instead of failing.
  *
  * Split by concern: the statements are in statements.ts (the catalogue), row types and
- * mappers in parsers.ts, the batch readers' alignment in ../rows.ts.
+ * mappers in parsers.ts, the graph reads' alignment and mapping in ../rows.ts.
  */
 import Database from 'better-sqlite3';
 import type {
   Account,
-  TokenInfo,
+  Accounts,
+  AppliedWrite,
   OrderEvent,
+  IdempotencyKeys,
+  Orders,
+  SocialGraph,
+  StoreLifecycle,
+  SyncRevisions,
+  TokenInfo,
   OrderFields,
   OrderPage,
-  OrderItem,
   OrderRecord,
-  Store,
-  User,
   WriteDecision,
   WriteResult,
 } from '../store';
 import { MIGRATIONS } from './migrations';
 import { SqliteIdempotency } from './idempotency';
 import type { IdempotencyClaim, IdempotencyClaimRequest, IdempotentCompletion } from '../idempotency';
-import { MAX_BATCH, batchReaders, clampRows, toAccount, toUser, type AccountRow } from '../rows';
-import { columnsOf, toEvent, toOrder, type BatchParams } from './parsers';
+import { GraphReads, MAX_BATCH, clampRows, toAccount, type GraphStatements } from '../rows';
+import { columnsOf, toEvent, toOrder, type BatchParams, type OrderRow } from './parsers';
 import { prepareStatements, type Statements } from './statements';
 import { DEMO_ACCOUNTS, DEMO_COMMENTS, DEMO_FRIENDS, DEMO_ORDERS, DEMO_POSTS, DEMO_USERS } from '../demo';
 
@@ -41,7 +46,7 @@ function batch(ids: readonly (string | number)[], first: number): BatchParams {
   return { ids: JSON.stringify(ids), first: per, cap: new Set(ids).size * per };
 }
 
-export class SqliteStore implements Store {
+export class SqliteStore extends GraphReads<OrderRow> implements StoreLifecycle, Accounts, Orders, IdempotencyKeys, SocialGraph, SyncRevisions {
   private readonly db: Database.Database;
   /** Statements executed (every `run`/`get`/`all`), so tests can prove batching: one query per GraphQL level. */
   queryCount = 0;
@@ -58,6 +63,7 @@ export class SqliteStore implements Store {
    *   loss, for more write throughput (BENCHMARKS.md measures both).
    */
   constructor(file: string, synchronous: 'normal' | 'full' = 'full') {
+    super();
     this.db = new Database(file);
     this.db.pragma('journal_mode = WAL');
     this.db.pragma(`synchronous = ${synchronous === 'normal' ? 'NORMAL' : 'FULL'}`);
@@ -71,7 +77,8 @@ export class SqliteStore implements Store {
     return prepareStatements(this.db);
   }
 
-  private get s() {
+  /** The prepared statements; there are none before `migrate()`. */
+  private get statements(): Statements {
     if (!this.stmts) throw new Error('SqliteStore: call migrate() first');
     return this.stmts;
   }
@@ -111,14 +118,14 @@ export class SqliteStore implements Store {
     // starting on the same empty file cannot both load it.
     return this.db
       .transaction((): boolean => {
-        if (this.run(() => this.s.anyUser.get())) return false;
+        if (this.run(() => this.statements.anyUser.get())) return false;
         const now = '2026-01-01T00:00:00.000Z';
         const ids = new Map<string, number>();
         for (const name of DEMO_ACCOUNTS) ids.set(name, this.ensureAccountSync(name, now).id);
-        for (const u of DEMO_USERS) this.run(() => this.s.insertUser.run(u.id, u.name, u.account ? ids.get(u.account)! : null));
-        for (const [a, b] of DEMO_FRIENDS) this.run(() => this.s.insertFriend.run(a, b));
-        for (const p of DEMO_POSTS) this.run(() => this.s.insertPost.run(p.id, p.authorId, p.title));
-        for (const c of DEMO_COMMENTS) this.run(() => this.s.insertComment.run(c.id, c.postId, c.authorId, c.body));
+        for (const u of DEMO_USERS) this.run(() => this.statements.insertUser.run(u.id, u.name, u.account ? ids.get(u.account)! : null));
+        for (const [a, b] of DEMO_FRIENDS) this.run(() => this.statements.insertFriend.run(a, b));
+        for (const p of DEMO_POSTS) this.run(() => this.statements.insertPost.run(p.id, p.authorId, p.title));
+        for (const c of DEMO_COMMENTS) this.run(() => this.statements.insertComment.run(c.id, c.postId, c.authorId, c.body));
         for (const o of DEMO_ORDERS) this.createSync(ids.get(o.account)!, o.fields);
         return true;
       })
@@ -138,8 +145,8 @@ export class SqliteStore implements Store {
   }
 
   private ensureAccountSync(name: string, now: string): Account {
-    this.run(() => this.s.insertAccount.run(name, now));
-    return toAccount(this.run(() => this.s.accountByName.get(name))!);
+    this.run(() => this.statements.insertAccount.run(name, now));
+    return toAccount(this.run(() => this.statements.accountByName.get(name))!);
   }
 
   async ensureAccount(name: string): Promise<Account> {
@@ -147,40 +154,40 @@ export class SqliteStore implements Store {
   }
 
   async addToken(accountId: number, selector: string, verifierHash: string): Promise<void> {
-    this.run(() => this.s.insertToken.run(selector, verifierHash, accountId, new Date().toISOString()));
+    this.run(() => this.statements.insertToken.run(selector, verifierHash, accountId, new Date().toISOString()));
   }
 
   async tokenBySelector(selector: string): Promise<{ account: Account; verifierHash: string } | null> {
     // The hash comparison is the caller's (constant time); here only the indexed lookup.
-    const row = this.run(() => this.s.tokenBySelector.get(selector));
+    const row = this.run(() => this.statements.tokenBySelector.get(selector));
     return row ? { account: toAccount(row), verifierHash: row.verifier_hash } : null;
   }
 
   async listTokens(accountId: number): Promise<TokenInfo[]> {
-    return this.run(() => this.s.tokensOf.all(accountId)).map((r) => ({ selector: r.selector, createdAt: r.created_at }));
+    return this.run(() => this.statements.tokensOf.all(accountId)).map((r) => ({ selector: r.selector, createdAt: r.created_at }));
   }
 
   async revokeToken(accountId: number, selector: string): Promise<boolean> {
-    return this.run(() => this.s.deleteToken.run(accountId, selector)).changes > 0;
+    return this.run(() => this.statements.deleteToken.run(accountId, selector)).changes > 0;
   }
 
   async setPinnedVersion(accountId: number, version: number | null): Promise<void> {
-    this.run(() => this.s.setPinned.run(version, accountId));
+    this.run(() => this.statements.setPinned.run(version, accountId));
   }
 
   /** Inserts order + `order.created` event; the caller provides the transaction. */
-  private createSync(accountId: number, fields: OrderFields): { order: OrderRecord; event: OrderEvent } {
+  private createSync(accountId: number, fields: OrderFields): AppliedWrite {
     const now = new Date().toISOString();
     const cols = columnsOf(fields);
-    const { lastInsertRowid } = this.run(() => this.s.insertOrder.run({ account_id: accountId, now, ...cols }));
+    const { lastInsertRowid } = this.run(() => this.statements.insertOrder.run({ account_id: accountId, now, ...cols }));
     // Built from the bound columns through the same mapping a read uses, so it equals what getOrder returns.
     const order = toOrder({ id: Number(lastInsertRowid), account_id: accountId, revision: 1, ...cols, created_at: now, updated_at: now });
     const event: OrderEvent = { orderId: order.id, accountId, seq: 1, type: 'order.created', order, createdAt: now };
-    this.run(() => this.s.insertEvent.run(order.id, 1, accountId, event.type, JSON.stringify(order), now));
+    this.run(() => this.statements.insertEvent.run(order.id, 1, accountId, event.type, JSON.stringify(order), now));
     return { order, event };
   }
 
-  async createOrder(accountId: number, fields: OrderFields, complete?: IdempotentCompletion<{ order: OrderRecord; event: OrderEvent }>): Promise<{ order: OrderRecord; event: OrderEvent }> {
+  async createOrder(accountId: number, fields: OrderFields, complete?: IdempotentCompletion<AppliedWrite>): Promise<AppliedWrite> {
     return this.db
       .transaction(() => {
         const created = this.createSync(accountId, fields);
@@ -191,7 +198,7 @@ export class SqliteStore implements Store {
   }
 
   async getOrder(accountId: number, orderId: number): Promise<OrderRecord | null> {
-    const row = this.run(() => this.s.getOrder.get(orderId, accountId));
+    const row = this.run(() => this.statements.getOrder.get(orderId, accountId));
     return row ? toOrder(row) : null;
   }
 
@@ -199,33 +206,34 @@ export class SqliteStore implements Store {
     return this.orderRevisionNow(accountId, orderId);
   }
 
+  /** `orderRevision` without a promise (the `SyncRevisions` port): better-sqlite3 answers in this tick. */
   orderRevisionNow(accountId: number, orderId: number): number | null {
-    return this.run(() => this.s.orderRevision.get(orderId, accountId)) ?? null;
+    return this.run(() => this.statements.orderRevision.get(orderId, accountId)) ?? null;
   }
 
   async writeOrder<R>(
     accountId: number,
     orderId: number,
     decide: (current: OrderRecord) => WriteDecision<R>,
-    complete?: IdempotentCompletion<{ order: OrderRecord; event: OrderEvent }>,
+    complete?: IdempotentCompletion<AppliedWrite>,
   ): Promise<WriteResult<R>> {
     // IMMEDIATE takes the write lock before the read, so the decision sees the row it
     // replaces, also against another process on the same file. A throwing `decide`
     // rolls back (nothing was written) and rejects.
     return this.db
       .transaction((): WriteResult<R> => {
-        const row = this.run(() => this.s.getOrder.get(orderId, accountId));
+        const row = this.run(() => this.statements.getOrder.get(orderId, accountId));
         if (!row) return { ok: false, reason: 'not_found' };
         const decision = decide(toOrder(row));
         if (!decision.apply) return { ok: false, reason: decision.reason };
         const now = new Date().toISOString();
         const cols = columnsOf(decision.fields);
-        const { changes } = this.run(() => this.s.updateOrder.run({ id: orderId, revision: row.revision, now, ...cols }));
+        const { changes } = this.run(() => this.statements.updateOrder.run({ id: orderId, revision: row.revision, now, ...cols }));
         // Cannot happen under the write lock; if it did, throwing rolls the transaction back.
         if (changes !== 1) throw new Error(`order ${orderId}: revision moved inside a write transaction`);
         const order = toOrder({ ...row, ...cols, revision: row.revision + 1, updated_at: now });
         const event: OrderEvent = { orderId, accountId, seq: order.revision, type: decision.eventType, order, createdAt: now };
-        this.run(() => this.s.insertEvent.run(orderId, event.seq, accountId, event.type, JSON.stringify(order), now));
+        this.run(() => this.statements.insertEvent.run(orderId, event.seq, accountId, event.type, JSON.stringify(order), now));
         if (complete) this.idempotency.completeIn(accountId, complete, { order, event });
         return { ok: true, order, event };
       })
@@ -246,43 +254,36 @@ export class SqliteStore implements Store {
 
   async listOrders(accountId: number, after: number, limit: number): Promise<OrderPage> {
     const n = clampRows(limit);
-    const rows = this.run(() => this.s.listOrders.all(accountId, after, n + 1));
+    const rows = this.run(() => this.statements.listOrders.all(accountId, after, n + 1));
     return { orders: rows.slice(0, n).map(toOrder), hasMore: rows.length > n };
   }
 
   async eventsAfter(orderId: number, afterSeq: number, limit: number): Promise<OrderEvent[]> {
-    return this.run(() => this.s.eventsAfter.all(orderId, afterSeq, clampRows(limit))).map(toEvent);
+    return this.run(() => this.statements.eventsAfter.all(orderId, afterSeq, clampRows(limit))).map(toEvent);
   }
 
-  /** The batch readers (../rows.ts), each one statement of statements.ts per call. */
-  private readonly readers = batchReaders(
-    {
-      // One parent: a plain indexed statement (statements.ts); several: the batch statement.
-      usersByIds: async (ids) => {
-        if (ids.length === 1) return this.run(() => this.s.userById.all(ids[0]));
-        const p = batch(ids, 1);
-        return this.run(() => this.s.usersByIds.all(p.ids, p.cap));
-      },
-      friendsOf: async (ids, first) =>
-        this.run(() => (ids.length === 1 ? this.s.friendsOfOne.all(ids[0], clampRows(first)) : this.s.friendsOf.all(batch(ids, first)))),
-      postsOf: async (ids, first) =>
-        this.run(() => (ids.length === 1 ? this.s.postsOfOne.all(ids[0], clampRows(first)) : this.s.postsOf.all(batch(ids, first)))),
-      commentsOf: async (ids, first) =>
-        this.run(() => (ids.length === 1 ? this.s.commentsOfOne.all(ids[0], clampRows(first)) : this.s.commentsOf.all(batch(ids, first)))),
-      ordersOfAccounts: async (ids, first) =>
-        this.run(() => (ids.length === 1 ? this.s.ordersOfOne.all(ids[0], clampRows(first)) : this.s.ordersOfAccounts.all(batch(ids, first)))),
+  /** The graph reads' statements (../rows.ts maps and aligns): for one parent a plain indexed statement, for several the batch one. */
+  protected readonly graphStatements: GraphStatements<OrderRow> = {
+    usersByIds: async (ids) => {
+      if (ids.length === 1) return this.run(() => this.statements.userById.all(ids[0]));
+      const p = batch(ids, 1);
+      return this.run(() => this.statements.usersByIds.all(p.ids, p.cap));
     },
-    toOrder,
-  );
-  readonly usersByIds = this.readers.usersByIds;
-  readonly friendsOf = this.readers.friendsOf;
-  readonly postsOf = this.readers.postsOf;
-  readonly commentsOf = this.readers.commentsOf;
-  readonly ordersOfAccounts = this.readers.ordersOfAccounts;
+    friendsOf: async (ids, first) =>
+      this.run(() => (ids.length === 1 ? this.statements.friendsOfOne.all(ids[0], clampRows(first)) : this.statements.friendsOf.all(batch(ids, first)))),
+    postsOf: async (ids, first) =>
+      this.run(() => (ids.length === 1 ? this.statements.postsOfOne.all(ids[0], clampRows(first)) : this.statements.postsOf.all(batch(ids, first)))),
+    commentsOf: async (ids, first) =>
+      this.run(() => (ids.length === 1 ? this.statements.commentsOfOne.all(ids[0], clampRows(first)) : this.statements.commentsOf.all(batch(ids, first)))),
+    ordersOfAccounts: async (ids, first) =>
+      this.run(() =>
+        ids.length === 1 ? this.statements.ordersOfOne.all(ids[0], clampRows(first)) : this.statements.ordersOfAccounts.all(batch(ids, first)),
+      ),
+    userOfAccount: async (accountId) => this.run(() => this.statements.userOfAccount.get(accountId)),
+  };
 
-  async userOfAccount(accountId: number): Promise<User | null> {
-    const row = this.run(() => this.s.userOfAccount.get(accountId));
-    return row ? toUser(row) : null;
+  protected orderRecord(row: OrderRow): OrderRecord {
+    return toOrder(row);
   }
 
   /** The journal mode in effect (`'wal'` on a file): the test checks the pragma took. */
@@ -302,8 +303,8 @@ export class SqliteStore implements Store {
   }
 
   /** The query plan of a prepared statement, for tests that prove reads use an index. */
-  explain(statement: keyof NonNullable<SqliteStore['stmts']>, params: unknown[]): string[] {
-    const sql = this.s[statement].source;
+  explain(statement: keyof Statements, params: unknown[]): string[] {
+    const sql = this.statements[statement].source;
     return this.db
       .prepare(`EXPLAIN QUERY PLAN ${sql}`)
       .all(...params)

@@ -1,25 +1,31 @@
 /**
- * The Store port's idempotency keys, one suite for every adapter (as store.contract.ts).
- * `pair` opens a first store on fresh data and a second handle on the same data (another
- * connection pool or file handle: another instance), both migrated. Time is the `now`
- * the caller passes, so nothing waits. Excluded from the build (tsconfig.build.json).
+ * The idempotency-keys port's behaviour, one suite for every adapter. `pair` opens a
+ * first store on fresh data and a second handle on the same data (another connection
+ * pool or file handle: another instance), both migrated. Time is the `now` the caller
+ * passes, so nothing waits. Keys are completed by the orders port's writes, so the
+ * stores handed in offer those too.
  */
-import { IdempotencyLostError, type IdempotencyClaimRequest, type StoredResponse } from './idempotency';
-import type { OrderEvent, OrderFields, OrderRecord, Store } from './store';
+import { IdempotencyLostError } from '../idempotency';
+import type { IdempotencyClaimRequest, IdempotencyKeys, StoredResponse } from './idempotencyKeys';
+import type { AppliedWrite, OrderFields, Orders } from './orders';
+import type { MakesAccounts } from './fixtures.contract';
+
+export type IdempotencyKeysStore = IdempotencyKeys & Pick<Orders, 'createOrder' | 'writeOrder' | 'listOrders'> & MakesAccounts;
+export type IdempotencyKeysFactory = () => Promise<{ a: IdempotencyKeysStore; b: IdempotencyKeysStore; close(): Promise<void> }>;
 
 const fields: OrderFields = { status: 'pending', items: [], currency: 'EUR', discount: null, note: 'idem' };
 const T0 = 1_700_000_000_000;
 const req = (over: Partial<IdempotencyClaimRequest> = {}): IdempotencyClaimRequest => ({ key: 'k-1', fingerprint: 'fp-A', now: T0, lockMs: 60_000, ttlMs: 86_400_000, ...over });
-const respond = ({ order }: { order: OrderRecord; event: OrderEvent }): StoredResponse => ({
+const respond = ({ order }: AppliedWrite): StoredResponse => ({
   status: 201,
   headers: { Location: `/orders/${order.id}`, 'Content-Type': 'application/json' },
   body: JSON.stringify({ id: order.id, note: order.note }),
 });
 
-export function runIdempotencyContract(name: string, pair: () => Promise<{ a: Store; b: Store; close(): Promise<void> }>): void {
-  describe(`Store idempotency contract: ${name}`, () => {
-    let a: Store;
-    let b: Store;
+export function runIdempotencyKeysContract(name: string, pair: IdempotencyKeysFactory): void {
+  describe(`IdempotencyKeys contract: ${name}`, () => {
+    let a: IdempotencyKeysStore;
+    let b: IdempotencyKeysStore;
     let close: () => Promise<void>;
     let account: number;
     beforeEach(async () => {
