@@ -17,7 +17,7 @@ export interface GraphqlRouteDeps {
   engine: GraphqlEngine;
   finalizer: Finalizer;
   /** The pipeline's authentication step (http/pipeline.ts `authenticator`). */
-  authenticate: (req: IncomingMessage) => Account | Promise<Account | Refusal>;
+  authenticate: (req: IncomingMessage) => Promise<Account | Refusal>;
   bodyLimit: number;
 }
 
@@ -37,8 +37,7 @@ export function graphqlRoute({ engine, finalizer, authenticate, bodyLimit }: Gra
   async function serve(x: Exchange): Promise<number> {
     const req = x.req;
     const accept = req.headers.accept || undefined;
-    const authenticating = authenticate(req);
-    const account = authenticating instanceof Promise ? await authenticating : authenticating;
+    const account = await authenticate(req);
     if (isRefusal(account)) return write(x, await engine.refuse(account, accept, undefined));
     let body: string | null = null;
     if (req.method === 'POST') {

@@ -79,3 +79,29 @@ export function evaluate(req: ConditionalRequest): Outcome {
   }
   return 'proceed';
 }
+
+/** Fields a 304 carries from the 200 it stands for (RFC 9110 15.4.5). */
+const NOT_MODIFIED_FIELDS = ['ETag', 'Cache-Control', 'Content-Location', 'Date', 'Expires', 'Vary'] as const;
+
+/**
+ * The pipeline's conditional step for any operation: a GET or HEAD whose 200 carries an
+ * ETag the request's If-None-Match matches (weak comparison) is answered 304 with the
+ * fields RFC 9110 15.4.5 names, instead of the body. Handlers that can decide a 304 before
+ * building the body (the order read, the docs) do so themselves with `evaluate`; every
+ * other operation that declares an ETag gets it here, with no code of its own.
+ */
+export function notModified<R extends { status: number; headers?: Readonly<Record<string, string>> }>(
+  method: string,
+  ifNoneMatch: string | undefined,
+  res: R,
+): { status: 304; headers: Record<string, string> } | undefined {
+  if (ifNoneMatch === undefined || res.status !== 200 || (method !== 'GET' && method !== 'HEAD')) return undefined;
+  const etag = res.headers?.ETag;
+  if (etag === undefined || evaluate({ method, ifNoneMatch, current: { selected: etag, all: [] } }) !== 'not_modified') return undefined;
+  const headers: Record<string, string> = {};
+  for (const name of NOT_MODIFIED_FIELDS) {
+    const value = res.headers?.[name];
+    if (value !== undefined) headers[name] = value;
+  }
+  return { status: 304, headers };
+}

@@ -34,7 +34,8 @@ import type { Exchange, Finalizer } from './finalize';
 import { isRefusal, refusal, refusalOf, type Refusal } from './problem';
 import type { RateLimiter } from './rateLimit';
 import { send, sendProblem, sendResponse } from './respond';
-import { readRequest, type Operation } from './rest/operations';
+import { readRequest, type AnyResponse, type Operation } from './rest/operations';
+import { notModified } from './conditional';
 import type { RouteSpec } from '../../generated/openapi/routes';
 
 /**
@@ -68,16 +69,15 @@ export interface PipelineDeps {
   fallback: RequestListener;
 }
 
-/** The pipeline's authentication step: the caller's account, or the 401. */
+/** The pipeline's authentication step for a transport route: the caller's account, or the 401. */
 export function authenticator(store: Pick<Store, 'tokenBySelector'>, cache: AuthCache) {
-  return function authenticate(req: IncomingMessage, accessToken?: unknown): Account | Promise<Account | Refusal> {
-    return (accessToken === undefined && cachedAccount(req.headers.authorization, cache)) || resolveToken(bearerTokenOf(req.headers.authorization, accessToken), store, cache);
+  return async function authenticate(req: IncomingMessage): Promise<Account | Refusal> {
+    return cachedAccount(req.headers.authorization, cache) ?? resolveToken(bearerTokenOf(req.headers.authorization, undefined), store, cache);
   };
 }
 
 export function createPipeline(deps: PipelineDeps): RequestListener {
   const fin = deps.finalizer;
-  const authenticate = authenticator(deps.store, deps.authCache);
   const { limiter, bodyLimit } = deps;
 
   /** OPTIONS: a CORS preflight's 204, else a 204 with `Allow` (RFC 9110 9.3.7). */
@@ -117,21 +117,26 @@ export function createPipeline(deps: PipelineDeps): RequestListener {
     if (!op.auth) {
       const raw = await readRequest(req, op, params, x.search, bodyLimit);
       if (isRefusal(raw)) return sendProblem(fin, x, raw);
-      return sendResponse(fin, x, await op.run(raw, { method: req.method ?? 'GET', path: x.path }));
+      return represent(x, await op.run(raw, { method: req.method ?? 'GET', path: x.path }));
     }
-    const authenticating = authenticate(req);
-    const account = authenticating instanceof Promise ? await authenticating : authenticating;
+    // The auth cache first (synchronous): most requests of a client come after its first.
+    const account = cachedAccount(req.headers.authorization, deps.authCache) ?? (await resolveToken(bearerTokenOf(req.headers.authorization, undefined), deps.store, deps.authCache));
     if (isRefusal(account)) return sendProblem(fin, x, account);
     if (limiter) {
       // Right after authentication, before any parsing: a refused request costs nothing more.
-      const taking = limiter.spend(account.id);
-      const taken = taking instanceof Promise ? await taking : taking;
+      const taken = limiter.spendNow ? limiter.spendNow(account.id) : await limiter.spend(account.id);
       if (!taken.admitted) return sendProblem(fin, x, limiter.refusal(taken));
       limiter.pushFields(x.fields, taken);
     }
     const raw = await readRequest(req, op, params, x.search, bodyLimit);
     if (isRefusal(raw)) return sendProblem(fin, x, raw);
-    return sendResponse(fin, x, await op.run(raw, { method: req.method ?? 'GET', path: x.path, account }));
+    return represent(x, await op.run(raw, { method: req.method ?? 'GET', path: x.path, account }));
+  }
+
+  /** The conditional step (a 304 for any GET whose ETag the client holds), then the response writer. */
+  function represent(x: Exchange, res: AnyResponse): number {
+    const inm = x.req.headers['if-none-match'];
+    return sendResponse(fin, x, (inm !== undefined && notModified(x.req.method ?? 'GET', inm, res)) || res);
   }
 
   function resource(req: IncomingMessage, res: ServerResponse, r: Resource, params: Record<string, string>, path: string, search: string): void {

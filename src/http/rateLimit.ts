@@ -21,64 +21,40 @@ export interface RateLimitOptions {
   burst: number;
 }
 
-/** One request's verdict: the fields every limited response carries, and whether it may run. */
-export interface RateLimitDecision {
-  admitted: boolean;
-  /** `RateLimit-Policy` and `RateLimit` (and `Retry-After` when refused). */
-  headers: Record<string, string>;
-  /** When refused: the 429 problem's detail. */
-  detail?: string;
-}
-
 const policyField = (policy: BucketPolicy, name: string): string => `"${name}";q=${policy.capacity};w=${Math.max(1, Math.ceil(policy.capacity / policy.ratePerSec))}`;
 
 /** The `RateLimit` value: r units remaining, t seconds until the quota is whole again. */
 const limitField = (name: string, r: TakeResult): string => `"${name}";r=${r.remaining};t=${Math.ceil(r.fullInMs / 1000)}`;
 
-function fieldsFor(policyValue: string, r: TakeResult, name: string): Record<string, string> {
-  const headers: Record<string, string> = { 'RateLimit-Policy': policyValue, RateLimit: limitField(name, r) };
-  if (!r.admitted) headers['Retry-After'] = String(Math.max(1, Math.ceil(r.retryAfterMs / 1000)));
-  return headers;
-}
-
 /**
- * `take(accountId)` spends one token of the account's bucket and
- * returns the decision with its header values, synchronously when the buckets are in
- * this process (no promise on the hot path), else as a promise (Redis).
+ * The limit's steps, each one function: `spendNow` (when the buckets are in this process:
+ * no promise on the hot path) or `spend` takes one token of the account's bucket;
+ * `pushFields` appends an admitted take's two fields to the response's field list (no
+ * header object built per request: a cached GET costs ~20 µs, so every allocation shows);
+ * `refusal` is a refused take's 429.
  */
 export function rateLimiter({ buckets, rps, burst }: RateLimitOptions) {
   const policy: BucketPolicy = { capacity: burst, ratePerSec: rps };
   const policyValue = policyField(policy, RATE_LIMIT_POLICY_NAME); // the same for every response: built once
-  const decide = (taken: TakeResult): RateLimitDecision => {
-    const headers = fieldsFor(policyValue, taken, RATE_LIMIT_POLICY_NAME);
-    if (taken.admitted) return { admitted: true, headers };
-    return { admitted: false, headers, detail: `More than ${burst} requests in a burst or ${rps} per second: retry after ${headers['Retry-After']} s` };
-  };
-  /** One token of the account's bucket: synchronous when the buckets are in this process. */
-  const spend = (accountId: number): TakeResult | Promise<TakeResult> => {
-    const key = `rest:${accountId}`;
-    return hasSyncBuckets(buckets) ? buckets.takeNow(key, 1, policy) : buckets.take(key, 1, policy);
-  };
+  const keyOf = (accountId: number) => `rest:${accountId}`;
   return {
     policy,
-    take(accountId: number): RateLimitDecision | Promise<RateLimitDecision> {
-      const taken = spend(accountId);
-      return taken instanceof Promise ? taken.then(decide) : decide(taken);
-    },
-    /**
-     * The same take as the pipeline spends it: the bare result, whose two fields
-     * `pushFields` appends to the response's field list, with no header object or decision
-     * built for an admitted request (a cached GET costs ~20 µs, so every allocation shows).
-     */
-    spend,
-    /** `RateLimit-Policy` and `RateLimit` of an admitted take, as name/value pairs (the values `take` gives). */
+    /** One token, synchronously: present only when the buckets are in this process (SyncBuckets). */
+    spendNow: hasSyncBuckets(buckets) ? (accountId: number): TakeResult => buckets.takeNow(keyOf(accountId), 1, policy) : undefined,
+    /** One token, from any buckets (Redis when scaled out). */
+    spend: (accountId: number): Promise<TakeResult> => buckets.take(keyOf(accountId), 1, policy),
+    /** `RateLimit-Policy` and `RateLimit` of an admitted take, as name/value pairs. */
     pushFields(fields: string[], taken: TakeResult): void {
       fields.push('RateLimit-Policy', policyValue, 'RateLimit', limitField(RATE_LIMIT_POLICY_NAME, taken));
     },
-    /** The 429 of a refused take: RATE_LIMITED with both fields and Retry-After. */
+    /** The 429 of a refused take: RATE_LIMITED with both fields and Retry-After (seconds until one token is back). */
     refusal(taken: TakeResult): Refusal {
-      const d = decide(taken);
-      return refusal('RATE_LIMITED', d.detail, d.headers);
+      const retryAfter = String(Math.max(1, Math.ceil(taken.retryAfterMs / 1000)));
+      return refusal('RATE_LIMITED', `More than ${burst} requests in a burst or ${rps} per second: retry after ${retryAfter} s`, {
+        'RateLimit-Policy': policyValue,
+        RateLimit: limitField(RATE_LIMIT_POLICY_NAME, taken),
+        'Retry-After': retryAfter,
+      });
     },
   };
 }

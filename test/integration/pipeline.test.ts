@@ -1,0 +1,127 @@
+/**
+ * The request pipeline (src/http/pipeline.ts) from outside: every route the contracts
+ * declare answers OPTIONS, 405 and HEAD by one rule, owns its URL exactly, and what the
+ * contracts do not declare reaches the Koa application, where a user's own middleware and
+ * @koa/router routes get the same request id, CORS, problem+json, log line and metric.
+ */
+import Router from '@koa/router';
+import { startTestServer, type TestServer } from '../support/server';
+import { createOrder } from '../support/streams';
+
+const APP = 'http://app.example.test';
+
+describe('the request pipeline', () => {
+  let srv: TestServer;
+  beforeAll(async () => {
+    srv = await startTestServer({ CORS_ORIGINS: APP });
+    // What a user adds to the service: a middleware and a router of their own (README, "Extending").
+    const router = new Router();
+    router.get('/hello/:name', (ctx) => {
+      ctx.body = { hello: ctx.params.name, requestId: ctx.state.requestId };
+    });
+    router.get('/boom', () => {
+      throw new Error('a bug in a user route');
+    });
+    srv.app.use(async function poweredBy(ctx, next) {
+      await next();
+      ctx.set('X-Powered-By', 'orderline');
+    });
+    srv.app.use(router.routes());
+    srv.app.use(router.allowedMethods());
+  });
+  afterAll(() => srv.close());
+
+  it('serves a user route behind the Koa shell: request id, CORS and the metric by route template', async () => {
+    const res = await srv.fetch('/hello/ada', { headers: { origin: APP, 'x-request-id': 'req-42' } });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ hello: 'ada', requestId: 'req-42' });
+    expect(res.headers.get('x-request-id')).toBe('req-42');
+    expect(res.headers.get('x-powered-by')).toBe('orderline');
+    expect(res.headers.get('access-control-allow-origin')).toBe(APP);
+    expect(res.headers.get('vary')).toContain('Origin');
+    const metrics = await srv.metrics.registry.metrics();
+    expect(metrics).toMatch(/orderline_http_request_duration_seconds_count\{method="GET",route="\/hello\/:name",status="200"\} 1/);
+  });
+
+  it('answers what no route serves with the same problem+json: 404, 405 with Allow, 500 without internals', async () => {
+    const missing = await srv.fetch('/nowhere');
+    expect(missing.status).toBe(404);
+    expect(missing.headers.get('content-type')).toBe('application/problem+json');
+    expect(await missing.json()).toMatchObject({ status: 404, code: 'NOT_FOUND' });
+    const wrong = await srv.fetch('/hello/ada', { method: 'POST' });
+    expect(wrong.status).toBe(405);
+    expect(wrong.headers.get('allow')).toContain('GET');
+    expect(await wrong.json()).toMatchObject({ code: 'METHOD_NOT_ALLOWED' });
+    const boom = await srv.fetch('/boom');
+    expect(boom.status).toBe(500);
+    const body = (await boom.json()) as Record<string, unknown>;
+    expect(body).toMatchObject({ code: 'INTERNAL' });
+    expect(JSON.stringify(body)).not.toContain('a bug');
+  });
+
+  it('a contract route owns its URL exactly: another case or a trailing slash is another (unknown) resource', async () => {
+    const { id } = await createOrder(srv);
+    expect((await srv.fetch(`/orders/${id}`)).status).toBe(200);
+    for (const path of [`/ORDERS/${id}`, `/orders/${id}/`, `/V1/Orders/${id}`]) {
+      const res = await srv.fetch(path);
+      expect({ path, status: res.status, type: res.headers.get('content-type') }).toEqual({ path, status: 404, type: 'application/problem+json' });
+    }
+  });
+
+  it('OPTIONS answers 204 with the declared methods on every route, /graphql and the stream included; other methods get 405 with the same Allow', async () => {
+    const { id } = await createOrder(srv);
+    const cases: [string, string][] = [
+      [`/orders/${id}`, 'GET, HEAD, PUT, PATCH, OPTIONS'],
+      ['/orders', 'GET, HEAD, POST, OPTIONS'],
+      ['/healthz', 'GET, HEAD, OPTIONS'],
+      ['/graphql', 'GET, POST, OPTIONS'],
+      [`/api/orders/${id}/stream`, 'GET, OPTIONS'],
+    ];
+    for (const [path, allow] of cases) {
+      const res = await srv.fetch(path, { method: 'OPTIONS', as: 'anonymous' });
+      expect({ path, status: res.status, allow: res.headers.get('allow'), body: await res.text() }).toEqual({ path, status: 204, allow, body: '' });
+      const refused = await srv.fetch(path, { method: 'DELETE' });
+      expect({ path, status: refused.status, allow: refused.headers.get('allow'), type: refused.headers.get('content-type') }).toEqual({
+        path,
+        status: 405,
+        allow,
+        type: 'application/problem+json',
+      });
+    }
+  });
+
+  it('HEAD of a GET-only resource is its GET without the body, with the length the body has', async () => {
+    await createOrder(srv);
+    const get = await srv.fetch('/orders?limit=2');
+    const text = await get.text();
+    const head = await srv.fetch('/orders?limit=2', { method: 'HEAD' });
+    expect(head.status).toBe(200);
+    expect(head.headers.get('content-length')).toBe(String(Buffer.byteLength(text)));
+    expect(head.headers.get('content-type')).toBe(get.headers.get('content-type'));
+    expect(await head.text()).toBe('');
+  });
+
+  it('a problem answered to HEAD states the length GET would send, not 0', async () => {
+    const get = await srv.fetch('/orders?limit=0');
+    const head = await srv.fetch('/orders?limit=0', { method: 'HEAD' });
+    expect(get.status).toBe(400);
+    expect(head.status).toBe(400);
+    expect(head.headers.get('content-length')).toBe(String(Buffer.byteLength(await get.text())));
+  });
+
+  it('JSON nested deeper than the bound is a 400 naming it, with or without an Idempotency-Key, on REST and GraphQL', async () => {
+    const deep = `${'['.repeat(6000)}${']'.repeat(6000)}`;
+    for (const headers of [{}, { 'idempotency-key': 'deep-1' }]) {
+      const res = await srv.fetch('/orders', { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: deep });
+      expect(res.status).toBe(400);
+      expect(((await res.json()) as { detail: string }).detail).toContain('64 levels');
+    }
+    const gql = await srv.fetch('/graphql', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: `{"query":"{ viewer { name } }","variables":{"a":${'['.repeat(5000)}${']'.repeat(5000)}}}`,
+    });
+    expect(gql.status).toBe(400);
+    expect(((await gql.json()) as { errors: { extensions: { code: string } }[] }).errors[0].extensions.code).toBeDefined();
+  });
+});
