@@ -62,7 +62,15 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-export async function startTestServer(env: Record<string, string> = {}, deps: Pick<AppDeps, 'manifest' | 'now' | 'buckets'> = {}): Promise<TestServer> {
+/**
+ * `make` builds the app (default: this checkout's `createApp`); a test that serves a
+ * modified copy of the service (a new contract operation) passes the copy's.
+ */
+export async function startTestServer(
+  env: Record<string, string> = {},
+  deps: Pick<AppDeps, 'manifest' | 'now' | 'buckets'> = {},
+  make: (deps: AppDeps) => ReturnType<typeof createApp> = createApp,
+): Promise<TestServer> {
   const dir = mkdtempSync(join(tmpdir(), 'orderline-test-'));
   const redis = TEST_BUS === 'redis' ? { REDIS_URL, REDIS_PREFIX: `orderline-it:${process.pid}:${Math.random().toString(36).slice(2, 10)}:` } : {};
   const parsed = parseConfig({ DATA_DIR: dir, ...redis, ...env });
@@ -79,7 +87,7 @@ export async function startTestServer(env: Record<string, string> = {}, deps: Pi
   const alice = await mk('alice');
   const bob = await mk('bob');
   const shared: Shared = await openShared(config, new Metrics(), () => undefined);
-  const { listener, app, metrics, authCache, realtime } = createApp({ config, store, logger: pino({ level: 'silent' }), bus: shared.bus, registry: shared.registry, buckets: shared.buckets, ...deps });
+  const { listener, app, metrics, authCache, realtime } = make({ config, store, logger: pino({ level: 'silent' }), bus: shared.bus, registry: shared.registry, buckets: shared.buckets, ...deps });
   const server: Server = createServer(listener);
   realtime.attach(server);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));

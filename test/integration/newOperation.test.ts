@@ -1,0 +1,131 @@
+/**
+ * What a backend developer does to add an operation, done on a copy of the service: add
+ * `GET /orders/{orderId}/events` to contracts/openapi.yaml, run codegen, implement the
+ * handler the generated `Handlers` type now asks for (a few lines), serve. The pipeline
+ * serves it with everything every operation gets and no code of its own: authentication,
+ * the request id, CORS, the duration metric by route template, a 400 problem for a bad
+ * parameter, a 401 without a token, and a 304 for a client that holds its ETag.
+ */
+import { execFileSync } from 'node:child_process';
+import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import YAML from 'yaml';
+import type { createApp as CreateApp } from '../../src/app';
+import { startTestServer, type TestServer } from '../support/server';
+import { createOrder } from '../support/streams';
+
+const ROOT = join(__dirname, '../..');
+const APP = 'http://app.example.test';
+
+/** The operation a developer adds: the order's events, conditional on an ETag. */
+const OPERATION = {
+  parameters: [{ $ref: '#/components/parameters/OrderId' }],
+  get: {
+    operationId: 'listOrderEvents',
+    summary: "The order's events, oldest first",
+    parameters: [{ $ref: '#/components/parameters/IfNoneMatch' }],
+    responses: {
+      '200': {
+        description: 'The events.',
+        headers: { ETag: { $ref: '#/components/headers/ETag' } },
+        content: {
+          'application/json': {
+            schema: {
+              type: 'object',
+              required: ['events'],
+              properties: { events: { type: 'array', items: { type: 'object', required: ['seq', 'type'], properties: { seq: { type: 'integer' }, type: { type: 'string' } } } } },
+            },
+          },
+        },
+      },
+      '304': { $ref: '#/components/responses/NotModified' },
+      '400': { $ref: '#/components/responses/E400' },
+      '401': { $ref: '#/components/responses/E401' },
+      '404': { $ref: '#/components/responses/E404' },
+      '429': { $ref: '#/components/responses/E429' },
+    },
+  },
+};
+
+/** The handler, as the developer writes it. */
+const HANDLER = `import type { Store } from '../../store';
+import { problem, PROBLEM_MEDIA_TYPE } from '../problem';
+import type { OperationHandlers } from './operations';
+
+export const eventHandlers = (store: Store): Pick<OperationHandlers, 'listOrderEvents'> => ({
+  async listOrderEvents(req, ctx) {
+    const order = await store.getOrder(ctx.account.id, req.params.orderId);
+    if (!order) return { status: 404, contentType: PROBLEM_MEDIA_TYPE, body: problem('NOT_FOUND', 'No such order') };
+    const events = await store.eventsAfter(order.id, 0, 100);
+    return { status: 200, headers: { ETag: \`"events-\${order.id}-\${order.revision}"\` }, contentType: 'application/json', body: { events: events.map((e) => ({ seq: e.seq, type: e.type })) } };
+  },
+});
+`;
+
+describe('a new contract operation is served by the pipeline with no code beyond its handler', () => {
+  const copy = join(ROOT, '.tmp', `new-operation-${process.pid}`);
+  let srv: TestServer;
+
+  beforeAll(async () => {
+    rmSync(copy, { recursive: true, force: true });
+    mkdirSync(copy, { recursive: true });
+    for (const dir of ['contracts', 'codegen', 'src', 'generated', 'sdk/src']) cpSync(join(ROOT, dir), join(copy, dir), { recursive: true });
+    const contractPath = join(copy, 'contracts/openapi.yaml');
+    const contract = YAML.parse(readFileSync(contractPath, 'utf8')) as { paths: Record<string, unknown> };
+    contract.paths['/orders/{orderId}/events'] = OPERATION;
+    writeFileSync(contractPath, YAML.stringify(contract));
+    execFileSync(process.execPath, [require.resolve('tsx/cli'), join(copy, 'codegen/index.ts'), '--root', copy, '--no-docs'], { cwd: ROOT, stdio: 'pipe' });
+    writeFileSync(join(copy, 'src/http/rest/events.ts'), HANDLER);
+    const index = join(copy, 'src/http/rest/index.ts');
+    writeFileSync(
+      index,
+      readFileSync(index, 'utf8')
+        .replace("import { docsHandlers } from './docs';", "import { docsHandlers } from './docs';\nimport { eventHandlers } from './events';")
+        .replace('    ...docsHandlers(),', '    ...docsHandlers(),\n    ...eventHandlers(deps.store),'),
+    );
+    const { createApp } = (await import(join(copy, 'src/app'))) as { createApp: typeof CreateApp };
+    srv = await startTestServer({ CORS_ORIGINS: APP }, {}, createApp);
+  }, 120_000);
+
+  afterAll(async () => {
+    await srv?.close();
+    rmSync(copy, { recursive: true, force: true });
+  });
+
+  it('codegen routed it: the generated matcher knows the path', () => {
+    expect(readFileSync(join(copy, 'generated/openapi/routes.ts'), 'utf8')).toContain('"/orders/{orderId}/events"');
+  });
+
+  it('serves it with authentication, request id, CORS, the metric, and 304 for a held ETag', async () => {
+    const { id } = await createOrder(srv);
+    await srv.fetch(`/orders/${id}`, { method: 'PATCH', headers: { 'content-type': 'application/merge-patch+json', 'if-match': `"${id}-1-v2j"` }, body: '{"note":"x"}' });
+    const res = await srv.fetch(`/orders/${id}/events`, { headers: { origin: APP, 'x-request-id': 'events-1' } });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ events: [{ seq: 1, type: 'order.created' }, { seq: 2, type: 'order.updated' }] });
+    expect(res.headers.get('x-request-id')).toBe('events-1');
+    expect(res.headers.get('access-control-allow-origin')).toBe(APP);
+    const etag = res.headers.get('etag');
+    expect(etag).toBe(`"events-${id}-2"`);
+    const again = await srv.fetch(`/orders/${id}/events`, { headers: { 'if-none-match': etag ?? '' } });
+    expect(again.status).toBe(304);
+    expect(again.headers.get('etag')).toBe(etag);
+    expect(await again.text()).toBe('');
+    const metrics = await srv.metrics.registry.metrics();
+    expect(metrics).toMatch(/orderline_http_request_duration_seconds_count\{method="GET",route="\/orders\/\{orderId\}\/events",status="200"\} 1/);
+    expect(metrics).toMatch(/route="\/orders\/\{orderId\}\/events",status="304"\} 1/);
+  });
+
+  it('refuses by the contract: 401 without a token, 400 for a bad id, 404 for another account’s order, 405 with Allow', async () => {
+    const { id } = await createOrder(srv);
+    const anonymous = await srv.fetch(`/orders/${id}/events`, { as: 'anonymous' });
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.headers.get('www-authenticate')).toContain('Bearer');
+    const bad = await srv.fetch('/orders/01/events');
+    expect(bad.status).toBe(400);
+    expect(await bad.json()).toMatchObject({ code: 'VALIDATION_FAILED' });
+    expect((await srv.fetch(`/orders/${id}/events`, { as: 'bob' })).status).toBe(404);
+    const post = await srv.fetch(`/orders/${id}/events`, { method: 'POST' });
+    expect(post.status).toBe(405);
+    expect(post.headers.get('allow')).toBe('GET, HEAD, OPTIONS');
+  });
+});
