@@ -1,6 +1,6 @@
 import type { Account, Store } from '../store';
 import { hashVerifier, parseToken, verifierMatches } from '../store';
-import { HttpProblem, refusal, type Refusal } from './problem';
+import { refusal, type Refusal } from './problem';
 import type { AuthCache } from './authCache';
 
 /**
@@ -56,11 +56,4 @@ export async function resolveToken(token: string | undefined, store: Pick<Store,
   if (!found || !verifierMatches(found.verifierHash, sent)) return invalid();
   cache.set(key, found.account);
   return found.account;
-}
-
-/** The same, throwing the refusal: for the realtime transports, which answer refusals in their own shapes. */
-export async function accountForToken(token: string | undefined, store: Pick<Store, 'tokenBySelector'>, cache: AuthCache): Promise<Account> {
-  const resolved = await resolveToken(token, store, cache);
-  if ('refused' in resolved) throw new HttpProblem(resolved.problem, resolved.headers);
-  return resolved;
 }

@@ -1,5 +1,6 @@
 import { StoreInputError } from '../store';
-import { httpProblem, isRefusal, refusal, refusalOf } from './problem';
+import createError from 'http-errors';
+import { isRefusal, refusal, refusalOf } from './problem';
 
 describe('refusalOf (the error funnel)', () => {
   it('a store input error is the client’s 400, nothing internal', () => {
@@ -7,9 +8,9 @@ describe('refusalOf (the error funnel)', () => {
     expect(r?.problem).toMatchObject({ status: 400, code: 'BAD_REQUEST', detail: 'Text containing U+0000 cannot be stored' });
   });
 
-  it('a thrown HttpProblem keeps its problem and fields', () => {
-    const r = refusalOf(httpProblem('UNAUTHORIZED', 'no', { 'WWW-Authenticate': 'Bearer' }));
-    expect(r).toMatchObject({ refused: true, problem: { status: 401, code: 'UNAUTHORIZED' }, headers: { 'WWW-Authenticate': 'Bearer' } });
+  it('a user route’s ctx.throw (http-errors) keeps its status, exposed message and fields', () => {
+    const r = refusalOf(createError(405, 'not here', { headers: { Allow: 'GET' } }));
+    expect(r).toMatchObject({ refused: true, problem: { status: 405, code: 'METHOD_NOT_ALLOWED', detail: 'not here' }, headers: { Allow: 'GET' } });
   });
 
   it('a library’s client error by status (413 from a body reader) maps to our code; anything else is not the client’s', () => {

@@ -1,7 +1,8 @@
 /**
- * RFC 9457 problem details. Inside the service an error is a value (`Problem`);
- * `HttpProblem` is the one exception type, thrown only at the edge (middleware) and
- * turned into `application/problem+json` by `problemMiddleware`.
+ * RFC 9457 problem details. Inside the service a refused request is a value (`Refusal`:
+ * the problem and its response fields); it becomes `application/problem+json` bytes once,
+ * where a transport writes (http/respond.ts; GraphQL and WebSocket in their own shapes).
+ * `refusalOf` is the one funnel for exceptions: a client's refusal, or undefined (a 500).
  */
 import { StoreInputError } from '../store';
 
@@ -52,22 +53,6 @@ export function problem(code: ProblemCode, detail?: string, extra: Partial<Probl
   };
 }
 
-/** Thrown at the edge; carries the problem and response headers (Allow, WWW-Authenticate, Retry-After). */
-export class HttpProblem extends Error {
-  readonly status: number;
-  readonly expose = true;
-  constructor(
-    readonly problem: Problem,
-    readonly headers: Record<string, string> = {},
-  ) {
-    super(problem.detail ?? problem.title);
-    this.status = problem.status;
-  }
-}
-
-export const httpProblem = (code: ProblemCode, detail?: string, headers?: Record<string, string>, extra?: Partial<Problem>) =>
-  new HttpProblem(problem(code, detail, extra), headers);
-
 /**
  * A request refused, as a value: the problem and the fields its response carries (Allow,
  * WWW-Authenticate, Retry-After, RateLimit). Functions on the request path return one;
@@ -89,7 +74,7 @@ export const refusal = (code: ProblemCode, detail?: string, headers?: Record<str
 /** Tells a refusal from the value a step returns when it lets the request on. */
 export const isRefusal = (v: object): v is Refusal => 'refused' in v && v.refused === true;
 
-/** Statuses of client errors raised as exceptions by libraries (Koa, body readers), mapped to our codes. */
+/** Statuses of client errors raised as exceptions by libraries (Koa's `ctx.throw`, http-errors), mapped to our codes. */
 const FROM_STATUS: Record<number, ProblemCode> = {
   400: 'BAD_REQUEST',
   404: 'NOT_FOUND',
@@ -105,7 +90,6 @@ const FROM_STATUS: Record<number, ProblemCode> = {
  * undefined when it is not (the caller logs it and answers 500 without internals).
  */
 export function refusalOf(err: unknown): Refusal | undefined {
-  if (err instanceof HttpProblem) return { refused: true, problem: err.problem, headers: err.headers };
   // What the client sent cannot be stored (PostgreSQL text holds no U+0000): nothing was written.
   if (err instanceof StoreInputError) return refusal('BAD_REQUEST', err.message);
   if (typeof err !== 'object' || err === null || !('status' in err) || typeof err.status !== 'number') return undefined;

@@ -111,8 +111,9 @@ describe('the request pipeline', () => {
 
   it('JSON nested deeper than the bound is a 400 naming it, with or without an Idempotency-Key, on REST and GraphQL', async () => {
     const deep = `${'['.repeat(6000)}${']'.repeat(6000)}`;
-    for (const headers of [{}, { 'idempotency-key': 'deep-1' }]) {
-      const res = await srv.fetch('/orders', { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: deep });
+    const variants: Record<string, string>[] = [{ 'content-type': 'application/json' }, { 'content-type': 'application/json', 'idempotency-key': 'deep-1' }];
+    for (const headers of variants) {
+      const res = await srv.fetch('/orders', { method: 'POST', headers, body: deep });
       expect(res.status).toBe(400);
       expect(((await res.json()) as { detail: string }).detail).toContain('64 levels');
     }
