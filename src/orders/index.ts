@@ -8,4 +8,5 @@ export { represent, toV1, toV2, totalCents, CANCELLABLE, type OrderV1, type Orde
 export { canTransition, TRANSITIONS } from './transitions';
 export { applyMergePatch } from './mergePatch';
 export { decodeCursor, encodeCursor } from './cursor';
+export { parseOrderId, ORDER_ID_MAX, ORDER_ID_TEXT } from './orderId';
 export { decideWrite, createFields, writableView, toFields, EMPTY_ORDER, type Decision, type WriteIntent, type WriteKind } from './decide';
