@@ -4,8 +4,8 @@
  * `http/rest/`, GraphQL and realtime reuse the representations.
  */
 export { VERSIONS, NEWEST, isVersion, deprecationOf, type ApiVersion, type Deprecation } from './versions';
-export { represent, toV1, toV2, totalCents, CANCELLABLE, type OrderV1, type OrderV2 } from './representation';
-export { canTransition, TRANSITIONS } from './transitions';
+export { represent, toV1, toV2, totalCents, type OrderV1, type OrderV2 } from './representation';
+export { canTransition, CANCELLABLE, TRANSITIONS } from './transitions';
 export { applyMergePatch } from './mergePatch';
 export { decodeCursor, encodeCursor } from './cursor';
 export { parseOrderId, ORDER_ID_MAX, ORDER_ID_TEXT } from './orderId';
