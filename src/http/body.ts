@@ -2,22 +2,19 @@ import type { IncomingMessage } from 'node:http';
 import type { Context } from 'koa';
 import getRawBody from 'raw-body';
 import { httpProblem } from './problem';
+import { parseMediaType, versionOf } from './mediaType';
 
 /** Default request body limit; `BODY_LIMIT_BYTES` overrides it. Orders are small. */
 export const DEFAULT_BODY_LIMIT = 64 * 1024;
 
-/** The media type without parameters, lowercased (`application/json; charset=utf-8` -> `application/json`). */
+/** The media type without parameters, lowercased (`application/json; charset=utf-8` -> `application/json`); '' when there is none. */
 export function baseMediaType(value: string | undefined): string {
-  return (value ?? '').split(';')[0].trim().toLowerCase();
+  return (value === undefined ? null : parseMediaType(value))?.type ?? '';
 }
 
-/** `version` (or its synonym `v`) parameter of a media type, as written; undefined when absent. */
+/** `version` (or its synonym `v`) parameter of a media type, unquoted; undefined when absent. */
 export function versionParam(value: string): string | undefined {
-  for (const part of value.split(';').slice(1)) {
-    const [k, v] = part.split('=').map((s) => s.trim());
-    if (k.toLowerCase() === 'version' || k.toLowerCase() === 'v') return v?.replace(/^"|"$/g, '');
-  }
-  return undefined;
+  return versionOf(value);
 }
 
 /**

@@ -10,6 +10,7 @@ import * as validators from '../../../generated/openapi/validators';
 import type { HandlerContext } from './dispatch';
 import { evaluate, parseTagCondition } from '../conditional';
 import { negotiate, VENDOR, type Family, type Negotiated } from './negotiate';
+import { versionOf } from '../mediaType';
 import { problem, PROBLEM_MEDIA_TYPE, PROBLEMS, type ProblemCode, type Problem } from '../problem';
 import type { Metrics } from '../metrics';
 import type { Account, OrderEvent, OrderRecord, Store } from '../../store';
@@ -99,8 +100,7 @@ function listPayload(orders: OrderRecord[], links: Links, version: ApiVersion, v
 
 /** The body's version: a vendor Content-Type names it; otherwise the request's version. */
 function bodyVersion(contentType: string | undefined, negotiated: ApiVersion): ApiVersion {
-  const m = /version=(\d+)/.exec(contentType ?? '');
-  const n = m ? Number(m[1]) : negotiated;
+  const n = Number(versionOf(contentType) ?? negotiated);
   return VERSIONS.find((v) => v === n) ?? negotiated;
 }
 
