@@ -9,6 +9,7 @@ import type { Resolvers } from '../../generated/graphql/resolvers';
 import type { Account, Store } from '../store';
 import { parseOrderId, totalCents } from '../orders';
 import type { Loaders } from './loaders';
+import { DEFAULT_FIRST } from './pageSize';
 
 // A type, not an interface: graphql-http wants a context assignable to a record.
 export type GraphqlContext = {
@@ -16,9 +17,6 @@ export type GraphqlContext = {
   account: Account;
   loaders: Loaders;
 };
-
-/** List size when a field names no `first` (also the cost rule's listFactor). */
-export const DEFAULT_FIRST = 10;
 
 export const resolvers: Resolvers<GraphqlContext> = {
   Query: {
