@@ -9,4 +9,4 @@ export { canTransition, CANCELLABLE, TRANSITIONS } from './transitions';
 export { applyMergePatch } from './mergePatch';
 export { decodeCursor, encodeCursor } from './cursor';
 export { parseOrderId, ORDER_ID_MAX, ORDER_ID_TEXT } from './orderId';
-export { decideWrite, createFields, writableView, toFields, EMPTY_ORDER, type Decision, type WriteIntent, type WriteKind } from './decide';
+export { decideWrite, createFields, writableView, toFields, EMPTY_ORDER, type Decision, type CreateIntent, type ReplaceIntent, type PatchIntent, type CancelIntent, type WriteIntent, type WriteKind } from './decide';
