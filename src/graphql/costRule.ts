@@ -11,9 +11,10 @@
  * differently from the decision above (the spec's figures 522 and 3222 come from this
  * exact formula) and armor throws by default. It is built per request because `first`
  * may come from variables, which graphql-js's validation pass does not see otherwise.
- * Each fragment is priced once per operation (memoized), so a document whose fragments
- * spread each other many times costs linear time to price even though its price grows
- * exponentially; a cyclic or unknown spread prices 0 (graphql-js's own rules report it).
+ * Each fragment is priced once per operation (fragmentWalk.ts), so a document whose
+ * fragments spread each other many times costs linear time to price even though its
+ * price grows exponentially; a cyclic or unknown spread prices 0 (graphql-js's own rules
+ * report it).
  */
 import {
   Kind,
@@ -32,13 +33,16 @@ import {
 } from 'graphql';
 import { validationError } from './errors';
 import { firstArgument, isIntrospectionRoot, type RawVariables } from './selection';
+import { fragmentMeasure } from './fragmentWalk';
+import { DEFAULT_FIRST } from './pageSize';
 
 export interface CostWeights {
   scalarCost: number;
   objectCost: number;
   listFactor: number;
 }
-export const DEFAULT_WEIGHTS: CostWeights = { scalarCost: 1, objectCost: 2, listFactor: 10 };
+/** listFactor is the resolvers' default page size: a list without `first` is priced at the size it is served at. */
+export const DEFAULT_WEIGHTS: CostWeights = { scalarCost: 1, objectCost: 2, listFactor: DEFAULT_FIRST };
 
 export interface CostRuleOptions {
   maxCost: number;
@@ -59,8 +63,11 @@ export function operationCost(
   w: CostWeights = DEFAULT_WEIGHTS,
 ): number {
   const schema = context.getSchema();
-  const memo = new Map<string, number>();
-  const inProgress = new Set<string>();
+  const fragmentCost = fragmentMeasure(
+    (name) => context.getFragment(name),
+    (fragment) => selectionCost(fragment.selectionSet, schema.getType(fragment.typeCondition.name.value)),
+    0,
+  );
 
   function selectionCost(set: SelectionSetNode, parent: GraphQLNamedType | undefined | null): number {
     let total = 0;
@@ -89,18 +96,6 @@ export function operationCost(
       }
     }
     return total;
-  }
-
-  function fragmentCost(name: string): number {
-    const known = memo.get(name);
-    if (known !== undefined) return known;
-    const fragment = context.getFragment(name);
-    if (!fragment || inProgress.has(name)) return 0;
-    inProgress.add(name);
-    const cost = selectionCost(fragment.selectionSet, schema.getType(fragment.typeCondition.name.value));
-    inProgress.delete(name);
-    memo.set(name, cost);
-    return cost;
   }
 
   return selectionCost(op.selectionSet, schema.getRootType(op.operation));

@@ -7,13 +7,15 @@
  * Written here rather than taken from graphql-depth-limit because that package throws
  * on violations (a 500 in graphql-http), ignores every `__` field and recurses without
  * a cycle guard (a stack overflow on fragment cycles). This one reports through the
- * validation context, memoizes each fragment's depth (linear in the document even when
- * fragments spread each other many times), and treats a cyclic or unknown spread as
- * depth 0: graphql-js's NoFragmentCycles and KnownFragmentNames rules report those.
+ * validation context, measures each fragment once per document (fragmentWalk.ts: linear
+ * in the document even when fragments spread each other many times), and treats a
+ * cyclic or unknown spread as depth 0: graphql-js's NoFragmentCycles and
+ * KnownFragmentNames rules report those.
  */
 import { Kind, type ASTVisitor, type SelectionSetNode, type ValidationContext, type ValidationRule } from 'graphql';
 import { validationError } from './errors';
 import { isIntrospectionRoot } from './selection';
+import { fragmentMeasure } from './fragmentWalk';
 
 export interface DepthRuleOptions {
   maxDepth: number;
@@ -23,8 +25,7 @@ export interface DepthRuleOptions {
 
 export function depthRule({ maxDepth, showCost = false }: DepthRuleOptions): ValidationRule {
   return (context: ValidationContext): ASTVisitor => {
-    const memo = new Map<string, number>();
-    const inProgress = new Set<string>();
+    const fragmentHeight = fragmentMeasure((name) => context.getFragment(name), (fragment) => height(fragment.selectionSet), 0);
 
     /** The deepest field below a selection set, relative to it (a leaf field = 0). */
     function height(set: SelectionSetNode): number {
@@ -40,18 +41,6 @@ export function depthRule({ maxDepth, showCost = false }: DepthRuleOptions): Val
         }
       }
       return max;
-    }
-
-    function fragmentHeight(name: string): number {
-      const known = memo.get(name);
-      if (known !== undefined) return known;
-      const fragment = context.getFragment(name);
-      if (!fragment || inProgress.has(name)) return 0;
-      inProgress.add(name);
-      const h = height(fragment.selectionSet);
-      inProgress.delete(name);
-      memo.set(name, h);
-      return h;
     }
 
     return {

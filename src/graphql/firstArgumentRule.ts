@@ -7,8 +7,9 @@
 import { type ASTVisitor, type ValidationContext, type ValidationRule } from 'graphql';
 import { validationError } from './errors';
 import { firstArgument, type RawVariables } from './selection';
+import { MAX_FIRST } from './pageSize';
 
-export const MAX_FIRST = 100;
+export { MAX_FIRST };
 
 export function firstArgumentRule(variables: RawVariables): ValidationRule {
   return (context: ValidationContext): ASTVisitor => {

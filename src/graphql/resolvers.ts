@@ -7,8 +7,9 @@
  */
 import type { Resolvers } from '../../generated/graphql/resolvers';
 import type { Account, Store } from '../store';
-import { totalCents } from '../orders';
+import { parseOrderId, totalCents } from '../orders';
 import type { Loaders } from './loaders';
+import { DEFAULT_FIRST } from './pageSize';
 
 // A type, not an interface: graphql-http wants a context assignable to a record.
 export type GraphqlContext = {
@@ -17,16 +18,14 @@ export type GraphqlContext = {
   loaders: Loaders;
 };
 
-/** List size when a field names no `first` (also the cost rule's listFactor). */
-export const DEFAULT_FIRST = 10;
-
-const ORDER_ID = /^[1-9][0-9]{0,14}$/;
-
 export const resolvers: Resolvers<GraphqlContext> = {
   Query: {
     user: (_root, { id }, { loaders }) => loaders.user.load(id),
     // Only canonical integer ids name an order; anything else is simply not found.
-    order: (_root, { id }, { store, account }) => (ORDER_ID.test(id) ? store.getOrder(account.id, Number(id)) : null),
+    order: (_root, { id }, { store, account }) => {
+      const orderId = parseOrderId(id);
+      return orderId === null ? null : store.getOrder(account.id, orderId);
+    },
     viewer: (_root, _args, { store, account }) => store.userOfAccount(account.id),
   },
   User: {

@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import getRawBody from 'raw-body';
 import { refusal, type Refusal } from './problem';
+import { parseMediaType, versionOf } from './mediaType';
 
 /** Default request body limit; `BODY_LIMIT_BYTES` overrides it. Orders are small. */
 export const DEFAULT_BODY_LIMIT = 64 * 1024;
@@ -13,18 +14,14 @@ export const DEFAULT_BODY_LIMIT = 64 * 1024;
  */
 export const MAX_JSON_DEPTH = 64;
 
-/** The media type without parameters, lowercased (`application/json; charset=utf-8` -> `application/json`). */
+/** The media type without parameters, lowercased (`application/json; charset=utf-8` -> `application/json`); '' when there is none. */
 export function baseMediaType(value: string | undefined): string {
-  return (value ?? '').split(';')[0].trim().toLowerCase();
+  return (value === undefined ? null : parseMediaType(value))?.type ?? '';
 }
 
-/** `version` (or its synonym `v`) parameter of a media type, as written; undefined when absent. */
+/** `version` (or its synonym `v`) parameter of a media type, unquoted; undefined when absent. */
 export function versionParam(value: string): string | undefined {
-  for (const part of value.split(';').slice(1)) {
-    const [k, v] = part.split('=').map((s) => s.trim());
-    if (k.toLowerCase() === 'version' || k.toLowerCase() === 'v') return v?.replace(/^"|"$/g, '');
-  }
-  return undefined;
+  return versionOf(value);
 }
 
 /**

@@ -4,6 +4,8 @@
  * Keyset (not offset) paging visits every order exactly once even while orders are
  * inserted. Tampering can only move the cursor within the caller's own orders.
  */
+import { parseOrderId } from './orderId';
+
 const PREFIX = 'c1:';
 
 export function encodeCursor(afterId: number): string {
@@ -15,7 +17,6 @@ export function decodeCursor(cursor: string): number | null {
   const text = Buffer.from(cursor, 'base64url').toString('utf8');
   if (!text.startsWith(PREFIX)) return null;
   const rest = text.slice(PREFIX.length);
-  if (!/^(0|[1-9][0-9]{0,15})$/.test(rest)) return null;
-  const n = Number(rest);
-  return Number.isSafeInteger(n) ? n : null;
+  // 0 starts the first page; anything else is an order id.
+  return rest === '0' ? 0 : parseOrderId(rest);
 }

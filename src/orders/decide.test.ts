@@ -1,6 +1,9 @@
 import fc from 'fast-check';
 import type { OrderRecord } from '../store';
-import { createFields, decideWrite, writableView } from './decide';
+import type { components } from '../../generated/openapi/types';
+import { createFields, decideWrite, writableView, type WriteIntent } from './decide';
+import { applyMergePatch } from './mergePatch';
+import type { ApiVersion } from './versions';
 
 const order = (over: Partial<OrderRecord> = {}): OrderRecord => ({
   id: 7,
@@ -56,16 +59,20 @@ describe('the write decision', () => {
   });
   it('calls a write that changes nothing unchanged, whatever the version', () => {
     fc.assert(
-      fc.property(fc.constantFrom(1 as const, 2 as const), (version) => {
+      fc.property(fc.constantFrom<ApiVersion>(1, 2), (version) => {
         const current = order();
         expect(decideWrite(current, { kind: 'patch', version, body: {} })).toEqual({ apply: false, reason: 'unchanged' });
-        expect(decideWrite(current, { kind: 'patch', version, body: writableView(current, version) })).toEqual({ apply: false, reason: 'unchanged' });
+        const same: WriteIntent[] =
+          version === 1
+            ? [{ kind: 'patch', version, body: writableView(current, version) }, { kind: 'replace', version, body: writableView(current, version) }]
+            : [{ kind: 'patch', version, body: writableView(current, version) }, { kind: 'replace', version, body: writableView(current, version) }];
+        for (const intent of same) expect(decideWrite(current, intent)).toEqual({ apply: false, reason: 'unchanged' });
       }),
     );
   });
   it('creates pending orders whatever the body says about status', () => {
-    expect(createFields({}, 2)).toEqual({ status: 'pending', items: [], currency: 'EUR', discount: null, note: null });
-    expect(createFields({ discount_code: 'X' }, 1)).toMatchObject({ discount: { code: 'X', percent: 0 }, status: 'pending' });
+    expect(createFields({ kind: 'create', version: 2, body: {} })).toEqual({ status: 'pending', items: [], currency: 'EUR', discount: null, note: null });
+    expect(createFields({ kind: 'create', version: 1, body: { discount_code: 'X' } })).toMatchObject({ discount: { code: 'X', percent: 0 }, status: 'pending' });
   });
 });
 
@@ -75,5 +82,68 @@ describe('the event type', () => {
       apply: true,
       eventType: 'order.updated',
     });
+  });
+});
+
+describe('a patch is RFC 7396 on the writable view (generated)', () => {
+  type S = components['schemas'];
+  const item = fc.record({ sku: fc.constantFrom('A', 'B'), quantity: fc.integer({ min: 1, max: 3 }), unit_price_cents: fc.constantFrom(0, 500) });
+  const common = {
+    status: fc.constantFrom('pending', 'paid', 'shipped', 'cancelled'),
+    items: fc.array(item, { maxLength: 2 }),
+    currency: fc.constantFrom('EUR', 'USD'),
+    note: fc.option(fc.constantFrom('hi', 'bye')),
+  };
+  const patchV1: fc.Arbitrary<S['OrderPatchV1']> = fc.record({ ...common, discount_code: fc.option(fc.constantFrom('TEN', 'NEW')) }, { requiredKeys: [] });
+  const patchV2: fc.Arbitrary<S['OrderPatchV2']> = fc.record(
+    { ...common, discount: fc.option(fc.record({ code: fc.constantFrom('TEN', 'NEW'), percent: fc.constantFrom(0, 10, 50) }, { requiredKeys: [] })) },
+    { requiredKeys: [] },
+  );
+  const current = fc.record({
+    status: fc.constantFrom('pending', 'paid'),
+    discount: fc.option(fc.record({ code: fc.constantFrom('TEN', 'OLD'), percent: fc.constantFrom(10, 20) })),
+    note: fc.option(fc.constantFrom('hi', 'x')),
+  });
+
+  /** What the patched order must look like to a client of that version: the RFC's merge of its view, removed members null (`Object` gives the reference's unknown a shape to read). */
+  const expected = (view: object, patch: object, discountMember: string) => ({ note: null, [discountMember]: null, ...Object(applyMergePatch(view, patch)) });
+
+  it('version 2: members replace, null removes, a discount object merges into the current one', () => {
+    fc.assert(
+      fc.property(current, patchV2, (over, body) => {
+        const o = order(over);
+        const d = decideWrite(o, { kind: 'patch', version: 2, body });
+        const merged = expected(writableView(o, 2), body, 'discount');
+        const incomplete = merged.discount !== null && (merged.discount.code === undefined || merged.discount.percent === undefined);
+        if (d.apply) expect(writableView(d.fields, 2)).toEqual(merged);
+        else if (d.reason === 'unchanged') expect(writableView(o, 2)).toEqual(merged);
+        else expect(incomplete || merged.status !== o.status).toBe(true); // a conflict: a forbidden move or a discount without both members
+        if (incomplete) expect(d).toMatchObject({ apply: false, reason: 'conflict' });
+      }),
+    );
+  });
+
+  it('version 1: the same, with discount_code mapped onto the stored discount', () => {
+    fc.assert(
+      fc.property(current, patchV1, (over, body) => {
+        const o = order(over);
+        const d = decideWrite(o, { kind: 'patch', version: 1, body });
+        const merged = expected(writableView(o, 1), body, 'discount_code');
+        if (d.apply) expect(writableView(d.fields, 1)).toEqual(merged);
+        else if (d.reason === 'unchanged') expect(writableView(o, 1)).toEqual(merged);
+        else expect(merged.status).not.toBe(o.status);
+      }),
+    );
+  });
+});
+
+describe('a version-2 discount patch on an order without a discount', () => {
+  it('needs both members (409 with a reason), and merges one member into an existing discount', () => {
+    expect(decideWrite(order({ discount: null }), { kind: 'patch', version: 2, body: { discount: { code: 'X' } } })).toMatchObject({ apply: false, reason: 'conflict' });
+    expect(decideWrite(order({ discount: null }), { kind: 'patch', version: 2, body: { discount: { code: 'X', percent: 5 } } })).toMatchObject({
+      apply: true,
+      fields: { discount: { code: 'X', percent: 5 } },
+    });
+    expect(decideWrite(order(), { kind: 'patch', version: 2, body: { discount: { percent: 50 } } })).toMatchObject({ apply: true, fields: { discount: { code: 'TEN', percent: 50 } } });
   });
 });

@@ -4,8 +4,9 @@
  * `http/rest/`, GraphQL and realtime reuse the representations.
  */
 export { VERSIONS, NEWEST, isVersion, deprecationOf, type ApiVersion, type Deprecation } from './versions';
-export { represent, toV1, toV2, totalCents, CANCELLABLE, type OrderV1, type OrderV2 } from './representation';
-export { canTransition, TRANSITIONS } from './transitions';
+export { represent, toV1, toV2, totalCents, type OrderV1, type OrderV2 } from './representation';
+export { canTransition, CANCELLABLE, TRANSITIONS } from './transitions';
 export { applyMergePatch } from './mergePatch';
 export { decodeCursor, encodeCursor } from './cursor';
-export { decideWrite, createFields, writableView, toFields, EMPTY_ORDER, type Decision, type WriteIntent, type WriteKind } from './decide';
+export { parseOrderId, ORDER_ID_MAX, ORDER_ID_TEXT } from './orderId';
+export { decideWrite, createFields, writableView, toFields, EMPTY_ORDER, type Decision, type CreateIntent, type ReplaceIntent, type PatchIntent, type CancelIntent, type WriteIntent, type WriteKind } from './decide';

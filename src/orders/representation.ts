@@ -1,12 +1,10 @@
 import type { components } from '../../generated/openapi/types';
 import type { OrderRecord } from '../store';
+import { CANCELLABLE } from './transitions';
 import type { ApiVersion } from './versions';
 
 export type OrderV1 = components['schemas']['OrderV1'];
 export type OrderV2 = components['schemas']['OrderV2'];
-
-/** Statuses from which an order can still be cancelled (DESIGN.md transitions). */
-export const CANCELLABLE = new Set(['pending', 'paid']);
 
 /** Sum of quantity x unit price, less the discount percent, rounded half up (integer cents, no float drift beyond one division). */
 export function totalCents(order: Pick<OrderRecord, 'items' | 'discount'>): number {

@@ -14,3 +14,10 @@ export const TRANSITIONS: Readonly<Record<string, readonly string[]>> = {
 export function canTransition(from: string, to: string): boolean {
   return from === to || (TRANSITIONS[from] ?? []).includes(to);
 }
+
+/**
+ * Statuses an order can be cancelled from: those with an edge to `cancelled`. Derived, so
+ * the `cancel` link (representation.ts) and the cancel decision (decide.ts) cannot
+ * disagree when an edge changes. One edge, not any path: a cancel is a single move.
+ */
+export const CANCELLABLE: ReadonlySet<string> = new Set(Object.keys(TRANSITIONS).filter((from) => TRANSITIONS[from].includes('cancelled')));

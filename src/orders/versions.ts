@@ -11,7 +11,7 @@ export { VERSIONS, type ApiVersion };
 /** Served when a request names no version and its account pins none. */
 export const NEWEST: ApiVersion = VERSIONS[VERSIONS.length - 1];
 
-export const isVersion = (n: number): n is ApiVersion => (VERSIONS as readonly number[]).includes(n);
+export const isVersion = (n: number): n is ApiVersion => VERSIONS.some((v) => v === n);
 
 export interface Deprecation {
   deprecatedAt: Date;

@@ -1,7 +1,7 @@
 import { connect, type Socket } from 'node:net';
 import fc from 'fast-check';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { SEQ_TEXT, wsFrame } from './frames';
+import { parseSeq, SEQ_TEXT, wsFrame } from './frames';
 
 /**
  * The pre-framed bytes must be exactly what `ws` itself sends for the same text (it is
@@ -64,18 +64,24 @@ describe('wsFrame', () => {
   });
 });
 
-describe('SEQ_TEXT (Last-Event-ID, since)', () => {
-  it('accepts exactly the canonical text of 0 and of positive integers up to 15 digits', () => {
+describe('parseSeq and SEQ_TEXT (Last-Event-ID, since)', () => {
+  it('reads back 0 and every positive safe integer', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: 999_999_999_999_999 }), (n) => {
+      fc.property(fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER }), (n) => {
+        expect(parseSeq(String(n))).toBe(n);
         expect(SEQ_TEXT.test(String(n))).toBe(true);
       }),
     );
+  });
+
+  it('accepts exactly the canonical text of 0 and of positive safe integers (generated)', () => {
+    const canonical = (text: string) => /^\d+$/.test(text) && String(Number(text)) === text && Number(text) <= Number.MAX_SAFE_INTEGER;
     fc.assert(
-      fc.property(fc.string({ unit: fc.constantFrom('0', '1', '9', '-', '+', ' ', '.', 'e', 'x') , maxLength: 17 }), (text) => {
-        const canonical = /^\d+$/.test(text) && String(Number(text)) === text && text.length <= 15;
-        expect(SEQ_TEXT.test(text)).toBe(canonical);
+      fc.property(fc.string({ unit: fc.constantFrom('0', '1', '9', '-', '+', ' ', '.', 'e', 'x'), maxLength: 18 }), (text) => {
+        expect(SEQ_TEXT.test(text)).toBe(canonical(text));
+        expect(parseSeq(text)).toBe(canonical(text) ? Number(text) : null);
       }),
     );
+    for (const text of ['9007199254740992', '9999999999999999', '00', '-0']) expect(parseSeq(text)).toBeNull();
   });
 });

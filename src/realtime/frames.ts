@@ -6,7 +6,7 @@
  */
 import * as wsModule from 'ws';
 import type { OrderEvent } from '../store';
-import { toV2 } from '../orders';
+import { parseOrderId, toV2 } from '../orders';
 import type { OrderEventMessage, ResyncMessage, ServerMessage } from '../../generated/asyncapi/messages';
 
 /** ws's framer: exported by the package at run time, absent from @types/ws. */
@@ -18,10 +18,16 @@ export const topicOf = (orderId: number): string => `order:${orderId}`;
 
 /**
  * A stream position as a client sends it back (SSE Last-Event-ID, WebSocket `?since=`):
- * 0 or a canonical positive integer of at most 15 digits (a safe integer, no sign, no
- * leading zero). One rule for both transports.
+ * 0 (before the first event), or a revision in the order id's canonical form and bound
+ * (a revision counts an order's writes: a positive safe integer, like the id). One
+ * rule for both transports; null for anything else.
  */
-export const SEQ_TEXT = /^(0|[1-9][0-9]{0,14})$/;
+export function parseSeq(text: string): number | null {
+  return text === '0' ? 0 : parseOrderId(text);
+}
+
+/** `parseSeq` as a test, for callers that check the text before they read it. */
+export const SEQ_TEXT: Pick<RegExp, 'test'> = { test: (text: string) => parseSeq(text) !== null };
 
 export interface Frame {
   seq: number;

@@ -13,6 +13,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parse as parseQuery } from 'node:querystring';
 import type { Account, Store } from '../store';
+import { parseOrderId } from '../orders';
 import { acceptsType, bearerTokenOf, isRefusal, refusal, sendProblem, type Exchange, type Finalizer, type Refusal, type TransportRoute } from '../http';
 import type { AcceptLimiter } from './acceptLimiter';
 import { resyncMessage, SEQ_TEXT, sseFrame, topicOf, type Frame } from './frames';
@@ -23,7 +24,6 @@ import { BoundedWriter, type WriteBatcher } from './writer';
 export const SSE_PATH = /^\/api\/orders\/([^/]+)\/stream$/;
 /** The route template (metrics label). */
 export const SSE_ROUTE = '/api/orders/{orderId}/stream';
-const ORDER_ID = /^[1-9][0-9]{0,14}$/;
 export const SSE_RETRY_MS = 2000;
 export const HEARTBEAT_MS = 15_000;
 
@@ -185,8 +185,8 @@ const EVENT_STREAM = 'text/event-stream';
 async function admit(deps: SseDeps, r: StreamRequest): Promise<Admitted | Refusal> {
   const account = await deps.authenticate(bearerTokenOf(r.authorization, r.accessToken));
   if (isRefusal(account)) return account;
-  if (!ORDER_ID.test(r.id)) return refusal('NOT_FOUND', 'No such order');
-  const orderId = Number(r.id);
+  const orderId = parseOrderId(r.id);
+  if (orderId === null) return refusal('NOT_FOUND', 'No such order');
   const order = await deps.store.getOrder(account.id, orderId);
   if (!order) return refusal('NOT_FOUND', 'No such order');
   if (!acceptsType(r.accept, EVENT_STREAM)) return refusal('NOT_ACCEPTABLE', `This is an event stream: Accept must admit ${EVENT_STREAM}`);

@@ -73,3 +73,10 @@ describe('acceptsType (the SSE route: does Accept admit text/event-stream?)', ()
     fc.assert(fc.property(fc.string(), (accept) => void acceptsType(accept, ES)));
   });
 });
+
+describe('Accept parameters (one media type parser)', () => {
+  it('reads quoted and upper-case version parameters, and commas inside quotes', () => {
+    expect(negotiate({ ...base, accept: `${VND}; VERSION="1"` })).toMatchObject({ ok: true, version: 1, vendor: true });
+    expect(negotiate({ ...base, accept: `${VND}; note="a, b"; v=1` })).toMatchObject({ ok: true, version: 1, vendor: true });
+  });
+});

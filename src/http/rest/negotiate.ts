@@ -7,6 +7,7 @@
  * 406; Accept with nothing acceptable is 406.
  */
 import { isVersion, NEWEST, VERSIONS, type ApiVersion } from '../../orders';
+import { parseMediaType, splitList, versionOf } from '../mediaType';
 export type { ApiVersion } from '../../orders';
 
 /** Resource families and their vendor media types. */
@@ -38,19 +39,12 @@ interface Range {
 /** Parses Accept (RFC 9110 12.5.1) into ranges, best first: q descending, then specificity, then order. */
 export function parseAccept(header: string): Range[] {
   const ranges: Range[] = [];
-  header.split(',').forEach((part, order) => {
-    const [typePart, ...params] = part.split(';');
-    const type = typePart.trim().toLowerCase();
-    if (!/^[\w.+*-]+\/[\w.+*-]+$/.test(type)) return;
-    let q = 1;
-    let version: string | undefined;
-    for (const p of params) {
-      const [k, v = ''] = p.split('=').map((s) => s.trim());
-      const key = k.toLowerCase();
-      if (key === 'q') q = Number.isFinite(Number(v)) ? Math.min(Math.max(Number(v), 0), 1) : 0;
-      else if (key === 'version' || key === 'v') version = v.replace(/^"|"$/g, '');
-    }
-    ranges.push({ type, version, q, order });
+  splitList(header).forEach((part, order) => {
+    const range = parseMediaType(part);
+    if (!range) return;
+    const qText = range.params.get('q');
+    const q = qText === undefined ? 1 : Number.isFinite(Number(qText)) ? Math.min(Math.max(Number(qText), 0), 1) : 0;
+    ranges.push({ type: range.type, version: versionOf(range), q, order });
   });
   const specificity = (r: Range) => (r.type === '*/*' ? 0 : r.type.endsWith('/*') ? 1 : r.version !== undefined ? 3 : 2);
   return ranges.sort((a, b) => b.q - a.q || specificity(b) - specificity(a) || a.order - b.order);

@@ -51,8 +51,13 @@ export function contractMediaType(value: string | undefined): string {
   return v === undefined ? base : `${base}; version=${v}`;
 }
 
-/** The one accepted spelling of an integer parameter: one resource, one URL (`/orders/01` or `/orders/1.` is not `/orders/1`). */
-export const CANONICAL_INTEGER = /^-?(0|[1-9][0-9]{0,15})$/;
+/**
+ * The one accepted spelling of an integer parameter: one resource, one URL (`/orders/01`
+ * or `/orders/1.` is not `/orders/1`). Its value must also be a safe integer: past 2^53 a
+ * number has no exact double, and the validators would judge a neighbour instead.
+ */
+export const CANONICAL_INTEGER = /^-?(0|[1-9][0-9]*)$/;
+const isCanonicalInteger = (v: string) => CANONICAL_INTEGER.test(v) && Number.isSafeInteger(Number(v));
 
 /** One operation, ready to serve: its route, its header parameters' wire names, its bound handler. */
 export type Operation = { spec: RouteSpec; headers: readonly (readonly [string, string])[] } & (
@@ -92,7 +97,7 @@ const decode = (s: string): string => {
 };
 
 function integerRefusal(where: string, name: string): Refusal {
-  return refusal('VALIDATION_FAILED', `Invalid ${where} parameter`, undefined, { errors: [{ pointer: `${where}:${name}`, rule: 'integer', message: 'must be an integer in canonical decimal form' }] });
+  return refusal('VALIDATION_FAILED', `Invalid ${where} parameter`, undefined, { errors: [{ pointer: `${where}:${name}`, rule: 'integer', message: 'must be an integer in canonical decimal form (no sign +, no leading zero), from -(2^53-1) to 2^53-1' }] });
 }
 
 /** Reads the request off the wire; validation is the generated binding's (bind.ts). */
@@ -109,7 +114,7 @@ export async function readRequest(req: IncomingMessage, op: Operation, path: Rec
   for (const name of spec.integerParams) {
     for (const [where, values] of [['path', params], ['query', query], ['header', headers]] as const) {
       const v = values[name];
-      if (v !== undefined && (typeof v !== 'string' || !CANONICAL_INTEGER.test(v))) return integerRefusal(where, name);
+      if (v !== undefined && (typeof v !== 'string' || !isCanonicalInteger(v))) return integerRefusal(where, name);
     }
   }
   const raw: RawRequest = { params, query, headers };
