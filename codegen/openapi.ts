@@ -45,7 +45,7 @@ interface OpModel {
   auth: boolean;
   params: ParamModel[];
   body: { required: boolean; contentTypes: [string, Json][] } | null;
-  responses: { status: string; contentTypes: [string, Json][] }[];
+  responses: { status: string; contentTypes: [string, Json][]; headers: { name: string; required: boolean }[] }[];
 }
 
 const pascal = (s: string) => s[0].toUpperCase() + s.slice(1);
@@ -95,6 +95,9 @@ export function readOperations(doc: Json): OpModel[] {
         responses: Object.entries<Json>(op.responses ?? {}).map(([status, r]) => ({
           status,
           contentTypes: Object.entries<Json>(deref(doc, r).content ?? {}).map(([ct, m]) => [ct, m.schema ?? {}]),
+          headers: Object.entries<Json>(deref(doc, r).headers ?? {})
+            .map(([name, h]) => ({ name, required: !!deref(doc, h).required }))
+            .sort((a, b) => a.name.localeCompare(b.name)),
         })),
       });
     }
@@ -125,8 +128,8 @@ function families(ops: OpModel[]): Map<string, OpModel[]> {
 
 function handlersModule(ops: OpModel[]): string {
   const out: string[] = [HEADER, "import type { operations } from './types';", ''];
-  out.push('/** Extra response headers a handler sets (ETag, Cache-Control, Location, ...). */');
-  out.push('export type ResponseHeaders = Record<string, string>;', '');
+  out.push('/** Response header fields by name: each response type names the ones its contract declares (`required: true` ones must be set). */');
+  out.push('export type ResponseHeaders = Readonly<Record<string, string>>;', '');
   for (const op of ops) {
     const O = `operations[${q(op.operationId)}]`;
     const P = pascal(op.operationId);
@@ -148,9 +151,14 @@ function handlersModule(ops: OpModel[]): string {
     const variants: string[] = [];
     for (const r of op.responses) {
       const st = Number(r.status);
-      if (r.contentTypes.length === 0) variants.push(`{ status: ${st}; headers?: ResponseHeaders; contentType?: undefined; body?: undefined }`);
+      // The response's declared headers by name (a required one must be set: tsc refuses a
+      // response without it), beside any other field a handler adds.
+      const declared = r.headers.map((h) => `${q(h.name)}${h.required ? '' : '?'}: string`);
+      const type = declared.length === 0 ? 'ResponseHeaders' : `{ ${declared.join('; ')} } & ResponseHeaders`;
+      const headers = r.headers.some((h) => h.required) ? `headers: ${type}` : `headers?: ${type}`;
+      if (r.contentTypes.length === 0) variants.push(`{ status: ${st}; ${headers}; contentType?: undefined; body?: undefined }`);
       for (const [ct] of r.contentTypes) {
-        variants.push(`{ status: ${st}; headers?: ResponseHeaders; contentType: ${q(ct)}; body: ${O}['responses'][${st}]['content'][${q(ct)}] }`);
+        variants.push(`{ status: ${st}; ${headers}; contentType: ${q(ct)}; body: ${O}['responses'][${st}]['content'][${q(ct)}] }`);
       }
     }
     out.push(`export type ${P}Response =\n  | ${variants.join('\n  | ')};`, '');

@@ -155,10 +155,15 @@ interface OrderRequest {
   headers: { Accept?: string; 'Api-Version'?: number };
 }
 
+/** The fields of a list representation: the contract declares them required on its 200s. */
+type ListHeaders = Readonly<{ 'Cache-Control': string; Vary: string; 'Api-Version': string } & Record<string, string>>;
+/** The fields of an order representation (its 200s and 201s): the list's and the ETag. */
+type OrderHeaders = ListHeaders & Readonly<{ ETag: string }>;
+
 /** What a GET of one (order, revision, version, media type, path) answers: computed once. */
 export interface CachedRead {
   etag: string;
-  headers: Readonly<Record<string, string>>;
+  headers: OrderHeaders;
   payload: OrderPayload;
   /**
    * The payload's JSON text (what a 200 sends) and its length in bytes. Text, not a
@@ -266,17 +271,19 @@ export function orderHandlers(deps: OrderDeps): Pick<OperationHandlers, OrderFam
     });
   }
 
-  function headersFor(ctx: AccountContext, version: ApiVersion, extra: Record<string, string> = {}): Record<string, string> {
+  function headersFor(ctx: AccountContext, version: ApiVersion): ListHeaders {
     if (version === 1) metrics.deprecatedReads.inc({ account: ctx.account.name, field: 'discount_code' });
-    return { 'Cache-Control': CACHE_CONTROL, Vary: VARY, 'Api-Version': String(version), ...deprecationHeaders(version), ...extra };
+    return { ...deprecationHeaders(version), 'Cache-Control': CACHE_CONTROL, Vary: VARY, 'Api-Version': String(version) };
   }
 
-  function orderResponse<S extends 200 | 201>(status: S, order: OrderRecord, neg: Negotiated & { ok: true }, ctx: AccountContext, base: string, extra: Record<string, string> = {}) {
-    return {
-      status,
-      headers: headersFor(ctx, neg.version, { ETag: etagOf(order, neg.version, neg.vendor), ...extra }),
-      ...orderPayload(order, neg.version, neg.vendor, base),
-    };
+  function orderResponse(order: OrderRecord, neg: Negotiated & { ok: true }, ctx: AccountContext, base: string) {
+    const headers: OrderHeaders = { ...headersFor(ctx, neg.version), ETag: etagOf(order, neg.version, neg.vendor) };
+    return { status: 200 as const, headers, ...orderPayload(order, neg.version, neg.vendor, base) };
+  }
+
+  function createdResponse(order: OrderRecord, neg: Negotiated & { ok: true }, ctx: AccountContext, base: string) {
+    const headers: OrderHeaders & { Location: string } = { ...headersFor(ctx, neg.version), ETag: etagOf(order, neg.version, neg.vendor), Location: `${base}/${order.id}` };
+    return { status: 201 as const, headers, ...orderPayload(order, neg.version, neg.vendor, base) };
   }
 
   const reads = deps.reads ?? orderReads(deps);
@@ -319,7 +326,7 @@ export function orderHandlers(deps: OrderDeps): Pick<OperationHandlers, OrderFam
     // The row the decision saw, for answering a write that changes nothing without a re-read.
     let seen: OrderRecord | undefined;
     const base = baseOf(req.pathVersion);
-    const written = (order: OrderRecord) => orderResponse(200, order, neg, ctx, base);
+    const written = (order: OrderRecord) => orderResponse(order, neg, ctx, base);
     // With an Idempotency-Key (cancel) an applied write's response is stored in its own transaction.
     let res: ReturnType<typeof written> | undefined;
     const completion = kind === 'cancel' && ctx.idempotency ? { ...ctx.idempotency, respond: (r: { order: OrderRecord }) => storedResponse((res = written(r.order))) } : undefined;
@@ -380,7 +387,7 @@ export function orderHandlers(deps: OrderDeps): Pick<OperationHandlers, OrderFam
       const checked = createIntent(bodyVersion(req.contentType, neg.version), req.body);
       if ('bad' in checked) return checked.bad;
       const base = baseOf(req.pathVersion);
-      const created = (order: OrderRecord) => orderResponse(201, order, neg, ctx, base, { Location: `${base}/${order.id}` });
+      const created = (order: OrderRecord) => createdResponse(order, neg, ctx, base);
       // With an Idempotency-Key the response is built inside the create's transaction and stored with it.
       let res: ReturnType<typeof created> | undefined;
       const { order, event } = await store.createOrder(
