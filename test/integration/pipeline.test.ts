@@ -5,6 +5,9 @@
  * @koa/router routes get the same request id, CORS, problem+json, log line and metric.
  */
 import Router from '@koa/router';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { extend } from '../../examples/extend';
 import { startTestServer, type TestServer } from '../support/server';
 import { createOrder } from '../support/streams';
 
@@ -14,20 +17,18 @@ describe('the request pipeline', () => {
   let srv: TestServer;
   beforeAll(async () => {
     srv = await startTestServer({ CORS_ORIGINS: APP });
-    // What a user adds to the service: a middleware and a router of their own (README, "Extending").
-    const router = new Router();
-    router.get('/hello/:name', (ctx) => {
-      ctx.body = { hello: ctx.params.name, requestId: ctx.state.requestId };
-    });
-    router.get('/boom', () => {
+    // What a user adds to the service: the README's example (a middleware and a router), and a route with a bug.
+    extend(srv.app);
+    const buggy = new Router();
+    buggy.get('/boom', () => {
       throw new Error('a bug in a user route');
     });
-    srv.app.use(async function poweredBy(ctx, next) {
-      await next();
-      ctx.set('X-Powered-By', 'orderline');
-    });
-    srv.app.use(router.routes());
-    srv.app.use(router.allowedMethods());
+    srv.app.use(buggy.routes());
+  });
+
+  it('the README shows examples/extend.ts as it is', () => {
+    const readme = readFileSync(join(__dirname, '../../README.md'), 'utf8');
+    expect(readme).toContain(`\`\`\`typescript\n${readFileSync(join(__dirname, '../../examples/extend.ts'), 'utf8')}\`\`\``);
   });
   afterAll(() => srv.close());
 
