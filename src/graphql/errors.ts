@@ -29,7 +29,3 @@ export type GraphqlCode = (typeof GRAPHQL_CODES)[keyof typeof GRAPHQL_CODES];
 export function validationError(message: string, nodes?: ASTNode | readonly ASTNode[], extra: Record<string, unknown> = {}): GraphQLError {
   return new GraphQLError(message, { nodes, extensions: { code: GRAPHQL_CODES.VALIDATION_FAILED, ...extra } });
 }
-
-export function codedError(code: GraphqlCode, message: string): GraphQLError {
-  return new GraphQLError(message, { extensions: { code } });
-}

@@ -4,7 +4,7 @@
  * `http/rest/`, GraphQL and realtime reuse the representations.
  */
 export { VERSIONS, NEWEST, isVersion, deprecationOf, type ApiVersion, type Deprecation } from './versions';
-export { represent, toV1, toV2, totalCents, type OrderV1, type OrderV2 } from './representation';
+export { toV1, toV2, totalCents, type OrderV1, type OrderV2 } from './representation';
 export { canTransition, CANCELLABLE, TRANSITIONS } from './transitions';
 export { applyMergePatch } from './mergePatch';
 export { decodeCursor, encodeCursor } from './cursor';

@@ -1,7 +1,6 @@
 import type { components } from '../../generated/openapi/types';
 import type { OrderRecord } from '../store';
 import { CANCELLABLE } from './transitions';
-import type { ApiVersion } from './versions';
 
 export type OrderV1 = components['schemas']['OrderV1'];
 export type OrderV2 = components['schemas']['OrderV2'];
@@ -39,6 +38,3 @@ export function toV1(order: OrderRecord, base: string): OrderV1 {
   const c = common(order, base);
   return { ...c, discount_code: order.discount?.code ?? null };
 }
-
-export const represent = (order: OrderRecord, version: ApiVersion, base: string): OrderV1 | OrderV2 =>
-  version === 1 ? toV1(order, base) : toV2(order, base);
