@@ -34,7 +34,7 @@ import type { Exchange, Finalizer } from './finalize';
 import { isRefusal, refusal, refusalOf, type Refusal } from './problem';
 import type { RateLimiter } from './rateLimit';
 import { send, sendProblem, sendResponse } from './respond';
-import { readRequest, type AnyResponse, type Operation } from './rest/operations';
+import { readBody, readParameters, type AnyResponse, type Operation } from './rest/operations';
 import { notModified } from './conditional';
 import type { RouteSpec } from '../../generated/openapi/routes';
 
@@ -115,7 +115,7 @@ export function createPipeline(deps: PipelineDeps): RequestListener {
   async function operation(x: Exchange, op: Operation, params: Record<string, string>): Promise<number> {
     const req = x.req;
     if (!op.auth) {
-      const raw = await readRequest(req, op, params, x.search, bodyLimit);
+      const raw = await bind(req, op, params, x.search);
       if (isRefusal(raw)) return sendProblem(fin, x, raw);
       return represent(x, await op.run(raw, { method: req.method ?? 'GET', path: x.path }));
     }
@@ -128,9 +128,15 @@ export function createPipeline(deps: PipelineDeps): RequestListener {
       if (!taken.admitted) return sendProblem(fin, x, limiter.refusal(taken));
       limiter.pushFields(x.fields, taken);
     }
-    const raw = await readRequest(req, op, params, x.search, bodyLimit);
+    const raw = op.spec.body ? await bind(req, op, params, x.search) : readParameters(req, op, params, x.search);
     if (isRefusal(raw)) return sendProblem(fin, x, raw);
     return represent(x, await op.run(raw, { method: req.method ?? 'GET', path: x.path, account }));
+  }
+
+  /** The bind step: parameters, then the body where the operation declares one. */
+  async function bind(req: IncomingMessage, op: Operation, params: Record<string, string>, search: string) {
+    const raw = readParameters(req, op, params, search);
+    return isRefusal(raw) ? raw : readBody(req, op, raw, bodyLimit);
   }
 
   /** The conditional step (a 304 for any GET whose ETag the client holds), then the response writer. */

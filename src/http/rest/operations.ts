@@ -100,8 +100,16 @@ function integerRefusal(where: string, name: string): Refusal {
   return refusal('VALIDATION_FAILED', `Invalid ${where} parameter`, undefined, { errors: [{ pointer: `${where}:${name}`, rule: 'integer', message: 'must be an integer in canonical decimal form (no sign +, no leading zero), from -(2^53-1) to 2^53-1' }] });
 }
 
-/** Reads the request off the wire; validation is the generated binding's (bind.ts). */
-export async function readRequest(req: IncomingMessage, op: Operation, path: Record<string, string>, search: string, bodyLimit: number): Promise<RawRequest | Refusal> {
+function integerRefused(values: Record<string, unknown>, name: string): boolean {
+  const v = values[name];
+  return v !== undefined && (typeof v !== 'string' || !isCanonicalInteger(v));
+}
+
+/**
+ * Reads the request's parameters off the wire (synchronously: a request without a body
+ * waits for nothing here); validation is the generated binding's (bind.ts).
+ */
+export function readParameters(req: IncomingMessage, op: Operation, path: Record<string, string>, search: string): RawRequest | Refusal {
   const { spec } = op;
   const params: Record<string, unknown> = {};
   for (const name in path) params[name] = decode(path[name]);
@@ -112,21 +120,25 @@ export async function readRequest(req: IncomingMessage, op: Operation, path: Rec
     if (typeof v === 'string' && v !== '') headers[name] = v;
   }
   for (const name of spec.integerParams) {
-    for (const [where, values] of [['path', params], ['query', query], ['header', headers]] as const) {
-      const v = values[name];
-      if (v !== undefined && (typeof v !== 'string' || !isCanonicalInteger(v))) return integerRefusal(where, name);
-    }
+    if (integerRefused(params, name)) return integerRefusal('path', name);
+    if (integerRefused(query, name)) return integerRefusal('query', name);
+    if (integerRefused(headers, name)) return integerRefusal('header', name);
   }
-  const raw: RawRequest = { params, query, headers };
-  if (!spec.body) return raw;
+  return { params, query, headers };
+}
+
+/** Reads the body of an operation that declares one: its media type (415), then the JSON (413, 400). */
+export async function readBody(req: IncomingMessage, op: Operation, raw: RawRequest, bodyLimit: number): Promise<RawRequest | Refusal> {
+  const declared = op.spec.body;
+  if (!declared) return raw;
   const length = Number(req.headers['content-length'] ?? 0);
   const hasBody = length > 0 || req.headers['transfer-encoding'] !== undefined;
-  if (!hasBody && !spec.body.required) return raw;
+  if (!hasBody && !declared.required) return raw;
   const contentType = contractMediaType(req.headers['content-type']);
-  if (!spec.body.contentTypes[contentType]) {
-    const accepted = Object.keys(spec.body.contentTypes).join(', ');
+  if (!declared.contentTypes[contentType]) {
+    const accepted = Object.keys(declared.contentTypes).join(', ');
     // RFC 5789 3.1: Accept-Patch belongs to a resource's PATCH; POST and PUT send none.
-    return refusal('UNSUPPORTED_MEDIA_TYPE', `Content-Type must be one of: ${accepted}`, spec.method === 'PATCH' ? { 'Accept-Patch': accepted } : {});
+    return refusal('UNSUPPORTED_MEDIA_TYPE', `Content-Type must be one of: ${accepted}`, op.spec.method === 'PATCH' ? { 'Accept-Patch': accepted } : {});
   }
   const body = await readJsonBody(req, bodyLimit);
   if (isRefusal(body)) return body;
