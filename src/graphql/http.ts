@@ -287,7 +287,12 @@ export function graphqlEngine(deps: GraphqlEngineDeps): GraphqlEngine {
     async serve({ method, url, headers, body, raw, account }) {
       // `cost` present from the start (set when charged): one object shape for every request.
       const context: RequestContext = { account, accept: headers.accept || undefined, contentType: headers['content-type'] || undefined, cost: undefined, costToSplice: false };
-      const response = await handle({ method, url, headers, body, raw, context });
+      const handled = await handle({ method, url, headers, body, raw, context });
+      // graphql-http refuses a mutation over GET with a bare 405 (text, no code): answered in GraphQL's shape, with its Allow.
+      const response =
+        handled[1].status === 405
+          ? errorResponse(context.accept, 405, GRAPHQL_CODES.BAD_REQUEST, 'Only queries may be sent with GET: send mutations with POST', { allow: 'POST' })
+          : handled;
       if (!deps.costBudget) return report(response);
       if (context.cost === undefined) return report(await withUnpricedCost(response, account));
       return report(context.costToSplice ? withCostText(response, deps.costBudget, context.cost) : response);

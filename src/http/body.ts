@@ -24,6 +24,9 @@ export function versionParam(value: string): string | undefined {
   return versionOf(value);
 }
 
+/** Strict UTF-8: invalid sequences are an error, not U+FFFD (a BOM is dropped as JSON parsers may). */
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
 /**
  * Reads a request body as UTF-8 text: the service's one body reader (REST bodies,
  * /graphql). The refusals are the client's: 413 over the limit (checked against
@@ -31,14 +34,22 @@ export function versionParam(value: string): string | undefined {
  * bytes cannot be read.
  */
 export async function readRequestText(req: IncomingMessage, limit: number): Promise<string | Refusal> {
+  let bytes: Buffer;
   try {
-    return await getRawBody(req, { limit, length: req.headers['content-length'] || undefined, encoding: 'utf8' });
+    bytes = await getRawBody(req, { limit, length: req.headers['content-length'] || undefined });
   } catch (err) {
     const e = err as { type?: string };
     if (e.type === 'entity.too.large') return refusal('PAYLOAD_TOO_LARGE', `Request body exceeds ${limit} bytes`);
     return refusal('BAD_REQUEST', 'The request body could not be read');
   }
+  try {
+    return UTF8.decode(bytes);
+  } catch {
+    // RFC 8259 8.1: JSON text is UTF-8; a replacement character stored for the client's bytes would be a silent change.
+    return refusal('BAD_REQUEST', 'The request body is not valid UTF-8');
+  }
 }
+
 
 /**
  * The deepest nesting of arrays and objects in JSON text, counted without parsing (a

@@ -127,3 +127,44 @@ describe('the request pipeline', () => {
     expect(((await gql.json()) as { errors: { extensions: { code: string } }[] }).errors[0].extensions.code).toBeDefined();
   });
 });
+
+describe('hostile input the pipeline refuses (generated)', () => {
+  let srv: TestServer;
+  beforeAll(async () => {
+    srv = await startTestServer();
+  });
+  afterAll(() => srv.close());
+
+  it('a body that is not valid UTF-8 is a 400 and creates nothing', async () => {
+    const fc = await import('fast-check');
+    // Byte sequences that are never UTF-8: a lone continuation byte, an overlong form, a surrogate, a truncated sequence.
+    const bad = fc.constantFrom([0x80], [0xc0, 0xaf], [0xed, 0xa0, 0x80], [0xe2, 0x82], [0xff]);
+    const before = (await (await srv.fetch('/orders?limit=100')).json()) as { orders: unknown[] };
+    await fc.assert(
+      fc.asyncProperty(fc.string({ maxLength: 20 }), bad, async (text, bytes) => {
+        const prefix = Buffer.from(`{"note":"${text.replace(/["\\]/g, '')}`);
+        const body = Buffer.concat([prefix, Buffer.from(bytes), Buffer.from('"}')]);
+        const res = await srv.fetch('/orders', { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+        expect(res.status).toBe(400);
+        expect(((await res.json()) as { detail: string }).detail).toContain('UTF-8');
+      }),
+      { numRuns: 25 },
+    );
+    const after = (await (await srv.fetch('/orders?limit=100')).json()) as { orders: unknown[] };
+    expect(after.orders.length).toBe(before.orders.length);
+  });
+
+  it('HEAD of a missing order states the length of the problem GET sends', async () => {
+    const get = await srv.fetch('/orders/999999');
+    const head = await srv.fetch('/orders/999999', { method: 'HEAD' });
+    expect([get.status, head.status]).toEqual([404, 404]);
+    expect(head.headers.get('content-length')).toBe(String(Buffer.byteLength(await get.text())));
+  });
+
+  it('GET /graphql with a mutation is a 405 in GraphQL’s shape, with a code and Allow: POST', async () => {
+    const res = await srv.fetch(`/graphql?query=${encodeURIComponent('mutation { __typename }')}`, { headers: { accept: 'application/graphql-response+json' } });
+    expect(res.status).toBe(405);
+    expect(res.headers.get('allow')).toBe('POST');
+    expect(((await res.json()) as { errors: { extensions: { code: string } }[] }).errors[0].extensions.code).toBe('BAD_REQUEST');
+  });
+});

@@ -410,7 +410,8 @@ export function orderHandlers(deps: OrderDeps): Pick<OperationHandlers, OrderFam
         return { status: res.status, headers };
       }
       if (res.status === 304) return res;
-      return { status: res.status, headers: { 'Content-Type': res.contentType } };
+      // The problem GET would send: its type and true length, no body (RFC 9110 9.3.2: HEAD never states a false length).
+      return { status: res.status, headers: { 'Content-Type': res.contentType, 'Content-Length': String(Buffer.byteLength(JSON.stringify(res.body))) } };
     },
 
     replaceOrder: (req, ctx) => write(req, ctx, 'replace'),
