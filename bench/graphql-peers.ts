@@ -2,7 +2,8 @@
  * `npm run bench:graphql [-- --write]`: the service's /graphql against its peers in one
  * run, measured with wrk (1 thread, BENCH_CONNECTIONS = 50 connections):
  *
- *   orderline (dist/src/main.js)  vs  GraphQL Yoga 5 + graphql-armor (bench/baseline/graphql-yoga.ts)
+ *   orderline (dist/src/main.js)  vs  Mercurius 16 on Fastify 5, jit: 1, + graphql-armor (bench/baseline/graphql-mercurius.ts)
+ *                                 vs  GraphQL Yoga 5 + graphql-armor (bench/baseline/graphql-yoga.ts)
  *                                 vs  Apollo Server 5 + graphql-armor (bench/baseline/graphql-apollo.ts)
  *                                 and bare graphql-http (bench/baseline/graphql-bare.ts) as a reference.
  *
@@ -10,13 +11,15 @@
  * all run with NODE_ENV=production (Apollo and Yoga leave stack traces out of errors, our
  * service turns introspection off). Before any timing every server is checked: the
  * simple query returns the same `data` as the service's, a hash-only APQ request
- * returns it too once the hash is registered, and the over-cost query is refused (no
- * `data`); what each refuses and with which status and message goes into the report.
+ * returns it too once the hash is registered, and the over-cost query is refused (errors,
+ * no `data` or Mercurius' `data: null`); what each refuses and with which status and
+ * message goes into the report.
  *
  * Scenarios: `simple` (text query), `apq` (hash only, registered before), `reject`
  * (over-cost query). Each: a warm-up per server, then BENCH_ROUNDS rounds, each round
  * every server once in a rotating order; a server's figure is the median of its rounds.
- * Targets (issue 19): simple and apq >= 1.5x the better of Yoga and Apollo, reject >= 1.0x.
+ * Targets (issue 19): simple and apq >= 1.5x the better of Yoga and Apollo, reject >= 1.0x;
+ * the table also gives orderline over Mercurius and over Apollo alone (req/s and CPU).
  * BENCH_ROUNDS (5), BENCH_SECONDS (5), BENCH_WARMUP_SECONDS (2), BENCH_CONNECTIONS (50).
  * With --write the "GraphQL against peers" section of BENCHMARKS.md is replaced.
  * Run it alone on the machine: `flock /tmp/orderline-bench.lock npm run bench:graphql -- --write`.
@@ -41,10 +44,11 @@ export const SIMPLE = '{ user(id: "u1") { name friends(first: 5) { name } } }';
 export const OVER_COST = '{ user(id: "u1") { friends { friends { friends { name } } } } }'; // 3222 > 1000 in our model
 
 /** `orderline-text`: the same orderline process sent the simple query as text, timed in the apq scenario's rounds. */
-type ServerName = 'orderline' | 'orderline-text' | 'yoga' | 'apollo' | 'bare';
+type ServerName = 'orderline' | 'orderline-text' | 'mercurius' | 'yoga' | 'apollo' | 'bare';
 const LABEL: Record<ServerName, string> = {
   orderline: 'orderline',
   'orderline-text': 'orderline, the query as text',
+  mercurius: 'Mercurius 16 (jit) + armor',
   yoga: 'Yoga 5 + armor',
   apollo: 'Apollo Server 5 + armor',
   bare: 'bare graphql-http',
@@ -70,17 +74,17 @@ const apqBody = (text: string, withText: boolean) =>
   JSON.stringify({ ...(withText ? { query: text } : {}), extensions: { persistedQuery: { version: 1, sha256Hash: sha256Hex(text) } } });
 
 const SCENARIOS: Scenario[] = [
-  { name: 'simple', what: `simple query \`${SIMPLE}\` as text`, body: JSON.stringify({ query: SIMPLE }), servers: ['orderline', 'yoga', 'apollo', 'bare'], target: 1.5 },
+  { name: 'simple', what: `simple query \`${SIMPLE}\` as text`, body: JSON.stringify({ query: SIMPLE }), servers: ['orderline', 'mercurius', 'yoga', 'apollo', 'bare'], target: 1.5 },
   // orderline-text in the same rounds: "a hash-only request never costs more than the text" is judged within one scenario, not across two.
   {
     name: 'apq',
     what: 'the same query as a hash-only APQ request (registered before)',
     body: apqBody(SIMPLE, false),
-    servers: ['orderline', 'orderline-text', 'yoga', 'apollo'],
+    servers: ['orderline', 'orderline-text', 'mercurius', 'yoga', 'apollo'],
     target: 1.5,
     bodyOf: { 'orderline-text': JSON.stringify({ query: SIMPLE }) },
   },
-  { name: 'reject', what: `over-cost query \`${OVER_COST}\``, body: JSON.stringify({ query: OVER_COST }), servers: ['orderline', 'yoga', 'apollo'], target: 1.0 },
+  { name: 'reject', what: `over-cost query \`${OVER_COST}\``, body: JSON.stringify({ query: OVER_COST }), servers: ['orderline', 'mercurius', 'yoga', 'apollo'], target: 1.0 },
 ];
 
 async function startAll(): Promise<Server[]> {
@@ -91,6 +95,7 @@ async function startAll(): Promise<Server[]> {
     startBaseline('graphql-yoga.ts', '/health'),
     startBaseline('graphql-apollo.ts', '/?query=%7B__typename%7D'),
     startBaseline('graphql-bare.ts', '/healthz'),
+    startBaseline('graphql-mercurius.ts', '/health'),
   ]);
   return [
     { name: 'orderline', running: service, headers: { ...base, authorization: `Bearer ${token}` } },
@@ -98,6 +103,7 @@ async function startAll(): Promise<Server[]> {
     { name: 'yoga', running: peers[0], headers: base },
     { name: 'apollo', running: peers[1], headers: base },
     { name: 'bare', running: peers[2], headers: base },
+    { name: 'mercurius', running: peers[3], headers: base },
   ];
 }
 
@@ -127,11 +133,14 @@ async function verify(servers: Server[]): Promise<string[]> {
       throw new Error(`${s.name}: APQ did not return the service's data (${registered.status}, ${hit.status} ${JSON.stringify(hit.json)})`);
     }
     const rejected = await post(s, JSON.stringify({ query: OVER_COST }));
-    if ('data' in rejected.json || !rejected.json.errors?.length) throw new Error(`${s.name}: the over-cost query was not refused: ${JSON.stringify(rejected.json)}`);
+    // Refused: errors and no data. Mercurius' default error formatter writes `data: null` even for a
+    // request it never executed (graphql-over-http leaves `data` out), so null counts as no data.
+    if (rejected.json.data != null || !rejected.json.errors?.length) throw new Error(`${s.name}: the over-cost query was not refused: ${JSON.stringify(rejected.json)}`);
     const e = rejected.json.errors[0];
+    const missError = miss.json.errors?.[0];
     notes.push(
-      `${LABEL[s.name]}: APQ miss ${miss.status} ${miss.json.errors?.[0]?.extensions?.code ?? ''}; ` +
-        `over-cost query refused with ${rejected.status} ${e.extensions?.code ?? ''} "${e.message}"`,
+      `${LABEL[s.name]}: APQ miss ${miss.status} ${missError?.extensions?.code ?? `"${missError?.message ?? ''}"`}; ` +
+        `over-cost query refused with ${[rejected.status, e.extensions?.code, `"${e.message}"`].filter(Boolean).join(' ')}${'data' in rejected.json ? ' (with `data: null`)' : ''}`,
     );
   }
   return notes;
@@ -175,24 +184,33 @@ async function measure(servers: Server[], scenario: Scenario): Promise<Measured>
 
 const uptime = () => execFileSync('uptime', { encoding: 'utf8' }).trim().replace(/^.*load average/, 'load average');
 
+/** Columns in this order: the rounds and CPU cells list the servers a scenario ran, in it. */
+const COLUMNS = ['orderline', 'mercurius', 'yoga', 'apollo', 'bare'] as const;
+
 function table(results: Measured[]): string[] {
   const lines = [
-    '| scenario | orderline req/s | Yoga 5 + armor | Apollo Server 5 + armor | bare graphql-http (reference) | ratio vs better peer | target | met | server CPU µs/request (orderline / Yoga / Apollo / bare), CPU ratio | rounds (req/s, orderline / Yoga / Apollo / bare) |',
-    '|---|---|---|---|---|---|---|---|---|---|',
+    '| scenario | orderline req/s | Mercurius 16 (jit) + armor | Yoga 5 + armor | Apollo Server 5 + armor | bare graphql-http (reference) | ' +
+      'ratio vs better of Yoga and Apollo | target | met | ratio vs Mercurius | ratio vs Apollo | ' +
+      'server CPU µs/request (orderline / Mercurius / Yoga / Apollo / bare); CPU ratios vs better of Yoga and Apollo, vs Mercurius, vs Apollo | ' +
+      'rounds (req/s, orderline / Mercurius / Yoga / Apollo / bare) |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|---|',
   ];
   for (const m of results) {
     const med = (n: ServerName) => (m.rounds.has(n) ? median(m.rounds.get(n)!) : undefined);
     const ours = med('orderline')!;
-    const better = Math.max(med('yoga')!, med('apollo')!);
-    const ratio = ours / better;
+    const ratio = ours / Math.max(med('yoga')!, med('apollo')!);
+    const ratioTo = (n: ServerName) => (med(n) === undefined ? 'n/a' : (ours / med(n)!).toFixed(2));
     const cell = (n: ServerName) => (med(n) === undefined ? 'n/a' : `${Math.round(med(n)!)}${m.non2xx.get(n) ? ` (${m.non2xx.get(n)} non-2xx)` : ''}`);
-    const rounds = (['orderline', 'yoga', 'apollo', 'bare'] as const).filter((n) => m.rounds.has(n)).map((n) => m.rounds.get(n)!.map(Math.round).join(' ')).join(' / ');
+    const ran = COLUMNS.filter((n) => m.rounds.has(n));
+    const rounds = ran.map((n) => m.rounds.get(n)!.map(Math.round).join(' ')).join(' / ');
     const cpuMed = (n: ServerName) => median(m.cpu.get(n)!);
-    const cpuCells = (['orderline', 'yoga', 'apollo', 'bare'] as const).filter((n) => m.cpu.has(n)).map((n) => Math.round(cpuMed(n))).join(' / ');
-    const cpuRatio = Math.min(cpuMed('yoga'), cpuMed('apollo')) / cpuMed('orderline');
+    const cpuCells = ran.map((n) => Math.round(cpuMed(n))).join(' / ');
+    const cpuRatio = (peer: number) => (peer / cpuMed('orderline')).toFixed(2);
+    const cpuRatios = [Math.min(cpuMed('yoga'), cpuMed('apollo')), cpuMed('mercurius'), cpuMed('apollo')].map(cpuRatio).join(' / ');
     lines.push(
-      `| ${m.scenario.name}: ${m.scenario.what} | ${cell('orderline')} | ${cell('yoga')} | ${cell('apollo')} | ${cell('bare')} | ${ratio.toFixed(2)} | >= ${m.scenario.target.toFixed(1)} | ` +
-        `${ratio >= m.scenario.target ? 'yes' : 'no'} | ${cpuCells}; ${cpuRatio.toFixed(2)} | ${rounds} |`,
+      `| ${m.scenario.name}: ${m.scenario.what} | ${cell('orderline')} | ${cell('mercurius')} | ${cell('yoga')} | ${cell('apollo')} | ${cell('bare')} | ` +
+        `${ratio.toFixed(2)} | >= ${m.scenario.target.toFixed(1)} | ${ratio >= m.scenario.target ? 'yes' : 'no'} | ${ratioTo('mercurius')} | ${ratioTo('apollo')} | ` +
+        `${cpuCells}; ${cpuRatios} | ${rounds} |`,
     );
   }
   return lines;
