@@ -167,4 +167,30 @@ describe('hostile input the pipeline refuses (generated)', () => {
     expect(res.headers.get('allow')).toBe('POST');
     expect(((await res.json()) as { errors: { extensions: { code: string } }[] }).errors[0].extensions.code).toBe('BAD_REQUEST');
   });
+
+  it('a header sent empty is judged by its schema, not taken as absent: an empty Idempotency-Key or Api-Version is a 400', async () => {
+    const { request } = await import('node:http');
+    const send = (method: string, path: string, headers: Record<string, string>, body?: string) =>
+      new Promise<number>((resolve, reject) => {
+        const req = request(`${srv.url}${path}`, { method, headers: { authorization: `Bearer ${srv.alice.token}`, ...headers } }, (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode ?? 0));
+        });
+        req.on('error', reject);
+        req.end(body);
+      });
+    const count = async () => ((await (await srv.fetch('/orders?limit=100')).json()) as { orders: unknown[] }).orders.length;
+    const before = await count();
+    expect(await send('POST', '/orders', { 'content-type': 'application/json', 'idempotency-key': '' }, '{}')).toBe(400);
+    expect(await send('POST', '/orders', { 'content-type': 'application/json', 'idempotency-key': '' }, '{}')).toBe(400);
+    expect(await count()).toBe(before);
+    expect(await send('GET', '/orders', { 'api-version': '' })).toBe(400);
+  });
+
+  it('an integer parameter past 2^53 is a 400, never judged as its rounded neighbour', async () => {
+    for (const v of ['9007199254740993', '100000000000000001', '-9007199254740993']) {
+      const res = await srv.fetch('/orders', { headers: { 'api-version': v } });
+      expect({ v, status: res.status }).toEqual({ v, status: 400 });
+    }
+  });
 });

@@ -116,8 +116,9 @@ export function readParameters(req: IncomingMessage, op: Operation, path: Record
   const query: Record<string, unknown> = spec.validate.query && search !== '' ? { ...parseQuery(search) } : {};
   const headers: Record<string, unknown> = {};
   for (const [name, wire] of op.headers) {
+    // Sent empty is not absent: the contract's schema judges '' (an empty Idempotency-Key or Api-Version is a 400).
     const v = req.headers[wire];
-    if (typeof v === 'string' && v !== '') headers[name] = v;
+    if (typeof v === 'string') headers[name] = v;
   }
   for (const name of spec.integerParams) {
     if (integerRefused(params, name)) return integerRefusal('path', name);
