@@ -68,7 +68,7 @@ export class Finalizer {
     return own === undefined || own === '' ? 'Origin' : `${own}, Origin`;
   }
 
-  /** Once the response is written (a stream: when it closes): the log line and the duration metric. */
+  /** Once the response is written (a stream: once its head and replay are out): the log line and the duration metric. */
   end(x: Exchange, status: number): void {
     this.timer.observe(x.req.method ?? 'GET', x.route, status, x.started);
     if (this.logger.isLevelEnabled('info')) {
