@@ -14,7 +14,7 @@ import { createLogger } from './logger';
 import { createApp } from './app';
 import { Metrics, scrapeWholeInstance, startIdempotencySweeper } from './http';
 import { runPrimary } from './cluster';
-import { banner, prepareDemo, openConfiguredShared, openConfiguredStore, refuse, urlOf } from './startup';
+import { banner, prepareDemo, openConfiguredShared, openConfiguredStore, exitRefusing, urlOf } from './startup';
 
 /** One server process: alone (embedded or one instance of many) or as a cluster worker. */
 async function serve(config: Config): Promise<void> {
@@ -36,7 +36,7 @@ async function serve(config: Config): Promise<void> {
   realtime.attach(server);
   await new Promise<void>((resolve, reject) => {
     server.once('error', (err: NodeJS.ErrnoException) =>
-      err.code === 'EADDRINUSE' ? refuse(`PORT ${config.port} is already in use on ${config.host}`) : reject(err),
+      err.code === 'EADDRINUSE' ? exitRefusing(`PORT ${config.port} is already in use on ${config.host}`) : reject(err),
     );
     server.listen(config.port, config.host, resolve);
   });
@@ -71,7 +71,7 @@ async function serve(config: Config): Promise<void> {
 
 async function main(): Promise<void> {
   const parsed = parseConfig(process.env);
-  if (!parsed.ok) refuse(parsed.error);
+  if (!parsed.ok) exitRefusing(parsed.error);
   const config = parsed.config;
   if (config.workers > 1 && cluster.isPrimary) await runPrimary(config);
   else await serve(config);

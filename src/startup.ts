@@ -9,7 +9,7 @@ import type { Metrics } from './http';
 import { openShared, type Shared } from './deployment';
 import { issueToken, openStore, type Store } from './store';
 
-export function refuse(message: string): never {
+export function exitRefusing(message: string): never {
   process.stderr.write(`orderline: ${message}\n`);
   process.exit(2);
 }
@@ -21,7 +21,7 @@ export async function openConfiguredStore(config: Config, onDatabaseError?: (err
     store = await openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, databaseSchema: config.databaseSchema, sqliteSynchronous: config.sqliteSynchronous, onDatabaseError });
   } catch (err) {
     // DATABASE_URL must answer before we start; the message names the URL without its password.
-    if (config.databaseUrl) refuse(`DATABASE_URL ${redactUrl(config.databaseUrl)} is unreachable: ${(err as Error).message || String(err)}`);
+    if (config.databaseUrl) exitRefusing(`DATABASE_URL ${redactUrl(config.databaseUrl)} is unreachable: ${(err as Error).message || String(err)}`);
     throw err;
   }
   await store.migrate();
@@ -32,7 +32,7 @@ export async function openConfiguredShared(config: Config, metrics: Metrics, onE
   try {
     return await openShared(config, metrics, onError);
   } catch (err) {
-    refuse(`REDIS_URL ${redactUrl(config.redisUrl ?? '')} is unreachable: ${(err as Error).message || String(err)}`);
+    exitRefusing(`REDIS_URL ${redactUrl(config.redisUrl ?? '')} is unreachable: ${(err as Error).message || String(err)}`);
   }
 }
 

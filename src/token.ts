@@ -18,7 +18,7 @@
  * (`npm ci --omit=dev`, no tsx, no TypeScript) runs `node dist/src/token.js`.
  */
 import { parseConfig } from './config';
-import { openConfiguredStore, refuse } from './startup';
+import { openConfiguredStore, exitRefusing } from './startup';
 import { issueToken } from './store';
 
 const USAGE =
@@ -47,7 +47,7 @@ async function main(): Promise<void> {
   if (typeof name !== 'string' || !/^[A-Za-z0-9._-]{1,64}$/.test(name) || name.startsWith('-')) usage();
   if (revoke === true || (list && revoke !== undefined)) usage();
   const parsed = parseConfig(process.env);
-  if (!parsed.ok) refuse(parsed.error);
+  if (!parsed.ok) exitRefusing(parsed.error);
   const store = await openConfiguredStore(parsed.config); // migrated: a fresh store works too
   try {
     const account = await store.ensureAccount(name);

@@ -14,7 +14,7 @@ export { scrapeWholeInstance, serveInstanceMetrics } from './clusterMetrics';
 export { authenticator, createPipeline, type TransportRoute } from './pipeline';
 export { isRefusal, problem, PROBLEM_MEDIA_TYPE, PROBLEMS, refusal, refusalOf, type Problem, type ProblemCode, type Refusal } from './problem';
 export { rateLimiter, type RateLimiter } from './rateLimit';
-export { send, sendProblem, sendResponse } from './respond';
+export { problemText, send, sendProblem, sendResponse } from './respond';
 export { orderReads, restOperations, type OrderReads, type RestDeps, type HandlerContext, type AccountContext } from './rest';
 export { startIdempotencySweeper } from './rest/idempotency';
 export { acceptsType } from './rest/negotiate';

@@ -14,7 +14,7 @@ import { parse as parseQuery } from 'node:querystring';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { Account, Store } from '../store';
-import { bearerTokenOf, isRefusal, problem, PROBLEM_MEDIA_TYPE, type Problem, type Refusal } from '../http';
+import { bearerTokenOf, isRefusal, problemText, PROBLEM_MEDIA_TYPE, refusal, type Refusal } from '../http';
 import type { ErrorMessage, ServerMessage } from '../../generated/asyncapi/messages';
 import { validateClientMessage } from '../../generated/asyncapi/validators';
 import type { AcceptLimiter } from './acceptLimiter';
@@ -46,11 +46,15 @@ export interface WsDeps {
   onError?: (err: unknown) => void;
 }
 
-/** An upgrade refused with a plain HTTP answer: problem+json with `type` and `code`, like every other 4xx/5xx. */
-function refuse(socket: Duplex, body: Problem, headers: Record<string, string> = {}): void {
-  const json = JSON.stringify(body);
-  const lines = [`HTTP/1.1 ${body.status} ${body.title}`, `Content-Type: ${PROBLEM_MEDIA_TYPE}`, `Content-Length: ${Buffer.byteLength(json)}`, 'Connection: close'];
-  for (const [k, v] of Object.entries(headers)) lines.push(`${k}: ${v}`);
+/**
+ * An upgrade refused with a plain HTTP answer on the raw socket (there is no
+ * ServerResponse before an upgrade): the same problem+json bytes as every other refusal
+ * (http/respond.ts `problemText`).
+ */
+function refuseUpgrade(socket: Duplex, r: Refusal): void {
+  const json = problemText(r);
+  const lines = [`HTTP/1.1 ${r.problem.status} ${r.problem.title}`, `Content-Type: ${PROBLEM_MEDIA_TYPE}`, `Content-Length: ${Buffer.byteLength(json)}`, 'Connection: close'];
+  for (const [k, v] of Object.entries(r.headers ?? {})) lines.push(`${k}: ${v}`);
   socket.end(`${lines.join('\r\n')}\r\n\r\n${json}`);
 }
 
@@ -83,7 +87,7 @@ export class WsEndpoint {
     void this.upgrade(req, socket, head).catch((err) => {
       // A store outage while authenticating: the client can retry, so 503, and we log it.
       this.deps.onError?.(err);
-      if (!socket.destroyed && socket.writable) refuse(socket, problem('SERVICE_UNAVAILABLE', 'The service could not check the token: retry later'), { 'Retry-After': '1' });
+      if (!socket.destroyed && socket.writable) refuseUpgrade(socket, refusal('SERVICE_UNAVAILABLE', 'The service could not check the token: retry later', { 'Retry-After': '1' }));
       else socket.destroy();
     });
   }
@@ -91,15 +95,15 @@ export class WsEndpoint {
   private async upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
     socket.on('error', () => socket.destroy());
     const url = new URL(req.url ?? '/', 'http://localhost');
-    if (url.pathname !== WS_PATH) return refuse(socket, problem('NOT_FOUND', `No WebSocket endpoint at ${url.pathname}`));
+    if (url.pathname !== WS_PATH) return refuseUpgrade(socket, refusal('NOT_FOUND', `No WebSocket endpoint at ${url.pathname}`));
     // The service's one bearer rule (http/auth.ts): the header, else one `access_token` (a repeated one is no token, as on SSE).
     const token = bearerTokenOf(req.headers.authorization, parseQuery(url.search.slice(1)).access_token);
     const account = await this.deps.authenticate(token);
-    if (isRefusal(account)) return refuse(socket, account.problem, account.headers);
+    if (isRefusal(account)) return refuseUpgrade(socket, account);
     const sinceParam = url.searchParams.get('since');
-    if (sinceParam !== null && !SEQ_TEXT.test(sinceParam)) return refuse(socket, problem('BAD_REQUEST', 'since must be a non-negative integer'));
+    if (sinceParam !== null && !SEQ_TEXT.test(sinceParam)) return refuseUpgrade(socket, refusal('BAD_REQUEST', 'since must be a non-negative integer'));
     const admitted = this.deps.limiter.take();
-    if (!admitted.ok) return refuse(socket, problem('SERVICE_UNAVAILABLE', 'Too many new connections: retry later'), { 'Retry-After': String(admitted.retryAfterS) });
+    if (!admitted.ok) return refuseUpgrade(socket, refusal('SERVICE_UNAVAILABLE', 'Too many new connections: retry later', { 'Retry-After': String(admitted.retryAfterS) }));
     const since = sinceParam === null ? undefined : Number(sinceParam);
     this.wss.handleUpgrade(req, socket, head, (ws) => this.connection(ws, socket, account, since));
   }
