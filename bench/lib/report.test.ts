@@ -29,6 +29,8 @@ describe('BENCHMARKS.md writer', () => {
     const md = readFileSync(BENCHMARKS_FILE, 'utf8');
     for (const [start, end] of [
       ['<!-- rest-peers:start -->', '<!-- rest-peers:end -->'],
+      ['<!-- rest-peers-sqlite:start -->', '<!-- rest-peers-sqlite:end -->'],
+      ['<!-- rest-peers-postgres:start -->', '<!-- rest-peers-postgres:end -->'],
       ['<!-- graphql-peers -->', '<!-- /graphql-peers -->'],
       ['<!-- limits:start -->', '<!-- limits:end -->'],
       ['<!-- limits-inprocess:start -->', '<!-- limits-inprocess:end -->'],

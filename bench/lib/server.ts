@@ -175,14 +175,14 @@ export function startService(env: Record<string, string> = {}): Promise<Running>
 /**
  * A baseline from bench/baseline/: by default koa-hello.ts, a bare Koa 3 app answering
  * {status:'ok'} on every path; graphql-bare.ts is the bare graphql-http server. Each gets
- * its own fresh DATA_DIR.
+ * its own fresh DATA_DIR; `env` adds variables (e.g. a PostgreSQL peer's URL and schema).
  */
-export function startBaseline(script = 'koa-hello.ts', readyPath = '/'): Promise<Running> {
+export function startBaseline(script = 'koa-hello.ts', readyPath = '/', env: Record<string, string> = {}): Promise<Running> {
   const dir = mkdtempSync(join(tmpdir(), 'orderline-bench-base-'));
   return startServer({
     cmd: process.execPath,
     args: ['-r', 'tsx/cjs', join(root, 'bench/baseline', script)],
-    env: { DATA_DIR: dir },
+    env: { DATA_DIR: dir, ...env },
     readyPath,
     cleanup: () => rmSync(dir, { recursive: true, force: true }),
   });
