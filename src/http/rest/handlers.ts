@@ -374,10 +374,11 @@ export function orderHandlers(deps: OrderDeps): Pick<OperationHandlers, OrderFam
       const base = baseOf(req.pathVersion);
       const limit = req.query.limit ?? DEFAULT_LIMIT;
       const page = await store.listOrders(ctx.account.id, after, limit);
-      const self = `${base}?${new URLSearchParams({ ...(req.query.page ? { page: req.query.page } : {}), ...(req.query.limit ? { limit: String(limit) } : {}) })}`;
+      // No escaping needed: a cursor is base64url (the contract's pattern for `page` says so too) and a limit digits.
+      const asked = [req.query.page ? `page=${req.query.page}` : '', req.query.limit ? `limit=${limit}` : ''].filter((p) => p !== '').join('&');
       const last = page.orders[page.orders.length - 1];
-      const links: Links = { self: { href: self.replace(/\?$/, '') } };
-      if (page.hasMore && last) links.next = { href: `${base}?${new URLSearchParams({ page: encodeCursor(last.id), limit: String(limit) })}` };
+      const links: Links = { self: { href: asked === '' ? base : `${base}?${asked}` } };
+      if (page.hasMore && last) links.next = { href: `${base}?page=${encodeCursor(last.id)}&limit=${limit}` };
       return { status: 200, headers: headersFor(ctx, neg.version), ...listPayload(page.orders, links, neg.version, neg.vendor, base) };
     },
 
