@@ -74,7 +74,7 @@ function probe(load: Load, method = 'GET', body?: string): Promise<{ status: num
   return new Promise((resolve, reject) => {
     const req = request(load.url, { method, headers: load.headers, agent: false }, (res) => {
       res.resume();
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, etag: (res.headers.etag as string | undefined) ?? null }));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, etag: (res.headers.etag) ?? null }));
     });
     req.on('error', (err) => reject(new Error(`${method} ${load.url}: ${err.message}`)));
     req.end(body);

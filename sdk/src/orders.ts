@@ -18,7 +18,7 @@ export class OrderlineError extends Error {
   }
 }
 
-const problemOf = (error: unknown): Partial<Problem> | undefined => (error && typeof error === 'object' ? (error as Partial<Problem>) : undefined);
+const problemOf = (error: unknown): Partial<Problem> | undefined => (error && typeof error === 'object' ? (error) : undefined);
 
 /**
  * Reads an order, computes a merge patch from it, and writes it with If-Match. On 412
@@ -64,6 +64,6 @@ export async function* allOrders(api: RestClient, limit = 50): AsyncGenerator<Or
     if (!next) return;
     // The link is followed as given: its query string is passed through unchanged.
     const params = new URL(next, 'http://link.invalid').searchParams;
-    query = Object.fromEntries(params.entries()) as typeof query;
+    query = Object.fromEntries(params.entries());
   }
 }

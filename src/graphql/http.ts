@@ -235,11 +235,11 @@ export function graphqlEngine(deps: GraphqlEngineDeps): GraphqlEngine {
     onOperation(req, _args, result) {
       const { cost } = req.context;
       // No `data` at all: a request error (variables), which the spec makes the client's 4xx.
-      if (!('data' in result) || (result as ExecutionResult).data === undefined) {
+      if (!('data' in result) || (result).data === undefined) {
         return [errorsBody(result.errors ?? [], GRAPHQL_CODES.BAD_USER_INPUT, cost && { cost }), { status: 400, statusText: 'Bad Request', headers: { 'content-type': mediaTypeFor(req.context.accept) } }];
       }
       if (cost) {
-        const executed = result as ExecutionResult;
+        const executed = result;
         // The common case: no extensions of the execution's own, so `serve` appends the
         // member as text (costBudget.extensionsJson), sparing graphql-http's JSON.stringify
         // (with a replacer, so no fast path) the nested object, 3 % of a cached query.

@@ -29,7 +29,7 @@ const SERVER_ONLY = ['koa', '@koa/router', '@koa/cors', 'better-sqlite3', 'pg', 
 const SNIPPETS = ['README.md', 'sdk/README.md'].flatMap((doc) =>
   [...readFileSync(join(REPO, doc), 'utf8').matchAll(/^```(ts|cts)\n([\s\S]*?)^```$/gm)].map((m, i) => {
     const name = `${doc}#${i + 1}`;
-    return { name, file: `snippet-${doc.replace(/\W+/g, '-')}-${i + 1}.${m[1] === 'cts' ? 'cts' : 'mts'}`, code: m[2]! };
+    return { name, file: `snippet-${doc.replace(/\W+/g, '-')}-${i + 1}.${m[1] === 'cts' ? 'cts' : 'mts'}`, code: m[2] };
   }),
 );
 

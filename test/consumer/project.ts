@@ -66,7 +66,7 @@ export function consumerProject(): ConsumerProject {
   const dir = mkdtempSync(join(tmpdir(), 'orderline-consumer-'));
   // prepack builds dist/ (ESM + CJS + .d.ts) first.
   const packed = JSON.parse(npm(['pack', '--json', '--pack-destination', dir], join(REPO, 'sdk'))) as { filename: string; size: number; unpackedSize: number; files: { path: string }[] }[];
-  const p = packed[0]!;
+  const p = packed[0];
   const tarball: Tarball = { file: join(dir, p.filename), size: p.size, unpackedSize: p.unpackedSize, files: p.files.map((f) => f.path) };
   writeFileSync(join(dir, 'package.json'), `${JSON.stringify({ name: 'orderline-consumer', version: '1.0.0', private: true }, null, 2)}\n`);
   npm(['install', tarball.file, '--no-audit', '--no-fund', '--prefer-offline'], dir);
