@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sha256Hex } from '../src/graphql/persisted';
 import { OVER_COST, SIMPLE } from './graphql-peers';
-import { summarize } from './graphql/profile-summary';
+import { summarize, type Profile } from './graphql/profile-summary';
 import { wrk } from './graphql/wrk';
 import { serviceEntry, startServer } from './lib/server';
 
@@ -36,7 +36,7 @@ async function main(): Promise<void> {
   await svc.stop();
   const file = readdirSync(profDir).find((f) => f.endsWith('.cpuprofile'));
   if (!file) throw new Error('no profile written');
-  const { total, rows } = summarize(JSON.parse(readFileSync(join(profDir, file), 'utf8')));
+  const { total, rows } = summarize(JSON.parse(readFileSync(join(profDir, file), 'utf8')) as Profile);
   if (process.env.KEEP_PROFILE) console.log(`profile: ${join(profDir, file)}`);
   else rmSync(profDir, { recursive: true, force: true });
   console.log(`${scenario}: ${res.requests} requests in ${seconds} s (${Math.round(res.rps)} req/s under the profiler), ${res.non2xx} non-2xx`);

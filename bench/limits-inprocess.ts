@@ -47,7 +47,8 @@ async function make(extra: Record<string, string>): Promise<App> {
   const demo = await prepareDemo(parsed.config, store);
   if (!demo.token) throw new Error('no demo token');
   const { app } = createApp({ config: parsed.config, store, logger: pino({ level: 'silent' }), metrics: new Metrics() });
-  return { cb: app.callback(), token: demo.token, dir };
+  const callback = app.callback();
+  return { cb: (req, res) => void callback(req, res), token: demo.token, dir };
 }
 
 const requests = {

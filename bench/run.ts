@@ -76,7 +76,7 @@ async function alternate(baseline: Target, target: Target): Promise<Compared> {
 async function withServers<T>(env: Record<string, string>, fn: (svc: Running, base: Running) => Promise<T>, baseline?: [script: string, readyPath: string]): Promise<T> {
   const [svc, base] = await Promise.allSettled([startService(env), startBaseline(...(baseline ?? []))]);
   if (svc.status === 'rejected' || base.status === 'rejected') {
-    await Promise.all([svc, base].map((s) => (s.status === 'fulfilled' ? s.value.stop() : undefined)));
+    await Promise.all([svc, base].map((s) => (s.status === 'fulfilled' ? s.value.stop() : Promise.resolve())));
     throw svc.status === 'rejected' ? svc.reason : (base as PromiseRejectedResult).reason;
   }
   try {

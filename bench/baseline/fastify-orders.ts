@@ -43,8 +43,8 @@ async function main(): Promise<void> {
 }
 
 const stop = () => app.close().then(() => process.exit(0));
-process.on('SIGTERM', stop);
-process.on('SIGINT', stop);
+process.on('SIGTERM', () => void stop());
+process.on('SIGINT', () => void stop());
 main().catch((err) => {
   console.error(err);
   process.exit(1);

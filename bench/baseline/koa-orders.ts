@@ -17,7 +17,7 @@ const app = new Koa();
 const router = new Router();
 
 router.use(async (ctx, next) => {
-  if (ctx.path === '/healthz') return next();
+  if (ctx.path === '/healthz') return next() as Promise<void>;
   const account = store.account(ctx.get('authorization'));
   if (account === undefined) {
     ctx.status = 401;
@@ -54,7 +54,8 @@ app.use(etag());
 app.use(router.routes());
 app.use(router.allowedMethods());
 
-const server = createServer(app.callback());
+const callback = app.callback();
+const server = createServer((req, res) => void callback(req, res));
 listen(server, Number(process.env.PORT ?? 0), process.env.HOST || '127.0.0.1');
 const stop = () => server.close(() => process.exit(0));
 process.on('SIGTERM', stop);

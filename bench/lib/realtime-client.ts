@@ -110,7 +110,7 @@ function openWs(name: string, url: string, token: string, channel: string): Prom
     ws.once('unexpected-response', (_req, res) => fail(new Error(`handshake answered ${res.statusCode}`)));
     ws.once('open', () => ws.send(JSON.stringify({ type: 'subscribe', channel })));
     ws.once('message', (data) => {
-      const text = String(data);
+      const text = (data as Buffer).toString();
       if (!text.startsWith('{"type":"subscribed"')) return fail(new Error(`first message was ${text.slice(0, 120)}`));
       clearTimeout(timer);
       g.conns.add(ws);
@@ -435,7 +435,10 @@ async function handle(m: ClientCommand): Promise<unknown> {
     case 'pause': {
       // Stalled clients: raw sockets (lean WebSocket, SSE) stop reading; the kernel's buffers fill.
       let paused = 0;
-      for (const c of groups.get(m.group)?.conns ?? []) if (!(c instanceof WebSocket) && !('io' in c)) (c.pause(), paused++);
+      for (const c of groups.get(m.group)?.conns ?? []) if (!(c instanceof WebSocket) && !('io' in c)) {
+        c.pause();
+        paused++;
+      }
       return paused;
     }
     case 'exit':

@@ -26,17 +26,19 @@ export function tricklePost(svc: Running, token: string, ms: number): Promise<{ 
       }
     });
     s.on('error', reject);
-    s.once('connect', async () => {
-      s.write(
-        `POST /orders HTTP/1.1\r\nHost: ${u.host}\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\n` +
-          `Content-Length: ${body.length}\r\nConnection: close\r\n\r\n`,
-      );
-      const step = ms / body.length;
-      for (let i = 0; i < body.length; i++) {
-        await sleep(step);
-        if (s.destroyed) return;
-        s.write(body.subarray(i, i + 1));
-      }
+    s.once('connect', () => {
+      void (async () => {
+        s.write(
+          `POST /orders HTTP/1.1\r\nHost: ${u.host}\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\n` +
+            `Content-Length: ${body.length}\r\nConnection: close\r\n\r\n`,
+        );
+        const step = ms / body.length;
+        for (let i = 0; i < body.length; i++) {
+          await sleep(step);
+          if (s.destroyed) return;
+          s.write(body.subarray(i, i + 1));
+        }
+      })();
     });
   });
 }

@@ -37,7 +37,7 @@ async function stalled(clients: Clients, kind: 'ws' | 'sse'): Promise<Row> {
       const items = Array.from({ length: 100 }, (_, i) => ({ sku: `SKU-${i}-${'x'.repeat(54)}`, quantity: 1, unit_price_cents: 1 }));
       const created = await call(`${svc.url}/orders`, 'POST', auth, JSON.stringify({ items }));
       if (created.status !== 201) throw new Error(`POST /orders answered ${created.status}: ${created.body}`);
-      const id = Number(JSON.parse(created.body).id);
+      const id = Number((JSON.parse(created.body) as { id: unknown }).id);
       const patch = (n: number) => call(`${svc.url}/orders/${id}`, 'PATCH', { ...auth, 'content-type': 'application/merge-patch+json', 'if-match': '*' }, JSON.stringify({ note: `w${n}` }));
       const before = await sampleMemory(svc, pid);
       const tcpBefore = tcpPages();

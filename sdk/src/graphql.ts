@@ -16,7 +16,7 @@
  * PERSISTED_QUERY_NOT_FOUND is the text sent, once, with its hash, so the next call is
  * hash-only again; against an allowlist server the hash is all it ever sends.
  */
-import { print, type DocumentNode, type OperationDefinitionNode } from 'graphql';
+import { Kind, print, type DocumentNode, type OperationDefinitionNode } from 'graphql';
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import { persistedOperations, type OperationTypes } from './generated/persisted.js';
 
@@ -101,7 +101,7 @@ export function createGraphqlClient(options: GraphqlClientOptions): GraphqlClien
 
   async function send(body: Record<string, unknown>, get: boolean): Promise<{ status: number; json: { data?: unknown; errors?: GraphqlErrorJson[] } }> {
     const res = get
-      ? await doFetch(`${url}?${new URLSearchParams(Object.entries(body).filter(([, v]) => v !== undefined).map(([k, v]): [string, string] => [k, typeof v === 'string' ? v : JSON.stringify(v)]))}`, { headers })
+      ? await doFetch(`${url}?${new URLSearchParams(Object.entries(body).filter(([, v]) => v !== undefined).map(([k, v]): [string, string] => [k, typeof v === 'string' ? v : JSON.stringify(v)])).toString()}`, { headers })
       : await doFetch(url, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body) });
     const json = (await res.json().catch(() => ({ errors: [{ message: `HTTP ${res.status} without a GraphQL body` }] }))) as { data?: unknown; errors?: GraphqlErrorJson[] };
     return { status: res.status, json };
@@ -123,7 +123,7 @@ export function createGraphqlClient(options: GraphqlClientOptions): GraphqlClien
     let p = prepared.get(document);
     if (!p) {
       const text = printDocument(document);
-      const op = document.definitions.find((d): d is OperationDefinitionNode => d.kind === 'OperationDefinition');
+      const op = document.definitions.find((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
       p = sha256Hex(text).then((hash) => ({ name: op?.name?.value, text, hash }));
       prepared.set(document, p);
     }

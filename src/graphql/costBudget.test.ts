@@ -72,9 +72,9 @@ describe('costBudget', () => {
     const points = fc.oneof(fc.nat(), fc.integer({ min: 0, max: 1_000_000_000 }), fc.constantFrom(0, 1, 2 ** 31, 2 ** 53 - 1));
     fc.assert(
       fc.property(points, points, points, points, (budget, restoreRate, requestedQueryCost, currentlyAvailable) => {
-        const { extensionsJson } = costBudget({ buckets: new MemoryBuckets(), budget, restoreRate });
+        const rule = costBudget({ buckets: new MemoryBuckets(), budget, restoreRate });
         const cost = { requestedQueryCost, throttleStatus: { maximumAvailable: budget, currentlyAvailable, restoreRate } };
-        expect(extensionsJson(cost)).toBe(JSON.stringify({ cost }));
+        expect(rule.extensionsJson(cost)).toBe(JSON.stringify({ cost }));
       }),
     );
   });

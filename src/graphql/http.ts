@@ -28,7 +28,6 @@ import {
   NoSchemaIntrospectionCustomRule,
   getOperationAST,
   specifiedRules,
-  type ExecutionResult,
   type ValidationRule,
 } from 'graphql';
 import { createHandler, type Request, type RequestParams, type Response } from 'graphql-http';

@@ -171,7 +171,10 @@ describe('WriteBatcher (WRITE_DELAY_MS)', () => {
             }
             expect(w.heldBytes).toBeLessThanOrEqual(Math.max(max, s.highWaterMark + 300));
           }
-          for (let i = 0; i < 3; i++) (fire(), s.accept());
+          for (let i = 0; i < 3; i++) {
+            fire();
+            s.accept();
+          }
           const got = Buffer.concat(s.delivered);
           expect(Buffer.concat(written).subarray(0, got.length).equals(got)).toBe(true);
           if (!w.stopped) expect(got.length).toBe(Buffer.concat(written).length); // nothing lost while the connection lives

@@ -58,7 +58,7 @@ function npm(args: string[], cwd: string): string {
     return execFileSync('npm', args, { cwd, env: cleanEnv(), encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
   } catch (err) {
     const e = err as { stderr?: string; stdout?: string };
-    throw new Error(`npm ${args.join(' ')} failed in ${cwd} (the npm registry or a warm npm cache is needed):\n${e.stderr ?? ''}${e.stdout ?? ''}`);
+    throw new Error(`npm ${args.join(' ')} failed in ${cwd} (the npm registry or a warm npm cache is needed):\n${e.stderr ?? ''}${e.stdout ?? ''}`, { cause: err });
   }
 }
 

@@ -123,7 +123,7 @@ function wsClient(srv: TestServer, ids: number[]): Client {
       const sock = new WebSocket(url, { headers: { authorization: `Bearer ${srv.alice.token}` } });
       ws = sock;
       sock.on('message', (d) => {
-        const m = JSON.parse(String(d)) as { type: string; channel: string; seq: number | null };
+        const m = JSON.parse((d as Buffer).toString()) as { type: string; channel: string; seq: number | null };
         rules.handle(ids.indexOf(Number(m.channel.slice('order:'.length))), m.type, m.seq);
       });
       sock.on('close', () => {
@@ -310,7 +310,7 @@ describe('spec-client model: never a lost, repeated or silently skipped event (g
             if (!client.connected) await client.connect(false);
             await until(
               () => ids.every((_, t) => client.last(t) === head[t]),
-              () => `heads ${head} last ${ids.map((_, t) => client.last(t))} logs ${JSON.stringify(client.log)}`,
+              () => `heads ${head.join(',')} last ${ids.map((_, t) => client.last(t)).join(',')} logs ${JSON.stringify(client.log)}`,
             );
             ids.forEach((_, t) => check(client.log[t], head[t], sdk));
           } finally {

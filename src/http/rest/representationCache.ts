@@ -16,7 +16,7 @@ export const serialized = new WeakMap<object, string>();
 /** Bytes the cached representations may hold at most (as the caller's `weigh` counts them). */
 export const REPRESENTATION_CACHE_MAX_BYTES = 64 * 1024 * 1024;
 
-export class RepresentationCache<V extends {}> {
+export class RepresentationCache<V extends NonNullable<unknown>> {
   private readonly lru: LRUCache<string, V>;
 
   constructor(

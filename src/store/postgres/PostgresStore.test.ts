@@ -49,6 +49,7 @@ beforeAll(async () => {
     throw new Error(
       `PostgreSQL tests need a server at DATABASE_TEST_URL (${URL.replace(/:[^:@/]*@/, ':***@')}): ${(err as Error).message}. ` +
         'Start PostgreSQL or point DATABASE_TEST_URL at one; these tests are never skipped.',
+      { cause: err },
     );
   }
 });

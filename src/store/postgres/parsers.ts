@@ -25,9 +25,10 @@ export interface EventRow {
  */
 const INT8 = pgTypes.builtins.INT8;
 const TIMESTAMPTZ = pgTypes.builtins.TIMESTAMPTZ;
+type TypeId = Parameters<typeof pgTypes.getTypeParser>[0];
 const parseTimestamptz = pgTypes.getTypeParser(TIMESTAMPTZ, 'text') as (v: string) => Date;
 export const TYPES: CustomTypesConfig = {
-  getTypeParser: ((oid: number, format?: 'text' | 'binary') => {
+  getTypeParser: ((oid: TypeId, format?: 'text' | 'binary') => {
     if (oid === INT8)
       return (v: string): number => {
         const n = Number(v);
@@ -35,7 +36,7 @@ export const TYPES: CustomTypesConfig = {
         return n;
       };
     if (oid === TIMESTAMPTZ) return (v: string): string => parseTimestamptz(v).toISOString();
-    return pgTypes.getTypeParser(oid, format);
+    return pgTypes.getTypeParser(oid, format) as (v: string) => unknown;
   }) as CustomTypesConfig['getTypeParser'],
 };
 

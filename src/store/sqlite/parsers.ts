@@ -29,7 +29,7 @@ export const toEvent = (r: EventRow): OrderEvent => ({
   accountId: r.account_id,
   seq: r.seq,
   type: r.type,
-  order: JSON.parse(r.payload),
+  order: JSON.parse(r.payload) as OrderEvent['order'],
   createdAt: r.created_at,
 });
 
