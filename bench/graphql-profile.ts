@@ -4,7 +4,8 @@
  * connections) for `seconds` (10), stops it (the profile is written on exit) and prints
  * where the CPU went (bench/graphql/profile-summary.ts), in shares and µs per request.
  * PROFILE_ENTRY=<path to another build's dist/src/main.js> profiles that build instead
- * (BENCHMARKS.md's "before" column is the build of the commit before issue 19).
+ * (BENCHMARKS.md's "before" column is the build of `d3d4b2b`, before the /graphql edge route
+ * and its hash-only APQ path).
  */
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

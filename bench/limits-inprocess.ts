@@ -1,5 +1,5 @@
 /**
- * `npx tsx bench/limits-inprocess.ts [--write]` (issue 18): the whole request path with
+ * `npx tsx bench/limits-inprocess.ts [--write]`: the whole request path with
  * the limits on against off, in one process, without sockets: three apps built by
  * createApp over the embedded store (off, a second off as a control, and on with
  * RATE_LIMIT_RPS / GRAPHQL_COST_BUDGET so large nothing is refused), each request driven

@@ -1,5 +1,5 @@
 /**
- * `npm run bench:limits [-- --write]` (issue 18): what the per-account REST rate limit
+ * `npm run bench:limits [-- --write]`: what the per-account REST rate limit
  * and the GraphQL cost budget cost per request. Three sides of the service, each a whole
  * app over its own embedded store, served by one process (bench/limits-sides.ts says
  * why): "off" (the defaults), "control" (the defaults again) and "on" (RATE_LIMIT_RPS /

@@ -1,5 +1,5 @@
 /**
- * Realtime benchmarks (issue 6): `npm run --silent build && npx tsx bench/realtime.ts
+ * Realtime benchmarks: `npm run --silent build && npx tsx bench/realtime.ts
  * [memory] [fanout] [slow] [peers] [stalled] [--write]` (no phase named: all five). Every figure has its
  * baseline measured in the same run, side by side:
  *

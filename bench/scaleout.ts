@@ -1,5 +1,5 @@
 /**
- * Scale-out benchmarks (issue 7): `npm run bench:scaleout -- [cpu] [get] [patch] [fanout]
+ * Scale-out benchmarks: `npm run bench:scaleout -- [cpu] [get] [patch] [fanout]
  * [--write]` (the npm script builds first; no phase named: all four, about 4 minutes). Every
  * comparison is measured side by side in one run, the sides' rounds alternating:
  *

@@ -1,5 +1,5 @@
 /**
- * Fan-out against the libraries users would pick instead (issue 13): server CPU per
+ * Fan-out against the libraries users would pick instead: server CPU per
  * delivered message, the service's WebSocket vs Socket.IO 4 and its SSE vs better-sse, at
  * the same load in the same run: BENCH_RT_PEER_CONNECTIONS subscribers of order:1 on each
  * server, writes at a steady BENCH_RT_PEER_RATE/s for BENCH_RT_SECONDS, BENCH_RT_ROUNDS

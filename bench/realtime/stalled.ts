@@ -1,5 +1,5 @@
 /**
- * Stalled clients (issue 13): BENCH_RT_STALLED_CONNECTIONS subscribers of one order stop
+ * Stalled clients (the slow-consumer rule under load): BENCH_RT_STALLED_CONNECTIONS subscribers of one order stop
  * reading while events of ~10 KB are written to it. Each connection may hold at most
  * MAX_BUFFER_BYTES in user space (the socket's buffer plus its write queue), after which it
  * is closed (WebSocket 1013, SSE end) and its queue dropped; the queued bytes are the hub's

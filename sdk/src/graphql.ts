@@ -8,7 +8,7 @@
  *   its own queries (graphql-codegen, gql.tada...). Its text is graphql-js's `print` of
  *   the document, the same printer codegen runs over contracts/operations/, and its hash
  *   the plain hex SHA-256 of that exact UTF-8 text, as the server and the allowlist
- *   compute it (DESIGN.md "Persisted operations"). So a client document equal to a
+ *   compute it (no `sha256:` prefix: one hash serves APQ and the allowlist). So a client document equal to a
  *   contract operation has the contract's hash, and registering a partner's document in
  *   the allowlist means adding the same printed text.
  *
@@ -24,8 +24,8 @@ export type { TypedDocumentNode, OperationTypes };
 export type OperationName = keyof OperationTypes;
 
 /**
- * The `extensions.code` values orderline sends (DESIGN.md "Violations", "Persisted
- * operations"); open-ended, as a newer server may add codes.
+ * The `extensions.code` values orderline sends (validation violations, persisted
+ * operations); open-ended, as a newer server may add codes.
  */
 export type GraphqlErrorCode =
   | 'GRAPHQL_VALIDATION_FAILED'

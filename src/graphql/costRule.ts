@@ -1,6 +1,6 @@
 /**
- * Cost ceiling as a validation rule (spec 8.1; DESIGN.md "Cost (exact, field by
- * field)"): a scalar or enum field costs `scalarCost` (`__typename` 0); an object
+ * Cost ceiling as a validation rule (spec 8.1; exact, field by field, and always on,
+ * persisted operations included): a scalar or enum field costs `scalarCost` (`__typename` 0); an object
  * field `objectCost` plus its selections; a list field size x (objectCost + its
  * selections), or size x scalarCost for a list of scalars, where size is its `first`
  * argument (literal, variable or the variable's default) or else `listFactor`.

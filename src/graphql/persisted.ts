@@ -1,5 +1,5 @@
 /**
- * Which query text a request runs (DESIGN.md "Persisted operations"):
+ * Which query text a request runs (`GRAPHQL_PERSISTED`, `apq` by default):
  *
  * - `apq` (Apollo's automatic persisted queries, exactly as Apollo Client expects): a
  *   hash alone runs the text registered under it, or answers HTTP 200 with

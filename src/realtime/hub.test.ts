@@ -60,7 +60,7 @@ describe('TopicHub', () => {
     expect(first.log).toEqual([{ kind: 'ack', seq: 2, head: 2 }, { kind: 'frame', seq: 3 }]);
   });
 
-  it('the wire rule: the ack carries the resume point, never the head, so one missed write is replayed (issue 13, 1)', async () => {
+  it('the wire rule: the ack carries the resume point, never the head, so one missed write is replayed', async () => {
     const committed = [event(1), event(2), event(3)];
     const hub = new TopicHub({ store: fakeStore(committed), ringSize: 10 });
     const sub = recorder();
@@ -89,7 +89,7 @@ describe('TopicHub', () => {
     expect(late.log).toEqual([{ kind: 'ack', seq: 1, head: 2 }, { kind: 'frame', seq: 2 }]);
   });
 
-  it('since ahead of the topic: ack at since, then a resync that sets the position to the head (issue 13, 2)', async () => {
+  it('since ahead of the topic: ack at since, then a resync that sets the position to the head', async () => {
     const committed = [event(1), event(2), event(3)];
     const hub = new TopicHub({ store: fakeStore(committed), ringSize: 10 });
     const sub = recorder();
@@ -104,7 +104,7 @@ describe('TopicHub', () => {
     expect(sub.log.at(-1)).toEqual({ kind: 'frame', seq: 4 });
   });
 
-  it('a topic that fails to load fails its subscriber, keeps nothing pending, and a retry works (issue 13, 5)', async () => {
+  it('a topic that fails to load fails its subscriber, keeps nothing pending, and a retry works', async () => {
     const committed = [event(1), event(2)];
     const store = fakeStore(committed);
     const errors: unknown[] = [];

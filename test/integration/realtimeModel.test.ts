@@ -1,5 +1,5 @@
 /**
- * The spec-client model test (issue 13): a client that knows only the contract's wire
+ * The spec-client model test: a client that knows only the contract's wire
  * rule — keep the last seq per topic; seq = last + 1: apply; seq <= last: drop;
  * seq > last + 1: a gap, GET the order; `resync`: GET the order and continue from its
  * seq — over random schedules of writes, drops, resumes (WebSocket `since` in the URL

@@ -1,5 +1,5 @@
 /**
- * Issue 18 across two server processes sharing one PostgreSQL schema and one Redis:
+ * Idempotency keys and rate limits across two server processes sharing one PostgreSQL schema and one Redis:
  * 20 concurrent identical creates with one Idempotency-Key spread over both instances
  * make one order; the REST rate limit is one bucket for both (Redis Lua script).
  */

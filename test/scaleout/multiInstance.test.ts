@@ -1,6 +1,6 @@
 /**
  * Two server processes on different ports sharing one PostgreSQL schema and one Redis
- * (the issue 7 acceptance): fan-out across instances, resume on another instance after
+ * (the scale-out acceptance): fan-out across instances, resume on another instance after
  * SIGKILL without resync, the APQ registry shared, one winner among concurrent
  * same-If-Match writes on both, and a Redis restart mid-stream.
  */

@@ -1,6 +1,6 @@
 /**
- * Idempotency-Key on POST /orders (every version) and POST .../cancel (DESIGN.md
- * "Retried creates"; draft-ietf-httpapi-idempotency-key-header, Stripe's semantics).
+ * Idempotency-Key on POST /orders (every version) and POST .../cancel (safe retries of
+ * creates; draft-ietf-httpapi-idempotency-key-header, Stripe's semantics).
  * Wraps the bound operation: before anything runs, the account's key is claimed in the
  * store with a fingerprint of the request. A replay answers the stored response with
  * `Idempotent-Replayed: true`; the same key for another request is 422; a key whose

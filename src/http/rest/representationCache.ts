@@ -3,7 +3,7 @@
  * a revision names one immutable state, so its bytes and ETag never change and a GET
  * needs only the revision (one indexed column) to answer 200 from here or 304.
  *
- * Bounded by lru-cache in entries and in bytes (issue 18: every in-process cache is),
+ * Bounded by lru-cache in entries and in bytes (every in-process cache has a bound),
  * least recently used first; the caller says what an entry weighs.
  */
 import { LRUCache } from 'lru-cache';
