@@ -66,8 +66,7 @@ interface Scenario {
   bodyOf?: Partial<Record<ServerName, string>>;
 }
 
-const apqBody = (text: string, withText: boolean) =>
-  JSON.stringify({ ...(withText ? { query: text } : {}), extensions: { persistedQuery: { version: 1, sha256Hash: sha256Hex(text) } } });
+const apqBody = (text: string, withText: boolean) => JSON.stringify({ ...(withText ? { query: text } : {}), extensions: { persistedQuery: { version: 1, sha256Hash: sha256Hex(text) } } });
 
 const SCENARIOS: Scenario[] = [
   { name: 'simple', what: `simple query \`${SIMPLE}\` as text`, body: JSON.stringify({ query: SIMPLE }), servers: ['orderline', 'yoga', 'apollo', 'bare'], target: 1.5 },
@@ -87,11 +86,7 @@ async function startAll(): Promise<Server[]> {
   const base = { 'content-type': 'application/json', accept: 'application/graphql-response+json' };
   const service = await startService();
   const token = (await service.waitForOutput(/demo token/)).trim().split(' ').pop()!;
-  const peers = await Promise.all([
-    startBaseline('graphql-yoga.ts', '/health'),
-    startBaseline('graphql-apollo.ts', '/?query=%7B__typename%7D'),
-    startBaseline('graphql-bare.ts', '/healthz'),
-  ]);
+  const peers = await Promise.all([startBaseline('graphql-yoga.ts', '/health'), startBaseline('graphql-apollo.ts', '/?query=%7B__typename%7D'), startBaseline('graphql-bare.ts', '/healthz')]);
   return [
     { name: 'orderline', running: service, headers: { ...base, authorization: `Bearer ${token}` } },
     { name: 'orderline-text', running: service, headers: { ...base, authorization: `Bearer ${token}` } },
@@ -129,10 +124,7 @@ async function verify(servers: Server[]): Promise<string[]> {
     const rejected = await post(s, JSON.stringify({ query: OVER_COST }));
     if ('data' in rejected.json || !rejected.json.errors?.length) throw new Error(`${s.name}: the over-cost query was not refused: ${JSON.stringify(rejected.json)}`);
     const e = rejected.json.errors[0];
-    notes.push(
-      `${LABEL[s.name]}: APQ miss ${miss.status} ${miss.json.errors?.[0]?.extensions?.code ?? ''}; ` +
-        `over-cost query refused with ${rejected.status} ${e.extensions?.code ?? ''} "${e.message}"`,
-    );
+    notes.push(`${LABEL[s.name]}: APQ miss ${miss.status} ${miss.json.errors?.[0]?.extensions?.code ?? ''}; ` + `over-cost query refused with ${rejected.status} ${e.extensions?.code ?? ''} "${e.message}"`);
   }
   return notes;
 }
@@ -173,7 +165,10 @@ async function measure(servers: Server[], scenario: Scenario): Promise<Measured>
   return { scenario, rounds, cpu, non2xx };
 }
 
-const uptime = () => execFileSync('uptime', { encoding: 'utf8' }).trim().replace(/^.*load average/, 'load average');
+const uptime = () =>
+  execFileSync('uptime', { encoding: 'utf8' })
+    .trim()
+    .replace(/^.*load average/, 'load average');
 
 function table(results: Measured[]): string[] {
   const lines = [
@@ -186,9 +181,15 @@ function table(results: Measured[]): string[] {
     const better = Math.max(med('yoga')!, med('apollo')!);
     const ratio = ours / better;
     const cell = (n: ServerName) => (med(n) === undefined ? 'n/a' : `${Math.round(med(n)!)}${m.non2xx.get(n) ? ` (${m.non2xx.get(n)} non-2xx)` : ''}`);
-    const rounds = (['orderline', 'yoga', 'apollo', 'bare'] as const).filter((n) => m.rounds.has(n)).map((n) => m.rounds.get(n)!.map(Math.round).join(' ')).join(' / ');
+    const rounds = (['orderline', 'yoga', 'apollo', 'bare'] as const)
+      .filter((n) => m.rounds.has(n))
+      .map((n) => m.rounds.get(n)!.map(Math.round).join(' '))
+      .join(' / ');
     const cpuMed = (n: ServerName) => median(m.cpu.get(n)!);
-    const cpuCells = (['orderline', 'yoga', 'apollo', 'bare'] as const).filter((n) => m.cpu.has(n)).map((n) => Math.round(cpuMed(n))).join(' / ');
+    const cpuCells = (['orderline', 'yoga', 'apollo', 'bare'] as const)
+      .filter((n) => m.cpu.has(n))
+      .map((n) => Math.round(cpuMed(n)))
+      .join(' / ');
     const cpuRatio = Math.min(cpuMed('yoga'), cpuMed('apollo')) / cpuMed('orderline');
     lines.push(
       `| ${m.scenario.name}: ${m.scenario.what} | ${cell('orderline')} | ${cell('yoga')} | ${cell('apollo')} | ${cell('bare')} | ${ratio.toFixed(2)} | >= ${m.scenario.target.toFixed(1)} | ` +

@@ -30,8 +30,7 @@ async function main(): Promise<void> {
   const token = (await svc.waitForOutput(/demo token/)).trim().split(' ').pop()!;
   const headers = { 'content-type': 'application/json', accept: 'application/graphql-response+json', authorization: `Bearer ${token}` };
   const pq = { persistedQuery: { version: 1, sha256Hash: sha256Hex(SIMPLE) } };
-  const body =
-    scenario === 'apq' ? JSON.stringify({ extensions: pq }) : JSON.stringify({ query: scenario === 'reject' ? OVER_COST : SIMPLE });
+  const body = scenario === 'apq' ? JSON.stringify({ extensions: pq }) : JSON.stringify({ query: scenario === 'reject' ? OVER_COST : SIMPLE });
   if (scenario === 'apq') await fetch(`${svc.url}/graphql`, { method: 'POST', headers, body: JSON.stringify({ query: SIMPLE, extensions: pq }) });
   const res = await wrk({ url: `${svc.url}/graphql`, body, headers }, seconds, 50);
   await svc.stop();

@@ -74,7 +74,7 @@ function probe(load: Load, method = 'GET', body?: string): Promise<{ status: num
   return new Promise((resolve, reject) => {
     const req = request(load.url, { method, headers: load.headers, agent: false }, (res) => {
       res.resume();
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, etag: (res.headers.etag) ?? null }));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, etag: res.headers.etag ?? null }));
     });
     req.on('error', (err) => reject(new Error(`${method} ${load.url}: ${err.message}`)));
     req.end(body);
@@ -167,14 +167,11 @@ async function main(): Promise<void> {
   ensureWrk();
   const dir = mkdtempSync(join(tmpdir(), 'orderline-bench-rest-'));
   const started: Running[] = [];
-  const loadBefore = loadavg().map((x) => x.toFixed(2)).join(' ');
+  const loadBefore = loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ');
   try {
-    const [svc, hello, koa, fastify] = await Promise.all([
-      startService(),
-      startBaseline('koa-hello.ts', '/'),
-      startBaseline('koa-orders.ts', '/healthz'),
-      startBaseline('fastify-orders.ts', '/healthz'),
-    ]);
+    const [svc, hello, koa, fastify] = await Promise.all([startService(), startBaseline('koa-hello.ts', '/'), startBaseline('koa-orders.ts', '/healthz'), startBaseline('fastify-orders.ts', '/healthz')]);
     started.push(svc, hello, koa, fastify);
     const token = (await svc.waitForOutput(/demo token/)).trim().split(' ').pop()!;
     const auth = (t: string) => ({ Authorization: `Bearer ${t}` });
@@ -198,7 +195,13 @@ async function main(): Promise<void> {
       { name: 'fastify', load: get.fastify },
       { name: 'service', load: get.service },
     ]);
-    rows.push({ scenario: 'rest-get200', request: 'GET /orders/1 (bearer, one row, JSON with _links)', service: byName(g, 'service'), peers: g.filter((m) => m.name !== 'service'), goal: '>= 1.00 Koa and Fastify peers, >= 0.75 hello' });
+    rows.push({
+      scenario: 'rest-get200',
+      request: 'GET /orders/1 (bearer, one row, JSON with _links)',
+      service: byName(g, 'service'),
+      peers: g.filter((m) => m.name !== 'service'),
+      goal: '>= 1.00 Koa and Fastify peers, >= 0.75 hello',
+    });
 
     console.error('get304:');
     const inm = async (load: Load): Promise<Load> => {
@@ -236,7 +239,9 @@ async function main(): Promise<void> {
       goal: 'recorded',
     });
 
-    const loadAfter = loadavg().map((x) => x.toFixed(2)).join(' ');
+    const loadAfter = loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' ');
     const cpu = cpus();
     const env =
       `${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, ${cpu[0]?.model.trim() ?? 'unknown CPU'}, ${cpu.length} cores, Node ${process.version}; ` +

@@ -70,10 +70,7 @@ export async function generateAsyncApi(root: string): Promise<Record<string, str
     '',
   ];
   const validators = standaloneModule(
-    [
-      { name: 'validateClientMessage', schema: { anyOf: CLIENT_MESSAGES.map((n) => messages[n]) }, type: 'ClientMessage' },
-      ...server.map((n) => ({ name: `validate${n}`, schema: messages[n], type: n })),
-    ],
+    [{ name: 'validateClientMessage', schema: { anyOf: CLIENT_MESSAGES.map((n) => messages[n]) }, type: 'ClientMessage' }, ...server.map((n) => ({ name: `validate${n}`, schema: messages[n], type: n }))],
     [`import type { ClientMessage, ${server.join(', ')} } from './messages';`],
   );
   return {

@@ -108,9 +108,7 @@ export function readOperations(doc: Json): OpModel[] {
     for (const method of METHODS) {
       const op = item[method];
       if (!op) continue;
-      const params = [...(item.parameters ?? []), ...(op.parameters ?? [])]
-        .map((p: Json) => deref<OpenApiParameter>(doc, p))
-        .map((p) => ({ name: p.name, in: p.in, required: !!p.required, schema: p.schema ?? {} }));
+      const params = [...(item.parameters ?? []), ...(op.parameters ?? [])].map((p: Json) => deref<OpenApiParameter>(doc, p)).map((p) => ({ name: p.name, in: p.in, required: !!p.required, schema: p.schema ?? {} }));
       const rb = op.requestBody ? deref<OpenApiRequestBody>(doc, op.requestBody) : null;
       ops.push({
         operationId: op.operationId,
@@ -204,7 +202,7 @@ function handlersModule(ops: OpModel[]): string {
   out.push(' * declares, fails `tsc`.');
   out.push(' *');
   out.push(' * `C` is what every handler receives; `A` what a handler of an operation that requires a');
-  out.push(' * bearer token receives (the caller\'s account): an operation without `security` cannot');
+  out.push(" * bearer token receives (the caller's account): an operation without `security` cannot");
   out.push(' * read an account it was never given.');
   out.push(' */');
   out.push('export interface Handlers<C, A = C> {');
@@ -240,12 +238,12 @@ function bindModule(ops: OpModel[], paramNames: Map<string, string>, bodyNames: 
     '  params: Record<string, unknown>;',
     '  query: Record<string, unknown>;',
     '  headers: Record<string, unknown>;',
-    '  /** The contract key of the body\'s media type, when a body was sent. */',
+    "  /** The contract key of the body's media type, when a body was sent. */",
     '  contentType?: string;',
     '  body?: unknown;',
     '}',
     '',
-    '/** What every operation\'s response widens to, for the code that writes it. */',
+    "/** What every operation's response widens to, for the code that writes it. */",
     'export interface AnyResponse {',
     '  status: number;',
     '  headers?: ResponseHeaders;',
@@ -261,7 +259,7 @@ function bindModule(ops: OpModel[], paramNames: Map<string, string>, bodyNames: 
     '/** Every operation bound: a public one takes `C`, one that requires a token `A`. */',
     'export type BoundOperations<C, A> = { [K in PublicOperationId]: Bound<C> } & { [K in AuthenticatedOperationId]: Bound<A> };',
     '',
-    '/** Every operation, validated and bound to its family\'s handler. */',
+    "/** Every operation, validated and bound to its family's handler. */",
     'export function bindOperations<C, A>(h: Handlers<C, A>, invalid: Invalid): BoundOperations<C, A> {',
     '  return {',
   ];
@@ -269,7 +267,11 @@ function bindModule(ops: OpModel[], paramNames: Map<string, string>, bodyNames: 
     const fam = familyOf(op.operationId);
     out.push(`    ${op.operationId}: (raw, ctx) => {`);
     const parts: string[] = [`operationId: ${q(op.operationId)}`, `pathVersion: ${pathVersionOf(op.path) ?? 'null'}`];
-    for (const [loc, key, name] of [['path', 'params', 'params'], ['query', 'query', 'query'], ['header', 'headers', 'headers']] as const) {
+    for (const [loc, key, name] of [
+      ['path', 'params', 'params'],
+      ['query', 'query', 'query'],
+      ['header', 'headers', 'headers'],
+    ] as const) {
       const validator = paramNames.get(`${op.operationId}:${loc}`);
       if (validator) {
         out.push(`      const ${name} = raw.${key};`);
@@ -477,8 +479,14 @@ export async function generateOpenApi(root: string): Promise<Record<string, stri
         `    method: ${q(op.method)},`,
         `    path: ${q(op.path)},`,
         `    auth: ${op.auth},`,
-        `    headerNames: [${op.params.filter((x) => x.in === 'header').map((x) => q(x.name)).join(', ')}],`,
-        `    integerParams: [${op.params.filter((x) => x.schema.type === 'integer').map((x) => q(x.name)).join(', ')}],`,
+        `    headerNames: [${op.params
+          .filter((x) => x.in === 'header')
+          .map((x) => q(x.name))
+          .join(', ')}],`,
+        `    integerParams: [${op.params
+          .filter((x) => x.schema.type === 'integer')
+          .map((x) => q(x.name))
+          .join(', ')}],`,
         `    validate: { path: ${pv('path')}, query: ${pv('query')}, header: ${pv('header')} },`,
         `    body: ${body},`,
         `    responses: { ${responses} },`,
@@ -499,7 +507,7 @@ export async function generateOpenApi(root: string): Promise<Record<string, stri
     "  method: 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';",
     '  /** OpenAPI path template, e.g. `/orders/{orderId}`. */',
     '  path: string;',
-    '  /** Header parameters, in the contract\'s spelling. */',
+    "  /** Header parameters, in the contract's spelling. */",
     '  headerNames: readonly string[];',
     '  /** Parameters typed integer: only their canonical decimal form is accepted (Ajv coercion alone would take `1.` or `01`). */',
     '  integerParams: readonly string[];',

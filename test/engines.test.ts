@@ -23,10 +23,26 @@ describe('engines of a test run', () => {
   it('without Redis, redis-server and Chromium: leaves out their suites and names each with its enabling command', () => {
     const plan = { ci: false, postgres: pg, redis: none('closed port'), redisServer: null, chromium: none('no chromium on PATH') };
     const { ignore, dropProjects, notRun } = exclusions(plan);
-    expect(ignore.sqlite).toEqual(['src/bus/redis.test.ts', 'src/graphql/redisRegistry.test.ts', 'src/limits/redisBuckets.test.ts', 'test/integration/rateLimitShared.test.ts', 'test/integration/costBudgetShared.test.ts', 'test/browser/']);
+    expect(ignore.sqlite).toEqual([
+      'src/bus/redis.test.ts',
+      'src/graphql/redisRegistry.test.ts',
+      'src/limits/redisBuckets.test.ts',
+      'test/integration/rateLimitShared.test.ts',
+      'test/integration/costBudgetShared.test.ts',
+      'test/browser/',
+    ]);
     expect(dropProjects).toEqual(['scaleout']); // the postgres project still runs, on the in-process bus
     const block = notRunBlock(plan, notRun);
-    for (const s of ['src/bus/redis.test.ts', 'src/graphql/redisRegistry.test.ts', 'src/limits/redisBuckets.test.ts', 'test/integration/rateLimitShared.test.ts', 'test/integration/costBudgetShared.test.ts', 'jest project "postgres" on the Redis bus', 'jest project "scaleout"', 'test/browser/']) {
+    for (const s of [
+      'src/bus/redis.test.ts',
+      'src/graphql/redisRegistry.test.ts',
+      'src/limits/redisBuckets.test.ts',
+      'test/integration/rateLimitShared.test.ts',
+      'test/integration/costBudgetShared.test.ts',
+      'jest project "postgres" on the Redis bus',
+      'jest project "scaleout"',
+      'test/browser/',
+    ]) {
       expect(block).toContain(s);
     }
     expect(block).toContain('enable: sudo apt-get install -y redis-server');

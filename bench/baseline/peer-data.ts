@@ -26,15 +26,18 @@ export function openPeerStore(dir = process.env.DATA_DIR ?? '.') {
   const hash = (token: string) => createHash('sha256').update(token).digest('hex');
   db.prepare('INSERT OR IGNORE INTO tokens (hash, account_id) VALUES (?, 1)').run(hash(PEER_TOKEN));
   const now = new Date().toISOString();
-  db.prepare(
-    `INSERT OR IGNORE INTO orders VALUES (1, 1, 1, 'pending', ?, 'EUR', 'WELCOME', 10, 'first order', ?, ?)`,
-  ).run(JSON.stringify([{ sku: 'TEA-1', quantity: 2, unit_price_cents: 450 }, { sku: 'MUG-2', quantity: 1, unit_price_cents: 1200 }]), now, now);
+  db.prepare(`INSERT OR IGNORE INTO orders VALUES (1, 1, 1, 'pending', ?, 'EUR', 'WELCOME', 10, 'first order', ?, ?)`).run(
+    JSON.stringify([
+      { sku: 'TEA-1', quantity: 2, unit_price_cents: 450 },
+      { sku: 'MUG-2', quantity: 1, unit_price_cents: 1200 },
+    ]),
+    now,
+    now,
+  );
 
   const tokenStmt = db.prepare('SELECT account_id FROM tokens WHERE hash = ?');
   const select = db.prepare('SELECT * FROM orders WHERE id = ? AND account_id = ?');
-  const update = db.prepare(
-    'UPDATE orders SET note = ?, revision = revision + 1, updated_at = ? WHERE id = ? AND account_id = ? RETURNING *',
-  );
+  const update = db.prepare('UPDATE orders SET note = ?, revision = revision + 1, updated_at = ? WHERE id = ? AND account_id = ? RETURNING *');
   const cache = new Map<string, number>();
 
   return {
@@ -50,8 +53,7 @@ export function openPeerStore(dir = process.env.DATA_DIR ?? '.') {
       return id;
     },
     get: (id: number, account: number) => select.get(id, account) as Row | undefined,
-    setNote: (id: number, account: number, note: unknown) =>
-      update.get(typeof note === 'string' ? note : null, new Date().toISOString(), id, account) as Row | undefined,
+    setNote: (id: number, account: number, note: unknown) => update.get(typeof note === 'string' ? note : null, new Date().toISOString(), id, account) as Row | undefined,
   };
 }
 

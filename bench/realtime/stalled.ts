@@ -44,8 +44,19 @@ async function stalled(clients: Clients, kind: 'ws' | 'sse'): Promise<Row> {
       const group = `stalled-${kind}`;
       const o =
         kind === 'ws'
-          ? await clients.openWs(group, svc, token, Array.from({ length: STALLED_CONNECTIONS }, () => `order:${id}`), 'lean')
-          : await clients.openSse(group, svc, token, Array.from({ length: STALLED_CONNECTIONS }, () => `/api/orders/${id}/stream`));
+          ? await clients.openWs(
+              group,
+              svc,
+              token,
+              Array.from({ length: STALLED_CONNECTIONS }, () => `order:${id}`),
+              'lean',
+            )
+          : await clients.openSse(
+              group,
+              svc,
+              token,
+              Array.from({ length: STALLED_CONNECTIONS }, () => `/api/orders/${id}/stream`),
+            );
       if (!o.opened) throw new Error(`stalled ${kind}: nothing opened: ${o.firstError}`);
       const paused = (await clients.all<number>({ cmd: 'pause', group })).reduce((a, b) => a + b, 0);
       const opened = await sampleMemory(svc, pid);

@@ -101,7 +101,14 @@ export function createGraphqlClient(options: GraphqlClientOptions): GraphqlClien
 
   async function send(body: Record<string, unknown>, get: boolean): Promise<{ status: number; json: { data?: unknown; errors?: GraphqlErrorJson[] } }> {
     const res = get
-      ? await doFetch(`${url}?${new URLSearchParams(Object.entries(body).filter(([, v]) => v !== undefined).map(([k, v]): [string, string] => [k, typeof v === 'string' ? v : JSON.stringify(v)])).toString()}`, { headers })
+      ? await doFetch(
+          `${url}?${new URLSearchParams(
+            Object.entries(body)
+              .filter(([, v]) => v !== undefined)
+              .map(([k, v]): [string, string] => [k, typeof v === 'string' ? v : JSON.stringify(v)]),
+          ).toString()}`,
+          { headers },
+        )
       : await doFetch(url, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body) });
     const json = (await res.json().catch(() => ({ errors: [{ message: `HTTP ${res.status} without a GraphQL body` }] }))) as { data?: unknown; errors?: GraphqlErrorJson[] };
     return { status: res.status, json };

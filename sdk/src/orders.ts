@@ -18,7 +18,7 @@ export class OrderlineError extends Error {
   }
 }
 
-const problemOf = (error: unknown): Partial<Problem> | undefined => (error && typeof error === 'object' ? (error) : undefined);
+const problemOf = (error: unknown): Partial<Problem> | undefined => (error && typeof error === 'object' ? error : undefined);
 
 /**
  * Reads an order, computes a merge patch from it, and writes it with If-Match. On 412
@@ -26,12 +26,7 @@ const problemOf = (error: unknown): Partial<Problem> | undefined => (error && ty
  * order, up to `attempts` times: the lost-update-free read-modify-write of spec 4.2.
  * `change` returns null to give up (e.g. the fresh state makes the change moot).
  */
-export async function updateOrder(
-  api: RestClient,
-  orderId: number,
-  change: (current: Order) => OrderPatch | null,
-  attempts = 5,
-): Promise<Order> {
+export async function updateOrder(api: RestClient, orderId: number, change: (current: Order) => OrderPatch | null, attempts = 5): Promise<Order> {
   for (let i = 0; i < attempts; i++) {
     const read = await api.GET('/v2/orders/{orderId}', { params: { path: { orderId } } });
     if (!read.data) throw new OrderlineError(read.response.status, problemOf(read.error));

@@ -38,9 +38,7 @@ export interface CostExtension {
   throttleStatus: { maximumAvailable: number; currentlyAvailable: number; restoreRate: number };
 }
 
-export type Charge =
-  | { admitted: true; cost: CostExtension }
-  | { admitted: false; cost: CostExtension; retryAfterS: number; body: string };
+export type Charge = { admitted: true; cost: CostExtension } | { admitted: false; cost: CostExtension; retryAfterS: number; body: string };
 
 const fragmentsOf = new WeakMap<DocumentNode, Map<string, FragmentDefinitionNode>>();
 

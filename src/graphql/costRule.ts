@@ -56,12 +56,7 @@ export interface CostRuleOptions {
 export const simplifiedCost = (listLevels: number, w: CostWeights = DEFAULT_WEIGHTS): number => w.objectCost * w.listFactor ** listLevels;
 
 /** The exact cost of one operation; exported for tests and for the benchmark's report. */
-export function operationCost(
-  context: Pick<ValidationContext, 'getSchema' | 'getFragment'>,
-  op: OperationDefinitionNode,
-  variables: RawVariables,
-  w: CostWeights = DEFAULT_WEIGHTS,
-): number {
+export function operationCost(context: Pick<ValidationContext, 'getSchema' | 'getFragment'>, op: OperationDefinitionNode, variables: RawVariables, w: CostWeights = DEFAULT_WEIGHTS): number {
   const schema = context.getSchema();
   const fragmentCost = fragmentMeasure(
     (name) => context.getFragment(name),

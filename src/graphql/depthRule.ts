@@ -25,7 +25,11 @@ export interface DepthRuleOptions {
 
 export function depthRule({ maxDepth, showCost = false }: DepthRuleOptions): ValidationRule {
   return (context: ValidationContext): ASTVisitor => {
-    const fragmentHeight = fragmentMeasure((name) => context.getFragment(name), (fragment) => height(fragment.selectionSet), 0);
+    const fragmentHeight = fragmentMeasure(
+      (name) => context.getFragment(name),
+      (fragment) => height(fragment.selectionSet),
+      0,
+    );
 
     /** The deepest field below a selection set, relative to it (a leaf field = 0). */
     function height(set: SelectionSetNode): number {
@@ -48,13 +52,7 @@ export function depthRule({ maxDepth, showCost = false }: DepthRuleOptions): Val
         const depth = height(op.selectionSet);
         if (depth > maxDepth) {
           const name = op.name ? `'${op.name.value}'` : 'The operation';
-          context.reportError(
-            validationError(
-              `${name} is nested deeper than the depth limit`,
-              op,
-              showCost ? { depth, maxDepth } : {},
-            ),
-          );
+          context.reportError(validationError(`${name} is nested deeper than the depth limit`, op, showCost ? { depth, maxDepth } : {}));
         }
         return false; // fragments are walked from their spreads
       },

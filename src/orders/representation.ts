@@ -40,5 +40,4 @@ export function toV1(order: OrderRecord, base: string): OrderV1 {
   return { ...c, discount_code: order.discount?.code ?? null };
 }
 
-export const represent = (order: OrderRecord, version: ApiVersion, base: string): OrderV1 | OrderV2 =>
-  version === 1 ? toV1(order, base) : toV2(order, base);
+export const represent = (order: OrderRecord, version: ApiVersion, base: string): OrderV1 | OrderV2 => (version === 1 ? toV1(order, base) : toV2(order, base));

@@ -79,7 +79,11 @@ describe('the SDK in a browser page on another origin', () => {
           const req = new Request(input, init);
           if (req.method === 'PATCH' && !raced) {
             raced = true;
-            await fetch(req.url, { method: 'PATCH', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/merge-patch+json', 'if-match': req.headers.get('if-match') ?? '' }, body: '{"note":"theirs"}' });
+            await fetch(req.url, {
+              method: 'PATCH',
+              headers: { authorization: `Bearer ${token}`, 'content-type': 'application/merge-patch+json', 'if-match': req.headers.get('if-match') ?? '' },
+              body: '{"note":"theirs"}',
+            });
           }
           const res = await fetch(req);
           statuses.push(res.status);

@@ -80,7 +80,12 @@ describe('@orderline/sdk installed from its tarball', () => {
     expect(existsSync(file)).toBe(true);
     const { code, stdout, stderr } = await runWithDrops(file, srv);
     expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
-    const result = JSON.parse(stdout.split('\n').find((l) => l.startsWith('RESULT '))!.slice(7)) as Record<string, unknown>;
+    const result = JSON.parse(
+      stdout
+        .split('\n')
+        .find((l) => l.startsWith('RESULT '))!
+        .slice(7),
+    ) as Record<string, unknown>;
     expect(result).toMatchObject({ read: { statuses: [200, 304] }, update: { patchStatuses: [412, 200], changeCalls: 2 } });
   });
 

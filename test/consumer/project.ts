@@ -103,9 +103,7 @@ export function consumerProject(): ConsumerProject {
  * file imports with `import x = require('...')`; everything else is the same text.
  */
 export function toCommonJs(source: string): string {
-  return source
-    .replace(/^import \* as (\w+) from '([^']+)';$/gm, "import $1 = require('$2');")
-    .replace(/^import (\w+) from '([^']+)';$/gm, "import $1 = require('$2');");
+  return source.replace(/^import \* as (\w+) from '([^']+)';$/gm, "import $1 = require('$2');").replace(/^import (\w+) from '([^']+)';$/gm, "import $1 = require('$2');");
 }
 
 /** Runs a compiled consumer; when it prints DROP, the server drops every stream and it is told DROPPED. */

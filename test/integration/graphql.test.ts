@@ -322,8 +322,18 @@ describe('GraphQL: bad documents are 4xx, never 5xx (generated)', () => {
       fc.asyncProperty(
         fc.oneof(
           fc.array(fc.record({ query: fc.constant('{ viewer { id } }') }), { minLength: 1, maxLength: 5 }).map((b) => JSON.stringify(b)),
-          fc.jsonValue().filter((v) => typeof v !== 'object' || v === null).map((v) => JSON.stringify(v)),
-          fc.string().filter((s) => { try { JSON.parse(s); return false; } catch { return true; } }),
+          fc
+            .jsonValue()
+            .filter((v) => typeof v !== 'object' || v === null)
+            .map((v) => JSON.stringify(v)),
+          fc.string().filter((s) => {
+            try {
+              JSON.parse(s);
+              return false;
+            } catch {
+              return true;
+            }
+          }),
           fc.record({ query: fc.oneof(fc.integer(), fc.boolean(), fc.array(fc.string())) }).map((b) => JSON.stringify(b)),
           fc.record({ query: fc.constant('{ viewer { id } }'), variables: fc.oneof(fc.string(), fc.array(fc.integer()), fc.integer()) }).map((b) => JSON.stringify(b)),
         ),

@@ -67,7 +67,13 @@ describe('SSE /api/orders/{id}/stream', () => {
     const s = await openSse(srv, id, { 'last-event-id': '2' });
     await touch(srv, id, 1); // 6, live
     const events = await s.reader!.take(5);
-    expect(events.map((e) => [Number(e.id), e.event])).toEqual([[2, 'subscribed'], [3, 'order.updated'], [4, 'order.updated'], [5, 'order.updated'], [6, 'order.updated']]);
+    expect(events.map((e) => [Number(e.id), e.event])).toEqual([
+      [2, 'subscribed'],
+      [3, 'order.updated'],
+      [4, 'order.updated'],
+      [5, 'order.updated'],
+      [6, 'order.updated'],
+    ]);
     s.close();
   });
 
@@ -108,7 +114,12 @@ describe('SSE /api/orders/{id}/stream', () => {
     await touch(srv, id, 2); // seqs 1..3
     const s = await openSse(srv, id, { 'last-event-id': '0' });
     const events = await s.reader!.take(4);
-    expect(events.map((e) => [Number(e.id), e.event])).toEqual([[0, 'subscribed'], [1, 'order.created'], [2, 'order.updated'], [3, 'order.updated']]);
+    expect(events.map((e) => [Number(e.id), e.event])).toEqual([
+      [0, 'subscribed'],
+      [1, 'order.created'],
+      [2, 'order.updated'],
+      [3, 'order.updated'],
+    ]);
     s.close();
   });
 
@@ -157,7 +168,12 @@ describe('SSE /api/orders/{id}/stream', () => {
     const viaQuery = await fetch(`${srv.url}/api/orders/${id}/stream?access_token=${srv.alice.token}`);
     expect(viaQuery.status).toBe(200);
     await viaQuery.body?.cancel();
-    for (const [path, as] of [[`${id}`, 'bob'], ['0', 'alice'], ['abc', 'alice'], ['999999', 'alice']] as const) {
+    for (const [path, as] of [
+      [`${id}`, 'bob'],
+      ['0', 'alice'],
+      ['abc', 'alice'],
+      ['999999', 'alice'],
+    ] as const) {
       const r = await srv.fetch(`/api/orders/${path}/stream`, { as });
       expect(r.status).toBe(404);
       expect(r.headers.get('content-type')).toMatch(/problem\+json/);
@@ -272,7 +288,10 @@ describe('WebSocket /orders', () => {
       expect(srv.realtime.stats().topics).toBe(0);
       c.send({ type: 'subscribe', channel: `order:${id}`, since: 0 });
       await c.until((m) => seqsOf(m).length === 1);
-      expect(c.messages.slice(1)).toMatchObject([{ type: 'subscribed', seq: 0 }, { type: 'order.created', seq: 1 }]);
+      expect(c.messages.slice(1)).toMatchObject([
+        { type: 'subscribed', seq: 0 },
+        { type: 'order.created', seq: 1 },
+      ]);
     } finally {
       spy.mockRestore();
       c.ws.close();
@@ -302,7 +321,9 @@ describe('WebSocket /orders', () => {
         fc.oneof(
           fc.string(),
           fc.jsonValue().map((v) => JSON.stringify(v)),
-          fc.record({ type: fc.constantFrom('subscribe', 'unsubscribe', 'publish'), channel: fc.oneof(fc.string(), fc.integer(), fc.constant('order:0')), since: fc.oneof(fc.integer({ max: -1 }), fc.string()) }).map((v) => JSON.stringify(v)),
+          fc
+            .record({ type: fc.constantFrom('subscribe', 'unsubscribe', 'publish'), channel: fc.oneof(fc.string(), fc.integer(), fc.constant('order:0')), since: fc.oneof(fc.integer({ max: -1 }), fc.string()) })
+            .map((v) => JSON.stringify(v)),
         ),
         async (text) => {
           const before = c.messages.length;

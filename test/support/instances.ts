@@ -34,8 +34,7 @@ process.once('exit', () => children.forEach((c) => c.kill('SIGKILL')));
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-const exited = (child: ChildProcess) =>
-  new Promise<number | null>((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve(child.exitCode) : child.once('exit', (code) => resolve(code))));
+const exited = (child: ChildProcess) => new Promise<number | null>((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve(child.exitCode) : child.once('exit', (code) => resolve(code))));
 
 /** A redis-server of its own on a free port, no persistence: a restart forgets everything. */
 export async function startRedis(): Promise<{ url: string; kill(): Promise<void>; start(): Promise<void> }> {

@@ -50,7 +50,9 @@ export function fingerprint(method: string, path: string, raw: RawRequest): stri
   const headers = Object.entries(raw.headers)
     .filter(([name]) => name !== IDEMPOTENCY_KEY_HEADER)
     .sort(([x], [y]) => (x < y ? -1 : 1));
-  return createHash('sha256').update(JSON.stringify([method, path, raw.contentType ?? null, headers, raw.body ?? null])).digest('hex');
+  return createHash('sha256')
+    .update(JSON.stringify([method, path, raw.contentType ?? null, headers, raw.body ?? null]))
+    .digest('hex');
 }
 
 /** A response exactly as dispatch writes it (its body serialization and non-empty headers), for storing. */
@@ -60,7 +62,7 @@ export function storedResponse(res: AnyResponse): StoredResponse {
   if (res.body === undefined) return { status: res.status, headers, body: '' };
   if (res.contentType) headers['Content-Type'] = res.contentType;
   const body = res.body;
-  return { status: res.status, headers, body: typeof body === 'string' ? body : ((body !== null && typeof body === 'object' && serialized.get(body)) || JSON.stringify(body)) };
+  return { status: res.status, headers, body: typeof body === 'string' ? body : (body !== null && typeof body === 'object' && serialized.get(body)) || JSON.stringify(body) };
 }
 
 function replay(stored: StoredResponse): AnyResponse {

@@ -60,10 +60,7 @@ export const CANONICAL_INTEGER = /^-?(0|[1-9][0-9]*)$/;
 const isCanonicalInteger = (v: string) => CANONICAL_INTEGER.test(v) && Number.isSafeInteger(Number(v));
 
 /** One operation, ready to serve: its route, its header parameters' wire names, its bound handler. */
-export type Operation = { spec: RouteSpec; headers: readonly (readonly [string, string])[] } & (
-  | { auth: true; run: Bound<AccountContext> }
-  | { auth: false; run: Bound<HandlerContext> }
-);
+export type Operation = { spec: RouteSpec; headers: readonly (readonly [string, string])[] } & ({ auth: true; run: Bound<AccountContext> } | { auth: false; run: Bound<HandlerContext> });
 
 export interface OperationOptions {
   bodyLimit: number;
@@ -97,7 +94,9 @@ const decode = (s: string): string => {
 };
 
 function integerRefusal(where: string, name: string): Refusal {
-  return refusal('VALIDATION_FAILED', `Invalid ${where} parameter`, undefined, { errors: [{ pointer: `${where}:${name}`, rule: 'integer', message: 'must be an integer in canonical decimal form (no sign +, no leading zero), from -(2^53-1) to 2^53-1' }] });
+  return refusal('VALIDATION_FAILED', `Invalid ${where} parameter`, undefined, {
+    errors: [{ pointer: `${where}:${name}`, rule: 'integer', message: 'must be an integer in canonical decimal form (no sign +, no leading zero), from -(2^53-1) to 2^53-1' }],
+  });
 }
 
 /** Reads the request off the wire; validation is the generated binding's (bind.ts). */
@@ -112,7 +111,11 @@ export async function readRequest(req: IncomingMessage, op: Operation, path: Rec
     if (typeof v === 'string' && v !== '') headers[name] = v;
   }
   for (const name of spec.integerParams) {
-    for (const [where, values] of [['path', params], ['query', query], ['header', headers]] as const) {
+    for (const [where, values] of [
+      ['path', params],
+      ['query', query],
+      ['header', headers],
+    ] as const) {
       const v = values[name];
       if (v !== undefined && (typeof v !== 'string' || !isCanonicalInteger(v))) return integerRefusal(where, name);
     }

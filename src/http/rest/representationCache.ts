@@ -19,11 +19,7 @@ export const REPRESENTATION_CACHE_MAX_BYTES = 64 * 1024 * 1024;
 export class RepresentationCache<V extends NonNullable<unknown>> {
   private readonly lru: LRUCache<string, V>;
 
-  constructor(
-    max = REPRESENTATION_CACHE_ENTRIES,
-    weigh: (value: V, key: string) => number = (_v, key) => 64 + 2 * key.length,
-    maxBytes = REPRESENTATION_CACHE_MAX_BYTES,
-  ) {
+  constructor(max = REPRESENTATION_CACHE_ENTRIES, weigh: (value: V, key: string) => number = (_v, key) => 64 + 2 * key.length, maxBytes = REPRESENTATION_CACHE_MAX_BYTES) {
     this.lru = new LRUCache<string, V>({ max, maxSize: maxBytes, sizeCalculation: (v, k) => Math.max(1, Math.ceil(weigh(v, k))) });
   }
 

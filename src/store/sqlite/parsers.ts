@@ -46,4 +46,3 @@ export const columnsOf = (fields: OrderFields): OrderColumns => ({
   discount_percent: fields.discount?.percent ?? null,
   note: fields.note ?? null,
 });
-
