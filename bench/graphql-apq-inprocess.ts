@@ -39,11 +39,12 @@ async function main() {
     const reg = await engine.serve(mk(JSON.stringify({ ...c.more, query: c.text, extensions: pq })));
     if (reg[1].status !== 200) throw new Error('register');
     for (const i of Object.values(inputs)) for (let k = 0; k < 3000; k++) await engine.serve(i);
-    const a = await engine.serve(inputs.apq), t = await engine.serve(inputs.text);
+    const a = await engine.serve(inputs.apq),
+      t = await engine.serve(inputs.text);
     if (a[0] !== t[0] || a[1].status !== 200) throw new Error(`different answers: ${a[0]} / ${t[0]}`);
     const res: Record<string, number[]> = { text: [], apq: [] };
     for (let r = 0; r < 9; r++) {
-      for (const name of (r % 2 ? ['apq', 'text'] : ['text', 'apq']) as ('apq' | 'text')[]) {
+      for (const name of r % 2 ? (['apq', 'text'] as const) : (['text', 'apq'] as const)) {
         const N = 5000;
         const t0 = process.cpuUsage();
         for (let i = 0; i < N; i++) await engine.serve(inputs[name]);
@@ -53,7 +54,9 @@ async function main() {
     }
     const med = (x: number[]) => [...x].sort((p, q2) => p - q2)[x.length >> 1];
     const pairs = res.text.map((x, i) => res.apq[i] / x);
-    console.log(`${c.name} (${c.text.length} characters; bodies: text ${inputs.text.body.length} B, hash-only ${inputs.apq.body.length} B): text ${med(res.text).toFixed(1)} µs, apq ${med(res.apq).toFixed(1)} µs, median apq/text ${med(pairs).toFixed(3)}; pairs ${res.text.map((x, i) => `${x.toFixed(1)}/${res.apq[i].toFixed(1)}`).join(', ')}`);
+    console.log(
+      `${c.name} (${c.text.length} characters; bodies: text ${inputs.text.body.length} B, hash-only ${inputs.apq.body.length} B): text ${med(res.text).toFixed(1)} µs, apq ${med(res.apq).toFixed(1)} µs, median apq/text ${med(pairs).toFixed(3)}; pairs ${res.text.map((x, i) => `${x.toFixed(1)}/${res.apq[i].toFixed(1)}`).join(', ')}`,
+    );
   }
 }
 main().catch((err) => {

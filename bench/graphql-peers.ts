@@ -70,8 +70,7 @@ interface Scenario {
   bodyOf?: Partial<Record<ServerName, string>>;
 }
 
-const apqBody = (text: string, withText: boolean) =>
-  JSON.stringify({ ...(withText ? { query: text } : {}), extensions: { persistedQuery: { version: 1, sha256Hash: sha256Hex(text) } } });
+const apqBody = (text: string, withText: boolean) => JSON.stringify({ ...(withText ? { query: text } : {}), extensions: { persistedQuery: { version: 1, sha256Hash: sha256Hex(text) } } });
 
 const SCENARIOS: Scenario[] = [
   { name: 'simple', what: `simple query \`${SIMPLE}\` as text`, body: JSON.stringify({ query: SIMPLE }), servers: ['orderline', 'mercurius', 'yoga', 'apollo', 'bare'], target: 1.5 },
@@ -182,7 +181,10 @@ async function measure(servers: Server[], scenario: Scenario): Promise<Measured>
   return { scenario, rounds, cpu, non2xx };
 }
 
-const uptime = () => execFileSync('uptime', { encoding: 'utf8' }).trim().replace(/^.*load average/, 'load average');
+const uptime = () =>
+  execFileSync('uptime', { encoding: 'utf8' })
+    .trim()
+    .replace(/^.*load average/, 'load average');
 
 /** Columns in this order: the rounds and CPU cells list the servers a scenario ran, in it. */
 const COLUMNS = ['orderline', 'mercurius', 'yoga', 'apollo', 'bare'] as const;

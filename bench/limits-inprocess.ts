@@ -1,5 +1,5 @@
 /**
- * `npx tsx bench/limits-inprocess.ts [--write]` (issue 18): the whole request path with
+ * `npx tsx bench/limits-inprocess.ts [--write]`: the whole request path with
  * the limits on against off, in one process, without sockets: three apps built by
  * createApp over the embedded store (off, a second off as a control, and on with
  * RATE_LIMIT_RPS / GRAPHQL_COST_BUDGET so large nothing is refused), each request driven
@@ -47,7 +47,8 @@ async function make(extra: Record<string, string>): Promise<App> {
   const demo = await prepareDemo(parsed.config, store);
   if (!demo.token) throw new Error('no demo token');
   const { app } = createApp({ config: parsed.config, store, logger: pino({ level: 'silent' }), metrics: new Metrics() });
-  return { cb: app.callback() as Handler, token: demo.token, dir };
+  const callback = app.callback();
+  return { cb: (req, res) => void callback(req, res), token: demo.token, dir };
 }
 
 const requests = {

@@ -1,5 +1,5 @@
 /**
- * `npm run bench:limits [-- --write]` (issue 18): what the per-account REST rate limit
+ * `npm run bench:limits [-- --write]`: what the per-account REST rate limit
  * and the GraphQL cost budget cost per request. Three sides of the service, each a whole
  * app over its own embedded store, served by one process (bench/limits-sides.ts says
  * why): "off" (the defaults), "control" (the defaults again) and "on" (RATE_LIMIT_RPS /
@@ -121,7 +121,12 @@ async function main(): Promise<void> {
       for (const scenario of order) {
         const pair = ['off', 'control', 'on'].map((l) => sides.find((x) => x.name === `${scenario} ${l}`)!);
         const results: Awaited<ReturnType<typeof wrk>>[] = [];
-        for (const i of [[0, 1, 2], [2, 0, 1], [1, 2, 0]][r % 3]) results[i] = await wrk(pair[i], SECONDS);
+        for (const i of [
+          [0, 1, 2],
+          [2, 0, 1],
+          [1, 2, 0],
+        ][r % 3])
+          results[i] = await wrk(pair[i], SECONDS);
         pair.forEach((s, i) => {
           const res = results[i];
           runs.get(s.name)!.push(res.rps);
@@ -150,7 +155,7 @@ async function main(): Promise<void> {
     };
     const after = loadavg()[0];
     const text = [
-      '| request | req/s off | req/s on | server CPU µs/request off | on | medians on vs off | CPU per request on vs off, median of the rounds\' pairs | control (a second off side) vs off, the same way | target | met | rounds, CPU µs/request off/control/on |',
+      "| request | req/s off | req/s on | server CPU µs/request off | on | medians on vs off | CPU per request on vs off, median of the rounds' pairs | control (a second off side) vs off, the same way | target | met | rounds, CPU µs/request off/control/on |",
       '|---|---|---|---|---|---|---|---|---|---|---|',
       row('GET /orders/1 (REST rate limit)', 'GET', 5),
       row('POST /graphql simple query `' + SIMPLE + '` (cost budget)', 'GraphQL', 5),

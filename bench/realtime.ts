@@ -1,5 +1,5 @@
 /**
- * Realtime benchmarks (issue 6): `npm run --silent build && npx tsx bench/realtime.ts
+ * Realtime benchmarks: `npm run --silent build && npx tsx bench/realtime.ts
  * [memory] [fanout] [slow] [peers] [stalled] [--write]` (no phase named: all five). Every figure has its
  * baseline measured in the same run, side by side:
  *
@@ -176,12 +176,26 @@ function writeSection(rows: Row[], env: string, phases: readonly string[]): void
       if (name && name !== 'scenario') byName.set(name, l);
     }
     for (const r of rows) byName.set(r.scenario, line(r));
-    const order = ['ws-idle-memory', 'ws-idle-memory-peer', 'sse-idle-memory', 'sse-idle-memory-peer', 'ws-fanout-max', 'ws-fanout-steady', 'ws-fanout-cpu-peer', 'ws-fanout-cpu-peer-batched', 'ws-fanout-cpu-floor', 'sse-fanout-cpu-peer', 'sse-fanout-cpu-peer-batched', 'ws-stalled-memory', 'sse-stalled-memory', 'slow-none', 'slow-trickle', 'slow-graphql'];
+    const order = [
+      'ws-idle-memory',
+      'ws-idle-memory-peer',
+      'sse-idle-memory',
+      'sse-idle-memory-peer',
+      'ws-fanout-max',
+      'ws-fanout-steady',
+      'ws-fanout-cpu-peer',
+      'ws-fanout-cpu-peer-batched',
+      'ws-fanout-cpu-floor',
+      'sse-fanout-cpu-peer',
+      'sse-fanout-cpu-peer-batched',
+      'ws-stalled-memory',
+      'sse-stalled-memory',
+      'slow-none',
+      'slow-trickle',
+      'slow-graphql',
+    ];
     const names = [...byName.keys()].sort((a, b) => (order.indexOf(a) + 1 || 99) - (order.indexOf(b) + 1 || 99));
-    const section =
-      `${METHOD}\n### Results\n\n` +
-      `Realtime last run: ${env} (phases: ${phases.join(', ')}; ${settings()}).\n\n` +
-      `${HEADER.join('\n')}\n${names.map((n) => byName.get(n)).join('\n')}\n${ROWS_MARK}\n`;
+    const section = `${METHOD}\n### Results\n\n` + `Realtime last run: ${env} (phases: ${phases.join(', ')}; ${settings()}).\n\n` + `${HEADER.join('\n')}\n${names.map((n) => byName.get(n)).join('\n')}\n${ROWS_MARK}\n`;
     return replaceSection(text, 'Realtime', section);
   });
 }
@@ -207,15 +221,7 @@ async function main(): Promise<void> {
       console.error(`${p}:`);
       const t = Date.now();
       const got =
-        p === 'memory'
-          ? await memoryPhase(clients)
-          : p === 'fanout'
-            ? await fanoutPhase(clients)
-            : p === 'slow'
-              ? await slowPhase(clients)
-              : p === 'peers'
-                ? await peersPhase(clients)
-                : await stalledPhase(clients);
+        p === 'memory' ? await memoryPhase(clients) : p === 'fanout' ? await fanoutPhase(clients) : p === 'slow' ? await slowPhase(clients) : p === 'peers' ? await peersPhase(clients) : await stalledPhase(clients);
       log(`${p} took ${((Date.now() - t) / 1000).toFixed(0)} s`);
       rows.push(...got);
     }
@@ -231,7 +237,7 @@ async function main(): Promise<void> {
 
 if (require.main === module) {
   main().catch((err) => {
-    console.error(`bench realtime: ${err instanceof Error ? err.stack ?? err.message : String(err)}`);
+    console.error(`bench realtime: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
     process.exit(1);
   });
 }

@@ -56,7 +56,13 @@ export const storeMarkers = (store: StoreKind) => ({ start: `<!-- rest-peers-${s
 export function storesOf(argv: string[], env: string | undefined): StoreKind[] {
   const i = argv.findIndex((a) => a === '--store' || a.startsWith('--store='));
   const raw = i < 0 ? env || 'sqlite' : argv[i].startsWith('--store=') ? argv[i].slice('--store='.length) : (argv[i + 1] ?? '');
-  const names = raw === 'all' ? ['sqlite', 'postgres'] : raw.split(',').map((s) => s.trim().toLowerCase()).map((s) => (s === 'pg' ? 'postgres' : s));
+  const names =
+    raw === 'all'
+      ? ['sqlite', 'postgres']
+      : raw
+          .split(',')
+          .map((s) => s.trim().toLowerCase())
+          .map((s) => (s === 'pg' ? 'postgres' : s));
   const bad = names.filter((n) => n !== 'sqlite' && n !== 'postgres');
   if (bad.length > 0 || names.length === 0) throw new Error(`--store / BENCH_STORE must be sqlite, postgres or all, got "${raw}"`);
   return [...new Set(names)] as StoreKind[];
@@ -241,7 +247,9 @@ async function measureStore(store: StoreKind): Promise<string> {
   const schemas = { service: `bench_rest_svc_${suffix}`, fastify: `bench_rest_fastify_${suffix}`, koa: `bench_rest_koa_${suffix}` };
   const pg = store === 'postgres';
   const peerEnv = (schema: string): Record<string, string> => (pg ? { PEER_DATABASE_URL: DATABASE_URL, PEER_DATABASE_SCHEMA: schema } : {});
-  const loadBefore = loadavg().map((x) => x.toFixed(2)).join(' ');
+  const loadBefore = loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ');
   console.error(`bench: REST on ${STORE_NAMES[store]}`);
   try {
     if (pg) await withPg((c) => c.query('SELECT 1'));
@@ -253,7 +261,7 @@ async function measureStore(store: StoreKind): Promise<string> {
     ]);
     for (const l of launched) if (l.status === 'fulfilled') started.push(l.value);
     const failed = launched.find((l) => l.status === 'rejected');
-    if (failed) throw (failed as PromiseRejectedResult).reason;
+    if (failed) throw failed.reason;
     const [svc, fastify, koa, hello] = started;
     const token = (await svc.waitForOutput(/demo token/)).trim().split(' ').pop()!;
     const sides = [
@@ -271,10 +279,7 @@ async function measureStore(store: StoreKind): Promise<string> {
     console.error('get200:');
     for (const s of sides) expect(s.name, 'GET /orders/1', await probe(`${s.url}/orders/1`, s.auth), 200, 'ETag');
     expect('hello', 'GET /', await probe(`${hello.url}/`, {}), 200);
-    const g = alternate([
-      { name: 'hello', load: { url: `${hello.url}/`, headers: {} } },
-      ...sides.map((s) => ({ name: s.name, load: { url: `${s.url}/orders/1`, headers: s.auth } })),
-    ]);
+    const g = alternate([{ name: 'hello', load: { url: `${hello.url}/`, headers: {} } }, ...sides.map((s) => ({ name: s.name, load: { url: `${s.url}/orders/1`, headers: s.auth } }))]);
     rows.push({ scenario: 'rest-get200', request: 'GET /orders/1 (bearer, one order, JSON with _links, ETag)', sides: g.filter((m) => m.name !== 'hello') });
     const helloRps = g.find((m) => m.name === 'hello')!;
 
@@ -330,7 +335,9 @@ async function measureStore(store: StoreKind): Promise<string> {
       sides: alternate(sides.map((s) => ({ name: s.name, load: { url: `${s.url}/orders/1`, headers: s.auth, script: lua.patch } }))),
     });
 
-    const loadAfter = loadavg().map((x) => x.toFixed(2)).join(' ');
+    const loadAfter = loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' ');
     const cpu = cpus();
     const svcGet = rows[0].sides.find((m) => m.name === 'service')!;
     const storeLine = pg

@@ -28,4 +28,6 @@ for (let round = 0; round < 3; round++) {
   large.push(perCallNs(1_000_000, 200_000));
 }
 const best = (xs: number[]) => Math.min(...xs);
-console.log(`ring replay of 5 frames: 1M-slot ring ${best(large).toFixed(0)} ns/call, 16-slot ring ${best(small).toFixed(0)} ns/call, ratio ${(best(large) / best(small)).toFixed(2)} (best of 3 rounds, ${CALLS} calls each)`);
+console.log(
+  `ring replay of 5 frames: 1M-slot ring ${best(large).toFixed(0)} ns/call, 16-slot ring ${best(small).toFixed(0)} ns/call, ratio ${(best(large) / best(small)).toFixed(2)} (best of 3 rounds, ${CALLS} calls each)`,
+);

@@ -76,7 +76,7 @@ async function alternate(baseline: Target, target: Target): Promise<Compared> {
 async function withServers<T>(env: Record<string, string>, fn: (svc: Running, base: Running) => Promise<T>, baseline?: [script: string, readyPath: string]): Promise<T> {
   const [svc, base] = await Promise.allSettled([startService(env), startBaseline(...(baseline ?? []))]);
   if (svc.status === 'rejected' || base.status === 'rejected') {
-    await Promise.all([svc, base].map((s) => (s.status === 'fulfilled' ? s.value.stop() : undefined)));
+    await Promise.all([svc, base].map((s) => (s.status === 'fulfilled' ? s.value.stop() : Promise.resolve())));
     throw svc.status === 'rejected' ? svc.reason : (base as PromiseRejectedResult).reason;
   }
   try {
@@ -104,12 +104,7 @@ async function tokenOf(svc: Running): Promise<string> {
 }
 
 /** The common shape: scrape (reset) loop delay, alternate, scrape again, build the row. */
-async function compare(
-  svc: Running,
-  base: Running,
-  target: Target,
-  row: { scenario: string; target: string; goal: string; notes?: (t: Measured) => string; baseline?: { load: Target; label: string } },
-): Promise<Row> {
+async function compare(svc: Running, base: Running, target: Target, row: { scenario: string; target: string; goal: string; notes?: (t: Measured) => string; baseline?: { load: Target; label: string } }): Promise<Row> {
   await loopP99(svc);
   const { t, b } = await alternate(row.baseline?.load ?? { url: `${base.url}/` }, target);
   const loop = await loopP99(svc);
@@ -124,9 +119,7 @@ async function compare(
     baselineP99: b.latencyP99,
     goal: row.goal,
     loopP99Ms: loop,
-    notes: [`statuses ${fmtStatuses(t.statuses)}`, t.errors ? `errors ${t.errors}` : '', `baseline p99 ${b.latencyP99} ms`]
-      .filter(Boolean)
-      .join('; ') + (row.notes ? `; ${row.notes(t)}` : ''),
+    notes: [`statuses ${fmtStatuses(t.statuses)}`, t.errors ? `errors ${t.errors}` : '', `baseline p99 ${b.latencyP99} ms`].filter(Boolean).join('; ') + (row.notes ? `; ${row.notes(t)}` : ''),
   };
 }
 
@@ -184,17 +177,11 @@ function graphqlScenario(name: string, env: Record<string, string>, target: stri
 export const scenarios: Scenario[] = [
   {
     name: 'healthz',
-    run: () =>
-      withServers({}, (svc, base) =>
-        compare(svc, base, { url: `${svc.url}/healthz` }, { scenario: 'healthz', target: 'GET /healthz', goal: 'reference (framework + middleware cost)' }),
-      ),
+    run: () => withServers({}, (svc, base) => compare(svc, base, { url: `${svc.url}/healthz` }, { scenario: 'healthz', target: 'GET /healthz', goal: 'reference (framework + middleware cost)' })),
   },
   {
     name: 'get200',
-    run: () =>
-      withServers({}, async (svc, base) =>
-        compare(svc, base, orderGet(svc.url, await tokenOf(svc)), { scenario: 'get200', target: 'GET /orders/1 (200, auth, negotiation, ETag)', goal: '>= 0.60' }),
-      ),
+    run: () => withServers({}, async (svc, base) => compare(svc, base, orderGet(svc.url, await tokenOf(svc)), { scenario: 'get200', target: 'GET /orders/1 (200, auth, negotiation, ETag)', goal: '>= 0.60' })),
   },
   {
     name: 'get304',
@@ -203,12 +190,7 @@ export const scenarios: Scenario[] = [
         const auth = { authorization: `Bearer ${await tokenOf(svc)}` };
         const etag = (await fetch(`${svc.url}/orders/1`, { headers: auth })).headers.get('etag');
         if (!etag) throw new Error('GET /orders/1 sent no ETag');
-        return compare(
-          svc,
-          base,
-          { url: `${svc.url}/orders/1`, headers: { ...auth, 'if-none-match': etag } },
-          { scenario: 'get304', target: 'GET /orders/1 with If-None-Match (304)', goal: '>= 0.70' },
-        );
+        return compare(svc, base, { url: `${svc.url}/orders/1`, headers: { ...auth, 'if-none-match': etag } }, { scenario: 'get304', target: 'GET /orders/1 with If-None-Match (304)', goal: '>= 0.70' });
       }),
   },
   graphqlScenario('graphql', {}, 'POST /graphql simple query (auth, APQ step, document cache, depth+cost+first rules)'),
@@ -234,10 +216,7 @@ export const scenarios: Scenario[] = [
 
 // ---- output ---------------------------------------------------------------------------------
 
-export const HEADER = [
-  '| scenario | target | baseline | target req/s | baseline req/s | ratio | target p99 ms | goal | loop p99 ms | notes |',
-  '|---|---|---|---|---|---|---|---|---|---|',
-];
+export const HEADER = ['| scenario | target | baseline | target req/s | baseline req/s | ratio | target p99 ms | goal | loop p99 ms | notes |', '|---|---|---|---|---|---|---|---|---|---|'];
 
 const fmt = (n: number) => (n >= 100 ? Math.round(n).toString() : n.toFixed(2));
 

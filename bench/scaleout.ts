@@ -1,5 +1,5 @@
 /**
- * Scale-out benchmarks (issue 7): `npm run bench:scaleout -- [cpu] [get] [patch] [fanout]
+ * Scale-out benchmarks: `npm run bench:scaleout -- [cpu] [get] [patch] [fanout]
  * [--write]` (the npm script builds first; no phase named: all four, about 4 minutes). Every
  * comparison is measured side by side in one run, the sides' rounds alternating:
  *
@@ -152,8 +152,7 @@ const httpSide = (name: string, dep: Deployment, load: Target): Side => ({
   run: async (duration) => ({ m: await measure({ ...load, connections: CONNECTIONS, duration }) }),
 });
 
-const fmtHttp = (r: Result) =>
-  `${Math.round(r.m.requestsPerSec)} req/s, p99 ${r.m.latencyP99} ms, ${fmtStatuses(r.m.statuses)}${r.m.errors ? `, ${r.m.errors} errors` : ''}; CPU ${fmtShares(r.cpu)}`;
+const fmtHttp = (r: Result) => `${Math.round(r.m.requestsPerSec)} req/s, p99 ${r.m.latencyP99} ms, ${fmtStatuses(r.m.statuses)}${r.m.errors ? `, ${r.m.errors} errors` : ''}; CPU ${fmtShares(r.cpu)}`;
 
 /** Server CPU per request, µs. */
 const usPerReq = (r: Result) => (r.cpu.groups.server * 1e6) / r.m.requestsPerSec;
@@ -187,9 +186,7 @@ const goalOf = (ratio: number) => `>= ${GOAL.toFixed(2)} (${ratio >= GOAL ? 'met
 
 /** `n` processes each spinning a CPU-bound loop for `seconds`; iterations/s summed; each reports its CPU time. */
 function spinSide(n: number): Side {
-  const code =
-    'let n=0;const end=Date.now()+Number(process.argv[1]);while(Date.now()<end){for(let i=0;i<1e5;i++)n+=i&1}' +
-    'const u=process.cpuUsage();process.stdout.write(n+" "+(u.user+u.system))';
+  const code = 'let n=0;const end=Date.now()+Number(process.argv[1]);while(Date.now()<end){for(let i=0;i<1e5;i++)n+=i&1}' + 'const u=process.cpuUsage();process.stdout.write(n+" "+(u.user+u.system))';
   return {
     name: `${n} process${n > 1 ? 'es' : ''}`,
     pids: [],
@@ -489,9 +486,7 @@ const ANALYSIS = `### What limits the 2-worker ratio here
 `;
 
 function writeSection(rows: Row[], env: string): void {
-  const body =
-    `${METHOD}\n${ANALYSIS}\n### Results\n\nScale-out last run: ${env} (${settings()}).\n\n` +
-    `${HEADER.join('\n')}\n${rows.map(line).join('\n')}\n\n${findings.join('\n')}\n`;
+  const body = `${METHOD}\n${ANALYSIS}\n### Results\n\nScale-out last run: ${env} (${settings()}).\n\n` + `${HEADER.join('\n')}\n${rows.map(line).join('\n')}\n\n${findings.join('\n')}\n`;
   editBenchmarks((text) => replaceSection(text, 'Scale-out', body));
 }
 
@@ -519,7 +514,7 @@ async function main(): Promise<void> {
   const args = process.argv.slice(2);
   const bad = args.filter((a) => (a.startsWith('--') ? a !== '--write' : !(PHASES as readonly string[]).includes(a)));
   if (bad.length) throw new Error(`unknown argument ${bad.join(' ')}; usage: bench/scaleout.ts [${PHASES.join('] [')}] [--write]`);
-  if (targetOverride) throw new Error('bench/scaleout.ts measures the service\'s own deployments: unset BENCH_TARGET_CMD');
+  if (targetOverride) throw new Error("bench/scaleout.ts measures the service's own deployments: unset BENCH_TARGET_CMD");
   if (!existsSync(serviceEntry)) throw new Error('dist/src/main.js is missing: run npm run build first');
   const named = args.filter((a) => !a.startsWith('--'));
   const phases = named.length ? PHASES.filter((p) => named.includes(p)) : PHASES;

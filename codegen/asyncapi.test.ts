@@ -27,10 +27,18 @@ describe('generated AsyncAPI validators', () => {
     expect(validateErrorMessage({ type: 'error', channel: null, seq: null, code: 'BAD_MESSAGE', message: 'x' })).toBe(false);
     expect(validateErrorMessage({ type: 'error', channel: 'order:1', seq: null, code: 'unavailable', message: 'x' })).toBe(true);
   });
-  it('check the order payload against the REST contract\'s OrderV2', () => {
+  it("check the order payload against the REST contract's OrderV2", () => {
     const order = {
-      id: 1, status: 'paid', items: [], total_cents: 0, currency: 'EUR', discount: null, note: null,
-      created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-01T00:00:00.000Z', _links: { self: { href: '/orders/1' } },
+      id: 1,
+      status: 'paid',
+      items: [],
+      total_cents: 0,
+      currency: 'EUR',
+      discount: null,
+      note: null,
+      created_at: '2026-01-01T00:00:00.000Z',
+      updated_at: '2026-01-01T00:00:00.000Z',
+      _links: { self: { href: '/orders/1' } },
     };
     expect(validateOrderEventMessage({ type: 'order.updated', channel: 'order:1', seq: 2, status: 'paid', order })).toBe(true);
     expect(validateOrderEventMessage({ type: 'order.updated', channel: 'order:1', seq: 2, status: 'paid', order: { ...order, discount_code: 'X' } })).toBe(false);

@@ -13,7 +13,7 @@
  * - validators.ts Ajv standalone validators (client messages are validated on receipt).
  */
 import { join } from 'node:path';
-import { Parser, fromFile } from '@asyncapi/parser';
+import { Parser, fromFile, type Diagnostic } from '@asyncapi/parser';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { standaloneModule } from './ajv';
 
@@ -34,10 +34,13 @@ export function clean(schema: unknown): unknown {
   return schema;
 }
 
+/** DiagnosticSeverity.Error, in the enum the diagnostics carry (Spectral's own copy of @stoplight/types). */
+const SEVERITY_ERROR: Diagnostic['severity'] = 0;
+
 /** Every message's dereferenced payload schema, by message name, sorted. */
 export async function readMessages(file: string): Promise<Record<string, object>> {
   const { document, diagnostics } = await fromFile(new Parser(), file).parse();
-  const errors = diagnostics.filter((d) => d.severity === 0);
+  const errors = diagnostics.filter((d) => d.severity === SEVERITY_ERROR);
   if (!document || errors.length > 0) {
     throw new Error(`${file} is not valid AsyncAPI:\n${errors.map((d) => `  ${d.path.join('.')}: ${d.message}`).join('\n')}`);
   }
@@ -67,10 +70,7 @@ export async function generateAsyncApi(root: string): Promise<Record<string, str
     '',
   ];
   const validators = standaloneModule(
-    [
-      { name: 'validateClientMessage', schema: { anyOf: CLIENT_MESSAGES.map((n) => messages[n]) }, type: 'ClientMessage' },
-      ...server.map((n) => ({ name: `validate${n}`, schema: messages[n], type: n })),
-    ],
+    [{ name: 'validateClientMessage', schema: { anyOf: CLIENT_MESSAGES.map((n) => messages[n]) }, type: 'ClientMessage' }, ...server.map((n) => ({ name: `validate${n}`, schema: messages[n], type: n }))],
     [`import type { ClientMessage, ${server.join(', ')} } from './messages';`],
   );
   return {

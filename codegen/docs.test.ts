@@ -31,8 +31,7 @@ describe('graphqlDocsInput', () => {
 
 describe('localScript', () => {
   const cdn = 'https://cdn.redocly.com/redoc/v3.0.1/bundles/redoc.standalone.js';
-  const page = (n: number) =>
-    `<link rel="modulepreload" href="${cdn}" />` + `<script type="module">import { hydrate } from "${cdn}";</script>`.repeat(n - 1);
+  const page = (n: number) => `<link rel="modulepreload" href="${cdn}" />` + `<script type="module">import { hydrate } from "${cdn}";</script>`.repeat(n - 1);
 
   it("points the page at this service's copy of the bundle", () => {
     const html = localScript(page(2), 'rest');

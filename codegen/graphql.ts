@@ -88,12 +88,7 @@ export async function generateGraphql(root: string): Promise<Record<string, stri
     `export const persistedOperations = ${byName} as const;`,
     '',
   ];
-  const persisted = [
-    ...persistedHead('./operations'),
-    '/** Allowlist manifest: hex SHA-256 -> text. */',
-    `export const manifest: Readonly<Record<string, string>> = ${JSON.stringify(manifest, null, 2)};`,
-    '',
-  ].join('\n');
+  const persisted = [...persistedHead('./operations'), '/** Allowlist manifest: hex SHA-256 -> text. */', `export const manifest: Readonly<Record<string, string>> = ${JSON.stringify(manifest, null, 2)};`, ''].join('\n');
 
   return {
     'generated/graphql/schema.ts': `${HEADER}\nexport const typeDefs = ${JSON.stringify(sdl)};\n`,

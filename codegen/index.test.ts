@@ -12,11 +12,9 @@ import { join, relative } from 'node:path';
 import { createHash } from 'node:crypto';
 
 const root = join(__dirname, '..');
-const walk = (dir: string): string[] =>
-  readdirSync(dir).flatMap((f) => (statSync(join(dir, f)).isDirectory() ? walk(join(dir, f)) : [join(dir, f)]));
+const walk = (dir: string): string[] => readdirSync(dir).flatMap((f) => (statSync(join(dir, f)).isDirectory() ? walk(join(dir, f)) : [join(dir, f)]));
 // generated/ and the SDK package's contract-derived part (sdk/src/generated/).
-const tree = (dir: string): Record<string, string> =>
-  Object.fromEntries(['generated', 'sdk/src/generated'].flatMap((d) => walk(join(dir, d))).map((p) => [relative(dir, p), readFileSync(p, 'utf8')]));
+const tree = (dir: string): Record<string, string> => Object.fromEntries(['generated', 'sdk/src/generated'].flatMap((d) => walk(join(dir, d))).map((p) => [relative(dir, p), readFileSync(p, 'utf8')]));
 
 function runCodegen(): Record<string, string> {
   const out = mkdtempSync(join(tmpdir(), 'orderline-codegen-'));

@@ -4,7 +4,7 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parse, print, type OperationDefinitionNode } from 'graphql';
+import { Kind, parse, print, type OperationDefinitionNode } from 'graphql';
 import { sha256Hex } from '../src/graphql/persisted';
 
 export interface PersistedOperation {
@@ -21,7 +21,7 @@ export function readOperations(root: string): PersistedOperation[] {
     .sort()
     .map((f) => {
       const doc = parse(readFileSync(join(dir, f), 'utf8'));
-      const ops = doc.definitions.filter((d): d is OperationDefinitionNode => d.kind === 'OperationDefinition');
+      const ops = doc.definitions.filter((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
       if (ops.length !== 1 || !ops[0].name) throw new Error(`contracts/operations/${f}: exactly one named operation per file`);
       const text = print(doc);
       return { name: ops[0].name.value, hash: sha256Hex(text), text };

@@ -9,7 +9,7 @@ export function extend(app: Koa): void {
   });
   const router = new Router();
   router.get('/hello/:name', (ctx) => {
-    ctx.body = { hello: ctx.params.name, requestId: ctx.state.requestId };
+    ctx.body = { hello: ctx.params.name, requestId: ctx.state.requestId as string };
   });
   app.use(router.routes()).use(router.allowedMethods());
 }

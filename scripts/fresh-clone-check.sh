@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The fresh-machine acceptance check (issue 16), as a newcomer meets the repository: clone the
+# The fresh-machine acceptance check, as a newcomer meets the repository: clone the
 # committed HEAD into a temporary directory, hide PostgreSQL, Redis and Chromium (closed ports in
 # DATABASE_TEST_URL / REDIS_TEST_URL, no redis-server and no chromium on PATH), then run the
 # README's commands:

@@ -19,7 +19,9 @@ export function release(root: string): string[] {
     cpSync(join(src, f), join(dest, f));
     written.push(`contracts/released/${f}`);
   }
-  for (const f of readdirSync(join(src, 'operations')).filter((n) => n.endsWith('.graphql')).sort()) {
+  for (const f of readdirSync(join(src, 'operations'))
+    .filter((n) => n.endsWith('.graphql'))
+    .sort()) {
     cpSync(join(src, 'operations', f), join(dest, 'operations', f));
     written.push(`contracts/released/operations/${f}`);
   }

@@ -82,7 +82,7 @@ export function createApp(deps: AppDeps): App {
   });
 
   const app = new Koa();
-  let koa: RequestListener | undefined;
+  let koa: ReturnType<Koa['callback']> | undefined;
   app.use(koaShell(finalizer));
   // Errors are answered by the shell; this only sees what escapes Koa itself.
   app.on('error', (err) => deps.logger.error({ err }, 'koa error'));
@@ -94,13 +94,10 @@ export function createApp(deps: AppDeps): App {
     authCache,
     limiter: rps > 0 ? rateLimiter({ buckets, rps, burst }) : undefined,
     bodyLimit: config.bodyLimitBytes,
-    transports: [
-      graphqlRoute({ engine: graphql, finalizer, authenticate: authenticator(store, authCache), bodyLimit: config.bodyLimitBytes }),
-      realtime.sseRoute(finalizer),
-    ],
+    transports: [graphqlRoute({ engine: graphql, finalizer, authenticate: authenticator(store, authCache), bodyLimit: config.bodyLimitBytes }), realtime.sseRoute(finalizer)],
     // Composed at the first request it gets, so middleware and routes a user adds to `app`
     // after createApp (and before serving) are part of it.
-    fallback: (req, res) => (koa ??= app.callback())(req, res),
+    fallback: (req, res) => void (koa ??= app.callback())(req, res),
   });
   return { listener, app, metrics, authCache, realtime };
 }

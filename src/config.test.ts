@@ -17,7 +17,7 @@ describe('configuration', () => {
     [{ GRAPHQL_COST_BUDGET: '500' }, /^GRAPHQL_COST_BUDGET \(500\) must be 0 \(off\) or at least GRAPHQL_MAX_COST/],
     [{ RATE_LIMIT_RPS: '-1' }, /^RATE_LIMIT_RPS must be an integer/],
   ])('refuses %j with one line naming the variable', (env, message) => {
-    const r = parseConfig(env as Record<string, string>);
+    const r = parseConfig(env);
     expect(r.ok).toBe(false);
     if (!r.ok) {
       expect(r.error).toMatch(message);

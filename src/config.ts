@@ -1,5 +1,5 @@
 /**
- * Configuration from the environment (DESIGN.md "Running it"). Parsing is a pure
+ * Configuration from the environment (PORT, HOST, DATA_DIR, DATABASE_URL, REDIS_URL, WORKERS...). Parsing is a pure
  * function returning a value or one error line naming the variable, so `main.ts`
  * can refuse bad config with exactly that line and a non-zero exit.
  */

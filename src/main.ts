@@ -35,9 +35,7 @@ async function serve(config: Config): Promise<void> {
   const server: Server = createServer(listener);
   realtime.attach(server);
   await new Promise<void>((resolve, reject) => {
-    server.once('error', (err: NodeJS.ErrnoException) =>
-      err.code === 'EADDRINUSE' ? exitRefusing(`PORT ${config.port} is already in use on ${config.host}`) : reject(err),
-    );
+    server.once('error', (err: NodeJS.ErrnoException) => (err.code === 'EADDRINUSE' ? exitRefusing(`PORT ${config.port} is already in use on ${config.host}`) : reject(err)));
     server.listen(config.port, config.host, resolve);
   });
   const address = server.address();

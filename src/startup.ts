@@ -55,7 +55,4 @@ export const urlOf = (host: string, port: number): string => `http://${host.incl
 
 export const banner = (url: string, token: string | null, extra = ''): string =>
   `\norderline listening on ${url}${extra}\n` +
-  (token
-    ? `  demo token (account "demo"): ${token}\n  try: curl -H "Authorization: Bearer ${token}" ${url}/orders\n\n`
-    : `  a token for an account: npm run token -- --account <name>\n\n`);
-
+  (token ? `  demo token (account "demo"): ${token}\n  try: curl -H "Authorization: Bearer ${token}" ${url}/orders\n\n` : `  a token for an account: npm run token -- --account <name>\n\n`);

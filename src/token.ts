@@ -21,8 +21,7 @@ import { parseConfig } from './config';
 import { openConfiguredStore, exitRefusing } from './startup';
 import { issueToken } from './store';
 
-const USAGE =
-  'usage: npm run token -- --account <name> [--list | --revoke <selector>]   (name: 1-64 of A-Z a-z 0-9 . _ -)\n';
+const USAGE = 'usage: npm run token -- --account <name> [--list | --revoke <selector>]   (name: 1-64 of A-Z a-z 0-9 . _ -)\n';
 
 /** The value of `--flag <value>` or `--flag=<value>`, true for a bare `--flag`, or undefined. */
 function option(argv: readonly string[], flag: string): string | true | undefined {

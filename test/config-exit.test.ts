@@ -21,11 +21,15 @@ describe('startup configuration errors', () => {
     [{ DATABASE_URL: 'postgres://user:hunter2@127.0.0.1:1/nope' }, /^orderline: DATABASE_URL postgres:\/\/user:\*\*\*@127\.0\.0\.1:1\/nope is unreachable/],
     [{ REDIS_URL: 'redis://:hunter2@127.0.0.1:1' }, /^orderline: REDIS_URL redis:\/\/:\*\*\*@127\.0\.0\.1:1 is unreachable: connect ECONNREFUSED/],
     [{ WORKERS: '2', REDIS_URL: 'redis://:hunter2@127.0.0.1:1' }, /^orderline: REDIS_URL redis:\/\/:\*\*\*@127\.0\.0\.1:1 is unreachable/],
-  ])('%j exits 2 with one line', (env, message) => {
-    const r = start(env);
-    expect(r.status).toBe(2);
-    expect(r.stderr).toMatch(message);
-    expect(r.stderr.split('\n')).toHaveLength(1);
-    expect(r.stderr).not.toContain('hunter2');
-  }, 40_000);
+  ])(
+    '%j exits 2 with one line',
+    (env, message) => {
+      const r = start(env);
+      expect(r.status).toBe(2);
+      expect(r.stderr).toMatch(message);
+      expect(r.stderr.split('\n')).toHaveLength(1);
+      expect(r.stderr).not.toContain('hunter2');
+    },
+    40_000,
+  );
 });

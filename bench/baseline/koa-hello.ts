@@ -7,7 +7,8 @@ app.use(async (ctx) => {
   ctx.body = { status: 'ok' };
 });
 const host = process.env.HOST || '127.0.0.1';
-const server = createServer(app.callback());
+const callback = app.callback();
+const server = createServer((req, res) => void callback(req, res));
 server.listen(Number(process.env.PORT ?? 0), host, () => {
   const addr = server.address() as { port: number };
   process.stdout.write(`listening on http://${host}:${addr.port}\n`);

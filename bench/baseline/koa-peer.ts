@@ -19,10 +19,17 @@ const CACHE_CONTROL = 'private, max-age=0, must-revalidate';
 export function serveKoaPeer(store: PeerStore): void {
   const app = new Koa();
   const router = new Router();
-  const json = async (req: Koa.Context['req']): Promise<unknown> => JSON.parse(await getRawBody(req, { encoding: 'utf8', limit: '64kb' }));
+  const json = async (req: Koa.Context['req']): Promise<unknown> => {
+    const text: string = await getRawBody(req, { encoding: 'utf8', limit: '64kb' });
+    const parsed: unknown = JSON.parse(text);
+    return parsed;
+  };
 
   router.use(async (ctx, next) => {
-    if (ctx.path === '/healthz') return next();
+    if (ctx.path === '/healthz') {
+      await next();
+      return;
+    }
     const account = await store.account(ctx.get('authorization'));
     if (account === undefined) {
       ctx.status = 401;
@@ -89,7 +96,8 @@ export function serveKoaPeer(store: PeerStore): void {
   app.use(router.routes());
   app.use(router.allowedMethods());
 
-  const server = createServer(app.callback());
+  const handle = app.callback();
+  const server = createServer((req, res) => void handle(req, res));
   listen(server, Number(process.env.PORT ?? 0), process.env.HOST || '127.0.0.1');
   const stop = () => server.close(() => process.exit(0));
   process.on('SIGTERM', stop);

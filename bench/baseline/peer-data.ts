@@ -128,7 +128,7 @@ export function createBody(body: unknown): Fields | null {
   const d = b.discount as { code?: unknown; percent?: unknown } | null | undefined;
   return {
     items: (b.items as Item[] | undefined) ?? [],
-    currency: (b.currency as string | undefined) ?? 'EUR',
+    currency: b.currency ?? 'EUR',
     discount_code: d && typeof d.code === 'string' ? d.code : null,
     discount_percent: d && typeof d.percent === 'number' ? d.percent : null,
     note: typeof b.note === 'string' ? b.note : null,
@@ -215,9 +215,7 @@ export function openPeerStore(dir = process.env.DATA_DIR ?? '.'): PeerStore {
     `INSERT INTO orders (account_id, revision, status, items, currency, discount_code, discount_percent, note, created_at, updated_at)
      VALUES (@account_id, 1, @status, @items, @currency, @discount_code, @discount_percent, @note, @now, @now) RETURNING *`,
   );
-  const insertEvent = db.prepare<[number, number, number, string, string, string]>(
-    'INSERT INTO order_events (order_id, seq, account_id, type, payload, created_at) VALUES (?, ?, ?, ?, ?, ?)',
-  );
+  const insertEvent = db.prepare<[number, number, number, string, string, string]>('INSERT INTO order_events (order_id, seq, account_id, type, payload, created_at) VALUES (?, ?, ?, ?, ?, ?)');
   const createTx = db.transaction((account: number, status: string, f: Fields): Row => {
     const now = new Date().toISOString();
     const row = insert.get({ ...f, account_id: account, status, items: JSON.stringify(f.items), now })!;

@@ -42,7 +42,8 @@ const columns = (f: Fields) => [JSON.stringify(f.items), f.currency, f.discount_
 export async function openPgPeerStore(url = process.env.PEER_DATABASE_URL, schema = process.env.PEER_DATABASE_SCHEMA): Promise<PeerStore> {
   if (!url || !schema || !/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) throw new Error('PEER_DATABASE_URL and PEER_DATABASE_SCHEMA (a lowercase identifier) are required');
   // bigint ids as numbers (as the service maps them); timestamptz stays a Date (JSON writes it as ISO).
-  const types = { getTypeParser: ((oid: number, format?: 'text' | 'binary') => (oid === pgTypes.builtins.INT8 ? Number : pgTypes.getTypeParser(oid, format))) as typeof pgTypes.getTypeParser };
+  const int8: number = pgTypes.builtins.INT8;
+  const types = { getTypeParser: ((oid: number, format?: 'text' | 'binary') => (oid === int8 ? Number : (pgTypes.getTypeParser(oid, format) as (value: string) => unknown))) as typeof pgTypes.getTypeParser };
   const pool = new Pool({ connectionString: url, max: 10, options: `-c search_path=${schema}`, types });
   pool.on('error', () => {});
   const q = async (on: Pool | PoolClient, name: keyof typeof SQL, values: unknown[]) => (await on.query<Row>({ name: `peer_${name}`, text: SQL[name], values })).rows;

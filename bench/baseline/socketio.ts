@@ -30,7 +30,7 @@ const io = new Server(server, {
   connectionStateRecovery: { maxDisconnectionDuration: 2 * 60 * 1000, skipMiddlewares: true },
 });
 io.on('connection', (socket) => {
-  socket.on('subscribe', (channel: unknown, ack: unknown) => {
+  socket.on('subscribe', (channel: unknown, ack?: (reply: { type: string; channel: string }) => void) => {
     if (typeof channel !== 'string') return;
     void socket.join(channel);
     if (typeof ack === 'function') ack({ type: 'subscribed', channel });

@@ -11,7 +11,7 @@ export function serveChannels<T>(ws: WebSocket, member: T, channels: Map<string,
   ws.on('message', (data, isBinary) => {
     let msg: { type?: unknown; channel?: unknown } | undefined;
     try {
-      msg = isBinary ? undefined : JSON.parse(String(data));
+      msg = isBinary ? undefined : (JSON.parse((data as Buffer).toString()) as typeof msg);
     } catch {
       msg = undefined;
     }

@@ -34,7 +34,13 @@ const CATEGORIES: [name: string, test: (f: CallFrame) => boolean][] = [
   ['execution (graphql-js / graphql-jit + resolvers)', (f) => /graphql\/(execution|type|jsutils|utilities)\/|graphql-jit|graphql\/resolvers|graphql\/compiled/.test(f.url)],
   ['graphql-http + our glue', (f) => /graphql-http|src\/graphql\/(http|outcome|request|respond)/.test(f.url)],
   ['body read (raw-body)', (f) => /raw-body|iconv-lite|http\/body/.test(f.url)],
-  ['Koa chain (koa, middleware, metrics, log)', (f) => /node_modules\/(koa|@koa|koa-compose|statuses|accepts|negotiator|type-is|mime|content-type|on-finished|http-errors|vary|cookies|delegates|only|encodeurl|escape-html|fresh)|src\/http\/|src\/app|src\/realtime|prom-client|pino/.test(f.url)],
+  [
+    'Koa chain (koa, middleware, metrics, log)',
+    (f) =>
+      /node_modules\/(koa|@koa|koa-compose|statuses|accepts|negotiator|type-is|mime|content-type|on-finished|http-errors|vary|cookies|delegates|only|encodeurl|escape-html|fresh)|src\/http\/|src\/app|src\/realtime|prom-client|pino/.test(
+        f.url,
+      ),
+  ],
   ['garbage collection', (f) => f.functionName === '(garbage collector)'],
 ];
 const OTHER = 'node http, event loop + other';

@@ -33,11 +33,7 @@ function luaString(s: string): string {
 }
 
 function script(load: WrkLoad): string {
-  return [
-    'wrk.method = "POST"',
-    `wrk.body = ${luaString(load.body)}`,
-    ...Object.entries(load.headers).map(([k, v]) => `wrk.headers[ ${luaString(k)} ] = ${luaString(v)}`),
-  ].join('\n');
+  return ['wrk.method = "POST"', `wrk.body = ${luaString(load.body)}`, ...Object.entries(load.headers).map(([k, v]) => `wrk.headers[ ${luaString(k)} ] = ${luaString(v)}`)].join('\n');
 }
 
 function ms(value: string, unit: string): number {

@@ -110,7 +110,7 @@ function openWs(name: string, url: string, token: string, channel: string): Prom
     ws.once('unexpected-response', (_req, res) => fail(new Error(`handshake answered ${res.statusCode}`)));
     ws.once('open', () => ws.send(JSON.stringify({ type: 'subscribe', channel })));
     ws.once('message', (data) => {
-      const text = String(data);
+      const text = (data as Buffer).toString();
       if (!text.startsWith('{"type":"subscribed"')) return fail(new Error(`first message was ${text.slice(0, 120)}`));
       clearTimeout(timer);
       g.conns.add(ws);
@@ -252,10 +252,7 @@ function openLeanWs(name: string, url: string, protocolOf: (u: URL) => LeanProto
     s.on('error', (err) => fail(err));
     s.once('connect', () => {
       s.setNoDelay(true);
-      s.write(
-        `GET ${p.target} HTTP/1.1\r\nHost: ${u.host}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n` +
-          `Sec-WebSocket-Key: ${randomBytes(16).toString('base64')}\r\nSec-WebSocket-Version: 13\r\n${p.headers}\r\n`,
-      );
+      s.write(`GET ${p.target} HTTP/1.1\r\nHost: ${u.host}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n` + `Sec-WebSocket-Key: ${randomBytes(16).toString('base64')}\r\nSec-WebSocket-Version: 13\r\n${p.headers}\r\n`);
     });
     const onFrame = (opcode: number, payload: Buffer) => {
       if (opcode === 0x8) return s.end();
@@ -324,9 +321,7 @@ function openSse(name: string, host: string, port: number, token: string, path: 
     };
     const timer = setTimeout(() => fail(new Error('no 200 within 30 s')), 30_000);
     s.on('error', (err) => fail(err));
-    s.once('connect', () =>
-      s.write(`GET ${path} HTTP/1.1\r\nHost: ${host}:${port}\r\nAuthorization: Bearer ${token}\r\nAccept: text/event-stream\r\n\r\n`),
-    );
+    s.once('connect', () => s.write(`GET ${path} HTTP/1.1\r\nHost: ${host}:${port}\r\nAuthorization: Bearer ${token}\r\nAccept: text/event-stream\r\n\r\n`));
     let head = '';
     const onHead = (d: Buffer) => {
       head += d.toString('latin1');
@@ -435,7 +430,11 @@ async function handle(m: ClientCommand): Promise<unknown> {
     case 'pause': {
       // Stalled clients: raw sockets (lean WebSocket, SSE) stop reading; the kernel's buffers fill.
       let paused = 0;
-      for (const c of groups.get(m.group)?.conns ?? []) if (!(c instanceof WebSocket) && !('io' in c)) (c.pause(), paused++);
+      for (const c of groups.get(m.group)?.conns ?? [])
+        if (!(c instanceof WebSocket) && !('io' in c)) {
+          c.pause();
+          paused++;
+        }
       return paused;
     }
     case 'exit':

@@ -5,7 +5,14 @@ describe('BENCHMARKS.md writer', () => {
   const doc = '# Benchmarks\n\n| a | x |\n<!-- rows -->\n\n## Realtime\n\nold\n| ws-idle-memory | 1 |\n\n## Scale-out\n\nkept\n';
 
   it('upserts rows by scenario before the marker, leaving other rows', () => {
-    const out = upsertRows(doc, [{ scenario: 'a', line: '| a | y |' }, { scenario: 'b', line: '| b | z |' }], '<!-- rows -->');
+    const out = upsertRows(
+      doc,
+      [
+        { scenario: 'a', line: '| a | y |' },
+        { scenario: 'b', line: '| b | z |' },
+      ],
+      '<!-- rows -->',
+    );
     expect(out).toContain('| a | y |\n| b | z |\n<!-- rows -->');
     expect(out).not.toContain('| a | x |');
   });

@@ -90,14 +90,14 @@ export async function startServer(opts: StartOptions): Promise<Running> {
       }
     });
   };
-  lines(child.stdout!, output, (l) => {
+  lines(child.stdout, output, (l) => {
     for (const w of [...waiters]) {
       if (!w.re.test(l)) continue;
       waiters.splice(waiters.indexOf(w), 1);
       w.resolve(l);
     }
   });
-  lines(child.stderr!, stderr);
+  lines(child.stderr, stderr);
 
   let exited: { code: number | null; signal: NodeJS.Signals | null } | undefined;
   const exit = new Promise<void>((resolve) =>

@@ -33,9 +33,7 @@ export class Clients {
   }
 
   static start(n: number): Clients {
-    const procs = Array.from({ length: n }, () =>
-      fork(join(__dirname, '../lib/realtime-client.ts'), [], { cwd: root, execArgv: ['-r', 'tsx/cjs'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }),
-    );
+    const procs = Array.from({ length: n }, () => fork(join(__dirname, '../lib/realtime-client.ts'), [], { cwd: root, execArgv: ['-r', 'tsx/cjs'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }));
     process.once('exit', () => procs.forEach((p) => p.kill('SIGKILL')));
     return new Clients(procs);
   }
@@ -79,9 +77,7 @@ export class Clients {
   async openSse(group: string, srv: Running, token: string, paths: string[]): Promise<OpenResult> {
     const u = new URL(srv.url);
     const parts = this.deal(paths);
-    return Clients.sum(
-      await this.all<OpenResult>((i) => ({ cmd: 'sse-open', group, host: u.hostname, port: Number(u.port), token, paths: parts[i], concurrency: OPEN_CONCURRENCY })),
-    );
+    return Clients.sum(await this.all<OpenResult>((i) => ({ cmd: 'sse-open', group, host: u.hostname, port: Number(u.port), token, paths: parts[i], concurrency: OPEN_CONCURRENCY })));
   }
 
   async stats(): Promise<ClientStats & { perProc: ClientStats[] }> {

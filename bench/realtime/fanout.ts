@@ -114,7 +114,7 @@ export async function measureRun(clients: Clients, group: string, publish: Publi
   // Drain: until every subscriber has every write, or nothing arrives for 2 s.
   const expected = sent * subscribers;
   let s = await clients.stats();
-  for (let last = s.received, quietSince = Date.now(); s.received < expected && Date.now() - quietSince < 2000; ) {
+  for (let last = s.received, quietSince = Date.now(); s.received < expected && Date.now() - quietSince < 2000;) {
     await sleep(200);
     s = await clients.stats();
     if (s.received !== last) [last, quietSince] = [s.received, Date.now()];
@@ -225,8 +225,7 @@ export async function fanoutCompare(clients: Clients, sides: FanoutSide[]): Prom
 
 /** "61413 msg/s; p50 230.4 ms, p99 554.0 ms" */
 export const fanoutFig = (r: RunResult) => `${Math.round(r.perS)} msg/s; p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms`;
-export const fanoutCpuNote = (r: RunResult) =>
-  `server CPU ${(r.serverCpu * 100).toFixed(0)}% (${r.serverUsPerMsg.toFixed(2)} µs per delivered msg), clients ${(r.clientCpu * 100).toFixed(0)}%`;
+export const fanoutCpuNote = (r: RunResult) => `server CPU ${(r.serverCpu * 100).toFixed(0)}% (${r.serverUsPerMsg.toFixed(2)} µs per delivered msg), clients ${(r.clientCpu * 100).toFixed(0)}%`;
 export const fanoutLost = (r: RunResult) => (r.delivered < r.expected ? `, ${r.expected - r.delivered} of ${r.expected} not delivered` : '');
 
 export async function fanoutPhase(clients: Clients): Promise<Row[]> {

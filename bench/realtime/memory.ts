@@ -42,8 +42,19 @@ export async function idleMemory(clients: Clients, kind: 'ws' | 'sse', side: Mem
     const pid = pidOfPort(portOf(srv));
     const open = (group: string, n: number) =>
       kind === 'ws'
-        ? clients.openWs(group, srv, token, Array.from({ length: n }, (_, i) => `order:${(i % ORDERS) + 1}`), side === 'peer' ? 'sio' : 'ws')
-        : clients.openSse(group, srv, token, Array.from({ length: n }, (_, i) => `/api/orders/${(i % ORDERS) + 1}/stream`));
+        ? clients.openWs(
+            group,
+            srv,
+            token,
+            Array.from({ length: n }, (_, i) => `order:${(i % ORDERS) + 1}`),
+            side === 'peer' ? 'sio' : 'ws',
+          )
+        : clients.openSse(
+            group,
+            srv,
+            token,
+            Array.from({ length: n }, (_, i) => `/api/orders/${(i % ORDERS) + 1}/stream`),
+          );
     // Warm-up: the code paths of accepting, subscribing and closing run before the "before" sample.
     const warm = await open('warm', WARM_CONNECTIONS);
     if (warm.failed) throw new Error(`${side} ${kind}: ${warm.failed} warm-up connections failed: ${warm.firstError}`);
@@ -58,9 +69,7 @@ export async function idleMemory(clients: Clients, kind: 'ws' | 'sse', side: Mem
     await clients.all({ cmd: 'close', group: 'idle' });
     const n = opened.opened || 1;
     const r = { before, after, open: opened, live, rssPerConn: (after.rss - before.rss) / n, heapPerConn: (after.heap - before.heap) / n };
-    log(
-      `${side} ${kind}: RSS ${mb(before.rss)} -> ${mb(after.rss)} MB = ${Math.round(r.rssPerConn)} B/conn; heap ${mb(before.heap)} -> ${mb(after.heap)} MB = ${Math.round(r.heapPerConn)} B/conn; ${live} still open`,
-    );
+    log(`${side} ${kind}: RSS ${mb(before.rss)} -> ${mb(after.rss)} MB = ${Math.round(r.rssPerConn)} B/conn; heap ${mb(before.heap)} -> ${mb(after.heap)} MB = ${Math.round(r.heapPerConn)} B/conn; ${live} still open`);
     return r;
   });
 }
@@ -79,10 +88,7 @@ export async function memoryPhase(clients: Clients): Promise<Row[]> {
     rows.push({
       scenario: `${kind}-idle-memory`,
       service: `${label}: ${svc.open.opened} idle subscribed connections (orders 1-5), RSS delta / connections`,
-      baseline:
-        kind === 'ws'
-          ? 'bare `ws` WebSocketServer (bench/baseline/ws-raw.ts), same connections and subscribe messages'
-          : 'bare node:http server holding the same SSE responses (bench/baseline/sse-raw.ts)',
+      baseline: kind === 'ws' ? 'bare `ws` WebSocketServer (bench/baseline/ws-raw.ts), same connections and subscribe messages' : 'bare node:http server holding the same SSE responses (bench/baseline/sse-raw.ts)',
       serviceFig: fig(svc),
       baselineFig: fig(base),
       ratio: svc.rssPerConn / base.rssPerConn,

@@ -1,5 +1,5 @@
 /**
- * Fan-out against the libraries users would pick instead (issue 13): server CPU per
+ * Fan-out against the libraries users would pick instead: server CPU per
  * delivered message, the service's WebSocket vs Socket.IO 4 and its SSE vs better-sse, at
  * the same load in the same run: BENCH_RT_PEER_CONNECTIONS subscribers of order:1 on each
  * server, writes at a steady BENCH_RT_PEER_RATE/s for BENCH_RT_SECONDS, BENCH_RT_ROUNDS
@@ -30,8 +30,19 @@ type Kind = 'ws' | 'sse';
 async function open(clients: Clients, group: string, srv: Running, token: string, kind: Kind, client: WsClient, n: number): Promise<void> {
   const o =
     kind === 'ws'
-      ? await clients.openWs(group, srv, token, Array.from({ length: n }, () => 'order:1'), client)
-      : await clients.openSse(group, srv, token, Array.from({ length: n }, () => '/api/orders/1/stream'));
+      ? await clients.openWs(
+          group,
+          srv,
+          token,
+          Array.from({ length: n }, () => 'order:1'),
+          client,
+        )
+      : await clients.openSse(
+          group,
+          srv,
+          token,
+          Array.from({ length: n }, () => '/api/orders/1/stream'),
+        );
   log(`peers ${group}: opened ${o.opened}/${n} in ${o.ms} ms${o.failed ? `, ${o.failed} failed (${o.firstError})` : ''}`);
   if (!o.opened) throw new Error(`peers: no ${group} connection could be opened: ${o.firstError}`);
 }
@@ -73,7 +84,9 @@ async function compare(clients: Clients, sides: Side[], kind: Kind): Promise<Sid
       const c1 = cpuSplitOf(pids[i][0]);
       cpu[i].user += c1.user - c0.user;
       cpu[i].system += c1.system - c0.system;
-      log(`peers ${kind} round ${round + 1}/${ROUNDS} ${side.name}: ${r.serverUsPerMsg.toFixed(2)} µs/msg, ${r.delivered}/${r.expected} delivered, server CPU ${(r.serverCpu * 100).toFixed(0)}%, p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms`);
+      log(
+        `peers ${kind} round ${round + 1}/${ROUNDS} ${side.name}: ${r.serverUsPerMsg.toFixed(2)} µs/msg, ${r.delivered}/${r.expected} delivered, server CPU ${(r.serverCpu * 100).toFixed(0)}%, p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms`,
+      );
       runs[i].push(r);
     }
   }
@@ -100,8 +113,7 @@ async function withServers<T>(starts: (() => Promise<Running>)[], fn: (srvs: Run
 }
 
 const fig = (x: SideResult) => `${x.all.serverUsPerMsg.toFixed(2)} µs per delivered msg (p99 ${x.all.p99.toFixed(0)} ms)`;
-const detail = (name: string, x: SideResult) =>
-  `${name}: p50 ${x.all.p50.toFixed(1)} ms, p99 ${x.all.p99.toFixed(1)} ms, system share ${(x.sys * 100).toFixed(0)}%, ${fanoutCpuNote(x.all)}${fanoutLost(x.all)}`;
+const detail = (name: string, x: SideResult) => `${name}: p50 ${x.all.p50.toFixed(1)} ms, p99 ${x.all.p99.toFixed(1)} ms, system share ${(x.sys * 100).toFixed(0)}%, ${fanoutCpuNote(x.all)}${fanoutLost(x.all)}`;
 
 export async function peersPhase(clients: Clients): Promise<Row[]> {
   return withServer(
@@ -138,7 +150,10 @@ export async function peersPhase(clients: Clients): Promise<Row[]> {
         const [s, b, p, pClient, floor, lone] = rowsOf;
         // The sides in the order above; the lone service's rounds are per PATCH, not per delivery.
         const labels = ['service', `service with WRITE_DELAY_MS=${PEER_WRITE_DELAY_MS}`, 'peer', 'peer read by socket.io-client', 'floor', 'service with 1 subscriber'];
-        const byRound = rowsOf.slice(0, 5).map((x, i) => `${labels[i]} ${perRound(x.rounds)}`).join('; ');
+        const byRound = rowsOf
+          .slice(0, 5)
+          .map((x, i) => `${labels[i]} ${perRound(x.rounds)}`)
+          .join('; ');
         const common = `${ROUNDS} x ${SECONDS} s alternating (${labels.slice(0, rowsOf.length).join(', ')}); µs/msg by round: ${byRound}`;
         const peerText =
           kind === 'ws'
@@ -153,7 +168,9 @@ export async function peersPhase(clients: Clients): Promise<Row[]> {
         const floorNote = floor ? [`${detail('floor (bench/baseline/ws-floor.ts)', floor)}: ${(floor.all.serverUsPerMsg / p.all.serverUsPerMsg).toFixed(2)}x the peer`] : [];
         // The lone service's CPU per PATCH, spread over the PEER_CONNECTIONS deliveries a PATCH makes in the fan-out.
         const publishNote = lone
-          ? [`publish path (a service with 1 subscriber, PATCHed at the same rate): ${(lone.all.serverUsPerMsg / 1000).toFixed(2)} ms of server CPU per PATCH, ${(lone.all.serverUsPerMsg / PEER_CONNECTIONS).toFixed(2)} µs per delivered message at ${PEER_CONNECTIONS} subscribers`]
+          ? [
+              `publish path (a service with 1 subscriber, PATCHed at the same rate): ${(lone.all.serverUsPerMsg / 1000).toFixed(2)} ms of server CPU per PATCH, ${(lone.all.serverUsPerMsg / PEER_CONNECTIONS).toFixed(2)} µs per delivered message at ${PEER_CONNECTIONS} subscribers`,
+            ]
           : [];
         for (const [x, scenario, label] of [
           [s, `${kind}-fanout-cpu-peer`, what],

@@ -53,19 +53,16 @@ export function callOnce(url: string, method: string, headers: Record<string, st
 
 export type Publish = (note: string) => Promise<number>;
 
-export const patchOrder1 = (svc: Running, token: string): Publish => async (note) =>
-  (
-    await call(
-      `${svc.url}/orders/1`,
-      'PATCH',
-      { authorization: `Bearer ${token}`, 'content-type': 'application/merge-patch+json', 'if-match': '*' },
-      JSON.stringify({ note }),
-    )
-  ).status;
+export const patchOrder1 =
+  (svc: Running, token: string): Publish =>
+  async (note) =>
+    (await call(`${svc.url}/orders/1`, 'PATCH', { authorization: `Bearer ${token}`, 'content-type': 'application/merge-patch+json', 'if-match': '*' }, JSON.stringify({ note }))).status;
 
 /** The bare server broadcasts `sample` (a real service message) with its note replaced. */
-export const publishRaw = (base: Running, sample: string): Publish => async (note) =>
-  (await call(`${base.url}/publish?channel=order:1`, 'POST', { 'content-type': 'application/json' }, sample.replace(/"note":"[^"]*"/, `"note":"${note}"`))).status;
+export const publishRaw =
+  (base: Running, sample: string): Publish =>
+  async (note) =>
+    (await call(`${base.url}/publish?channel=order:1`, 'POST', { 'content-type': 'application/json' }, sample.replace(/"note":"[^"]*"/, `"note":"${note}"`))).status;
 
 export async function withServer<T>(start: () => Promise<Running>, fn: (srv: Running) => Promise<T>): Promise<T> {
   const srv = await start();

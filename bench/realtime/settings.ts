@@ -27,7 +27,7 @@ export const KINDS = (process.env.BENCH_RT_KINDS ?? 'ws,sse').split(',').map((k)
 });
 /** Measure the peers (Socket.IO, better-sse) beside the bare baselines: BENCH_RT_PEERS=0 skips them. */
 export const PEERS = process.env.BENCH_RT_PEERS !== '0';
-/** The peer fan-out: subscribers of order:1 per server, writes/s, as the issue measured it. */
+/** The peer fan-out: subscribers of order:1 per server, writes/s (the load the Socket.IO target is stated at). */
 export const PEER_CONNECTIONS = num('BENCH_RT_PEER_CONNECTIONS', 2000);
 export const PEER_RATE = num('BENCH_RT_PEER_RATE', 20);
 /** The service's WRITE_DELAY_MS in the peers phase's batched side. */

@@ -26,17 +26,16 @@ export function tricklePost(svc: Running, token: string, ms: number): Promise<{ 
       }
     });
     s.on('error', reject);
-    s.once('connect', async () => {
-      s.write(
-        `POST /orders HTTP/1.1\r\nHost: ${u.host}\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\n` +
-          `Content-Length: ${body.length}\r\nConnection: close\r\n\r\n`,
-      );
-      const step = ms / body.length;
-      for (let i = 0; i < body.length; i++) {
-        await sleep(step);
-        if (s.destroyed) return;
-        s.write(body.subarray(i, i + 1));
-      }
+    s.once('connect', () => {
+      void (async () => {
+        s.write(`POST /orders HTTP/1.1\r\nHost: ${u.host}\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\n` + `Content-Length: ${body.length}\r\nConnection: close\r\n\r\n`);
+        const step = ms / body.length;
+        for (let i = 0; i < body.length; i++) {
+          await sleep(step);
+          if (s.destroyed) return;
+          s.write(body.subarray(i, i + 1));
+        }
+      })();
     });
   });
 }
@@ -75,7 +74,13 @@ export async function slowPhase(clients: Clients): Promise<Row[]> {
     async (svc) => {
       const token = await tokenOf(svc);
       const pids = [pidOfPort(portOf(svc))];
-      const o = await clients.openWs('slow', svc, token, Array.from({ length: SLOW_CONNECTIONS }, () => 'order:1'), STREAM_CLIENT);
+      const o = await clients.openWs(
+        'slow',
+        svc,
+        token,
+        Array.from({ length: SLOW_CONNECTIONS }, () => 'order:1'),
+        STREAM_CLIENT,
+      );
       log(`slow: opened ${o.opened}/${SLOW_CONNECTIONS} in ${o.ms} ms${o.failed ? `, ${o.failed} failed (${o.firstError})` : ''}`);
       const publish = patchOrder1(svc, token);
       const steady: Mode = { kind: 'steady', rate: SLOW_RATE };

@@ -1,5 +1,5 @@
 /**
- * Stalled clients (issue 13): BENCH_RT_STALLED_CONNECTIONS subscribers of one order stop
+ * Stalled clients (the slow-consumer rule under load): BENCH_RT_STALLED_CONNECTIONS subscribers of one order stop
  * reading while events of ~10 KB are written to it. Each connection may hold at most
  * MAX_BUFFER_BYTES in user space (the socket's buffer plus its write queue), after which it
  * is closed (WebSocket 1013, SSE end) and its queue dropped; the queued bytes are the hub's
@@ -37,15 +37,26 @@ async function stalled(clients: Clients, kind: 'ws' | 'sse'): Promise<Row> {
       const items = Array.from({ length: 100 }, (_, i) => ({ sku: `SKU-${i}-${'x'.repeat(54)}`, quantity: 1, unit_price_cents: 1 }));
       const created = await call(`${svc.url}/orders`, 'POST', auth, JSON.stringify({ items }));
       if (created.status !== 201) throw new Error(`POST /orders answered ${created.status}: ${created.body}`);
-      const id = Number(JSON.parse(created.body).id);
+      const id = Number((JSON.parse(created.body) as { id: unknown }).id);
       const patch = (n: number) => call(`${svc.url}/orders/${id}`, 'PATCH', { ...auth, 'content-type': 'application/merge-patch+json', 'if-match': '*' }, JSON.stringify({ note: `w${n}` }));
       const before = await sampleMemory(svc, pid);
       const tcpBefore = tcpPages();
       const group = `stalled-${kind}`;
       const o =
         kind === 'ws'
-          ? await clients.openWs(group, svc, token, Array.from({ length: STALLED_CONNECTIONS }, () => `order:${id}`), 'lean')
-          : await clients.openSse(group, svc, token, Array.from({ length: STALLED_CONNECTIONS }, () => `/api/orders/${id}/stream`));
+          ? await clients.openWs(
+              group,
+              svc,
+              token,
+              Array.from({ length: STALLED_CONNECTIONS }, () => `order:${id}`),
+              'lean',
+            )
+          : await clients.openSse(
+              group,
+              svc,
+              token,
+              Array.from({ length: STALLED_CONNECTIONS }, () => `/api/orders/${id}/stream`),
+            );
       if (!o.opened) throw new Error(`stalled ${kind}: nothing opened: ${o.firstError}`);
       const paused = (await clients.all<number>({ cmd: 'pause', group })).reduce((a, b) => a + b, 0);
       const opened = await sampleMemory(svc, pid);

@@ -46,7 +46,7 @@ export function readAccepted(file: string): Accepted {
   const graphql = list.map((entry: unknown, i) => {
     const e = (entry ?? {}) as Record<string, unknown>;
     for (const f of FIELDS) {
-      if (typeof e[f] !== 'string' || !(e[f] as string).trim()) {
+      if (typeof e[f] !== 'string' || !e[f].trim()) {
         throw new GateError(`${file}: graphql[${i}] needs a non-empty \`${f}\` (entries have ${FIELDS.join(', ')})`);
       }
     }

@@ -12,7 +12,9 @@ describe('readAsyncApi', () => {
     const clientMessages = [...(/CLIENT_MESSAGES = \[([^\]]*)\]/.exec(source)?.[1] ?? '').matchAll(/'(\w+)'/g)].map((m) => m[1]);
     expect(clientMessages.length).toBeGreaterThan(0);
     const { messages } = await readAsyncApi(FILE);
-    const toServer = Object.entries(messages).filter(([, m]) => m.directions.includes('client-to-server')).map(([n]) => n);
+    const toServer = Object.entries(messages)
+      .filter(([, m]) => m.directions.includes('client-to-server'))
+      .map(([n]) => n);
     expect(toServer.sort()).toEqual(clientMessages.sort());
     for (const [name, m] of Object.entries(messages)) {
       expect(m.directions).toEqual(clientMessages.includes(name) ? ['client-to-server'] : ['server-to-client']);

@@ -34,7 +34,11 @@ let parser: Parser | undefined;
 export function clean(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(clean);
   if (value && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).filter(([k]) => !k.startsWith('x-parser-') && k !== '$id').map(([k, v]) => [k, clean(v)]));
+    return Object.fromEntries(
+      Object.entries(value)
+        .filter(([k]) => !k.startsWith('x-parser-') && k !== '$id')
+        .map(([k, v]) => [k, clean(v)]),
+    );
   }
   return value;
 }
@@ -118,8 +122,7 @@ async function parseAsyncApi(file: string): Promise<AsyncApiContract> {
  *   operations, and an unused component breaks nobody.
  */
 export function forDiff(doc: Record<string, unknown>): Record<string, unknown> {
-  const byName = (list: unknown) =>
-    Array.isArray(list) ? Object.fromEntries(list.map((m, i) => [(m as { name?: string }).name ?? String(i), m])) : list;
+  const byName = (list: unknown) => (Array.isArray(list) ? Object.fromEntries(list.map((m, i) => [(m as { name?: string }).name ?? String(i), m])) : list);
   const operations = Object.fromEntries(
     Object.entries((doc.operations ?? {}) as Record<string, Record<string, unknown>>).map(([id, op]) => {
       const reply = op.reply as Record<string, unknown> | undefined;

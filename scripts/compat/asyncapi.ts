@@ -27,7 +27,10 @@ export const OVERRIDES: OverrideObject = {
 
 /** `/channels/orders/messages/error` -> `channel orders, message error`. */
 export function describePointer(pointer: string): string {
-  const parts = pointer.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const parts = pointer
+    .split('/')
+    .slice(1)
+    .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
   const named: Record<string, string> = { channels: 'channel', operations: 'operation', messages: 'message', servers: 'server', parameters: 'parameter' };
   const out: string[] = [];
   for (let i = 0; i < parts.length; i++) {
@@ -54,7 +57,6 @@ const inPayload = (pointer: string) => /\/messages\/[^/]+\/payload(\/|$)|\/bindi
 /** An operation's inlined channel, a channel's inlined server: the same change is judged under /channels, /servers. */
 const inlinedCopy = (pointer: string) => /^\/operations\/[^/]+\/channel\/|^\/channels\/[^/]+\/servers\/[^/]+\//.test(pointer);
 
-
 /** True when asyncapi.yaml and every file it references are byte-identical on both sides. */
 function unchanged(current: string, released: string): boolean {
   const text = readOptional(join(current, 'asyncapi.yaml'));
@@ -69,12 +71,7 @@ function unchanged(current: string, released: string): boolean {
  */
 export function withDirections(messages: Record<string, Message>, other: Record<string, Message>): Record<string, Message> {
   const both: Direction[] = ['client-to-server', 'server-to-client'];
-  return Object.fromEntries(
-    Object.entries(messages).map(([name, m]) => [
-      name,
-      m.directions.length > 0 ? m : { ...m, directions: other[name]?.directions.length ? other[name].directions : both },
-    ]),
-  );
+  return Object.fromEntries(Object.entries(messages).map(([name, m]) => [name, m.directions.length > 0 ? m : { ...m, directions: other[name]?.directions.length ? other[name].directions : both }]));
 }
 
 /** Fields that only document: an edit of one is no one's break, and no note. */
@@ -90,9 +87,7 @@ export async function checkAsyncApi(current: string, released: string): Promise<
   const breaking = (output.breaking() as DiffOutputItem[]).filter((c) => !inPayload(c.path));
   // A channel's new address also shows under every operation on it (OVERRIDES); keep
   // those lines only for an operation moved to another channel.
-  const addressEdits = new Set(
-    breaking.filter((c) => /^\/channels\/[^/]+\/address$/.test(c.path)).map((c) => JSON.stringify([c.before, c.after])),
-  );
+  const addressEdits = new Set(breaking.filter((c) => /^\/channels\/[^/]+\/address$/.test(c.path)).map((c) => JSON.stringify([c.before, c.after])));
   const structural: Finding[] = breaking
     .filter((c) => !(/^\/operations\/[^/]+\/channel\/address$/.test(c.path) && addressEdits.has(JSON.stringify([c.before, c.after]))))
     .map((c) => {
@@ -105,13 +100,8 @@ export async function checkAsyncApi(current: string, released: string): Promise<
         rule: `${c.action} ${c.path}`,
       };
     });
-  const unclassified = (output.unclassified() as DiffOutputItem[]).filter(
-    (c) => !inPayload(c.path) && !inlinedCopy(c.path) && !isDocEdit(c.path),
-  );
-  const payloads = await checkPayloads(
-    { messages: withDirections(base.messages, revision.messages), queries: base.queries },
-    { messages: withDirections(revision.messages, base.messages), queries: revision.queries },
-  );
+  const unclassified = (output.unclassified() as DiffOutputItem[]).filter((c) => !inPayload(c.path) && !inlinedCopy(c.path) && !isDocEdit(c.path));
+  const payloads = await checkPayloads({ messages: withDirections(base.messages, revision.messages), queries: base.queries }, { messages: withDirections(revision.messages, base.messages), queries: revision.queries });
   return {
     kind: 'asyncapi',
     findings: [...structural, ...payloads],

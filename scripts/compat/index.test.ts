@@ -11,7 +11,11 @@ const identity: Mutation = { name: 'no change', expect: 'compatible', apply: () 
 async function cli(root: string): Promise<{ code: number; out: string; err: string }> {
   let out = '';
   let err = '';
-  const code = await main(root, (s) => (out += `${s}\n`), (s) => (err += `${s}\n`));
+  const code = await main(
+    root,
+    (s) => (out += `${s}\n`),
+    (s) => (err += `${s}\n`),
+  );
   return { code, out, err };
 }
 

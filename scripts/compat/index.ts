@@ -38,9 +38,7 @@ export interface GateResult {
 
 /** Every file both sides need; all missing ones are named at once. */
 function requireFiles(current: string, released: string): void {
-  const missing = [current, released].flatMap((dir) =>
-    [...CONTRACT_FILES, 'operations'].map((f) => join(dir, f)).filter((p) => !existsSync(p)),
-  );
+  const missing = [current, released].flatMap((dir) => [...CONTRACT_FILES, 'operations'].map((f) => join(dir, f)).filter((p) => !existsSync(p)));
   if (missing.length > 0) {
     const hint = missing.some((p) => p.startsWith(released)) ? ' (run `npm run release` to create the released snapshot)' : '';
     throw new GateError(`missing: ${missing.map((p) => relative(process.cwd(), p) || p).join(', ')}${hint}`);

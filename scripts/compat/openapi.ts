@@ -12,7 +12,6 @@ import { join } from 'node:path';
 import { oasdiffBreaking, type OasdiffChange } from './oasdiff';
 import type { Finding, KindResult } from './types';
 
-
 /**
  * The REST version a change belongs to: the `/v<n>/` path prefix, else the vendor media
  * type's `version=<n>`, else the `OrderV<n>` / `OrderListV<n>` branch of a negotiated
@@ -42,9 +41,7 @@ export function inventory(text: string): { operations: number; versions: string[
   const block = /^paths:\n([\s\S]*?)^\S/m.exec(`${text}\n.`)?.[1] ?? '';
   const operations = (block.match(/^ {4}(get|put|post|delete|options|head|patch|trace):/gm) ?? []).length;
   const paths = (block.match(/^ {2}["']?\/[^:\n]*:/gm) ?? []).map((l) => l.trim().replace(/^["']/, ''));
-  const versions = [...new Set(paths.map((p) => /^\/v(\d+)\//.exec(p)?.[1]).filter((v): v is string => !!v))]
-    .sort((a, b) => Number(a) - Number(b))
-    .map((v) => `v${v}`);
+  const versions = [...new Set(paths.map((p) => /^\/v(\d+)\//.exec(p)?.[1]).filter((v): v is string => !!v))].sort((a, b) => Number(a) - Number(b)).map((v) => `v${v}`);
   return { operations, versions };
 }
 

@@ -15,7 +15,7 @@
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parse, print, validate, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
+import { Kind, parse, print, validate, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
 import { sha256Hex } from '../../src/graphql/persisted';
 import { GateError, type Finding, type KindResult } from './types';
 
@@ -37,7 +37,7 @@ export function readOperationsDir(dir: string): Operation[] {
       let name: string | undefined;
       try {
         const doc = parse(readFileSync(join(dir, file), 'utf8'));
-        name = doc.definitions.find((d): d is OperationDefinitionNode => d.kind === 'OperationDefinition')?.name?.value;
+        name = doc.definitions.find((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION)?.name?.value;
         text = print(doc);
       } catch (err) {
         throw new GateError(`operations: ${join(dir, file)} is not GraphQL: ${(err as Error).message}`);

@@ -17,12 +17,8 @@ describe('messagesView', () => {
 
 describe('asMessageText', () => {
   it('speaks of the message, not of a response or request body', () => {
-    expect(asMessageText('removed the required property `reason` from the response with the `200` status')).toBe(
-      'removed the required property `reason` from the message',
-    );
-    expect(asMessageText('the `seq` response\'s property type/format changed from `integer`/`` to `string`/`` for status `200`')).toBe(
-      'the `seq` property type/format changed from `integer`/`` to `string`/``',
-    );
+    expect(asMessageText('removed the required property `reason` from the response with the `200` status')).toBe('removed the required property `reason` from the message');
+    expect(asMessageText("the `seq` response's property type/format changed from `integer`/`` to `string`/`` for status `200`")).toBe('the `seq` property type/format changed from `integer`/`` to `string`/``');
     expect(asMessageText('the request property `since` became required')).toBe('the property `since` became required');
   });
 });

@@ -65,9 +65,7 @@ export function messagesView({ messages, queries }: ClientSurface): object {
       post: {
         operationId: name,
         ...(directions.includes('client-to-server') ? { requestBody: { required: true, content } } : {}),
-        responses: toClient
-          ? { '200': { description: `${name}, sent by the server`, content } }
-          : { '204': { description: `${name} is only sent by clients` } },
+        responses: toClient ? { '200': { description: `${name}, sent by the server`, content } } : { '204': { description: `${name} is only sent by clients` } },
       },
     };
   }

@@ -6,13 +6,7 @@ const ok = (kind: KindResult['kind']): KindResult => ({ kind, findings: [], chec
 describe('formatReport', () => {
   it('prints one summary line per kind when compatible, in kind order', () => {
     const text = formatReport([ok('graphql'), ok('openapi'), ok('operations'), ok('asyncapi')]);
-    expect(text.split('\n')).toEqual([
-      'compat: compatible with contracts/released/',
-      '  openapi: compatible (x)',
-      '  asyncapi: compatible (x)',
-      '  graphql: compatible (x)',
-      '  operations: compatible (x)',
-    ]);
+    expect(text.split('\n')).toEqual(['compat: compatible with contracts/released/', '  openapi: compatible (x)', '  asyncapi: compatible (x)', '  graphql: compatible (x)', '  operations: compatible (x)']);
   });
   it('lists every finding under its kind and group, each line naming kind, location and field', () => {
     const openapi: KindResult = {

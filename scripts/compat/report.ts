@@ -16,9 +16,7 @@ export function formatFinding(f: Finding): string {
 /** One line per kind: `openapi: compatible (58 operations; ...)` or `openapi: 3 breaking changes`. */
 export function summaryLine(r: KindResult): string {
   const notes = r.notes.length ? `; ${plural(r.notes.length, 'note')}` : '';
-  return r.findings.length === 0
-    ? `${r.kind}: compatible (${r.checked}${notes})`
-    : `${r.kind}: ${plural(r.findings.length, 'breaking change')} (${r.checked}${notes})`;
+  return r.findings.length === 0 ? `${r.kind}: compatible (${r.checked}${notes})` : `${r.kind}: ${plural(r.findings.length, 'breaking change')} (${r.checked}${notes})`;
 }
 
 export function formatReport(results: KindResult[], releasedLabel = 'contracts/released/'): string {

@@ -9,7 +9,7 @@ export type RestClient = ReturnType<typeof createClient<paths>>;
 export interface RestClientOptions {
   /** The service's origin, e.g. `https://orders.example.com` (no trailing path). */
   baseUrl: string;
-  /** Bearer token (DESIGN.md "Auth"); sent as `Authorization: Bearer <token>`. */
+  /** Opaque bearer token bound to an account; sent as `Authorization: Bearer <token>`. */
   token?: string | undefined;
   /** A fetch to use instead of the platform's (tests, proxies, instrumentation). */
   fetch?: ClientOptions['fetch'] | undefined;

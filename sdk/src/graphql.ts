@@ -8,7 +8,7 @@
  *   its own queries (graphql-codegen, gql.tada...). Its text is graphql-js's `print` of
  *   the document, the same printer codegen runs over contracts/operations/, and its hash
  *   the plain hex SHA-256 of that exact UTF-8 text, as the server and the allowlist
- *   compute it (DESIGN.md "Persisted operations"). So a client document equal to a
+ *   compute it (no `sha256:` prefix: one hash serves APQ and the allowlist). So a client document equal to a
  *   contract operation has the contract's hash, and registering a partner's document in
  *   the allowlist means adding the same printed text.
  *
@@ -16,7 +16,7 @@
  * PERSISTED_QUERY_NOT_FOUND is the text sent, once, with its hash, so the next call is
  * hash-only again; against an allowlist server the hash is all it ever sends.
  */
-import { print, type DocumentNode, type OperationDefinitionNode } from 'graphql';
+import { Kind, print, type DocumentNode, type OperationDefinitionNode } from 'graphql';
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import { persistedOperations, type OperationTypes } from './generated/persisted.js';
 
@@ -24,8 +24,8 @@ export type { TypedDocumentNode, OperationTypes };
 export type OperationName = keyof OperationTypes;
 
 /**
- * The `extensions.code` values orderline sends (DESIGN.md "Violations", "Persisted
- * operations"); open-ended, as a newer server may add codes.
+ * The `extensions.code` values orderline sends (validation violations, persisted
+ * operations); open-ended, as a newer server may add codes.
  */
 export type GraphqlErrorCode =
   | 'GRAPHQL_VALIDATION_FAILED'
@@ -101,7 +101,14 @@ export function createGraphqlClient(options: GraphqlClientOptions): GraphqlClien
 
   async function send(body: Record<string, unknown>, get: boolean): Promise<{ status: number; json: { data?: unknown; errors?: GraphqlErrorJson[] } }> {
     const res = get
-      ? await doFetch(`${url}?${new URLSearchParams(Object.entries(body).filter(([, v]) => v !== undefined).map(([k, v]): [string, string] => [k, typeof v === 'string' ? v : JSON.stringify(v)]))}`, { headers })
+      ? await doFetch(
+          `${url}?${new URLSearchParams(
+            Object.entries(body)
+              .filter(([, v]) => v !== undefined)
+              .map(([k, v]): [string, string] => [k, typeof v === 'string' ? v : JSON.stringify(v)]),
+          ).toString()}`,
+          { headers },
+        )
       : await doFetch(url, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body) });
     const json = (await res.json().catch(() => ({ errors: [{ message: `HTTP ${res.status} without a GraphQL body` }] }))) as { data?: unknown; errors?: GraphqlErrorJson[] };
     return { status: res.status, json };
@@ -123,7 +130,7 @@ export function createGraphqlClient(options: GraphqlClientOptions): GraphqlClien
     let p = prepared.get(document);
     if (!p) {
       const text = printDocument(document);
-      const op = document.definitions.find((d): d is OperationDefinitionNode => d.kind === 'OperationDefinition');
+      const op = document.definitions.find((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
       p = sha256Hex(text).then((hash) => ({ name: op?.name?.value, text, hash }));
       prepared.set(document, p);
     }

@@ -1,5 +1,5 @@
 /**
- * Safe retries for creates (issue 18): a fetch wrapper that gives every `POST /orders`
+ * Safe retries for creates: a fetch wrapper that gives every `POST /orders`
  * (any version) and `POST .../cancel` an `Idempotency-Key` (a random UUID) unless the
  * caller set one, and retries the very same request, key included, when the answer was
  * lost (network error) or says "try again" (409 IDEMPOTENCY_KEY_IN_USE, 429, 503),

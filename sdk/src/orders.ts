@@ -18,7 +18,7 @@ export class OrderlineError extends Error {
   }
 }
 
-const problemOf = (error: unknown): Partial<Problem> | undefined => (error && typeof error === 'object' ? (error as Partial<Problem>) : undefined);
+const problemOf = (error: unknown): Partial<Problem> | undefined => (error && typeof error === 'object' ? error : undefined);
 
 /**
  * Reads an order, computes a merge patch from it, and writes it with If-Match. On 412
@@ -26,12 +26,7 @@ const problemOf = (error: unknown): Partial<Problem> | undefined => (error && ty
  * order, up to `attempts` times: the lost-update-free read-modify-write of spec 4.2.
  * `change` returns null to give up (e.g. the fresh state makes the change moot).
  */
-export async function updateOrder(
-  api: RestClient,
-  orderId: number,
-  change: (current: Order) => OrderPatch | null,
-  attempts = 5,
-): Promise<Order> {
+export async function updateOrder(api: RestClient, orderId: number, change: (current: Order) => OrderPatch | null, attempts = 5): Promise<Order> {
   for (let i = 0; i < attempts; i++) {
     const read = await api.GET('/v2/orders/{orderId}', { params: { path: { orderId } } });
     if (!read.data) throw new OrderlineError(read.response.status, problemOf(read.error));
@@ -64,6 +59,6 @@ export async function* allOrders(api: RestClient, limit = 50): AsyncGenerator<Or
     if (!next) return;
     // The link is followed as given: its query string is passed through unchanged.
     const params = new URL(next, 'http://link.invalid').searchParams;
-    query = Object.fromEntries(params.entries()) as typeof query;
+    query = Object.fromEntries(params.entries());
   }
 }

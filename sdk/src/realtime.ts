@@ -197,7 +197,7 @@ export function streamOrder(opts: OrderStreamOptions): OrderStream {
         // not JSON: ignore
       }
     };
-    ws.onclose = () => chain.then(finish, finish);
+    ws.onclose = () => void chain.then(finish, finish);
     ws.onerror = () => undefined; // onclose follows
   }
 
@@ -219,7 +219,7 @@ export function streamOrder(opts: OrderStreamOptions): OrderStream {
             if (ev.data) enqueue(JSON.parse(ev.data) as ServerMessage);
           },
         });
-        const reader = res.body.getReader();
+        const reader = (res.body as ReadableStream<Uint8Array>).getReader();
         const decoder = new TextDecoder();
         for (;;) {
           const { value, done } = await reader.read();

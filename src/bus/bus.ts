@@ -3,7 +3,7 @@
  *
  * The bus only carries events; it is not where they live. Every event is a row of the
  * event table, written in the same transaction as the change (the transactional
- * outbox, DESIGN.md invariant 3), and that table is the replay ring's source: a hub
+ * outbox: every change of an order yields exactly one event), and that table is the replay ring's source: a hub
  * loads a topic's ring from it and reads back any seq the bus did not bring. So the bus
  * may be at-most-once (Redis pub/sub is): a lost message delays a frame until the next
  * event or reconnect on that topic, never drops it. What the bus must say is when

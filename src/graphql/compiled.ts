@@ -45,9 +45,9 @@ export function compiledExecutor(schema: GraphQLSchema, options: CompiledExecuto
   const byDocument = new WeakMap<DocumentNode, Compiled>();
 
   function compiledFor(document: DocumentNode, operationName: string | null | undefined): CompiledQuery | null | undefined {
-    let entry = byDocument.get(document);
+    const entry = byDocument.get(document);
     if (!entry) {
-      byDocument.set(document, (entry = { seen: 1, operations: new Map() }));
+      byDocument.set(document, { seen: 1, operations: new Map() });
       return undefined;
     }
     const key = operationName ?? '';

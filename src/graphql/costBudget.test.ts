@@ -13,35 +13,32 @@ const OPS: [string, number][] = [
 ];
 
 describe('costBudget', () => {
-  it('charges the exact cost, refuses exactly when the bucket would go below zero, and reports Shopify\'s shape (generated)', async () => {
+  it("charges the exact cost, refuses exactly when the bucket would go below zero, and reports Shopify's shape (generated)", async () => {
     await fc.assert(
-      fc.asyncProperty(
-        fc.array(fc.record({ which: fc.nat({ max: OPS.length - 1 }), n: fc.nat({ max: 20 }), wait: fc.nat({ max: 1500 }) }), { maxLength: 40 }),
-        async (steps) => {
-          let t = 1_700_000_000_000;
-          const budget = costBudget({ buckets: new MemoryBuckets(() => t), budget: 100, restoreRate: 10 });
-          let model = 100_000; // milli-points
-          for (const { which, n, wait } of steps) {
-            t += wait;
-            model = Math.min(100_000, model + wait * 10);
-            const [text, fixed] = OPS[which];
-            const cost = which === 2 ? 2 + n * (2 + 2) : fixed;
-            const doc = parse(text);
-            const charge = await budget.charge(7, contractSchema, doc, getOperationAST(doc)!, { n });
-            expect(charge.cost.requestedQueryCost).toBe(cost);
-            expect(charge.admitted).toBe(cost * 1000 <= model);
-            if (charge.admitted) model -= cost * 1000;
-            expect(charge.cost.throttleStatus).toEqual({ maximumAvailable: 100, currentlyAvailable: Math.floor(model / 1000), restoreRate: 10 });
-            if (!charge.admitted) {
-              const needed = cost * 1000 - model;
-              expect(charge.retryAfterS).toBe(Math.max(1, Math.ceil(Math.ceil(needed / 10) / 1000)));
-              const body = JSON.parse(charge.body);
-              expect(body.errors[0].extensions).toMatchObject({ code: 'THROTTLED', requestedQueryCost: cost, retryAfterSeconds: charge.retryAfterS });
-              expect(body.extensions.cost).toEqual(charge.cost);
-            }
+      fc.asyncProperty(fc.array(fc.record({ which: fc.nat({ max: OPS.length - 1 }), n: fc.nat({ max: 20 }), wait: fc.nat({ max: 1500 }) }), { maxLength: 40 }), async (steps) => {
+        let t = 1_700_000_000_000;
+        const budget = costBudget({ buckets: new MemoryBuckets(() => t), budget: 100, restoreRate: 10 });
+        let model = 100_000; // milli-points
+        for (const { which, n, wait } of steps) {
+          t += wait;
+          model = Math.min(100_000, model + wait * 10);
+          const [text, fixed] = OPS[which];
+          const cost = which === 2 ? 2 + n * (2 + 2) : fixed;
+          const doc = parse(text);
+          const charge = await budget.charge(7, contractSchema, doc, getOperationAST(doc)!, { n });
+          expect(charge.cost.requestedQueryCost).toBe(cost);
+          expect(charge.admitted).toBe(cost * 1000 <= model);
+          if (charge.admitted) model -= cost * 1000;
+          expect(charge.cost.throttleStatus).toEqual({ maximumAvailable: 100, currentlyAvailable: Math.floor(model / 1000), restoreRate: 10 });
+          if (!charge.admitted) {
+            const needed = cost * 1000 - model;
+            expect(charge.retryAfterS).toBe(Math.max(1, Math.ceil(Math.ceil(needed / 10) / 1000)));
+            const body = JSON.parse(charge.body);
+            expect(body.errors[0].extensions).toMatchObject({ code: 'THROTTLED', requestedQueryCost: cost, retryAfterSeconds: charge.retryAfterS });
+            expect(body.extensions.cost).toEqual(charge.cost);
           }
-        },
-      ),
+        }
+      }),
       { numRuns: 60 },
     );
   });
@@ -72,9 +69,9 @@ describe('costBudget', () => {
     const points = fc.oneof(fc.nat(), fc.integer({ min: 0, max: 1_000_000_000 }), fc.constantFrom(0, 1, 2 ** 31, 2 ** 53 - 1));
     fc.assert(
       fc.property(points, points, points, points, (budget, restoreRate, requestedQueryCost, currentlyAvailable) => {
-        const { extensionsJson } = costBudget({ buckets: new MemoryBuckets(), budget, restoreRate });
+        const rule = costBudget({ buckets: new MemoryBuckets(), budget, restoreRate });
         const cost = { requestedQueryCost, throttleStatus: { maximumAvailable: budget, currentlyAvailable, restoreRate } };
-        expect(extensionsJson(cost)).toBe(JSON.stringify({ cost }));
+        expect(rule.extensionsJson(cost)).toBe(JSON.stringify({ cost }));
       }),
     );
   });

@@ -1,5 +1,5 @@
 /**
- * The per-account GraphQL cost budget (DESIGN.md "Limits"; Shopify's leaky bucket):
+ * The per-account GraphQL cost budget (off by default, shared in Redis when scaled out; Shopify's leaky bucket):
  * `GRAPHQL_COST_BUDGET` points at most, `GRAPHQL_COST_RESTORE_RATE` restored per second.
  * Each operation is charged its exact computed cost (costRule.ts's formula, the same
  * number the ceiling judges) after validation and before any resolver runs; one that
@@ -13,7 +13,7 @@
  * One function called from the request path (`charge`), kept apart from http.ts so the
  * GraphQL-over-HTTP handler stays the protocol core.
  *
- * Per-request cost (issue 18: under 5 % of a request): pricing walks the operation
+ * Per-request cost (the budget must stay under 5 % of a request): pricing walks the operation
  * against the schema (~4 µs for the benchmark query), so the price is remembered per
  * operation node and variables (a cached document hands back the same node); `status`
  * reads a bucket without charging it, for responses refused before pricing.
@@ -38,9 +38,7 @@ export interface CostExtension {
   throttleStatus: { maximumAvailable: number; currentlyAvailable: number; restoreRate: number };
 }
 
-export type Charge =
-  | { admitted: true; cost: CostExtension }
-  | { admitted: false; cost: CostExtension; retryAfterS: number; body: string };
+export type Charge = { admitted: true; cost: CostExtension } | { admitted: false; cost: CostExtension; retryAfterS: number; body: string };
 
 const fragmentsOf = new WeakMap<DocumentNode, Map<string, FragmentDefinitionNode>>();
 

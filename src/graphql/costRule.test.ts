@@ -72,7 +72,11 @@ describe('costRule: field by field', () => {
 
   it('equals the sum of its top-level fields priced alone (additivity, generated)', () => {
     const leaf = fc.constantFrom('id', 'name');
-    const field = fc.oneof(leaf, fc.integer({ min: 0, max: 20 }).map((n) => `friends(first: ${n}) { name }`), fc.constant('posts { title }'));
+    const field = fc.oneof(
+      leaf,
+      fc.integer({ min: 0, max: 20 }).map((n) => `friends(first: ${n}) { name }`),
+      fc.constant('posts { title }'),
+    );
     fc.assert(
       fc.property(fc.array(field, { minLength: 1, maxLength: 8 }), (fields) => {
         const aliased = fields.map((f, i) => `f${i}: ${f}`);

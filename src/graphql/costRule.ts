@@ -1,6 +1,6 @@
 /**
- * Cost ceiling as a validation rule (spec 8.1; DESIGN.md "Cost (exact, field by
- * field)"): a scalar or enum field costs `scalarCost` (`__typename` 0); an object
+ * Cost ceiling as a validation rule (spec 8.1; exact, field by field, and always on,
+ * persisted operations included): a scalar or enum field costs `scalarCost` (`__typename` 0); an object
  * field `objectCost` plus its selections; a list field size x (objectCost + its
  * selections), or size x scalarCost for a list of scalars, where size is its `first`
  * argument (literal, variable or the variable's default) or else `listFactor`.
@@ -56,12 +56,7 @@ export interface CostRuleOptions {
 export const simplifiedCost = (listLevels: number, w: CostWeights = DEFAULT_WEIGHTS): number => w.objectCost * w.listFactor ** listLevels;
 
 /** The exact cost of one operation; exported for tests and for the benchmark's report. */
-export function operationCost(
-  context: Pick<ValidationContext, 'getSchema' | 'getFragment'>,
-  op: OperationDefinitionNode,
-  variables: RawVariables,
-  w: CostWeights = DEFAULT_WEIGHTS,
-): number {
+export function operationCost(context: Pick<ValidationContext, 'getSchema' | 'getFragment'>, op: OperationDefinitionNode, variables: RawVariables, w: CostWeights = DEFAULT_WEIGHTS): number {
   const schema = context.getSchema();
   const fragmentCost = fragmentMeasure(
     (name) => context.getFragment(name),

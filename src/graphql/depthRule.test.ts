@@ -4,8 +4,7 @@ import { depthRule } from './depthRule';
 import { check, contractSchema } from './testSchema';
 
 const rule = depthRule({ maxDepth: 4 });
-const nest = (field: string, levels: number, leaf = 'name'): string =>
-  levels === 0 ? leaf : `${field} { ${nest(field, levels - 1, leaf)} }`;
+const nest = (field: string, levels: number, leaf = 'name'): string => (levels === 0 ? leaf : `${field} { ${nest(field, levels - 1, leaf)} }`);
 
 describe('depthRule (root field at depth 0, limit 4)', () => {
   it("accepts the spec's priced shape user{posts{comments{author{name}}}} (name at depth 4)", () => {

@@ -1,5 +1,5 @@
 /**
- * Depth limit as a validation rule (spec 8.1, DESIGN.md "Depth"). Counted as
+ * Depth limit as a validation rule (spec 8.1; always on, persisted operations included). Counted as
  * graphql-depth-limit counts it: a root field is at depth 0 and each nested selection
  * set adds one, so `user{posts{comments{author{name}}}}` (name at 4) passes a limit of
  * 4 and five nested list levels fail.
@@ -25,7 +25,11 @@ export interface DepthRuleOptions {
 
 export function depthRule({ maxDepth, showCost = false }: DepthRuleOptions): ValidationRule {
   return (context: ValidationContext): ASTVisitor => {
-    const fragmentHeight = fragmentMeasure((name) => context.getFragment(name), (fragment) => height(fragment.selectionSet), 0);
+    const fragmentHeight = fragmentMeasure(
+      (name) => context.getFragment(name),
+      (fragment) => height(fragment.selectionSet),
+      0,
+    );
 
     /** The deepest field below a selection set, relative to it (a leaf field = 0). */
     function height(set: SelectionSetNode): number {
@@ -48,13 +52,7 @@ export function depthRule({ maxDepth, showCost = false }: DepthRuleOptions): Val
         const depth = height(op.selectionSet);
         if (depth > maxDepth) {
           const name = op.name ? `'${op.name.value}'` : 'The operation';
-          context.reportError(
-            validationError(
-              `${name} is nested deeper than the depth limit`,
-              op,
-              showCost ? { depth, maxDepth } : {},
-            ),
-          );
+          context.reportError(validationError(`${name} is nested deeper than the depth limit`, op, showCost ? { depth, maxDepth } : {}));
         }
         return false; // fragments are walked from their spreads
       },

@@ -1,8 +1,8 @@
 import { GraphQLError, type ASTNode } from 'graphql';
 
 /**
- * The `extensions.code` values a client can get from /graphql (DESIGN.md "Violations",
- * "Persisted operations"). Stable: clients branch on them, not on messages.
+ * The `extensions.code` values a client can get from /graphql (validation violations,
+ * persisted operations). Stable: clients branch on them, not on messages.
  */
 export const GRAPHQL_CODES = {
   /** The document broke a rule of the validation pass (depth, cost, `first`, the spec's rules). */

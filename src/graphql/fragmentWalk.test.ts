@@ -50,10 +50,14 @@ describe('fragmentMeasure', () => {
   it('clears the in-progress mark when a measure throws', () => {
     let fail = true;
     const frag = parse('fragment A on U { id }').definitions[0] as FragmentDefinitionNode;
-    const m = fragmentMeasure(() => frag, () => {
-      if (fail) throw new Error('boom');
-      return 7;
-    }, 0);
+    const m = fragmentMeasure(
+      () => frag,
+      () => {
+        if (fail) throw new Error('boom');
+        return 7;
+      },
+      0,
+    );
     expect(() => m('A')).toThrow('boom');
     fail = false;
     expect(m('A')).toBe(7);

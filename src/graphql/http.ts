@@ -23,14 +23,7 @@
  *   coerce) is a 400 too, not a 200 without data.
  */
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
-import {
-  GraphQLError,
-  NoSchemaIntrospectionCustomRule,
-  getOperationAST,
-  specifiedRules,
-  type ExecutionResult,
-  type ValidationRule,
-} from 'graphql';
+import { GraphQLError, NoSchemaIntrospectionCustomRule, getOperationAST, specifiedRules, type ValidationRule } from 'graphql';
 import { createHandler, type Request, type RequestParams, type Response } from 'graphql-http';
 import { jsonDepthOver, MAX_JSON_DEPTH } from '../http/body';
 import type { Refusal } from '../http/problem';
@@ -154,7 +147,10 @@ async function readParams(req: Req): Promise<RequestParams | Response> {
     if (!extensions.ok) return bad("'extensions' is not JSON");
     data = { query: search.get('query') ?? undefined, operationName: search.get('operationName') ?? undefined, variables: variables.value, extensions: extensions.value };
   } else if (req.method === 'POST') {
-    const [mediaType, ...mediaParams] = (req.context.contentType ?? '').toLowerCase().split(';').map((p) => p.trim());
+    const [mediaType, ...mediaParams] = (req.context.contentType ?? '')
+      .toLowerCase()
+      .split(';')
+      .map((p) => p.trim());
     const charset = mediaParams.find((p) => p.startsWith('charset='));
     if (mediaType !== 'application/json' || (charset && !/^charset=("?)utf-?8\1$/.test(charset))) {
       return errorResponse(accept, 415, GRAPHQL_CODES.BAD_REQUEST, 'POST /graphql takes application/json (UTF-8)');
@@ -190,11 +186,7 @@ export function graphqlEngine(deps: GraphqlEngineDeps): GraphqlEngine {
   const documents = new DocumentCache(schema, [...specifiedRules, ...(deps.production ? [NoSchemaIntrospectionCustomRule] : [])], limits.maxTokens, limits.documentCacheSize);
   const depth = depthRule({ maxDepth: limits.maxDepth, showCost: limits.showCost });
   // Depth, cost and `first` are registered together, in one pass on every request: cost and `first` read the variables.
-  const limitRules = (variables: RequestParams['variables']): ValidationRule[] => [
-    depth,
-    costRule({ maxCost: limits.maxCost, variables, showCost: limits.showCost }),
-    firstArgumentRule(variables),
-  ];
+  const limitRules = (variables: RequestParams['variables']): ValidationRule[] => [depth, costRule({ maxCost: limits.maxCost, variables, showCost: limits.showCost }), firstArgumentRule(variables)];
 
   const handle = createHandler<IncomingMessage, RequestContext, GraphqlContext>({
     schema,
@@ -235,11 +227,11 @@ export function graphqlEngine(deps: GraphqlEngineDeps): GraphqlEngine {
     onOperation(req, _args, result) {
       const { cost } = req.context;
       // No `data` at all: a request error (variables), which the spec makes the client's 4xx.
-      if (!('data' in result) || (result as ExecutionResult).data === undefined) {
+      if (!('data' in result) || result.data === undefined) {
         return [errorsBody(result.errors ?? [], GRAPHQL_CODES.BAD_USER_INPUT, cost && { cost }), { status: 400, statusText: 'Bad Request', headers: { 'content-type': mediaTypeFor(req.context.accept) } }];
       }
       if (cost) {
-        const executed = result as ExecutionResult;
+        const executed = result;
         // The common case: no extensions of the execution's own, so `serve` appends the
         // member as text (costBudget.extensionsJson), sparing graphql-http's JSON.stringify
         // (with a replacer, so no fast path) the nested object, 3 % of a cached query.
@@ -289,10 +281,7 @@ export function graphqlEngine(deps: GraphqlEngineDeps): GraphqlEngine {
       const context: RequestContext = { account, accept: headers.accept || undefined, contentType: headers['content-type'] || undefined, cost: undefined, costToSplice: false };
       const handled = await handle({ method, url, headers, body, raw, context });
       // graphql-http refuses a mutation over GET with a bare 405 (text, no code): answered in GraphQL's shape, with its Allow.
-      const response =
-        handled[1].status === 405
-          ? errorResponse(context.accept, 405, GRAPHQL_CODES.BAD_REQUEST, 'Only queries may be sent with GET: send mutations with POST', { allow: 'POST' })
-          : handled;
+      const response = handled[1].status === 405 ? errorResponse(context.accept, 405, GRAPHQL_CODES.BAD_REQUEST, 'Only queries may be sent with GET: send mutations with POST', { allow: 'POST' }) : handled;
       if (!deps.costBudget) return report(response);
       if (context.cost === undefined) return report(await withUnpricedCost(response, account));
       return report(context.costToSplice ? withCostText(response, deps.costBudget, context.cost) : response);

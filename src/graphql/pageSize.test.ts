@@ -8,8 +8,8 @@ import { DEFAULT_WEIGHTS } from './costRule';
 const sdl = readFileSync(join(__dirname, '../../contracts/schema.graphql'), 'utf8');
 const schema = buildSchema(sdl);
 
-describe('page sizes are the schema\'s', () => {
-  it("the documented default and maximum of `first` are DEFAULT_FIRST and MAX_FIRST", () => {
+describe("page sizes are the schema's", () => {
+  it('the documented default and maximum of `first` are DEFAULT_FIRST and MAX_FIRST', () => {
     const documented = [...sdl.matchAll(/default and cost estimate (\d+), maximum (\d+)/g)];
     expect(documented.length).toBeGreaterThan(0);
     for (const [, def, max] of documented) {

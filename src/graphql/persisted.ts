@@ -1,5 +1,5 @@
 /**
- * Which query text a request runs (DESIGN.md "Persisted operations"):
+ * Which query text a request runs (`GRAPHQL_PERSISTED`, `apq` by default):
  *
  * - `apq` (Apollo's automatic persisted queries, exactly as Apollo Client expects): a
  *   hash alone runs the text registered under it, or answers HTTP 200 with
@@ -20,9 +20,7 @@ import { isPeekable } from './registry';
 
 export type PersistedMode = 'apq' | 'allowlist';
 
-export type Resolution =
-  | { ok: true; text: string; /** register this hash -> text once the text validated */ register?: string }
-  | { ok: false; status: 200 | 400; code: GraphqlCode; message: string };
+export type Resolution = { ok: true; text: string; /** register this hash -> text once the text validated */ register?: string } | { ok: false; status: 200 | 400; code: GraphqlCode; message: string };
 
 export const sha256Hex = (text: string): string => createHash('sha256').update(text, 'utf8').digest('hex');
 

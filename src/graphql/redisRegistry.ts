@@ -1,5 +1,5 @@
 /**
- * The APQ registry shared by every instance (DESIGN.md "Running it"): a hash
+ * The APQ registry shared by every instance when scaled out (`REDIS_URL`): a hash
  * registered on one instance is found on all. Redis holds `<prefix>apq:<hash>` with a
  * TTL, so the shared set is bounded by time (and by Redis's own maxmemory policy); an
  * in-process LRU in front keeps the hot path off the network.

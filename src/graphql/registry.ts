@@ -1,7 +1,7 @@
 /**
  * The APQ registry port: hash -> query text. In process it is a bounded LRU; the
  * scale-out deployment shares one in Redis so a hash registered on one instance is
- * found on every other (DESIGN.md "Running it").
+ * found on every other.
  */
 import { LRUCache } from 'lru-cache';
 

@@ -31,8 +31,7 @@ export const resolvers: Resolvers<GraphqlContext> = {
   User: {
     friends: (user, { first }, { loaders }) => loaders.friends.load({ id: user.id, first: first ?? DEFAULT_FIRST }),
     posts: (user, { first }, { loaders }) => loaders.posts.load({ id: user.id, first: first ?? DEFAULT_FIRST }),
-    orders: (user, { first }, { loaders, account }) =>
-      user.accountId === account.id ? loaders.orders.load({ id: account.id, first: first ?? DEFAULT_FIRST }) : [],
+    orders: (user, { first }, { loaders, account }) => (user.accountId === account.id ? loaders.orders.load({ id: account.id, first: first ?? DEFAULT_FIRST }) : []),
   },
   Post: {
     comments: (post, { first }, { loaders }) => loaders.comments.load({ id: post.id, first: first ?? DEFAULT_FIRST }),

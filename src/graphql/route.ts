@@ -27,7 +27,7 @@ export function graphqlRoute({ engine, finalizer, authenticate, bodyLimit }: Gra
     const headers = init.headers ?? {};
     let vary: string | undefined;
     for (const name in headers) {
-      const value = headers[name as keyof typeof headers];
+      const value = headers[name];
       if (name.toLowerCase() === 'vary') vary = value;
       else x.fields.push(name, value);
     }

@@ -8,8 +8,8 @@ import { Kind, type FieldNode, type OperationDefinitionNode, type ValueNode } fr
 export type RawVariables = Readonly<Record<string, unknown>> | null | undefined;
 
 /**
- * `__schema` and `__type` are exempt from depth and cost outside production (DESIGN.md:
- * codegen and GraphiQL introspect deeply); in production introspection is refused by
+ * `__schema` and `__type` are exempt from depth and cost outside production (codegen
+ * and GraphiQL introspect deeply); in production introspection is refused by
  * its own rule, so the exemption never lets a cycle through there.
  */
 export const isIntrospectionRoot = (name: string): boolean => name === '__schema' || name === '__type';

@@ -1,7 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import type { Account } from '../store';
 
-/** Tokens remembered at most (DEBTS.md: the bound is named and documented). */
+/** Tokens remembered at most (every in-process cache has a named, documented bound). */
 export const AUTH_CACHE_MAX_ENTRIES = 10_000;
 /** Bytes the cached entries may hold at most (key text and account name, 2 bytes per UTF-16 unit, plus a fixed overhead). */
 export const AUTH_CACHE_MAX_BYTES = 4 * 1024 * 1024;

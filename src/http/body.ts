@@ -50,7 +50,6 @@ export async function readRequestText(req: IncomingMessage, limit: number): Prom
   }
 }
 
-
 /**
  * The deepest nesting of arrays and objects in JSON text, counted without parsing (a
  * scan that skips strings), stopping as soon as it passes `max`.
@@ -62,7 +61,8 @@ export function jsonDepthOver(text: string, max: number): boolean {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (inString) {
-      if (c === 0x5c) i++; // backslash: skip the escaped character
+      if (c === 0x5c)
+        i++; // backslash: skip the escaped character
       else if (c === 0x22) inString = false;
     } else if (c === 0x22) inString = true;
     else if (c === 0x5b || c === 0x7b) {

@@ -18,7 +18,11 @@ describe('entity tag comparison (RFC 9110 13.1)', () => {
   it('parses lists, ignores empty elements and rejects garbage', () => {
     expect(parseTagCondition('"a", W/"b",,"c"')).toEqual({
       any: false,
-      tags: [{ weak: false, opaque: '"a"' }, { weak: true, opaque: '"b"' }, { weak: false, opaque: '"c"' }],
+      tags: [
+        { weak: false, opaque: '"a"' },
+        { weak: true, opaque: '"b"' },
+        { weak: false, opaque: '"c"' },
+      ],
     });
     expect(parseTagCondition('*')).toEqual({ any: true });
     expect(parseTagCondition('a')).toEqual({ invalid: true });

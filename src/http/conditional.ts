@@ -63,8 +63,7 @@ export interface ConditionalRequest {
 export function evaluate(req: ConditionalRequest): Outcome {
   if (req.ifMatch !== undefined) {
     const c = parseTagCondition(req.ifMatch);
-    const ok =
-      'invalid' in c ? false : c.any ? true : c.tags.some((t) => req.current.all.some((cur) => strongMatch(t, parseTag(cur))));
+    const ok = 'invalid' in c ? false : c.any ? true : c.tags.some((t) => req.current.all.some((cur) => strongMatch(t, parseTag(cur))));
     if (!ok) return 'precondition_failed';
   }
   if (req.ifNoneMatch !== undefined) {

@@ -18,7 +18,7 @@ export interface MediaType {
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const OWS = /[ \t]/;
 /** Not allowed in a quoted string, escaped or not (HTAB is). */
-const CONTROL = /[\x00-\x08\x0a-\x1f\x7f]/;
+const CONTROL = /[\x00-\x08\x0a-\x1f\x7f]/; // eslint-disable-line no-control-regex -- matching control characters is this pattern's job
 
 /**
  * The media type `value` names, or null when it is not one: a type or subtype that is

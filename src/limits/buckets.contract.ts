@@ -25,7 +25,12 @@ export function runBucketsContract(name: string, make: BucketsFactory): void {
       const policy = { capacity: 3, ratePerSec: 2 };
       const got = [];
       for (let i = 0; i < 4; i++) got.push(await made.buckets.take(k, 1, policy));
-      expect(got.map((r) => [r.admitted, r.remaining])).toEqual([[true, 2], [true, 1], [true, 0], [false, 0]]);
+      expect(got.map((r) => [r.admitted, r.remaining])).toEqual([
+        [true, 2],
+        [true, 1],
+        [true, 0],
+        [false, 0],
+      ]);
       expect(got[3]).toMatchObject({ retryAfterMs: 500, fullInMs: 1500 });
     });
 

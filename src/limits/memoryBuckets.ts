@@ -14,7 +14,10 @@ export const MEMORY_BUCKETS_MAX_KEYS = 100_000;
 export class MemoryBuckets implements Buckets, SyncBuckets {
   private readonly buckets: LRUCache<string, BucketState>;
 
-  constructor(private readonly now: () => number = Date.now, maxKeys = MEMORY_BUCKETS_MAX_KEYS) {
+  constructor(
+    private readonly now: () => number = Date.now,
+    maxKeys = MEMORY_BUCKETS_MAX_KEYS,
+  ) {
     this.buckets = new LRUCache({ max: maxKeys });
   }
 

@@ -40,7 +40,7 @@ describe('RedisBuckets', () => {
     // Not SCRIPT FLUSH: the Redis is shared; a client whose EVALSHA always says NOSCRIPT.
     const noscript = { evalsha: () => Promise.reject(new Error('NOSCRIPT No matching script')), eval: redis.eval.bind(redis) };
     const errors: unknown[] = [];
-    const buckets = new RedisBuckets(noscript as never, { prefix: prefix(), onError: (e) => errors.push(e) });
+    const buckets = new RedisBuckets(noscript, { prefix: prefix(), onError: (e) => errors.push(e) });
     expect(await buckets.take('k', 1, { capacity: 1, ratePerSec: 1 })).toMatchObject({ admitted: true, remaining: 0 });
     expect(TAKE_SCRIPT).toContain("redis.call('TIME')");
     redis.disconnect();

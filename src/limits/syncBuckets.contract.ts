@@ -29,7 +29,12 @@ export function runSyncBucketsContract(name: string, make: SyncBucketsFactory): 
       const policy = { capacity: 3, ratePerSec: 2 };
       const got = Array.from({ length: 4 }, () => made.buckets.takeNow(k, 1, policy));
       for (const r of got) expect(r).not.toBeInstanceOf(Promise);
-      expect(got.map((r) => [r.admitted, r.remaining])).toEqual([[true, 2], [true, 1], [true, 0], [false, 0]]);
+      expect(got.map((r) => [r.admitted, r.remaining])).toEqual([
+        [true, 2],
+        [true, 1],
+        [true, 0],
+        [false, 0],
+      ]);
       expect(got[3]).toMatchObject({ retryAfterMs: 500, fullInMs: 1500 });
     });
 

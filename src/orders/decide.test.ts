@@ -64,8 +64,14 @@ describe('the write decision', () => {
         expect(decideWrite(current, { kind: 'patch', version, body: {} })).toEqual({ apply: false, reason: 'unchanged' });
         const same: WriteIntent[] =
           version === 1
-            ? [{ kind: 'patch', version, body: writableView(current, version) }, { kind: 'replace', version, body: writableView(current, version) }]
-            : [{ kind: 'patch', version, body: writableView(current, version) }, { kind: 'replace', version, body: writableView(current, version) }];
+            ? [
+                { kind: 'patch', version, body: writableView(current, version) },
+                { kind: 'replace', version, body: writableView(current, version) },
+              ]
+            : [
+                { kind: 'patch', version, body: writableView(current, version) },
+                { kind: 'replace', version, body: writableView(current, version) },
+              ];
         for (const intent of same) expect(decideWrite(current, intent)).toEqual({ apply: false, reason: 'unchanged' });
       }),
     );

@@ -63,12 +63,7 @@ function discountFromV1(code: string | null | undefined, current: Discount | nul
 /** A create or replace body -> stored fields; `current` supplies what the body omits. */
 export function toFields(intent: CreateIntent | ReplaceIntent, current: OrderFields): OrderFields {
   const body = intent.body;
-  const discount =
-    intent.version === 1
-      ? discountFromV1(intent.body.discount_code, current.discount)
-      : intent.body.discount === undefined
-        ? current.discount
-        : intent.body.discount;
+  const discount = intent.version === 1 ? discountFromV1(intent.body.discount_code, current.discount) : intent.body.discount === undefined ? current.discount : intent.body.discount;
   return {
     status: 'status' in body ? body.status : current.status,
     items: body.items ?? current.items,
@@ -116,13 +111,7 @@ export function createFields(intent: CreateIntent): OrderFields {
 }
 
 function sameFields(a: OrderFields, b: OrderFields): boolean {
-  return (
-    a.status === b.status &&
-    a.currency === b.currency &&
-    a.note === b.note &&
-    JSON.stringify(a.items) === JSON.stringify(b.items) &&
-    JSON.stringify(a.discount) === JSON.stringify(b.discount)
-  );
+  return a.status === b.status && a.currency === b.currency && a.note === b.note && JSON.stringify(a.items) === JSON.stringify(b.items) && JSON.stringify(a.discount) === JSON.stringify(b.discount);
 }
 
 export function decideWrite(current: OrderRecord, intent: WriteIntent): Decision {

@@ -38,9 +38,7 @@ describe('parseOrderId', () => {
     fc.assert(fc.property(fc.string({ unit, maxLength: 18 }), (text) => expect(parseOrderId(text)).toBe(canonical(text))));
     fc.assert(fc.property(fc.string(), (text) => expect(parseOrderId(text)).toBe(canonical(text))));
     // Around the bound, where the shape and the value disagree.
-    fc.assert(
-      fc.property(fc.bigInt({ min: 9_000_000_000_000_000n, max: 10_000_000_000_000_000n }), (n) => expect(parseOrderId(String(n))).toBe(canonical(String(n)))),
-    );
+    fc.assert(fc.property(fc.bigInt({ min: 9_000_000_000_000_000n, max: 10_000_000_000_000_000n }), (n) => expect(parseOrderId(String(n))).toBe(canonical(String(n)))));
   });
 
   it('exports the shape the parser uses', () => {

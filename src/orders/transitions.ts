@@ -1,5 +1,5 @@
 /**
- * Order status transitions (DESIGN.md): pending -> paid -> shipped -> delivered, and
+ * Order status transitions: pending -> paid -> shipped -> delivered, and
  * pending | paid -> cancelled. The status set is open for readers, but a writer may
  * only move along these edges; staying in the same status is not a transition.
  */

@@ -1,6 +1,6 @@
 /**
- * Token bucket for new stream connections (DESIGN.md: ACCEPT_RATE per second, burst
- * ACCEPT_BURST, per instance). In a reconnect storm, clients over the rate get 503 with
+ * Token bucket for new stream connections (ACCEPT_RATE per second, burst ACCEPT_BURST,
+ * per instance). In a reconnect storm, clients over the rate get 503 with
  * Retry-After and come back spread out by their jittered backoff, while the connections
  * already open and every other request keep being served.
  */

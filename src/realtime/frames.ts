@@ -52,8 +52,7 @@ export function wsFrame(payload: string | Buffer): Buffer {
 }
 
 /** `id:` (when given), `event:` and `data:` of one SSE event, from the message's JSON. */
-const sseText = (type: string, json: string, id: number | null | undefined): Buffer =>
-  Buffer.from(`${id == null ? '' : `id: ${id}\n`}event: ${type}\ndata: ${json}\n\n`);
+const sseText = (type: string, json: string, id: number | null | undefined): Buffer => Buffer.from(`${id == null ? '' : `id: ${id}\n`}event: ${type}\ndata: ${json}\n\n`);
 
 export function sseFrame(message: ServerMessage, id?: number): Buffer {
   return sseText(message.type, JSON.stringify(message), id);

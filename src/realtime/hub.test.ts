@@ -56,17 +56,26 @@ describe('TopicHub', () => {
     const subscribed = hub.subscribe(1, 2, second, 3);
     await subscribed;
     await drained(hub, 3);
-    expect(second.log).toEqual([{ kind: 'ack', seq: 2, head: 3 }, { kind: 'frame', seq: 3 }]);
-    expect(first.log).toEqual([{ kind: 'ack', seq: 2, head: 2 }, { kind: 'frame', seq: 3 }]);
+    expect(second.log).toEqual([
+      { kind: 'ack', seq: 2, head: 3 },
+      { kind: 'frame', seq: 3 },
+    ]);
+    expect(first.log).toEqual([
+      { kind: 'ack', seq: 2, head: 2 },
+      { kind: 'frame', seq: 3 },
+    ]);
   });
 
-  it('the wire rule: the ack carries the resume point, never the head, so one missed write is replayed (issue 13, 1)', async () => {
+  it('the wire rule: the ack carries the resume point, never the head, so one missed write is replayed', async () => {
     const committed = [event(1), event(2), event(3)];
     const hub = new TopicHub({ store: fakeStore(committed), ringSize: 10 });
     const sub = recorder();
     await hub.subscribe(1, 2, sub, 3);
     // A client applying only the spec's rules (last = 2): ack 2 is no position change, frame 3 is last + 1.
-    expect(sub.log).toEqual([{ kind: 'ack', seq: 2, head: 3 }, { kind: 'frame', seq: 3 }]);
+    expect(sub.log).toEqual([
+      { kind: 'ack', seq: 2, head: 3 },
+      { kind: 'frame', seq: 3 },
+    ]);
     const zero = recorder();
     await hub.subscribe(1, 0, zero, 3); // since 0: seen nothing, replay from seq 1
     expect(zero.log).toEqual([{ kind: 'ack', seq: 0, head: 3 }, ...[1, 2, 3].map((seq) => ({ kind: 'frame', seq }))]);
@@ -82,14 +91,20 @@ describe('TopicHub', () => {
     const hub = new TopicHub({ store: fakeStore(committed), ringSize: 10 });
     const sub = recorder();
     await hub.subscribe(1, undefined, sub, 1);
-    expect(sub.log).toEqual([{ kind: 'ack', seq: 1, head: 2 }, { kind: 'frame', seq: 2 }]);
+    expect(sub.log).toEqual([
+      { kind: 'ack', seq: 1, head: 2 },
+      { kind: 'frame', seq: 2 },
+    ]);
     // The same on a loaded topic whose ring is already past the admitted revision.
     const late = recorder();
     await hub.subscribe(1, undefined, late, 1);
-    expect(late.log).toEqual([{ kind: 'ack', seq: 1, head: 2 }, { kind: 'frame', seq: 2 }]);
+    expect(late.log).toEqual([
+      { kind: 'ack', seq: 1, head: 2 },
+      { kind: 'frame', seq: 2 },
+    ]);
   });
 
-  it('since ahead of the topic: ack at since, then a resync that sets the position to the head (issue 13, 2)', async () => {
+  it('since ahead of the topic: ack at since, then a resync that sets the position to the head', async () => {
     const committed = [event(1), event(2), event(3)];
     const hub = new TopicHub({ store: fakeStore(committed), ringSize: 10 });
     const sub = recorder();
@@ -104,7 +119,7 @@ describe('TopicHub', () => {
     expect(sub.log.at(-1)).toEqual({ kind: 'frame', seq: 4 });
   });
 
-  it('a topic that fails to load fails its subscriber, keeps nothing pending, and a retry works (issue 13, 5)', async () => {
+  it('a topic that fails to load fails its subscriber, keeps nothing pending, and a retry works', async () => {
     const committed = [event(1), event(2)];
     const store = fakeStore(committed);
     const errors: unknown[] = [];
@@ -117,7 +132,11 @@ describe('TopicHub', () => {
     expect(hub.topicCount).toBe(0);
     const again = recorder();
     await hub.subscribe(1, 0, again, 2);
-    expect(again.log).toEqual([{ kind: 'ack', seq: 0, head: 2 }, { kind: 'frame', seq: 1 }, { kind: 'frame', seq: 2 }]);
+    expect(again.log).toEqual([
+      { kind: 'ack', seq: 0, head: 2 },
+      { kind: 'frame', seq: 1 },
+      { kind: 'frame', seq: 2 },
+    ]);
   });
 
   it('orders out-of-order publishes by reading the missing events back from the store', async () => {
@@ -129,7 +148,10 @@ describe('TopicHub', () => {
     hub.publish(event(3));
     hub.publish(event(2));
     await drained(hub, 3);
-    expect(sub.log.filter((l) => l.kind === 'frame')).toEqual([{ kind: 'frame', seq: 2 }, { kind: 'frame', seq: 3 }]);
+    expect(sub.log.filter((l) => l.kind === 'frame')).toEqual([
+      { kind: 'frame', seq: 2 },
+      { kind: 'frame', seq: 3 },
+    ]);
   });
 
   it('random interleavings: every subscriber gets each seq after its resume point once, in order, or one resync (generated)', async () => {

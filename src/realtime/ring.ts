@@ -51,7 +51,7 @@ export class ReplayRing {
     if (since >= this.lastSeq) return { kind: 'frames', frames: [] };
     if (since + 1 < this.oldestSeq) return { kind: 'too_old' };
     const skip = since + 1 - this.oldestSeq;
-    const frames: Frame[] = new Array(this.count - skip);
+    const frames: Frame[] = new Array<Frame>(this.count - skip);
     for (let i = skip; i < this.count; i++) frames[i - skip] = this.slots[(this.start + i) % this.capacity]!;
     return { kind: 'frames', frames };
   }

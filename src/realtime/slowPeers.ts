@@ -1,7 +1,7 @@
 /**
  * Connections closed for being slow (WebSocket close 1013, SSE response ended) keep their
  * socket until the peer has read its way to the goodbye: a client that stalls for a
- * minute and then reads must see 1013, not 1006 (issue 13, 4). One that never drains is
+ * minute and then reads must see 1013, not 1006. One that never drains is
  * destroyed once its socket has made no progress for `SLOW_PEER_TIMEOUT_MS`, so
  * thousands of stalled peers cannot hold memory for ever. What such a socket holds is
  * bounded already (the write queue was dropped): this only bounds how long.

@@ -151,32 +151,31 @@ describe('WriteBatcher (WRITE_DELAY_MS)', () => {
 
   it('whatever the schedule of writes, timer and drains: at most maxBytes held, and what arrives is what was written, in order (generated)', () => {
     fc.assert(
-      fc.property(
-        fc.integer({ min: 50, max: 2000 }),
-        fc.array(fc.oneof(fc.integer({ min: 1, max: 300 }), fc.constant('drain' as const), fc.constant('timer' as const)), { maxLength: 200 }),
-        (max, ops) => {
-          const { batcher, fire } = manual();
-          const s = new FakeSink();
-          const w = new BoundedWriter(sinkOf(s), max, batcher);
-          const written: Buffer[] = [];
-          let n = 0;
-          for (const op of ops) {
-            if (op === 'drain') s.accept();
-            else if (op === 'timer') fire();
-            else {
-              const b = Buffer.alloc(op, n++ % 256);
-              const r = w.write(b);
-              if (r !== 'ok') break;
-              written.push(b);
-            }
-            expect(w.heldBytes).toBeLessThanOrEqual(Math.max(max, s.highWaterMark + 300));
+      fc.property(fc.integer({ min: 50, max: 2000 }), fc.array(fc.oneof(fc.integer({ min: 1, max: 300 }), fc.constant('drain' as const), fc.constant('timer' as const)), { maxLength: 200 }), (max, ops) => {
+        const { batcher, fire } = manual();
+        const s = new FakeSink();
+        const w = new BoundedWriter(sinkOf(s), max, batcher);
+        const written: Buffer[] = [];
+        let n = 0;
+        for (const op of ops) {
+          if (op === 'drain') s.accept();
+          else if (op === 'timer') fire();
+          else {
+            const b = Buffer.alloc(op, n++ % 256);
+            const r = w.write(b);
+            if (r !== 'ok') break;
+            written.push(b);
           }
-          for (let i = 0; i < 3; i++) (fire(), s.accept());
-          const got = Buffer.concat(s.delivered);
-          expect(Buffer.concat(written).subarray(0, got.length).equals(got)).toBe(true);
-          if (!w.stopped) expect(got.length).toBe(Buffer.concat(written).length); // nothing lost while the connection lives
-        },
-      ),
+          expect(w.heldBytes).toBeLessThanOrEqual(Math.max(max, s.highWaterMark + 300));
+        }
+        for (let i = 0; i < 3; i++) {
+          fire();
+          s.accept();
+        }
+        const got = Buffer.concat(s.delivered);
+        expect(Buffer.concat(written).subarray(0, got.length).equals(got)).toBe(true);
+        if (!w.stopped) expect(got.length).toBe(Buffer.concat(written).length); // nothing lost while the connection lives
+      }),
     );
   });
 });

@@ -19,7 +19,7 @@
  *
  * Why not ws's `send` and its `bufferedAmount`: ws never drops what it has queued, so a
  * close frame sent on overflow waits behind every byte already buffered, and a client
- * that resumes reading finds the socket destroyed before it gets there (issue 13, 4).
+ * that resumes reading finds the socket destroyed before it gets there.
  */
 import type { Writable } from 'node:stream';
 

@@ -174,13 +174,9 @@ export class WsEndpoint {
     }
     if (msg === undefined) return conn.error(null, 'bad_message', 'Messages are JSON text frames');
     if (!validateClientMessage(msg)) {
-      const channel = (msg as { channel?: unknown } | null)?.channel;
+      const channel = typeof msg === 'object' && msg !== null && 'channel' in msg ? msg.channel : undefined;
       const detail = validateClientMessage.errors?.[0];
-      return conn.error(
-        typeof channel === 'string' ? channel : null,
-        'invalid_message',
-        `Not a subscribe or unsubscribe message${detail ? `: ${detail.instancePath || '/'} ${detail.message}` : ''}`,
-      );
+      return conn.error(typeof channel === 'string' ? channel : null, 'invalid_message', `Not a subscribe or unsubscribe message${detail ? `: ${detail.instancePath || '/'} ${detail.message}` : ''}`);
     }
     const orderId = Number(msg.channel.slice('order:'.length));
     if (msg.type === 'unsubscribe') {

@@ -25,9 +25,7 @@ export const DEMO_FRIENDS: [string, string][] = DEMO_USERS.flatMap((u, i) =>
   }),
 );
 
-export const DEMO_POSTS = DEMO_USERS.flatMap((u, i) =>
-  Array.from({ length: 2 + (i % 3) }, (_, j) => ({ id: `p${i + 1}-${j + 1}`, authorId: u.id, title: `${u.name}'s post ${j + 1}` })),
-);
+export const DEMO_POSTS = DEMO_USERS.flatMap((u, i) => Array.from({ length: 2 + (i % 3) }, (_, j) => ({ id: `p${i + 1}-${j + 1}`, authorId: u.id, title: `${u.name}'s post ${j + 1}` })));
 
 export const DEMO_COMMENTS = DEMO_POSTS.flatMap((p, i) =>
   Array.from({ length: 2 + (i % 2) }, (_, j) => ({

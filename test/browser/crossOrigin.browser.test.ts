@@ -30,7 +30,7 @@ const bundle = buildSync({
   platform: 'browser',
   target: 'chrome120',
   write: false,
-}).outputFiles[0]!.text;
+}).outputFiles[0].text;
 
 type Sdk = typeof import('@orderline/sdk');
 type PageWindow = Window & { orderline: Sdk; seqs: Record<string, number[]>; streams: { close(): void }[] };
@@ -79,7 +79,11 @@ describe('the SDK in a browser page on another origin', () => {
           const req = new Request(input, init);
           if (req.method === 'PATCH' && !raced) {
             raced = true;
-            await fetch(req.url, { method: 'PATCH', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/merge-patch+json', 'if-match': req.headers.get('if-match') ?? '' }, body: '{"note":"theirs"}' });
+            await fetch(req.url, {
+              method: 'PATCH',
+              headers: { authorization: `Bearer ${token}`, 'content-type': 'application/merge-patch+json', 'if-match': req.headers.get('if-match') ?? '' },
+              body: '{"note":"theirs"}',
+            });
           }
           const res = await fetch(req);
           statuses.push(res.status);
@@ -109,7 +113,7 @@ describe('the SDK in a browser page on another origin', () => {
         const w = window as unknown as PageWindow;
         w.seqs = { ws: [], sse: [] };
         w.streams = (['ws', 'sse'] as const).map((transport) =>
-          w.orderline.streamOrder({ baseUrl, token, orderId, transport, since: 1, backoff: { baseMs: 50, capMs: 500 }, onEvent: (m) => w.seqs[transport]!.push(m.seq) }),
+          w.orderline.streamOrder({ baseUrl, token, orderId, transport, since: 1, backoff: { baseMs: 50, capMs: 500 }, onEvent: (m) => w.seqs[transport].push(m.seq) }),
         );
       },
       { baseUrl: srv.url, token: srv.alice.token, orderId: id },

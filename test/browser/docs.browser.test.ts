@@ -79,7 +79,10 @@ describe('the API reference in Chromium', () => {
     await page.goto(`${srv.url}/docs`);
     await page.getByRole('navigation', { name: 'orderline API reference' }).waitFor();
     // Redoc routes each operation by its operationId: the sidebar's link to getOrderV2.
-    await page.locator('[data-component-name="Menu/MenuItem"]', { hasText: /^orders$/ }).first().click();
+    await page
+      .locator('[data-component-name="Menu/MenuItem"]', { hasText: /^orders$/ })
+      .first()
+      .click();
     const menuLink = page.locator('a[href="#/orders/getorderv2"]').first();
     await menuLink.click();
     await page.waitForURL(/#\/orders\/getorderv2$/);
@@ -118,7 +121,10 @@ describe('the API reference in Chromium', () => {
 
   it('the realtime page (from the navigation): the WebSocket subscribe message and its payload', async () => {
     await page.goto(`${srv.url}/docs`);
-    await page.getByRole('navigation', { name: 'orderline API reference' }).getByRole('link', { name: /^Realtime/ }).click();
+    await page
+      .getByRole('navigation', { name: 'orderline API reference' })
+      .getByRole('link', { name: /^Realtime/ })
+      .click();
     await page.waitForURL(`${srv.url}/docs/realtime`);
     const subscribe = asyncapi.components.messages.SubscribeMessage;
     const send = asyncapi.operations.sendSubscription;
@@ -139,7 +145,10 @@ describe('the API reference in Chromium', () => {
   it('the GraphQL page (from the navigation): type User with friends(first:)', async () => {
     await page.getByRole('navigation', { name: 'orderline API reference' }).getByRole('link', { name: 'GraphQL', exact: true }).click();
     await page.waitForURL(`${srv.url}/docs/graphql`);
-    await page.locator('[data-component-name="Menu/MenuItem"]', { hasText: /^Objects$/ }).first().click();
+    await page
+      .locator('[data-component-name="Menu/MenuItem"]', { hasText: /^Objects$/ })
+      .first()
+      .click();
     await page.locator('a[href="#/objects/user"]').first().click();
     await page.waitForURL(/#\/objects\/user$/);
     const friends = 'objects/user/t=field&path=user.friends';
@@ -148,17 +157,19 @@ describe('the API reference in Chromium', () => {
     expect(friendsDoc).not.toBe('');
     expect(await rowShows(page, friends, 'friends', friendsDoc)).toBe(true);
     // Its argument: "Show arguments" in the friends row, then `first` with its type.
-    await page.locator(`a[href$="${friends}"]`).first().evaluate((a) => {
-      let node: HTMLElement | null = a as HTMLElement;
-      for (let up = 0; node && up <= 6; up++, node = node.parentElement) {
-        const button = [...node.querySelectorAll<HTMLElement>('*')].find((e) => e.childElementCount === 0 && e.textContent === 'Show arguments');
-        if (button) return button.click();
-      }
-      throw new Error('no "Show arguments" beside friends');
-    });
+    await page
+      .locator(`a[href$="${friends}"]`)
+      .first()
+      .evaluate((a) => {
+        let node: HTMLElement | null = a as HTMLElement;
+        for (let up = 0; node && up <= 6; up++, node = node.parentElement) {
+          const button = [...node.querySelectorAll<HTMLElement>('*')].find((e) => e.childElementCount === 0 && e.textContent === 'Show arguments');
+          if (button) return button.click();
+        }
+        throw new Error('no "Show arguments" beside friends');
+      });
     await page.getByText('Hide arguments').first().waitFor();
     expect(await rowShows(page, friends, 'first', 'Int')).toBe(true);
     await shot('graphql-User');
   }, 60_000);
-
 });

@@ -67,7 +67,7 @@ describe('in Chromium', () => {
         w.esOpens = 0;
         const es = new EventSource(url);
         es.onopen = () => (w.esOpens as number)++;
-        es.addEventListener('order.updated', (e) => (w.esSeqs as number[]).push(Number((e as MessageEvent).lastEventId)));
+        es.addEventListener('order.updated', (e) => (w.esSeqs as number[]).push(Number(e.lastEventId)));
       },
       { url: `/api/orders/${id}/stream?access_token=${srv.alice.token}` },
     );

@@ -29,7 +29,7 @@ const SERVER_ONLY = ['koa', '@koa/router', '@koa/cors', 'better-sqlite3', 'pg', 
 const SNIPPETS = ['README.md', 'sdk/README.md'].flatMap((doc) =>
   [...readFileSync(join(REPO, doc), 'utf8').matchAll(/^```(ts|cts)\n([\s\S]*?)^```$/gm)].map((m, i) => {
     const name = `${doc}#${i + 1}`;
-    return { name, file: `snippet-${doc.replace(/\W+/g, '-')}-${i + 1}.${m[1] === 'cts' ? 'cts' : 'mts'}`, code: m[2]! };
+    return { name, file: `snippet-${doc.replace(/\W+/g, '-')}-${i + 1}.${m[1] === 'cts' ? 'cts' : 'mts'}`, code: m[2] };
   }),
 );
 
@@ -80,7 +80,12 @@ describe('@orderline/sdk installed from its tarball', () => {
     expect(existsSync(file)).toBe(true);
     const { code, stdout, stderr } = await runWithDrops(file, srv);
     expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
-    const result = JSON.parse(stdout.split('\n').find((l) => l.startsWith('RESULT '))!.slice(7)) as Record<string, unknown>;
+    const result = JSON.parse(
+      stdout
+        .split('\n')
+        .find((l) => l.startsWith('RESULT '))!
+        .slice(7),
+    ) as Record<string, unknown>;
     expect(result).toMatchObject({ read: { statuses: [200, 304] }, update: { patchStatuses: [412, 200], changeCalls: 2 } });
   });
 

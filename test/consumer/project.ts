@@ -58,7 +58,7 @@ function npm(args: string[], cwd: string): string {
     return execFileSync('npm', args, { cwd, env: cleanEnv(), encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
   } catch (err) {
     const e = err as { stderr?: string; stdout?: string };
-    throw new Error(`npm ${args.join(' ')} failed in ${cwd} (the npm registry or a warm npm cache is needed):\n${e.stderr ?? ''}${e.stdout ?? ''}`);
+    throw new Error(`npm ${args.join(' ')} failed in ${cwd} (the npm registry or a warm npm cache is needed):\n${e.stderr ?? ''}${e.stdout ?? ''}`, { cause: err });
   }
 }
 
@@ -66,7 +66,7 @@ export function consumerProject(): ConsumerProject {
   const dir = mkdtempSync(join(tmpdir(), 'orderline-consumer-'));
   // prepack builds dist/ (ESM + CJS + .d.ts) first.
   const packed = JSON.parse(npm(['pack', '--json', '--pack-destination', dir], join(REPO, 'sdk'))) as { filename: string; size: number; unpackedSize: number; files: { path: string }[] }[];
-  const p = packed[0]!;
+  const p = packed[0];
   const tarball: Tarball = { file: join(dir, p.filename), size: p.size, unpackedSize: p.unpackedSize, files: p.files.map((f) => f.path) };
   writeFileSync(join(dir, 'package.json'), `${JSON.stringify({ name: 'orderline-consumer', version: '1.0.0', private: true }, null, 2)}\n`);
   npm(['install', tarball.file, '--no-audit', '--no-fund', '--prefer-offline'], dir);
@@ -103,9 +103,7 @@ export function consumerProject(): ConsumerProject {
  * file imports with `import x = require('...')`; everything else is the same text.
  */
 export function toCommonJs(source: string): string {
-  return source
-    .replace(/^import \* as (\w+) from '([^']+)';$/gm, "import $1 = require('$2');")
-    .replace(/^import (\w+) from '([^']+)';$/gm, "import $1 = require('$2');");
+  return source.replace(/^import \* as (\w+) from '([^']+)';$/gm, "import $1 = require('$2');").replace(/^import (\w+) from '([^']+)';$/gm, "import $1 = require('$2');");
 }
 
 /** Runs a compiled consumer; when it prints DROP, the server drops every stream and it is told DROPPED. */

@@ -17,7 +17,7 @@ interface Sent {
 
 function client(srv: TestServer, token: string, sent: Sent[], useGET: boolean) {
   const recordingFetch: typeof fetch = async (input, init = {}) => {
-    const url = new URL(String(input));
+    const url = new URL(input instanceof Request ? input.url : input);
     const body = typeof init.body === 'string' ? (JSON.parse(init.body) as Record<string, unknown>) : undefined;
     const ext = body?.extensions ?? (url.searchParams.get('extensions') ? JSON.parse(url.searchParams.get('extensions')!) : undefined);
     sent.push({

@@ -91,49 +91,46 @@ describe('bad input never gets a 5xx and changes nothing', () => {
     expect(await snapshot()).toEqual(before);
   });
 
-  it.each(orderRoutes.filter((r) => r.path.includes('{orderId}')).map((r) => [r.operationId, r] as const))(
-    '%s: order ids that are not positive integers',
-    async (_, route) => {
-      const before = await snapshot();
-      await fc.assert(
-        fc.asyncProperty(
-          // "." and ".." are dot-segments the client's URL parser resolves away before sending.
-          fc.oneof(fc.stringMatching(/^[A-Za-z0-9._~-]{1,30}$/).filter((t) => !/^[1-9][0-9]{0,15}$/.test(t) && t !== '.' && t !== '..'), fc.constantFrom('0', '-1', '1e3', '99999999999999999999')),
-          async (id) => {
-            const res = await s.fetch(path(route.path, id), {
-              method: route.method,
-              headers: { 'content-type': 'application/json', 'if-match': etag },
-              body: route.body ? '{}' : undefined,
-            });
-            if (route.method === 'HEAD') {
-              expect(res.status).toBeGreaterThanOrEqual(400);
-              expect(res.status).toBeLessThan(500);
-            } else await expectRefused(res, `${route.operationId} id=${id}`);
-          },
+  it.each(orderRoutes.filter((r) => r.path.includes('{orderId}')).map((r) => [r.operationId, r] as const))('%s: order ids that are not positive integers', async (_, route) => {
+    const before = await snapshot();
+    await fc.assert(
+      fc.asyncProperty(
+        // "." and ".." are dot-segments the client's URL parser resolves away before sending.
+        fc.oneof(
+          fc.stringMatching(/^[A-Za-z0-9._~-]{1,30}$/).filter((t) => !/^[1-9][0-9]{0,15}$/.test(t) && t !== '.' && t !== '..'),
+          fc.constantFrom('0', '-1', '1e3', '99999999999999999999'),
         ),
-        { numRuns: RUNS },
-      );
-      expect(await snapshot()).toEqual(before);
-    },
-  );
+        async (id) => {
+          const res = await s.fetch(path(route.path, id), {
+            method: route.method,
+            headers: { 'content-type': 'application/json', 'if-match': etag },
+            body: route.body ? '{}' : undefined,
+          });
+          if (route.method === 'HEAD') {
+            expect(res.status).toBeGreaterThanOrEqual(400);
+            expect(res.status).toBeLessThan(500);
+          } else await expectRefused(res, `${route.operationId} id=${id}`);
+        },
+      ),
+      { numRuns: RUNS },
+    );
+    expect(await snapshot()).toEqual(before);
+  });
 
   it.each(orderRoutes.map((r) => [r.operationId, r] as const))('%s: arbitrary Accept, Api-Version and precondition headers', async (_, route) => {
     await fc.assert(
-      fc.asyncProperty(
-        fc.record({ accept: headerValue, 'api-version': headerValue, 'if-match': headerValue, 'if-none-match': headerValue }, { requiredKeys: [] }),
-        async (headers) => {
-          const before = await snapshot();
-          const res = await s.fetch(path(route.path, orderId), {
-            method: route.method,
-            headers: { ...headers, ...(route.body ? { 'content-type': 'application/merge-patch+json' } : {}) },
-            body: route.body ? '{"note":"changed"}' : undefined,
-          });
-          expect(res.status).toBeLessThan(500);
-          await res.arrayBuffer();
-          // Only a 2xx write may change the order (a random If-Match matches only as "*").
-          if (res.status >= 300 || route.method === 'GET' || route.method === 'HEAD') expect(await snapshot()).toEqual(before);
-        },
-      ),
+      fc.asyncProperty(fc.record({ accept: headerValue, 'api-version': headerValue, 'if-match': headerValue, 'if-none-match': headerValue }, { requiredKeys: [] }), async (headers) => {
+        const before = await snapshot();
+        const res = await s.fetch(path(route.path, orderId), {
+          method: route.method,
+          headers: { ...headers, ...(route.body ? { 'content-type': 'application/merge-patch+json' } : {}) },
+          body: route.body ? '{"note":"changed"}' : undefined,
+        });
+        expect(res.status).toBeLessThan(500);
+        await res.arrayBuffer();
+        // Only a 2xx write may change the order (a random If-Match matches only as "*").
+        if (res.status >= 300 || route.method === 'GET' || route.method === 'HEAD') expect(await snapshot()).toEqual(before);
+      }),
       { numRuns: RUNS, examples: [[{ 'if-match': '*' }], [{ 'api-version': '99' }], [{ accept: 'application/vnd.orderline.order+json; version=abc' }]] },
     );
   });

@@ -60,9 +60,7 @@ describe('CORS', () => {
       expect([created.status, missing.status]).toEqual([201, 404]);
       for (const res of [created, missing]) {
         expect(res.headers.get('access-control-allow-origin')).toBe(APP);
-        expect(split(res.headers.get('access-control-expose-headers'))).toEqual(
-          expect.arrayContaining(['etag', 'location', 'retry-after', 'sunset', 'deprecation', 'link', 'api-version']),
-        );
+        expect(split(res.headers.get('access-control-expose-headers'))).toEqual(expect.arrayContaining(['etag', 'location', 'retry-after', 'sunset', 'deprecation', 'link', 'api-version']));
         expect(split(res.headers.get('vary'))).toContain('origin');
       }
     });

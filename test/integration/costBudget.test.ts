@@ -30,7 +30,11 @@ describe('GraphQL cost budget (budget 100, restore 10/s, ceiling 100)', () => {
   afterAll(() => s.close());
 
   const post = async (body: unknown, as = token) => {
-    const res = await fetch(`${s.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json', authorization: `Bearer ${as}` }, body: JSON.stringify(body) });
+    const res = await fetch(`${s.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json', authorization: `Bearer ${as}` },
+      body: JSON.stringify(body),
+    });
     return { status: res.status, headers: res.headers, json: (await res.json()) as Body };
   };
 
@@ -107,7 +111,17 @@ describe('GraphQL cost budget: responses refused before pricing', () => {
   const malformed = fc.oneof(
     fc.string().map((query) => ({ body: JSON.stringify({ query: `{ ${query}\n} }` }) })), // parse (or validation) errors: the last brace closes nothing
     fc.constantFrom('nope', 'viewer { nope }', 'user { id }', 'user(id: 1, id: 2) { id }').map((f) => ({ body: JSON.stringify({ query: `{ ${f} }` }) })), // validation errors
-    fc.string().filter((b) => { try { JSON.parse(b); return false; } catch { return true; } }).map((body) => ({ body })), // not JSON
+    fc
+      .string()
+      .filter((b) => {
+        try {
+          JSON.parse(b);
+          return false;
+        } catch {
+          return true;
+        }
+      })
+      .map((body) => ({ body })), // not JSON
     fc.constantFrom('[]', '1', '"x"', 'null', '{"query":1}', '{"variables":"x","query":"{ viewer { id } }"}', '{}').map((body) => ({ body })),
     fc.string({ unit: fc.constantFrom(...'0123456789abcdef'), minLength: 64, maxLength: 64 }).map((h) => ({ body: JSON.stringify({ extensions: { persistedQuery: { version: 1, sha256Hash: h } } }) })), // APQ miss
     fc.constant({ body: JSON.stringify({ query: '{ viewer { id } }' }), contentType: 'text/plain' }), // 415
@@ -166,7 +180,11 @@ describe('GraphQL cost budget off (the default)', () => {
       await s.store.seedDemo();
       const token = await s.tokenFor('demo');
       for (let i = 0; i < 5; i++) {
-        const res = await fetch(`${s.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify({ query: '{ user(id: "u1") { friends(first: 30) { name } } }' }) });
+        const res = await fetch(`${s.url}/graphql`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+          body: JSON.stringify({ query: '{ user(id: "u1") { friends(first: 30) { name } } }' }),
+        });
         expect(res.status).toBe(200);
         expect(((await res.json()) as Body).extensions).toBeUndefined();
       }

@@ -10,7 +10,6 @@ import { join } from 'node:path';
 import { SqliteStore } from '../../src/store';
 import { startServerProcess as startServer } from '../support/serverProcess';
 
-
 describe('durability', () => {
   const dir = mkdtempSync(join(tmpdir(), 'orderline-durability-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -101,7 +101,12 @@ describe('a new contract operation is served by the pipeline with no code beyond
     await srv.fetch(`/orders/${id}`, { method: 'PATCH', headers: { 'content-type': 'application/merge-patch+json', 'if-match': `"${id}-1-v2j"` }, body: '{"note":"x"}' });
     const res = await srv.fetch(`/orders/${id}/events`, { headers: { origin: APP, 'x-request-id': 'events-1' } });
     expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ events: [{ seq: 1, type: 'order.created' }, { seq: 2, type: 'order.updated' }] });
+    expect(await res.json()).toEqual({
+      events: [
+        { seq: 1, type: 'order.created' },
+        { seq: 2, type: 'order.updated' },
+      ],
+    });
     expect(res.headers.get('x-request-id')).toBe('events-1');
     expect(res.headers.get('access-control-allow-origin')).toBe(APP);
     const etag = res.headers.get('etag');

@@ -6,7 +6,6 @@ import { MemoryBuckets } from '../../src/limits';
 import { startTestServer, type TestServer } from '../support/server';
 import { expectContract } from '../support/contract';
 
-
 describe('REST rate limit (RATE_LIMIT_RPS=2, RATE_LIMIT_BURST=5)', () => {
   let s: TestServer;
   let t = 1_700_000_000_000;

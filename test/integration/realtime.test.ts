@@ -67,7 +67,13 @@ describe('SSE /api/orders/{id}/stream', () => {
     const s = await openSse(srv, id, { 'last-event-id': '2' });
     await touch(srv, id, 1); // 6, live
     const events = await s.reader!.take(5);
-    expect(events.map((e) => [Number(e.id), e.event])).toEqual([[2, 'subscribed'], [3, 'order.updated'], [4, 'order.updated'], [5, 'order.updated'], [6, 'order.updated']]);
+    expect(events.map((e) => [Number(e.id), e.event])).toEqual([
+      [2, 'subscribed'],
+      [3, 'order.updated'],
+      [4, 'order.updated'],
+      [5, 'order.updated'],
+      [6, 'order.updated'],
+    ]);
     s.close();
   });
 
@@ -103,16 +109,21 @@ describe('SSE /api/orders/{id}/stream', () => {
     s.close();
   });
 
-  it('Last-Event-ID: 0 means "seen nothing": every event from seq 1 (issue 13, 3)', async () => {
+  it('Last-Event-ID: 0 means "seen nothing": every event from seq 1', async () => {
     const { id } = await createOrder(srv);
     await touch(srv, id, 2); // seqs 1..3
     const s = await openSse(srv, id, { 'last-event-id': '0' });
     const events = await s.reader!.take(4);
-    expect(events.map((e) => [Number(e.id), e.event])).toEqual([[0, 'subscribed'], [1, 'order.created'], [2, 'order.updated'], [3, 'order.updated']]);
+    expect(events.map((e) => [Number(e.id), e.event])).toEqual([
+      [0, 'subscribed'],
+      [1, 'order.created'],
+      [2, 'order.updated'],
+      [3, 'order.updated'],
+    ]);
     s.close();
   });
 
-  it('Last-Event-ID ahead of the topic: one resync whose id is the head, then live (issue 13, 2)', async () => {
+  it('Last-Event-ID ahead of the topic: one resync whose id is the head, then live', async () => {
     const { id } = await createOrder(srv);
     const s = await openSse(srv, id, { 'last-event-id': '50' });
     await touch(srv, id, 1);
@@ -132,7 +143,7 @@ describe('SSE /api/orders/{id}/stream', () => {
     expect(await r.json()).toMatchObject({ status: 400, code: 'BAD_REQUEST', type: expect.stringMatching(/^https:/) });
   });
 
-  it('a topic that cannot be loaded ends the stream with retry:, logs, and the next request streams (issue 13, 5)', async () => {
+  it('a topic that cannot be loaded ends the stream with retry:, logs, and the next request streams', async () => {
     const { id } = await createOrder(srv);
     const spy = jest.spyOn(srv.store, 'eventsAfter').mockRejectedValueOnce(new Error('store down'));
     try {
@@ -157,7 +168,12 @@ describe('SSE /api/orders/{id}/stream', () => {
     const viaQuery = await fetch(`${srv.url}/api/orders/${id}/stream?access_token=${srv.alice.token}`);
     expect(viaQuery.status).toBe(200);
     await viaQuery.body?.cancel();
-    for (const [path, as] of [[`${id}`, 'bob'], ['0', 'alice'], ['abc', 'alice'], ['999999', 'alice']] as const) {
+    for (const [path, as] of [
+      [`${id}`, 'bob'],
+      ['0', 'alice'],
+      ['abc', 'alice'],
+      ['999999', 'alice'],
+    ] as const) {
       const r = await srv.fetch(`/api/orders/${path}/stream`, { as });
       expect(r.status).toBe(404);
       expect(r.headers.get('content-type')).toMatch(/problem\+json/);
@@ -194,7 +210,7 @@ describe('WebSocket /orders', () => {
     c.ws.close();
   });
 
-  it('one missed write: subscribed carries the resume point, so a spec-following client applies the replayed event (issue 13, 1)', async () => {
+  it('one missed write: subscribed carries the resume point, so a spec-following client applies the replayed event', async () => {
     const { id } = await createOrder(srv);
     await touch(srv, id, 2); // topic at 3; the client saw 2
     for (const query of ['since=2', '']) {
@@ -211,7 +227,7 @@ describe('WebSocket /orders', () => {
     }
   });
 
-  it('since is per subscription: the URL since belongs to the first subscribe only; since ahead resyncs (issue 13, 2)', async () => {
+  it('since is per subscription: the URL since belongs to the first subscribe only; since ahead resyncs', async () => {
     const a = await createOrder(srv);
     const b = await createOrder(srv);
     const d = await createOrder(srv);
@@ -247,7 +263,7 @@ describe('WebSocket /orders', () => {
     c2.ws.close();
   });
 
-  it('since 0 means "seen nothing" in the URL and in subscribe: every event from seq 1 (issue 13, 3)', async () => {
+  it('since 0 means "seen nothing" in the URL and in subscribe: every event from seq 1', async () => {
     const { id } = await createOrder(srv);
     await touch(srv, id, 2); // 1..3
     for (const query of ['since=0', '']) {
@@ -260,7 +276,7 @@ describe('WebSocket /orders', () => {
     }
   });
 
-  it('a topic that cannot be loaded: an unavailable error, nothing pending, the same subscribe on the same socket works (issue 13, 5)', async () => {
+  it('a topic that cannot be loaded: an unavailable error, nothing pending, the same subscribe on the same socket works', async () => {
     const { id } = await createOrder(srv);
     const c = await ws(srv);
     const spy = jest.spyOn(srv.store, 'eventsAfter').mockRejectedValueOnce(new Error('store down'));
@@ -272,7 +288,10 @@ describe('WebSocket /orders', () => {
       expect(srv.realtime.stats().topics).toBe(0);
       c.send({ type: 'subscribe', channel: `order:${id}`, since: 0 });
       await c.until((m) => seqsOf(m).length === 1);
-      expect(c.messages.slice(1)).toMatchObject([{ type: 'subscribed', seq: 0 }, { type: 'order.created', seq: 1 }]);
+      expect(c.messages.slice(1)).toMatchObject([
+        { type: 'subscribed', seq: 0 },
+        { type: 'order.created', seq: 1 },
+      ]);
     } finally {
       spy.mockRestore();
       c.ws.close();
@@ -302,7 +321,9 @@ describe('WebSocket /orders', () => {
         fc.oneof(
           fc.string(),
           fc.jsonValue().map((v) => JSON.stringify(v)),
-          fc.record({ type: fc.constantFrom('subscribe', 'unsubscribe', 'publish'), channel: fc.oneof(fc.string(), fc.integer(), fc.constant('order:0')), since: fc.oneof(fc.integer({ max: -1 }), fc.string()) }).map((v) => JSON.stringify(v)),
+          fc
+            .record({ type: fc.constantFrom('subscribe', 'unsubscribe', 'publish'), channel: fc.oneof(fc.string(), fc.integer(), fc.constant('order:0')), since: fc.oneof(fc.integer({ max: -1 }), fc.string()) })
+            .map((v) => JSON.stringify(v)),
         ),
         async (text) => {
           const before = c.messages.length;
@@ -359,7 +380,7 @@ describe('WebSocket /orders', () => {
 });
 
 describe('backpressure, accept limiter, shutdown', () => {
-  it('slow consumers: a stalled WebSocket that reads again a minute later sees 1013; one that never reads is destroyed after two minutes without progress; a stalled SSE stream is ended (issue 13, 4)', async () => {
+  it('slow consumers: a stalled WebSocket that reads again a minute later sees 1013; one that never reads is destroyed after two minutes without progress; a stalled SSE stream is ended', async () => {
     let now = 0; // the slow-peer sweep's clock: "a minute later" without waiting a minute
     const srv = await startTestServer({ MAX_BUFFER_BYTES: '65536' }, { now: () => now });
     try {

@@ -1,5 +1,5 @@
 /**
- * The spec-client model test (issue 13): a client that knows only the contract's wire
+ * The spec-client model test: a client that knows only the contract's wire
  * rule — keep the last seq per topic; seq = last + 1: apply; seq <= last: drop;
  * seq > last + 1: a gap, GET the order; `resync`: GET the order and continue from its
  * seq — over random schedules of writes, drops, resumes (WebSocket `since` in the URL
@@ -24,12 +24,7 @@ const RING = 3; // REPLAY_RATE 1 x REPLAY_WINDOW_S 3
 const RUNS = Number(process.env.MODEL_RUNS ?? 12);
 
 type Entry = { kind: 'event'; seq: number } | { kind: 'resync'; seq: number; owed: boolean } | { kind: 'claim'; seq: number } | { kind: 'violation'; what: string };
-type Op =
-  | { op: 'write'; topic: number; n: number }
-  | { op: 'drop' }
-  | { op: 'resume'; viaUrl: boolean }
-  | { op: 'ahead'; topic: number; k: number }
-  | { op: 'settle' };
+type Op = { op: 'write'; topic: number; n: number } | { op: 'drop' } | { op: 'resume'; viaUrl: boolean } | { op: 'ahead'; topic: number; k: number } | { op: 'settle' };
 
 interface Client {
   /** The last seq applied per topic. */
@@ -123,7 +118,7 @@ function wsClient(srv: TestServer, ids: number[]): Client {
       const sock = new WebSocket(url, { headers: { authorization: `Bearer ${srv.alice.token}` } });
       ws = sock;
       sock.on('message', (d) => {
-        const m = JSON.parse(String(d)) as { type: string; channel: string; seq: number | null };
+        const m = JSON.parse((d as Buffer).toString()) as { type: string; channel: string; seq: number | null };
         rules.handle(ids.indexOf(Number(m.channel.slice('order:'.length))), m.type, m.seq);
       });
       sock.on('close', () => {
@@ -178,7 +173,12 @@ function sseClient(srv: TestServer, ids: number[]): Client {
                 while ((cut = buf.indexOf('\n\n')) >= 0) {
                   const block = buf.slice(0, cut);
                   buf = buf.slice(cut + 2);
-                  const field = (k: string) => block.split('\n').find((l) => l.startsWith(`${k}:`))?.slice(k.length + 1).trim();
+                  const field = (k: string) =>
+                    block
+                      .split('\n')
+                      .find((l) => l.startsWith(`${k}:`))
+                      ?.slice(k.length + 1)
+                      .trim();
                   const id = field('id');
                   if (id !== undefined) rules.handle(t, field('event') ?? 'message', Number(id));
                 }
@@ -287,38 +287,46 @@ describe('spec-client model: never a lost, repeated or silently skipped event (g
     ['SSE, the SDK', (ids: number[]) => sdkClient(srv, ids, 'sse'), true],
   ] as const;
 
-  it.each(cases)('%s', async (_name, makeClient, sdk) => {
-    await fc.assert(
-      fc.asyncProperty(
-        fc.integer({ min: 1, max: 3 }).chain((topics) => fc.tuple(fc.constant(topics), schedule(topics))),
-        async ([topics, ops]) => {
-          const ids: number[] = [];
-          for (let i = 0; i < topics; i++) ids.push((await createOrder(srv)).id);
-          const head = ids.map(() => 1);
-          const client = makeClient(ids);
-          try {
-            await client.connect(false);
-            for (const o of ops) {
-              if (o.op === 'write') {
-                await touch(srv, ids[o.topic], o.n);
-                head[o.topic] += o.n;
-              } else if (o.op === 'drop' && client.connected) await client.drop();
-              else if (o.op === 'resume' && !client.connected) await client.connect(o.viaUrl);
-              else if (o.op === 'ahead' && !client.connected && client.claim) client.claim(o.topic, head[o.topic] + o.k);
-              else if (o.op === 'settle') await until(() => ids.every((_, t) => client.last(t) === head[t]) || !client.connected, () => 'settle');
+  it.each(cases)(
+    '%s',
+    async (_name, makeClient, sdk) => {
+      await fc.assert(
+        fc.asyncProperty(
+          fc.integer({ min: 1, max: 3 }).chain((topics) => fc.tuple(fc.constant(topics), schedule(topics))),
+          async ([topics, ops]) => {
+            const ids: number[] = [];
+            for (let i = 0; i < topics; i++) ids.push((await createOrder(srv)).id);
+            const head = ids.map(() => 1);
+            const client = makeClient(ids);
+            try {
+              await client.connect(false);
+              for (const o of ops) {
+                if (o.op === 'write') {
+                  await touch(srv, ids[o.topic], o.n);
+                  head[o.topic] += o.n;
+                } else if (o.op === 'drop' && client.connected) await client.drop();
+                else if (o.op === 'resume' && !client.connected) await client.connect(o.viaUrl);
+                else if (o.op === 'ahead' && !client.connected && client.claim) client.claim(o.topic, head[o.topic] + o.k);
+                else if (o.op === 'settle')
+                  await until(
+                    () => ids.every((_, t) => client.last(t) === head[t]) || !client.connected,
+                    () => 'settle',
+                  );
+              }
+              if (!client.connected) await client.connect(false);
+              await until(
+                () => ids.every((_, t) => client.last(t) === head[t]),
+                () => `heads ${head.join(',')} last ${ids.map((_, t) => client.last(t)).join(',')} logs ${JSON.stringify(client.log)}`,
+              );
+              ids.forEach((_, t) => check(client.log[t], head[t], sdk));
+            } finally {
+              client.close();
             }
-            if (!client.connected) await client.connect(false);
-            await until(
-              () => ids.every((_, t) => client.last(t) === head[t]),
-              () => `heads ${head} last ${ids.map((_, t) => client.last(t))} logs ${JSON.stringify(client.log)}`,
-            );
-            ids.forEach((_, t) => check(client.log[t], head[t], sdk));
-          } finally {
-            client.close();
-          }
-        },
-      ),
-      { numRuns: RUNS },
-    );
-  }, 300_000);
+          },
+        ),
+        { numRuns: RUNS },
+      );
+    },
+    300_000,
+  );
 });

@@ -31,7 +31,7 @@ describe('authentication', () => {
       await expectContract('listOrders', res);
     }
   });
-  it('hides another account\'s order behind 404 for every method', async () => {
+  it("hides another account's order behind 404 for every method", async () => {
     const { order, etag } = await create();
     const as = 'bob' as const;
     expect((await s.fetch(`/orders/${order.id}`, { as })).status).toBe(404);
@@ -114,7 +114,10 @@ describe('conditional writes', () => {
     expect(body).toMatchObject({ note: null, status: 'paid', discount: { code: 'X', percent: 50 }, total_cents: 50 });
     expect(res.headers.get('etag')).not.toBe(etag);
     const events = await s.store.eventsAfter(order.id, 0, 10);
-    expect(events.map((e) => [e.seq, e.type])).toEqual([[1, 'order.created'], [2, 'order.updated']]);
+    expect(events.map((e) => [e.seq, e.type])).toEqual([
+      [1, 'order.created'],
+      [2, 'order.updated'],
+    ]);
   });
   it('answers a write that changes nothing with 200 and the same ETag, without a new revision or event', async () => {
     const { order, etag } = await create({ note: 'same' });
@@ -149,9 +152,7 @@ describe('conditional writes', () => {
   });
   it('applies exactly one of 20 concurrent writes carrying the same If-Match', async () => {
     const { order, etag } = await create();
-    const results = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => s.fetch(`/orders/${order.id}`, patch({ note: `w${i}` }, etag)).then((r) => r.status)),
-    );
+    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => s.fetch(`/orders/${order.id}`, patch({ note: `w${i}` }, etag)).then((r) => r.status)));
     expect(results.filter((st) => st === 200)).toHaveLength(1);
     expect(results.filter((st) => st === 412)).toHaveLength(19);
     expect((await s.store.getOrder(s.alice.account.id, order.id))!.revision).toBe(2);
@@ -195,7 +196,7 @@ describe('versions and negotiation', () => {
     }
     expect((await s.fetch(`/v3/orders/${order.id}`)).status).toBe(404);
   });
-  it('honours the account\'s pinned version', async () => {
+  it("honours the account's pinned version", async () => {
     const { order } = await create();
     await s.store.setPinnedVersion(s.alice.account.id, 1);
     s.authCache.clear(); // the account is cached with the token for AUTH_CACHE_TTL_MS

@@ -67,4 +67,3 @@ describe('REST SDK against the running server', () => {
     expect(seen).toEqual(ids);
   });
 });
-

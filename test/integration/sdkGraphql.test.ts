@@ -8,7 +8,7 @@ type Sent = { method: string; hasQuery: boolean; hash?: string };
 
 function recording(sent: Sent[]): typeof fetch {
   return async (input, init = {}) => {
-    const url = new URL(String(input));
+    const url = new URL(input instanceof Request ? input.url : input);
     const body = typeof init.body === 'string' ? (JSON.parse(init.body) as Record<string, unknown>) : {};
     const ext = (body.extensions ?? JSON.parse(url.searchParams.get('extensions') ?? '{}')) as { persistedQuery?: { sha256Hash: string } };
     sent.push({ method: init.method ?? 'GET', hasQuery: 'query' in body || url.searchParams.has('query'), hash: ext.persistedQuery?.sha256Hash });

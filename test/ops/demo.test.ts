@@ -24,23 +24,25 @@ function startOnce(env: Record<string, string>, useToken?: string): Promise<{ ba
     });
     let out = '';
     let err = '';
-    child.stderr!.on('data', (d: Buffer) => (err += String(d)));
+    child.stderr.on('data', (d: Buffer) => (err += String(d)));
     child.once('exit', (code) => reject(new Error(`server exited with ${code}: ${err}`)));
-    child.stdout!.on('data', async (d: Buffer) => {
-      out += String(d);
-      const url = /listening on (http:\/\/\S+)/.exec(out)?.[1];
-      if (!url || !out.endsWith('\n\n')) return;
-      child.stdout!.removeAllListeners('data');
-      const token = TOKEN.exec(out)?.[1] ?? null;
-      let orders: number | null = null;
-      const bearer = useToken ?? token;
-      if (bearer) {
-        const res = await fetch(`${url}/orders?limit=100`, { headers: { authorization: `Bearer ${bearer}` } });
-        orders = res.status === 200 ? ((await res.json()) as { orders: unknown[] }).orders.length : -res.status;
-      }
-      child.removeAllListeners('exit');
-      child.once('exit', () => resolve({ banner: out, token, orders }));
-      child.kill('SIGTERM');
+    child.stdout.on('data', (d: Buffer) => {
+      void (async () => {
+        out += String(d);
+        const url = /listening on (http:\/\/\S+)/.exec(out)?.[1];
+        if (!url || !out.endsWith('\n\n')) return;
+        child.stdout.removeAllListeners('data');
+        const token = TOKEN.exec(out)?.[1] ?? null;
+        let orders: number | null = null;
+        const bearer = useToken ?? token;
+        if (bearer) {
+          const res = await fetch(`${url}/orders?limit=100`, { headers: { authorization: `Bearer ${bearer}` } });
+          orders = res.status === 200 ? ((await res.json()) as { orders: unknown[] }).orders.length : -res.status;
+        }
+        child.removeAllListeners('exit');
+        child.once('exit', () => resolve({ banner: out, token, orders }));
+        child.kill('SIGTERM');
+      })();
     });
   });
 }

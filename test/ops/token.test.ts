@@ -64,7 +64,7 @@ describe('npm run token', () => {
       expect(list.stdout).toContain('Tokens of account "acme": 2');
       const lines = list.stdout.trim().split('\n').slice(1);
       expect(lines.map((l) => l.split(/\s+/)[0])).toEqual([p1.selector, p2.selector]);
-      for (const l of lines) expect(l).toMatch(/^\S{16}  created \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+      for (const l of lines) expect(l).toMatch(/^\S{16} {2}created \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
       expect(list.stdout).not.toContain(p1.verifier);
       expect(list.stdout).not.toContain(p2.verifier);
 

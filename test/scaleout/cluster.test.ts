@@ -12,7 +12,11 @@ jest.setTimeout(90_000);
 /** The primary's worker processes (by command line: tsx may also run an esbuild service child). */
 const workersOf = (pid: number): number[] => {
   try {
-    return execFileSync('pgrep', ['-P', String(pid), '-f', 'src/main.ts'], { encoding: 'utf8' }).trim().split('\n').filter(Boolean).map(Number);
+    return execFileSync('pgrep', ['-P', String(pid), '-f', 'src/main.ts'], { encoding: 'utf8' })
+      .trim()
+      .split('\n')
+      .filter(Boolean)
+      .map(Number);
   } catch {
     return []; // pgrep exits 1 when there are none
   }

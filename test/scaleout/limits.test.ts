@@ -1,5 +1,5 @@
 /**
- * Issue 18 across two server processes sharing one PostgreSQL schema and one Redis:
+ * Idempotency keys and rate limits across two server processes sharing one PostgreSQL schema and one Redis:
  * 20 concurrent identical creates with one Idempotency-Key spread over both instances
  * make one order; the REST rate limit is one bucket for both (Redis Lua script).
  */
@@ -30,8 +30,7 @@ afterAll(async () => {
 describe('two instances sharing PostgreSQL and Redis', () => {
   it('create exactly one order from 20 concurrent identical requests with one Idempotency-Key over both', async () => {
     // Each instance has its own demo token for the same account; the key is per account.
-    const send = (on: Instance) =>
-      on.fetch('/orders', { method: 'POST', headers: { 'content-type': 'application/json', 'idempotency-key': 'two-instances-1' }, body: JSON.stringify({ note: 'across' }) });
+    const send = (on: Instance) => on.fetch('/orders', { method: 'POST', headers: { 'content-type': 'application/json', 'idempotency-key': 'two-instances-1' }, body: JSON.stringify({ note: 'across' }) });
     const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => send(i % 2 ? a : b)));
     expect(answers.every((r) => [201, 409, 429].includes(r.status))).toBe(true);
     const created = answers.filter((r) => r.status === 201);

@@ -1,6 +1,6 @@
 /**
  * Two server processes on different ports sharing one PostgreSQL schema and one Redis
- * (the issue 7 acceptance): fan-out across instances, resume on another instance after
+ * (the scale-out acceptance): fan-out across instances, resume on another instance after
  * SIGKILL without resync, the APQ registry shared, one winner among concurrent
  * same-If-Match writes on both, and a Redis restart mid-stream.
  */
@@ -39,8 +39,7 @@ async function patch(srv: StreamTarget, id: number, note: string, ifMatch = '*')
   return srv.fetch(`/orders/${id}`, { method: 'PATCH', headers: { 'content-type': 'application/merge-patch+json', 'if-match': ifMatch }, body: JSON.stringify({ note }) });
 }
 
-const seqsOf = (msgs: Record<string, unknown>[], channel: string) =>
-  msgs.filter((m) => m.channel === channel && typeof m.type === 'string' && m.type.startsWith('order.')).map((m) => m.seq as number);
+const seqsOf = (msgs: Record<string, unknown>[], channel: string) => msgs.filter((m) => m.channel === channel && typeof m.type === 'string' && m.type.startsWith('order.')).map((m) => m.seq as number);
 
 describe('two instances sharing PostgreSQL and Redis', () => {
   it('streams a write accepted by A to subscribers on B (WebSocket and SSE)', async () => {
@@ -139,7 +138,10 @@ describe('two instances sharing PostgreSQL and Redis', () => {
     await onA.closed();
     await sseOnA.reader!.done;
     const wsSeen = seqsOf(onA.messages, channel);
-    const sseSeen = sseOnA.reader!.all().filter((e) => e.id && e.event?.startsWith('order.')).map((e) => Number(e.id));
+    const sseSeen = sseOnA
+      .reader!.all()
+      .filter((e) => e.id && e.event?.startsWith('order.'))
+      .map((e) => Number(e.id));
 
     // Resume on B from what each client holds.
     const resumed = await ws(b, `since=${wsSeen[wsSeen.length - 1]}`);

@@ -6,7 +6,7 @@
  */
 import { SqliteStore } from '../../src/store';
 
-const create = SqliteStore.prototype.createOrder;
+const create = SqliteStore.prototype.createOrder; // eslint-disable-line @typescript-eslint/unbound-method -- called below with apply(this)
 SqliteStore.prototype.createOrder = async function (this: SqliteStore, ...args: Parameters<typeof create>) {
   const created = await create.apply(this, args);
   if (args[1].note === 'crash-after-commit') process.kill(process.pid, 'SIGKILL');

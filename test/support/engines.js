@@ -194,7 +194,11 @@ function exclusions(plan) {
 /** The closing block: every suite not run, why, and the command that enables it. */
 function notRunBlock(plan, notRun) {
   const lines = ['', '== Engines of this run =='];
-  for (const [name, e] of [['PostgreSQL', plan.postgres], ['Redis', plan.redis], ['Chromium', plan.chromium]]) {
+  for (const [name, e] of [
+    ['PostgreSQL', plan.postgres],
+    ['Redis', plan.redis],
+    ['Chromium', plan.chromium],
+  ]) {
     lines.push(`  ${name}: ${e.source ? e.label : `none (${e.why})`}`);
   }
   if (notRun.length === 0) {

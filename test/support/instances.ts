@@ -34,8 +34,7 @@ process.once('exit', () => children.forEach((c) => c.kill('SIGKILL')));
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-const exited = (child: ChildProcess) =>
-  new Promise<number | null>((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve(child.exitCode) : child.once('exit', (code) => resolve(code))));
+const exited = (child: ChildProcess) => new Promise<number | null>((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve(child.exitCode) : child.once('exit', (code) => resolve(code))));
 
 /** A redis-server of its own on a free port, no persistence: a restart forgets everything. */
 export async function startRedis(): Promise<{ url: string; kill(): Promise<void>; start(): Promise<void> }> {
@@ -107,12 +106,12 @@ export async function startInstance(env: Record<string, string>): Promise<Instan
   children.add(child);
   const done = exited(child).then((code) => (children.delete(child), rmSync(dataDir, { recursive: true, force: true }), code));
   const stderr: string[] = [];
-  child.stderr!.on('data', (d: Buffer) => stderr.push(String(d)));
+  child.stderr.on('data', (d: Buffer) => stderr.push(String(d)));
   await new Promise<void>((resolve, reject) => {
     let out = '';
     // A hang guard, not a timing check: generous, since a loaded machine starts tsx processes slowly.
     const timer = setTimeout(() => (child.kill('SIGKILL'), reject(new Error(`instance did not start in 60 s: ${stderr.join('')}`))), 60_000);
-    child.stdout!.on('data', (d: Buffer) => {
+    child.stdout.on('data', (d: Buffer) => {
       out += String(d);
       if (/orderline listening on /.test(out) && out.includes('\n\n')) {
         clearTimeout(timer);

@@ -13,8 +13,7 @@ import ts from 'typescript';
 
 const root = join(__dirname, '..', '..');
 
-const walk = (dir: string): string[] =>
-  readdirSync(dir).flatMap((f) => (statSync(join(dir, f)).isDirectory() ? walk(join(dir, f)) : [join(dir, f)]));
+const walk = (dir: string): string[] => readdirSync(dir).flatMap((f) => (statSync(join(dir, f)).isDirectory() ? walk(join(dir, f)) : [join(dir, f)]));
 
 export interface ProductionInstall {
   dir: string;

@@ -66,11 +66,7 @@ export interface TestServer {
  * `make` builds the app (default: this checkout's `createApp`); a test that serves a
  * modified copy of the service (a new contract operation) passes the copy's.
  */
-export async function startTestServer(
-  env: Record<string, string> = {},
-  deps: Pick<AppDeps, 'manifest' | 'now' | 'buckets'> = {},
-  make: (deps: AppDeps) => ReturnType<typeof createApp> = createApp,
-): Promise<TestServer> {
+export async function startTestServer(env: Record<string, string> = {}, deps: Pick<AppDeps, 'manifest' | 'now' | 'buckets'> = {}, make: (deps: AppDeps) => ReturnType<typeof createApp> = createApp): Promise<TestServer> {
   const dir = mkdtempSync(join(tmpdir(), 'orderline-test-'));
   const redis = TEST_BUS === 'redis' ? { REDIS_URL, REDIS_PREFIX: `orderline-it:${process.pid}:${Math.random().toString(36).slice(2, 10)}:` } : {};
   const parsed = parseConfig({ DATA_DIR: dir, ...redis, ...env });

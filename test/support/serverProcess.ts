@@ -17,7 +17,7 @@ export function startServerProcess(dataDir: string, preload: string[] = []): Pro
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     let out = '';
-    child.stdout!.on('data', (d: Buffer) => {
+    child.stdout.on('data', (d: Buffer) => {
       out += d.toString();
       const url = /listening on (http:\/\/\S+)/.exec(out)?.[1];
       const token = /demo token \(account "demo"\): (\S+)/.exec(out)?.[1];

@@ -97,7 +97,7 @@ export class WsClient {
 
   constructor(readonly ws: WebSocket) {
     ws.on('message', (d) => {
-      this.messages.push(JSON.parse(String(d)) as Record<string, unknown>);
+      this.messages.push(JSON.parse((d as Buffer).toString()) as Record<string, unknown>);
       this.wake();
     });
     ws.on('close', (code, reason) => {

@@ -65,7 +65,10 @@ async function main(): Promise<void> {
   assert.deepStrictEqual(second.data, first.data);
   assert.strictEqual(cache.hits, 1);
   const reads = wire.filter((w) => w.method === 'GET' && w.url.endsWith(`/v2/orders/${id}`));
-  assert.deepStrictEqual(reads.map((r) => r.status), [200, 304]);
+  assert.deepStrictEqual(
+    reads.map((r) => r.status),
+    [200, 304],
+  );
   summary['read'] = { statuses: reads.map((r) => r.status), cacheHits: cache.hits };
 
   // 2. If-Match update through a real 412: another writer gets in between our read and our write.
@@ -91,7 +94,10 @@ async function main(): Promise<void> {
     reapplied++;
     return { note: `${current.note ?? ''}|ours` };
   });
-  const patches = wire.slice(raceWire).filter((w) => w.method === 'PATCH').map((w) => w.status);
+  const patches = wire
+    .slice(raceWire)
+    .filter((w) => w.method === 'PATCH')
+    .map((w) => w.status);
   assert.deepStrictEqual(patches, [412, 200]);
   assert.strictEqual(reapplied, 2);
   assert.strictEqual(final.note, 'theirs|ours');

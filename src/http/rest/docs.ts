@@ -17,15 +17,7 @@ import type { OperationHandlers } from './operations';
 /** The same bytes for everyone: a shared cache may keep them for five minutes (RFC 9111 5.2.2). */
 export const REFERENCE_CACHE_CONTROL = 'public, max-age=300';
 
-type DocsOperation =
-  | 'getDocs'
-  | 'getRealtimeDocs'
-  | 'getGraphqlDocs'
-  | 'getDocsScript'
-  | 'getOpenApiYaml'
-  | 'getOpenApiJson'
-  | 'getAsyncApiYaml'
-  | 'getGraphqlSchema';
+type DocsOperation = 'getDocs' | 'getRealtimeDocs' | 'getGraphqlDocs' | 'getDocsScript' | 'getOpenApiYaml' | 'getOpenApiJson' | 'getAsyncApiYaml' | 'getGraphqlSchema';
 
 interface Served<T extends string> {
   body: string;

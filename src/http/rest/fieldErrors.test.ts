@@ -9,9 +9,7 @@ const errorsOf = (validate: { (x: unknown): boolean; errors?: unknown }, body: u
 
 describe('validation errors as one list', () => {
   it('names the member that must not be there, once, even when both versions refuse it', () => {
-    expect(errorsOf(v.createOrderBody0, { colour: 'red' })).toEqual([
-      { pointer: '/colour', rule: 'additionalProperties', message: 'must NOT have additional properties' },
-    ]);
+    expect(errorsOf(v.createOrderBody0, { colour: 'red' })).toEqual([{ pointer: '/colour', rule: 'additionalProperties', message: 'must NOT have additional properties' }]);
   });
   it('names each missing member by its own pointer', () => {
     expect(errorsOf(v.OrderCreateV2, { items: [{ sku: 'A' }] })).toEqual([
@@ -20,9 +18,7 @@ describe('validation errors as one list', () => {
     ]);
   });
   it('drops the null branch of a nullable member and the oneOf summary', () => {
-    expect(errorsOf(v.OrderCreateV2, { discount: { code: 'x' } })).toEqual([
-      { pointer: '/discount/percent', rule: 'required', message: "must have required property 'percent'" },
-    ]);
+    expect(errorsOf(v.OrderCreateV2, { discount: { code: 'x' } })).toEqual([{ pointer: '/discount/percent', rule: 'required', message: "must have required property 'percent'" }]);
   });
   it('escapes member names as RFC 6901 says', () => {
     expect(errorsOf(v.OrderCreateV2, { 'a/b~c': 1 })[0].pointer).toBe('/a~1b~0c');

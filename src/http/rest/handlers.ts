@@ -16,21 +16,7 @@ import { problem, PROBLEM_MEDIA_TYPE, PROBLEMS, type ProblemCode, type Problem }
 import type { Metrics } from '../metrics';
 import type { Account, OrderEvent, OrderRecord, Store } from '../../store';
 import { hasSyncRevisions } from '../../store';
-import {
-  createFields,
-  decideWrite,
-  decodeCursor,
-  encodeCursor,
-  toV1,
-  toV2,
-  VERSIONS,
-  type ApiVersion,
-  type OrderV1,
-  type OrderV2,
-  type CreateIntent,
-  type WriteIntent,
-  type WriteKind,
-} from '../../orders';
+import { createFields, decideWrite, decodeCursor, encodeCursor, toV1, toV2, VERSIONS, type ApiVersion, type OrderV1, type OrderV2, type CreateIntent, type WriteIntent, type WriteKind } from '../../orders';
 import { deprecationHeaders } from './deprecation';
 import { storedResponse } from './idempotency';
 import { fieldErrors } from './fieldErrors';
@@ -52,26 +38,19 @@ export const VARY = 'Accept, Api-Version';
 const DEFAULT_LIMIT = 20;
 
 /** A problem response whose status is the code's own literal (so the family's union must declare it). */
-function fail<C extends ProblemCode>(
-  code: C,
-  detail?: string,
-  extra?: Partial<Problem>,
-): { status: (typeof PROBLEMS)[C][0]; contentType: typeof PROBLEM_MEDIA_TYPE; body: Problem } {
+function fail<C extends ProblemCode>(code: C, detail?: string, extra?: Partial<Problem>): { status: (typeof PROBLEMS)[C][0]; contentType: typeof PROBLEM_MEDIA_TYPE; body: Problem } {
   return { status: PROBLEMS[code][0], contentType: PROBLEM_MEDIA_TYPE, body: problem(code, detail, extra) };
 }
 
 /** Strong ETag of one representation: revision, version and media type kind (`j` JSON, `n` vendor). */
-export const etagOf = (order: Pick<OrderRecord, 'id' | 'revision'>, version: ApiVersion, vendor: boolean): string =>
-  `"${order.id}-${order.revision}-v${version}${vendor ? 'n' : 'j'}"`;
+export const etagOf = (order: Pick<OrderRecord, 'id' | 'revision'>, version: ApiVersion, vendor: boolean): string => `"${order.id}-${order.revision}-v${version}${vendor ? 'n' : 'j'}"`;
 /** Every representation's tag of the order's current revision: If-Match accepts any of them. */
 const allTags = (order: OrderRecord): string[] => VERSIONS.flatMap((v) => [etagOf(order, v, false), etagOf(order, v, true)]);
 /** Reads never send If-Match, so they never need the other representations' tags. */
 const NO_TAGS: readonly string[] = [];
 
 type OrderPayload =
-  | { contentType: 'application/json'; body: OrderV1 | OrderV2 }
-  | { contentType: `${typeof VENDOR.order}; version=1`; body: OrderV1 }
-  | { contentType: `${typeof VENDOR.order}; version=2`; body: OrderV2 };
+  { contentType: 'application/json'; body: OrderV1 | OrderV2 } | { contentType: `${typeof VENDOR.order}; version=1`; body: OrderV1 } | { contentType: `${typeof VENDOR.order}; version=2`; body: OrderV2 };
 
 /** The order in the negotiated version and media type. Adding a version makes `tsc` ask for its case here. */
 function orderPayload(order: OrderRecord, version: ApiVersion, vendor: boolean, base: string): OrderPayload {
@@ -186,11 +165,7 @@ export interface ReadQuery {
   ifNoneMatch?: string;
 }
 
-export type ReadAnswer =
-  | { status: 404 }
-  | { status: 406; detail: string }
-  | { status: 304; etag: string }
-  | { status: 200; entry: CachedRead; version: ApiVersion };
+export type ReadAnswer = { status: 404 } | { status: 406; detail: string } | { status: 304; etag: string } | { status: 200; entry: CachedRead; version: ApiVersion };
 
 export interface OrderReads {
   /**
@@ -315,7 +290,10 @@ export function orderHandlers(deps: OrderDeps): Pick<OperationHandlers, OrderFam
     const ifMatch = req.headers['If-Match'];
     const ifNoneMatch = req.headers['If-None-Match'];
     // An unquoted or otherwise unparseable tag is the client's syntax error, not a changed order.
-    for (const [name, value] of [['If-Match', ifMatch], ['If-None-Match', ifNoneMatch]] as const) {
+    for (const [name, value] of [
+      ['If-Match', ifMatch],
+      ['If-None-Match', ifNoneMatch],
+    ] as const) {
       if (value !== undefined && 'invalid' in parseTagCondition(value)) {
         return fail('VALIDATION_FAILED', `${name} must be * or a list of quoted entity tags, e.g. "1-1-v2j"`, {
           errors: [{ pointer: `header:${name}`, rule: 'entity-tag', message: 'must be * or a comma-separated list of quoted entity tags (RFC 9110 8.8.3)' }],
@@ -330,19 +308,24 @@ export function orderHandlers(deps: OrderDeps): Pick<OperationHandlers, OrderFam
     // With an Idempotency-Key (cancel) an applied write's response is stored in its own transaction.
     let res: ReturnType<typeof written> | undefined;
     const completion = kind === 'cancel' && ctx.idempotency ? { ...ctx.idempotency, respond: (r: { order: OrderRecord }) => storedResponse((res = written(r.order))) } : undefined;
-    const result = await store.writeOrder<WriteRefusal>(ctx.account.id, req.params.orderId, (current) => {
-      // Inside the write transaction: 428 and 412 see the revision that would be replaced.
-      // RFC 9110 13.2.2: If-Match, then If-None-Match (`*` or a current tag: 412).
-      const outcome = evaluate({ method: 'PUT', ifMatch, ifNoneMatch, current: { selected: etagOf(current, version, false), all: allTags(current) } });
-      if (outcome !== 'proceed') return { apply: false, reason: 'precondition_failed' };
-      // A write that passed If-None-Match alone still needs If-Match (lost updates, invariant 2).
-      if (ifMatch === undefined) return { apply: false, reason: 'precondition_required' };
-      const decision = decideWrite(current, checked.intent);
-      if (decision.apply) return decision;
-      if (decision.reason === 'conflict') conflict = decision.detail;
-      else seen = current;
-      return { apply: false, reason: decision.reason };
-    }, completion);
+    const result = await store.writeOrder<WriteRefusal>(
+      ctx.account.id,
+      req.params.orderId,
+      (current) => {
+        // Inside the write transaction: 428 and 412 see the revision that would be replaced.
+        // RFC 9110 13.2.2: If-Match, then If-None-Match (`*` or a current tag: 412).
+        const outcome = evaluate({ method: 'PUT', ifMatch, ifNoneMatch, current: { selected: etagOf(current, version, false), all: allTags(current) } });
+        if (outcome !== 'proceed') return { apply: false, reason: 'precondition_failed' };
+        // A write that passed If-None-Match alone still needs If-Match (lost updates, invariant 2).
+        if (ifMatch === undefined) return { apply: false, reason: 'precondition_required' };
+        const decision = decideWrite(current, checked.intent);
+        if (decision.apply) return decision;
+        if (decision.reason === 'conflict') conflict = decision.detail;
+        else seen = current;
+        return { apply: false, reason: decision.reason };
+      },
+      completion,
+    );
     if (!result.ok) {
       switch (result.reason) {
         case 'not_found':
@@ -391,11 +374,7 @@ export function orderHandlers(deps: OrderDeps): Pick<OperationHandlers, OrderFam
       const created = (order: OrderRecord) => createdResponse(order, neg, ctx, base);
       // With an Idempotency-Key the response is built inside the create's transaction and stored with it.
       let res: ReturnType<typeof created> | undefined;
-      const { order, event } = await store.createOrder(
-        ctx.account.id,
-        createFields(checked.intent),
-        ctx.idempotency && { ...ctx.idempotency, respond: (r) => storedResponse((res = created(r.order))) },
-      );
+      const { order, event } = await store.createOrder(ctx.account.id, createFields(checked.intent), ctx.idempotency && { ...ctx.idempotency, respond: (r) => storedResponse((res = created(r.order))) });
       deps.onEvent?.(event);
       return res ?? created(order);
     },

@@ -6,10 +6,7 @@ import { problem, PROBLEM_MEDIA_TYPE } from '../problem';
 export type Probe = () => Promise<boolean>;
 
 /** /healthz (alive), /readyz (every dependency answers), /metrics (Prometheus text). The reference is in docs.ts. */
-export function healthHandlers(deps: { metrics: Metrics; probes: Record<string, Probe> }): Pick<
-  OperationHandlers,
-  'getHealth' | 'getReady' | 'getMetrics'
-> {
+export function healthHandlers(deps: { metrics: Metrics; probes: Record<string, Probe> }): Pick<OperationHandlers, 'getHealth' | 'getReady' | 'getMetrics'> {
   return {
     async getHealth() {
       return { status: 200, contentType: 'application/json', body: { status: 'ok' } };

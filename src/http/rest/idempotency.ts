@@ -1,6 +1,6 @@
 /**
- * Idempotency-Key on POST /orders (every version) and POST .../cancel (DESIGN.md
- * "Retried creates"; draft-ietf-httpapi-idempotency-key-header, Stripe's semantics).
+ * Idempotency-Key on POST /orders (every version) and POST .../cancel (safe retries of
+ * creates; draft-ietf-httpapi-idempotency-key-header, Stripe's semantics).
  * Wraps the bound operation: before anything runs, the account's key is claimed in the
  * store with a fingerprint of the request. A replay answers the stored response with
  * `Idempotent-Replayed: true`; the same key for another request is 422; a key whose
@@ -50,7 +50,9 @@ export function fingerprint(method: string, path: string, raw: RawRequest): stri
   const headers = Object.entries(raw.headers)
     .filter(([name]) => name !== IDEMPOTENCY_KEY_HEADER)
     .sort(([x], [y]) => (x < y ? -1 : 1));
-  return createHash('sha256').update(JSON.stringify([method, path, raw.contentType ?? null, headers, raw.body ?? null])).digest('hex');
+  return createHash('sha256')
+    .update(JSON.stringify([method, path, raw.contentType ?? null, headers, raw.body ?? null]))
+    .digest('hex');
 }
 
 /** A response exactly as dispatch writes it (its body serialization and non-empty headers), for storing. */
@@ -60,7 +62,7 @@ export function storedResponse(res: AnyResponse): StoredResponse {
   if (res.body === undefined) return { status: res.status, headers, body: '' };
   if (res.contentType) headers['Content-Type'] = res.contentType;
   const body = res.body;
-  return { status: res.status, headers, body: typeof body === 'string' ? body : ((body !== null && typeof body === 'object' && serialized.get(body)) || JSON.stringify(body)) };
+  return { status: res.status, headers, body: typeof body === 'string' ? body : (body !== null && typeof body === 'object' && serialized.get(body)) || JSON.stringify(body) };
 }
 
 function replay(stored: StoredResponse): AnyResponse {

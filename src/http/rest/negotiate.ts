@@ -1,5 +1,5 @@
 /**
- * Content negotiation and version selection (spec 9.2-9.3, DESIGN.md "Versions").
+ * Content negotiation and version selection (spec 9.2-9.3).
  *
  * Selection order: URL `/v<n>/`, then the vendor media type's `version` (or `v`)
  * parameter in Accept, then the `Api-Version` header, then the account's pinned
@@ -25,9 +25,7 @@ export interface NegotiationInput {
   pinned: number | null;
 }
 
-export type Negotiated =
-  | { ok: true; version: ApiVersion; vendor: boolean; contentType: string }
-  | { ok: false; detail: string };
+export type Negotiated = { ok: true; version: ApiVersion; vendor: boolean; contentType: string } | { ok: false; detail: string };
 
 interface Range {
   type: string;
@@ -75,9 +73,7 @@ export function negotiate(input: NegotiationInput): Negotiated {
     return NEWEST;
   };
   const pick = (v: ApiVersion | string, isVendor: boolean): Negotiated =>
-    typeof v === 'string'
-      ? { ok: false, detail: v }
-      : { ok: true, version: v, vendor: isVendor, contentType: isVendor ? `${vendor}; version=${v}` : 'application/json' };
+    typeof v === 'string' ? { ok: false, detail: v } : { ok: true, version: v, vendor: isVendor, contentType: isVendor ? `${vendor}; version=${v}` : 'application/json' };
 
   if (!input.accept || input.accept.trim() === '') return pick(fallback(), false);
   const ranges = parseAccept(input.accept);

@@ -60,10 +60,7 @@ export const CANONICAL_INTEGER = /^-?(0|[1-9][0-9]*)$/;
 const isCanonicalInteger = (v: string) => CANONICAL_INTEGER.test(v) && Number.isSafeInteger(Number(v));
 
 /** One operation, ready to serve: its route, its header parameters' wire names, its bound handler. */
-export type Operation = { spec: RouteSpec; headers: readonly (readonly [string, string])[] } & (
-  | { auth: true; run: Bound<AccountContext> }
-  | { auth: false; run: Bound<HandlerContext> }
-);
+export type Operation = { spec: RouteSpec; headers: readonly (readonly [string, string])[] } & ({ auth: true; run: Bound<AccountContext> } | { auth: false; run: Bound<HandlerContext> });
 
 export interface OperationOptions {
   bodyLimit: number;
@@ -97,7 +94,9 @@ const decode = (s: string): string => {
 };
 
 function integerRefusal(where: string, name: string): Refusal {
-  return refusal('VALIDATION_FAILED', `Invalid ${where} parameter`, undefined, { errors: [{ pointer: `${where}:${name}`, rule: 'integer', message: 'must be an integer in canonical decimal form (no sign +, no leading zero), from -(2^53-1) to 2^53-1' }] });
+  return refusal('VALIDATION_FAILED', `Invalid ${where} parameter`, undefined, {
+    errors: [{ pointer: `${where}:${name}`, rule: 'integer', message: 'must be an integer in canonical decimal form (no sign +, no leading zero), from -(2^53-1) to 2^53-1' }],
+  });
 }
 
 function integerRefused(values: Record<string, unknown>, name: string): boolean {

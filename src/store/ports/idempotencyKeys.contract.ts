@@ -11,7 +11,7 @@ import type { AppliedWrite, OrderFields, Orders } from './orders';
 import type { MakesAccounts } from './fixtures.contract';
 
 export type IdempotencyKeysStore = IdempotencyKeys & Pick<Orders, 'createOrder' | 'writeOrder' | 'listOrders'> & MakesAccounts;
-export type IdempotencyKeysFactory = () => Promise<{ a: IdempotencyKeysStore; b: IdempotencyKeysStore; close(): Promise<void> }>;
+export type IdempotencyKeysFactory = () => Promise<{ a: IdempotencyKeysStore; b: IdempotencyKeysStore; close: () => Promise<void> }>;
 
 const fields: OrderFields = { status: 'pending', items: [], currency: 'EUR', discount: null, note: 'idem' };
 const T0 = 1_700_000_000_000;

@@ -116,11 +116,7 @@ export function runOrdersContract(name: string, newStore: OrdersFactory): void {
       it('applies exactly one of 20 concurrent writes deciding on the same revision', async () => {
         const a = await store.ensureAccount('a');
         const { order } = await store.createOrder(a.id, fields());
-        const results = await Promise.all(
-          Array.from({ length: 20 }, (_, i) =>
-            store.writeOrder(a.id, order.id, (cur) => (cur.revision === 1 ? setNote(`w${i}`)(cur) : { apply: false, reason: 'stale' as const })),
-          ),
-        );
+        const results = await Promise.all(Array.from({ length: 20 }, (_, i) => store.writeOrder(a.id, order.id, (cur) => (cur.revision === 1 ? setNote(`w${i}`)(cur) : { apply: false, reason: 'stale' as const }))));
         const applied = results.filter((r) => r.ok);
         expect(applied).toHaveLength(1);
         expect(results.filter((r) => !r.ok && r.reason === 'stale')).toHaveLength(19);

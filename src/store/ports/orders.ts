@@ -66,14 +66,9 @@ export interface AppliedWrite {
  * with the current row, so the precondition check (If-Match) and the domain rules
  * (transitions) see exactly the revision that gets replaced: no lost update.
  */
-export type WriteDecision<R> =
-  | { apply: true; fields: OrderFields; eventType: OrderEvent['type'] }
-  | { apply: false; reason: R };
+export type WriteDecision<R> = { apply: true; fields: OrderFields; eventType: OrderEvent['type'] } | { apply: false; reason: R };
 
-export type WriteResult<R> =
-  | ({ ok: true } & AppliedWrite)
-  | { ok: false; reason: R }
-  | { ok: false; reason: 'not_found' };
+export type WriteResult<R> = ({ ok: true } & AppliedWrite) | { ok: false; reason: R } | { ok: false; reason: 'not_found' };
 
 /** Keyset page: `after` is the last id of the previous page (exclusive). */
 export interface OrderPage {
@@ -108,12 +103,7 @@ export interface Orders {
    * and rejects. With `complete`, an applied write also completes the idempotency key
    * in the same transaction (a write that does not apply leaves the key as it was).
    */
-  writeOrder<R>(
-    accountId: number,
-    orderId: number,
-    decide: (current: OrderRecord) => WriteDecision<R>,
-    complete?: IdempotentCompletion<AppliedWrite>,
-  ): Promise<WriteResult<R>>;
+  writeOrder<R>(accountId: number, orderId: number, decide: (current: OrderRecord) => WriteDecision<R>, complete?: IdempotentCompletion<AppliedWrite>): Promise<WriteResult<R>>;
   /** The account's orders by ascending id, ids > `after`, at most `limit` (capped at `MAX_ROWS`). */
   listOrders(accountId: number, after: number, limit: number): Promise<OrderPage>;
   /**

@@ -63,7 +63,7 @@ export function runSocialGraphContract(name: string, newStore: SocialGraphFactor
       expect(one[0][0]).toEqual(comments[0][0]);
     });
 
-    it("reads the user an account acts as, null for an account without one", async () => {
+    it('reads the user an account acts as, null for an account without one', async () => {
       const demo = await store.ensureAccount('demo');
       const acme = await store.ensureAccount('acme');
       expect(await store.userOfAccount(demo.id)).toMatchObject({ id: 'u1', accountId: demo.id });

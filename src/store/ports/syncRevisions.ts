@@ -7,8 +7,6 @@
  * REST section measures what that saves. Adapters that must wait (PostgresStore) do
  * not implement it, and callers fall back to `orderRevision` of the orders port.
  */
-import type { Orders } from './orders';
-
 export interface SyncRevisions {
   /**
    * `Orders.orderRevision`, answered synchronously: the same value, at the same moment

@@ -33,7 +33,10 @@ const dropSchema = async (s: string): Promise<void> => {
 
 /** A store on its own schema, dropped when the store is closed. */
 class TestStore extends PostgresStore {
-  constructor(readonly schemaName = newSchema(), max?: number) {
+  constructor(
+    readonly schemaName = newSchema(),
+    max?: number,
+  ) {
     super(URL, { schema: schemaName, max });
   }
   override async close(): Promise<void> {
@@ -47,8 +50,8 @@ beforeAll(async () => {
     await admin.query('SELECT 1');
   } catch (err) {
     throw new Error(
-      `PostgreSQL tests need a server at DATABASE_TEST_URL (${URL.replace(/:[^:@/]*@/, ':***@')}): ${(err as Error).message}. ` +
-        'Start PostgreSQL or point DATABASE_TEST_URL at one; these tests are never skipped.',
+      `PostgreSQL tests need a server at DATABASE_TEST_URL (${URL.replace(/:[^:@/]*@/, ':***@')}): ${(err as Error).message}. ` + 'Start PostgreSQL or point DATABASE_TEST_URL at one; these tests are never skipped.',
+      { cause: err },
     );
   }
 });
@@ -112,11 +115,7 @@ describe('PostgresStore specifics', () => {
     const { order } = await a.createOrder(account.id, fields);
     const results = await Promise.all(
       Array.from({ length: 20 }, (_, i) =>
-        (i % 2 ? a : b).writeOrder(account.id, order.id, (cur) =>
-          cur.revision === 1
-            ? { apply: true, eventType: 'order.updated', fields: { ...cur, note: `w${i}` } }
-            : { apply: false, reason: 'stale' as const },
-        ),
+        (i % 2 ? a : b).writeOrder(account.id, order.id, (cur) => (cur.revision === 1 ? { apply: true, eventType: 'order.updated', fields: { ...cur, note: `w${i}` } } : { apply: false, reason: 'stale' as const })),
       ),
     );
     expect(results.filter((r) => r.ok)).toHaveLength(1);
@@ -134,11 +133,7 @@ describe('PostgresStore specifics', () => {
     const perStore = 60;
     // Each write appends its store's tag to the note: a lost update would drop a tag and a revision.
     const append = (s: Store, tag: string) =>
-      Promise.all(
-        Array.from({ length: perStore }, () =>
-          s.writeOrder(account.id, order.id, (cur) => ({ apply: true, eventType: 'order.updated', fields: { ...cur, note: (cur.note ?? '') + tag } })),
-        ),
-      );
+      Promise.all(Array.from({ length: perStore }, () => s.writeOrder(account.id, order.id, (cur) => ({ apply: true, eventType: 'order.updated', fields: { ...cur, note: (cur.note ?? '') + tag } }))));
     await Promise.all([append(a, 'a'), append(b, 'b')]);
     const final = (await a.getOrder(account.id, order.id))!;
     expect(final.revision).toBe(1 + 2 * perStore);
@@ -244,7 +239,12 @@ describe('PostgresStore specifics', () => {
     const ids = Array.from({ length: MAX_BATCH + 1 }, (_, i) => `u${i}`);
     await expect(s.usersByIds(ids)).rejects.toThrow(RangeError);
     await expect(s.friendsOf(ids, 1)).rejects.toThrow(RangeError);
-    await expect(s.ordersOfAccounts(ids.map((_, i) => i), 1)).rejects.toThrow(RangeError);
+    await expect(
+      s.ordersOfAccounts(
+        ids.map((_, i) => i),
+        1,
+      ),
+    ).rejects.toThrow(RangeError);
     expect(await s.usersByIds(ids.slice(0, MAX_BATCH))).toHaveLength(MAX_BATCH);
     await s.close();
   });
@@ -262,14 +262,11 @@ describe('PostgresStore specifics', () => {
     if (!w.ok) throw new Error('refused');
     expect(w.order.updatedAt >= order.updatedAt).toBe(true);
     expect(w.event.createdAt).toBe(w.order.updatedAt);
-    expect(await s.eventsAfter(order.id, 0, 10)).toEqual([
-      { orderId: order.id, accountId: account.id, seq: 1, type: 'order.created', order, createdAt: order.createdAt },
-      w.event,
-    ]);
+    expect(await s.eventsAfter(order.id, 0, 10)).toEqual([{ orderId: order.id, accountId: account.id, seq: 1, type: 'order.created', order, createdAt: order.createdAt }, w.event]);
     await s.close();
   });
 
-  it('refuses U+0000 as the caller\'s input (StoreInputError, no HTTP fields) and stores nothing; ids with it match nothing', async () => {
+  it("refuses U+0000 as the caller's input (StoreInputError, no HTTP fields) and stores nothing; ids with it match nothing", async () => {
     const s = new TestStore();
     await s.migrate();
     const account = await s.ensureAccount('a');
@@ -280,9 +277,7 @@ describe('PostgresStore specifics', () => {
     expect(err).not.toHaveProperty('expose');
     await expect(s.createOrder(account.id, { ...fields, items: [{ sku: '\u0000', quantity: 1, unit_price_cents: 1 }] })).rejects.toThrow(StoreInputError);
     const { order } = await s.createOrder(account.id, fields);
-    await expect(s.writeOrder(account.id, order.id, (cur) => ({ apply: true, eventType: 'order.updated', fields: { ...cur, note: '\u0000' } }))).rejects.toThrow(
-      StoreInputError,
-    );
+    await expect(s.writeOrder(account.id, order.id, (cur) => ({ apply: true, eventType: 'order.updated', fields: { ...cur, note: '\u0000' } }))).rejects.toThrow(StoreInputError);
     expect(await s.getOrder(account.id, order.id)).toEqual(order);
     expect((await s.listOrders(account.id, 0, 10)).orders).toEqual([order]);
     expect(await s.usersByIds(['u\u0000', 'u1'])).toEqual([null, null]);

@@ -20,22 +20,7 @@
  * holds the ports' methods, each a few lines around one statement.
  */
 import { Pool, type PoolClient, type PoolConfig } from 'pg';
-import type {
-  Account,
-  Accounts,
-  AppliedWrite,
-  IdempotencyKeys,
-  OrderEvent,
-  OrderFields,
-  OrderPage,
-  OrderRecord,
-  Orders,
-  SocialGraph,
-  StoreLifecycle,
-  TokenInfo,
-  WriteDecision,
-  WriteResult,
-} from '../store';
+import type { Account, Accounts, AppliedWrite, IdempotencyKeys, OrderEvent, OrderFields, OrderPage, OrderRecord, Orders, SocialGraph, StoreLifecycle, TokenInfo, WriteDecision, WriteResult } from '../store';
 import { MIGRATIONS } from './migrations';
 import { claimOn, completeOn, releaseOn, sweepOn, type Run } from './idempotency';
 import type { IdempotencyClaim, IdempotencyClaimRequest, IdempotentCompletion } from '../idempotency';
@@ -145,10 +130,7 @@ export class PostgresStore extends GraphReads<OrderRow> implements StoreLifecycl
    * Keyed by schema, so stores on other schemas (parallel tests) do not wait for it.
    */
   private async lock(c: PoolClient, purpose: 'migrate' | 'seed'): Promise<void> {
-    await this.exec(c, "SELECT pg_advisory_xact_lock(hashtextextended('orderline.' || $1 || ':' || coalesce($2::text, current_schema(), ''), 0))", [
-      purpose,
-      this.schema ?? null,
-    ]);
+    await this.exec(c, "SELECT pg_advisory_xact_lock(hashtextextended('orderline.' || $1 || ':' || coalesce($2::text, current_schema(), ''), 0))", [purpose, this.schema ?? null]);
   }
 
   async migrate(): Promise<void> {
@@ -184,12 +166,7 @@ export class PostgresStore extends GraphReads<OrderRow> implements StoreLifecycl
       await this.q(c, 'insertUsers', [DEMO_USERS.map((u) => u.id), DEMO_USERS.map((u) => u.name), DEMO_USERS.map((u) => (u.account ? ids.get(u.account)! : null))]);
       await this.q(c, 'insertFriends', [DEMO_FRIENDS.map(([a]) => a), DEMO_FRIENDS.map(([, b]) => b)]);
       await this.q(c, 'insertPosts', [DEMO_POSTS.map((p) => p.id), DEMO_POSTS.map((p) => p.authorId), DEMO_POSTS.map((p) => p.title)]);
-      await this.q(c, 'insertComments', [
-        DEMO_COMMENTS.map((x) => x.id),
-        DEMO_COMMENTS.map((x) => x.postId),
-        DEMO_COMMENTS.map((x) => x.authorId),
-        DEMO_COMMENTS.map((x) => x.body),
-      ]);
+      await this.q(c, 'insertComments', [DEMO_COMMENTS.map((x) => x.id), DEMO_COMMENTS.map((x) => x.postId), DEMO_COMMENTS.map((x) => x.authorId), DEMO_COMMENTS.map((x) => x.body)]);
       // One by one, so ids ascend in the listed order, as on SQLite.
       for (const o of DEMO_ORDERS) await this.createOn(c, ids.get(o.account)!, o.fields);
       return true;
@@ -304,12 +281,7 @@ export class PostgresStore extends GraphReads<OrderRow> implements StoreLifecycl
     return row ? Number(row.revision) : null;
   }
 
-  async writeOrder<R>(
-    accountId: number,
-    orderId: number,
-    decide: (current: OrderRecord) => WriteDecision<R>,
-    complete?: IdempotentCompletion<AppliedWrite>,
-  ): Promise<WriteResult<R>> {
+  async writeOrder<R>(accountId: number, orderId: number, decide: (current: OrderRecord) => WriteDecision<R>, complete?: IdempotentCompletion<AppliedWrite>): Promise<WriteResult<R>> {
     if (!isId(orderId)) return { ok: false, reason: 'not_found' };
     // FOR UPDATE before decide: a concurrent writer of the same order (this process or
     // another) waits for our COMMIT and then decides on the revision we wrote. A

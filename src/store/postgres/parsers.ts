@@ -25,9 +25,10 @@ export interface EventRow {
  */
 const INT8 = pgTypes.builtins.INT8;
 const TIMESTAMPTZ = pgTypes.builtins.TIMESTAMPTZ;
+type TypeId = Parameters<typeof pgTypes.getTypeParser>[0];
 const parseTimestamptz = pgTypes.getTypeParser(TIMESTAMPTZ, 'text') as (v: string) => Date;
 export const TYPES: CustomTypesConfig = {
-  getTypeParser: ((oid: number, format?: 'text' | 'binary') => {
+  getTypeParser: ((oid: TypeId, format?: 'text' | 'binary') => {
     if (oid === INT8)
       return (v: string): number => {
         const n = Number(v);
@@ -35,7 +36,7 @@ export const TYPES: CustomTypesConfig = {
         return n;
       };
     if (oid === TIMESTAMPTZ) return (v: string): string => parseTimestamptz(v).toISOString();
-    return pgTypes.getTypeParser(oid, format);
+    return pgTypes.getTypeParser(oid, format) as (v: string) => unknown;
   }) as CustomTypesConfig['getTypeParser'],
 };
 
@@ -77,8 +78,7 @@ const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[
  * by jsonb) becomes U+FFFD, what a `text` column gets for it on both adapters (the
  * driver encodes UTF-8); U+0000 is refused as above.
  */
-export const itemsJson = (items: OrderItem[]): string =>
-  JSON.stringify(items, (_k, v: unknown) => (typeof v === 'string' ? storable(v).replace(LONE_SURROGATE, '\ufffd') : v));
+export const itemsJson = (items: OrderItem[]): string => JSON.stringify(items, (_k, v: unknown) => (typeof v === 'string' ? storable(v).replace(LONE_SURROGATE, '\ufffd') : v));
 export const text = (s: string | null | undefined): string | null => (s == null ? null : storable(s));
 
 /**
@@ -86,12 +86,4 @@ export const text = (s: string | null | undefined): string | null => (s == null 
  * of some fields. Only the port's five fields are taken, so a caller passing a wider
  * object cannot leak extra keys into the row or the event payload.
  */
-export const columnsOf = (f: OrderFields): unknown[] => [
-  text(f.status),
-  itemsJson(f.items),
-  text(f.currency),
-  text(f.discount?.code),
-  f.discount?.percent ?? null,
-  text(f.note),
-];
-
+export const columnsOf = (f: OrderFields): unknown[] => [text(f.status), itemsJson(f.items), text(f.currency), text(f.discount?.code), f.discount?.percent ?? null, text(f.note)];

@@ -63,4 +63,3 @@ export const SQL = {
   insertComments: 'INSERT INTO comments (id, post_id, author_id, body) SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[])',
 } as const;
 export type Statement = keyof typeof SQL;
-

@@ -222,12 +222,7 @@ export class SqliteStore extends GraphReads<OrderRow> implements StoreLifecycle,
     return this.run(() => this.statements.orderRevision.get(orderId, accountId)) ?? null;
   }
 
-  async writeOrder<R>(
-    accountId: number,
-    orderId: number,
-    decide: (current: OrderRecord) => WriteDecision<R>,
-    complete?: IdempotentCompletion<AppliedWrite>,
-  ): Promise<WriteResult<R>> {
+  async writeOrder<R>(accountId: number, orderId: number, decide: (current: OrderRecord) => WriteDecision<R>, complete?: IdempotentCompletion<AppliedWrite>): Promise<WriteResult<R>> {
     // IMMEDIATE takes the write lock before the read, so the decision sees the row it
     // replaces, also against another process on the same file. A throwing `decide`
     // rolls back (nothing was written) and rejects.
@@ -285,16 +280,10 @@ export class SqliteStore extends GraphReads<OrderRow> implements StoreLifecycle,
       const p = batch(ids, 1);
       return this.run(() => this.statements.usersByIds.all(p.ids, p.cap));
     },
-    friendsOf: async (ids, first) =>
-      this.run(() => (ids.length === 1 ? this.statements.friendsOfOne.all(ids[0], clampRows(first)) : this.statements.friendsOf.all(batch(ids, first)))),
-    postsOf: async (ids, first) =>
-      this.run(() => (ids.length === 1 ? this.statements.postsOfOne.all(ids[0], clampRows(first)) : this.statements.postsOf.all(batch(ids, first)))),
-    commentsOf: async (ids, first) =>
-      this.run(() => (ids.length === 1 ? this.statements.commentsOfOne.all(ids[0], clampRows(first)) : this.statements.commentsOf.all(batch(ids, first)))),
-    ordersOfAccounts: async (ids, first) =>
-      this.run(() =>
-        ids.length === 1 ? this.statements.ordersOfOne.all(ids[0], clampRows(first)) : this.statements.ordersOfAccounts.all(batch(ids, first)),
-      ),
+    friendsOf: async (ids, first) => this.run(() => (ids.length === 1 ? this.statements.friendsOfOne.all(ids[0], clampRows(first)) : this.statements.friendsOf.all(batch(ids, first)))),
+    postsOf: async (ids, first) => this.run(() => (ids.length === 1 ? this.statements.postsOfOne.all(ids[0], clampRows(first)) : this.statements.postsOf.all(batch(ids, first)))),
+    commentsOf: async (ids, first) => this.run(() => (ids.length === 1 ? this.statements.commentsOfOne.all(ids[0], clampRows(first)) : this.statements.commentsOf.all(batch(ids, first)))),
+    ordersOfAccounts: async (ids, first) => this.run(() => (ids.length === 1 ? this.statements.ordersOfOne.all(ids[0], clampRows(first)) : this.statements.ordersOfAccounts.all(batch(ids, first)))),
     userOfAccount: async (accountId) => this.run(() => this.statements.userOfAccount.get(accountId)),
   };
 

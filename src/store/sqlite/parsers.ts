@@ -29,7 +29,7 @@ export const toEvent = (r: EventRow): OrderEvent => ({
   accountId: r.account_id,
   seq: r.seq,
   type: r.type,
-  order: JSON.parse(r.payload),
+  order: JSON.parse(r.payload) as OrderEvent['order'],
   createdAt: r.created_at,
 });
 
@@ -46,4 +46,3 @@ export const columnsOf = (fields: OrderFields): OrderColumns => ({
   discount_percent: fields.discount?.percent ?? null,
   note: fields.note ?? null,
 });
-

@@ -15,16 +15,12 @@ export function prepareStatements(db: Database.Database) {
   return {
     accountByName: db.prepare<[string], AccountRow>('SELECT id, name, pinned_version FROM accounts WHERE name = ? LIMIT 1'),
     insertAccount: db.prepare<[string, string]>('INSERT INTO accounts (name, created_at) VALUES (?, ?) ON CONFLICT(name) DO NOTHING'),
-    insertToken: db.prepare<[string, string, number, string]>(
-      'INSERT INTO tokens (selector, verifier_hash, account_id, created_at) VALUES (?, ?, ?, ?)',
-    ),
+    insertToken: db.prepare<[string, string, number, string]>('INSERT INTO tokens (selector, verifier_hash, account_id, created_at) VALUES (?, ?, ?, ?)'),
     tokenBySelector: db.prepare<[string], AccountRow & { verifier_hash: string }>(
       `SELECT a.id, a.name, a.pinned_version, t.verifier_hash
        FROM tokens t JOIN accounts a ON a.id = t.account_id WHERE t.selector = ? LIMIT 1`,
     ),
-    tokensOf: db.prepare<[number], { selector: string; created_at: string }>(
-      'SELECT selector, created_at FROM tokens WHERE account_id = ? ORDER BY created_at, selector',
-    ),
+    tokensOf: db.prepare<[number], { selector: string; created_at: string }>('SELECT selector, created_at FROM tokens WHERE account_id = ? ORDER BY created_at, selector'),
     deleteToken: db.prepare<[number, string]>('DELETE FROM tokens WHERE account_id = ? AND selector = ?'),
     setPinned: db.prepare<[number | null, number]>('UPDATE accounts SET pinned_version = ? WHERE id = ?'),
     // The demo is loaded when no graph data exists: accounts may already exist (`npm run token` first).
@@ -40,14 +36,10 @@ export function prepareStatements(db: Database.Database) {
          discount_code = @discount_code, discount_percent = @discount_percent, note = @note, updated_at = @now
        WHERE id = @id AND revision = @revision`,
     ),
-    insertEvent: db.prepare<[number, number, number, string, string, string]>(
-      'INSERT INTO order_events (order_id, seq, account_id, type, payload, created_at) VALUES (?, ?, ?, ?, ?, ?)',
-    ),
+    insertEvent: db.prepare<[number, number, number, string, string, string]>('INSERT INTO order_events (order_id, seq, account_id, type, payload, created_at) VALUES (?, ?, ?, ?, ?, ?)'),
     listOrders: db.prepare<[number, number, number], OrderRow>('SELECT * FROM orders WHERE account_id = ? AND id > ? ORDER BY id LIMIT ?'),
     eventsAfter: db.prepare<[number, number, number], EventRow>('SELECT * FROM order_events WHERE order_id = ? AND seq > ? ORDER BY seq LIMIT ?'),
-    usersByIds: db.prepare<[string, number], UserRow>(
-      'SELECT u.id, u.name, u.account_id FROM (SELECT DISTINCT value FROM json_each(?)) j JOIN users u ON u.id = j.value LIMIT ?',
-    ),
+    usersByIds: db.prepare<[string, number], UserRow>('SELECT u.id, u.name, u.account_id FROM (SELECT DISTINCT value FROM json_each(?)) j JOIN users u ON u.id = j.value LIMIT ?'),
     friendsOf: db.prepare<[BatchParams], UserRow & { parent: string }>(
       `SELECT parent, id, name, account_id FROM (
          SELECT f.user_id AS parent, u.id, u.name, u.account_id,
