@@ -167,7 +167,7 @@ export function createPipeline(deps: PipelineDeps): RequestListener {
     fin.end(x, sendProblem(fin, x, refusal('METHOD_NOT_ALLOWED', `${method} is not allowed here`, { Allow: allow })));
   }
 
-  return function pipeline(req, res) {
+  function route(req: IncomingMessage, res: ServerResponse): void {
     const url = req.url ?? '/';
     const q = url.indexOf('?');
     const path = q < 0 ? url : url.slice(0, q);
@@ -176,5 +176,15 @@ export function createPipeline(deps: PipelineDeps): RequestListener {
     if (matched) return resource(req, res, matched.resource, matched.params, path, search);
     for (const t of deps.transports) if (t.matches(path)) return transport(req, res, t, path, search);
     deps.fallback(req, res);
+  }
+
+  return function pipeline(req, res) {
+    try {
+      route(req, res);
+    } catch (err) {
+      // The catch-all: a synchronous throw would otherwise reach node:http's 'request' emitter and end the process.
+      const x = fin.begin(req, res, req.url ?? '/', '');
+      fin.end(x, fail(x, err));
+    }
   };
 }
