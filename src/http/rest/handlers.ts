@@ -147,7 +147,7 @@ export interface CachedRead {
   /**
    * The payload's JSON text (what a 200 sends) and its length in bytes. Text, not a
    * Buffer: node:http writes a string body with the header block in one string write,
-   * a Buffer as a separate chunk of a writev (measured slower on the edge's 200).
+   * a Buffer as a separate chunk of a writev (measured slower on a cached 200).
    */
   json: string;
   length: number;
@@ -179,10 +179,9 @@ export interface OrderReads {
 }
 
 /**
- * The rules of GET and HEAD of one order, shared by the Koa handler below and the
- * edge's raw route (edgeRead.ts) so both give the same answer: the revision alone (one
- * indexed column) decides a 304 and finds a cached 200; only a representation not yet
- * cached reads and maps the row.
+ * The rules of GET and HEAD of one order: the revision alone (one indexed column)
+ * decides a 304 and finds a cached 200; only a representation not yet cached reads and
+ * maps the row.
  */
 export function orderReads({ store, metrics }: Pick<OrderDeps, 'store' | 'metrics'>): OrderReads {
   // Weighed by its JSON text (2 bytes per UTF-16 unit) plus headers and key, roughly.
