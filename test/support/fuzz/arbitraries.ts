@@ -52,6 +52,9 @@ function stringArb(s: Schema, o: GenOptions): fc.Arbitrary<string> {
   const unit = o.medium === 'json' ? fc.constantFrom<'grapheme-ascii' | 'grapheme' | 'binary'>('grapheme-ascii', 'grapheme', 'binary') : fc.constant<'grapheme-ascii'>('grapheme-ascii');
   const ordinary = unit.chain((u) => fc.string({ unit: u, minLength: min, maxLength: cap })).filter(inBounds);
   const arbs: fc.WeightedArbitrary<string>[] = [{ arbitrary: ordinary, weight: 8 }];
+  // Text that storage and transports trip on: U+0000, separators, a BOM, astral characters. (An unpaired
+  // surrogate is not text UTF-8 can carry, RFC 8259 8.2: the body mutants send it, as a 400.)
+  if (o.medium === 'json') arbs.push({ arbitrary: fc.tuple(fc.string({ maxLength: 3 }), fc.constantFrom('\u0000', '\u2028', '\ufeff', '\u{1F600}', '\r\n', '\\')).map(([a, b]) => a + b), weight: 1 });
   // Boundaries: exactly minLength, exactly maxLength (when a request can carry it).
   if (Number.isFinite(max) && max <= 4000) arbs.push({ arbitrary: fc.string({ unit: 'grapheme-ascii', minLength: max, maxLength: max }), weight: 1 });
   if (min > 0) arbs.push({ arbitrary: fc.string({ unit: 'grapheme-ascii', minLength: min, maxLength: min }), weight: 1 });

@@ -155,18 +155,23 @@ export interface Tally {
 
 export const newTally = (): Tally => ({ requests: 0, checks: 0, byOperation: new Map(), gapHits: new Map() });
 
-/** Judges, counts, and throws on the first violation no known gap covers. */
 /** A rule of the caller's own (e.g. "a schema-valid request is not refused as invalid"), judged. */
 export interface Expectation extends Violation {
   ok: boolean;
 }
 
-export function enforce(tally: Tally, gaps: readonly KnownGap[], op: FuzzOperation, req: SentRequest, res: Received, extra: Expectation[] = []): void {
-  tally.requests++;
-  const per = tally.byOperation.get(op.operationId) ?? { requests: 0, statuses: new Map() };
-  per.requests++;
-  per.statuses.set(res.status, (per.statuses.get(res.status) ?? 0) + 1);
-  tally.byOperation.set(op.operationId, per);
+/**
+ * Judges an exchange, counts it, and throws on the first violation no known gap covers.
+ * `sent: false` judges again an exchange already counted (e.g. a walk's rules over its steps).
+ */
+export function enforce(tally: Tally, gaps: readonly KnownGap[], op: FuzzOperation, req: SentRequest, res: Received, extra: Expectation[] = [], { sent = true } = {}): void {
+  if (sent) {
+    tally.requests++;
+    const per = tally.byOperation.get(op.operationId) ?? { requests: 0, statuses: new Map() };
+    per.requests++;
+    per.statuses.set(res.status, (per.statuses.get(res.status) ?? 0) + 1);
+    tally.byOperation.set(op.operationId, per);
+  }
   const judged = judge(op, req, res);
   const violations = [...judged.violations, ...extra.filter((e) => !e.ok).map(({ rule, detail }) => ({ rule, detail }))];
   // Each rule judged counts as a check, passed or not: the contract's above, and the caller's own.

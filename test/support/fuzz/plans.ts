@@ -67,7 +67,7 @@ function validParam(op: FuzzOperation, p: Param): fc.Arbitrary<string | undefine
   const opt = <T>(a: fc.Arbitrary<T>, freq = 3) => fc.option(a, { nil: undefined, freq });
   switch (p.name) {
     case 'Accept':
-      return opt(fc.oneof({ arbitrary: fc.constantFrom(...acceptChoices(op)), weight: 4 }, { arbitrary: fromSchema, weight: 1 }));
+      return opt(fc.oneof({ arbitrary: fc.constantFrom(...acceptChoices(op)), weight: 4 }, { arbitrary: fromSchema, weight: 1 }), 2);
     case 'Api-Version':
       return opt(fc.oneof({ arbitrary: fc.constantFrom('1', '2'), weight: 3 }, { arbitrary: fromSchema, weight: 1 }));
     case 'If-Match':
@@ -204,6 +204,18 @@ function bodyMutations(op: FuzzOperation): fc.Arbitrary<Mutation>[] {
       );
     }
   }
+  for (const [ct, schema] of Object.entries(op.body)) {
+    const validate = op.route.body!.contentTypes[ct];
+    // A valid body with one string (or member name) given an unpaired surrogate: JSON can escape it, UTF-8 cannot carry it.
+    out.push(
+      fc
+        .tuple(validOf(schema as Schema, { medium: 'json' }).filter((v) => validate(clone(v)) && JSON.stringify(v).includes('":"')), fc.constantFrom('\\ud800', '\\udfff', '\\udc00x'))
+        .map(([v, lone]) => {
+          const text = JSON.stringify(v).replace('":"', `":"${lone}`);
+          return { intent: `body (${ct}): a string with an unpaired surrogate`, expect: [400], apply: (plan: Plan) => void (plan.body = { contentType: ct, text }) };
+        }),
+    );
+  }
   const declared = Object.keys(op.body);
   const wrongTypes = ['text/plain', 'application/xml', 'application/x-www-form-urlencoded', 'application/json-patch+json', 'application/json', 'application/merge-patch+json', 'application/vnd.orderline.order+json; version=3', 'application/vnd.orderline.order+json; version=1', 'application/vnd.orderline.order+json; version=2', 'multipart/form-data; boundary=x'].filter(
     (t) => !declared.includes(t),
@@ -287,4 +299,25 @@ export function garbagePlan(op: FuzzOperation): fc.Arbitrary<Plan> | undefined {
       if (wireInvalid(op, p, g.value.trim())) plan.expect = [400];
       return plan;
     });
+}
+
+/**
+ * A plan the contract says succeeds: a valid plan on a fresh (pending) order, with no
+ * Accept or Api-Version to refuse, the current ETag, no If-None-Match, no page cursor
+ * but a real one, and a body of the version Alice is served (2, where it is negotiated)
+ * whose documented conditions hold (a status the order may move to from pending; a new
+ * discount with both members). Expected: a 2xx.
+ */
+export function happyPlan(op: FuzzOperation, bodyOk: (op: FuzzOperation, plan: Plan) => boolean): fc.Arbitrary<Plan> {
+  return validPlan(op)
+    .map((base) => {
+      const plan: Plan = { ...base, kind: 'valid', intent: `happy path (${base.intent})`, headers: { ...base.headers }, query: base.query.filter(([k, v]) => k !== 'page' || v === '@next') };
+      if (plan.id) plan.id = { fresh: true };
+      for (const h of ['Accept', 'Api-Version', 'If-None-Match']) delete plan.headers[h];
+      if (op.params.some((p) => p.name === 'If-Match')) plan.headers['If-Match'] = '@current';
+      if (plan.headers['Idempotency-Key'] !== undefined) plan.headers['Idempotency-Key'] = '@uuid';
+      plan.expect = [op.route.method === 'POST' && !op.route.path.endsWith('/cancel') ? 201 : 200];
+      return plan;
+    })
+    .filter((plan) => bodyOk(op, plan));
 }
