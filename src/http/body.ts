@@ -72,14 +72,35 @@ export function jsonDepthOver(text: string, max: number): boolean {
   return false;
 }
 
-/** Client JSON text parsed, or the 400 that says why not (not JSON, or nested deeper than MAX_JSON_DEPTH). */
+/** A `\uD800`-`\uDFFF` escape: the text may name a surrogate code point on its own. */
+const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
+/** An unpaired surrogate in a string (a `u` regex sees a pair as one astral code point). */
+const LONE_SURROGATE = /\p{Cs}/u;
+
+/** Whether any string or member name of a parsed value holds an unpaired surrogate. */
+function holdsLoneSurrogate(v: unknown): boolean {
+  if (typeof v === 'string') return LONE_SURROGATE.test(v);
+  if (typeof v !== 'object' || v === null) return false;
+  if (Array.isArray(v)) return v.some(holdsLoneSurrogate);
+  return Object.entries(v).some(([k, x]) => LONE_SURROGATE.test(k) || holdsLoneSurrogate(x));
+}
+
+/**
+ * Client JSON text parsed, or the 400 that says why not: not JSON, nested deeper than
+ * MAX_JSON_DEPTH, or a string escaping an unpaired surrogate (`"\ud800"`: RFC 8259 8.2
+ * leaves it unpredictable, and UTF-8 cannot carry it, so a store would keep a replacement
+ * character instead: a silent change, as for invalid UTF-8 bytes).
+ */
 export function parseClientJson(text: string, what = 'The request body'): { json: unknown } | Refusal {
   if (jsonDepthOver(text, MAX_JSON_DEPTH)) return refusal('BAD_REQUEST', `${what} nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels`);
+  let json: unknown;
   try {
-    return { json: JSON.parse(text) as unknown };
+    json = JSON.parse(text) as unknown;
   } catch {
     return refusal('BAD_REQUEST', `${what} is not valid JSON`);
   }
+  if (SURROGATE_ESCAPE.test(text) && holdsLoneSurrogate(json)) return refusal('BAD_REQUEST', `${what} holds an unpaired surrogate (\\uD800-\\uDFFF), which UTF-8 cannot carry`);
+  return { json };
 }
 
 /** Reads and parses a JSON request body: `readRequestText`, then 400 for an empty body or text that is not JSON. */

@@ -123,3 +123,30 @@ describe('events say what happened', () => {
     expect(events.map((e) => e.type)).toEqual(['order.created', 'order.cancelled', 'order.updated']);
   });
 });
+
+describe('an unpaired surrogate in a JSON body (found by the contract fuzzer)', () => {
+  it('is a 400 on create and patch (in a value or a member name), and nothing is stored', async () => {
+    const { order, etag } = await create();
+    const before = await s.store.getOrder(s.alice.account.id, order.id);
+    // The escape is ASCII, so the body is valid UTF-8; the string it names is not text UTF-8 can carry.
+    const lone = '{"note":"a\\ud800b"}';
+    const refused = [
+      await s.fetch('/orders', { method: 'POST', headers: { 'content-type': 'application/json' }, body: lone }),
+      await s.fetch(`/orders/${order.id}`, { method: 'PATCH', headers: { 'content-type': 'application/merge-patch+json', 'if-match': etag }, body: '{"items":[{"sku":"\\udfff","quantity":1,"unit_price_cents":1}]}' }),
+      await s.fetch(`/orders/${order.id}`, { method: 'PATCH', headers: { 'content-type': 'application/merge-patch+json', 'if-match': etag }, body: '{"note\\ud800":"x"}' }),
+    ];
+    for (const res of refused) {
+      expect(res.status).toBe(400);
+      expect(await res.json()).toMatchObject({ code: 'BAD_REQUEST', detail: expect.stringContaining('unpaired surrogate') });
+    }
+    expect(await s.store.getOrder(s.alice.account.id, order.id)).toEqual(before);
+  });
+
+  it('leaves a surrogate pair alone: the escaped astral character is stored and read back as sent', async () => {
+    const res = await s.fetch('/orders', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"note":"\\ud83d\\ude00 ok"}' });
+    const created = (await expectContract('createOrder', res)) as { id: number; note: string };
+    expect(created.note).toBe('\u{1F600} ok');
+    const read = (await (await s.fetch(`/orders/${created.id}`)).json()) as { note: string };
+    expect(read.note).toBe('\u{1F600} ok');
+  });
+});

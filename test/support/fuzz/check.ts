@@ -1,0 +1,191 @@
+/**
+ * The fuzzer's oracle: one exchange (request sent, response read) judged against the
+ * contract. Every rule that fails is a `Violation`; a violation that a `KNOWN_GAPS`
+ * entry names is counted and reported instead of failing the test, every other one fails
+ * it with the operation, the request and the response in the message.
+ */
+import type { FuzzOperation } from './contract';
+import { normalizeMediaType } from './contract';
+
+export interface SentRequest {
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  body?: string;
+  /** What the fuzzer meant: `valid`, or the constraint it broke (`body /items/0/sku minLength`). */
+  intent: string;
+}
+
+export interface Received {
+  status: number;
+  headers: Headers;
+  text: string;
+}
+
+export interface Violation {
+  /** A stable name of the rule (`status-declared`, `body-schema`, ...). */
+  rule: string;
+  detail: string;
+}
+
+/**
+ * A known difference between the contract and the service, reported rather than failing.
+ * Each names one operation (or a pattern of them), one rule and the status or reason it
+ * covers; anything it does not match stays a failure.
+ */
+export interface KnownGap {
+  id: string;
+  /** Why it is a gap and what would close it (a contract change or a fix). */
+  reason: string;
+  matches(op: FuzzOperation, req: SentRequest, res: Received, v: Violation): boolean;
+}
+
+const MAX_SHOWN = 600;
+const clip = (t: string, n = MAX_SHOWN) => (t.length > n ? `${t.slice(0, n)}... (${t.length} chars)` : t);
+
+export function describeExchange(op: FuzzOperation, req: SentRequest, res: Received): string {
+  const reqHeaders = Object.entries(req.headers)
+    .filter(([k]) => k.toLowerCase() !== 'authorization')
+    .map(([k, v]) => `  ${k}: ${clip(v, 200)}`)
+    .join('\n');
+  const resHeaders = [...res.headers.entries()].map(([k, v]) => `  ${k}: ${clip(v, 200)}`).join('\n');
+  return [
+    `operation ${op.operationId} (${req.intent})`,
+    `request: ${req.method} ${clip(req.path, 300)}`,
+    reqHeaders,
+    req.body !== undefined ? `  body: ${clip(req.body)}` : '',
+    `response: ${res.status}`,
+    resHeaders,
+    `  body: ${clip(res.text)}`,
+  ]
+    .filter((l) => l !== '')
+    .join('\n');
+}
+
+/** The statuses the operation may answer: declared, plus 401 and 429 where it requires a token. */
+export function declaredStatuses(op: FuzzOperation): Set<string> {
+  const s = new Set(Object.keys(op.responses));
+  if (op.secured) {
+    s.add('401');
+    s.add('429');
+  }
+  return s;
+}
+
+function headerValueMatches(schema: { type?: unknown; enum?: unknown }, value: string): boolean {
+  if (Array.isArray(schema.enum)) return schema.enum.includes(value);
+  if (schema.type === 'integer') return /^-?(0|[1-9][0-9]*)$/.test(value);
+  return true;
+}
+
+/** Every rule of the contract this exchange breaks, and how many rules were judged. */
+export function judge(op: FuzzOperation, req: SentRequest, res: Received): { violations: Violation[]; checks: number } {
+  const out: Violation[] = [];
+  let checks = 0;
+  /** One rule judged: `ok`, or a violation. */
+  const rule = (ok: boolean, name: string, detail: () => string) => {
+    checks++;
+    if (!ok) out.push({ rule: name, detail: detail() });
+  };
+  const status = String(res.status);
+  const isHead = req.method === 'HEAD';
+  rule(res.status < 500, '5xx', () => `a ${res.status}`);
+  rule(declaredStatuses(op).has(status), 'status-declared', () => `${status} is not declared (declared: ${[...declaredStatuses(op)].join(', ')})`);
+  const declared = op.responses[status];
+  const ct = res.headers.get('content-type');
+  if (isHead || res.status === 304) {
+    rule(res.text === '', 'no-body', () => `${req.method} ${status} carries ${res.text.length} bytes of body`);
+  } else if (res.status >= 400 && res.status < 500) {
+    const isProblem = ct !== null && normalizeMediaType(ct) === 'application/problem+json';
+    rule(isProblem, 'problem-json', () => `a ${status} with Content-Type ${ct}`);
+    if (isProblem) {
+      let p: { code?: unknown; status?: unknown } | undefined;
+      try {
+        p = JSON.parse(res.text) as typeof p;
+      } catch {
+        /* judged below */
+      }
+      rule(p !== undefined, 'problem-json', () => 'body is not JSON');
+      if (p) {
+        rule(typeof p.code === 'string' && p.code !== '', 'problem-code', () => 'no `code` member');
+        rule(p.status === res.status, 'problem-status', () => `problem status ${String(p!.status)} on a ${status}`);
+      }
+    }
+  }
+  if (declared && !isHead && res.status !== 304) {
+    const validators = op.route.responses[status] ?? {};
+    if (declared.mediaTypes.length === 0) {
+      rule(res.text === '', 'body-declared', () => `${status} declares no body, got ${res.text.length} bytes`);
+    } else {
+      rule(ct !== null, 'media-type', () => `${status} without Content-Type (declared: ${declared.mediaTypes.join(', ')})`);
+      if (ct !== null) {
+        const got = normalizeMediaType(ct);
+        const key = declared.mediaTypes.find((m) => normalizeMediaType(m) === got || normalizeMediaType(m) === got.split(';')[0]);
+        rule(key !== undefined, 'media-type', () => `${status} Content-Type ${ct} is not declared (${declared.mediaTypes.join(', ')})`);
+        const validate = key === undefined ? undefined : validators[key];
+        if (validate) {
+          let body: unknown;
+          try {
+            body = JSON.parse(res.text);
+          } catch {
+            /* judged below */
+          }
+          rule(body !== undefined, 'body-schema', () => `${status} ${key} body is not JSON`);
+          if (body !== undefined) rule(validate(body), 'body-schema', () => `${status} ${key} body violates the schema: ${JSON.stringify(validate.errors?.slice(0, 3))}`);
+        }
+      }
+    }
+  }
+  if (declared && res.status < 400) {
+    for (const h of declared.requiredHeaders) rule(res.headers.has(h.name), 'header-required', () => `${status} lacks required header ${h.name}`);
+    for (const h of declared.headers) {
+      const v = res.headers.get(h.name);
+      if (v !== null) rule(headerValueMatches(h.schema, v), 'header-schema', () => `${h.name}: ${v} does not match ${JSON.stringify(h.schema)}`);
+    }
+  }
+  return { violations: out, checks };
+}
+
+export interface Tally {
+  requests: number;
+  checks: number;
+  byOperation: Map<string, { requests: number; statuses: Map<number, number> }>;
+  gapHits: Map<string, { count: number; example: string }>;
+}
+
+export const newTally = (): Tally => ({ requests: 0, checks: 0, byOperation: new Map(), gapHits: new Map() });
+
+/** A rule of the caller's own (e.g. "a schema-valid request is not refused as invalid"), judged. */
+export interface Expectation extends Violation {
+  ok: boolean;
+}
+
+/**
+ * Judges an exchange, counts it, and throws on the first violation no known gap covers.
+ * `sent: false` judges again an exchange already counted (e.g. a walk's rules over its steps).
+ */
+export function enforce(tally: Tally, gaps: readonly KnownGap[], op: FuzzOperation, req: SentRequest, res: Received, extra: Expectation[] = [], { sent = true } = {}): void {
+  if (sent) {
+    tally.requests++;
+    const per = tally.byOperation.get(op.operationId) ?? { requests: 0, statuses: new Map() };
+    per.requests++;
+    per.statuses.set(res.status, (per.statuses.get(res.status) ?? 0) + 1);
+    tally.byOperation.set(op.operationId, per);
+  }
+  const judged = judge(op, req, res);
+  const violations = [...judged.violations, ...extra.filter((e) => !e.ok).map(({ rule, detail }) => ({ rule, detail }))];
+  // Each rule judged counts as a check, passed or not: the contract's above, and the caller's own.
+  tally.checks += judged.checks + extra.length;
+  const open: Violation[] = [];
+  for (const v of violations) {
+    const gap = gaps.find((g) => g.matches(op, req, res, v));
+    if (gap) {
+      const hit = tally.gapHits.get(gap.id) ?? { count: 0, example: `${req.method} ${req.path} (${req.intent}) -> ${res.status}: ${v.detail}` };
+      hit.count++;
+      tally.gapHits.set(gap.id, hit);
+    } else open.push(v);
+  }
+  if (open.length > 0) {
+    throw new Error(`Contract violation: ${open.map((v) => `[${v.rule}] ${v.detail}`).join('; ')}\n${describeExchange(op, req, res)}`);
+  }
+}
