@@ -52,7 +52,7 @@ const KNOWN_GAPS: readonly KnownGap[] = [
       (req.method === 'HEAD' || res.text.includes('header:If-None-Match')),
   },
   {
-    id: 'createOrder/replaceOrder/patchOrder: the unversioned body schema accepts the other version\'s body',
+    id: "createOrder/replaceOrder/patchOrder: the unversioned body schema accepts the other version's body",
     reason:
       'On the version-negotiated paths the body schema of `application/json` (create, replace) and `application/merge-patch+json` (patch) is anyOf(V1, V2), ' +
       'but the service validates the body against the negotiated version alone (the description says so: "The body version is the Content-Type vendor version if given, else the request version"), ' +
@@ -125,7 +125,15 @@ afterAll(async () => {
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   const lines = [
     `contract fuzz (${TEST_STORE}, seed ${SEED}, ${RUNS} runs per property): ${OPERATIONS.length} operations, ${tally.requests} requests, ${tally.checks} checks, ${seconds} s`,
-    ...[...tally.byOperation.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([id, t]) => `  ${id}: ${t.requests} requests, statuses ${[...t.statuses.entries()].sort(([a], [b]) => a - b).map(([st, n]) => `${st}x${n}`).join(' ')}`),
+    ...[...tally.byOperation.entries()]
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(
+        ([id, t]) =>
+          `  ${id}: ${t.requests} requests, statuses ${[...t.statuses.entries()]
+            .sort(([a], [b]) => a - b)
+            .map(([st, n]) => `${st}x${n}`)
+            .join(' ')}`,
+      ),
     `KNOWN_GAPS (${KNOWN_GAPS.length}):`,
     ...KNOWN_GAPS.map((g) => {
       const hit = tally.gapHits.get(g.id);
@@ -137,8 +145,6 @@ afterAll(async () => {
 
 // ---------------------------------------------------------------------------------------
 // Sending a plan: tokens resolved against the server's state, then the exchange judged.
-
-const headerOf = (h: Record<string, string>, name: string) => Object.entries(h).find(([k]) => k.toLowerCase() === name.toLowerCase())?.[1];
 
 async function exchange(op: FuzzOperation, req: SentRequest, as: 'alice' | 'bob' | 'anonymous' = 'alice'): Promise<Received> {
   const res = await s.fetch(req.path, { method: req.method, headers: req.headers, body: req.body, as });
@@ -251,23 +257,47 @@ const table = OPERATIONS.map((op, i) => [op.operationId, op, i] as const);
 
 describe('contract fuzz: every operation of the route table', () => {
   it.each(table)('%s: valid requests', async (_, op, i) => {
-    await fc.assert(fc.asyncProperty(validPlan(op), (plan) => run(op, plan)), params(i));
+    await fc.assert(
+      fc.asyncProperty(validPlan(op), (plan) => run(op, plan)),
+      params(i),
+    );
   });
 
   it.each(table)('%s: the happy path succeeds', async (_, op, i) => {
-    await fc.assert(fc.asyncProperty(happyPlan(op, happyBody), (plan) => run(op, plan)), { ...params(5000 + i), numRuns: Math.max(3, Math.ceil(RUNS / 3)) });
+    await fc.assert(
+      fc.asyncProperty(happyPlan(op, happyBody), (plan) => run(op, plan)),
+      { ...params(5000 + i), numRuns: Math.max(3, Math.ceil(RUNS / 3)) },
+    );
   });
 
   it.each(table.filter(([, op]) => mutantPlan(op) !== undefined))('%s: one constraint broken', async (_, op, i) => {
-    await fc.assert(fc.asyncProperty(mutantPlan(op)!, (plan) => run(op, plan)), { ...params(1000 + i), numRuns: RUNS * 2 });
+    await fc.assert(
+      fc.asyncProperty(mutantPlan(op)!, (plan) => run(op, plan)),
+      { ...params(1000 + i), numRuns: RUNS * 2 },
+    );
   });
 
   it.each(table.filter(([, op]) => garbagePlan(op) !== undefined))('%s: headers empty, very long, garbage', async (_, op, i) => {
-    await fc.assert(fc.asyncProperty(garbagePlan(op)!, (plan) => run(op, plan)), params(2000 + i));
+    await fc.assert(
+      fc.asyncProperty(garbagePlan(op)!, (plan) => run(op, plan)),
+      params(2000 + i),
+    );
   });
 
   it.each(table.filter(([, op]) => op.secured))('%s: no token, a bad token, another account', async (_, op) => {
-    const base = await resolve(op, { kind: 'valid', intent: 'valid', id: { pool: 1 }, query: [], headers: op.route.method === 'GET' || op.route.method === 'HEAD' ? {} : { 'If-Match': '*' }, body: op.body ? { contentType: Object.keys(op.body)[0], text: op.operationId.endsWith('V1') ? '{"status":"pending","items":[],"currency":"EUR","note":null,"discount_code":null}' : '{"status":"pending","items":[],"currency":"EUR","note":null,"discount":null}' } : undefined });
+    const base = await resolve(op, {
+      kind: 'valid',
+      intent: 'valid',
+      id: { pool: 1 },
+      query: [],
+      headers: op.route.method === 'GET' || op.route.method === 'HEAD' ? {} : { 'If-Match': '*' },
+      body: op.body
+        ? {
+            contentType: Object.keys(op.body)[0],
+            text: op.operationId.endsWith('V1') ? '{"status":"pending","items":[],"currency":"EUR","note":null,"discount_code":null}' : '{"status":"pending","items":[],"currency":"EUR","note":null,"discount":null}',
+          }
+        : undefined,
+    });
     for (const [as, headers, intent] of [
       ['anonymous', {}, 'no Authorization'],
       ['alice', { authorization: 'Bearer ol_nope.nope' }, 'an unknown bearer token'],
@@ -357,7 +387,12 @@ describe('contract fuzz: stateful walk', () => {
         // Refused under a known gap (reported there): this walk has nowhere to go.
         if (created.res.status !== 201) return;
         // The same request with the same Idempotency-Key: the stored response, byte for byte, marked replayed.
-        const replay = await step('createOrder', { method: 'POST', path: `${prefix}/orders`, headers: { 'Content-Type': 'application/json', 'Idempotency-Key': key }, body: JSON.stringify(create) }, 'walk: create again, same key', 201);
+        const replay = await step(
+          'createOrder',
+          { method: 'POST', path: `${prefix}/orders`, headers: { 'Content-Type': 'application/json', 'Idempotency-Key': key }, body: JSON.stringify(create) },
+          'walk: create again, same key',
+          201,
+        );
         const location = created.res.headers.get('location')!;
         const id = created.body!.id as number;
         const wantLocation = `${prefix}/orders/${id}`;
@@ -365,8 +400,18 @@ describe('contract fuzz: stateful walk', () => {
         const etag = read.res.headers.get('etag')!;
         const sameOrder = JSON.stringify(read.body) === JSON.stringify(created.body);
         const notModified = await step('getOrder', { method: 'GET', path: location, headers: { 'If-None-Match': etag } }, 'walk: read with If-None-Match', 304);
-        const stale = await step('patchOrder', { method: 'PATCH', path: location, headers: { 'Content-Type': 'application/merge-patch+json', 'If-Match': '"0-0-stale"' }, body: JSON.stringify(patch) }, 'walk: patch with a stale If-Match', 412);
-        const patched = await step('patchOrder', { method: 'PATCH', path: location, headers: { 'Content-Type': 'application/merge-patch+json', 'If-Match': etag }, body: JSON.stringify(patch) }, 'walk: patch with the ETag', 200);
+        const stale = await step(
+          'patchOrder',
+          { method: 'PATCH', path: location, headers: { 'Content-Type': 'application/merge-patch+json', 'If-Match': '"0-0-stale"' }, body: JSON.stringify(patch) },
+          'walk: patch with a stale If-Match',
+          412,
+        );
+        const patched = await step(
+          'patchOrder',
+          { method: 'PATCH', path: location, headers: { 'Content-Type': 'application/merge-patch+json', 'If-Match': etag }, body: JSON.stringify(patch) },
+          'walk: patch with the ETag',
+          200,
+        );
         const etag2 = patched.res.headers.get('etag')!;
         const applied = Object.entries(patch).every(([k, v]) => {
           if (k === 'discount' && v !== null) return typeof patched.body!.discount === 'object';

@@ -45,7 +45,7 @@ function stringArb(s: Schema, o: GenOptions): fc.Arbitrary<string> {
   const inBounds = (t: string) => codePoints(t) >= min && codePoints(t) <= max;
   if (s.format === 'date-time') return fc.date({ noInvalidDate: true, min: new Date(0), max: new Date(4102444800000) }).map((d) => d.toISOString());
   if (typeof s.pattern === 'string') {
-    const re = new RegExp(s.pattern as string, 'u');
+    const re = new RegExp(s.pattern, 'u');
     const ordinary = fc.stringMatching(re, { size: 'small' }).filter(inBounds);
     return fc.oneof({ arbitrary: ordinary, weight: 5 }, { arbitrary: fc.stringMatching(re, { size: 'medium' }).filter(inBounds), weight: 1 });
   }
@@ -112,7 +112,16 @@ function validOfType(s: Schema, type: string, o: GenOptions): fc.Arbitrary<unkno
       const record = fc.record(Object.fromEntries(Object.entries(props).map(([k, v]) => [k, validOf(v, o)])), { requiredKeys: required.filter((k) => k in props) });
       const extra = s.additionalProperties;
       if (extra && typeof extra === 'object') {
-        return fc.tuple(record, fc.dictionary(fc.string({ minLength: 1, maxLength: 8 }).filter((k) => !(k in props)), validOf(extra as Schema, o), { maxKeys: 3 })).map(([a, b]) => ({ ...b, ...a }));
+        return fc
+          .tuple(
+            record,
+            fc.dictionary(
+              fc.string({ minLength: 1, maxLength: 8 }).filter((k) => !(k in props)),
+              validOf(extra as Schema, o),
+              { maxKeys: 3 },
+            ),
+          )
+          .map(([a, b]) => ({ ...b, ...a }));
       }
       return record;
     }
@@ -159,8 +168,20 @@ function wrongTypes(types: string[], o: GenOptions): fc.Arbitrary<Mutant>[] {
 export function mutantsOf(schema: Schema, o: GenOptions): fc.Arbitrary<Mutant>[] {
   const s = deref(schema);
   const out: fc.Arbitrary<Mutant>[] = [];
-  if ('const' in s) out.push(fc.string({ maxLength: 6 }).filter((v) => v !== s.const).map((v) => mutant(v, 'const')));
-  if (Array.isArray(s.enum)) out.push(fc.string({ maxLength: 10 }).filter((v) => !(s.enum as unknown[]).includes(v)).map((v) => mutant(v, 'enum')));
+  if ('const' in s)
+    out.push(
+      fc
+        .string({ maxLength: 6 })
+        .filter((v) => v !== s.const)
+        .map((v) => mutant(v, 'const')),
+    );
+  if (Array.isArray(s.enum))
+    out.push(
+      fc
+        .string({ maxLength: 10 })
+        .filter((v) => !(s.enum as unknown[]).includes(v))
+        .map((v) => mutant(v, 'enum')),
+    );
   const union = (s.oneOf ?? s.anyOf) as Schema[] | undefined;
   if (union) {
     // A branch's mutant may satisfy another branch: the caller's validator filters those out.
@@ -181,7 +202,7 @@ export function mutantsOf(schema: Schema, o: GenOptions): fc.Arbitrary<Mutant>[]
     if (t === 'string') {
       const min = s.minLength as number | undefined;
       const max = s.maxLength as number | undefined;
-      const re = typeof s.pattern === 'string' ? new RegExp(s.pattern as string, 'u') : undefined;
+      const re = typeof s.pattern === 'string' ? new RegExp(s.pattern, 'u') : undefined;
       const fits = (v: string) => !re || re.test(v);
       if (min !== undefined && min > 0) out.push(fc.constant(mutant('x'.repeat(min - 1).slice(0, min - 1), 'minLength')));
       if (max !== undefined) {
@@ -227,7 +248,12 @@ export function mutantsOf(schema: Schema, o: GenOptions): fc.Arbitrary<Mutant>[]
         );
       }
       if (s.additionalProperties === false) {
-        out.push(fc.tuple(whole, fc.constantFrom('colour', 'id', 'extra', '__proto__x', 'Status', 'total_cents'), fc.jsonValue({ maxDepth: 1 })).filter(([, k]) => !(k in props)).map(([v, k, x]) => mutant({ ...v, [k]: x }, 'additionalProperties', `/${k}`)));
+        out.push(
+          fc
+            .tuple(whole, fc.constantFrom('colour', 'id', 'extra', '__proto__x', 'Status', 'total_cents'), fc.jsonValue({ maxDepth: 1 }))
+            .filter(([, k]) => !(k in props))
+            .map(([v, k, x]) => mutant({ ...v, [k]: x }, 'additionalProperties', `/${k}`)),
+        );
       }
       for (const [k, ps] of Object.entries(props)) {
         for (const m of mutantsOf(ps, o)) out.push(fc.tuple(whole, m).map(([v, mm]) => mutant({ ...v, [k]: mm.value }, mm.rule, `/${k}${mm.pointer}`)));

@@ -108,7 +108,7 @@ export function judge(op: FuzzOperation, req: SentRequest, res: Received): { vio
       rule(p !== undefined, 'problem-json', () => 'body is not JSON');
       if (p) {
         rule(typeof p.code === 'string' && p.code !== '', 'problem-code', () => 'no `code` member');
-        rule(p.status === res.status, 'problem-status', () => `problem status ${String(p!.status)} on a ${status}`);
+        rule(p.status === res.status, 'problem-status', () => `problem status ${String(p.status)} on a ${status}`);
       }
     }
   }

@@ -19,7 +19,7 @@ export const DOC: any = parse(readFileSync(join(__dirname, '../../../contracts/o
 export function deref<T = Schema>(node: unknown): T {
   let n = node as Schema;
   for (let i = 0; i < 20 && n && typeof n.$ref === 'string'; i++) {
-    const ref = n.$ref as string;
+    const ref = n.$ref;
     if (!ref.startsWith('#/')) throw new Error(`external $ref ${ref}`);
     n = ref
       .slice(2)
@@ -95,4 +95,9 @@ function describe(route: RouteSpec): FuzzOperation {
 export const OPERATIONS: readonly FuzzOperation[] = routes.map(describe);
 
 /** Base media type, lowercased, spaces removed around `;` (`a/b; version=1` keeps its parameters). */
-export const normalizeMediaType = (mt: string): string => mt.toLowerCase().replace(/\s*;\s*/g, '; ').replace(/;\s*charset=utf-8/i, '').trim();
+export const normalizeMediaType = (mt: string): string =>
+  mt
+    .toLowerCase()
+    .replace(/\s*;\s*/g, '; ')
+    .replace(/;\s*charset=utf-8/i, '')
+    .trim();

@@ -14,7 +14,7 @@
 import fc from 'fast-check';
 import { CANONICAL_INTEGER } from '../../../src/http/rest/operations';
 import { mutantsOf, SENDABLE_HEADER, validOf, type Medium, type Mutant } from './arbitraries';
-import type { FuzzOperation, Param, Schema } from './contract';
+import type { FuzzOperation, Param } from './contract';
 
 export type IdRef = { pool: number } | { fresh: true } | { literal: string };
 
@@ -81,7 +81,13 @@ function validParam(op: FuzzOperation, p: Param): fc.Arbitrary<string | undefine
       );
     case 'If-None-Match':
       if (isWrite(op)) return fc.oneof({ arbitrary: fc.constant(undefined), weight: 8 }, { arbitrary: fc.constantFrom('*', '@current'), weight: 1 }, { arbitrary: quotedTag, weight: 1 });
-      return opt(fc.oneof(fc.constantFrom('@current', 'W/@current', '*'), quotedTag, quotedTag.map((t) => `${t}, @current`)));
+      return opt(
+        fc.oneof(
+          fc.constantFrom('@current', 'W/@current', '*'),
+          quotedTag,
+          quotedTag.map((t) => `${t}, @current`),
+        ),
+      );
     case 'Idempotency-Key':
       return opt(fc.oneof({ arbitrary: fc.constant('@uuid'), weight: 2 }, { arbitrary: fromSchema, weight: 1 }));
     case 'page':
@@ -102,8 +108,18 @@ function validBody(op: FuzzOperation): fc.Arbitrary<Plan['body']> {
   const cts = Object.keys(op.body!);
   return fc.constantFrom(...cts).chain((ct) => {
     const validate = op.route.body!.contentTypes[ct];
-    const sendAs = ct === 'application/json' ? fc.constantFrom('application/json', 'application/json; charset=utf-8', 'Application/JSON') : ct.includes('version=') ? fc.constantFrom(ct, ct.replace('version=', 'v='), ct.replace('; ', ';')) : fc.constant(ct);
-    return fc.tuple(validOf(op.body![ct], { medium: 'json' }).filter((v) => validate(clone(v))), sendAs).map(([v, contentType]) => ({ contentType, text: JSON.stringify(v) }));
+    const sendAs =
+      ct === 'application/json'
+        ? fc.constantFrom('application/json', 'application/json; charset=utf-8', 'Application/JSON')
+        : ct.includes('version=')
+          ? fc.constantFrom(ct, ct.replace('version=', 'v='), ct.replace('; ', ';'))
+          : fc.constant(ct);
+    return fc
+      .tuple(
+        validOf(op.body![ct], { medium: 'json' }).filter((v) => validate(clone(v))),
+        sendAs,
+      )
+      .map(([v, contentType]) => ({ contentType, text: JSON.stringify(v) }));
   });
 }
 
@@ -144,7 +160,12 @@ export function wireInvalid(op: FuzzOperation, p: Param, text: string): boolean 
   return !validate(probe);
 }
 
-const asWire = (m: Mutant): string | undefined => (m.value === null || typeof m.value === 'object' ? undefined : String(m.value));
+const asWire = (m: Mutant): string | undefined => {
+  const v = m.value;
+  if (typeof v === 'string') return v;
+  if (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint' || v === undefined) return String(v);
+  return undefined; // null, objects, arrays: no wire form for a parameter
+};
 
 /**
  * `arb` filtered by `keep`, or nothing when `keep` rarely holds (a filter that never
@@ -175,14 +196,14 @@ function paramMutations(op: FuzzOperation): fc.Arbitrary<Mutation>[] {
       ),
     ).map((arb) =>
       arb.map(({ m, text }) => ({
-          intent: `${p.in} ${p.name}: ${m.rule}`,
-          expect: [400],
-          apply(plan: Plan) {
-            if (p.in === 'path') plan.id = { literal: text! };
-            else if (p.in === 'query') plan.query = [...plan.query.filter(([k]) => k !== p.name), [p.name, text!]];
-            else plan.headers[p.name] = text!;
-          },
-        })),
+        intent: `${p.in} ${p.name}: ${m.rule}`,
+        expect: [400],
+        apply(plan: Plan) {
+          if (p.in === 'path') plan.id = { literal: text! };
+          else if (p.in === 'query') plan.query = [...plan.query.filter(([k]) => k !== p.name), [p.name, text!]];
+          else plan.headers[p.name] = text!;
+        },
+      })),
     ),
   );
 }
@@ -192,15 +213,15 @@ function bodyMutations(op: FuzzOperation): fc.Arbitrary<Mutation>[] {
   const out: fc.Arbitrary<Mutation>[] = [];
   for (const [ct, schema] of Object.entries(op.body)) {
     const validate = op.route.body!.contentTypes[ct];
-    for (const arb of defined(mutantsOf(schema as Schema, { medium: 'json' }).map((a) => viable(a, (m) => !validate(clone(m.value)))))) {
+    for (const arb of defined(mutantsOf(schema, { medium: 'json' }).map((a) => viable(a, (m) => !validate(clone(m.value)))))) {
       out.push(
         arb.map((m) => ({
-            intent: `body (${ct}) ${m.pointer || '/'}: ${m.rule}`,
-            expect: [400],
-            apply(plan: Plan) {
-              plan.body = { contentType: ct, text: JSON.stringify(m.value) };
-            },
-          })),
+          intent: `body (${ct}) ${m.pointer || '/'}: ${m.rule}`,
+          expect: [400],
+          apply(plan: Plan) {
+            plan.body = { contentType: ct, text: JSON.stringify(m.value) };
+          },
+        })),
       );
     }
   }
@@ -209,7 +230,10 @@ function bodyMutations(op: FuzzOperation): fc.Arbitrary<Mutation>[] {
     // A valid body with one string (or member name) given an unpaired surrogate: JSON can escape it, UTF-8 cannot carry it.
     out.push(
       fc
-        .tuple(validOf(schema as Schema, { medium: 'json' }).filter((v) => validate(clone(v)) && JSON.stringify(v).includes('":"')), fc.constantFrom('\\ud800', '\\udfff', '\\udc00x'))
+        .tuple(
+          validOf(schema, { medium: 'json' }).filter((v) => validate(clone(v)) && JSON.stringify(v).includes('":"')),
+          fc.constantFrom('\\ud800', '\\udfff', '\\udc00x'),
+        )
         .map(([v, lone]) => {
           const text = JSON.stringify(v).replace('":"', `":"${lone}`);
           return { intent: `body (${ct}): a string with an unpaired surrogate`, expect: [400], apply: (plan: Plan) => void (plan.body = { contentType: ct, text }) };
@@ -217,9 +241,18 @@ function bodyMutations(op: FuzzOperation): fc.Arbitrary<Mutation>[] {
     );
   }
   const declared = Object.keys(op.body);
-  const wrongTypes = ['text/plain', 'application/xml', 'application/x-www-form-urlencoded', 'application/json-patch+json', 'application/json', 'application/merge-patch+json', 'application/vnd.orderline.order+json; version=3', 'application/vnd.orderline.order+json; version=1', 'application/vnd.orderline.order+json; version=2', 'multipart/form-data; boundary=x'].filter(
-    (t) => !declared.includes(t),
-  );
+  const wrongTypes = [
+    'text/plain',
+    'application/xml',
+    'application/x-www-form-urlencoded',
+    'application/json-patch+json',
+    'application/json',
+    'application/merge-patch+json',
+    'application/vnd.orderline.order+json; version=3',
+    'application/vnd.orderline.order+json; version=1',
+    'application/vnd.orderline.order+json; version=2',
+    'multipart/form-data; boundary=x',
+  ].filter((t) => !declared.includes(t));
   out.push(
     fc.constantFrom(...wrongTypes).map((t) => ({
       intent: `Content-Type ${t} (declared: ${declared.join(', ')})`,
