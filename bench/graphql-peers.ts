@@ -18,7 +18,7 @@
  * Scenarios: `simple` (text query), `apq` (hash only, registered before), `reject`
  * (over-cost query). Each: a warm-up per server, then BENCH_ROUNDS rounds, each round
  * every server once in a rotating order; a server's figure is the median of its rounds.
- * Targets (issue 19): simple and apq >= 1.5x the better of Yoga and Apollo, reject >= 1.0x;
+ * Targets: simple and apq >= 1.5x the better of Yoga and Apollo, reject >= 1.0x;
  * the table also gives orderline over Mercurius and over Apollo alone (req/s and CPU).
  * BENCH_ROUNDS (5), BENCH_SECONDS (5), BENCH_WARMUP_SECONDS (2), BENCH_CONNECTIONS (50).
  * With --write the "GraphQL against peers" section of BENCHMARKS.md is replaced.
