@@ -199,9 +199,12 @@ export function openPeerStore(dir = process.env.DATA_DIR ?? '.'): PeerStore {
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
   db.exec(`
-    CREATE TABLE IF NOT EXISTS tokens (hash TEXT PRIMARY KEY, account_id INTEGER NOT NULL);
+    -- The service's integrity rules: orders and tokens belong to an existing account (checked on every insert).
+    CREATE TABLE IF NOT EXISTS accounts (id INTEGER PRIMARY KEY);
+    INSERT OR IGNORE INTO accounts (id) VALUES (1), (2);
+    CREATE TABLE IF NOT EXISTS tokens (hash TEXT PRIMARY KEY, account_id INTEGER NOT NULL REFERENCES accounts(id));
     CREATE TABLE IF NOT EXISTS orders (
-      id INTEGER PRIMARY KEY AUTOINCREMENT, account_id INTEGER NOT NULL, revision INTEGER NOT NULL, status TEXT NOT NULL,
+      id INTEGER PRIMARY KEY AUTOINCREMENT, account_id INTEGER NOT NULL REFERENCES accounts(id), revision INTEGER NOT NULL, status TEXT NOT NULL,
       items TEXT NOT NULL, currency TEXT NOT NULL, discount_code TEXT, discount_percent INTEGER, note TEXT,
       created_at TEXT NOT NULL, updated_at TEXT NOT NULL);
     CREATE INDEX IF NOT EXISTS orders_account_id ON orders(account_id, id);

@@ -26,9 +26,13 @@ const SQL = {
 const SCHEMA = (name: string) => `
   CREATE SCHEMA IF NOT EXISTS "${name}";
   SET search_path TO "${name}";
-  CREATE TABLE IF NOT EXISTS tokens (hash text PRIMARY KEY, account_id bigint NOT NULL);
+  -- The service's integrity rules: an order and a token belong to an existing account (a foreign key,
+  -- whose check takes a KEY SHARE lock on the account row at every insert, as the service's does).
+  CREATE TABLE IF NOT EXISTS accounts (id bigint PRIMARY KEY);
+  INSERT INTO accounts (id) VALUES (1), (2) ON CONFLICT DO NOTHING;
+  CREATE TABLE IF NOT EXISTS tokens (hash text PRIMARY KEY, account_id bigint NOT NULL REFERENCES accounts(id));
   CREATE TABLE IF NOT EXISTS orders (
-    id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, account_id bigint NOT NULL, revision integer NOT NULL,
+    id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, account_id bigint NOT NULL REFERENCES accounts(id), revision integer NOT NULL,
     status text NOT NULL, items jsonb NOT NULL, currency text NOT NULL, discount_code text, discount_percent integer,
     note text, created_at timestamptz NOT NULL, updated_at timestamptz NOT NULL);
   CREATE INDEX IF NOT EXISTS orders_account_id ON orders(account_id, id);
