@@ -3,18 +3,18 @@
  * main, realtime, GraphQL, tests) may use. The request pipeline (pipeline.ts) and its
  * stages live beside this file; the REST binding of contracts/openapi.yaml lives in `rest/`.
  */
-export { bearerTokenOf, cachedAccount, resolveToken } from './auth';
+export { bearerTokenOf, resolveToken } from './auth';
 export { AuthCache } from './authCache';
-export { DEFAULT_BODY_LIMIT, MAX_JSON_DEPTH, parseClientJson, readRequestText } from './body';
+export { DEFAULT_BODY_LIMIT, MAX_JSON_DEPTH, readRequestText } from './body';
 export { parseCorsOrigins } from './cors';
-export { Finalizer, requestIdFor, type Exchange } from './finalize';
+export { Finalizer, type Exchange } from './finalize';
 export { koaShell } from './koaShell';
 export { HttpTimer, Metrics } from './metrics';
 export { scrapeWholeInstance, serveInstanceMetrics } from './clusterMetrics';
 export { authenticator, createPipeline, type TransportRoute } from './pipeline';
-export { isRefusal, problem, PROBLEM_MEDIA_TYPE, PROBLEMS, refusal, refusalOf, type Problem, type ProblemCode, type Refusal } from './problem';
+export { isRefusal, problem, PROBLEM_MEDIA_TYPE, refusal, refusalOf, type Problem, type ProblemCode, type Refusal } from './problem';
 export { rateLimiter, type RateLimiter } from './rateLimit';
-export { problemText, send, sendProblem, sendResponse } from './respond';
+export { problemText, send, sendProblem } from './respond';
 export { orderReads, restOperations, type OrderReads, type RestDeps, type HandlerContext, type AccountContext } from './rest';
 export { startIdempotencySweeper } from './rest/idempotency';
 export { acceptsType } from './rest/negotiate';
