@@ -1,6 +1,6 @@
 /**
  * GraphQL schema check: contracts/schema.graphql against the released one, by
- * @graphql-inspector/core's `diff` (DESIGN "Compatibility gate").
+ * @graphql-inspector/core's `diff`.
  *
  * - BREAKING fails.
  * - DANGEROUS fails unless contracts/compat-accepted.yaml lists it (accepted.ts), with

@@ -1,5 +1,5 @@
 /**
- * `npm run compat`: the compatibility gate (DESIGN "Compatibility gate", spec 9.1).
+ * `npm run compat`: the compatibility gate (README, "Compatibility gate").
  * Compares contracts/ with contracts/released/ (written by `npm run release`) and
  * prints one report naming every breaking change.
  *

@@ -51,7 +51,7 @@ const sdl = (c: Contracts, from: string, to: string) => {
 export const BREAKING: Mutation[] = [
   // --- OpenAPI -------------------------------------------------------------
   {
-    name: 'openapi: field removed from the OrderV1 response (spec 9.1)',
+    name: 'openapi: field removed from the OrderV1 response',
     expect: 'breaking',
     kinds: ['openapi'],
     mentions: ['REST v1', 'GET /v1/orders/{orderId}', '`note`'],

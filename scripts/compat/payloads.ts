@@ -1,6 +1,6 @@
 /**
  * AsyncAPI message payloads, checked by oasdiff through an "OpenAPI view" of the
- * messages (DESIGN "Compatibility gate"; the same view codegen/asyncapi.ts builds for
+ * messages (the same view codegen/asyncapi.ts builds for
  * types).
  *
  * @asyncapi/diff only judges a payload as a whole: a change inside it is

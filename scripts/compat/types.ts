@@ -1,6 +1,6 @@
 /**
- * The values every check of the compatibility gate returns (DESIGN "Compatibility
- * gate", spec 9.1). Checks report breaking changes as findings, never throw them;
+ * The values every check of the compatibility gate returns (README,
+ * "Compatibility gate"). Checks report breaking changes as findings, never throw them;
  * only a gate that cannot run (a missing file, no oasdiff binary, an unreadable
  * contract) throws, and that is a `GateError` (exit code 2, not 1).
  */

@@ -23,7 +23,7 @@ const problemOf = (error: unknown): Partial<Problem> | undefined => (error && ty
 /**
  * Reads an order, computes a merge patch from it, and writes it with If-Match. On 412
  * (someone else wrote in between) it reloads and reapplies `change` to the fresh
- * order, up to `attempts` times: the lost-update-free read-modify-write of spec 4.2.
+ * order, up to `attempts` times: the lost-update-free read-modify-write.
  * `change` returns null to give up (e.g. the fresh state makes the change moot).
  */
 export async function updateOrder(api: RestClient, orderId: number, change: (current: Order) => OrderPatch | null, attempts = 5): Promise<Order> {

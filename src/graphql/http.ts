@@ -17,8 +17,9 @@
  *   `first` registered together in one pass on every request (built per request:
  *   `first` may come from variables). A failure answers HTTP 400
  *   whatever the Accept header, `extensions.code` GRAPHQL_VALIDATION_FAILED and no
- *   `data`: graphql-http alone would answer 200 to `application/json` clients, the spec
- *   wants 400. Execution only ever sees a validated document (invariant 5);
+ *   `data`: graphql-http alone would answer 200 to `application/json` clients; orderline
+ *   answers every request error with a 4xx (README, "Decisions"). Execution only ever
+ *   sees a validated document;
  * - `onOperation`: a request error found while executing (variables that do not
  *   coerce) is a 400 too, not a 200 without data.
  */
@@ -226,7 +227,7 @@ export function graphqlEngine(deps: GraphqlEngineDeps): GraphqlEngine {
     },
     onOperation(req, _args, result) {
       const { cost } = req.context;
-      // No `data` at all: a request error (variables), which the spec makes the client's 4xx.
+      // No `data` at all: a request error (variables), a client's 4xx.
       if (!('data' in result) || result.data === undefined) {
         return [errorsBody(result.errors ?? [], GRAPHQL_CODES.BAD_USER_INPUT, cost && { cost }), { status: 400, statusText: 'Bad Request', headers: { 'content-type': mediaTypeFor(req.context.accept) } }];
       }

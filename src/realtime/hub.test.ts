@@ -71,7 +71,7 @@ describe('TopicHub', () => {
     const hub = new TopicHub({ store: fakeStore(committed), ringSize: 10 });
     const sub = recorder();
     await hub.subscribe(1, 2, sub, 3);
-    // A client applying only the spec's rules (last = 2): ack 2 is no position change, frame 3 is last + 1.
+    // A client applying only the contract's wire rule (last = 2): ack 2 is no position change, frame 3 is last + 1.
     expect(sub.log).toEqual([
       { kind: 'ack', seq: 2, head: 3 },
       { kind: 'frame', seq: 3 },

@@ -27,7 +27,7 @@ import { ReplayRing } from './ring';
 import type { Bus } from '../bus';
 
 /**
- * One subscription, as the hub drives it. The wire rule (asyncapi.yaml, spec 2.6/6.2):
+ * One subscription, as the hub drives it. The wire rule (asyncapi.yaml, "The wire rule"):
  * on a topic the seq a client receives never goes backwards and only events advance it.
  * So `ack` carries the position the stream continues from (the resume point), never the
  * head; `resync` carries the position after the client's GET, which the client adopts.

@@ -186,7 +186,7 @@ export class WsEndpoint {
       this.deps.hub.unsubscribe(orderId, sub);
       return conn.send({ type: 'unsubscribed', channel: msg.channel, seq: sub.lastSeq });
     }
-    // The URL's since belongs to the connection's first subscribe (the spec's flow: open
+    // The URL's since belongs to the connection's first subscribe (the contract's flow: open
     // `/orders?since=<seq>`, send one subscribe); a subscribe's own since overrides it.
     const since = msg.since ?? conn.urlSince;
     conn.urlSince = undefined;

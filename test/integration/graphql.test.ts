@@ -176,7 +176,7 @@ describe('GraphQL: the validation pass rejects before any resolver runs', () => 
     }
   });
 
-  it("accepts the spec's 522-point shape and runs it", async () => {
+  it('accepts the 522-point shape and runs it', async () => {
     const r = await t.post({ query: '{ user(id: "u1") { posts { comments { author { name } } } } }' });
     expect(r.status).toBe(200);
     expect(r.json?.errors).toBeUndefined();

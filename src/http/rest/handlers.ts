@@ -315,7 +315,7 @@ export function orderHandlers(deps: OrderDeps): Pick<OperationHandlers, OrderFam
         // RFC 9110 13.2.2: If-Match, then If-None-Match (`*` or a current tag: 412).
         const outcome = evaluate({ method: 'PUT', ifMatch, ifNoneMatch, current: { selected: etagOf(current, version, false), all: allTags(current) } });
         if (outcome !== 'proceed') return { apply: false, reason: 'precondition_failed' };
-        // A write that passed If-None-Match alone still needs If-Match (lost updates, invariant 2).
+        // A write that passed If-None-Match alone still needs If-Match (no lost updates).
         if (ifMatch === undefined) return { apply: false, reason: 'precondition_required' };
         const decision = decideWrite(current, checked.intent);
         if (decision.apply) return decision;

@@ -6,7 +6,7 @@
  * where SQLite serializes with one file lock, this adapter uses PostgreSQL's own tools:
  * - a write locks its order row (`SELECT ... FOR UPDATE`) before `decide` reads it, so
  *   of N concurrent writes on any number of processes exactly one decides on each
- *   revision (invariant 2), and the event row commits with it (invariant 3);
+ *   revision (no lost update), and the event row commits with it (no change without its event);
  * - `migrate` and `seedDemo` run under a transaction-scoped advisory lock, so processes
  *   starting together apply each migration once and load the demo once;
  * - every batch read is one statement: the distinct parent ids as one array, and per

@@ -3,7 +3,7 @@
  * synchronous revision read (`SyncRevisions`) its synchronous driver makes possible.
  *
  * better-sqlite3 is synchronous: every statement blocks the event loop while it runs,
- * so every query here is bounded by an index and a LIMIT (spec 1.5), and statements
+ * so every query here is bounded by an index and a LIMIT, and statements
  * are prepared once, in `migrate()`, never per call. WAL keeps readers off the
  * writer's back; `busy_timeout` makes a second process (e.g. `npm run token` next to
  * the service) wait for the write lock instead of failing.
@@ -63,7 +63,7 @@ export class SqliteStore extends GraphReads<OrderRow> implements StoreLifecycle,
   /**
    * @param file a path, or `':memory:'` (tests; no WAL there).
    * @param synchronous FULL (default) fsyncs the WAL on every commit: an acknowledged
-   *   write survives kill -9, an OS crash and a power loss (invariant 1). NORMAL, which
+   *   write survives kill -9, an OS crash and a power loss. NORMAL, which
    *   the service may choose via `SQLITE_SYNCHRONOUS`, still survives the process being
    *   killed (the commit is in the OS's cache) but may lose the last commits on power
    *   loss, for more write throughput (BENCHMARKS.md measures both).
