@@ -24,7 +24,7 @@ async function serve(config: Config): Promise<void> {
   const metrics = new Metrics({ defaultMetrics: true });
   const store = await openConfiguredStore(config, (err) => {
     metrics.storeErrors.inc();
-    logger.warn({ err }, 'database pool error');
+    logger.warn({ err }, err.name === 'StoreUnavailableError' ? 'database unreachable' : 'database pool error');
   });
   if (worker) scrapeWholeInstance(metrics);
   const shared = await openConfiguredShared(config, metrics, (err) => logger.warn({ err }, 'redis'));

