@@ -185,6 +185,10 @@ function exclusions(plan) {
       miss('jest project "postgres" on the Redis bus and APQ registry (ran on PostgreSQL with the in-process bus instead)', 'Redis', plan.redis.why, ENABLE.redis);
     }
   }
+  if (!plan.redisServer) {
+    ignore.sqlite.push('test/integration/busOutage.test.ts');
+    miss('test/integration/busOutage.test.ts (Redis stopped and started under a running server)', 'redis-server', 'not on PATH (this test stops and starts a Redis of its own)', ENABLE.redisServer);
+  }
   if (!plan.postgres.source || !plan.redisServer) {
     dropProjects.push('scaleout');
     const why = !plan.redisServer ? ['redis-server', 'not on PATH (these tests kill and restart a Redis of their own)', ENABLE.redisServer] : ['PostgreSQL', plan.postgres.why, ENABLE.postgres];
