@@ -1,4 +1,4 @@
-import { parseConfig, redactUrl } from './config';
+import { DEFAULT_REPLAY_MAX_BYTES, parseConfig, redactUrl } from './config';
 
 describe('configuration', () => {
   it('has defaults for an empty environment', () => {
@@ -16,6 +16,7 @@ describe('configuration', () => {
     [{ REDIS_PREFIX: 'has space' }, /^REDIS_PREFIX must be up to 64/],
     [{ GRAPHQL_COST_BUDGET: '500' }, /^GRAPHQL_COST_BUDGET \(500\) must be 0 \(off\) or at least GRAPHQL_MAX_COST/],
     [{ RATE_LIMIT_RPS: '-1' }, /^RATE_LIMIT_RPS must be an integer/],
+    [{ REPLAY_MAX_BYTES: '1000' }, /^REPLAY_MAX_BYTES must be an integer from 65536/],
   ])('refuses %j with one line naming the variable', (env, message) => {
     const r = parseConfig(env);
     expect(r.ok).toBe(false);
@@ -36,6 +37,10 @@ describe('configuration', () => {
     expect(parseConfig({})).toMatchObject({ ok: true, config: { rateLimit: { rps: 0 }, graphql: { costBudget: 0, costRestoreRate: 100 }, idempotencyTtlS: 86_400 } });
     expect(parseConfig({ RATE_LIMIT_RPS: '10' })).toMatchObject({ ok: true, config: { rateLimit: { rps: 10, burst: 20 } } });
     expect(parseConfig({ GRAPHQL_COST_BUDGET: '2000' })).toMatchObject({ ok: true, config: { graphql: { costBudget: 2000 } } });
+  });
+  it('bounds the replay rings in bytes by default (REPLAY_MAX_BYTES)', () => {
+    expect(parseConfig({})).toMatchObject({ ok: true, config: { realtime: { replayMaxBytes: DEFAULT_REPLAY_MAX_BYTES } } });
+    expect(parseConfig({ REPLAY_MAX_BYTES: '1048576' })).toMatchObject({ ok: true, config: { realtime: { replayMaxBytes: 1048576 } } });
   });
   it('accepts WORKERS>1 with REDIS_URL, and names the Redis namespace', () => {
     const r = parseConfig({ WORKERS: '2', REDIS_URL: 'redis://127.0.0.1:6379' });

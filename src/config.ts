@@ -53,8 +53,15 @@ export interface Config {
   rateLimit: { rps: number; burst: number };
   /** Seconds an Idempotency-Key and its stored response are kept. */
   idempotencyTtlS: number;
-  realtime: { replayRate: number; replayWindowS: number; maxBufferBytes: number; writeDelayMs: number; acceptRate: number; acceptBurst: number };
+  realtime: { replayRate: number; replayWindowS: number; replayMaxBytes: number; maxBufferBytes: number; writeDelayMs: number; acceptRate: number; acceptBurst: number };
 }
+
+/**
+ * Bytes all replay rings of an instance may hold together (REPLAY_MAX_BYTES): about 1,000
+ * topics with full default rings (300 events of about 0.8 KB), or many more shallower
+ * ones; over it the largest rings lose their oldest events (a deeper resume resyncs).
+ */
+export const DEFAULT_REPLAY_MAX_BYTES = 256 * 1024 * 1024;
 
 export type ConfigResult = { ok: true; config: Config } | { ok: false; error: string };
 
@@ -164,6 +171,7 @@ export function parseConfig(env: Env): ConfigResult {
         realtime: {
           replayRate: int(env, 'REPLAY_RATE', 1, 1, 100_000),
           replayWindowS: int(env, 'REPLAY_WINDOW_S', 300, 1, 86_400),
+          replayMaxBytes: int(env, 'REPLAY_MAX_BYTES', DEFAULT_REPLAY_MAX_BYTES, 64 * 1024, 2 ** 40),
           maxBufferBytes: int(env, 'MAX_BUFFER_BYTES', 1024 * 1024, 1024, 1024 * 1024 * 1024),
           writeDelayMs: int(env, 'WRITE_DELAY_MS', 0, 0, 1000),
           acceptRate: int(env, 'ACCEPT_RATE', 200, 1, 1_000_000),

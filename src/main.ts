@@ -12,7 +12,7 @@ import { createServer, type Server } from 'node:http';
 import { parseConfig, type Config } from './config';
 import { createLogger } from './logger';
 import { createApp } from './app';
-import { Metrics, scrapeWholeInstance, startIdempotencySweeper } from './http';
+import { Drain, Metrics, scrapeWholeInstance, startIdempotencySweeper } from './http';
 import { runPrimary } from './cluster';
 import { banner, prepareDemo, openConfiguredShared, openConfiguredStore, exitRefusing, urlOf } from './startup';
 
@@ -24,7 +24,7 @@ async function serve(config: Config): Promise<void> {
   const metrics = new Metrics({ defaultMetrics: true });
   const store = await openConfiguredStore(config, (err) => {
     metrics.storeErrors.inc();
-    logger.warn({ err }, 'database pool error');
+    logger.warn({ err }, err.name === 'StoreUnavailableError' ? 'database unreachable' : 'database pool error');
   });
   if (worker) scrapeWholeInstance(metrics);
   const shared = await openConfiguredShared(config, metrics, (err) => logger.warn({ err }, 'redis'));
@@ -32,7 +32,8 @@ async function serve(config: Config): Promise<void> {
   const demo = worker ? { seeded: false, token: null } : await prepareDemo(config, store);
   const { listener, realtime } = createApp({ config, store, logger, metrics, bus: shared.bus, registry: shared.registry, buckets: shared.buckets });
 
-  const server: Server = createServer(listener);
+  const drain = new Drain(listener);
+  const server: Server = createServer(drain.listener);
   realtime.attach(server);
   await new Promise<void>((resolve, reject) => {
     server.once('error', (err: NodeJS.ErrnoException) => (err.code === 'EADDRINUSE' ? exitRefusing(`PORT ${config.port} is already in use on ${config.host}`) : reject(err)));
@@ -52,14 +53,13 @@ async function serve(config: Config): Promise<void> {
     logger.info({ signal }, 'shutting down: no new connections, finishing in-flight requests');
     const force = setTimeout(() => process.exit(1), 10_000);
     force.unref();
-    // Stream clients are told to reconnect (SSE retry: then end; WebSocket 1001) so close() can finish.
-    realtime.close();
-    server.close(() => {
-      Promise.all([store.close(), shared.bus.close()])
-        .catch((err) => logger.error({ err }, 'close failed'))
-        .finally(() => process.exit(0));
-    });
-    server.closeIdleConnections();
+    // No request is reset (http/drain.ts): new ones get 503 + Connection: close, in-flight
+    // ones finish, stream clients are told to reconnect (SSE retry: then end; WebSocket 1001).
+    drain
+      .drain(server, () => realtime.close())
+      .then(() => Promise.all([store.close(), shared.bus.close()]))
+      .catch((err) => logger.error({ err }, 'close failed'))
+      .finally(() => process.exit(0));
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));

@@ -4,7 +4,8 @@
  *
  * - Reconnects after any drop with delay = base x 2^attempt + random(0, base), capped:
  *   the jitter applies to the first reconnect too, so a fleet dropped at once does not
- *   come back at once; a 503's Retry-After is honoured when longer.
+ *   come back at once; a 503's Retry-After is honoured when longer (SSE, and WebSocket
+ *   with Node's `ws`: `retryDelay`).
  * - Follows the contract's wire rule (asyncapi.yaml) and nothing else: it keeps the last
  *   seq of its topic; an event with seq = last + 1 is delivered, seq <= last dropped,
  *   seq > last + 1 is a gap (GET the order); a `resync` means GET the order and continue
@@ -38,6 +39,32 @@ export function reconnectDelay(attempt: number, b: Backoff = DEFAULT_BACKOFF, ra
   return Math.min(b.capMs, b.baseMs * 2 ** attempt + random() * b.baseMs);
 }
 
+/** The longest Retry-After honoured (a misconfigured proxy must not park a client for days). */
+export const MAX_RETRY_AFTER_S = 3600;
+
+/**
+ * A refusal's `Retry-After` in seconds (delta-seconds or an HTTP-date, RFC 9110 10.2.3),
+ * or undefined when absent or unreadable.
+ */
+export function parseRetryAfter(value: string | null | undefined, now: number = Date.now()): number | undefined {
+  if (value == null || value.trim() === '') return undefined;
+  const v = value.trim();
+  const s = /^\d+$/.test(v) ? Number(v) : (Date.parse(v) - now) / 1000;
+  return Number.isFinite(s) ? Math.min(MAX_RETRY_AFTER_S, Math.max(0, s)) : undefined;
+}
+
+/**
+ * The wait before connecting again after a drop or a refusal: the backoff, or, when the
+ * server said `Retry-After` and that is longer, that many seconds plus random(0, 1 s).
+ * orderline's accept limiter gives each refused client the second it keeps a place for
+ * it (from its queue and its rate, so a storm is spread over the seconds it needs);
+ * the random part spreads the clients told the same second over that second.
+ */
+export function retryDelay(attempt: number, retryAfterS: number | undefined, b: Backoff = DEFAULT_BACKOFF, random: () => number = Math.random): number {
+  const backoff = reconnectDelay(attempt, b, random);
+  return retryAfterS === undefined || retryAfterS <= 0 ? backoff : Math.max(backoff, (retryAfterS + random()) * 1000);
+}
+
 /**
  * An event handler checked bivariantly (the `bivarianceHack` of React's and the DOM's
  * typings): the DOM's `WebSocket` hands a `MessageEvent`, `ws` its own `MessageEvent`,
@@ -60,6 +87,11 @@ export interface WebSocketLike {
   onerror: Handler<unknown>;
   send(data: string): void;
   close(code?: number, reason?: string): void;
+  /**
+   * Node's `ws` package only: the response to a refused upgrade, so its `Retry-After`
+   * is honoured (browsers do not show it to scripts; there the backoff alone applies).
+   */
+  once?(event: 'unexpected-response', listener: (request: unknown, response: { statusCode?: number; headers: { 'retry-after'?: string | string[] } }) => void): unknown;
 }
 export type WebSocketCtor = new (url: string) => WebSocketLike;
 
@@ -167,9 +199,9 @@ export function streamOrder(opts: OrderStreamOptions): OrderStream {
     }
   }
 
-  function scheduleReconnect(retryAfterMs = 0): void {
+  function scheduleReconnect(retryAfterS?: number): void {
     if (closed || timer) return;
-    const delay = Math.max(reconnectDelay(attempt, backoff, opts.random), retryAfterMs);
+    const delay = retryDelay(attempt, retryAfterS, backoff, opts.random);
     attempt++;
     timer = setTimeout(() => {
       timer = undefined;
@@ -183,11 +215,18 @@ export function streamOrder(opts: OrderStreamOptions): OrderStream {
     const url = `${base.replace(/^http/, 'ws')}/orders?access_token=${encodeURIComponent(opts.token)}`;
     const ws = new Ctor(url);
     let done = false;
+    let retryAfterS: number | undefined;
     const finish = () => {
       if (done) return;
       done = true;
-      scheduleReconnect();
+      scheduleReconnect(retryAfterS);
     };
+    // A refused upgrade (503 from the accept limiter): keep its Retry-After, then let `ws` abort (onclose follows).
+    ws.once?.('unexpected-response', (_req, res) => {
+      const header = res.headers['retry-after'];
+      if (res.statusCode === 503) retryAfterS = parseRetryAfter(Array.isArray(header) ? header[0] : header);
+      ws.close();
+    });
     stopCurrent = () => ws.close();
     ws.onopen = () => ws.send(JSON.stringify({ type: 'subscribe', channel, ...(hasPosition ? { since: lastSeq } : {}) }));
     ws.onmessage = (ev) => {
@@ -207,11 +246,11 @@ export function streamOrder(opts: OrderStreamOptions): OrderStream {
     const headers: Record<string, string> = { authorization: `Bearer ${opts.token}`, accept: 'text/event-stream' };
     if (hasPosition) headers['last-event-id'] = String(lastSeq);
     void (async () => {
-      let retryAfterMs = 0;
+      let retryAfterS: number | undefined;
       try {
         const res = await doFetch(`${base}/api/orders/${opts.orderId}/stream`, { headers, signal: abort.signal });
         if (res.status === 401 || res.status === 404) throw new Fatal(`stream of order ${opts.orderId}: HTTP ${res.status}`);
-        if (res.status === 503) retryAfterMs = Number(res.headers.get('retry-after') ?? 0) * 1000;
+        if (res.status === 503) retryAfterS = parseRetryAfter(res.headers.get('retry-after'));
         if (!res.ok || !res.body) throw new Error(`stream: HTTP ${res.status}`);
         attempt = 0;
         const parser = createParser({
@@ -230,7 +269,7 @@ export function streamOrder(opts: OrderStreamOptions): OrderStream {
         if (err instanceof Fatal) return fail(err);
       }
       await chain.catch(() => undefined);
-      scheduleReconnect(retryAfterMs);
+      scheduleReconnect(retryAfterS);
     })();
   }
 

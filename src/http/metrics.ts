@@ -43,10 +43,14 @@ export class Metrics {
     registers: [this.registry],
   });
 
-  /** Errors of the PostgreSQL pool outside any request (an idle connection the server dropped): the pool replaces it, but it is worth an alert. */
+  /**
+   * Errors of the PostgreSQL pool outside any request (an idle connection the server
+   * dropped: the pool replaces it) and statements that met an unreachable server
+   * (answered 503 with Retry-After): worth an alert either way.
+   */
   readonly storeErrors = new Counter({
     name: 'orderline_store_errors_total',
-    help: 'PostgreSQL pool errors outside requests (dropped idle connections)',
+    help: 'PostgreSQL errors: pool errors outside requests (dropped idle connections) and statements that found the server unreachable',
     registers: [this.registry],
   });
 

@@ -447,6 +447,34 @@ describe('backpressure, accept limiter, shutdown', () => {
     }
   });
 
+  it('Retry-After tells each refused client (SSE or upgrade alike) when its place in the line comes, spread at the rate', async () => {
+    const now = 0; // a clock that stands still: the line is all the limiter knows
+    // Rate 2/s, burst 4: places are promised half a second apart after the next token.
+    const srv = await startTestServer({ ACCEPT_RATE: '2', ACCEPT_BURST: '4' }, { now: () => now });
+    try {
+      const { id } = await createOrder(srv);
+      const open = [await openSse(srv, id), await openSse(srv, id), await openSse(srv, id), await openSse(srv, id)];
+      expect(open.map((o) => o.res.status)).toEqual([200, 200, 200, 200]);
+      const told: string[] = [];
+      for (let i = 0; i < 6; i++) {
+        if (i % 2 === 0) {
+          const r = await openSse(srv, id);
+          expect(r.res.status).toBe(503);
+          told.push(r.res.headers.get('retry-after') ?? '');
+        } else {
+          const r = await openWs(srv);
+          expect(r).toMatchObject({ status: 503 });
+          told.push('headers' in r ? String(r.headers['retry-after']) : '');
+        }
+      }
+      // Places at 0.5, 1, 1.5, 2, 2.5, 3 s: each second is promised to as many clients as the rate admits in it.
+      expect(told).toEqual(['1', '1', '2', '2', '3', '3']);
+      for (const o of open) o.close();
+    } finally {
+      await srv.close();
+    }
+  });
+
   it('shutdown: WebSocket clients get 1001, SSE clients get retry: and the stream ends', async () => {
     const srv = await startTestServer();
     const { id } = await createOrder(srv);

@@ -28,6 +28,7 @@ import { GraphReads, MAX_BATCH, clampRows, toAccount, type AccountRow, type Comm
 import { NOW, SQL, type Statement } from './sql';
 import { TYPES, columnsOf, storable, toEvent, toOrder, type EventRow, type OrderRow } from './parsers';
 import { DEMO_ACCOUNTS, DEMO_COMMENTS, DEMO_FRIENDS, DEMO_ORDERS, DEMO_POSTS, DEMO_USERS } from '../demo';
+import { unavailableOr } from './unavailable';
 
 export { MAX_BATCH, MAX_ROWS } from '../rows';
 export type { Statement } from './sql';
@@ -50,6 +51,9 @@ export interface PostgresStoreOptions {
    * discarded that connection and the next query opens a new one, so nothing needs
    * doing here but logging and counting it. Without it such errors are ignored (they
    * must be handled: an unhandled pool 'error' would crash the process).
+   * Also told of each statement that met an unreachable server: the statement rejects
+   * with `StoreUnavailableError` (./unavailable.ts decides which errors are that), and
+   * this hears the same error, so it can be counted and logged once, where it happened.
    */
   onError?: (err: Error) => void;
 }
@@ -72,6 +76,7 @@ const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 export class PostgresStore extends GraphReads<OrderRow> implements StoreLifecycle, Accounts, Orders, IdempotencyKeys, SocialGraph {
   private readonly pool: Pool;
   private readonly schema?: string;
+  private readonly onError: (err: Error) => void;
   private closed = false;
   /** Statements executed (transaction control not counted), so tests can prove batching: one query per GraphQL level. */
   queryCount = 0;
@@ -82,6 +87,7 @@ export class PostgresStore extends GraphReads<OrderRow> implements StoreLifecycl
     const { schema, max = 10, connectionTimeoutMillis = 5000, onError = () => {} } = options;
     if (schema !== undefined && !SCHEMA_NAME.test(schema)) throw new RangeError(`PostgresStore: schema must match ${SCHEMA_NAME}, got "${schema}"`);
     this.schema = schema;
+    this.onError = onError;
     const config: PoolConfig = { connectionString: url, max, connectionTimeoutMillis, types: TYPES };
     if (schema) config.options = `-c search_path=${schema}`;
     this.pool = new Pool(config);
@@ -90,17 +96,36 @@ export class PostgresStore extends GraphReads<OrderRow> implements StoreLifecycl
     this.pool.on('error', (err) => onError(err));
   }
 
+  /**
+   * The error a statement rejects with: an unreachable server becomes
+   * `StoreUnavailableError` (told to `onError` once: a transaction's statement and its
+   * `tx` both pass here), anything else is returned as it is.
+   */
+  private failure(err: unknown): unknown {
+    const out = unavailableOr(err);
+    if (out !== err && out instanceof Error) this.onError(out);
+    return out;
+  }
+
   /** Runs one named statement, counted. */
   private async q<R>(on: Pool | PoolClient, name: Statement, values: unknown[] = []): Promise<R[]> {
     this.queryCount++;
-    const res = await on.query({ name: `orderline_${name}`, text: SQL[name], values });
-    return res.rows as R[];
+    try {
+      const res = await on.query({ name: `orderline_${name}`, text: SQL[name], values });
+      return res.rows as R[];
+    } catch (err) {
+      throw this.failure(err);
+    }
   }
 
   /** Runs one ad hoc statement (migrations, locks), counted. */
   private async exec<R>(on: PoolClient, text: string, values: unknown[] = []): Promise<R[]> {
     this.queryCount++;
-    return (await on.query(text, values)).rows as R[];
+    try {
+      return (await on.query(text, values)).rows as R[];
+    } catch (err) {
+      throw this.failure(err);
+    }
   }
 
   /**
@@ -109,7 +134,12 @@ export class PostgresStore extends GraphReads<OrderRow> implements StoreLifecycl
    * returned to the pool in an unknown state.
    */
   private async tx<T>(fn: (c: PoolClient) => Promise<T>): Promise<T> {
-    const c = await this.pool.connect();
+    let c: PoolClient;
+    try {
+      c = await this.pool.connect();
+    } catch (err) {
+      throw this.failure(err);
+    }
     let broken: Error | undefined;
     try {
       await c.query('BEGIN');
@@ -118,7 +148,7 @@ export class PostgresStore extends GraphReads<OrderRow> implements StoreLifecycl
       return out;
     } catch (err) {
       await c.query('ROLLBACK').catch((e: Error) => (broken = e));
-      throw err;
+      throw this.failure(err);
     } finally {
       c.release(broken);
     }
@@ -226,8 +256,12 @@ export class PostgresStore extends GraphReads<OrderRow> implements StoreLifecycl
   async revokeToken(accountId: number, selector: string): Promise<boolean> {
     if (selector.includes('\u0000')) return false; // cannot be stored, so matches nothing
     this.queryCount++; // as q() counts, which returns rows and not the count this needs
-    const res = await this.pool.query({ name: 'orderline_deleteToken', text: SQL.deleteToken, values: [accountId, selector] });
-    return (res.rowCount ?? 0) > 0;
+    try {
+      const res = await this.pool.query({ name: 'orderline_deleteToken', text: SQL.deleteToken, values: [accountId, selector] });
+      return (res.rowCount ?? 0) > 0;
+    } catch (err) {
+      throw this.failure(err);
+    }
   }
 
   async setPinnedVersion(accountId: number, version: number | null): Promise<void> {
