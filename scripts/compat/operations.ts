@@ -63,10 +63,14 @@ export function checkOperations(currentDir: string, releasedDir: string, schema:
           ? `changed: its text now hashes to ${renamed.hash.slice(0, 12)}, so released clients sending ${op.hash.slice(0, 12)} get PERSISTED_QUERY_NOT_FOUND (add the new text as a new operation file, keep the old one)`
           : 'removed: released clients still send its hash',
         rule: renamed ? 'operation-changed' : 'operation-removed',
+        contract: `contracts/operations/${op.file}`,
       });
     }
     for (const error of validate(schema, parse(op.text))) {
+      // A field the schema lost: the same change the schema check reports, so the same cause.
+      const lost = /^Cannot query field "([^"]+)" on type "([^"]+)"/.exec(error.message);
       findings.push({
+        ...(lost ? { cause: `\`${lost[2]}.${lost[1]}\` removed`, contract: 'contracts/schema.graphql' } : { contract: `contracts/operations/${op.file}` }),
         kind: 'operations',
         group: 'released operations against the new schema',
         location,
