@@ -20,6 +20,16 @@ export interface Finding {
   message: string;
   /** The tool's rule id (`response-required-property-removed`, `FIELD_REMOVED`...). */
   rule?: string;
+  /**
+   * The one change this finding is a consequence of (causes.ts), e.g. "`OrderV2.note`
+   * removed": findings with the same cause are one breaking change, reported once with
+   * every operation and message it breaks listed under it. Undefined: its own cause.
+   */
+  cause?: string;
+  /** The contract file the cause is in, relative to the repository (`contracts/openapi.yaml`). */
+  contract?: string;
+  /** The cause's JSON pointer in `contract` (`/components/schemas/OrderV2/properties/note`). */
+  pointer?: string;
 }
 
 /** What one check compared and found. */

@@ -30,7 +30,9 @@ export function createRestClient(options: RestClientOptions): RestClient {
  * The REST client with the ETag cache installed: a repeated GET revalidates with
  * If-None-Match and a 304 is answered from the cache; a successful write drops what
  * is cached for its URL. Creates and cancels carry an Idempotency-Key by default and are
- * retried with it when their answer is lost (idempotency.ts).
+ * retried with it when their answer is lost (idempotency.ts). `cacheSize` bounds the
+ * cache (default 500 responses); 0 leaves caching to the platform, the better choice in a
+ * browser on another origin (etagCache.ts says why).
  */
 export function createOrderlineClient(options: RestClientOptions & { cacheSize?: number | undefined }): { api: RestClient; cache: EtagCache } {
   const cache = new EtagCache(options.cacheSize);

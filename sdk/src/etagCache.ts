@@ -14,19 +14,27 @@ interface Entry {
  * answered from the cache as the 200 it stands for. Keyed by URL and the request
  * headers the server varies on (Accept, Api-Version), bounded by lru-cache (least
  * recently used entries go first).
+ *
+ * `maxEntries` 0 turns it off and leaves revalidation to the platform's HTTP cache. In a
+ * browser on another origin that is the cheaper choice: a request the page sends with
+ * If-None-Match gets the Fetch standard's "no-store" cache mode, and Chromium then skips
+ * its CORS preflight cache, so every revalidation pays a preflight; a plain GET lets the
+ * browser's cache revalidate on the wire itself (the same 304s) under one cached preflight
+ * per URL (test/browser/preflight.browser.test.ts).
  */
 export class EtagCache {
-  private readonly entries: LRUCache<string, Entry>;
+  private readonly entries: LRUCache<string, Entry> | undefined;
   /** Revalidations answered 304 (for tests and metrics). */
   hits = 0;
 
   constructor(maxEntries = 500) {
-    this.entries = new LRUCache<string, Entry>({ max: maxEntries });
+    // lru-cache refuses max 0; no cache at all is what 0 means here.
+    this.entries = maxEntries > 0 ? new LRUCache<string, Entry>({ max: maxEntries }) : undefined;
   }
 
   /** How many responses are held now. */
   get size(): number {
-    return this.entries.size;
+    return this.entries?.size ?? 0;
   }
 
   private key(req: Request): string {
@@ -35,14 +43,17 @@ export class EtagCache {
 
   /** Drops what is cached for a URL (all variants), e.g. after a write. */
   invalidate(url: string): void {
-    for (const k of [...this.entries.keys()]) if (k.startsWith(`${url}\n`)) this.entries.delete(k);
+    const entries = this.entries;
+    if (entries) for (const k of [...entries.keys()]) if (k.startsWith(`${url}\n`)) entries.delete(k);
   }
 
   middleware(): Middleware {
+    const entries = this.entries;
+    if (!entries) return { onRequest: () => undefined };
     return {
       onRequest: ({ request }) => {
         if (request.method !== 'GET' || request.headers.has('if-none-match')) return undefined;
-        const hit = this.entries.peek(this.key(request));
+        const hit = entries.peek(this.key(request));
         if (!hit) return undefined;
         const headers = new Headers(request.headers);
         headers.set('if-none-match', hit.etag);
@@ -55,7 +66,7 @@ export class EtagCache {
           return undefined;
         }
         if (response.status === 304) {
-          const hit = this.entries.get(key); // get: marks it most recently used
+          const hit = entries.get(key); // get: marks it most recently used
           if (!hit) return undefined;
           this.hits++;
           return new Response(hit.body, { status: hit.status, headers: hit.headers });
@@ -63,7 +74,7 @@ export class EtagCache {
         const etag = response.headers.get('etag');
         if (response.status === 200 && etag) {
           const body = await response.clone().text();
-          this.entries.set(key, { etag, status: 200, headers: [...response.headers.entries()], body });
+          entries.set(key, { etag, status: 200, headers: [...response.headers.entries()], body });
         }
         return undefined;
       },
