@@ -146,7 +146,8 @@ export type GetAsyncApiYamlRequest = {
 } & ({ contentType?: undefined; body?: undefined });
 export type GetAsyncApiYamlResponse =
   | { status: 200; headers: { "Cache-Control": string; "ETag": string } & ResponseHeaders; contentType: "application/yaml"; body: operations["getAsyncApiYaml"]['responses'][200]['content']["application/yaml"] }
-  | { status: 304; headers: { "Cache-Control": string; "ETag": string } & ResponseHeaders; contentType?: undefined; body?: undefined };
+  | { status: 304; headers: { "Cache-Control": string; "ETag": string } & ResponseHeaders; contentType?: undefined; body?: undefined }
+  | { status: 400; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getAsyncApiYaml"]['responses'][400]['content']["application/problem+json"] };
 
 /** GET /docs */
 export type GetDocsRequest = {
@@ -159,7 +160,8 @@ export type GetDocsRequest = {
 } & ({ contentType?: undefined; body?: undefined });
 export type GetDocsResponse =
   | { status: 200; headers: { "Cache-Control": string; "ETag": string } & ResponseHeaders; contentType: "text/html"; body: operations["getDocs"]['responses'][200]['content']["text/html"] }
-  | { status: 304; headers: { "Cache-Control": string; "ETag": string } & ResponseHeaders; contentType?: undefined; body?: undefined };
+  | { status: 304; headers: { "Cache-Control": string; "ETag": string } & ResponseHeaders; contentType?: undefined; body?: undefined }
+  | { status: 400; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getDocs"]['responses'][400]['content']["application/problem+json"] };
 
 /** GET /docs/redoc.standalone.js */
 export type GetDocsScriptRequest = {
@@ -172,7 +174,8 @@ export type GetDocsScriptRequest = {
 } & ({ contentType?: undefined; body?: undefined });
 export type GetDocsScriptResponse =
   | { status: 200; headers: { "Cache-Control": string; "ETag": string } & ResponseHeaders; contentType: "text/javascript"; body: operations["getDocsScript"]['responses'][200]['content']["text/javascript"] }
-  | { status: 304; headers: { "Cache-Control": string; "ETag": string } & ResponseHeaders; contentType?: undefined; body?: undefined };
+  | { status: 304; headers: { "Cache-Control": string; "ETag": string } & ResponseHeaders; contentType?: undefined; body?: undefined }
+  | { status: 400; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getDocsScript"]['responses'][400]['content']["application/problem+json"] };
 
 /** GET /docs/graphql */
 export type GetGraphqlDocsRequest = {
@@ -185,7 +188,8 @@ export type GetGraphqlDocsRequest = {
 } & ({ contentType?: undefined; body?: undefined });
 export type GetGraphqlDocsResponse =
   | { status: 200; headers: { "Cache-Control": string; "ETag": string } & ResponseHeaders; contentType: "text/html"; body: operations["getGraphqlDocs"]['responses'][200]['content']["text/html"] }
-  | { status: 304; headers: { "Cache-Control": string; "ETag": string } & ResponseHeaders; contentType?: undefined; body?: undefined };
+  | { status: 304; headers: { "Cache-Control": string; "ETag": string } & ResponseHeaders; contentType?: undefined; body?: undefined }
+  | { status: 400; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getGraphqlDocs"]['responses'][400]['content']["application/problem+json"] };
 
 /** GET /schema.graphql */
 export type GetGraphqlSchemaRequest = {
@@ -198,7 +202,8 @@ export type GetGraphqlSchemaRequest = {
 } & ({ contentType?: undefined; body?: undefined });
 export type GetGraphqlSchemaResponse =
   | { status: 200; headers: { "Cache-Control": string; "ETag": string } & ResponseHeaders; contentType: "text/plain"; body: operations["getGraphqlSchema"]['responses'][200]['content']["text/plain"] }
-  | { status: 304; headers: { "Cache-Control": string; "ETag": string } & ResponseHeaders; contentType?: undefined; body?: undefined };
+  | { status: 304; headers: { "Cache-Control": string; "ETag": string } & ResponseHeaders; contentType?: undefined; body?: undefined }
+  | { status: 400; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getGraphqlSchema"]['responses'][400]['content']["application/problem+json"] };
 
 /** GET /healthz */
 export type GetHealthRequest = {
@@ -235,7 +240,8 @@ export type GetOpenApiJsonRequest = {
 } & ({ contentType?: undefined; body?: undefined });
 export type GetOpenApiJsonResponse =
   | { status: 200; headers: { "Cache-Control": string; "ETag": string } & ResponseHeaders; contentType: "application/json"; body: operations["getOpenApiJson"]['responses'][200]['content']["application/json"] }
-  | { status: 304; headers: { "Cache-Control": string; "ETag": string } & ResponseHeaders; contentType?: undefined; body?: undefined };
+  | { status: 304; headers: { "Cache-Control": string; "ETag": string } & ResponseHeaders; contentType?: undefined; body?: undefined }
+  | { status: 400; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getOpenApiJson"]['responses'][400]['content']["application/problem+json"] };
 
 /** GET /openapi.yaml */
 export type GetOpenApiYamlRequest = {
@@ -248,7 +254,8 @@ export type GetOpenApiYamlRequest = {
 } & ({ contentType?: undefined; body?: undefined });
 export type GetOpenApiYamlResponse =
   | { status: 200; headers: { "Cache-Control": string; "ETag": string } & ResponseHeaders; contentType: "application/yaml"; body: operations["getOpenApiYaml"]['responses'][200]['content']["application/yaml"] }
-  | { status: 304; headers: { "Cache-Control": string; "ETag": string } & ResponseHeaders; contentType?: undefined; body?: undefined };
+  | { status: 304; headers: { "Cache-Control": string; "ETag": string } & ResponseHeaders; contentType?: undefined; body?: undefined }
+  | { status: 400; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getOpenApiYaml"]['responses'][400]['content']["application/problem+json"] };
 
 /** GET /orders/{orderId} */
 export type GetOrderRequest = {
@@ -332,7 +339,8 @@ export type GetRealtimeDocsRequest = {
 } & ({ contentType?: undefined; body?: undefined });
 export type GetRealtimeDocsResponse =
   | { status: 200; headers: { "Cache-Control": string; "ETag": string } & ResponseHeaders; contentType: "text/html"; body: operations["getRealtimeDocs"]['responses'][200]['content']["text/html"] }
-  | { status: 304; headers: { "Cache-Control": string; "ETag": string } & ResponseHeaders; contentType?: undefined; body?: undefined };
+  | { status: 304; headers: { "Cache-Control": string; "ETag": string } & ResponseHeaders; contentType?: undefined; body?: undefined }
+  | { status: 400; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getRealtimeDocs"]['responses'][400]['content']["application/problem+json"] };
 
 /** HEAD /orders/{orderId} */
 export type HeadOrderRequest = {

@@ -96,7 +96,7 @@ export const routes: readonly RouteSpec[] = [
     integerParams: [],
     validate: { path: null, query: null, header: p.getAsyncApiYamlHeader },
     body: null,
-    responses: { "200": {  }, "304": {  } },
+    responses: { "200": {  }, "304": {  }, "400": { "application/problem+json": v.Problem } },
   },
   {
     operationId: "getDocs",
@@ -107,7 +107,7 @@ export const routes: readonly RouteSpec[] = [
     integerParams: [],
     validate: { path: null, query: null, header: p.getDocsHeader },
     body: null,
-    responses: { "200": {  }, "304": {  } },
+    responses: { "200": {  }, "304": {  }, "400": { "application/problem+json": v.Problem } },
   },
   {
     operationId: "getDocsScript",
@@ -118,7 +118,7 @@ export const routes: readonly RouteSpec[] = [
     integerParams: [],
     validate: { path: null, query: null, header: p.getDocsScriptHeader },
     body: null,
-    responses: { "200": {  }, "304": {  } },
+    responses: { "200": {  }, "304": {  }, "400": { "application/problem+json": v.Problem } },
   },
   {
     operationId: "getGraphqlDocs",
@@ -129,7 +129,7 @@ export const routes: readonly RouteSpec[] = [
     integerParams: [],
     validate: { path: null, query: null, header: p.getGraphqlDocsHeader },
     body: null,
-    responses: { "200": {  }, "304": {  } },
+    responses: { "200": {  }, "304": {  }, "400": { "application/problem+json": v.Problem } },
   },
   {
     operationId: "getGraphqlSchema",
@@ -140,7 +140,7 @@ export const routes: readonly RouteSpec[] = [
     integerParams: [],
     validate: { path: null, query: null, header: p.getGraphqlSchemaHeader },
     body: null,
-    responses: { "200": {  }, "304": {  } },
+    responses: { "200": {  }, "304": {  }, "400": { "application/problem+json": v.Problem } },
   },
   {
     operationId: "getHealth",
@@ -173,7 +173,7 @@ export const routes: readonly RouteSpec[] = [
     integerParams: [],
     validate: { path: null, query: null, header: p.getOpenApiJsonHeader },
     body: null,
-    responses: { "200": { "application/json": v.getOpenApiJson200R0 }, "304": {  } },
+    responses: { "200": { "application/json": v.getOpenApiJson200R0 }, "304": {  }, "400": { "application/problem+json": v.Problem } },
   },
   {
     operationId: "getOpenApiYaml",
@@ -184,7 +184,7 @@ export const routes: readonly RouteSpec[] = [
     integerParams: [],
     validate: { path: null, query: null, header: p.getOpenApiYamlHeader },
     body: null,
-    responses: { "200": {  }, "304": {  } },
+    responses: { "200": {  }, "304": {  }, "400": { "application/problem+json": v.Problem } },
   },
   {
     operationId: "getOrder",
@@ -239,7 +239,7 @@ export const routes: readonly RouteSpec[] = [
     integerParams: [],
     validate: { path: null, query: null, header: p.getRealtimeDocsHeader },
     body: null,
-    responses: { "200": {  }, "304": {  } },
+    responses: { "200": {  }, "304": {  }, "400": { "application/problem+json": v.Problem } },
   },
   {
     operationId: "headOrder",

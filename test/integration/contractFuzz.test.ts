@@ -15,7 +15,7 @@
 import fc from 'fast-check';
 import { randomUUID } from 'node:crypto';
 import { startTestServer, TEST_STORE, type TestServer } from '../support/server';
-import { OPERATIONS, type FuzzOperation } from '../support/fuzz/contract';
+import { OPERATIONS, OPTIONS_OPERATIONS, type FuzzOperation } from '../support/fuzz/contract';
 import { enforce, newTally, type Expectation, type KnownGap, type Received, type SentRequest } from '../support/fuzz/check';
 import { garbagePlan, happyPlan, mutantPlan, POOL_SIZE, validPlan, type Plan } from '../support/fuzz/plans';
 import { validOf } from '../support/fuzz/arbitraries';
@@ -30,27 +30,6 @@ const SEED = Number(process.env.FUZZ_SEED ?? 7001);
  * and one rule; it is counted and printed, and everything it does not match still fails.
  */
 const KNOWN_GAPS: readonly KnownGap[] = [
-  {
-    id: 'getOpenApiJson: 200 body is declared `type: string`',
-    reason:
-      'contracts/openapi.yaml declares GET /openapi.json 200 application/json with `schema: {type: string}`, but the body is the contract as a JSON object ' +
-      '(as its own description says). Contract fix: `type: object`. Repro: curl -s localhost:3000/openapi.json | head -c1  ->  {',
-    matches: (op, _req, res, v) => op.operationId === 'getOpenApiJson' && v.rule === 'body-schema' && res.status === 200 && res.text.trimStart().startsWith('{'),
-  },
-  {
-    id: 'public documents: 400 for If-None-Match over 2000 chars is undeclared',
-    reason:
-      'getDocs, getRealtimeDocs, getGraphqlDocs, getDocsScript, getOpenApiYaml, getOpenApiJson, getAsyncApiYaml and getGraphqlSchema declare ' +
-      'If-None-Match with maxLength 2000, so the service answers 400 VALIDATION_FAILED (header:If-None-Match) past it, but they declare only 200 and 304. ' +
-      'Contract fix: add `"400": {$ref: E400}` to them. Repro: curl -i localhost:3000/docs -H "If-None-Match: $(head -c 2001 /dev/zero | tr "\\0" x)"  ->  400',
-    matches: (op, req, res, v) =>
-      !op.secured &&
-      v.rule === 'status-declared' &&
-      res.status === 400 &&
-      op.params.some((p) => p.name === 'If-None-Match') &&
-      (req.headers['If-None-Match'] ?? '').trim().length > 2000 &&
-      (req.method === 'HEAD' || res.text.includes('header:If-None-Match')),
-  },
   {
     id: "createOrder/replaceOrder/patchOrder: the unversioned body schema accepts the other version's body",
     reason:
@@ -92,8 +71,11 @@ let bobOrder: number;
 const tally = newTally();
 const started = Date.now();
 
+/** The one origin the server's CORS_ORIGINS lists: its preflights get the CORS fields, every other origin none. */
+const APP_ORIGIN = 'http://app.fuzz.test';
+
 beforeAll(async () => {
-  s = await startTestServer();
+  s = await startTestServer({ CORS_ORIGINS: APP_ORIGIN });
   const create = async (body: unknown, as: 'alice' | 'bob' = 'alice', path = '/orders') => {
     const res = await s.fetch(path, { method: 'POST', as, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
     if (res.status !== 201) throw new Error(`setup: create answered ${res.status} ${await res.text()}`);
@@ -146,7 +128,7 @@ afterAll(async () => {
 // ---------------------------------------------------------------------------------------
 // Sending a plan: tokens resolved against the server's state, then the exchange judged.
 
-async function exchange(op: FuzzOperation, req: SentRequest, as: 'alice' | 'bob' | 'anonymous' = 'alice'): Promise<Received> {
+async function exchange(_op: { operationId: string }, req: SentRequest, as: 'alice' | 'bob' | 'anonymous' = 'alice'): Promise<Received> {
   const res = await s.fetch(req.path, { method: req.method, headers: req.headers, body: req.body, as });
   return { status: res.status, headers: res.headers, text: await res.text() };
 }
@@ -445,6 +427,39 @@ describe('contract fuzz: stateful walk', () => {
       }),
       { ...params(4000), numRuns: Math.max(4, Math.ceil(RUNS / 2)) },
     );
+  });
+});
+
+describe('contract fuzz: OPTIONS on every path', () => {
+  // Browsers send a preflight without credentials; any client may ask what a path allows.
+  const headerArb = fc.record(
+    {
+      Origin: fc.constantFrom(APP_ORIGIN, 'http://elsewhere.fuzz.test', 'null'),
+      'Access-Control-Request-Method': fc.constantFrom('GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'TRACE', 'x'),
+      'Access-Control-Request-Headers': fc.constantFrom('if-match,content-type', 'authorization', 'x-unknown'),
+      Authorization: fc.constantFrom('Bearer ol_nope.nope', 'Basic YWxpY2U6eA==', ''),
+      'If-None-Match': fc.constantFrom('*', 'garbage', '"x"'),
+      'Idempotency-Key': fc.constant('k'.repeat(300)),
+    },
+    { requiredKeys: [] },
+  );
+  const table = OPTIONS_OPERATIONS.map((op, i) => [op.operationId, op, i] as const);
+  it.each(table)('%s: answers as the contract declares', async (_, op, i) => {
+    const ids = op.params.filter((p) => p.in === 'path');
+    await fc.assert(
+      fc.asyncProperty(headerArb, fc.tuple(...ids.map((p) => fc.oneof(fc.constantFrom(...pool.map(String)), validOf(p.schema, { medium: 'path' }).map(String)))), async (headers, values) => {
+        let path = op.path;
+        ids.forEach((p, k) => (path = path.replace(`{${p.name}}`, values[k])));
+        const clean = Object.fromEntries(Object.entries(headers).filter(([, v]) => v !== ''));
+        const req: SentRequest = { method: 'OPTIONS', path, headers: clean, intent: 'OPTIONS' };
+        const res = await exchange(op, req, 'anonymous');
+        enforce(tally, KNOWN_GAPS, op, req, res, [], { allowedOrigin: APP_ORIGIN });
+      }),
+      params(6000 + i),
+    );
+  });
+  it('declares OPTIONS on every path the route table serves', () => {
+    expect(new Set(OPTIONS_OPERATIONS.map((o) => o.path))).toEqual(new Set(OPERATIONS.map((o) => o.route.path)));
   });
 });
 

@@ -19,6 +19,7 @@ export interface components {
             /** @description A topic, `order:<id>`. */
             channel: string;
             order: {
+                /** @description `self`, and `cancel` while the order can be cancelled (pending, paid). */
                 _links: {
                     cancel?: {
                         /** @description A URL path. */

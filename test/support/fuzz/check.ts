@@ -4,7 +4,7 @@
  * entry names is counted and reported instead of failing the test, every other one fails
  * it with the operation, the request and the response in the message.
  */
-import type { FuzzOperation } from './contract';
+import type { FuzzOperation, OptionsOperation } from './contract';
 import { normalizeMediaType } from './contract';
 
 export interface SentRequest {
@@ -43,7 +43,7 @@ export interface KnownGap {
 const MAX_SHOWN = 600;
 const clip = (t: string, n = MAX_SHOWN) => (t.length > n ? `${t.slice(0, n)}... (${t.length} chars)` : t);
 
-export function describeExchange(op: FuzzOperation, req: SentRequest, res: Received): string {
+export function describeExchange(op: { operationId: string }, req: SentRequest, res: Received): string {
   const reqHeaders = Object.entries(req.headers)
     .filter(([k]) => k.toLowerCase() !== 'authorization')
     .map(([k, v]) => `  ${k}: ${clip(v, 200)}`)
@@ -146,6 +146,50 @@ export function judge(op: FuzzOperation, req: SentRequest, res: Received): { vio
   return { violations: out, checks };
 }
 
+/**
+ * An OPTIONS exchange against its path's `options` operation: a declared status, no body,
+ * only declared `Access-Control-*` headers (`Allow` listing exactly the path's methods), the
+ * CORS fields only for the allowed origin: a preflight's with `Access-Control-Request-Method`,
+ * an actual request's without.
+ */
+export function judgeOptions(op: OptionsOperation, req: SentRequest, res: Received, allowedOrigin: string): { violations: Violation[]; checks: number } {
+  const out: Violation[] = [];
+  let checks = 0;
+  const rule = (ok: boolean, name: string, detail: () => string) => {
+    checks++;
+    if (!ok) out.push({ rule: name, detail: detail() });
+  };
+  const status = String(res.status);
+  const declared = op.responses[status];
+  rule(res.status < 500, '5xx', () => `a ${res.status}`);
+  rule(declared !== undefined, 'status-declared', () => `${status} is not declared (declared: ${Object.keys(op.responses).join(', ')})`);
+  rule(res.text === '', 'no-body', () => `OPTIONS ${status} carries ${res.text.length} bytes of body`);
+  if (declared) {
+    for (const h of declared.requiredHeaders) rule(res.headers.has(h.name), 'header-required', () => `${status} lacks required header ${h.name}`);
+    for (const h of declared.headers) {
+      const v = res.headers.get(h.name);
+      if (v !== null) rule(headerValueMatches(h.schema, v), 'header-schema', () => `${h.name}: ${v} does not match ${JSON.stringify(h.schema)}`);
+    }
+    const undeclared = [...res.headers.keys()].filter((k) => k.startsWith('access-control-') && !declared.headers.some((h) => h.name.toLowerCase() === k));
+    rule(undeclared.length === 0, 'header-declared', () => `undeclared ${undeclared.join(', ')}`);
+  }
+  const allow = (res.headers.get('allow') ?? '').split(',').map((m) => m.trim());
+  rule([...allow].sort().join() === [...op.allow].sort().join(), 'allow', () => `Allow: ${res.headers.get('allow')}, the contract declares ${op.allow.join(', ')}`);
+  const header = (n: string) => Object.entries(req.headers).find(([k]) => k.toLowerCase() === n)?.[1];
+  // CORS as for any request: only an allowed origin gets its fields; a preflight the preflight's, any other OPTIONS an actual request's.
+  const allowed = header('origin') === allowedOrigin;
+  const preflight = allowed && header('access-control-request-method') !== undefined;
+  const acao = res.headers.get('access-control-allow-origin');
+  rule(allowed ? acao === allowedOrigin : acao === null, 'cors', () => `Access-Control-Allow-Origin: ${acao} for Origin ${header('origin')}`);
+  rule(res.headers.has('access-control-allow-methods') === preflight, 'cors', () => `Access-Control-Allow-Methods ${preflight ? 'missing on' : 'sent without'} a preflight from an allowed origin`);
+  rule(
+    res.headers.has('access-control-expose-headers') === (allowed && !preflight),
+    'cors',
+    () => `Access-Control-Expose-Headers on ${preflight ? 'a preflight' : allowed ? '(missing) an actual request' : 'a request from another origin'}`,
+  );
+  return { violations: out, checks };
+}
+
 export interface Tally {
   requests: number;
   checks: number;
@@ -162,9 +206,19 @@ export interface Expectation extends Violation {
 
 /**
  * Judges an exchange, counts it, and throws on the first violation no known gap covers.
- * `sent: false` judges again an exchange already counted (e.g. a walk's rules over its steps).
+ * `sent: false` judges again an exchange already counted (e.g. a walk's rules over its steps);
+ * an OPTIONS exchange is judged by `judgeOptions` against the server's `allowedOrigin`.
  */
-export function enforce(tally: Tally, gaps: readonly KnownGap[], op: FuzzOperation, req: SentRequest, res: Received, extra: Expectation[] = [], { sent = true } = {}): void {
+export function enforce(
+  tally: Tally,
+  gaps: readonly KnownGap[],
+  op: FuzzOperation | OptionsOperation,
+  req: SentRequest,
+  res: Received,
+  extra: Expectation[] = [],
+  { sent = true, allowedOrigin = '' }: { sent?: boolean; allowedOrigin?: string } = {},
+): void {
+  const judged = 'route' in op ? judge(op, req, res) : judgeOptions(op, req, res, allowedOrigin);
   if (sent) {
     tally.requests++;
     const per = tally.byOperation.get(op.operationId) ?? { requests: 0, statuses: new Map() };
@@ -172,13 +226,12 @@ export function enforce(tally: Tally, gaps: readonly KnownGap[], op: FuzzOperati
     per.statuses.set(res.status, (per.statuses.get(res.status) ?? 0) + 1);
     tally.byOperation.set(op.operationId, per);
   }
-  const judged = judge(op, req, res);
   const violations = [...judged.violations, ...extra.filter((e) => !e.ok).map(({ rule, detail }) => ({ rule, detail }))];
   // Each rule judged counts as a check, passed or not: the contract's above, and the caller's own.
   tally.checks += judged.checks + extra.length;
   const open: Violation[] = [];
   for (const v of violations) {
-    const gap = gaps.find((g) => g.matches(op, req, res, v));
+    const gap = 'route' in op ? gaps.find((g) => g.matches(op, req, res, v)) : undefined;
     if (gap) {
       const hit = tally.gapHits.get(gap.id) ?? { count: 0, example: `${req.method} ${req.path} (${req.intent}) -> ${res.status}: ${v.detail}` };
       hit.count++;
