@@ -62,14 +62,14 @@ export function freePort(): Promise<number> {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Starts `cmd` with PORT=<free port> and HOST=127.0.0.1 and waits until it is ready. */
+/** Starts `cmd` with PORT=<free port>, HOST=127.0.0.1 and METRICS_PORT=0 (any free port: several may run at once) and waits until it is ready. */
 export async function startServer(opts: StartOptions): Promise<Running> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const command = [opts.cmd, ...opts.args].join(' ');
   const child = spawn(opts.cmd, opts.args, {
     cwd: root,
-    env: { ...process.env, HOST: '127.0.0.1', ...opts.env, PORT: String(port) },
+    env: { ...process.env, HOST: '127.0.0.1', METRICS_PORT: '0', ...opts.env, PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.add(child);

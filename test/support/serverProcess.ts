@@ -13,7 +13,7 @@ export function startServerProcess(dataDir: string, preload: string[] = []): Pro
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--require', 'tsx/cjs', ...preload.flatMap((p) => ['--require', p]), join(root, 'src/main.ts')], {
       cwd: root,
-      env: { ...process.env, PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'silent' },
+      env: { ...process.env, PORT: '0', METRICS_PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'silent' },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     let out = '';

@@ -117,23 +117,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/metrics": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Prometheus metrics */
-        get: operations["getMetrics"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/openapi.json": {
         parameters: {
             query?: never;
@@ -558,7 +541,7 @@ export interface components {
             currency: components["schemas"]["Currency"];
             /**
              * @deprecated
-             * @description Deprecated: use `discount` (version 2). Sunset 2027-06-30. Read volume is counted per account in /metrics (`orderline_deprecated_field_reads_total`).
+             * @description Deprecated: use `discount` (version 2). Sunset 2027-06-30. Read volume is counted per account by the operators.
              */
             discount_code: string | null;
             id: number;
@@ -974,26 +957,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Health"];
-                };
-            };
-        };
-    };
-    getMetrics: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Prometheus text exposition format. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/plain": string;
                 };
             };
         };
