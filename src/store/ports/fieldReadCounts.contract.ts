@@ -64,7 +64,13 @@ export function runFieldReadCountsContract(name: string, pair: FieldReadCountsFa
 
     it('stores nothing of a batch with an unknown account', async () => {
       await a.addFieldReads([reads(alice, 1)]);
-      await expect(a.addFieldReads([reads(alice, 5), reads(bob + 1000, 1)])).rejects.toThrow();
+      // Not `rejects.toThrow()`: a driver's error class may come from another jest realm (better-sqlite3's native module is loaded once per worker).
+      expect(
+        await a.addFieldReads([reads(alice, 5), reads(bob + 1000, 1)]).then(
+          () => 'stored',
+          () => 'refused',
+        ),
+      ).toBe('refused');
       expect(await a.fieldReadTotals('2000-01-01', 10)).toEqual([{ account: 'alice', field: F, reads: 1 }]);
     });
 
