@@ -217,18 +217,6 @@ export type GetHealthRequest = {
 export type GetHealthResponse =
   | { status: 200; headers?: ResponseHeaders; contentType: "application/json"; body: operations["getHealth"]['responses'][200]['content']["application/json"] };
 
-/** GET /metrics */
-export type GetMetricsRequest = {
-  operationId: "getMetrics";
-  /** The version the path fixes; null where the version is negotiated. */
-  pathVersion: null;
-  params: Record<string, never>;
-  query: Record<string, never>;
-  headers: Record<string, never>;
-} & ({ contentType?: undefined; body?: undefined });
-export type GetMetricsResponse =
-  | { status: 200; headers?: ResponseHeaders; contentType: "text/plain"; body: operations["getMetrics"]['responses'][200]['content']["text/plain"] };
-
 /** GET /openapi.json */
 export type GetOpenApiJsonRequest = {
   operationId: "getOpenApiJson";
@@ -620,10 +608,6 @@ export type GetGraphqlSchemaFamilyResponse = GetGraphqlSchemaResponse;
 export type GetHealthFamilyRequest = GetHealthRequest;
 export type GetHealthFamilyResponse = GetHealthResponse;
 
-/** GET /metrics */
-export type GetMetricsFamilyRequest = GetMetricsRequest;
-export type GetMetricsFamilyResponse = GetMetricsResponse;
-
 /** GET /openapi.json */
 export type GetOpenApiJsonFamilyRequest = GetOpenApiJsonRequest;
 export type GetOpenApiJsonFamilyResponse = GetOpenApiJsonResponse;
@@ -678,7 +662,6 @@ export interface Handlers<C, A = C> {
   getGraphqlDocs(req: GetGraphqlDocsFamilyRequest, ctx: C): Promise<GetGraphqlDocsFamilyResponse>;
   getGraphqlSchema(req: GetGraphqlSchemaFamilyRequest, ctx: C): Promise<GetGraphqlSchemaFamilyResponse>;
   getHealth(req: GetHealthFamilyRequest, ctx: C): Promise<GetHealthFamilyResponse>;
-  getMetrics(req: GetMetricsFamilyRequest, ctx: C): Promise<GetMetricsFamilyResponse>;
   getOpenApiJson(req: GetOpenApiJsonFamilyRequest, ctx: C): Promise<GetOpenApiJsonFamilyResponse>;
   getOpenApiYaml(req: GetOpenApiYamlFamilyRequest, ctx: C): Promise<GetOpenApiYamlFamilyResponse>;
   getOrder(req: GetOrderFamilyRequest, ctx: A): Promise<GetOrderFamilyResponse>;
@@ -704,7 +687,6 @@ export type OperationId =
   | "getGraphqlDocs"
   | "getGraphqlSchema"
   | "getHealth"
-  | "getMetrics"
   | "getOpenApiJson"
   | "getOpenApiYaml"
   | "getOrder"
@@ -726,4 +708,4 @@ export type OperationId =
   | "replaceOrderV2";
 /** The operations that require a bearer token, and those that do not. */
 export type AuthenticatedOperationId = "cancelOrder" | "cancelOrderV1" | "cancelOrderV2" | "createOrder" | "createOrderV1" | "createOrderV2" | "getOrder" | "getOrderV1" | "getOrderV2" | "headOrder" | "headOrderV1" | "headOrderV2" | "listOrders" | "listOrdersV1" | "listOrdersV2" | "patchOrder" | "patchOrderV1" | "patchOrderV2" | "replaceOrder" | "replaceOrderV1" | "replaceOrderV2";
-export type PublicOperationId = "getAsyncApiYaml" | "getDocs" | "getDocsScript" | "getGraphqlDocs" | "getGraphqlSchema" | "getHealth" | "getMetrics" | "getOpenApiJson" | "getOpenApiYaml" | "getReady" | "getRealtimeDocs";
+export type PublicOperationId = "getAsyncApiYaml" | "getDocs" | "getDocsScript" | "getGraphqlDocs" | "getGraphqlSchema" | "getHealth" | "getOpenApiJson" | "getOpenApiYaml" | "getReady" | "getRealtimeDocs";

@@ -123,24 +123,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/metrics": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Prometheus metrics */
-        get: operations["getMetrics"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        /** The methods of this path; the CORS preflight */
-        options: operations["optionsMetrics"];
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/openapi.json": {
         parameters: {
             query?: never;
@@ -578,7 +560,7 @@ export interface components {
             currency: components["schemas"]["Currency"];
             /**
              * @deprecated
-             * @description Deprecated: use `discount` (version 2). Sunset 2027-06-30. Read volume is counted per account in /metrics (`orderline_deprecated_field_reads_total`).
+             * @description Deprecated: use `discount` (version 2). Sunset 2027-06-30. Read volume is counted per account by the operators.
              */
             discount_code: string | null;
             id: number;
@@ -1084,38 +1066,6 @@ export interface operations {
         };
     };
     optionsHealthz: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            204: components["responses"]["Options"];
-        };
-    };
-    getMetrics: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Prometheus text exposition format. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/plain": string;
-                };
-            };
-        };
-    };
-    optionsMetrics: {
         parameters: {
             query?: never;
             header?: never;

@@ -45,6 +45,7 @@ const schema_2221b0c6 = {"type":"object","additionalProperties":false,"required"
 const schema_22d9454d = {"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/OrderListV2"};
 const schema_27dc4904 = {"type":"string","pattern":"^[A-Z]{3}$","description":"ISO 4217 code; EUR when not given on create."};
 const schema_292ce903 = {"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/Problem"};
+const schema_2bd1cad8 = {"type":"object","additionalProperties":false,"required":["id","status","items","total_cents","currency","discount_code","note","created_at","updated_at","_links"],"properties":{"id":{"type":"integer","minimum":1},"status":{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/OrderStatus"},"items":{"type":"array","items":{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/OrderItem"}},"total_cents":{"type":"integer","minimum":0,"description":"Sum of quantity x unit_price_cents, less the discount percent, rounded half up. Derived, never written."},"currency":{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/Currency"},"discount_code":{"type":["string","null"],"deprecated":true,"description":"Deprecated: use `discount` (version 2). Sunset 2027-06-30. Read volume is counted per account by the operators."},"note":{"type":["string","null"],"maxLength":500},"created_at":{"type":"string","format":"date-time"},"updated_at":{"type":"string","format":"date-time"},"_links":{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/OrderLinks"}}};
 const schema_2f9cf247 = {"type":"object","additionalProperties":false,"properties":{"items":{"type":"array","maxItems":100,"items":{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/OrderItem"}},"currency":{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/Currency"},"note":{"type":["string","null"],"maxLength":500},"discount_code":{"type":["string","null"],"minLength":1,"maxLength":32,"deprecated":true},"status":{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/OrderStatus"}},"required":["status","items","currency","discount_code","note"]};
 const schema_3f48571f = {"type":"object","additionalProperties":false,"required":["status","checks"],"properties":{"status":{"type":"string","enum":["ready","not_ready"]},"checks":{"type":"object","additionalProperties":{"type":"boolean"}}}};
 const schema_45ffe4a3 = {"type":"object","additionalProperties":false,"properties":{"items":{"type":"array","maxItems":100,"items":{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/OrderItem"}},"currency":{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/Currency"},"note":{"type":["string","null"],"maxLength":500},"discount_code":{"type":["string","null"],"minLength":1,"maxLength":32,"deprecated":true},"status":{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/OrderStatus"}},"description":"RFC 7396 merge patch: present members replace, `null` removes (`note`, discount); `items`, `currency` and `status` cannot be removed."};
@@ -61,7 +62,6 @@ const schema_7f4f691d = {"$ref":"https://orderline.invalid/contracts/openapi.jso
 const schema_8519c7cc = {"type":"object","additionalProperties":false,"properties":{"code":{"type":"string","minLength":1,"maxLength":32},"percent":{"type":"integer","minimum":0,"maximum":100}},"description":"Merged into the current discount; creating a discount needs both members."};
 const schema_91368953 = {"type":"object","additionalProperties":false,"required":["orders","_links"],"properties":{"orders":{"type":"array","items":{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/OrderV1"}},"_links":{"type":"object","description":"`self`, and `next` only when more orders exist.","additionalProperties":false,"required":["self"],"properties":{"self":{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/Link"},"next":{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/Link"}}}}};
 const schema_934bebd0 = {"oneOf":[{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/OrderV1"},{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/OrderV2"}]};
-const schema_9b32e31d = {"type":"object","additionalProperties":false,"required":["id","status","items","total_cents","currency","discount_code","note","created_at","updated_at","_links"],"properties":{"id":{"type":"integer","minimum":1},"status":{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/OrderStatus"},"items":{"type":"array","items":{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/OrderItem"}},"total_cents":{"type":"integer","minimum":0,"description":"Sum of quantity x unit_price_cents, less the discount percent, rounded half up. Derived, never written."},"currency":{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/Currency"},"discount_code":{"type":["string","null"],"deprecated":true,"description":"Deprecated: use `discount` (version 2). Sunset 2027-06-30. Read volume is counted per account in /metrics (`orderline_deprecated_field_reads_total`)."},"note":{"type":["string","null"],"maxLength":500},"created_at":{"type":"string","format":"date-time"},"updated_at":{"type":"string","format":"date-time"},"_links":{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/OrderLinks"}}};
 const schema_a9bf41d8 = {"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/OrderReplaceV1"};
 const schema_afae9fef = {"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/OrderPatchV2"};
 const schema_b3cc6b22 = {"type":"object","additionalProperties":false,"required":["orders","_links"],"properties":{"orders":{"type":"array","items":{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/OrderV2"}},"_links":{"type":"object","description":"`self`, and `next` only when more orders exist.","additionalProperties":false,"required":["self"],"properties":{"self":{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/Link"},"next":{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/Link"}}}}};
@@ -2577,7 +2577,7 @@ vErrors.push(err9);
 errors++;
 }
 for(const key0 in data){
-if(!(func_191f75b3.call(schema_9b32e31d.properties, key0))){
+if(!(func_191f75b3.call(schema_2bd1cad8.properties, key0))){
 const err10 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err10];
@@ -2675,7 +2675,7 @@ errors = vErrors.length;
 if(data.discount_code !== undefined){
 let data6 = data.discount_code;
 if((typeof data6 !== "string") && (data6 !== null)){
-const err16 = {instancePath:instancePath+"/discount_code",schemaPath:"#/properties/discount_code/type",keyword:"type",params:{type: schema_9b32e31d.properties.discount_code.type},message:"must be string,null"};
+const err16 = {instancePath:instancePath+"/discount_code",schemaPath:"#/properties/discount_code/type",keyword:"type",params:{type: schema_2bd1cad8.properties.discount_code.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -2688,7 +2688,7 @@ errors++;
 if(data.note !== undefined){
 let data7 = data.note;
 if((typeof data7 !== "string") && (data7 !== null)){
-const err17 = {instancePath:instancePath+"/note",schemaPath:"#/properties/note/type",keyword:"type",params:{type: schema_9b32e31d.properties.note.type},message:"must be string,null"};
+const err17 = {instancePath:instancePath+"/note",schemaPath:"#/properties/note/type",keyword:"type",params:{type: schema_2bd1cad8.properties.note.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err17];
 }

@@ -13,7 +13,11 @@ export class Metrics {
     buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
     registers: [this.registry],
   });
-  /** Spec 9.4: read volume of a deprecated field, per client (account). */
+  /**
+   * Spec 9.4: read volume of a deprecated field, per client (account). Recorded only through
+   * `FieldReadTally` (fieldReads.ts), which bounds the `account` label to the top accounts
+   * plus `(other)` and keeps the exact per-account counts in the store.
+   */
   readonly deprecatedReads = new Counter({
     name: 'orderline_deprecated_field_reads_total',
     help: 'Responses that carried a deprecated field, by account and field',
@@ -61,11 +65,10 @@ export class Metrics {
     registers: [this.registry],
   });
 
-  /**
-   * The text one scrape of /metrics answers: this registry's; in a cluster worker the whole
-   * instance's (clusterMetrics.ts replaces it).
-   */
-  scrape: () => Promise<string> = () => this.registry.metrics();
+  /** The text one scrape of the operator listener answers in a lone process (a cluster's primary aggregates instead: clusterMetrics.ts). */
+  scrape(): Promise<string> {
+    return this.registry.metrics();
+  }
 
   constructor(opts: { defaultMetrics?: boolean } = {}) {
     if (opts.defaultMetrics) collectDefaultMetrics({ register: this.registry });

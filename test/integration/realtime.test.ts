@@ -398,7 +398,7 @@ describe('backpressure, accept limiter, shutdown', () => {
       const never = await stalled();
       const s = await openSse(srv, id, {}, 'alice', false);
       const sseReader = s.res.body!.getReader(); // and one that does not read for now
-      const closes = async () => Number(/orderline_stream_backpressure_closes_total (\d+)/.exec(await (await srv.fetch('/metrics')).text())?.[1]);
+      const closes = async () => Number(/orderline_stream_backpressure_closes_total (\d+)/.exec(await srv.scrape())?.[1]);
       // Writes until the kernel's buffers are full and each connection's queue overflows (loopback buffers hold megabytes).
       for (let i = 0; i < 200 && (await closes()) < 3; i++) await Promise.all([1, 2, 3, 4].map(() => touch(srv, id, 5)));
       expect(await closes()).toBe(3);

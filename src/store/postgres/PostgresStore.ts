@@ -20,13 +20,32 @@
  * holds the ports' methods, each a few lines around one statement.
  */
 import { Pool, type PoolClient, type PoolConfig } from 'pg';
-import type { Account, Accounts, AppliedWrite, IdempotencyKeys, OrderEvent, OrderFields, OrderPage, OrderRecord, Orders, SocialGraph, StoreLifecycle, TokenInfo, WriteDecision, WriteResult } from '../store';
+import type {
+  Account,
+  Accounts,
+  AppliedWrite,
+  FieldReadCounts,
+  FieldReads,
+  FieldReadTotal,
+  IdempotencyKeys,
+  OrderEvent,
+  OrderFields,
+  OrderPage,
+  OrderRecord,
+  Orders,
+  SocialGraph,
+  StoreLifecycle,
+  TokenInfo,
+  WriteDecision,
+  WriteResult,
+} from '../store';
 import { MIGRATIONS } from './migrations';
 import { claimOn, completeOn, releaseOn, sweepOn, type Run } from './idempotency';
 import type { IdempotencyClaim, IdempotencyClaimRequest, IdempotentCompletion } from '../idempotency';
 import { GraphReads, MAX_BATCH, clampRows, toAccount, type AccountRow, type CommentRow, type GraphStatements, type PostRow, type UserRow } from '../rows';
 import { NOW, SQL, type Statement } from './sql';
 import { TYPES, columnsOf, storable, toEvent, toOrder, type EventRow, type OrderRow } from './parsers';
+import { mergeFieldReads } from '../fieldReads';
 import { DEMO_ACCOUNTS, DEMO_COMMENTS, DEMO_FRIENDS, DEMO_ORDERS, DEMO_POSTS, DEMO_USERS } from '../demo';
 import { unavailableOr } from './unavailable';
 
@@ -73,7 +92,7 @@ function batch<K extends string | number>(ids: readonly K[], first: number): [K[
 
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 
-export class PostgresStore extends GraphReads<OrderRow> implements StoreLifecycle, Accounts, Orders, IdempotencyKeys, SocialGraph {
+export class PostgresStore extends GraphReads<OrderRow> implements StoreLifecycle, Accounts, Orders, IdempotencyKeys, SocialGraph, FieldReadCounts {
   private readonly pool: Pool;
   private readonly schema?: string;
   private readonly onError: (err: Error) => void;
@@ -334,6 +353,16 @@ export class PostgresStore extends GraphReads<OrderRow> implements StoreLifecycl
       if (complete) await completeOn(this.runOn(c), accountId, complete, { order, event });
       return { ok: true, order, event };
     });
+  }
+
+  async addFieldReads(batch: readonly FieldReads[]): Promise<void> {
+    const entries = mergeFieldReads(batch);
+    if (entries.length === 0) return;
+    await this.q(this.pool, 'addFieldReads', [entries.map((e) => e.accountId), entries.map((e) => e.field), entries.map((e) => e.day), entries.map((e) => e.reads)]);
+  }
+
+  async fieldReadTotals(sinceDay: string, limit: number): Promise<FieldReadTotal[]> {
+    return this.q<FieldReadTotal>(this.pool, 'fieldReadTotals', [sinceDay, clampRows(limit)]);
   }
 
   async listOrders(accountId: number, after: number, limit: number): Promise<OrderPage> {
