@@ -106,7 +106,7 @@ async function main(): Promise<void> {
   // 3. Page through all orders over _links.next.
   for (let i = 0; i < 5; i++) await api.POST('/v2/orders', { body: {} });
   const ids: number[] = [];
-  for await (const order of sdk.allOrders(api, 2)) ids.push(order.id);
+  for await (const order of sdk.allOrders(api, { limit: 2 })) ids.push(order.id);
   assert.strictEqual(new Set(ids).size, ids.length, 'an order came twice');
   assert.ok(ids.includes(id) && ids.length >= 6, `paged ${ids.length} orders`);
   summary['pages'] = { orders: ids.length, pages: wire.filter((w) => w.method === 'GET' && /\/v2\/orders\?/.test(w.url)).length };
