@@ -41,8 +41,6 @@ export class GraphqlRequestError extends OrderlineError {
   }
 }
 
-export { printDocument } from './print.js';
-
 /** Plain hex SHA-256 of the UTF-8 text (Web Crypto), the server's hash. Web Crypto's `subtle` exists only in secure contexts (https, localhost). */
 export async function sha256Hex(text: string): Promise<string> {
   const subtle = (globalThis.crypto as Partial<typeof globalThis.crypto> | undefined)?.subtle;
