@@ -46,7 +46,7 @@ async function measure(entry: string): Promise<Measured> {
     initial.add(name);
     for (const imp of meta.outputs[name]?.imports ?? []) if (imp.kind === 'import-statement') walk(imp.path);
   };
-  walk(entryOut![0]);
+  walk(entryOut[0]);
   const sum = (names: Iterable<string>) => [...names].reduce((n, name) => n + (gz.get(base(name)) ?? 0), 0);
   return {
     initial: sum(initial),
