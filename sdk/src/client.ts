@@ -89,7 +89,8 @@ const throwing: Middleware = {
     return undefined;
   },
   onError({ request, error }) {
-    if (error instanceof OrderlineError || request.signal.aborted) return error instanceof Error ? error : new Error(String(error));
+    // Thrown as they are (an abort's reason may be a DOMException from another realm, which openapi-fetch would not pass on).
+    if (error instanceof OrderlineError || request.signal.aborted) throw error;
     return new OrderlineError(0, undefined, { source: 'client', code: 'NETWORK_ERROR', message: error instanceof Error ? error.message : String(error), cause: error });
   },
 };

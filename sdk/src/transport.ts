@@ -104,10 +104,12 @@ function retryKind(request: Request): 'safe' | 'keyed' | undefined {
 export function retryFetch(inner: RequestFetch, options: RetryOptions = {}): RequestFetch {
   const { attempts = 3, maxDelayMs = 5000, sleep: wait = sleep } = options;
   return async (request) => {
+    request.signal.throwIfAborted();
     const kind = retryKind(request);
     if (!kind || attempts <= 1) return inner(request);
     if (kind === 'keyed' && !request.headers.has('idempotency-key')) request.headers.set('idempotency-key', randomUuid());
     for (let attempt = 1; ; attempt++) {
+      request.signal.throwIfAborted();
       let res: Response | undefined;
       try {
         res = await inner(request.clone());
