@@ -116,7 +116,7 @@ export interface OrderlineClientOptions extends RestClientOptions {
    * responses by itself: `false` leaves it to the browser.
    */
   cache?: boolean | undefined;
-  /** Retries of what is safe to retry (transport.ts); `false`: none. */
+  /** Retries of what is safe to retry (see {@link retryFetch}); `false`: none. */
   retry?: RetryOptions | false | undefined;
   /** Fails a call (its retries included) with OrderlineError TIMEOUT after this many ms. Per call, pass `signal`. */
   timeoutMs?: number | undefined;
@@ -127,7 +127,7 @@ export interface OrderlineClientOptions extends RestClientOptions {
  * (so a resolved call has its `data`); the ETag cache (a repeated GET revalidates with
  * If-None-Match and a 304 is answered from the cache; a successful write drops what is
  * cached for its URL); safe retries on network errors, 429 and 503 honouring
- * Retry-After (transport.ts), creates and cancels sent with an Idempotency-Key; an
+ * Retry-After ({@link retryFetch}), creates and cancels sent with an Idempotency-Key; an
  * optional timeout; `signal` on any call cancels it and its retries.
  */
 export function createOrderlineClient(options: OrderlineClientOptions): { api: RestClient; cache: EtagCache } {

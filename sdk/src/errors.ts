@@ -35,7 +35,7 @@ export type GraphqlErrorCode =
   | 'THROTTLED'
   | (string & {});
 
-/** The `code` of a WebSocket `error` message (contracts/asyncapi.yaml). */
+/** The `code` of a WebSocket `error` message (the service's `/asyncapi.yaml`). */
 export type RealtimeErrorCode = ErrorMessage['code'];
 
 /**

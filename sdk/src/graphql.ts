@@ -1,12 +1,12 @@
 /**
  * `@orderline/sdk/graphql`: the typed GraphQL client.
  *
- * - `query(name, variables)`: the operations of contracts/operations/ by name, typed by
+ * - `query(name, variables)`: the contract's operations (listed with their hashes on the service's `/docs/graphql`) by name, typed by
  *   codegen; their text and hash are the generated manifest's, the ones the server's
  *   allowlist holds.
  * - `execute(document, variables)`: any `TypedDocumentNode` a client team generates for
  *   its own queries (graphql-codegen, gql.tada...). Its text is graphql-js's `print` of
- *   the document, the same printer codegen runs over contracts/operations/, and its hash
+ *   the document, the same printer the contract's operations are printed with, and its hash
  *   the plain hex SHA-256 of that exact UTF-8 text, as the server and the allowlist
  *   compute it (no `sha256:` prefix: one hash serves APQ and the allowlist). So a client document equal to a
  *   contract operation has the contract's hash, and registering a partner's document in
@@ -81,7 +81,7 @@ export interface OperationOptions {
 }
 
 export interface GraphqlClient {
-  /** A contract operation by name (contracts/operations/). */
+  /** A contract operation by name (the service's `/docs/graphql` lists them). */
   query<N extends OperationName>(name: N, variables: OperationTypes[N]['variables'], options?: OperationOptions): Promise<OperationTypes[N]['result']>;
   /** Any typed document, e.g. one the client team generated with graphql-codegen. */
   execute<R, V extends Record<string, unknown>>(document: TypedDocumentNode<R, V>, variables: V, options?: OperationOptions): Promise<R>;

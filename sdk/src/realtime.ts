@@ -5,7 +5,7 @@
  * - Reconnects after any drop with delay = base x 2^attempt + random(0, base), capped:
  *   the jitter applies to the first reconnect too, so a fleet dropped at once does not
  *   come back at once; a 503's Retry-After is honoured when longer.
- * - Follows the contract's wire rule (asyncapi.yaml) and nothing else: it keeps the last
+ * - Follows the contract's wire rule (the service's `/asyncapi.yaml`) and nothing else: it keeps the last
  *   seq of its topic; an event with seq = last + 1 is delivered, seq <= last dropped,
  *   seq > last + 1 is a gap (GET the order); a `resync` means GET the order and continue
  *   from the resync's seq (adopted even when lower: the client's position was ahead of
@@ -30,7 +30,7 @@ export interface OrderEventMessage extends Omit<GeneratedEventMessage, 'order' |
   order: Order;
   status: OrderStatus;
 }
-/** Messages the server sends on a stream (contracts/asyncapi.yaml), events typed with `Order`. */
+/** Messages the server sends on a stream (the service's `/asyncapi.yaml`), events typed with `Order`. */
 export type ServerMessage = Exclude<GeneratedServerMessage, GeneratedEventMessage> | OrderEventMessage;
 
 /** @deprecated the same type as `Order`. */
