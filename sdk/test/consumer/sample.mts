@@ -103,6 +103,25 @@ async function main(): Promise<void> {
   assert.strictEqual(final.note, 'theirs|ours');
   summary['update'] = { patchStatuses: patches, changeCalls: reapplied, note: final.note };
 
+  // 2b. One error type: a missing order is an OrderlineError with status, code and request id; an aborted create fails at once.
+  try {
+    await api.GET('/v2/orders/{orderId}', { params: { path: { orderId: 999_999_999 } } });
+    assert.fail('a missing order was found');
+  } catch (err) {
+    assert.ok(err instanceof sdk.OrderlineError);
+    assert.deepStrictEqual([err.status, err.code, typeof err.requestId], [404, 'NOT_FOUND', 'string']);
+  }
+  const aborted = new AbortController();
+  aborted.abort();
+  const started = Date.now();
+  const abortError = await api.POST('/v2/orders', { body: {}, signal: aborted.signal }).then(
+    () => undefined,
+    (err: unknown) => err,
+  );
+  assert.strictEqual((abortError as Error).name, 'AbortError');
+  assert.ok(Date.now() - started < 200, 'an aborted create waited for retries');
+  summary['errors'] = { notFound: 404, aborted: (abortError as Error).name };
+
   // 3. Page through all orders over _links.next.
   for (let i = 0; i < 5; i++) await api.POST('/v2/orders', { body: {} });
   const ids: number[] = [];
