@@ -32,7 +32,7 @@ export interface components {
                 };
                 /** Format: date-time */
                 created_at: string;
-                /** @description ISO 4217 code; EUR when not given on create. */
+                /** @description ISO 4217 code; EUR when not given on create. `x-extensible-enum` lists common codes (for client autocompletion); any ISO 4217 code is accepted. */
                 currency: string;
                 discount: {
                     code: string;

@@ -454,7 +454,7 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
-        /** @description ISO 4217 code; EUR when not given on create. */
+        /** @description ISO 4217 code; EUR when not given on create. `x-extensible-enum` lists common codes (for client autocompletion); any ISO 4217 code is accepted. */
         Currency: string;
         Discount: {
             code: string;
@@ -589,7 +589,7 @@ export interface components {
         };
         /** @description RFC 9457 problem details; extension members may be added. */
         Problem: {
-            /** @description Stable machine-readable code, e.g. NOT_FOUND, PRECONDITION_FAILED. */
+            /** @description Stable machine-readable code, e.g. NOT_FOUND, PRECONDITION_FAILED. The codes sent today are listed in `x-extensible-enum`; clients must accept codes added later. */
             code: string;
             detail?: string;
             errors?: {

@@ -33,7 +33,7 @@ describe('EtagCache', () => {
     expect([cache.size, cache.hits]).toEqual([0, 0]);
   });
 
-  it('is bounded by lru-cache: past cacheSize the least recently used response goes first', async () => {
+  it('is bounded: past cacheSize the least recently used response goes first', async () => {
     const seen: string[] = [];
     const { api, cache } = createOrderlineClient({ baseUrl: 'http://x.test', cacheSize: 2, fetch: stub(new Map(), seen) });
     const get = (orderId: number) => api.GET('/v2/orders/{orderId}', { params: { path: { orderId } } });

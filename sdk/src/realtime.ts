@@ -6,7 +6,7 @@
  *   the jitter applies to the first reconnect too, so a fleet dropped at once does not
  *   come back at once; a 503's Retry-After is honoured when longer (SSE, and WebSocket
  *   with Node's `ws`: `retryDelay`).
- * - Follows the contract's wire rule (asyncapi.yaml) and nothing else: it keeps the last
+ * - Follows the contract's wire rule (the service's `/asyncapi.yaml`) and nothing else: it keeps the last
  *   seq of its topic; an event with seq = last + 1 is delivered, seq <= last dropped,
  *   seq > last + 1 is a gap (GET the order); a `resync` means GET the order and continue
  *   from the resync's seq (adopted even when lower: the client's position was ahead of
@@ -21,12 +21,21 @@
  * and authenticates with `access_token`.
  */
 import { createParser } from 'eventsource-parser';
-import type { OrderEventMessage, ServerMessage } from './generated/messages.js';
-import type { components } from './generated/openapi.js';
+import type { OrderEventMessage as GeneratedEventMessage, ServerMessage as GeneratedServerMessage } from './generated/messages.js';
+import { OrderlineError, errorFromResponse } from './errors.js';
+import type { Order, OrderStatus } from './orders.js';
+import { tokenOf, type TokenSource } from './transport.js';
 
-export type { OrderEventMessage, ServerMessage };
+/** An event on an order's topic: the order as it stands after the write (the same `Order` the REST client reads). */
+export interface OrderEventMessage extends Omit<GeneratedEventMessage, 'order' | 'status'> {
+  order: Order;
+  status: OrderStatus;
+}
+/** Messages the server sends on a stream (the service's `/asyncapi.yaml`), events typed with `Order`. */
+export type ServerMessage = Exclude<GeneratedServerMessage, GeneratedEventMessage> | OrderEventMessage;
 
-export type OrderV2 = components['schemas']['OrderV2'];
+/** @deprecated the same type as `Order`. */
+export type OrderV2 = Order;
 
 export interface Backoff {
   baseMs: number;
@@ -97,7 +106,11 @@ export type WebSocketCtor = new (url: string) => WebSocketLike;
 
 export interface OrderStreamOptions {
   baseUrl: string;
-  token: string;
+  /**
+   * A bearer token, or a function returning the current one: called at every
+   * (re)connection and resync, so a rotated token is picked up at the next reconnect.
+   */
+  token?: TokenSource | undefined;
   orderId: number;
   transport: 'ws' | 'sse';
   /** Resume after this seq (0: seen nothing, replay from seq 1; absent: live from now). */
@@ -105,14 +118,20 @@ export interface OrderStreamOptions {
   onEvent(message: OrderEventMessage): void;
   /** The stream could not be resumed gap-free: here is the order as it stands now. */
   onResync?(order: OrderV2): void;
-  /** A refusal that retrying will not fix (401, 404): the stream stops. */
-  onFatal?(error: Error): void;
+  /**
+   * A refusal that retrying will not fix (401, 403, 404): the stream stops. The error has
+   * the status, the code (REST problem code over SSE and the resync GET, the WebSocket
+   * `error` message's code) and the request id when there was an HTTP answer.
+   */
+  onFatal?(error: OrderlineError): void;
   /** Each (re)connection, for tests and UIs. */
   onConnect?(attempt: number): void;
   backoff?: Partial<Backoff>;
   random?: () => number;
   WebSocket?: WebSocketCtor;
   fetch?: typeof fetch;
+  /** Aborting it closes the stream, as `close()` does. */
+  signal?: AbortSignal;
 }
 
 export interface OrderStream {
@@ -120,7 +139,9 @@ export interface OrderStream {
   close(): void;
 }
 
-class Fatal extends Error {}
+const FATAL_STATUSES = new Set([401, 403, 404]);
+/** Whether a failure stops the stream (onFatal) rather than dropping one connection. */
+const isFatal = (err: unknown): err is OrderlineError => err instanceof OrderlineError && (FATAL_STATUSES.has(err.status) || err.code === 'UNSUPPORTED_PLATFORM');
 
 export function streamOrder(opts: OrderStreamOptions): OrderStream {
   const doFetch = opts.fetch ?? fetch;
@@ -138,12 +159,16 @@ export function streamOrder(opts: OrderStreamOptions): OrderStream {
   // Messages are handled one at a time: a resync's GET must finish before the next event.
   let chain: Promise<void> = Promise.resolve();
 
+  async function authHeaders(): Promise<Record<string, string>> {
+    const token = await tokenOf(opts.token);
+    return token ? { authorization: `Bearer ${token}` } : {};
+  }
+
   /** GETs the order; `adopt`: the resync's seq, the position the stream continues from. */
   async function resync(adopt?: number): Promise<void> {
-    const res = await doFetch(`${base}/v2/orders/${opts.orderId}`, { headers: { authorization: `Bearer ${opts.token}` } });
-    if (res.status === 404 || res.status === 401) throw new Fatal(`GET order ${opts.orderId}: HTTP ${res.status}`);
-    if (!res.ok) throw new Error(`GET order ${opts.orderId}: HTTP ${res.status}`);
-    const order = (await res.json()) as OrderV2;
+    const res = await doFetch(`${base}/v2/orders/${opts.orderId}`, { headers: await authHeaders() });
+    if (!res.ok) throw await errorFromResponse(res, 'realtime');
+    const order = (await res.json()) as Order;
     // v2 carries no revision field; orderline's ETag does ("<id>-<revision>-v<version>..."), and it is the topic's seq.
     const revision = Number(/-(\d+)-v/.exec(res.headers.get('etag') ?? '')?.[1] ?? NaN);
     // The GET may already include events after the resync's seq: continue after whichever is newer.
@@ -165,7 +190,7 @@ export function streamOrder(opts: OrderStreamOptions): OrderStream {
     }
     if (msg.type === 'resync') return resync(msg.seq);
     if (msg.type === 'error') {
-      if (msg.code === 'not_found') throw new Fatal(`${msg.channel}: ${msg.message}`);
+      if (msg.code === 'not_found') throw new OrderlineError(404, undefined, { source: 'realtime', code: msg.code, message: `${msg.channel}: ${msg.message}` });
       // The topic could not be loaded: no subscription exists; reconnect with backoff and subscribe again.
       if (msg.code === 'unavailable') throw new Error(`${msg.channel}: ${msg.message}`);
       return;
@@ -190,7 +215,7 @@ export function streamOrder(opts: OrderStreamOptions): OrderStream {
   };
 
   function fail(err: unknown): void {
-    if (err instanceof Fatal) {
+    if (isFatal(err)) {
       closed = true;
       stopCurrent();
       opts.onFatal?.(err);
@@ -209,10 +234,12 @@ export function streamOrder(opts: OrderStreamOptions): OrderStream {
     }, delay);
   }
 
-  function connectWs(): void {
+  async function connectWs(): Promise<void> {
     const Ctor = opts.WebSocket ?? (globalThis as { WebSocket?: WebSocketCtor }).WebSocket;
-    if (!Ctor) throw new Fatal('no WebSocket implementation: pass options.WebSocket (e.g. the ws package in Node 20)');
-    const url = `${base.replace(/^http/, 'ws')}/orders?access_token=${encodeURIComponent(opts.token)}`;
+    if (!Ctor) throw new OrderlineError(0, undefined, { source: 'client', code: 'UNSUPPORTED_PLATFORM', message: 'no WebSocket implementation: pass options.WebSocket (e.g. the ws package in Node 20)' });
+    const token = await tokenOf(opts.token);
+    if (closed) return;
+    const url = `${base.replace(/^http/, 'ws')}/orders${token ? `?access_token=${encodeURIComponent(token)}` : ''}`;
     const ws = new Ctor(url);
     let done = false;
     let retryAfterS: number | undefined;
@@ -243,15 +270,18 @@ export function streamOrder(opts: OrderStreamOptions): OrderStream {
   function connectSse(): void {
     const abort = new AbortController();
     stopCurrent = () => abort.abort();
-    const headers: Record<string, string> = { authorization: `Bearer ${opts.token}`, accept: 'text/event-stream' };
-    if (hasPosition) headers['last-event-id'] = String(lastSeq);
     void (async () => {
       let retryAfterS: number | undefined;
       try {
+        const headers: Record<string, string> = { ...(await authHeaders()), accept: 'text/event-stream' };
+        if (hasPosition) headers['last-event-id'] = String(lastSeq);
         const res = await doFetch(`${base}/api/orders/${opts.orderId}/stream`, { headers, signal: abort.signal });
-        if (res.status === 401 || res.status === 404) throw new Fatal(`stream of order ${opts.orderId}: HTTP ${res.status}`);
-        if (res.status === 503) retryAfterS = parseRetryAfter(res.headers.get('retry-after'));
-        if (!res.ok || !res.body) throw new Error(`stream: HTTP ${res.status}`);
+        if (!res.ok) {
+          const err = await errorFromResponse(res, 'realtime');
+          if (err.retryAfterMs !== undefined) retryAfterS = err.retryAfterMs / 1000;
+          throw err;
+        }
+        if (!res.body) throw new Error(`stream: HTTP ${res.status} without a body`);
         attempt = 0;
         const parser = createParser({
           onEvent: (ev) => {
@@ -266,7 +296,7 @@ export function streamOrder(opts: OrderStreamOptions): OrderStream {
           parser.feed(decoder.decode(value, { stream: true }));
         }
       } catch (err) {
-        if (err instanceof Fatal) return fail(err);
+        if (isFatal(err)) return fail(err);
       }
       await chain.catch(() => undefined);
       scheduleReconnect(retryAfterS);
@@ -276,23 +306,23 @@ export function streamOrder(opts: OrderStreamOptions): OrderStream {
   function connect(): void {
     if (closed) return;
     opts.onConnect?.(attempt);
-    try {
-      if (opts.transport === 'ws') connectWs();
-      else connectSse();
-    } catch (err) {
-      fail(err);
-    }
+    if (opts.transport === 'ws') connectWs().catch((err: unknown) => (isFatal(err) ? fail(err) : scheduleReconnect()));
+    else connectSse();
   }
 
+  function close(): void {
+    closed = true;
+    if (timer) clearTimeout(timer);
+    stopCurrent();
+  }
+
+  if (opts.signal?.aborted) closed = true;
+  opts.signal?.addEventListener('abort', close, { once: true });
   connect();
   return {
     get lastSeq() {
       return lastSeq;
     },
-    close() {
-      closed = true;
-      if (timer) clearTimeout(timer);
-      stopCurrent();
-    },
+    close,
   };
 }

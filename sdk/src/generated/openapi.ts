@@ -454,7 +454,7 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
-        /** @description ISO 4217 code; EUR when not given on create. */
+        /** @description ISO 4217 code; EUR when not given on create. `x-extensible-enum` lists common codes (for client autocompletion); any ISO 4217 code is accepted. */
         Currency: string;
         Discount: {
             code: string;
@@ -589,7 +589,7 @@ export interface components {
         };
         /** @description RFC 9457 problem details; extension members may be added. */
         Problem: {
-            /** @description Stable machine-readable code, e.g. NOT_FOUND, PRECONDITION_FAILED. */
+            /** @description Stable machine-readable code, e.g. NOT_FOUND, PRECONDITION_FAILED. The codes sent today are listed in `x-extensible-enum`; clients must accept codes added later. */
             code: string;
             detail?: string;
             errors?: {
@@ -2332,3 +2332,10 @@ export interface operations {
         };
     };
 }
+
+/** Open set (`x-extensible-enum` of Currency): the known values autocomplete; clients must accept others. */
+export type Currency = "EUR" | "USD" | "GBP" | "CHF" | "JPY" | "CAD" | "AUD" | "SEK" | "NOK" | "DKK" | "PLN" | (string & {});
+/** Open set (`x-extensible-enum` of OrderStatus): the known values autocomplete; clients must accept others. */
+export type OrderStatus = "pending" | "paid" | "shipped" | "delivered" | "cancelled" | (string & {});
+/** Open set (`x-extensible-enum` of Problem.code): the known values autocomplete; clients must accept others. */
+export type ProblemCode = "BAD_REQUEST" | "VALIDATION_FAILED" | "BAD_CURSOR" | "UNAUTHORIZED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "NOT_ACCEPTABLE" | "CONFLICT" | "IDEMPOTENCY_KEY_IN_USE" | "PRECONDITION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "IDEMPOTENCY_KEY_REUSED" | "PRECONDITION_REQUIRED" | "RATE_LIMITED" | "SERVICE_UNAVAILABLE" | "INTERNAL" | (string & {});
