@@ -14,15 +14,15 @@
  */
 import fc from 'fast-check';
 import { randomUUID } from 'node:crypto';
-import { startTestServer, TEST_STORE, type TestServer } from '../support/server';
 import { OPERATIONS, type FuzzOperation } from '../support/fuzz/contract';
-import { enforce, newTally, type Expectation, type KnownGap, type Received, type SentRequest } from '../support/fuzz/check';
-import { garbagePlan, happyPlan, mutantPlan, POOL_SIZE, validPlan, type Plan } from '../support/fuzz/plans';
+import { enforce, enforceRaw, newTally, type Expectation, type KnownGap, type RawGap, type Received, type SentRequest } from '../support/fuzz/check';
+import { COLLECT, openFuzzTarget, runsOr, seedOr, type FuzzTarget } from '../support/fuzz/target';
+import { garbagePlan, happyPlan, mutantPlan, POOL_SIZE, validPlan, wireInvalid, type Plan } from '../support/fuzz/plans';
 import { validOf } from '../support/fuzz/arbitraries';
 import * as validators from '../../generated/openapi/validators';
 
-const RUNS = Number(process.env.FUZZ_RUNS ?? 12);
-const SEED = Number(process.env.FUZZ_SEED ?? 7001);
+const RUNS = runsOr(12);
+const SEED = seedOr(7001);
 
 /**
  * Where the contract and the service disagree and the fix is not this test's to make
@@ -76,7 +76,33 @@ const KNOWN_GAPS: readonly KnownGap[] = [
       'the service answers 400 BAD_REQUEST "Text containing U+0000 cannot be stored" (a deliberate refusal, src/http/problem.ts refusalOf) that the contract does not predict. ' +
       'Contract fix: forbid it in the schemas (e.g. `pattern: "^[^\\u0000]*$"`) or say so in E400; until then the same request succeeds on one store and fails on the other. ' +
       'Repro (TEST_STORE=postgres): POST /orders {"note":"a\\u0000b"}  ->  400.',
-    matches: (_op, req, res, v) => TEST_STORE === 'postgres' && ['valid-refused', 'walk', 'expected-status'].includes(v.rule) && res.status === 400 && res.text.includes('U+0000') && (req.body ?? '').includes('\\u0000'),
+    matches: (_op, req, res, v) => s.store === 'postgres' && ['valid-refused', 'walk', 'expected-status'].includes(v.rule) && res.status === 400 && res.text.includes('U+0000') && (req.body ?? '').includes('\\u0000'),
+  },
+  {
+    id: 'Idempotency-Key: maxLength 257 declared, 255 served',
+    reason:
+      'The IdempotencyKey parameter declares `maxLength: 257` (255 characters inside the quotes of a structured-field string) and a pattern of visible ASCII, so a bare key of 256 or 257 characters is valid per the schema; ' +
+      'the service answers it 400 VALIDATION_FAILED ("must be 1 to 255 visible ASCII characters, bare or as a quoted string"). Contract fix: say it in the schema (maxLength 255 for the bare form, e.g. a oneOf of bare and quoted). ' +
+      'Repro: curl -i -X POST localhost:3000/orders -H "Content-Type: application/json" -H "Idempotency-Key: $(head -c 256 /dev/zero | tr "\\0" a)" -d "{}"  ->  400',
+    matches: (_op, req, res, v) => {
+      const key = req.headers['Idempotency-Key'];
+      return ['valid-refused', 'expected-status'].includes(v.rule) && res.status === 400 && key !== undefined && !key.startsWith('"') && key.length > 255 && key.length <= 257 && res.text.includes('header:Idempotency-Key');
+    },
+  },
+];
+
+/**
+ * The same for requests no operation owns. The contract says "A method a path does not
+ * declare answers 405 with `Allow`", and declares no OPTIONS anywhere; the service answers
+ * OPTIONS 204 with `Allow` on every path it serves (README, Architecture: preflight or Allow).
+ */
+const RAW_GAPS: readonly RawGap[] = [
+  {
+    id: 'OPTIONS: 204 with Allow, where the contract says an undeclared method is 405',
+    reason:
+      'contracts/openapi.yaml declares no OPTIONS operation and says a method a path does not declare answers 405 with Allow (components.responses.E405); the service answers OPTIONS 204 with the same Allow on REST paths, /graphql and the SSE stream alike. ' +
+      'Contract fix: declare the OPTIONS answer (204, Allow) in the description of E405. Repro: curl -i -X OPTIONS localhost:3000/orders  ->  204, Allow: GET, HEAD, POST, OPTIONS',
+    matches: (req, res, v) => req.method === 'OPTIONS' && v.rule === 'undeclared-method' && res.status === 204 && res.headers.has('allow'),
   },
 ];
 
@@ -86,14 +112,14 @@ const byId = (id: string): FuzzOperation => {
   return op;
 };
 
-let s: TestServer;
+let s: FuzzTarget;
 const pool: number[] = [];
 let bobOrder: number;
-const tally = newTally();
+const tally = newTally(COLLECT);
 const started = Date.now();
 
 beforeAll(async () => {
-  s = await startTestServer();
+  s = await openFuzzTarget();
   const create = async (body: unknown, as: 'alice' | 'bob' = 'alice', path = '/orders') => {
     const res = await s.fetch(path, { method: 'POST', as, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
     if (res.status !== 201) throw new Error(`setup: create answered ${res.status} ${await res.text()}`);
@@ -124,7 +150,7 @@ afterAll(async () => {
   await s?.close();
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   const lines = [
-    `contract fuzz (${TEST_STORE}, seed ${SEED}, ${RUNS} runs per property): ${OPERATIONS.length} operations, ${tally.requests} requests, ${tally.checks} checks, ${seconds} s`,
+    `contract fuzz (${s?.external ? `external ${s.url}` : s?.store}, seed ${SEED}, ${RUNS} runs per property): ${OPERATIONS.length} operations, ${tally.requests} requests, ${tally.checks} checks, ${seconds} s`,
     ...[...tally.byOperation.entries()]
       .sort(([a], [b]) => a.localeCompare(b))
       .map(
@@ -134,11 +160,12 @@ afterAll(async () => {
             .map(([st, n]) => `${st}x${n}`)
             .join(' ')}`,
       ),
-    `KNOWN_GAPS (${KNOWN_GAPS.length}):`,
-    ...KNOWN_GAPS.map((g) => {
+    `KNOWN_GAPS (${KNOWN_GAPS.length + RAW_GAPS.length}):`,
+    ...[...KNOWN_GAPS, ...RAW_GAPS].map((g) => {
       const hit = tally.gapHits.get(g.id);
       return `  ${g.id}: ${hit ? `${hit.count} hits, e.g. ${hit.example}` : 'not observed this run'}\n    ${g.reason}`;
     }),
+    ...(tally.findings.size > 0 ? [`FINDINGS (${tally.findings.size} kinds, collect mode):`, ...tally.findings.lines()] : []),
   ];
   console.log(lines.join('\n'));
 });
@@ -147,7 +174,12 @@ afterAll(async () => {
 // Sending a plan: tokens resolved against the server's state, then the exchange judged.
 
 async function exchange(op: FuzzOperation, req: SentRequest, as: 'alice' | 'bob' | 'anonymous' = 'alice'): Promise<Received> {
-  const res = await s.fetch(req.path, { method: req.method, headers: req.headers, body: req.body, as });
+  const res = await s.fetch(req.path, { method: req.method, headers: req.headers, body: req.bytes ? new Uint8Array(req.bytes) : req.body, as });
+  // A stream that started is not read here (it never ends): its head is the answer.
+  if (res.headers.get('content-type')?.startsWith('text/event-stream')) {
+    await res.body?.cancel();
+    return { status: res.status, headers: res.headers, text: '' };
+  }
   return { status: res.status, headers: res.headers, text: await res.text() };
 }
 
@@ -203,7 +235,7 @@ async function resolve(op: FuzzOperation, plan: Plan): Promise<SentRequest> {
   }
   if (plan.body?.contentType !== undefined) headers['Content-Type'] = plan.body.contentType;
   const search = query.length > 0 ? `?${new URLSearchParams(query)}` : '';
-  return { method: op.route.method, path: path + search, headers, body: plan.body?.text, intent: plan.intent };
+  return { method: op.route.method, path: path + search, headers, body: plan.body?.text, bytes: plan.body?.bytes, intent: plan.intent };
 }
 
 const problemCode = (res: Received): string | undefined => {
@@ -214,9 +246,31 @@ const problemCode = (res: Received): string | undefined => {
   }
 };
 
+/**
+ * A refusal that names a long number names one the request carries: a service that reads
+ * `9007199254740993` as a double and answers about `9007199254740992` has changed the
+ * client's value before judging it.
+ */
+function echoesNumbers(req: SentRequest, res: Received): Expectation {
+  let named: string[] = [];
+  if (res.status >= 400 && res.text.startsWith('{')) {
+    try {
+      const p = JSON.parse(res.text) as { detail?: unknown; errors?: { message?: unknown }[] };
+      const texts = [p.detail, ...(Array.isArray(p.errors) ? p.errors.map((e) => e?.message) : [])].filter((t): t is string => typeof t === 'string');
+      named = texts.flatMap((t) => t.match(/\d{10,}/g) ?? []);
+    } catch {
+      /* not JSON: the contract's rules judge it */
+    }
+  }
+  const sent = [req.path, req.body ?? '', ...Object.values(req.headers)].join('\n');
+  const foreign = named.filter((n) => !sent.includes(n));
+  return { ok: foreign.length === 0, rule: 'refusal-names-another-number', detail: `the refusal names ${foreign.join(', ')}, which the request does not carry` };
+}
+
 /** The fuzzer's own rules for a plan, on top of the contract's. */
-function expectations(op: FuzzOperation, plan: Plan, res: Received): Expectation[] {
+function expectations(op: FuzzOperation, plan: Plan, res: Received, req?: SentRequest): Expectation[] {
   const out: Expectation[] = [];
+  if (req) out.push(echoesNumbers(req, res));
   if (plan.expect) out.push({ ok: plan.expect.includes(res.status), rule: 'expected-status', detail: `${plan.intent} must be answered ${plan.expect.join(' or ')}, got ${res.status}` });
   if (plan.kind === 'valid') {
     // The service refuses as invalid nothing its contract accepts; an opaque page cursor may be refused (BAD_CURSOR).
@@ -230,7 +284,7 @@ function expectations(op: FuzzOperation, plan: Plan, res: Received): Expectation
 async function run(op: FuzzOperation, plan: Plan): Promise<void> {
   const req = await resolve(op, plan);
   const res = await exchange(op, req);
-  enforce(tally, KNOWN_GAPS, op, req, res, expectations(op, plan, res));
+  enforce(tally, KNOWN_GAPS, op, req, res, expectations(op, plan, res, req));
 }
 
 /** Whether a happy plan's body meets the conditions the contract documents beyond its schema. */
@@ -315,6 +369,18 @@ describe('contract fuzz: every operation of the route table', () => {
       const req = { ...base, path: base.path.replace(String(pool[1]), String(bobOrder)), intent: "another account's order" };
       const res = await exchange(op, req);
       enforce(tally, KNOWN_GAPS, op, req, res, [{ ok: res.status === 404, rule: 'expected-status', detail: `another account's order must be 404, got ${res.status}` }]);
+    }
+  });
+
+  const withHeaders = table.filter(([, op]) => op.params.some((p) => p.in === 'header'));
+  it.each(withHeaders)('%s: each declared header sent empty', async (_, op, i) => {
+    // One request per header, the rest of it valid: an empty field is judged by its schema like any other value.
+    const base = fc.sample(validPlan(op), { numRuns: 1, seed: SEED + 6000 + i })[0];
+    for (const p of op.params.filter((q) => q.in === 'header')) {
+      const plan: Plan = { ...base, kind: 'garbage', headers: { ...base.headers, [p.name]: '' }, intent: `header ${p.name} empty` };
+      if (p.name !== 'Idempotency-Key' && plan.headers['Idempotency-Key'] !== undefined) plan.headers['Idempotency-Key'] = '@uuid';
+      if (wireInvalid(op, p, '')) plan.expect = [400];
+      await run(op, plan);
     }
   });
 
@@ -448,7 +514,83 @@ describe('contract fuzz: stateful walk', () => {
   });
 });
 
+describe('contract fuzz: what no operation owns', () => {
+  /** Every path template the service serves through its contracts, with the methods each declares. */
+  const paths: { template: string; methods: Set<string>; rest: boolean }[] = [];
+  for (const op of OPERATIONS) {
+    const known = paths.find((p) => p.template === op.route.path);
+    if (known) known.methods.add(op.route.method);
+    else paths.push({ template: op.route.path, methods: new Set([op.route.method]), rest: true });
+  }
+  // Served by the same pipeline, declared elsewhere: /graphql (GET and POST) and the SSE stream (asyncapi.yaml).
+  paths.push({ template: '/graphql', methods: new Set(['GET', 'POST']), rest: false }, { template: '/api/orders/{orderId}/stream', methods: new Set(['GET']), rest: false });
+  const concrete = (template: string) => template.replace('{orderId}', String(pool[1]));
+  const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
+
+  it.each(paths.map((p) => [p.template, p] as const))('%s: every method, Allow as answered', async (_, p) => {
+    // HEAD is served wherever GET is on the REST paths (RFC 9110 9.3.2).
+    const declared = new Set([...p.methods, ...(p.rest && p.methods.has('GET') ? ['HEAD'] : [])]);
+    const answers = new Map<string, Received>();
+    for (const method of METHODS) {
+      const withBody = ['POST', 'PUT', 'PATCH'].includes(method);
+      const req: SentRequest = { method, path: concrete(p.template), headers: withBody ? { 'Content-Type': 'application/json' } : {}, body: withBody ? '{}' : undefined, intent: `${method} on ${p.template}` };
+      const res = await exchange(OPERATIONS[0], req);
+      answers.set(method, res);
+      const allow = new Set((res.headers.get('allow') ?? '').split(',').map((m) => m.trim()).filter(Boolean));
+      const checks: Expectation[] = [];
+      if (!declared.has(method)) {
+        const want = [...declared, 'OPTIONS'].sort().join(', ');
+        checks.push(
+          { ok: res.status === 405, rule: 'undeclared-method', detail: `${method} is not declared on ${p.template}: 405 expected, got ${res.status} ${res.headers.get('content-type') ?? ''}` },
+          { ok: [...allow].sort().join(', ') === want, rule: 'allow', detail: `Allow: ${res.headers.get('allow')} (expected ${want})` },
+        );
+      } else checks.push({ ok: res.status !== 405, rule: 'declared-method', detail: `${method} is declared on ${p.template}, answered 405` });
+      // /graphql answers GraphQL requests (its declared methods) in GraphQL's shape; the pipeline refuses other methods as everywhere.
+      enforceRaw(tally, RAW_GAPS, `${p.template} ${method}`, req, res, checks, p.template === '/graphql' && declared.has(method) ? 'graphql' : 'problem');
+    }
+    optionsAnswers.set(p.template, answers.get('OPTIONS')!);
+  });
+
+  /** OPTIONS on each path, as answered above: one behaviour for every path. */
+  const optionsAnswers = new Map<string, Received>();
+  it('OPTIONS is answered alike on every path', () => {
+    const shapes = new Map<string, string[]>();
+    for (const [path, res] of optionsAnswers) {
+      const shape = `${res.status} ${res.headers.get('content-type')?.split(';')[0] ?? '(no body)'}`;
+      shapes.set(shape, [...(shapes.get(shape) ?? []), path]);
+    }
+    const req: SentRequest = { method: 'OPTIONS', path: '(every path)', headers: {}, intent: 'OPTIONS alike everywhere' };
+    const any = [...optionsAnswers.values()][0];
+    enforceRaw(tally, RAW_GAPS, 'OPTIONS (all paths)', req, any, [
+      { ok: shapes.size === 1, rule: 'options-alike', detail: `OPTIONS answered differently: ${[...shapes.entries()].map(([shape, ps]) => `${shape} on ${ps.join(' ')}`).join('; ')}` },
+    ]);
+  });
+
+  /** Spellings of a served path that name no resource: paths match exactly (case, trailing slash, empty segments). */
+  const variants = (path: string): [string, string][] => [
+    ['upper case', path.toUpperCase()],
+    ['first letter upper case', path.replace(/^\/(\w)/, (_, c: string) => `/${c.toUpperCase()}`)],
+    ['trailing slash', `${path}/`],
+    ['two trailing slashes', `${path}//`],
+    ['doubled slash', path.replace(/^\/(\w+)\//, '/$1//').replace(/^\/([\w.]+)$/, '//$1')],
+  ];
+  it.each(paths.map((p) => [p.template, p] as const))('%s: other spellings of the path are 404', async (_, p) => {
+    const method = p.methods.has('GET') ? 'GET' : [...p.methods][0];
+    for (const [how, path] of variants(concrete(p.template))) {
+      if (path === concrete(p.template)) continue;
+      const withBody = method !== 'GET' && method !== 'HEAD';
+      const req: SentRequest = { method, path, headers: withBody ? { 'Content-Type': 'application/json' } : {}, body: withBody ? '{}' : undefined, intent: `${how} of ${p.template}` };
+      const res = await exchange(OPERATIONS[0], req);
+      enforceRaw(tally, RAW_GAPS, `${p.template} spelled otherwise`, req, res, [{ ok: res.status === 404, rule: 'path-variant', detail: `${how} of ${p.template} (${path}) must be 404, got ${res.status}` }], res.status === 404 ? 'problem' : p.template === '/graphql' ? 'graphql' : 'problem');
+    }
+  });
+});
+
 describe('contract fuzz: coverage', () => {
+  it('nothing was found (collect mode lists every kind here)', () => {
+    expect(tally.findings.lines()).toEqual([]);
+  });
+
   it('every operation was answered a success at least once', () => {
     const missing = OPERATIONS.filter((op) => ![...(tally.byOperation.get(op.operationId)?.statuses.keys() ?? [])].some((st) => st < 400)).map((op) => op.operationId);
     expect(missing).toEqual([]);

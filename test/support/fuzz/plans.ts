@@ -26,7 +26,7 @@ export interface Plan {
   query: [string, string][];
   /** Header name (as the contract spells it) -> value, possibly a token. */
   headers: Record<string, string>;
-  body?: { contentType?: string; text?: string };
+  body?: { contentType?: string; text?: string; bytes?: Buffer };
   /** Statuses the contract requires for this request beyond "declared" (e.g. 400 for a broken parameter). */
   expect?: number[];
 }
@@ -275,6 +275,28 @@ function bodyMutations(op: FuzzOperation): fc.Arbitrary<Mutation>[] {
         plan.body = { contentType: declared[0] };
       },
     }),
+    // Nesting far past any contract's: a recursive walk of the parsed value (a fingerprint, a validator) would
+    // overflow the stack. With an Idempotency-Key where the operation takes one (the key's fingerprint walks the body).
+    fc.tuple(fc.constantFrom(65, 1000, 6000, 20000), fc.constantFrom('[', '{"items":[', '{"a":')).map(([depth, open]) => ({
+      intent: `body nested ${depth} deep (${open})`,
+      expect: [400, 413],
+      apply(plan: Plan) {
+        const [o, c] = open === '{"a":' ? ['{"a":', '}'] : ['[', ']'];
+        const text = open === '{"items":[' ? `{"items":[${'['.repeat(depth)}${']'.repeat(depth)}]}` : `${o.repeat(depth)}1${c.repeat(depth)}`;
+        plan.body = { contentType: declared[0], text };
+        if (op.params.some((p) => p.name === 'Idempotency-Key')) plan.headers['Idempotency-Key'] = '@uuid';
+      },
+    })),
+    // Bytes that are not UTF-8 inside a JSON string (RFC 8259 8.1): refused, never stored as U+FFFD.
+    fc.constantFrom([0xff], [0xc3, 0x28], [0xc0, 0xaf], [0xed, 0xa0, 0x80], [0xe2, 0x82], [0xf8, 0x88, 0x80, 0x80, 0x80]).map((bad) => ({
+      intent: `body with bytes that are not UTF-8: ${Buffer.from(bad).toString('hex')}`,
+      expect: [400],
+      apply(plan: Plan) {
+        const text = plan.body?.text && plan.body.text.includes('":"') ? plan.body.text : '{"note":"x"}';
+        const at = text.indexOf('":"') + 3;
+        plan.body = { contentType: declared[0], text, bytes: Buffer.concat([Buffer.from(text.slice(0, at)), Buffer.from(bad), Buffer.from(text.slice(at))]) };
+      },
+    })),
     fc.constantFrom('{', '{"note": }', "{'note': 'x'}", 'null x', '\u0000', '[1,]').map((text) => ({
       intent: `body not JSON: ${JSON.stringify(text)}`,
       expect: [400],
@@ -323,6 +345,8 @@ export function garbagePlan(op: FuzzOperation): fc.Arbitrary<Plan> | undefined {
         fc.constant({ how: 'very long', value: 'a'.repeat(8000) }),
         fc.stringMatching(/^[\x21-\x7e]( ?[\x21-\x7e]){0,40}$/).map((value) => ({ how: 'garbage', value })),
         fc.constantFrom('"', '""', 'W/', '*, "a"', '", "', 'W/"a', '"a" "b"', '-1', '01', '1.0', '2 ', '\u00e9t\u00e9', 'null', 'version=2').map((value) => ({ how: 'garbage', value })),
+        // Integers a double cannot hold (2^53 + 1 reads as 2^53), and far past it.
+        fc.constantFrom('9007199254740993', '9007199254740992', '100000000000000001', '-9007199254740993', '1e3', '0x2', '+2', '2.0').map((value) => ({ how: 'big or odd number', value })),
       ),
     )
     .map(([base, p, g]) => {
