@@ -54,7 +54,12 @@ function stringArb(s: Schema, o: GenOptions): fc.Arbitrary<string> {
     // The longest text the schema allows, of characters the pattern admits (a repeated one-character match).
     const unit = fc.sample(fc.stringMatching(re, { size: 'xsmall' }), { numRuns: 40, seed: 1 }).find((x) => codePoints(x) === 1);
     if (unit !== undefined && Number.isFinite(max) && max <= 4000 && re.test(unit.repeat(max))) {
-      arbs.push({ arbitrary: fc.constantFrom(...new Set([unit, ...fc.sample(fc.stringMatching(re, { size: 'xsmall' }), { numRuns: 40, seed: 2 })].filter((x) => codePoints(x) === 1 && re.test(x.repeat(max))))).map((u) => u.repeat(max)), weight: 1 });
+      arbs.push({
+        arbitrary: fc
+          .constantFrom(...new Set([unit, ...fc.sample(fc.stringMatching(re, { size: 'xsmall' }), { numRuns: 40, seed: 2 })].filter((x) => codePoints(x) === 1 && re.test(x.repeat(max)))))
+          .map((u) => u.repeat(max)),
+        weight: 1,
+      });
     }
     return fc.oneof(...arbs);
   }

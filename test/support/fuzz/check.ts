@@ -174,6 +174,15 @@ export function judge(op: FuzzOperation, req: SentRequest, res: Received): { vio
   return { violations: out, checks };
 }
 
+/** An intent without its values (`header If-Match garbage (12 chars)` -> `header If-Match garbage`): what groups findings. */
+export const intentKind = (intent: string): string =>
+  intent
+    .replace(/\s*\(.*?\)/g, '')
+    .replace(/:\s.*$/, '')
+    .replace(/\d+/g, 'N')
+    .replace(/^(GET|HEAD|POST|PUT|PATCH|DELETE|OPTIONS) on \S+$/, '$1')
+    .replace(/ of \/\S*$/, '');
+
 export interface Tally {
   requests: number;
   checks: number;
@@ -218,7 +227,7 @@ export function enforce(tally: Tally, gaps: readonly KnownGap[], op: FuzzOperati
   }
   if (open.length > 0) {
     const detail = `Contract violation: ${open.map((v) => `[${v.rule}] ${v.detail}`).join('; ')}\n${describeExchange(op, req, res)}`;
-    tally.findings.report(`${op.operationId} [${[...new Set(open.map((v) => v.rule))].join(', ')}]`, detail);
+    tally.findings.report(`${op.operationId} [${[...new Set(open.map((v) => v.rule))].join(', ')}] ${intentKind(req.intent)}`, detail);
   }
 }
 
@@ -261,6 +270,6 @@ export function enforceRaw(tally: Tally, gaps: readonly RawGap[], label: string,
   }
   if (open.length > 0) {
     const shown = `${req.method} ${req.path} (${req.intent}) -> ${res.status} ${res.headers.get('content-type') ?? ''} ${res.text.slice(0, 300)}`;
-    tally.findings.report(`${label} [${[...new Set(open.map((v) => v.rule))].join(', ')}]`, `${open.map((v) => `[${v.rule}] ${v.detail}`).join('; ')}\n${shown}`);
+    tally.findings.report(`${label} [${[...new Set(open.map((v) => v.rule))].join(', ')}] ${intentKind(req.intent)}`, `${open.map((v) => `[${v.rule}] ${v.detail}`).join('; ')}\n${shown}`);
   }
 }

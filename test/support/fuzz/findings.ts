@@ -22,6 +22,8 @@ export class Findings {
 
   /** One line per kind, with its count and first example (clipped). */
   lines(clip = 1200): string[] {
-    return [...this.byKind.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([kind, { count, example }]) => `  ${kind}: ${count}x\n    ${(example.length > clip ? `${example.slice(0, clip)}...` : example).replace(/\n/g, '\n    ')}`);
+    return [...this.byKind.entries()]
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([kind, { count, example }]) => `  ${kind}: ${count}x\n    ${(example.length > clip ? `${example.slice(0, clip)}...` : example).replace(/\n/g, '\n    ')}`);
   }
 }

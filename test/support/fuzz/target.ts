@@ -21,6 +21,29 @@ export interface FuzzTarget {
   /** fetch with Alice's token unless `as` or an `authorization` header says otherwise. */
   fetch(path: string, init?: RequestInit & { as?: 'alice' | 'bob' | 'anonymous' }): Promise<Response>;
   close(): Promise<void>;
+  /** Requests sent again after a reset of a reused connection (see `resent`). */
+  resends: number;
+}
+
+/**
+ * Generating a request can keep the event loop busy for seconds (filters over big
+ * schemas), longer than the server keeps an idle connection open; fetch may then write
+ * the next request on a connection the server is closing at that moment, and get a
+ * reset for a request the server never read. Such a request is sent once more, on a new
+ * connection, and counted; a server that resets a request itself resets it again, and
+ * that second failure is the answer.
+ */
+function resent(send: (path: string, init: RequestInit & { as?: 'alice' | 'bob' | 'anonymous' }) => Promise<Response>, counter: { resends: number }) {
+  return async (path: string, init: RequestInit & { as?: 'alice' | 'bob' | 'anonymous' } = {}): Promise<Response> => {
+    try {
+      return await send(path, init);
+    } catch (err) {
+      const code = ((err as { cause?: { code?: string } }).cause ?? {}).code;
+      if (code !== 'ECONNRESET' && code !== 'UND_ERR_SOCKET') throw err;
+      counter.resends++;
+      return send(path, init);
+    }
+  };
 }
 
 export const EXTERNAL_TARGET = process.env.FUZZ_TARGET;
@@ -36,10 +59,14 @@ export const COLLECT = process.env.FUZZ_COLLECT !== undefined ? process.env.FUZZ
 export const runsOr = (fallback: number): number => Number(process.env.FUZZ_RUNS ?? fallback);
 export const seedOr = (fallback: number): number => Number(process.env.FUZZ_SEED ?? fallback);
 
-export async function openFuzzTarget(): Promise<FuzzTarget> {
+/** `demo`: the in-process server also gets the demo data (users, friends, posts, comments); an external one has what it has. */
+export async function openFuzzTarget({ demo = false } = {}): Promise<FuzzTarget> {
   if (EXTERNAL_TARGET === undefined) {
     const s = await startTestServer();
-    return { url: s.url, store: TEST_STORE, external: false, alice: s.alice, bob: s.bob, fetch: (p, i) => s.fetch(p, i), close: () => s.close() };
+    if (demo) await s.store.seedDemo();
+    const target: FuzzTarget = { url: s.url, store: TEST_STORE, external: false, alice: s.alice, bob: s.bob, close: () => s.close(), resends: 0, fetch: (p, i) => s.fetch(p, i) };
+    target.fetch = resent((p, i) => s.fetch(p, i), target);
+    return target;
   }
   const url = EXTERNAL_TARGET.replace(/\/+$/, '');
   const alice = process.env.FUZZ_TOKEN;
@@ -47,18 +74,22 @@ export async function openFuzzTarget(): Promise<FuzzTarget> {
   if (!alice || !bob) throw new Error('FUZZ_TARGET needs FUZZ_TOKEN and FUZZ_TOKEN_2: bearer tokens of two accounts on that server');
   const ready = await fetch(`${url}/healthz`).catch((err: unknown) => err as Error);
   if (ready instanceof Error || !ready.ok) throw new Error(`FUZZ_TARGET ${url} does not answer GET /healthz with a 2xx`);
-  return {
+  const target: FuzzTarget = {
     url,
     store: process.env.FUZZ_TARGET_STORE === 'postgres' ? 'postgres' : 'sqlite',
     external: true,
     alice: { token: alice },
     bob: { token: bob },
-    fetch(path, init = {}) {
-      const { as = 'alice', ...rest } = init;
-      const headers = new Headers(rest.headers);
-      if (as !== 'anonymous' && !headers.has('authorization')) headers.set('authorization', `Bearer ${as === 'alice' ? alice : bob}`);
-      return fetch(url + path, { ...rest, headers });
-    },
+    resends: 0,
+    fetch: (path, init = {}) => send(path, init),
     close: async () => undefined,
   };
+  const send = (path: string, init: RequestInit & { as?: 'alice' | 'bob' | 'anonymous' }) => {
+    const { as = 'alice', ...rest } = init;
+    const headers = new Headers(rest.headers);
+    if (as !== 'anonymous' && !headers.has('authorization')) headers.set('authorization', `Bearer ${as === 'alice' ? alice : bob}`);
+    return fetch(url + path, { ...rest, headers });
+  };
+  target.fetch = resent(send, target);
+  return target;
 }
