@@ -240,10 +240,11 @@ export interface RawGap {
 
 /**
  * Judges an exchange that belongs to no operation of the route table (another path's
- * spelling, a method no operation declares, /graphql, the stream): never a 5xx, every 4xx a
- * problem with a `code` (not for HEAD), and the caller's own rules; counted under `label`.
+ * spelling, a method no operation declares, /graphql, the stream, a WebSocket): never a
+ * 5xx, every 4xx a problem with a `code` (not for HEAD; GraphQL's shape for `graphql`), and
+ * the caller's own rules; counted under `label`.
  */
-export function enforceRaw(tally: Tally, gaps: readonly RawGap[], label: string, req: SentRequest, res: Received, extra: Expectation[] = [], shape: 'problem' | 'graphql' = 'problem'): void {
+export function enforceRaw(tally: Tally, gaps: readonly RawGap[], label: string, req: SentRequest, res: Received, extra: Expectation[] = [], shape: 'problem' | 'graphql' | 'websocket' = 'problem'): void {
   tally.requests++;
   const per = tally.byOperation.get(label) ?? { requests: 0, statuses: new Map() };
   per.requests++;
@@ -254,8 +255,11 @@ export function enforceRaw(tally: Tally, gaps: readonly RawGap[], label: string,
     tally.checks++;
     if (!ok) violations.push({ rule: name, detail: detail() });
   };
-  rule(res.status < 500, '5xx', () => `a ${res.status}`);
-  if (req.method !== 'HEAD' && res.status >= 400 && res.status < 500) (shape === 'problem' ? problemRules : graphqlErrorRules)(res, rule);
+  // `websocket`: an exchange on an open socket, whose `status` is a close code or what the caller counts (its own rules judge it).
+  if (shape !== 'websocket') {
+    rule(res.status < 500, '5xx', () => `a ${res.status}`);
+    if (req.method !== 'HEAD' && res.status >= 400 && res.status < 500) (shape === 'problem' ? problemRules : graphqlErrorRules)(res, rule);
+  }
   for (const e of extra) rule(e.ok, e.rule, () => e.detail);
   const open: Violation[] = [];
   for (const v of violations) {
