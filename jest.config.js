@@ -23,7 +23,7 @@ const base = {
   },
 };
 
-const ON_POSTGRES = ['rest', 'idempotency', 'costBudget', 'badInput', 'sdk', 'graphql', 'graphqlAudits', 'apollo', 'sdkGraphql', 'realtime', 'realtimeSdk', 'realtimeModel', 'contractFuzz'];
+const ON_POSTGRES = ['rest', 'idempotency', 'costBudget', 'badInput', 'sdk', 'graphql', 'graphqlAudits', 'apollo', 'sdkGraphql', 'realtime', 'realtimeSdk', 'realtimeModel', 'contractFuzz', 'graphqlFuzz', 'wsFuzz'];
 
 /** @returns {Promise<import('jest').Config>} */
 module.exports = async () => {

@@ -11,7 +11,7 @@
  * (a probe is answered after it); a close carries a code the contract lists. After every
  * test the server still serves a subscribe (never a crash).
  *
- * Seeded and bounded: FUZZ_RUNS=<n> (default 25) runs per property, FUZZ_SEED=<n>;
+ * Seeded and bounded: FUZZ_RUNS=<n> (default 60) runs per property, FUZZ_SEED=<n>;
  * FUZZ_TARGET (test/support/fuzz/target.ts) aims it at another server.
  */
 import fc from 'fast-check';
@@ -23,7 +23,7 @@ import { frame, OPCODE, RawWs } from '../support/fuzz/rawWs';
 import { COLLECT, openFuzzTarget, runsOr, seedOr, type FuzzTarget } from '../support/fuzz/target';
 import * as asyncValidators from '../../generated/asyncapi/validators';
 
-const RUNS = runsOr(25);
+const RUNS = runsOr(60);
 const SEED = seedOr(11001);
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
