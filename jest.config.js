@@ -23,7 +23,24 @@ const base = {
   },
 };
 
-const ON_POSTGRES = ['rest', 'idempotency', 'costBudget', 'badInput', 'sdk', 'graphql', 'graphqlAudits', 'apollo', 'sdkGraphql', 'realtime', 'realtimeSdk', 'realtimeModel', 'contractFuzz', 'metrics'];
+const ON_POSTGRES = [
+  'rest',
+  'idempotency',
+  'costBudget',
+  'badInput',
+  'sdk',
+  'graphql',
+  'graphqlAudits',
+  'apollo',
+  'sdkGraphql',
+  'realtime',
+  'realtimeSdk',
+  'realtimeModel',
+  'contractFuzz',
+  'graphqlFuzz',
+  'wsFuzz',
+  'metrics',
+];
 
 /** @returns {Promise<import('jest').Config>} */
 module.exports = async () => {

@@ -24,7 +24,7 @@
  *   coerce) is a 400 too, not a 200 without data.
  */
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
-import { GraphQLError, NoSchemaIntrospectionCustomRule, getOperationAST, specifiedRules, type ValidationRule } from 'graphql';
+import { GraphQLError, NoSchemaIntrospectionCustomRule, OperationTypeNode, getOperationAST, specifiedRules, type ValidationRule } from 'graphql';
 import { createHandler, type Request, type RequestParams, type Response } from 'graphql-http';
 import { jsonDepthOver, MAX_JSON_DEPTH } from '../http/body';
 import type { Refusal } from '../http/problem';
@@ -208,6 +208,12 @@ export function graphqlEngine(deps: GraphqlEngineDeps): GraphqlEngine {
       const op = getOperationAST(document, params.operationName);
       if (!op) {
         return errorResponse(accept, 400, GRAPHQL_CODES.BAD_REQUEST, params.operationName ? `No operation named '${params.operationName}'` : 'operationName is required for a document with several operations');
+      }
+      // An operation type the schema lacks: graphql-js 16 has no rule for it (17's KnownOperationTypesRule), and
+      // graphql-http or the executor would answer it without a code (200 to `application/json` clients). A
+      // mutation over GET stays graphql-http's 405, answered in GraphQL's shape by `serve`.
+      if (!schema.getRootType(op.operation) && !(op.operation === OperationTypeNode.MUTATION && req.method === 'GET')) {
+        return errorResponse(accept, 400, GRAPHQL_CODES.VALIDATION_FAILED, `The schema defines no ${op.operation} operations`);
       }
       if (resolved.register) await deps.registry.set(resolved.register, resolved.text);
       if (deps.costBudget) {
