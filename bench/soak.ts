@@ -34,7 +34,7 @@ import { startDeployment, startSibling, stopAll, type Deployment } from './lib/d
 import type { SubCommand, SubReport, SubSpec, SubStats } from './soak/client';
 import { Load, REQ_KINDS } from './soak/load';
 import { addCounts, zeroCounts } from './soak/seqs';
-import { settingsOf, usage, type Settings } from './soak/settings';
+import { ringFillSeconds, settingsOf, usage, type Settings } from './soak/settings';
 import type { Sample } from './soak/trend';
 import { count5xx, memoryTargets, passed, renderTargets, streamTargets, type Target } from './soak/verdict';
 import { reliabilityPart, writeReliability, scenarioOf, type ScenarioName } from './soak/report';
@@ -306,9 +306,9 @@ async function run(s: Settings): Promise<{ targets: Target[]; scenario: Scenario
         met: verified.wrongState.length === 0 && verified.createsNotOnce.length === 0 && b.conflicts === 0 && b.anomalies.length === 0,
       },
     ];
+    // After a failover the survivor carries everything: its trend starts a minute later.
+    const from = failedOverAt === undefined ? s.warmup : Math.max(s.warmup, failedOverAt + 60);
     for (const x of instances.filter((i) => i.alive)) {
-      // After a failover the survivor carries everything: its trend starts a minute later.
-      const from = failedOverAt === undefined ? s.warmup : Math.max(s.warmup, failedOverAt + 60);
       if (from >= loadEnd) log(`${x.name}: no samples after warm-up${failedOverAt ? ' and the failover' : ''} while the load ran: trend not judged`);
       targets.push(...memoryTargets(x.name, x.samples, { from, to: loadEnd, afterFrom, afterTo, idleFds: x.idleFds, slopeLimitMb: s.slopeLimitMb, returnPct: s.returnPct }));
     }
@@ -333,6 +333,7 @@ async function run(s: Settings): Promise<{ targets: Target[]; scenario: Scenario
       anomalies: [...b.anomalies, ...verified.wrongState, ...verified.createsNotOnce].slice(0, 10),
       latency: lat,
       failedOverAt,
+      trendFrom: from,
       snapshots: snapshotDir ? `${snapshots.join(', ')} in ${snapshotDir}` : undefined,
       memory: instances.map((x) => ({ name: x.name, samples: x.samples, idleFds: x.idleFds, alive: x.alive })),
     });
@@ -355,6 +356,8 @@ async function main(): Promise<void> {
   const s = settingsOf(args, process.env);
   if (targetOverride) throw new Error("bench/soak.ts runs the service's own deployments: unset BENCH_TARGET_CMD");
   if (!existsSync(serviceEntry)) throw new Error('dist/src/main.js is missing: run npm run build first');
+  const fill = ringFillSeconds(s, extraServerEnv());
+  if (fill > s.warmup) log(`the replay rings fill in about ${Math.round(fill)} s, after the ${s.warmup} s warm-up: expect their growth in the trend`);
   const onSignal = () => void stopAll().finally(() => process.exit(130));
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);

@@ -48,8 +48,8 @@ export interface Settings {
 
 /** Each flag: its default (undefined: computed) and range; booleans are flags without a value. */
 const NUMBERS = {
-  duration: ['duration', 1800, 1],
-  warmup: ['warmup', 300, 0],
+  duration: ['duration', 2700, 1],
+  warmup: ['warmup', 900, 0],
   ws: ['ws', 5000, 0],
   sse: ['sse', 1000, 0],
   orders: ['orders', 100, 1],
@@ -82,6 +82,17 @@ const envName = (flag: string) => `SOAK_${flag.toUpperCase().replace(/-/g, '_')}
 
 /** Every flag with its variable and default, for --help and the report. */
 export const usage = (): string => FLAGS.map((f) => `  --${f.flag}${f.bool ? '' : ' <v>'}  (${envName(f.flag)}${f.def === undefined ? '' : `, default ${f.def}`})`).join('\n');
+
+/**
+ * Seconds until every order's replay ring is full (REPLAY_RATE x REPLAY_WINDOW_S events at
+ * the updates per order per second): memory grows until then by design, so warm-up should
+ * cover it. `env` is the servers' environment (the service's defaults otherwise).
+ */
+export function ringFillSeconds(s: Pick<Settings, 'orders' | 'writes' | 'createShare'>, env: Record<string, string | undefined>): number {
+  const ring = Number(env.REPLAY_RATE ?? 1) * Number(env.REPLAY_WINDOW_S ?? 300);
+  const perOrder = (s.writes * (1 - s.createShare)) / s.orders;
+  return perOrder > 0 ? ring / perOrder : Infinity;
+}
 
 /** Parses flags over environment over defaults; throws on anything unknown or out of range. */
 export function settingsOf(argv: string[], env: Record<string, string | undefined>): Settings {
