@@ -22,7 +22,8 @@
  * "Reliability" section of BENCHMARKS.md. Exit code 1 when a target was missed.
  * `--help` lists every setting.
  */
-import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readlinkSync } from 'node:fs';
+import { get as httpGet } from 'node:http';
 import { fork, type ChildProcess } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -143,17 +144,53 @@ interface Instance {
   alive: boolean;
   samples: Sample[];
   idleFds: number;
+  idleKinds: Map<string, number>;
 }
 
 const fdsOf = (pid: number) => readdirSync(`/proc/${pid}/fd`).length;
+
+/** What each open fd is (`socket:[…]` collapsed to `socket`), counted: printed when fds did not come back. */
+function fdKinds(pid: number): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+    let link: string;
+    try {
+      link = readlinkSync(`/proc/${pid}/fd/${fd}`).replace(/:\[\d+\]$/, '');
+    } catch {
+      continue;
+    }
+    out.set(link, (out.get(link) ?? 0) + 1);
+  }
+  return out;
+}
+
+const fdDiff = (before: Map<string, number>, after: Map<string, number>): string =>
+  [...new Set([...before.keys(), ...after.keys()])]
+    .filter((k) => (before.get(k) ?? 0) !== (after.get(k) ?? 0))
+    .map((k) => `${k} ${before.get(k) ?? 0} -> ${after.get(k) ?? 0}`)
+    .join(', ');
+
+/** GET on a connection of its own, closed after the answer (a kept-alive scrape would hold one of the server's fds). */
+function scrape(url: string): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpGet(url, { agent: false, timeout: 5000 }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => (text += c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+      res.on('error', reject);
+    });
+    req.on('timeout', () => req.destroy(new Error('timed out')));
+    req.on('error', reject);
+  });
+}
 
 /** Heap used (bytes) from the metrics scrape, or undefined (the reason is logged once). */
 async function heapOf(s: Settings, inst: Instance, i: number, warned: Set<string>): Promise<number | undefined> {
   const url = s.metricsUrl.replace('{url}', inst.srv.url).replace('{i}', String(i));
   try {
-    const res = await fetch(url, { signal: AbortSignal.timeout(5000) });
-    const text = await res.text();
-    const v = res.ok ? metric(text, 'nodejs_heap_size_used_bytes') : undefined;
+    const res = await scrape(url);
+    const v = res.status === 200 ? metric(res.text, 'nodejs_heap_size_used_bytes') : undefined;
     if (v === undefined && !warned.has(url)) {
       warned.add(url);
       log(`${url} answered ${res.status} without nodejs_heap_size_used_bytes: heap not sampled (set --metrics-url)`);
@@ -175,7 +212,15 @@ async function run(s: Settings): Promise<{ targets: Target[]; scenario: Scenario
   const env = { ...SERVER_ENV, ...(snapshotDir ? { NODE_OPTIONS: `--heapsnapshot-signal=SIGUSR2 --diagnostic-dir=${snapshotDir}` } : {}), ...extraServerEnv() };
   const d: Deployment = await startDeployment(s.mode === 'embedded' ? 'embedded' : 'postgres-redis', 1, env);
   const sibling = s.mode === 'pg-redis' ? await startSibling(d, env) : undefined;
-  const instances: Instance[] = [d.srv, ...(sibling ? [sibling] : [])].map((srv, i) => ({ name: `instance ${String.fromCharCode(65 + i)}`, srv, pid: srv.pid, alive: true, samples: [], idleFds: 0 }));
+  const instances: Instance[] = [d.srv, ...(sibling ? [sibling] : [])].map((srv, i) => ({
+    name: `instance ${String.fromCharCode(65 + i)}`,
+    srv,
+    pid: srv.pid,
+    alive: true,
+    samples: [],
+    idleFds: 0,
+    idleKinds: new Map<string, number>(),
+  }));
   log(`${d.label}${sibling ? ', two instances' : ''}: ${instances.map((x) => `${x.name} ${x.srv.url} pid ${x.pid}`).join(', ')}`);
   const subs = Subscribers.start(s.clientProcs);
   const load = new Load(
@@ -185,8 +230,12 @@ async function run(s: Settings): Promise<{ targets: Target[]; scenario: Scenario
   try {
     await load.seed(s.orders);
     load.close();
-    await sleep(1000);
-    for (const x of instances) x.idleFds = fdsOf(x.pid);
+    // Idle: past the keep-alive timeouts (the server's 5 s, fetch's 4 s) of the connections used so far.
+    await sleep(6000);
+    for (const x of instances) {
+      x.idleFds = fdsOf(x.pid);
+      x.idleKinds = fdKinds(x.pid);
+    }
     log(`${s.orders} orders created; idle fds ${instances.map((x) => x.idleFds).join(', ')}`);
 
     // Subscribers: order i % orders, instance i % instances, dealt round-robin to the processes.
@@ -284,6 +333,12 @@ async function run(s: Settings): Promise<{ targets: Target[]; scenario: Scenario
     }
     await sampleAll();
     const afterTo = elapsed();
+    const fdFindings: string[] = [];
+    for (const x of instances.filter((i) => i.alive)) {
+      const diff = fdDiff(x.idleKinds, fdKinds(x.pid));
+      if (diff && fdsOf(x.pid) > x.idleFds) fdFindings.push(`${x.name}: open fds, idle -> after the load: ${diff}`);
+    }
+    fdFindings.forEach(log);
 
     // ---- verdict ----
     const kinds = { ws: { ...zeroCounts(), subscribers: 0 }, sse: { ...zeroCounts(), subscribers: 0 } };
@@ -330,7 +385,7 @@ async function run(s: Settings): Promise<{ targets: Target[]; scenario: Scenario
       stats: st,
       settled,
       notes,
-      anomalies: [...b.anomalies, ...verified.wrongState, ...verified.createsNotOnce].slice(0, 10),
+      anomalies: [...fdFindings, ...b.anomalies, ...verified.wrongState, ...verified.createsNotOnce].slice(0, 12),
       latency: lat,
       failedOverAt,
       trendFrom: from,
