@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { BENCHMARKS_FILE } from './lib/report';
 import { parseBlock } from './soak/client';
+import { createOutcome, patchOutcome } from './soak/load';
 import { markers, SCENARIOS, scenarioOf, SECTION, writeReliability } from './soak/report';
 import { SeqAccount } from './soak/seqs';
 import { ringFillSeconds, settingsOf } from './soak/settings';
@@ -186,6 +187,25 @@ describe('verdict', () => {
         { 304: 2, 500: 2, 499: 7 },
       ]),
     ).toBe(3);
+  });
+});
+
+describe('writes whose answer was lost', () => {
+  it('tells from a resent PATCH (same If-Match and note) whether the lost attempt had applied it', () => {
+    expect(patchOutcome(200, false, undefined, 'n1')).toBe('acked');
+    expect(patchOutcome(200, true, undefined, 'n1')).toBe('applied-on-retry');
+    expect(patchOutcome(412, true, 'n1', 'n1')).toBe('applied-before');
+    // A 412 the lost attempt does not explain: another writer, or a write that vanished.
+    expect(patchOutcome(412, true, 'n0', 'n1')).toBe('conflict');
+    expect(patchOutcome(412, false, 'n1', 'n1')).toBe('conflict');
+    expect(patchOutcome(503, false, undefined, 'n1')).toBe('retry');
+    expect(patchOutcome(422, false, undefined, 'n1')).toBe('refused');
+  });
+
+  it('tells from a resent create (same Idempotency-Key) whether the lost attempt had created it', () => {
+    expect(createOutcome(false, undefined)).toBe('acked');
+    expect(createOutcome(true, 'true')).toBe('applied-before');
+    expect(createOutcome(true, undefined)).toBe('applied-on-retry');
   });
 });
 

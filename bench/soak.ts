@@ -331,7 +331,7 @@ async function run(s: Settings): Promise<{ targets: Target[]; scenario: Scenario
       await sleep(Math.min(s.sample, s.cooldown - t) * 1000);
       await sampleAll();
     }
-    await sampleAll();
+    if (s.cooldown === 0) await sampleAll();
     const afterTo = elapsed();
     const fdFindings: string[] = [];
     for (const x of instances.filter((i) => i.alive)) {

@@ -29,6 +29,25 @@ export interface Answer {
 /** Network failures: the request may or may not have reached the server. */
 export class NoAnswer extends Error {}
 
+/**
+ * What a PATCH's answer says, when an earlier attempt of the same write (same If-Match, same
+ * note) may have been applied without its answer reaching us (`lost`): 200 applied it now
+ * (so the earlier one had not been); 412 with the order showing this write's note means the
+ * earlier attempt had applied it (this order has one writer, so no one else wrote that note).
+ */
+export function patchOutcome(status: number, lost: boolean, noteNow: string | undefined, note: string): 'acked' | 'applied-on-retry' | 'applied-before' | 'conflict' | 'retry' | 'refused' {
+  if (status === 200) return lost ? 'applied-on-retry' : 'acked';
+  if (status === 412) return lost && noteNow === note ? 'applied-before' : 'conflict';
+  if (status >= 500) return 'retry';
+  return 'refused';
+}
+
+/** What a create's 201 says: `Idempotent-Replayed: true` on a resend means the lost attempt had created it. */
+export function createOutcome(lost: boolean, replayed: string | string[] | undefined): 'acked' | 'applied-on-retry' | 'applied-before' {
+  if (!lost) return 'acked';
+  return replayed === 'true' ? 'applied-before' : 'applied-on-retry';
+}
+
 const GQL_ORDER = 'query SoakOrder($id: ID!) { order(id: $id) { id status note revision } }';
 const TIMEOUT_MS = 10_000;
 const MAX_IN_FLIGHT = 64;
@@ -168,9 +187,7 @@ export class Load {
       if (a.status === 201) {
         const id = (JSON.parse(a.body) as { id: number }).id;
         entry.id = id;
-        if (!lost) this.book.acked++;
-        else if (a.headers['idempotent-replayed'] === 'true') this.book.unackedAppliedBefore++;
-        else this.book.unackedAppliedOnRetry++;
+        this.count(createOutcome(lost, a.headers['idempotent-replayed']));
         return { id, etag: String(a.headers.etag), note };
       }
       // In flight elsewhere (an instance died holding the key): retry later, as the contract says.
@@ -204,24 +221,21 @@ export class Load {
           await sleep(200);
           continue;
         }
-        if (a.status === 200) {
-          if (lost) this.book.unackedAppliedOnRetry++;
-          else this.book.acked++;
-          return this.applied(o, note, String(a.headers.etag));
+        let now: { note: string; etag: string } | undefined;
+        if (a.status === 412) now = await this.readOrder(o.id);
+        const outcome = patchOutcome(a.status, lost, now?.note, note);
+        if (outcome === 'acked' || outcome === 'applied-on-retry' || outcome === 'applied-before') {
+          this.count(outcome);
+          return this.applied(o, note, outcome === 'applied-before' ? now!.etag : String(a.headers.etag));
         }
-        if (a.status === 412) {
-          const now = await this.readOrder(o.id);
-          if (lost && now.note === note) {
-            this.book.unackedAppliedBefore++;
-            return this.applied(o, note, now.etag);
-          }
+        if (outcome === 'conflict') {
           this.book.conflicts++;
-          this.anomaly(`order ${o.id}: 412 on a write with the last acknowledged ETag (note now ${now.note})`);
-          o.etag = now.etag;
+          this.anomaly(`order ${o.id}: 412 on a write with the last acknowledged ETag (note now ${now!.note})`);
+          o.etag = now!.etag;
           return;
         }
-        if (a.status >= 500 && attempt < 100) {
-          lost = true; // a 5xx may or may not have applied it: the retry tells
+        if (outcome === 'retry' && attempt < 100) {
+          lost = true; // a 5xx may or may not have applied it: the resend tells
           await sleep(500);
           continue;
         }
@@ -231,6 +245,12 @@ export class Load {
     } finally {
       o.busy = false;
     }
+  }
+
+  private count(outcome: 'acked' | 'applied-on-retry' | 'applied-before'): void {
+    if (outcome === 'acked') this.book.acked++;
+    else if (outcome === 'applied-before') this.book.unackedAppliedBefore++;
+    else this.book.unackedAppliedOnRetry++;
   }
 
   private applied(o: OrderState, note: string, etag: string): void {
