@@ -294,10 +294,12 @@ async function run(s: Settings): Promise<{ targets: Target[]; scenario: Scenario
       await sleep(Math.min(1000, (s.duration - elapsed()) * 1000));
       if (s.heapSnapshots && snapshots.length === 0 && elapsed() >= s.warmup) snapshot('after warm-up');
       if (s.failover && failedOverAt === undefined && elapsed() >= s.failoverAt) {
+        // Killed while a write to it is in flight (waiting up to 2 s for one), so a lost answer is resent.
+        for (const until = Date.now() + 2000; !(load.writesInFlight[0] > 0) && Date.now() < until;) await new Promise((r) => setImmediate(r));
         failedOverAt = elapsed();
         instances[0].alive = false;
         process.kill(instances[0].pid, 'SIGKILL');
-        log(`kill -9 ${instances[0].name} (pid ${instances[0].pid}) at ${failedOverAt.toFixed(0)} s`);
+        log(`kill -9 ${instances[0].name} (pid ${instances[0].pid}) at ${failedOverAt.toFixed(0)} s, ${load.writesInFlight[0] ?? 0} writes to it in flight`);
       }
       if (elapsed() >= next) {
         next += 30;

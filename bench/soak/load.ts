@@ -104,6 +104,8 @@ export class Load {
   readonly orders: OrderState[] = [];
   readonly creates: { key: string; note: string; id?: number }[] = [];
   private timer?: NodeJS.Timeout;
+  /** Writes sent to each instance and not answered yet (the failover kills an instance while one is). */
+  readonly writesInFlight: number[] = [];
   private readonly pending = new Set<Promise<unknown>>();
 
   constructor(
@@ -143,10 +145,12 @@ export class Load {
   }
 
   /** `send`, timed and counted under `kind`; NoAnswer is counted and rethrown. */
-  private async timed(kind: ReqKind, method: string, path: string, headers?: Record<string, string>, body?: string, at?: number): Promise<Answer> {
+  private async timed(kind: ReqKind, method: string, path: string, headers?: Record<string, string>, body?: string, at = this.pick()): Promise<Answer> {
     const s = this.stats.get(kind)!;
     s.sent++;
     const t = nowUs();
+    const write = kind === 'update' || kind === 'create';
+    if (write) this.writesInFlight[at] = (this.writesInFlight[at] ?? 0) + 1;
     try {
       const a = await this.send(method, path, headers, body, at);
       s.hist[bucketOf(nowUs() - t)]++;
@@ -155,6 +159,8 @@ export class Load {
     } catch (err) {
       s.noAnswer++;
       throw err;
+    } finally {
+      if (write) this.writesInFlight[at]--;
     }
   }
 
