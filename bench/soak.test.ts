@@ -212,7 +212,7 @@ describe('writes whose answer was lost', () => {
 describe('settings', () => {
   it('takes flags over environment over defaults', () => {
     const s = settingsOf(['--ws', '200', '--sse=50', '--duration', '60', '--warmup', '20'], { SOAK_SSE: '9', SOAK_CHURN: '3' });
-    expect(s).toMatchObject({ mode: 'embedded', ws: 200, sse: 50, churn: 3, duration: 60, reads: 200, failover: false, metricsUrl: '{url}/metrics' });
+    expect(s).toMatchObject({ mode: 'embedded', ws: 200, sse: 50, churn: 3, duration: 60, reads: 200, failover: false, metricsUrl: '{metrics}/metrics' });
   });
 
   it('puts the failover half-way unless told, and only with two instances', () => {

@@ -171,9 +171,9 @@ const fdDiff = (before: Map<string, number>, after: Map<string, number>): string
     .join(', ');
 
 /** GET on a connection of its own, closed after the answer (a kept-alive scrape would hold one of the server's fds). */
-function scrape(url: string): Promise<{ status: number; text: string }> {
+function scrape(url: string, token: string | undefined): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
-    const req = httpGet(url, { agent: false, timeout: 5000 }, (res) => {
+    const req = httpGet(url, { agent: false, timeout: 5000, headers: token ? { authorization: `Bearer ${token}` } : {} }, (res) => {
       let text = '';
       res.setEncoding('utf8');
       res.on('data', (c: string) => (text += c));
@@ -187,9 +187,9 @@ function scrape(url: string): Promise<{ status: number; text: string }> {
 
 /** Heap used (bytes) from the metrics scrape, or undefined (the reason is logged once). */
 async function heapOf(s: Settings, inst: Instance, i: number, warned: Set<string>): Promise<number | undefined> {
-  const url = s.metricsUrl.replace('{url}', inst.srv.url).replace('{i}', String(i));
+  const url = s.metricsUrl.replace('{metrics}', inst.srv.metricsUrl).replace('{url}', inst.srv.url).replace('{i}', String(i));
   try {
-    const res = await scrape(url);
+    const res = await scrape(url, extraServerEnv().METRICS_TOKEN);
     const v = res.status === 200 ? metric(res.text, 'nodejs_heap_size_used_bytes') : undefined;
     if (v === undefined && !warned.has(url)) {
       warned.add(url);

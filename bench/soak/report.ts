@@ -54,7 +54,8 @@ npm run soak -- --duration 60 --warmup 20 --ws 200 --sse 50   # a smoke run
   acknowledged writes say, and each create's unique note must be listed exactly once.
 - **Memory**: every \`--sample\` seconds each server's RSS (\`/proc/<pid>/status\`), open
   fds (\`/proc/<pid>/fd\`) and V8 heap used (\`nodejs_heap_size_used_bytes\` from
-  \`--metrics-url\`, default \`{url}/metrics\`; heap is "not measured" when it does not answer).
+  \`--metrics-url\`, default \`{metrics}/metrics\`, the operator listener each instance's banner names,
+  with \`METRICS_TOKEN\` from \`SOAK_SERVER_ENV\` when set; heap is "not measured" when it does not answer).
   Targets: after \`--warmup\`, a least-squares slope under \`--slope-limit-mb\` MB per 10
   minutes; after the load stops and the subscribers close, within \`--return-pct\` % of the
   warm level (the first minute after warm-up) and fds back to the idle count (taken

@@ -34,7 +34,10 @@ export interface Settings {
   /** pg-redis only: kill -9 one instance at `failoverAt` seconds. */
   failover: boolean;
   failoverAt: number;
-  /** Where heap figures are scraped: `{url}` is each instance's base URL, `{i}` its index. */
+  /**
+   * Where heap figures are scraped: `{metrics}` is each instance's operator listener (from its
+   * banner), `{url}` its public base URL, `{i}` its index.
+   */
   metricsUrl: string;
   /** Two heap snapshots of the (surviving) server: after warm-up and at the end of the load. */
   heapSnapshots: boolean;
@@ -70,7 +73,7 @@ const NUMBERS = {
   settle: ['settle', 120, 1],
 } as const satisfies Record<string, readonly [string, number | undefined, number, number?]>;
 const BOOLS = { failover: 'failover', heapSnapshots: 'heap-snapshots', write: 'write' } as const;
-const STRINGS = { mode: ['mode', 'embedded'], metricsUrl: ['metrics-url', '{url}/metrics'] } as const;
+const STRINGS = { mode: ['mode', 'embedded'], metricsUrl: ['metrics-url', '{metrics}/metrics'] } as const;
 
 const FLAGS: { flag: string; bool: boolean; def?: string | number }[] = [
   ...Object.values(STRINGS).map(([flag, def]) => ({ flag, bool: false, def })),
