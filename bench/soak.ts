@@ -145,6 +145,8 @@ interface Instance {
   samples: Sample[];
   idleFds: number;
   idleKinds: Map<string, number>;
+  /** The fds of the last sample, by kind (read before its scrape opens a connection). */
+  lastKinds: Map<string, number>;
 }
 
 const fdsOf = (pid: number) => readdirSync(`/proc/${pid}/fd`).length;
@@ -220,6 +222,7 @@ async function run(s: Settings): Promise<{ targets: Target[]; scenario: Scenario
     samples: [],
     idleFds: 0,
     idleKinds: new Map<string, number>(),
+    lastKinds: new Map<string, number>(),
   }));
   log(`${d.label}${sibling ? ', two instances' : ''}: ${instances.map((x) => `${x.name} ${x.srv.url} pid ${x.pid}`).join(', ')}`);
   const subs = Subscribers.start(s.clientProcs);
@@ -264,6 +267,7 @@ async function run(s: Settings): Promise<{ targets: Target[]; scenario: Scenario
           try {
             const rss = rssOf(x.pid);
             const fds = fdsOf(x.pid);
+            x.lastKinds = fdKinds(x.pid);
             x.samples.push({ t, rss, fds, heap: await heapOf(s, x, i, warned) });
           } catch {
             // exited meanwhile
@@ -337,8 +341,8 @@ async function run(s: Settings): Promise<{ targets: Target[]; scenario: Scenario
     const afterTo = elapsed();
     const fdFindings: string[] = [];
     for (const x of instances.filter((i) => i.alive)) {
-      const diff = fdDiff(x.idleKinds, fdKinds(x.pid));
-      if (diff && fdsOf(x.pid) > x.idleFds) fdFindings.push(`${x.name}: open fds, idle -> after the load: ${diff}`);
+      const diff = fdDiff(x.idleKinds, x.lastKinds);
+      if (diff && (x.samples.at(-1)?.fds ?? 0) > x.idleFds) fdFindings.push(`${x.name}: open fds, idle -> after the load: ${diff}`);
     }
     fdFindings.forEach(log);
 
