@@ -26,8 +26,8 @@
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { GraphQLError, NoSchemaIntrospectionCustomRule, OperationTypeNode, getOperationAST, specifiedRules, type ValidationRule } from 'graphql';
 import { createHandler, type Request, type RequestParams, type Response } from 'graphql-http';
-import { jsonDepthOver, MAX_JSON_DEPTH } from '../http/body';
-import type { Refusal } from '../http/problem';
+import { parseClientJson } from '../http/body';
+import { isRefusal, type Refusal } from '../http/problem';
 import type { Account, Store } from '../store';
 import { compiledExecutor } from './compiled';
 import { costRule } from './costRule';
@@ -124,15 +124,11 @@ function errorResponse(accept: string | undefined, status: number, code: Graphql
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Query-string JSON parameter, or a 400 naming it. */
-function jsonParam(search: URLSearchParams, name: string): { ok: true; value: unknown } | { ok: false } {
+function jsonParam(search: URLSearchParams, name: string): { ok: true; value: unknown } | { ok: false; why: string } {
   const raw = search.get(name);
   if (raw === null || raw === '') return { ok: true, value: undefined };
-  if (jsonDepthOver(raw, MAX_JSON_DEPTH)) return { ok: false };
-  try {
-    return { ok: true, value: JSON.parse(raw) };
-  } catch {
-    return { ok: false };
-  }
+  const parsed = parseClientJson(raw, `'${name}'`);
+  return isRefusal(parsed) ? { ok: false, why: parsed.problem.detail ?? parsed.problem.title } : { ok: true, value: parsed.json };
 }
 
 /** Reads GraphQL-over-HTTP parameters; `query` is '' when only a persisted hash is sent. */
@@ -144,8 +140,8 @@ async function readParams(req: Req): Promise<RequestParams | Response> {
     const search = new URLSearchParams(req.url.split('?')[1] ?? '');
     const variables = jsonParam(search, 'variables');
     const extensions = jsonParam(search, 'extensions');
-    if (!variables.ok) return bad("'variables' is not JSON");
-    if (!extensions.ok) return bad("'extensions' is not JSON");
+    if (!variables.ok) return bad(variables.why);
+    if (!extensions.ok) return bad(extensions.why);
     data = { query: search.get('query') ?? undefined, operationName: search.get('operationName') ?? undefined, variables: variables.value, extensions: extensions.value };
   } else if (req.method === 'POST') {
     const [mediaType, ...mediaParams] = (req.context.contentType ?? '')
@@ -157,13 +153,10 @@ async function readParams(req: Req): Promise<RequestParams | Response> {
       return errorResponse(accept, 415, GRAPHQL_CODES.BAD_REQUEST, 'POST /graphql takes application/json (UTF-8)');
     }
     const raw = req.body; // the text the route read (route.ts)
-    if (typeof raw === 'string' && jsonDepthOver(raw, MAX_JSON_DEPTH)) return bad(`The request body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels`);
-    let parsed: unknown;
-    try {
-      parsed = typeof raw === 'string' ? JSON.parse(raw) : raw;
-    } catch {
-      return bad('The request body is not valid JSON');
-    }
+    // The service's one reader of client JSON: nesting bound, unpaired surrogates, repeated member names.
+    const read = typeof raw === 'string' ? parseClientJson(raw) : { json: raw };
+    if (isRefusal(read)) return bad(read.problem.detail ?? read.problem.title);
+    const parsed = read.json;
     if (Array.isArray(parsed)) return bad('Batched operations are not supported: send one operation per request');
     if (!isObject(parsed)) return bad('The request body must be a JSON object');
     data = parsed;

@@ -14,7 +14,7 @@ import { parse as parseQuery } from 'node:querystring';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { Account, Store } from '../store';
-import { bearerTokenOf, isRefusal, problemText, PROBLEM_MEDIA_TYPE, refusal, refusalOf, type Refusal } from '../http';
+import { bearerTokenOf, isRefusal, parseClientJson, problemText, PROBLEM_MEDIA_TYPE, refusal, refusalOf, type Refusal } from '../http';
 import { StoreUnavailableError } from '../store';
 import type { ErrorMessage, ServerMessage } from '../../generated/asyncapi/messages';
 import { validateClientMessage } from '../../generated/asyncapi/validators';
@@ -172,13 +172,11 @@ export class WsEndpoint {
   }
 
   private async onMessage(conn: Connection, data: unknown, isBinary: boolean): Promise<void> {
-    let msg: unknown;
-    try {
-      msg = isBinary ? undefined : JSON.parse(String(data));
-    } catch {
-      msg = undefined;
-    }
-    if (msg === undefined) return conn.error(null, 'bad_message', 'Messages are JSON text frames');
+    if (isBinary) return conn.error(null, 'bad_message', 'Messages are JSON text frames');
+    // The service's one reader of client JSON: nesting bound, unpaired surrogates, repeated member names.
+    const parsed = parseClientJson(String(data), 'The message');
+    if (isRefusal(parsed)) return conn.error(null, 'bad_message', `Messages are JSON text frames: ${parsed.problem.detail ?? parsed.problem.title}`);
+    const msg = parsed.json;
     if (!validateClientMessage(msg)) {
       const channel = typeof msg === 'object' && msg !== null && 'channel' in msg ? msg.channel : undefined;
       const detail = validateClientMessage.errors?.[0];
