@@ -43,8 +43,8 @@
  * | 7 | GET /graphql with a mutation: 405 text/plain, no code     | yes   | graphqlFuzz, GET with a mutation: graphql-json, graphql-code      |
  * | 8 | OPTIONS: 200 text/plain on REST, 405 on /graphql, stream  | yes   | every method: undeclared-method; OPTIONS alike on every path      |
  * | 9 | `/ORDERS/1`, `/orders/1/` served                          | yes   | other spellings of the path: path-variant                         |
- * |10 | Api-Version `9007199254740993`: 406 naming ...992; empty: | 2 of 3| garbage headers: expected-status, refusal-names-another-number;   |
- * |   | 200; `100000000000000001`: 400 with a wrong message       |       | the third is a 400 as it should be: its wording is not judged     |
+ * |10 | Api-Version `9007199254740993`: 406 naming ...992; empty: | yes   | garbage headers: expected-status, refusal-names-another-number,   |
+ * |   | 200; `100000000000000001`: 400 with a wrong message       |       | refusal-reason-applies (told "not canonical" where it is)         |
  *
  * On today's code the same suites pass; items 4 and 8 are reported as KNOWN_GAPS (the
  * contract's text, not the service, is what disagrees).
@@ -263,10 +263,33 @@ function echoesNumbers(req: SentRequest, res: Received): Expectation {
   return { ok: foreign.length === 0, rule: 'refusal-names-another-number', detail: `the refusal names ${foreign.join(', ')}, which the request does not carry` };
 }
 
+/**
+ * A refusal gives the reason that applies: a value sent in canonical decimal form
+ * (`100000000000000001`) refused as an integer must be refused for its range, not told it
+ * is not in canonical form.
+ */
+function reasonApplies(req: SentRequest, res: Received): Expectation {
+  let wrong: string | undefined;
+  if (res.status === 400 && res.text.startsWith('{')) {
+    try {
+      const p = JSON.parse(res.text) as { errors?: { pointer?: unknown; message?: unknown }[] };
+      for (const e of Array.isArray(p.errors) ? p.errors : []) {
+        const m = /^header:(.+)$/.exec(typeof e?.pointer === 'string' ? e.pointer : '');
+        const sent = m ? Object.entries(req.headers).find(([k]) => k.toLowerCase() === m[1].toLowerCase())?.[1] : undefined;
+        const says = typeof e?.message === 'string' ? e.message : '';
+        if (sent !== undefined && /^-?(0|[1-9][0-9]*)$/.test(sent) && /canonical decimal form/.test(says) && !/2\^53/.test(says)) wrong = `${m![1]}: ${sent} is told "${says}"`;
+      }
+    } catch {
+      /* not JSON: the contract's rules judge it */
+    }
+  }
+  return { ok: wrong === undefined, rule: 'refusal-reason-applies', detail: `a canonical integer refused as not canonical (${wrong ?? ''})` };
+}
+
 /** The fuzzer's own rules for a plan, on top of the contract's. */
 function expectations(op: FuzzOperation, plan: Plan, res: Received, req?: SentRequest): Expectation[] {
   const out: Expectation[] = [];
-  if (req) out.push(echoesNumbers(req, res));
+  if (req) out.push(echoesNumbers(req, res), reasonApplies(req, res));
   if (plan.expect) out.push({ ok: plan.expect.includes(res.status), rule: 'expected-status', detail: `${plan.intent} must be answered ${plan.expect.join(' or ')}, got ${res.status}` });
   if (plan.kind === 'valid') {
     // The service refuses as invalid nothing its contract accepts; an opaque page cursor may be refused (BAD_CURSOR).
