@@ -31,6 +31,8 @@ export const SEQ_TEXT: Pick<RegExp, 'test'> = { test: (text: string) => parseSeq
 
 export interface Frame {
   seq: number;
+  /** The committed event it was built from (order events; other transports render it their own way, e.g. GraphQL). */
+  event?: OrderEvent;
   /** `id:`, `event:`, `data:` and the blank line. */
   sse: Buffer;
   /** A complete unmasked WebSocket text frame (header + payload). */
@@ -58,7 +60,10 @@ export function sseFrame(message: ServerMessage, id?: number): Buffer {
   return sseText(message.type, JSON.stringify(message), id);
 }
 
-export function frameOf(message: ServerMessage & { seq: number | null }): Frame {
+export function frameOf(message: ServerMessage & { seq: number | null }, event?: OrderEvent): Frame {
   const json = JSON.stringify(message); // once, for both wire forms
-  return { seq: message.seq ?? 0, sse: sseText(message.type, json, message.seq), ws: wsFrame(json) };
+  return { seq: message.seq ?? 0, event, sse: sseText(message.type, json, message.seq), ws: wsFrame(json) };
 }
+
+/** A committed event's frame: its wire forms and the event itself. */
+export const eventFrame = (event: OrderEvent): Frame => frameOf(eventMessage(event), event);
