@@ -23,7 +23,23 @@ const base = {
   },
 };
 
-const ON_POSTGRES = ['rest', 'idempotency', 'costBudget', 'badInput', 'sdk', 'graphql', 'graphqlAudits', 'apollo', 'sdkGraphql', 'realtime', 'realtimeSdk', 'realtimeModel', 'contractFuzz'];
+const ON_POSTGRES = [
+  'rest',
+  'idempotency',
+  'costBudget',
+  'badInput',
+  'sdk',
+  'graphql',
+  'graphqlAudits',
+  'apollo',
+  'sdkGraphql',
+  'realtime',
+  'realtimeSdk',
+  'realtimeModel',
+  'contractFuzz',
+  'graphqlSubscriptions',
+  'graphqlSubscriptionClients',
+];
 
 /** @returns {Promise<import('jest').Config>} */
 module.exports = async () => {

@@ -123,7 +123,12 @@ export type OrderEvent = {
    * the stream continues from (adopt it as the last seq seen after querying the order).
    */
   seq: Scalars['Int']['output'];
-  /** order.created, order.updated, order.cancelled or resync (open set: ignore unknown types). */
+  /**
+   * order.created, order.updated, order.cancelled; resync; subscribed, the first message of
+   * every subscription, whose seq is the position the stream continues from (the `since`
+   * given, or the order's revision when the subscription was accepted), so a client cut
+   * before any event still knows where to resume. Open set: ignore unknown types.
+   */
   type: Scalars['String']['output'];
   /** The order after the write; null on a resync (query the order instead). */
   order?: Maybe<Order>;
