@@ -19,45 +19,15 @@
 import { Kind, print, type DocumentNode, type OperationDefinitionNode } from 'graphql';
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import { persistedOperations, type OperationTypes } from './generated/persisted.js';
+import { GraphqlRequestError, type GraphqlErrorJson } from './graphqlErrors.js';
+import { subscribeOperation, type GraphqlSubscription, type GraphqlWebSocketCtor, type SubscriptionHandlers, type SubscriptionName } from './subscriptions.js';
+import type { Backoff } from './realtime.js';
 
 export type { TypedDocumentNode, OperationTypes };
 export type OperationName = keyof OperationTypes;
 
-/**
- * The `extensions.code` values orderline sends (validation violations, persisted
- * operations); open-ended, as a newer server may add codes.
- */
-export type GraphqlErrorCode =
-  | 'GRAPHQL_VALIDATION_FAILED'
-  | 'GRAPHQL_PARSE_FAILED'
-  | 'BAD_USER_INPUT'
-  | 'PERSISTED_QUERY_NOT_FOUND'
-  | 'PERSISTED_QUERY_NOT_ALLOWED'
-  | 'PERSISTED_QUERY_HASH_MISMATCH'
-  | 'BAD_REQUEST'
-  | 'UNAUTHENTICATED'
-  | 'THROTTLED'
-  | (string & {});
-
-export interface GraphqlErrorJson {
-  message: string;
-  path?: (string | number)[];
-  extensions?: { code?: GraphqlErrorCode } & Record<string, unknown>;
-}
-
-/** A GraphQL response with errors and no data: `code` is the first error's `extensions.code`. */
-export class GraphqlRequestError extends Error {
-  override readonly name = 'GraphqlRequestError';
-  constructor(
-    readonly status: number,
-    readonly errors: GraphqlErrorJson[],
-  ) {
-    super(errors[0]?.message ?? `GraphQL request failed with HTTP ${status}`);
-  }
-  get code(): GraphqlErrorCode | undefined {
-    return this.errors[0]?.extensions?.code;
-  }
-}
+export { GraphqlRequestError, type GraphqlErrorCode, type GraphqlErrorJson } from './graphqlErrors.js';
+export { type GraphqlSubscription, type GraphqlWebSocketCtor, type SubscriptionHandlers, type SubscriptionName } from './subscriptions.js';
 
 /** The exact text sent for a document: graphql-js's `print`, as codegen prints contracts/operations/. */
 export function printDocument(document: DocumentNode): string {
@@ -76,6 +46,11 @@ export interface GraphqlClientOptions {
   fetch?: typeof fetch | undefined;
   /** GET for the hash-only request (cacheable by HTTP caches); the retry with text is always a POST. */
   useGetForHashes?: boolean | undefined;
+  /** Subscriptions: a WebSocket constructor (the `ws` package in Node 20; default the platform's). */
+  WebSocket?: GraphqlWebSocketCtor | undefined;
+  /** Subscriptions: reconnect backoff (default base 500 ms, cap 30 s) and its random source. */
+  backoff?: Partial<Backoff> | undefined;
+  random?: (() => number) | undefined;
 }
 
 export interface GraphqlClient {
@@ -83,6 +58,11 @@ export interface GraphqlClient {
   query<N extends OperationName>(name: N, variables: OperationTypes[N]['variables']): Promise<OperationTypes[N]['result']>;
   /** Any typed document, e.g. one the client team generated with graphql-codegen. */
   execute<R, V extends Record<string, unknown>>(document: TypedDocumentNode<R, V>, variables: V): Promise<R>;
+  /**
+   * A contract subscription by name over WebSocket (subscriptions.ts): resumes by itself
+   * after a drop with `since` = the last seq delivered, with jittered backoff. Needs a token.
+   */
+  subscribe<N extends SubscriptionName>(name: N, variables: Omit<OperationTypes[N]['variables'], 'since'> & { since?: number }, handlers: SubscriptionHandlers<OperationTypes[N]['result']>): GraphqlSubscription;
 }
 
 interface Prepared {
@@ -144,6 +124,9 @@ export function createGraphqlClient(options: GraphqlClientOptions): GraphqlClien
     },
     async execute<R, V extends Record<string, unknown>>(document: TypedDocumentNode<R, V>, variables: V) {
       return (await run(await prepare(document), variables)) as R;
+    },
+    subscribe(name, variables, handlers) {
+      return subscribeOperation({ baseUrl: options.baseUrl, token: options.token ?? '', WebSocket: options.WebSocket, backoff: options.backoff, random: options.random }, name, variables, handlers);
     },
   };
 }
