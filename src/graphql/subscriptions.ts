@@ -205,10 +205,14 @@ export function graphqlSubscriptions(deps: SubscriptionsDeps): WsProtocol {
       const { document, op } = admission;
       const key = shareKey(document, op, variables);
       let source: OrderEventSource | undefined;
+      let loaders: ReturnType<typeof createLoaders> | undefined;
       const context: GraphqlContext = {
         store,
         account,
-        loaders: createLoaders(store),
+        // No field of OrderEvent reads a loader: created only if one ever does (an idle subscription holds none).
+        get loaders() {
+          return (loaders ??= createLoaders(store));
+        },
         orderEvents: async (orderId, since) => {
           const order = await store.getOrder(account.id, orderId);
           if (!order) return null;
