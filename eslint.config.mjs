@@ -5,7 +5,7 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default defineConfig(
-  { ignores: ['**/generated/**', '**/dist/**', '**/node_modules/**', '.tmp/**', 'coverage/**', 'test-artifacts/**', 'data/**'] },
+  { ignores: ['**/generated/**', '**/dist/**', 'sdk/docs/**', '**/node_modules/**', '.tmp/**', 'coverage/**', 'test-artifacts/**', 'data/**'] },
   eslint.configs.recommended,
   tseslint.configs.recommendedTypeChecked,
   {

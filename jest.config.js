@@ -37,8 +37,12 @@ const ON_POSTGRES = [
   'realtimeSdk',
   'realtimeModel',
   'contractFuzz',
+  'graphqlFuzz',
+  'wsFuzz',
+  'metrics',
   'graphqlSubscriptions',
   'graphqlSubscriptionClients',
+  'sdkSubscriptions',
 ];
 
 /** @returns {Promise<import('jest').Config>} */

@@ -53,7 +53,7 @@ function settings(): string {
 
 const METHOD = `## Realtime
 
-Idle memory per connection, fan-out throughput and latency, spec 1.5 (one slow request
+Idle memory per connection, fan-out throughput and latency (one slow request
 must not stall streams), server CPU per delivered message against Socket.IO and better-sse,
 and memory with stalled clients, each with its baseline in the same run (\`bench/realtime.ts\`,
 about 10 minutes; \`--write\` rewrites this section only, keeping rows of phases not run):
@@ -165,7 +165,7 @@ peers phases), \`BENCH_RT_PEERS\` (1; 0 skips the peers in the memory phase), \`
   processes needed more CPU than either server and bounded both sides alike. Server CPU is the
   server process's utime+stime over the run (\`/proc/<pid>/stat\`), also given per delivered
   message, the figure that isolates the server from the shared machine.
-- **One slow request must not stall streams** (spec 1.5, \`slow-*\`). 1000 subscribers of
+- **One slow request must not stall streams** (\`slow-*\`). 1000 subscribers of
   \`order:1\` on one service, PATCH at 20/s, three 5 s windows, alternating for 2 rounds (worst
   round reported): nothing else; one \`POST /orders\` whose ~100-byte body is trickled one byte
   at a time over the window (raw socket); GraphQL

@@ -89,7 +89,7 @@ async function withServers<T>(env: Record<string, string>, fn: (svc: Running, ba
 /** Event-loop delay p99 of the service (prom-client resets the histogram on each scrape). */
 async function loopP99(svc: Running): Promise<number | undefined> {
   try {
-    const res = await fetch(`${svc.url}/metrics`, { signal: AbortSignal.timeout(5000) });
+    const res = await fetch(`${svc.metricsUrl}/metrics`, { signal: AbortSignal.timeout(5000) });
     const v = metric(await res.text(), 'nodejs_eventloop_lag_p99_seconds');
     return v === undefined || Number.isNaN(v) ? undefined : Math.round(v * 100_000) / 100;
   } catch {

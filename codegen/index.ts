@@ -22,7 +22,7 @@ function listFiles(dir: string): string[] {
 export async function generateAll(root: string, { docs = true } = {}): Promise<Record<string, string>> {
   const parts = await Promise.all([generateOpenApi(root), generateGraphql(root), generateAsyncApi(root), docs ? generateDocs(root) : {}]);
   const server = Object.assign({}, ...parts) as Record<string, string>;
-  return { ...server, ...generateSdk(server) };
+  return { ...server, ...generateSdk(server, root) };
 }
 
 /**

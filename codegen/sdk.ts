@@ -6,12 +6,21 @@
  * relative imports carry `.js` (the package is published as ESM and CJS, and NodeNext
  * resolution wants the extension), and the allowlist manifest stays server-side.
  *
- * - openapi.ts     `paths` / `components` of contracts/openapi.yaml (openapi-fetch's types);
- * - messages.ts    the AsyncAPI message types (the realtime client's messages);
+ * - openapi.ts     `paths` / `components` of contracts/openapi.yaml (openapi-fetch's types),
+ *                  plus a named type for each string the contract marks `x-extensible-enum`
+ *                  (an open set: order status, currency, problem code), `"a" | "b" | (string & {})`:
+ *                  the known values autocomplete and any other string still type-checks;
+ * - messages.ts    the AsyncAPI message types (the realtime client's messages), without
+ *                  openapi-typescript's empty `paths`/`webhooks`/`$defs`/`operations`, which
+ *                  mean nothing for messages;
  * - operations.ts  result/variables types and typed documents of contracts/operations/;
  * - persisted.ts   each operation's exact text and its hash, by name (written by codegen/graphql.ts).
  * The behaviour around them is hand-written once, in sdk/src/.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import YAML from 'yaml';
+
 export const SDK_GENERATED = 'sdk/src/generated';
 
 const COPIES: Record<string, string> = {
@@ -20,7 +29,42 @@ const COPIES: Record<string, string> = {
   'generated/graphql/operations.ts': `${SDK_GENERATED}/operations.ts`,
 };
 
-export function generateSdk(serverFiles: Record<string, string>): Record<string, string> {
+/** What openEnums reads of the contract. */
+interface SchemaJson {
+  'x-extensible-enum'?: unknown;
+  properties?: Record<string, SchemaJson>;
+}
+interface Json {
+  components?: { schemas?: Record<string, SchemaJson> };
+}
+
+/**
+ * The open sets of contracts/openapi.yaml (`x-extensible-enum`, on a component schema or
+ * on a property of one), appended to openapi-typescript's text as named types:
+ * `OrderStatus`, `Currency`, `ProblemCode` (schema + property name). openapi-typescript
+ * renders them as plain `string`, and they stay so inside `paths`/`components`:
+ * openapi-fetch's `Readable` maps every `T extends object`, which `string & {}` is.
+ */
+export function openEnums(contract: Json): string {
+  const lines: string[] = [];
+  const add = (name: string, values: unknown[], where: string) => {
+    lines.push(`/** Open set (\`x-extensible-enum\` of ${where}): the known values autocomplete; clients must accept others. */`);
+    lines.push(`export type ${name} = ${values.map((v) => JSON.stringify(String(v))).join(' | ')} | (string & {});`);
+  };
+  for (const [name, schema] of Object.entries(contract.components?.schemas ?? {}).sort(([a], [b]) => a.localeCompare(b))) {
+    if (Array.isArray(schema['x-extensible-enum'])) add(name, schema['x-extensible-enum'], name);
+    for (const [prop, sub] of Object.entries(schema.properties ?? {}).sort(([a], [b]) => a.localeCompare(b))) {
+      if (Array.isArray(sub['x-extensible-enum'])) add(`${name}${prop.charAt(0).toUpperCase()}${prop.slice(1)}`, sub['x-extensible-enum'], `${name}.${prop}`);
+    }
+  }
+  return lines.length ? `\n${lines.join('\n')}\n` : '';
+}
+
+/** openapi-typescript's document-level types, empty for a view that holds messages only. */
+const EMPTY_DOCUMENT_TYPES = /^export type (paths|webhooks|\$defs|operations) = Record<string, never>;\n/gm;
+
+export function generateSdk(serverFiles: Record<string, string>, root: string): Record<string, string> {
+  const contract = YAML.parse(readFileSync(join(root, 'contracts/openapi.yaml'), 'utf8')) as Json;
   const out: Record<string, string> = {};
   for (const [from, to] of Object.entries(COPIES)) {
     const text = serverFiles[from];
@@ -28,5 +72,7 @@ export function generateSdk(serverFiles: Record<string, string>): Record<string,
     if (/^import (?!type \{ TypedDocumentNode)/m.test(text)) throw new Error(`codegen: ${from} gained an import the SDK copy cannot carry`);
     out[to] = text;
   }
+  out[`${SDK_GENERATED}/openapi.ts`] = `${out[`${SDK_GENERATED}/openapi.ts`]}${openEnums(contract)}`;
+  out[`${SDK_GENERATED}/messages.ts`] = out[`${SDK_GENERATED}/messages.ts`].replace(EMPTY_DOCUMENT_TYPES, '');
   return out;
 }

@@ -56,7 +56,7 @@ t_install=$(( $(date +%s) - t0 ))
 echo "npm install: ${t_install}s"
 
 port=${PORT:-31650}
-PORT=$port setsid npm start >"$work/start.log" 2>&1 &
+PORT=$port METRICS_PORT=0 setsid npm start >"$work/start.log" 2>&1 &
 server_pid=$!
 for _ in $(seq 1 120); do
   curl -sf "http://127.0.0.1:$port/healthz" >/dev/null 2>&1 && break

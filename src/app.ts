@@ -1,17 +1,18 @@
 /**
- * Composes the service. One node:http listener, the request pipeline (http/pipeline.ts),
+ * Composes the service. The public node:http listener, the request pipeline (http/pipeline.ts),
  * serves every operation of the OpenAPI contract, /graphql and the SSE stream; what the
  * contracts do not declare goes to the Koa application, where users add their own
  * middleware and routes behind the service's shell (http/koaShell.ts). WebSocket upgrades
  * go to `realtime.attach(server)`: /orders, and /graphql's subscriptions (graphql-transport-ws)
- * on the same hub, limiter and connection rules.
+ * on the same hub, limiter and connection rules. Metrics have a listener of their own for
+ * operators (`metricsListener`, http/metricsListener.ts).
  */
 import type { RequestListener } from 'node:http';
 import Koa from 'koa';
 import type { Logger } from 'pino';
 import type { Config } from './config';
 import type { Store } from './store';
-import { authenticator, AuthCache, createPipeline, Finalizer, HttpTimer, koaShell, Metrics, orderReads, rateLimiter, resolveToken, restOperations } from './http';
+import { authenticator, AuthCache, createPipeline, FieldReadTally, Finalizer, HttpTimer, koaShell, Metrics, metricsListener, orderReads, rateLimiter, resolveToken, restOperations } from './http';
 import { MemoryBuckets, type Buckets } from './limits';
 import { costBudget, graphqlEngine, graphqlRoute, graphqlSubscriptions, GRAPHQL_PATH, LruRegistry, type PersistedQueryRegistry } from './graphql';
 import { createRealtime, type Realtime } from './realtime';
@@ -40,7 +41,14 @@ export interface App {
   listener: RequestListener;
   /** The Koa application: mount your own middleware and routes here (`app.use(...)`). */
   app: Koa;
+  /**
+   * The operator listener's request listener (`GET /metrics`, behind METRICS_TOKEN when set):
+   * serve it on its own server at METRICS_HOST:METRICS_PORT, never on the public one.
+   */
+  metricsListener: RequestListener;
   metrics: Metrics;
+  /** Deprecated-field reads per account: `seed()` before serving, `flush()` periodically and at shutdown. */
+  fieldReads: FieldReadTally;
   authCache: AuthCache;
   realtime: Realtime;
 }
@@ -48,6 +56,7 @@ export interface App {
 export function createApp(deps: AppDeps): App {
   const { config, store } = deps;
   const metrics = deps.metrics ?? new Metrics();
+  const fieldReads = new FieldReadTally(metrics.deprecatedReads, store, { topAccounts: config.metrics.topAccounts });
   const finalizer = new Finalizer(deps.logger, new HttpTimer(metrics), config.corsOrigins);
   const authCache = new AuthCache(config.authCacheTtlMs);
   const bus = deps.bus ?? new MemoryBus();
@@ -77,13 +86,13 @@ export function createApp(deps: AppDeps): App {
   );
   const operations = restOperations({
     store,
-    metrics,
+    fieldReads,
     probes: { store: () => store.ping(), bus: () => bus.ping() },
     // Every committed write reaches the topic hubs of every instance.
     onEvent: (event) => realtime.publish(event),
     bodyLimit: config.bodyLimitBytes,
     idempotencyTtlMs: config.idempotencyTtlS * 1000,
-    reads: orderReads({ store, metrics }),
+    reads: orderReads({ store, fieldReads }),
   });
 
   const app = new Koa();
@@ -104,5 +113,11 @@ export function createApp(deps: AppDeps): App {
     // after createApp (and before serving) are part of it.
     fallback: (req, res) => void (koa ??= app.callback())(req, res),
   });
-  return { listener, app, metrics, authCache, realtime };
+  const operator = metricsListener({
+    scrape: () => metrics.scrape(),
+    contentType: metrics.registry.contentType,
+    token: config.metrics.token,
+    onError: (err) => deps.logger.error({ err }, 'metrics scrape failed'),
+  });
+  return { listener, metricsListener: operator, app, metrics, fieldReads, authCache, realtime };
 }

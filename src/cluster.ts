@@ -1,5 +1,6 @@
 /**
- * The node:cluster primary for `WORKERS=N`. It serves nothing itself: it checks that
+ * The node:cluster primary for `WORKERS=N`. It serves only the operator listener (the
+ * instance's metrics, aggregated over the workers): it checks that
  * PostgreSQL (or the SQLite file) and Redis answer, migrates and loads the demo data
  * once (so N workers do not race for it), prints the banner once every worker listens,
  * and supervises: a worker that dies is replaced (restartPolicy.ts: delays double while
@@ -15,9 +16,10 @@ import cluster, { type Worker } from 'node:cluster';
 import type { AddressInfo } from 'node:net';
 import type { Config } from './config';
 import { createLogger } from './logger';
-import { Metrics, serveInstanceMetrics } from './http';
+import { createServer } from 'node:http';
+import { instanceScrape, Metrics, metricsListener } from './http';
 import { RestartPolicy } from './restartPolicy';
-import { banner, prepareDemo, openConfiguredShared, openConfiguredStore, urlOf } from './startup';
+import { banner, listenOrRefuse, prepareDemo, openConfiguredShared, openConfiguredStore, urlOf } from './startup';
 
 const FORCE_EXIT_MS = 12_000;
 
@@ -28,6 +30,9 @@ export async function runPrimary(config: Config): Promise<void> {
   const shared = await openConfiguredShared(config, new Metrics(), () => undefined); // reachable, or refused here once
   await shared.bus.close();
   await store.close();
+  // The operator listener is the primary's: each scrape aggregates every worker (http/clusterMetrics.ts).
+  const operator = createServer(metricsListener({ ...instanceScrape(), token: config.metrics.token, onError: (err) => logger.error({ err }, 'metrics scrape failed') }));
+  const metricsUrl = urlOf(config.metrics.host, await listenOrRefuse(operator, config.metrics.port, config.metrics.host, 'METRICS_PORT'));
 
   let closing = false;
   const listening = new Set<number>();
@@ -58,8 +63,8 @@ export async function runPrimary(config: Config): Promise<void> {
     if (!announced && listening.size === config.workers) {
       announced = true;
       const url = urlOf(config.host, address.port);
-      logger.info({ url, seeded, workers: config.workers }, 'listening');
-      process.stdout.write(banner(url, token, ` (${config.workers} workers)`));
+      logger.info({ url, metricsUrl, seeded, workers: config.workers }, 'listening');
+      process.stdout.write(banner(url, metricsUrl, token, ` (${config.workers} workers)`));
     }
   });
   cluster.on('exit', (w: Worker, code: number | null, signal: string | null) => {
@@ -85,7 +90,6 @@ export async function runPrimary(config: Config): Promise<void> {
     setTimeout(() => closing || fork(), decision.delayMs);
   });
 
-  serveInstanceMetrics();
   for (let i = 0; i < config.workers; i++) fork();
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));

@@ -1,4 +1,4 @@
-import { parseConfig, redactUrl } from './config';
+import { DEFAULT_REPLAY_MAX_BYTES, parseConfig, redactUrl } from './config';
 
 describe('configuration', () => {
   it('has defaults for an empty environment', () => {
@@ -16,6 +16,7 @@ describe('configuration', () => {
     [{ REDIS_PREFIX: 'has space' }, /^REDIS_PREFIX must be up to 64/],
     [{ GRAPHQL_COST_BUDGET: '500' }, /^GRAPHQL_COST_BUDGET \(500\) must be 0 \(off\) or at least GRAPHQL_MAX_COST/],
     [{ RATE_LIMIT_RPS: '-1' }, /^RATE_LIMIT_RPS must be an integer/],
+    [{ REPLAY_MAX_BYTES: '1000' }, /^REPLAY_MAX_BYTES must be an integer from 65536/],
   ])('refuses %j with one line naming the variable', (env, message) => {
     const r = parseConfig(env);
     expect(r.ok).toBe(false);
@@ -37,9 +38,36 @@ describe('configuration', () => {
     expect(parseConfig({ RATE_LIMIT_RPS: '10' })).toMatchObject({ ok: true, config: { rateLimit: { rps: 10, burst: 20 } } });
     expect(parseConfig({ GRAPHQL_COST_BUDGET: '2000' })).toMatchObject({ ok: true, config: { graphql: { costBudget: 2000 } } });
   });
+  it('bounds the replay rings in bytes by default (REPLAY_MAX_BYTES)', () => {
+    expect(parseConfig({})).toMatchObject({ ok: true, config: { realtime: { replayMaxBytes: DEFAULT_REPLAY_MAX_BYTES } } });
+    expect(parseConfig({ REPLAY_MAX_BYTES: '1048576' })).toMatchObject({ ok: true, config: { realtime: { replayMaxBytes: 1048576 } } });
+  });
   it('accepts WORKERS>1 with REDIS_URL, and names the Redis namespace', () => {
     const r = parseConfig({ WORKERS: '2', REDIS_URL: 'redis://127.0.0.1:6379' });
     expect(r).toMatchObject({ ok: true, config: { workers: 2, redisPrefix: 'orderline:' } });
+  });
+  it('serves metrics on a loopback listener of their own by default, with the top 20 accounts labelled', () => {
+    expect(parseConfig({})).toMatchObject({ ok: true, config: { metrics: { host: '127.0.0.1', port: 9464, token: undefined, topAccounts: 20, flushIntervalS: 10 } } });
+    expect(parseConfig({ METRICS_PORT: '0', PORT: '0' })).toMatchObject({ ok: true, config: { port: 0, metrics: { port: 0 } } });
+  });
+  it.each([
+    [{ METRICS_PORT: '3000' }, /^METRICS_PORT \(3000\) must differ from PORT/],
+    [{ METRICS_HOST: '0.0.0.0' }, /^METRICS_HOST=0.0.0.0 needs METRICS_TOKEN/],
+    [{ METRICS_HOST: '10.0.0.5' }, /^METRICS_HOST=10.0.0.5 needs METRICS_TOKEN/],
+    [{ METRICS_TOKEN: 'short' }, /^METRICS_TOKEN must be 16 to 256 visible ASCII characters/],
+    [{ METRICS_TOP_ACCOUNTS: '-1' }, /^METRICS_TOP_ACCOUNTS must be an integer from 0 to 1000/],
+    [{ FIELD_READS_FLUSH_S: '0' }, /^FIELD_READS_FLUSH_S must be an integer from 1 to 3600/],
+  ])('refuses metrics setting %j with one line naming the variable', (env, message) => {
+    const r = parseConfig(env);
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.error).toMatch(message);
+  });
+  it('accepts metrics off loopback with a token, and never echoes the token', () => {
+    const token = 'a-long-scrape-token-0123456789';
+    expect(parseConfig({ METRICS_HOST: '0.0.0.0', METRICS_TOKEN: token })).toMatchObject({ ok: true, config: { metrics: { host: '0.0.0.0', token } } });
+    expect(parseConfig({ METRICS_HOST: '::1' })).toMatchObject({ ok: true, config: { metrics: { host: '::1' } } });
+    const bad = parseConfig({ METRICS_TOKEN: 'has a space in it, secret' });
+    expect(!bad.ok && bad.error).not.toContain('secret');
   });
   it('never prints a password', () => {
     expect(redactUrl('postgres://u:secret@h:5432/db')).toBe('postgres://u:***@h:5432/db');

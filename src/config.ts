@@ -1,5 +1,5 @@
 /**
- * Configuration from the environment (PORT, HOST, DATA_DIR, DATABASE_URL, REDIS_URL, WORKERS...). Parsing is a pure
+ * Configuration from the environment (PORT, HOST, METRICS_PORT, DATA_DIR, DATABASE_URL, REDIS_URL, WORKERS...). Parsing is a pure
  * function returning a value or one error line naming the variable, so `main.ts`
  * can refuse bad config with exactly that line and a non-zero exit.
  */
@@ -53,8 +53,30 @@ export interface Config {
   rateLimit: { rps: number; burst: number };
   /** Seconds an Idempotency-Key and its stored response are kept. */
   idempotencyTtlS: number;
-  realtime: { replayRate: number; replayWindowS: number; maxBufferBytes: number; writeDelayMs: number; acceptRate: number; acceptBurst: number };
+  /**
+   * The operator listener (http/metricsListener.ts): `/metrics` is served there, never on the
+   * public port, because it names accounts. Loopback by default; anywhere else it needs a token.
+   */
+  metrics: {
+    host: string;
+    /** 0 = any free port (tests). */
+    port: number;
+    /** When set, a scrape must send `Authorization: Bearer <token>`; required off loopback. */
+    token?: string;
+    /** Accounts with a series of their own in `orderline_deprecated_field_reads_total`; the rest share `account="(other)"`. */
+    topAccounts: number;
+    /** How often the per-account read counts are written to the store (and at shutdown). */
+    flushIntervalS: number;
+  };
+  realtime: { replayRate: number; replayWindowS: number; replayMaxBytes: number; maxBufferBytes: number; writeDelayMs: number; acceptRate: number; acceptBurst: number };
 }
+
+/**
+ * Bytes all replay rings of an instance may hold together (REPLAY_MAX_BYTES): about 1,000
+ * topics with full default rings (300 events of about 0.8 KB), or many more shallower
+ * ones; over it the largest rings lose their oldest events (a deeper resume resyncs).
+ */
+export const DEFAULT_REPLAY_MAX_BYTES = 256 * 1024 * 1024;
 
 export type ConfigResult = { ok: true; config: Config } | { ok: false; error: string };
 
@@ -115,6 +137,31 @@ function url(env: Env, name: string, protocols: string[]): string | undefined {
   return raw;
 }
 
+/** A loopback address or name: only processes on this machine reach a listener bound to it. */
+export function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || /^127(\.\d{1,3}){3}$/.test(host);
+}
+
+function metricsConfig(env: Env, port: number): Config['metrics'] {
+  const host = env.METRICS_HOST || '127.0.0.1';
+  const metricsPort = int(env, 'METRICS_PORT', 9464, 0, 65535);
+  if (metricsPort !== 0 && metricsPort === port) throw new ConfigError(`METRICS_PORT (${metricsPort}) must differ from PORT: metrics are served on a listener of their own`);
+  // Visible ASCII, long enough not to be guessed; never echoed in the message.
+  const raw = env.METRICS_TOKEN;
+  if (raw !== undefined && raw !== '' && !/^[\x21-\x7e]{16,256}$/.test(raw)) throw new ConfigError('METRICS_TOKEN must be 16 to 256 visible ASCII characters (the value is not shown)');
+  const token = raw || undefined;
+  if (!token && !isLoopback(host)) {
+    throw new ConfigError(`METRICS_HOST=${host} needs METRICS_TOKEN: metrics name accounts, so off loopback a scrape must authenticate`);
+  }
+  return {
+    host,
+    port: metricsPort,
+    token,
+    topAccounts: int(env, 'METRICS_TOP_ACCOUNTS', 20, 0, 1000),
+    flushIntervalS: int(env, 'FIELD_READS_FLUSH_S', 10, 1, 3600),
+  };
+}
+
 export function parseConfig(env: Env): ConfigResult {
   try {
     const workers = int(env, 'WORKERS', 1, 1, 256);
@@ -129,10 +176,11 @@ export function parseConfig(env: Env): ConfigResult {
     if (costBudget > 0 && costBudget < maxCost) {
       throw new ConfigError(`GRAPHQL_COST_BUDGET (${costBudget}) must be 0 (off) or at least GRAPHQL_MAX_COST (${maxCost}): a query the ceiling admits must fit a full budget`);
     }
+    const port = int(env, 'PORT', 3000, 0, 65535);
     return {
       ok: true,
       config: {
-        port: int(env, 'PORT', 3000, 0, 65535),
+        port,
         host: env.HOST || '127.0.0.1',
         dataDir: env.DATA_DIR || './data',
         databaseUrl,
@@ -161,9 +209,11 @@ export function parseConfig(env: Env): ConfigResult {
         },
         rateLimit: { rps, burst: int(env, 'RATE_LIMIT_BURST', Math.max(1, 2 * rps), 1, 1_000_000) },
         idempotencyTtlS: int(env, 'IDEMPOTENCY_TTL_S', 86_400, 1, 31_536_000),
+        metrics: metricsConfig(env, port),
         realtime: {
           replayRate: int(env, 'REPLAY_RATE', 1, 1, 100_000),
           replayWindowS: int(env, 'REPLAY_WINDOW_S', 300, 1, 86_400),
+          replayMaxBytes: int(env, 'REPLAY_MAX_BYTES', DEFAULT_REPLAY_MAX_BYTES, 64 * 1024, 2 ** 40),
           maxBufferBytes: int(env, 'MAX_BUFFER_BYTES', 1024 * 1024, 1024, 1024 * 1024 * 1024),
           writeDelayMs: int(env, 'WRITE_DELAY_MS', 0, 0, 1000),
           acceptRate: int(env, 'ACCEPT_RATE', 200, 1, 1_000_000),

@@ -12,9 +12,9 @@ import { createServer, type Server } from 'node:http';
 import { parseConfig, type Config } from './config';
 import { createLogger } from './logger';
 import { createApp } from './app';
-import { Metrics, scrapeWholeInstance, startIdempotencySweeper } from './http';
+import { Drain, lendRegistryToPrimary, Metrics, startFieldReadFlusher, startIdempotencySweeper } from './http';
 import { runPrimary } from './cluster';
-import { banner, prepareDemo, openConfiguredShared, openConfiguredStore, exitRefusing, urlOf } from './startup';
+import { banner, prepareDemo, openConfiguredShared, openConfiguredStore, exitRefusing, listenOrRefuse, urlOf } from './startup';
 
 /** One server process: alone (embedded or one instance of many) or as a cluster worker. */
 async function serve(config: Config): Promise<void> {
@@ -24,24 +24,26 @@ async function serve(config: Config): Promise<void> {
   const metrics = new Metrics({ defaultMetrics: true });
   const store = await openConfiguredStore(config, (err) => {
     metrics.storeErrors.inc();
-    logger.warn({ err }, 'database pool error');
+    logger.warn({ err }, err.name === 'StoreUnavailableError' ? 'database unreachable' : 'database pool error');
   });
-  if (worker) scrapeWholeInstance(metrics);
+  if (worker) lendRegistryToPrimary(metrics);
   const shared = await openConfiguredShared(config, metrics, (err) => logger.warn({ err }, 'redis'));
   // A cluster's primary prepared the demo before forking.
   const demo = worker ? { seeded: false, token: null } : await prepareDemo(config, store);
-  const { listener, realtime } = createApp({ config, store, logger, metrics, bus: shared.bus, registry: shared.registry, buckets: shared.buckets });
+  const { listener, metricsListener, fieldReads, realtime } = createApp({ config, store, logger, metrics, bus: shared.bus, registry: shared.registry, buckets: shared.buckets });
+  await fieldReads.seed();
 
-  const server: Server = createServer(listener);
+  const drain = new Drain(listener);
+  const server: Server = createServer(drain.listener);
   realtime.attach(server);
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', (err: NodeJS.ErrnoException) => (err.code === 'EADDRINUSE' ? exitRefusing(`PORT ${config.port} is already in use on ${config.host}`) : reject(err)));
-    server.listen(config.port, config.host, resolve);
-  });
-  const address = server.address();
-  const url = urlOf(config.host, typeof address === 'object' && address ? address.port : config.port);
-  logger.info({ url, seeded: demo.seeded, bus: shared.bus.kind }, 'listening');
-  if (!worker) process.stdout.write(banner(url, demo.token));
+  const url = urlOf(config.host, await listenOrRefuse(server, config.port, config.host, 'PORT'));
+  // The operator listener: a cluster's primary serves it (the whole instance's metrics), a lone process here.
+  const operator: Server | undefined = worker ? undefined : createServer(metricsListener);
+  const metricsUrl = operator ? urlOf(config.metrics.host, await listenOrRefuse(operator, config.metrics.port, config.metrics.host, 'METRICS_PORT')) : undefined;
+  logger.info({ url, metricsUrl, seeded: demo.seeded, bus: shared.bus.kind }, 'listening');
+  if (metricsUrl) process.stdout.write(banner(url, metricsUrl, demo.token));
+  // Deprecated-field reads per account reach the store in batches, never one write per request.
+  startFieldReadFlusher(fieldReads, { everyMs: config.metrics.flushIntervalS * 1000, onError: (err) => logger.warn({ err }, 'field read counts not stored yet') });
   // Expired Idempotency-Keys are deleted in the background (a claim never reads one as live anyway).
   startIdempotencySweeper(store, { onError: (err) => logger.warn({ err }, 'idempotency sweep failed') });
 
@@ -52,14 +54,17 @@ async function serve(config: Config): Promise<void> {
     logger.info({ signal }, 'shutting down: no new connections, finishing in-flight requests');
     const force = setTimeout(() => process.exit(1), 10_000);
     force.unref();
-    // Stream clients are told to reconnect (SSE retry: then end; WebSocket 1001) so close() can finish.
-    realtime.close();
-    server.close(() => {
-      Promise.all([store.close(), shared.bus.close()])
-        .catch((err) => logger.error({ err }, 'close failed'))
-        .finally(() => process.exit(0));
-    });
-    server.closeIdleConnections();
+    // No request is reset (http/drain.ts): new ones get 503 + Connection: close, in-flight
+    // ones finish, stream clients are told to reconnect (SSE retry: then end; WebSocket 1001).
+    operator?.close();
+    operator?.closeAllConnections();
+    drain
+      .drain(server, () => realtime.close())
+      // The reads tallied since the last flush, before the store closes.
+      .then(() => fieldReads.flush().catch((err) => logger.warn({ err }, 'field read counts lost at shutdown')))
+      .then(() => Promise.all([store.close(), shared.bus.close()]))
+      .catch((err) => logger.error({ err }, 'close failed'))
+      .finally(() => process.exit(0));
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));

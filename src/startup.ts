@@ -3,6 +3,7 @@
  * open what the configuration names, or refuse with one line (exit 2) naming the
  * variable, never printing a password.
  */
+import type { Server } from 'node:http';
 import type { Config } from './config';
 import { redactUrl } from './config';
 import type { Metrics } from './http';
@@ -51,8 +52,23 @@ export async function prepareDemo(config: Config, store: Store): Promise<{ seede
   return { seeded, token };
 }
 
+/**
+ * Listens on `port` (0 = any free one) at `host` and resolves with the port bound; a port in
+ * use is refused with one line naming `variable` (exit 2).
+ */
+export async function listenOrRefuse(server: Server, port: number, host: string, variable: 'PORT' | 'METRICS_PORT'): Promise<number> {
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (err: NodeJS.ErrnoException) => (err.code === 'EADDRINUSE' ? exitRefusing(`${variable} ${port} is already in use on ${host}`) : reject(err)));
+    server.listen(port, host, resolve);
+  });
+  const address = server.address();
+  return typeof address === 'object' && address ? address.port : port;
+}
+
 export const urlOf = (host: string, port: number): string => `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
 
-export const banner = (url: string, token: string | null, extra = ''): string =>
+/** What a start prints: the public URL, where the operators' metrics are, and the demo token if one was minted. */
+export const banner = (url: string, metricsUrl: string, token: string | null, extra = ''): string =>
   `\norderline listening on ${url}${extra}\n` +
+  `  metrics (operators only, not on the public port): ${metricsUrl}/metrics\n` +
   (token ? `  demo token (account "demo"): ${token}\n  try: curl -H "Authorization: Bearer ${token}" ${url}/orders\n\n` : `  a token for an account: npm run token -- --account <name>\n\n`);

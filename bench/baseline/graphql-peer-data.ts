@@ -9,7 +9,7 @@
  * - depth: armor counts the leaf field as a level (`{ user { name } }` is 2), ours does
  *   not (root field 0). `ARMOR_MAX_DEPTH` = 4 is the armor limit that refuses the
  *   benchmark's over-cost query (depth 5 in armor's count, 4 in ours); it also refuses
- *   the spec's accepted 522-point `user{posts{comments{author{name}}}}` (5 in armor's
+ *   the accepted 522-point `user{posts{comments{author{name}}}}` (5 in armor's
  *   count), which our depth 4 accepts: the peers are stricter there.
  * - cost: armor prices depth (x1.5 per level) and only a literal `first`, not list
  *   sizes; `{ user { friends { friends { friends { name } } } } }` (3222 in ours) costs

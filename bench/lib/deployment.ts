@@ -30,6 +30,8 @@ export interface Deployment {
   token: string;
   /** The PostgreSQL schema (postgres-redis only). */
   schema?: string;
+  /** The environment it was started with (beside the bench's own), so a sibling instance can share its store and bus. */
+  env: Record<string, string>;
   /** The started process and its descendants (primary and workers), as they are now. */
   pids(): number[];
   stop(): Promise<void>;
@@ -86,6 +88,7 @@ export async function startDeployment(kind: DeploymentKind, workers: number, env
     srv,
     token: '',
     schema,
+    env: { ...own, ...env },
     pids: () => treeOf(srv.pid),
     stop: () =>
       (stopped ??= (async () => {
@@ -108,6 +111,16 @@ export async function startDeployment(kind: DeploymentKind, workers: number, env
     throw err;
   }
   return d;
+}
+
+/**
+ * Another instance of `d` (not a worker: its own process on its own port) on d's store and
+ * bus: the same DATABASE_SCHEMA and REDIS_PREFIX, no demo data of its own. Stop it before
+ * `d`, which drops the schema.
+ */
+export function startSibling(d: Deployment, env: Record<string, string> = {}): Promise<Running> {
+  if (d.kind !== 'postgres-redis') throw new Error('a sibling instance shares PostgreSQL and Redis');
+  return startService({ ...d.env, DEMO: '0', ...env });
 }
 
 /** Stops every deployment still running (and drops its schema). */

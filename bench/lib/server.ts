@@ -19,6 +19,11 @@ export const serviceEntry = join(root, 'dist/src/main.js');
 export interface Running {
   /** e.g. http://127.0.0.1:41234 (no trailing slash). */
   url: string;
+  /**
+   * Where its `/metrics` is: the service's operator listener (its own port, read from its
+   * banner), or `url` for a peer that serves metrics on its one port.
+   */
+  metricsUrl: string;
   /** What the command line was, for reports. */
   command: string;
   /** The child's pid (with BENCH_TARGET_CMD, the command's own: `sh -c exec`). */
@@ -35,6 +40,8 @@ export interface StartOptions {
   cmd: string;
   args: string[];
   env?: Record<string, string>;
+  /** orderline itself: metrics on the operator listener, whose URL its banner prints (else they are on `url`). */
+  metricsOnOwnPort?: boolean;
   /** Path polled until it answers 2xx; default /healthz. */
   readyPath?: string;
   /** Default 30 s. */
@@ -62,14 +69,14 @@ export function freePort(): Promise<number> {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Starts `cmd` with PORT=<free port> and HOST=127.0.0.1 and waits until it is ready. */
+/** Starts `cmd` with PORT=<free port>, HOST=127.0.0.1 and METRICS_PORT=0 (any free port: several may run at once) and waits until it is ready. */
 export async function startServer(opts: StartOptions): Promise<Running> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const command = [opts.cmd, ...opts.args].join(' ');
   const child = spawn(opts.cmd, opts.args, {
     cwd: root,
-    env: { ...process.env, HOST: '127.0.0.1', ...opts.env, PORT: String(port) },
+    env: { ...process.env, HOST: '127.0.0.1', METRICS_PORT: '0', ...opts.env, PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.add(child);
@@ -136,21 +143,17 @@ export async function startServer(opts: StartOptions): Promise<Running> {
     await sleep(50);
   }
 
-  return {
-    url,
-    command,
-    pid: child.pid!,
-    output,
-    stop,
-    waitForOutput(re, ms = 5000) {
-      const seen = output.find((l) => re.test(l));
-      if (seen !== undefined) return Promise.resolve(seen);
-      return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`${command} printed no line matching ${re} within ${ms} ms`)), ms);
-        waiters.push({ re, resolve: (l) => (clearTimeout(timer), resolve(l)) });
-      });
-    },
+  const waitForOutput = (re: RegExp, ms = 5000): Promise<string> => {
+    const seen = output.find((l) => re.test(l));
+    if (seen !== undefined) return Promise.resolve(seen);
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`${command} printed no line matching ${re} within ${ms} ms`)), ms);
+      waiters.push({ re, resolve: (l) => (clearTimeout(timer), resolve(l)) });
+    });
   };
+  const metricsUrl = opts.metricsOnOwnPort ? (/(http:\/\/\S+)\/metrics/.exec(await waitForOutput(/metrics \(operators only/, 10_000).catch(() => ''))?.[1] ?? url) : url;
+
+  return { url, metricsUrl, command, pid: child.pid!, output, stop, waitForOutput };
 }
 
 /** The BENCH_TARGET_CMD override, if set. */
@@ -168,6 +171,7 @@ export function startService(env: Record<string, string> = {}): Promise<Running>
     cmd,
     args,
     env: { DATA_DIR: dir, LOG_LEVEL: 'silent', ...env },
+    metricsOnOwnPort: !targetOverride,
     cleanup: () => rmSync(dir, { recursive: true, force: true }),
   });
 }

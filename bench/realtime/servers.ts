@@ -13,7 +13,7 @@ export async function tokenOf(srv: Running): Promise<string> {
 export const portOf = (srv: Running) => Number(new URL(srv.url).port);
 
 export async function scrape(srv: Running): Promise<string> {
-  const res = await fetch(`${srv.url}/metrics`, { signal: AbortSignal.timeout(10_000) });
+  const res = await fetch(`${srv.metricsUrl}/metrics`, { signal: AbortSignal.timeout(10_000) });
   return res.text();
 }
 

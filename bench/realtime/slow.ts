@@ -7,7 +7,7 @@ import { type Row } from './rows';
 import { call, loopP99, patchOrder1, portOf, tokenOf, withServer } from './servers';
 import { GQL_CEILING, ROUNDS, SERVICE_ENV, SLOW_CONNECTIONS, SLOW_RATE, SLOW_SECONDS, STREAM_CLIENT, log, sleep } from './settings';
 import { connect } from 'node:net';
-// ---- spec 1.5: one slow request must not stall streams ----------------------------------------
+// ---- one slow request must not stall streams ----------------------------------------
 
 /** POST /orders with its body trickled one byte at a time over `ms`; resolves with the status. */
 export function tricklePost(svc: Running, token: string, ms: number): Promise<{ status: number; ms: number }> {

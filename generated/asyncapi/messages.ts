@@ -6,7 +6,7 @@ export interface components {
         ErrorMessage: {
             channel: string | null;
             /**
-             * @description bad_message: not a JSON text frame. invalid_message: not a valid subscribe or unsubscribe. not_found: no such order (or another account's). already_subscribed, not_subscribed: the channel's subscription state. unavailable: the topic could not be loaded; subscribe again later. internal: the server failed to handle the message. Clients must accept codes added later.
+             * @description bad_message: not a JSON text frame, or one no JSON reader of the service takes (nested deeper than 64 levels, an unpaired surrogate escape, a member name repeated in one object: I-JSON). invalid_message: not a valid subscribe or unsubscribe. not_found: no such order (or another account's). already_subscribed, not_subscribed: the channel's subscription state. unavailable: the topic could not be loaded; subscribe again later. internal: the server failed to handle the message. Clients must accept codes added later.
              * @enum {string}
              */
             code: "bad_message" | "invalid_message" | "not_found" | "already_subscribed" | "not_subscribed" | "unavailable" | "internal";
@@ -19,6 +19,7 @@ export interface components {
             /** @description A topic, `order:<id>`. */
             channel: string;
             order: {
+                /** @description `self`, and `cancel` while the order can be cancelled (pending, paid). */
                 _links: {
                     cancel?: {
                         /** @description A URL path. */
@@ -31,7 +32,7 @@ export interface components {
                 };
                 /** Format: date-time */
                 created_at: string;
-                /** @description ISO 4217 code; EUR when not given on create. */
+                /** @description ISO 4217 code; EUR when not given on create. `x-extensible-enum` lists common codes (for client autocompletion); any ISO 4217 code is accepted. */
                 currency: string;
                 discount: {
                     code: string;

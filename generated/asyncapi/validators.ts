@@ -16,11 +16,11 @@ const pattern_5d8f3426 = new RegExp("^[a-z_]+$", "u");
 const pattern_8f96cb0b = new RegExp("^[A-Z]{3}$", "u");
 const pattern_c9c92dc4 = new RegExp("^order:[1-9][0-9]{0,15}$", "u");
 const schema_065a1950 = {"additionalProperties":false,"properties":{"channel":{"description":"A topic, `order:<id>`.","pattern":"^order:[1-9][0-9]{0,15}$","type":"string"},"seq":{"description":"Position in the topic's sequence (the order's revision); 0 = before the first event.","minimum":0,"type":"integer"},"type":{"const":"unsubscribed","type":"string"}},"required":["type","channel","seq"],"type":"object"};
+const schema_0c62af5c = {"additionalProperties":false,"properties":{"channel":{"type":["string","null"]},"code":{"description":"bad_message: not a JSON text frame, or one no JSON reader of the service takes (nested deeper than 64 levels, an unpaired surrogate escape, a member name repeated in one object: I-JSON). invalid_message: not a valid subscribe or unsubscribe. not_found: no such order (or another account's). already_subscribed, not_subscribed: the channel's subscription state. unavailable: the topic could not be loaded; subscribe again later. internal: the server failed to handle the message. Clients must accept codes added later.","enum":["bad_message","invalid_message","not_found","already_subscribed","not_subscribed","unavailable","internal"],"type":"string"},"message":{"type":"string"},"seq":{"type":["integer","null"]},"type":{"const":"error","type":"string"}},"required":["type","channel","seq","code","message"],"type":"object"};
+const schema_17e327c3 = {"additionalProperties":false,"properties":{"channel":{"description":"A topic, `order:<id>`.","pattern":"^order:[1-9][0-9]{0,15}$","type":"string"},"order":{"additionalProperties":false,"properties":{"_links":{"additionalProperties":false,"description":"`self`, and `cancel` while the order can be cancelled (pending, paid).","properties":{"cancel":{"additionalProperties":false,"properties":{"href":{"description":"A URL path.","type":"string"}},"required":["href"],"type":"object"},"self":{"additionalProperties":false,"properties":{"href":{"description":"A URL path.","type":"string"}},"required":["href"],"type":"object"}},"required":["self"],"type":"object"},"created_at":{"format":"date-time","type":"string"},"currency":{"description":"ISO 4217 code; EUR when not given on create. `x-extensible-enum` lists common codes (for client autocompletion); any ISO 4217 code is accepted.","pattern":"^[A-Z]{3}$","type":"string","x-extensible-enum":["EUR","USD","GBP","CHF","JPY","CAD","AUD","SEK","NOK","DKK","PLN"]},"discount":{"oneOf":[{"additionalProperties":false,"properties":{"code":{"maxLength":32,"minLength":1,"type":"string"},"percent":{"maximum":100,"minimum":0,"type":"integer"}},"required":["code","percent"],"type":"object"},{"type":"null"}]},"id":{"minimum":1,"type":"integer"},"items":{"items":{"additionalProperties":false,"properties":{"quantity":{"maximum":100000,"minimum":1,"type":"integer"},"sku":{"maxLength":64,"minLength":1,"type":"string"},"unit_price_cents":{"maximum":100000000,"minimum":0,"type":"integer"}},"required":["sku","quantity","unit_price_cents"],"type":"object"},"type":"array"},"note":{"maxLength":500,"type":["string","null"]},"status":{"description":"Open set: pending, paid, shipped, delivered, cancelled today; clients must accept unknown values. Transitions: pending->paid->shipped->delivered, pending|paid->cancelled.","examples":["pending","paid","shipped","delivered","cancelled"],"maxLength":32,"minLength":1,"pattern":"^[a-z_]+$","type":"string","x-extensible-enum":["pending","paid","shipped","delivered","cancelled"]},"total_cents":{"description":"Sum of quantity x unit_price_cents, less the discount percent, rounded half up. Derived, never written.","minimum":0,"type":"integer"},"updated_at":{"format":"date-time","type":"string"}},"required":["id","status","items","total_cents","currency","discount","note","created_at","updated_at","_links"],"type":"object"},"seq":{"minimum":1,"type":"integer"},"status":{"description":"The order's status after the write (open set; accept unknown values).","type":"string"},"type":{"enum":["order.created","order.updated","order.cancelled"],"type":"string"}},"required":["type","channel","seq","status","order"],"type":"object"};
 const schema_5e6c799c = {"additionalProperties":false,"properties":{"channel":{"description":"A topic, `order:<id>`.","pattern":"^order:[1-9][0-9]{0,15}$","type":"string"},"reason":{"description":"gap_too_old: `since` is older than the replay ring. since_ahead: `since` is ahead of the topic (e.g. the client's position came from a restored or other deployment). Clients must accept reasons added later.","enum":["gap_too_old","since_ahead"],"type":"string"},"seq":{"description":"Position in the topic's sequence (the order's revision); 0 = before the first event.","minimum":0,"type":"integer"},"type":{"const":"resync","type":"string"}},"required":["type","channel","seq","reason"],"type":"object"};
 const schema_88e0e06a = {"additionalProperties":false,"properties":{"channel":{"description":"A topic, `order:<id>`.","pattern":"^order:[1-9][0-9]{0,15}$","type":"string"},"head":{"description":"The topic's newest seq when the subscription started (information only; never a stream position).","minimum":0,"type":"integer"},"seq":{"description":"Position in the topic's sequence (the order's revision); 0 = before the first event.","minimum":0,"type":"integer"},"type":{"const":"subscribed","type":"string"}},"required":["type","channel","seq","head"],"type":"object"};
-const schema_8d7268ab = {"additionalProperties":false,"properties":{"channel":{"description":"A topic, `order:<id>`.","pattern":"^order:[1-9][0-9]{0,15}$","type":"string"},"order":{"additionalProperties":false,"properties":{"_links":{"additionalProperties":false,"properties":{"cancel":{"additionalProperties":false,"properties":{"href":{"description":"A URL path.","type":"string"}},"required":["href"],"type":"object"},"self":{"additionalProperties":false,"properties":{"href":{"description":"A URL path.","type":"string"}},"required":["href"],"type":"object"}},"required":["self"],"type":"object"},"created_at":{"format":"date-time","type":"string"},"currency":{"description":"ISO 4217 code; EUR when not given on create.","pattern":"^[A-Z]{3}$","type":"string"},"discount":{"oneOf":[{"additionalProperties":false,"properties":{"code":{"maxLength":32,"minLength":1,"type":"string"},"percent":{"maximum":100,"minimum":0,"type":"integer"}},"required":["code","percent"],"type":"object"},{"type":"null"}]},"id":{"minimum":1,"type":"integer"},"items":{"items":{"additionalProperties":false,"properties":{"quantity":{"maximum":100000,"minimum":1,"type":"integer"},"sku":{"maxLength":64,"minLength":1,"type":"string"},"unit_price_cents":{"maximum":100000000,"minimum":0,"type":"integer"}},"required":["sku","quantity","unit_price_cents"],"type":"object"},"type":"array"},"note":{"maxLength":500,"type":["string","null"]},"status":{"description":"Open set: pending, paid, shipped, delivered, cancelled today; clients must accept unknown values. Transitions: pending->paid->shipped->delivered, pending|paid->cancelled.","examples":["pending","paid","shipped","delivered","cancelled"],"maxLength":32,"minLength":1,"pattern":"^[a-z_]+$","type":"string"},"total_cents":{"description":"Sum of quantity x unit_price_cents, less the discount percent, rounded half up. Derived, never written.","minimum":0,"type":"integer"},"updated_at":{"format":"date-time","type":"string"}},"required":["id","status","items","total_cents","currency","discount","note","created_at","updated_at","_links"],"type":"object"},"seq":{"minimum":1,"type":"integer"},"status":{"description":"The order's status after the write (open set; accept unknown values).","type":"string"},"type":{"enum":["order.created","order.updated","order.cancelled"],"type":"string"}},"required":["type","channel","seq","status","order"],"type":"object"};
 const schema_9dd20149 = {"anyOf":[{"additionalProperties":false,"properties":{"channel":{"description":"A topic, `order:<id>`.","pattern":"^order:[1-9][0-9]{0,15}$","type":"string"},"since":{"description":"Position in the topic's sequence (the order's revision); 0 = before the first event.","minimum":0,"type":"integer"},"type":{"const":"subscribe","type":"string"}},"required":["type","channel"],"type":"object"},{"additionalProperties":false,"properties":{"channel":{"description":"A topic, `order:<id>`.","pattern":"^order:[1-9][0-9]{0,15}$","type":"string"},"type":{"const":"unsubscribe","type":"string"}},"required":["type","channel"],"type":"object"}]};
-const schema_d9846fd4 = {"additionalProperties":false,"properties":{"channel":{"type":["string","null"]},"code":{"description":"bad_message: not a JSON text frame. invalid_message: not a valid subscribe or unsubscribe. not_found: no such order (or another account's). already_subscribed, not_subscribed: the channel's subscription state. unavailable: the topic could not be loaded; subscribe again later. internal: the server failed to handle the message. Clients must accept codes added later.","enum":["bad_message","invalid_message","not_found","already_subscribed","not_subscribed","unavailable","internal"],"type":"string"},"message":{"type":"string"},"seq":{"type":["integer","null"]},"type":{"const":"error","type":"string"}},"required":["type","channel","seq","code","message"],"type":"object"};
 function validate_validateClientMessage(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
@@ -358,7 +358,7 @@ errors++;
 if(data.channel !== undefined){
 let data0 = data.channel;
 if((typeof data0 !== "string") && (data0 !== null)){
-const err6 = {instancePath:instancePath+"/channel",schemaPath:"#/properties/channel/type",keyword:"type",params:{type: schema_d9846fd4.properties.channel.type},message:"must be string,null"};
+const err6 = {instancePath:instancePath+"/channel",schemaPath:"#/properties/channel/type",keyword:"type",params:{type: schema_0c62af5c.properties.channel.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -381,7 +381,7 @@ vErrors.push(err7);
 errors++;
 }
 if(!(((((((data1 === "bad_message") || (data1 === "invalid_message")) || (data1 === "not_found")) || (data1 === "already_subscribed")) || (data1 === "not_subscribed")) || (data1 === "unavailable")) || (data1 === "internal"))){
-const err8 = {instancePath:instancePath+"/code",schemaPath:"#/properties/code/enum",keyword:"enum",params:{allowedValues: schema_d9846fd4.properties.code.enum},message:"must be equal to one of the allowed values"};
+const err8 = {instancePath:instancePath+"/code",schemaPath:"#/properties/code/enum",keyword:"enum",params:{allowedValues: schema_0c62af5c.properties.code.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -406,7 +406,7 @@ errors++;
 if(data.seq !== undefined){
 let data3 = data.seq;
 if((!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))) && (data3 !== null)){
-const err10 = {instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: schema_d9846fd4.properties.seq.type},message:"must be integer,null"};
+const err10 = {instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: schema_0c62af5c.properties.seq.type},message:"must be integer,null"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -656,7 +656,7 @@ vErrors.push(err17);
 errors++;
 }
 for(const key1 in data1){
-if(!(func_191f75b3.call(schema_8d7268ab.properties.order.properties, key1))){
+if(!(func_191f75b3.call(schema_17e327c3.properties.order.properties, key1))){
 const err18 = {instancePath:instancePath+"/order",schemaPath:"#/properties/order/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err18];
@@ -1227,7 +1227,7 @@ errors++;
 if(data1.note !== undefined){
 let data18 = data1.note;
 if((typeof data18 !== "string") && (data18 !== null)){
-const err63 = {instancePath:instancePath+"/order/note",schemaPath:"#/properties/order/properties/note/type",keyword:"type",params:{type: schema_8d7268ab.properties.order.properties.note.type},message:"must be string,null"};
+const err63 = {instancePath:instancePath+"/order/note",schemaPath:"#/properties/order/properties/note/type",keyword:"type",params:{type: schema_17e327c3.properties.order.properties.note.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err63];
 }
@@ -1406,7 +1406,7 @@ vErrors.push(err77);
 errors++;
 }
 if(!(((data24 === "order.created") || (data24 === "order.updated")) || (data24 === "order.cancelled"))){
-const err78 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema_8d7268ab.properties.type.enum},message:"must be equal to one of the allowed values"};
+const err78 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema_17e327c3.properties.type.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err78];
 }

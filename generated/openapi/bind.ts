@@ -141,9 +141,6 @@ export function bindOperations<C, A>(h: Handlers<C, A>, invalid: Invalid): Bound
     getHealth: (raw, ctx) => {
       return h.getHealth({ operationId: "getHealth", pathVersion: null, params: {}, query: {}, headers: {} }, ctx);
     },
-    getMetrics: (raw, ctx) => {
-      return h.getMetrics({ operationId: "getMetrics", pathVersion: null, params: {}, query: {}, headers: {} }, ctx);
-    },
     getOpenApiJson: (raw, ctx) => {
       const headers = raw.headers;
       if (!p.getOpenApiJsonHeader(headers)) return invalid("header", p.getOpenApiJsonHeader.errors);

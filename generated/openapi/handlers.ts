@@ -146,7 +146,8 @@ export type GetAsyncApiYamlRequest = {
 } & ({ contentType?: undefined; body?: undefined });
 export type GetAsyncApiYamlResponse =
   | { status: 200; headers: { "Cache-Control": string; "ETag": string } & ResponseHeaders; contentType: "application/yaml"; body: operations["getAsyncApiYaml"]['responses'][200]['content']["application/yaml"] }
-  | { status: 304; headers: { "Cache-Control": string; "ETag": string } & ResponseHeaders; contentType?: undefined; body?: undefined };
+  | { status: 304; headers: { "Cache-Control": string; "ETag": string } & ResponseHeaders; contentType?: undefined; body?: undefined }
+  | { status: 400; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getAsyncApiYaml"]['responses'][400]['content']["application/problem+json"] };
 
 /** GET /docs */
 export type GetDocsRequest = {
@@ -159,7 +160,8 @@ export type GetDocsRequest = {
 } & ({ contentType?: undefined; body?: undefined });
 export type GetDocsResponse =
   | { status: 200; headers: { "Cache-Control": string; "ETag": string } & ResponseHeaders; contentType: "text/html"; body: operations["getDocs"]['responses'][200]['content']["text/html"] }
-  | { status: 304; headers: { "Cache-Control": string; "ETag": string } & ResponseHeaders; contentType?: undefined; body?: undefined };
+  | { status: 304; headers: { "Cache-Control": string; "ETag": string } & ResponseHeaders; contentType?: undefined; body?: undefined }
+  | { status: 400; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getDocs"]['responses'][400]['content']["application/problem+json"] };
 
 /** GET /docs/redoc.standalone.js */
 export type GetDocsScriptRequest = {
@@ -172,7 +174,8 @@ export type GetDocsScriptRequest = {
 } & ({ contentType?: undefined; body?: undefined });
 export type GetDocsScriptResponse =
   | { status: 200; headers: { "Cache-Control": string; "ETag": string } & ResponseHeaders; contentType: "text/javascript"; body: operations["getDocsScript"]['responses'][200]['content']["text/javascript"] }
-  | { status: 304; headers: { "Cache-Control": string; "ETag": string } & ResponseHeaders; contentType?: undefined; body?: undefined };
+  | { status: 304; headers: { "Cache-Control": string; "ETag": string } & ResponseHeaders; contentType?: undefined; body?: undefined }
+  | { status: 400; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getDocsScript"]['responses'][400]['content']["application/problem+json"] };
 
 /** GET /docs/graphql */
 export type GetGraphqlDocsRequest = {
@@ -185,7 +188,8 @@ export type GetGraphqlDocsRequest = {
 } & ({ contentType?: undefined; body?: undefined });
 export type GetGraphqlDocsResponse =
   | { status: 200; headers: { "Cache-Control": string; "ETag": string } & ResponseHeaders; contentType: "text/html"; body: operations["getGraphqlDocs"]['responses'][200]['content']["text/html"] }
-  | { status: 304; headers: { "Cache-Control": string; "ETag": string } & ResponseHeaders; contentType?: undefined; body?: undefined };
+  | { status: 304; headers: { "Cache-Control": string; "ETag": string } & ResponseHeaders; contentType?: undefined; body?: undefined }
+  | { status: 400; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getGraphqlDocs"]['responses'][400]['content']["application/problem+json"] };
 
 /** GET /schema.graphql */
 export type GetGraphqlSchemaRequest = {
@@ -198,7 +202,8 @@ export type GetGraphqlSchemaRequest = {
 } & ({ contentType?: undefined; body?: undefined });
 export type GetGraphqlSchemaResponse =
   | { status: 200; headers: { "Cache-Control": string; "ETag": string } & ResponseHeaders; contentType: "text/plain"; body: operations["getGraphqlSchema"]['responses'][200]['content']["text/plain"] }
-  | { status: 304; headers: { "Cache-Control": string; "ETag": string } & ResponseHeaders; contentType?: undefined; body?: undefined };
+  | { status: 304; headers: { "Cache-Control": string; "ETag": string } & ResponseHeaders; contentType?: undefined; body?: undefined }
+  | { status: 400; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getGraphqlSchema"]['responses'][400]['content']["application/problem+json"] };
 
 /** GET /healthz */
 export type GetHealthRequest = {
@@ -212,18 +217,6 @@ export type GetHealthRequest = {
 export type GetHealthResponse =
   | { status: 200; headers?: ResponseHeaders; contentType: "application/json"; body: operations["getHealth"]['responses'][200]['content']["application/json"] };
 
-/** GET /metrics */
-export type GetMetricsRequest = {
-  operationId: "getMetrics";
-  /** The version the path fixes; null where the version is negotiated. */
-  pathVersion: null;
-  params: Record<string, never>;
-  query: Record<string, never>;
-  headers: Record<string, never>;
-} & ({ contentType?: undefined; body?: undefined });
-export type GetMetricsResponse =
-  | { status: 200; headers?: ResponseHeaders; contentType: "text/plain"; body: operations["getMetrics"]['responses'][200]['content']["text/plain"] };
-
 /** GET /openapi.json */
 export type GetOpenApiJsonRequest = {
   operationId: "getOpenApiJson";
@@ -235,7 +228,8 @@ export type GetOpenApiJsonRequest = {
 } & ({ contentType?: undefined; body?: undefined });
 export type GetOpenApiJsonResponse =
   | { status: 200; headers: { "Cache-Control": string; "ETag": string } & ResponseHeaders; contentType: "application/json"; body: operations["getOpenApiJson"]['responses'][200]['content']["application/json"] }
-  | { status: 304; headers: { "Cache-Control": string; "ETag": string } & ResponseHeaders; contentType?: undefined; body?: undefined };
+  | { status: 304; headers: { "Cache-Control": string; "ETag": string } & ResponseHeaders; contentType?: undefined; body?: undefined }
+  | { status: 400; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getOpenApiJson"]['responses'][400]['content']["application/problem+json"] };
 
 /** GET /openapi.yaml */
 export type GetOpenApiYamlRequest = {
@@ -248,7 +242,8 @@ export type GetOpenApiYamlRequest = {
 } & ({ contentType?: undefined; body?: undefined });
 export type GetOpenApiYamlResponse =
   | { status: 200; headers: { "Cache-Control": string; "ETag": string } & ResponseHeaders; contentType: "application/yaml"; body: operations["getOpenApiYaml"]['responses'][200]['content']["application/yaml"] }
-  | { status: 304; headers: { "Cache-Control": string; "ETag": string } & ResponseHeaders; contentType?: undefined; body?: undefined };
+  | { status: 304; headers: { "Cache-Control": string; "ETag": string } & ResponseHeaders; contentType?: undefined; body?: undefined }
+  | { status: 400; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getOpenApiYaml"]['responses'][400]['content']["application/problem+json"] };
 
 /** GET /orders/{orderId} */
 export type GetOrderRequest = {
@@ -332,7 +327,8 @@ export type GetRealtimeDocsRequest = {
 } & ({ contentType?: undefined; body?: undefined });
 export type GetRealtimeDocsResponse =
   | { status: 200; headers: { "Cache-Control": string; "ETag": string } & ResponseHeaders; contentType: "text/html"; body: operations["getRealtimeDocs"]['responses'][200]['content']["text/html"] }
-  | { status: 304; headers: { "Cache-Control": string; "ETag": string } & ResponseHeaders; contentType?: undefined; body?: undefined };
+  | { status: 304; headers: { "Cache-Control": string; "ETag": string } & ResponseHeaders; contentType?: undefined; body?: undefined }
+  | { status: 400; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getRealtimeDocs"]['responses'][400]['content']["application/problem+json"] };
 
 /** HEAD /orders/{orderId} */
 export type HeadOrderRequest = {
@@ -612,10 +608,6 @@ export type GetGraphqlSchemaFamilyResponse = GetGraphqlSchemaResponse;
 export type GetHealthFamilyRequest = GetHealthRequest;
 export type GetHealthFamilyResponse = GetHealthResponse;
 
-/** GET /metrics */
-export type GetMetricsFamilyRequest = GetMetricsRequest;
-export type GetMetricsFamilyResponse = GetMetricsResponse;
-
 /** GET /openapi.json */
 export type GetOpenApiJsonFamilyRequest = GetOpenApiJsonRequest;
 export type GetOpenApiJsonFamilyResponse = GetOpenApiJsonResponse;
@@ -670,7 +662,6 @@ export interface Handlers<C, A = C> {
   getGraphqlDocs(req: GetGraphqlDocsFamilyRequest, ctx: C): Promise<GetGraphqlDocsFamilyResponse>;
   getGraphqlSchema(req: GetGraphqlSchemaFamilyRequest, ctx: C): Promise<GetGraphqlSchemaFamilyResponse>;
   getHealth(req: GetHealthFamilyRequest, ctx: C): Promise<GetHealthFamilyResponse>;
-  getMetrics(req: GetMetricsFamilyRequest, ctx: C): Promise<GetMetricsFamilyResponse>;
   getOpenApiJson(req: GetOpenApiJsonFamilyRequest, ctx: C): Promise<GetOpenApiJsonFamilyResponse>;
   getOpenApiYaml(req: GetOpenApiYamlFamilyRequest, ctx: C): Promise<GetOpenApiYamlFamilyResponse>;
   getOrder(req: GetOrderFamilyRequest, ctx: A): Promise<GetOrderFamilyResponse>;
@@ -696,7 +687,6 @@ export type OperationId =
   | "getGraphqlDocs"
   | "getGraphqlSchema"
   | "getHealth"
-  | "getMetrics"
   | "getOpenApiJson"
   | "getOpenApiYaml"
   | "getOrder"
@@ -718,4 +708,4 @@ export type OperationId =
   | "replaceOrderV2";
 /** The operations that require a bearer token, and those that do not. */
 export type AuthenticatedOperationId = "cancelOrder" | "cancelOrderV1" | "cancelOrderV2" | "createOrder" | "createOrderV1" | "createOrderV2" | "getOrder" | "getOrderV1" | "getOrderV2" | "headOrder" | "headOrderV1" | "headOrderV2" | "listOrders" | "listOrdersV1" | "listOrdersV2" | "patchOrder" | "patchOrderV1" | "patchOrderV2" | "replaceOrder" | "replaceOrderV1" | "replaceOrderV2";
-export type PublicOperationId = "getAsyncApiYaml" | "getDocs" | "getDocsScript" | "getGraphqlDocs" | "getGraphqlSchema" | "getHealth" | "getMetrics" | "getOpenApiJson" | "getOpenApiYaml" | "getReady" | "getRealtimeDocs";
+export type PublicOperationId = "getAsyncApiYaml" | "getDocs" | "getDocsScript" | "getGraphqlDocs" | "getGraphqlSchema" | "getHealth" | "getOpenApiJson" | "getOpenApiYaml" | "getReady" | "getRealtimeDocs";

@@ -51,21 +51,22 @@ export const raw_replaceOrderV1Path = validate_replaceOrderV1Path;
 export const raw_replaceOrderV2Header = validate_replaceOrderV2Header;
 export const raw_replaceOrderV2Path = validate_replaceOrderV2Path;
 const func_7a031813 = require("ajv/dist/runtime/ucs2length").default;
+const pattern_53277477 = new RegExp("^(?:\"|[\\x21\\x23-\\x7E][\\x21-\\x7E]{0,254}|\"[\\x21-\\x7E]{0,253}[\\x21\\x23-\\x7E]|\"[\\x21-\\x7E]{1,255}\")$", "u");
 const pattern_9f95224a = new RegExp("^[A-Za-z0-9_-]+$", "u");
-const pattern_e4c2555c = new RegExp("^[\\x21-\\x7E]+$", "u");
-const schema_37deaaab = {"type":"object","properties":{"If-Match":{"type":"string","maxLength":2000},"If-None-Match":{"type":"string","maxLength":2000},"Accept":{"type":"string","maxLength":1000}},"required":[]};
+const pattern_a2a69508 = new RegExp("^(?:\\s*\\*\\s*|(?:\\s*,)*\\s*(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*(?:,\\s*(?:(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*)?)*)$", "u");
+const schema_254d0dae = {"type":"object","properties":{"If-Match":{"type":"string","maxLength":2000,"pattern":"^(?:\\s*\\*\\s*|(?:\\s*,)*\\s*(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*(?:,\\s*(?:(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*)?)*)$"},"If-None-Match":{"type":"string","maxLength":2000,"pattern":"^(?:\\s*\\*\\s*|(?:\\s*,)*\\s*(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*(?:,\\s*(?:(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*)?)*)$"},"Accept":{"type":"string","maxLength":1000}},"required":[]};
 const schema_3914ec05 = {"type":"object","properties":{"Accept":{"type":"string","maxLength":1000}},"required":[]};
-const schema_6a400d42 = {"type":"object","properties":{"If-Match":{"type":"string","maxLength":2000},"If-None-Match":{"type":"string","maxLength":2000},"Accept":{"type":"string","maxLength":1000},"Api-Version":{"type":"integer"},"Idempotency-Key":{"type":"string","minLength":1,"maxLength":257,"pattern":"^[\\x21-\\x7E]+$"}},"required":[]};
+const schema_55c99f45 = {"type":"object","properties":{"If-Match":{"type":"string","maxLength":2000,"pattern":"^(?:\\s*\\*\\s*|(?:\\s*,)*\\s*(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*(?:,\\s*(?:(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*)?)*)$"},"If-None-Match":{"type":"string","maxLength":2000,"pattern":"^(?:\\s*\\*\\s*|(?:\\s*,)*\\s*(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*(?:,\\s*(?:(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*)?)*)$"},"Accept":{"type":"string","maxLength":1000},"Api-Version":{"type":"integer"},"Idempotency-Key":{"type":"string","minLength":1,"maxLength":257,"pattern":"^(?:\"|[\\x21\\x23-\\x7E][\\x21-\\x7E]{0,254}|\"[\\x21-\\x7E]{0,253}[\\x21\\x23-\\x7E]|\"[\\x21-\\x7E]{1,255}\")$"}},"required":[]};
 const schema_762a924b = {"type":"object","properties":{"Accept":{"type":"string","maxLength":1000},"Api-Version":{"type":"integer"}},"required":[]};
-const schema_86d5e546 = {"type":"object","properties":{"Accept":{"type":"string","maxLength":1000},"Idempotency-Key":{"type":"string","minLength":1,"maxLength":257,"pattern":"^[\\x21-\\x7E]+$"}},"required":[]};
 const schema_8931081f = {"type":"object","properties":{"orderId":{"type":"integer","minimum":1,"maximum":9007199254740991}},"required":["orderId"]};
 const schema_914ea7ac = {"type":"object","properties":{"If-None-Match":{"type":"string","maxLength":2000},"Accept":{"type":"string","maxLength":1000}},"required":[]};
 const schema_9afcd17c = {"type":"object","properties":{"If-None-Match":{"type":"string","maxLength":2000},"Accept":{"type":"string","maxLength":1000},"Api-Version":{"type":"integer"}},"required":[]};
-const schema_a067f8af = {"type":"object","properties":{"Accept":{"type":"string","maxLength":1000},"Api-Version":{"type":"integer"},"Idempotency-Key":{"type":"string","minLength":1,"maxLength":257,"pattern":"^[\\x21-\\x7E]+$"}},"required":[]};
-const schema_a60eb3f7 = {"type":"object","properties":{"If-Match":{"type":"string","maxLength":2000},"If-None-Match":{"type":"string","maxLength":2000},"Accept":{"type":"string","maxLength":1000},"Api-Version":{"type":"integer"}},"required":[]};
+const schema_a3b0b8c1 = {"type":"object","properties":{"Accept":{"type":"string","maxLength":1000},"Api-Version":{"type":"integer"},"Idempotency-Key":{"type":"string","minLength":1,"maxLength":257,"pattern":"^(?:\"|[\\x21\\x23-\\x7E][\\x21-\\x7E]{0,254}|\"[\\x21-\\x7E]{0,253}[\\x21\\x23-\\x7E]|\"[\\x21-\\x7E]{1,255}\")$"}},"required":[]};
 const schema_aad477fd = {"type":"object","properties":{"If-None-Match":{"type":"string","maxLength":2000}},"required":[]};
+const schema_b105754c = {"type":"object","properties":{"If-Match":{"type":"string","maxLength":2000,"pattern":"^(?:\\s*\\*\\s*|(?:\\s*,)*\\s*(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*(?:,\\s*(?:(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*)?)*)$"},"If-None-Match":{"type":"string","maxLength":2000,"pattern":"^(?:\\s*\\*\\s*|(?:\\s*,)*\\s*(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*(?:,\\s*(?:(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*)?)*)$"},"Accept":{"type":"string","maxLength":1000},"Api-Version":{"type":"integer"}},"required":[]};
 const schema_c3c6ea37 = {"type":"object","properties":{"page":{"type":"string","minLength":1,"maxLength":200,"pattern":"^[A-Za-z0-9_-]+$"},"limit":{"type":"integer","minimum":1,"maximum":100,"default":20}},"required":[]};
-const schema_d8ae037c = {"type":"object","properties":{"If-Match":{"type":"string","maxLength":2000},"If-None-Match":{"type":"string","maxLength":2000},"Accept":{"type":"string","maxLength":1000},"Idempotency-Key":{"type":"string","minLength":1,"maxLength":257,"pattern":"^[\\x21-\\x7E]+$"}},"required":[]};
+const schema_c4f1b7c2 = {"type":"object","properties":{"If-Match":{"type":"string","maxLength":2000,"pattern":"^(?:\\s*\\*\\s*|(?:\\s*,)*\\s*(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*(?:,\\s*(?:(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*)?)*)$"},"If-None-Match":{"type":"string","maxLength":2000,"pattern":"^(?:\\s*\\*\\s*|(?:\\s*,)*\\s*(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*(?:,\\s*(?:(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*)?)*)$"},"Accept":{"type":"string","maxLength":1000},"Idempotency-Key":{"type":"string","minLength":1,"maxLength":257,"pattern":"^(?:\"|[\\x21\\x23-\\x7E][\\x21-\\x7E]{0,254}|\"[\\x21-\\x7E]{0,253}[\\x21\\x23-\\x7E]|\"[\\x21-\\x7E]{1,255}\")$"}},"required":[]};
+const schema_f6d25c84 = {"type":"object","properties":{"Accept":{"type":"string","maxLength":1000},"Idempotency-Key":{"type":"string","minLength":1,"maxLength":257,"pattern":"^(?:\"|[\\x21\\x23-\\x7E][\\x21-\\x7E]{0,254}|\"[\\x21-\\x7E]{0,253}[\\x21\\x23-\\x7E]|\"[\\x21-\\x7E]{1,255}\")$"}},"required":[]};
 function validate_cancelOrderHeader(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
@@ -118,6 +119,16 @@ vErrors.push(err1);
 }
 errors++;
 }
+if(!pattern_a2a69508.test(data0)){
+const err2 = {instancePath:instancePath+"/If-Match",schemaPath:"#/properties/If-Match/pattern",keyword:"pattern",params:{pattern: "^(?:\\s*\\*\\s*|(?:\\s*,)*\\s*(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*(?:,\\s*(?:(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*)?)*)$"},message:"must match pattern \""+"^(?:\\s*\\*\\s*|(?:\\s*,)*\\s*(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*(?:,\\s*(?:(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*)?)*)$"+"\""};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
 }
 }
 if(data["If-None-Match"] !== undefined){
@@ -133,12 +144,12 @@ else if(data1 === null){
 coerced1 = "";
 }
 else {
-const err2 = {instancePath:instancePath+"/If-None-Match",schemaPath:"#/properties/If-None-Match/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err3 = {instancePath:instancePath+"/If-None-Match",schemaPath:"#/properties/If-None-Match/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err2];
+vErrors = [err3];
 }
 else {
-vErrors.push(err2);
+vErrors.push(err3);
 }
 errors++;
 }
@@ -152,12 +163,22 @@ data["If-None-Match"] = coerced1;
 }
 if(typeof data1 === "string"){
 if(func_7a031813(data1) > 2000){
-const err3 = {instancePath:instancePath+"/If-None-Match",schemaPath:"#/properties/If-None-Match/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
+const err4 = {instancePath:instancePath+"/If-None-Match",schemaPath:"#/properties/If-None-Match/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
 if(vErrors === null){
-vErrors = [err3];
+vErrors = [err4];
 }
 else {
-vErrors.push(err3);
+vErrors.push(err4);
+}
+errors++;
+}
+if(!pattern_a2a69508.test(data1)){
+const err5 = {instancePath:instancePath+"/If-None-Match",schemaPath:"#/properties/If-None-Match/pattern",keyword:"pattern",params:{pattern: "^(?:\\s*\\*\\s*|(?:\\s*,)*\\s*(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*(?:,\\s*(?:(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*)?)*)$"},message:"must match pattern \""+"^(?:\\s*\\*\\s*|(?:\\s*,)*\\s*(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*(?:,\\s*(?:(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*)?)*)$"+"\""};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
 }
 errors++;
 }
@@ -176,12 +197,12 @@ else if(data2 === null){
 coerced2 = "";
 }
 else {
-const err4 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err6 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err4];
+vErrors = [err6];
 }
 else {
-vErrors.push(err4);
+vErrors.push(err6);
 }
 errors++;
 }
@@ -195,12 +216,12 @@ data["Accept"] = coerced2;
 }
 if(typeof data2 === "string"){
 if(func_7a031813(data2) > 1000){
-const err5 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
+const err7 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
 if(vErrors === null){
-vErrors = [err5];
+vErrors = [err7];
 }
 else {
-vErrors.push(err5);
+vErrors.push(err7);
 }
 errors++;
 }
@@ -217,12 +238,12 @@ if(dataType3 === "boolean" || data3 === null
 coerced3 = +data3;
 }
 else {
-const err6 = {instancePath:instancePath+"/Api-Version",schemaPath:"#/properties/Api-Version/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err8 = {instancePath:instancePath+"/Api-Version",schemaPath:"#/properties/Api-Version/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
-vErrors = [err6];
+vErrors = [err8];
 }
 else {
-vErrors.push(err6);
+vErrors.push(err8);
 }
 errors++;
 }
@@ -248,12 +269,12 @@ else if(data4 === null){
 coerced4 = "";
 }
 else {
-const err7 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err9 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err7];
+vErrors = [err9];
 }
 else {
-vErrors.push(err7);
+vErrors.push(err9);
 }
 errors++;
 }
@@ -267,27 +288,7 @@ data["Idempotency-Key"] = coerced4;
 }
 if(typeof data4 === "string"){
 if(func_7a031813(data4) > 257){
-const err8 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/maxLength",keyword:"maxLength",params:{limit: 257},message:"must NOT have more than 257 characters"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-if(func_7a031813(data4) < 1){
-const err9 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-}
-if(!pattern_e4c2555c.test(data4)){
-const err10 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/pattern",keyword:"pattern",params:{pattern: "^[\\x21-\\x7E]+$"},message:"must match pattern \""+"^[\\x21-\\x7E]+$"+"\""};
+const err10 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/maxLength",keyword:"maxLength",params:{limit: 257},message:"must NOT have more than 257 characters"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -296,16 +297,36 @@ vErrors.push(err10);
 }
 errors++;
 }
-}
-}
-}
-else {
-const err11 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(func_7a031813(data4) < 1){
+const err11 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err11];
 }
 else {
 vErrors.push(err11);
+}
+errors++;
+}
+if(!pattern_53277477.test(data4)){
+const err12 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/pattern",keyword:"pattern",params:{pattern: "^(?:\"|[\\x21\\x23-\\x7E][\\x21-\\x7E]{0,254}|\"[\\x21-\\x7E]{0,253}[\\x21\\x23-\\x7E]|\"[\\x21-\\x7E]{1,255}\")$"},message:"must match pattern \""+"^(?:\"|[\\x21\\x23-\\x7E][\\x21-\\x7E]{0,254}|\"[\\x21-\\x7E]{0,253}[\\x21\\x23-\\x7E]|\"[\\x21-\\x7E]{1,255}\")$"+"\""};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err13 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
 }
 errors++;
 }
@@ -452,6 +473,16 @@ vErrors.push(err1);
 }
 errors++;
 }
+if(!pattern_a2a69508.test(data0)){
+const err2 = {instancePath:instancePath+"/If-Match",schemaPath:"#/properties/If-Match/pattern",keyword:"pattern",params:{pattern: "^(?:\\s*\\*\\s*|(?:\\s*,)*\\s*(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*(?:,\\s*(?:(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*)?)*)$"},message:"must match pattern \""+"^(?:\\s*\\*\\s*|(?:\\s*,)*\\s*(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*(?:,\\s*(?:(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*)?)*)$"+"\""};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
 }
 }
 if(data["If-None-Match"] !== undefined){
@@ -467,12 +498,12 @@ else if(data1 === null){
 coerced1 = "";
 }
 else {
-const err2 = {instancePath:instancePath+"/If-None-Match",schemaPath:"#/properties/If-None-Match/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err3 = {instancePath:instancePath+"/If-None-Match",schemaPath:"#/properties/If-None-Match/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err2];
+vErrors = [err3];
 }
 else {
-vErrors.push(err2);
+vErrors.push(err3);
 }
 errors++;
 }
@@ -486,12 +517,22 @@ data["If-None-Match"] = coerced1;
 }
 if(typeof data1 === "string"){
 if(func_7a031813(data1) > 2000){
-const err3 = {instancePath:instancePath+"/If-None-Match",schemaPath:"#/properties/If-None-Match/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
+const err4 = {instancePath:instancePath+"/If-None-Match",schemaPath:"#/properties/If-None-Match/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
 if(vErrors === null){
-vErrors = [err3];
+vErrors = [err4];
 }
 else {
-vErrors.push(err3);
+vErrors.push(err4);
+}
+errors++;
+}
+if(!pattern_a2a69508.test(data1)){
+const err5 = {instancePath:instancePath+"/If-None-Match",schemaPath:"#/properties/If-None-Match/pattern",keyword:"pattern",params:{pattern: "^(?:\\s*\\*\\s*|(?:\\s*,)*\\s*(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*(?:,\\s*(?:(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*)?)*)$"},message:"must match pattern \""+"^(?:\\s*\\*\\s*|(?:\\s*,)*\\s*(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*(?:,\\s*(?:(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*)?)*)$"+"\""};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
 }
 errors++;
 }
@@ -510,12 +551,12 @@ else if(data2 === null){
 coerced2 = "";
 }
 else {
-const err4 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err6 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err4];
+vErrors = [err6];
 }
 else {
-vErrors.push(err4);
+vErrors.push(err6);
 }
 errors++;
 }
@@ -529,12 +570,12 @@ data["Accept"] = coerced2;
 }
 if(typeof data2 === "string"){
 if(func_7a031813(data2) > 1000){
-const err5 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
+const err7 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
 if(vErrors === null){
-vErrors = [err5];
+vErrors = [err7];
 }
 else {
-vErrors.push(err5);
+vErrors.push(err7);
 }
 errors++;
 }
@@ -553,12 +594,12 @@ else if(data3 === null){
 coerced3 = "";
 }
 else {
-const err6 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err8 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err6];
+vErrors = [err8];
 }
 else {
-vErrors.push(err6);
+vErrors.push(err8);
 }
 errors++;
 }
@@ -572,27 +613,7 @@ data["Idempotency-Key"] = coerced3;
 }
 if(typeof data3 === "string"){
 if(func_7a031813(data3) > 257){
-const err7 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/maxLength",keyword:"maxLength",params:{limit: 257},message:"must NOT have more than 257 characters"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-if(func_7a031813(data3) < 1){
-const err8 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-if(!pattern_e4c2555c.test(data3)){
-const err9 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/pattern",keyword:"pattern",params:{pattern: "^[\\x21-\\x7E]+$"},message:"must match pattern \""+"^[\\x21-\\x7E]+$"+"\""};
+const err9 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/maxLength",keyword:"maxLength",params:{limit: 257},message:"must NOT have more than 257 characters"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -601,16 +622,36 @@ vErrors.push(err9);
 }
 errors++;
 }
-}
-}
-}
-else {
-const err10 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(func_7a031813(data3) < 1){
+const err10 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err10];
 }
 else {
 vErrors.push(err10);
+}
+errors++;
+}
+if(!pattern_53277477.test(data3)){
+const err11 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/pattern",keyword:"pattern",params:{pattern: "^(?:\"|[\\x21\\x23-\\x7E][\\x21-\\x7E]{0,254}|\"[\\x21-\\x7E]{0,253}[\\x21\\x23-\\x7E]|\"[\\x21-\\x7E]{1,255}\")$"},message:"must match pattern \""+"^(?:\"|[\\x21\\x23-\\x7E][\\x21-\\x7E]{0,254}|\"[\\x21-\\x7E]{0,253}[\\x21\\x23-\\x7E]|\"[\\x21-\\x7E]{1,255}\")$"+"\""};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err12 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
 }
 errors++;
 }
@@ -757,6 +798,16 @@ vErrors.push(err1);
 }
 errors++;
 }
+if(!pattern_a2a69508.test(data0)){
+const err2 = {instancePath:instancePath+"/If-Match",schemaPath:"#/properties/If-Match/pattern",keyword:"pattern",params:{pattern: "^(?:\\s*\\*\\s*|(?:\\s*,)*\\s*(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*(?:,\\s*(?:(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*)?)*)$"},message:"must match pattern \""+"^(?:\\s*\\*\\s*|(?:\\s*,)*\\s*(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*(?:,\\s*(?:(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*)?)*)$"+"\""};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
 }
 }
 if(data["If-None-Match"] !== undefined){
@@ -772,12 +823,12 @@ else if(data1 === null){
 coerced1 = "";
 }
 else {
-const err2 = {instancePath:instancePath+"/If-None-Match",schemaPath:"#/properties/If-None-Match/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err3 = {instancePath:instancePath+"/If-None-Match",schemaPath:"#/properties/If-None-Match/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err2];
+vErrors = [err3];
 }
 else {
-vErrors.push(err2);
+vErrors.push(err3);
 }
 errors++;
 }
@@ -791,12 +842,22 @@ data["If-None-Match"] = coerced1;
 }
 if(typeof data1 === "string"){
 if(func_7a031813(data1) > 2000){
-const err3 = {instancePath:instancePath+"/If-None-Match",schemaPath:"#/properties/If-None-Match/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
+const err4 = {instancePath:instancePath+"/If-None-Match",schemaPath:"#/properties/If-None-Match/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
 if(vErrors === null){
-vErrors = [err3];
+vErrors = [err4];
 }
 else {
-vErrors.push(err3);
+vErrors.push(err4);
+}
+errors++;
+}
+if(!pattern_a2a69508.test(data1)){
+const err5 = {instancePath:instancePath+"/If-None-Match",schemaPath:"#/properties/If-None-Match/pattern",keyword:"pattern",params:{pattern: "^(?:\\s*\\*\\s*|(?:\\s*,)*\\s*(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*(?:,\\s*(?:(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*)?)*)$"},message:"must match pattern \""+"^(?:\\s*\\*\\s*|(?:\\s*,)*\\s*(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*(?:,\\s*(?:(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*)?)*)$"+"\""};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
 }
 errors++;
 }
@@ -815,12 +876,12 @@ else if(data2 === null){
 coerced2 = "";
 }
 else {
-const err4 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err6 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err4];
+vErrors = [err6];
 }
 else {
-vErrors.push(err4);
+vErrors.push(err6);
 }
 errors++;
 }
@@ -834,12 +895,12 @@ data["Accept"] = coerced2;
 }
 if(typeof data2 === "string"){
 if(func_7a031813(data2) > 1000){
-const err5 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
+const err7 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
 if(vErrors === null){
-vErrors = [err5];
+vErrors = [err7];
 }
 else {
-vErrors.push(err5);
+vErrors.push(err7);
 }
 errors++;
 }
@@ -858,12 +919,12 @@ else if(data3 === null){
 coerced3 = "";
 }
 else {
-const err6 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err8 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err6];
+vErrors = [err8];
 }
 else {
-vErrors.push(err6);
+vErrors.push(err8);
 }
 errors++;
 }
@@ -877,27 +938,7 @@ data["Idempotency-Key"] = coerced3;
 }
 if(typeof data3 === "string"){
 if(func_7a031813(data3) > 257){
-const err7 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/maxLength",keyword:"maxLength",params:{limit: 257},message:"must NOT have more than 257 characters"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-if(func_7a031813(data3) < 1){
-const err8 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-if(!pattern_e4c2555c.test(data3)){
-const err9 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/pattern",keyword:"pattern",params:{pattern: "^[\\x21-\\x7E]+$"},message:"must match pattern \""+"^[\\x21-\\x7E]+$"+"\""};
+const err9 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/maxLength",keyword:"maxLength",params:{limit: 257},message:"must NOT have more than 257 characters"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -906,16 +947,36 @@ vErrors.push(err9);
 }
 errors++;
 }
-}
-}
-}
-else {
-const err10 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(func_7a031813(data3) < 1){
+const err10 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err10];
 }
 else {
 vErrors.push(err10);
+}
+errors++;
+}
+if(!pattern_53277477.test(data3)){
+const err11 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/pattern",keyword:"pattern",params:{pattern: "^(?:\"|[\\x21\\x23-\\x7E][\\x21-\\x7E]{0,254}|\"[\\x21-\\x7E]{0,253}[\\x21\\x23-\\x7E]|\"[\\x21-\\x7E]{1,255}\")$"},message:"must match pattern \""+"^(?:\"|[\\x21\\x23-\\x7E][\\x21-\\x7E]{0,254}|\"[\\x21-\\x7E]{0,253}[\\x21\\x23-\\x7E]|\"[\\x21-\\x7E]{1,255}\")$"+"\""};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err12 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
 }
 errors++;
 }
@@ -1144,8 +1205,8 @@ vErrors.push(err5);
 }
 errors++;
 }
-if(!pattern_e4c2555c.test(data2)){
-const err6 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/pattern",keyword:"pattern",params:{pattern: "^[\\x21-\\x7E]+$"},message:"must match pattern \""+"^[\\x21-\\x7E]+$"+"\""};
+if(!pattern_53277477.test(data2)){
+const err6 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/pattern",keyword:"pattern",params:{pattern: "^(?:\"|[\\x21\\x23-\\x7E][\\x21-\\x7E]{0,254}|\"[\\x21-\\x7E]{0,253}[\\x21\\x23-\\x7E]|\"[\\x21-\\x7E]{1,255}\")$"},message:"must match pattern \""+"^(?:\"|[\\x21\\x23-\\x7E][\\x21-\\x7E]{0,254}|\"[\\x21-\\x7E]{0,253}[\\x21\\x23-\\x7E]|\"[\\x21-\\x7E]{1,255}\")$"+"\""};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -1276,8 +1337,8 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(!pattern_e4c2555c.test(data1)){
-const err5 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/pattern",keyword:"pattern",params:{pattern: "^[\\x21-\\x7E]+$"},message:"must match pattern \""+"^[\\x21-\\x7E]+$"+"\""};
+if(!pattern_53277477.test(data1)){
+const err5 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/pattern",keyword:"pattern",params:{pattern: "^(?:\"|[\\x21\\x23-\\x7E][\\x21-\\x7E]{0,254}|\"[\\x21-\\x7E]{0,253}[\\x21\\x23-\\x7E]|\"[\\x21-\\x7E]{1,255}\")$"},message:"must match pattern \""+"^(?:\"|[\\x21\\x23-\\x7E][\\x21-\\x7E]{0,254}|\"[\\x21-\\x7E]{0,253}[\\x21\\x23-\\x7E]|\"[\\x21-\\x7E]{1,255}\")$"+"\""};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -1408,8 +1469,8 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(!pattern_e4c2555c.test(data1)){
-const err5 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/pattern",keyword:"pattern",params:{pattern: "^[\\x21-\\x7E]+$"},message:"must match pattern \""+"^[\\x21-\\x7E]+$"+"\""};
+if(!pattern_53277477.test(data1)){
+const err5 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/pattern",keyword:"pattern",params:{pattern: "^(?:\"|[\\x21\\x23-\\x7E][\\x21-\\x7E]{0,254}|\"[\\x21-\\x7E]{0,253}[\\x21\\x23-\\x7E]|\"[\\x21-\\x7E]{1,255}\")$"},message:"must match pattern \""+"^(?:\"|[\\x21\\x23-\\x7E][\\x21-\\x7E]{0,254}|\"[\\x21-\\x7E]{0,253}[\\x21\\x23-\\x7E]|\"[\\x21-\\x7E]{1,255}\")$"+"\""};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -3947,6 +4008,16 @@ vErrors.push(err1);
 }
 errors++;
 }
+if(!pattern_a2a69508.test(data0)){
+const err2 = {instancePath:instancePath+"/If-Match",schemaPath:"#/properties/If-Match/pattern",keyword:"pattern",params:{pattern: "^(?:\\s*\\*\\s*|(?:\\s*,)*\\s*(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*(?:,\\s*(?:(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*)?)*)$"},message:"must match pattern \""+"^(?:\\s*\\*\\s*|(?:\\s*,)*\\s*(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*(?:,\\s*(?:(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*)?)*)$"+"\""};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
 }
 }
 if(data["If-None-Match"] !== undefined){
@@ -3962,12 +4033,12 @@ else if(data1 === null){
 coerced1 = "";
 }
 else {
-const err2 = {instancePath:instancePath+"/If-None-Match",schemaPath:"#/properties/If-None-Match/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err3 = {instancePath:instancePath+"/If-None-Match",schemaPath:"#/properties/If-None-Match/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err2];
+vErrors = [err3];
 }
 else {
-vErrors.push(err2);
+vErrors.push(err3);
 }
 errors++;
 }
@@ -3981,12 +4052,22 @@ data["If-None-Match"] = coerced1;
 }
 if(typeof data1 === "string"){
 if(func_7a031813(data1) > 2000){
-const err3 = {instancePath:instancePath+"/If-None-Match",schemaPath:"#/properties/If-None-Match/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
+const err4 = {instancePath:instancePath+"/If-None-Match",schemaPath:"#/properties/If-None-Match/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
 if(vErrors === null){
-vErrors = [err3];
+vErrors = [err4];
 }
 else {
-vErrors.push(err3);
+vErrors.push(err4);
+}
+errors++;
+}
+if(!pattern_a2a69508.test(data1)){
+const err5 = {instancePath:instancePath+"/If-None-Match",schemaPath:"#/properties/If-None-Match/pattern",keyword:"pattern",params:{pattern: "^(?:\\s*\\*\\s*|(?:\\s*,)*\\s*(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*(?:,\\s*(?:(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*)?)*)$"},message:"must match pattern \""+"^(?:\\s*\\*\\s*|(?:\\s*,)*\\s*(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*(?:,\\s*(?:(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*)?)*)$"+"\""};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
 }
 errors++;
 }
@@ -4005,12 +4086,12 @@ else if(data2 === null){
 coerced2 = "";
 }
 else {
-const err4 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err6 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err4];
+vErrors = [err6];
 }
 else {
-vErrors.push(err4);
+vErrors.push(err6);
 }
 errors++;
 }
@@ -4024,12 +4105,12 @@ data["Accept"] = coerced2;
 }
 if(typeof data2 === "string"){
 if(func_7a031813(data2) > 1000){
-const err5 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
+const err7 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
 if(vErrors === null){
-vErrors = [err5];
+vErrors = [err7];
 }
 else {
-vErrors.push(err5);
+vErrors.push(err7);
 }
 errors++;
 }
@@ -4046,12 +4127,12 @@ if(dataType3 === "boolean" || data3 === null
 coerced3 = +data3;
 }
 else {
-const err6 = {instancePath:instancePath+"/Api-Version",schemaPath:"#/properties/Api-Version/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err8 = {instancePath:instancePath+"/Api-Version",schemaPath:"#/properties/Api-Version/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
-vErrors = [err6];
+vErrors = [err8];
 }
 else {
-vErrors.push(err6);
+vErrors.push(err8);
 }
 errors++;
 }
@@ -4066,12 +4147,12 @@ data["Api-Version"] = coerced3;
 }
 }
 else {
-const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err9 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err7];
+vErrors = [err9];
 }
 else {
-vErrors.push(err7);
+vErrors.push(err9);
 }
 errors++;
 }
@@ -4218,6 +4299,16 @@ vErrors.push(err1);
 }
 errors++;
 }
+if(!pattern_a2a69508.test(data0)){
+const err2 = {instancePath:instancePath+"/If-Match",schemaPath:"#/properties/If-Match/pattern",keyword:"pattern",params:{pattern: "^(?:\\s*\\*\\s*|(?:\\s*,)*\\s*(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*(?:,\\s*(?:(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*)?)*)$"},message:"must match pattern \""+"^(?:\\s*\\*\\s*|(?:\\s*,)*\\s*(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*(?:,\\s*(?:(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*)?)*)$"+"\""};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
 }
 }
 if(data["If-None-Match"] !== undefined){
@@ -4233,12 +4324,12 @@ else if(data1 === null){
 coerced1 = "";
 }
 else {
-const err2 = {instancePath:instancePath+"/If-None-Match",schemaPath:"#/properties/If-None-Match/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err3 = {instancePath:instancePath+"/If-None-Match",schemaPath:"#/properties/If-None-Match/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err2];
+vErrors = [err3];
 }
 else {
-vErrors.push(err2);
+vErrors.push(err3);
 }
 errors++;
 }
@@ -4252,12 +4343,22 @@ data["If-None-Match"] = coerced1;
 }
 if(typeof data1 === "string"){
 if(func_7a031813(data1) > 2000){
-const err3 = {instancePath:instancePath+"/If-None-Match",schemaPath:"#/properties/If-None-Match/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
+const err4 = {instancePath:instancePath+"/If-None-Match",schemaPath:"#/properties/If-None-Match/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
 if(vErrors === null){
-vErrors = [err3];
+vErrors = [err4];
 }
 else {
-vErrors.push(err3);
+vErrors.push(err4);
+}
+errors++;
+}
+if(!pattern_a2a69508.test(data1)){
+const err5 = {instancePath:instancePath+"/If-None-Match",schemaPath:"#/properties/If-None-Match/pattern",keyword:"pattern",params:{pattern: "^(?:\\s*\\*\\s*|(?:\\s*,)*\\s*(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*(?:,\\s*(?:(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*)?)*)$"},message:"must match pattern \""+"^(?:\\s*\\*\\s*|(?:\\s*,)*\\s*(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*(?:,\\s*(?:(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*)?)*)$"+"\""};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
 }
 errors++;
 }
@@ -4276,12 +4377,12 @@ else if(data2 === null){
 coerced2 = "";
 }
 else {
-const err4 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err6 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err4];
+vErrors = [err6];
 }
 else {
-vErrors.push(err4);
+vErrors.push(err6);
 }
 errors++;
 }
@@ -4295,12 +4396,12 @@ data["Accept"] = coerced2;
 }
 if(typeof data2 === "string"){
 if(func_7a031813(data2) > 1000){
-const err5 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
+const err7 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
 if(vErrors === null){
-vErrors = [err5];
+vErrors = [err7];
 }
 else {
-vErrors.push(err5);
+vErrors.push(err7);
 }
 errors++;
 }
@@ -4308,12 +4409,12 @@ errors++;
 }
 }
 else {
-const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err6];
+vErrors = [err8];
 }
 else {
-vErrors.push(err6);
+vErrors.push(err8);
 }
 errors++;
 }
@@ -4460,6 +4561,16 @@ vErrors.push(err1);
 }
 errors++;
 }
+if(!pattern_a2a69508.test(data0)){
+const err2 = {instancePath:instancePath+"/If-Match",schemaPath:"#/properties/If-Match/pattern",keyword:"pattern",params:{pattern: "^(?:\\s*\\*\\s*|(?:\\s*,)*\\s*(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*(?:,\\s*(?:(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*)?)*)$"},message:"must match pattern \""+"^(?:\\s*\\*\\s*|(?:\\s*,)*\\s*(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*(?:,\\s*(?:(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*)?)*)$"+"\""};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
 }
 }
 if(data["If-None-Match"] !== undefined){
@@ -4475,12 +4586,12 @@ else if(data1 === null){
 coerced1 = "";
 }
 else {
-const err2 = {instancePath:instancePath+"/If-None-Match",schemaPath:"#/properties/If-None-Match/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err3 = {instancePath:instancePath+"/If-None-Match",schemaPath:"#/properties/If-None-Match/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err2];
+vErrors = [err3];
 }
 else {
-vErrors.push(err2);
+vErrors.push(err3);
 }
 errors++;
 }
@@ -4494,12 +4605,22 @@ data["If-None-Match"] = coerced1;
 }
 if(typeof data1 === "string"){
 if(func_7a031813(data1) > 2000){
-const err3 = {instancePath:instancePath+"/If-None-Match",schemaPath:"#/properties/If-None-Match/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
+const err4 = {instancePath:instancePath+"/If-None-Match",schemaPath:"#/properties/If-None-Match/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
 if(vErrors === null){
-vErrors = [err3];
+vErrors = [err4];
 }
 else {
-vErrors.push(err3);
+vErrors.push(err4);
+}
+errors++;
+}
+if(!pattern_a2a69508.test(data1)){
+const err5 = {instancePath:instancePath+"/If-None-Match",schemaPath:"#/properties/If-None-Match/pattern",keyword:"pattern",params:{pattern: "^(?:\\s*\\*\\s*|(?:\\s*,)*\\s*(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*(?:,\\s*(?:(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*)?)*)$"},message:"must match pattern \""+"^(?:\\s*\\*\\s*|(?:\\s*,)*\\s*(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*(?:,\\s*(?:(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*)?)*)$"+"\""};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
 }
 errors++;
 }
@@ -4518,12 +4639,12 @@ else if(data2 === null){
 coerced2 = "";
 }
 else {
-const err4 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err6 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err4];
+vErrors = [err6];
 }
 else {
-vErrors.push(err4);
+vErrors.push(err6);
 }
 errors++;
 }
@@ -4537,12 +4658,12 @@ data["Accept"] = coerced2;
 }
 if(typeof data2 === "string"){
 if(func_7a031813(data2) > 1000){
-const err5 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
+const err7 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
 if(vErrors === null){
-vErrors = [err5];
+vErrors = [err7];
 }
 else {
-vErrors.push(err5);
+vErrors.push(err7);
 }
 errors++;
 }
@@ -4550,12 +4671,12 @@ errors++;
 }
 }
 else {
-const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err6];
+vErrors = [err8];
 }
 else {
-vErrors.push(err6);
+vErrors.push(err8);
 }
 errors++;
 }
@@ -4702,6 +4823,16 @@ vErrors.push(err1);
 }
 errors++;
 }
+if(!pattern_a2a69508.test(data0)){
+const err2 = {instancePath:instancePath+"/If-Match",schemaPath:"#/properties/If-Match/pattern",keyword:"pattern",params:{pattern: "^(?:\\s*\\*\\s*|(?:\\s*,)*\\s*(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*(?:,\\s*(?:(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*)?)*)$"},message:"must match pattern \""+"^(?:\\s*\\*\\s*|(?:\\s*,)*\\s*(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*(?:,\\s*(?:(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*)?)*)$"+"\""};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
 }
 }
 if(data["If-None-Match"] !== undefined){
@@ -4717,12 +4848,12 @@ else if(data1 === null){
 coerced1 = "";
 }
 else {
-const err2 = {instancePath:instancePath+"/If-None-Match",schemaPath:"#/properties/If-None-Match/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err3 = {instancePath:instancePath+"/If-None-Match",schemaPath:"#/properties/If-None-Match/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err2];
+vErrors = [err3];
 }
 else {
-vErrors.push(err2);
+vErrors.push(err3);
 }
 errors++;
 }
@@ -4736,12 +4867,22 @@ data["If-None-Match"] = coerced1;
 }
 if(typeof data1 === "string"){
 if(func_7a031813(data1) > 2000){
-const err3 = {instancePath:instancePath+"/If-None-Match",schemaPath:"#/properties/If-None-Match/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
+const err4 = {instancePath:instancePath+"/If-None-Match",schemaPath:"#/properties/If-None-Match/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
 if(vErrors === null){
-vErrors = [err3];
+vErrors = [err4];
 }
 else {
-vErrors.push(err3);
+vErrors.push(err4);
+}
+errors++;
+}
+if(!pattern_a2a69508.test(data1)){
+const err5 = {instancePath:instancePath+"/If-None-Match",schemaPath:"#/properties/If-None-Match/pattern",keyword:"pattern",params:{pattern: "^(?:\\s*\\*\\s*|(?:\\s*,)*\\s*(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*(?:,\\s*(?:(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*)?)*)$"},message:"must match pattern \""+"^(?:\\s*\\*\\s*|(?:\\s*,)*\\s*(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*(?:,\\s*(?:(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*)?)*)$"+"\""};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
 }
 errors++;
 }
@@ -4760,12 +4901,12 @@ else if(data2 === null){
 coerced2 = "";
 }
 else {
-const err4 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err6 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err4];
+vErrors = [err6];
 }
 else {
-vErrors.push(err4);
+vErrors.push(err6);
 }
 errors++;
 }
@@ -4779,12 +4920,12 @@ data["Accept"] = coerced2;
 }
 if(typeof data2 === "string"){
 if(func_7a031813(data2) > 1000){
-const err5 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
+const err7 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
 if(vErrors === null){
-vErrors = [err5];
+vErrors = [err7];
 }
 else {
-vErrors.push(err5);
+vErrors.push(err7);
 }
 errors++;
 }
@@ -4801,12 +4942,12 @@ if(dataType3 === "boolean" || data3 === null
 coerced3 = +data3;
 }
 else {
-const err6 = {instancePath:instancePath+"/Api-Version",schemaPath:"#/properties/Api-Version/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err8 = {instancePath:instancePath+"/Api-Version",schemaPath:"#/properties/Api-Version/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
-vErrors = [err6];
+vErrors = [err8];
 }
 else {
-vErrors.push(err6);
+vErrors.push(err8);
 }
 errors++;
 }
@@ -4821,12 +4962,12 @@ data["Api-Version"] = coerced3;
 }
 }
 else {
-const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err9 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err7];
+vErrors = [err9];
 }
 else {
-vErrors.push(err7);
+vErrors.push(err9);
 }
 errors++;
 }
@@ -4973,6 +5114,16 @@ vErrors.push(err1);
 }
 errors++;
 }
+if(!pattern_a2a69508.test(data0)){
+const err2 = {instancePath:instancePath+"/If-Match",schemaPath:"#/properties/If-Match/pattern",keyword:"pattern",params:{pattern: "^(?:\\s*\\*\\s*|(?:\\s*,)*\\s*(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*(?:,\\s*(?:(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*)?)*)$"},message:"must match pattern \""+"^(?:\\s*\\*\\s*|(?:\\s*,)*\\s*(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*(?:,\\s*(?:(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*)?)*)$"+"\""};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
 }
 }
 if(data["If-None-Match"] !== undefined){
@@ -4988,12 +5139,12 @@ else if(data1 === null){
 coerced1 = "";
 }
 else {
-const err2 = {instancePath:instancePath+"/If-None-Match",schemaPath:"#/properties/If-None-Match/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err3 = {instancePath:instancePath+"/If-None-Match",schemaPath:"#/properties/If-None-Match/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err2];
+vErrors = [err3];
 }
 else {
-vErrors.push(err2);
+vErrors.push(err3);
 }
 errors++;
 }
@@ -5007,12 +5158,22 @@ data["If-None-Match"] = coerced1;
 }
 if(typeof data1 === "string"){
 if(func_7a031813(data1) > 2000){
-const err3 = {instancePath:instancePath+"/If-None-Match",schemaPath:"#/properties/If-None-Match/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
+const err4 = {instancePath:instancePath+"/If-None-Match",schemaPath:"#/properties/If-None-Match/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
 if(vErrors === null){
-vErrors = [err3];
+vErrors = [err4];
 }
 else {
-vErrors.push(err3);
+vErrors.push(err4);
+}
+errors++;
+}
+if(!pattern_a2a69508.test(data1)){
+const err5 = {instancePath:instancePath+"/If-None-Match",schemaPath:"#/properties/If-None-Match/pattern",keyword:"pattern",params:{pattern: "^(?:\\s*\\*\\s*|(?:\\s*,)*\\s*(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*(?:,\\s*(?:(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*)?)*)$"},message:"must match pattern \""+"^(?:\\s*\\*\\s*|(?:\\s*,)*\\s*(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*(?:,\\s*(?:(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*)?)*)$"+"\""};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
 }
 errors++;
 }
@@ -5031,12 +5192,12 @@ else if(data2 === null){
 coerced2 = "";
 }
 else {
-const err4 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err6 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err4];
+vErrors = [err6];
 }
 else {
-vErrors.push(err4);
+vErrors.push(err6);
 }
 errors++;
 }
@@ -5050,12 +5211,12 @@ data["Accept"] = coerced2;
 }
 if(typeof data2 === "string"){
 if(func_7a031813(data2) > 1000){
-const err5 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
+const err7 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
 if(vErrors === null){
-vErrors = [err5];
+vErrors = [err7];
 }
 else {
-vErrors.push(err5);
+vErrors.push(err7);
 }
 errors++;
 }
@@ -5063,12 +5224,12 @@ errors++;
 }
 }
 else {
-const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err6];
+vErrors = [err8];
 }
 else {
-vErrors.push(err6);
+vErrors.push(err8);
 }
 errors++;
 }
@@ -5215,6 +5376,16 @@ vErrors.push(err1);
 }
 errors++;
 }
+if(!pattern_a2a69508.test(data0)){
+const err2 = {instancePath:instancePath+"/If-Match",schemaPath:"#/properties/If-Match/pattern",keyword:"pattern",params:{pattern: "^(?:\\s*\\*\\s*|(?:\\s*,)*\\s*(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*(?:,\\s*(?:(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*)?)*)$"},message:"must match pattern \""+"^(?:\\s*\\*\\s*|(?:\\s*,)*\\s*(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*(?:,\\s*(?:(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*)?)*)$"+"\""};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
 }
 }
 if(data["If-None-Match"] !== undefined){
@@ -5230,12 +5401,12 @@ else if(data1 === null){
 coerced1 = "";
 }
 else {
-const err2 = {instancePath:instancePath+"/If-None-Match",schemaPath:"#/properties/If-None-Match/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err3 = {instancePath:instancePath+"/If-None-Match",schemaPath:"#/properties/If-None-Match/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err2];
+vErrors = [err3];
 }
 else {
-vErrors.push(err2);
+vErrors.push(err3);
 }
 errors++;
 }
@@ -5249,12 +5420,22 @@ data["If-None-Match"] = coerced1;
 }
 if(typeof data1 === "string"){
 if(func_7a031813(data1) > 2000){
-const err3 = {instancePath:instancePath+"/If-None-Match",schemaPath:"#/properties/If-None-Match/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
+const err4 = {instancePath:instancePath+"/If-None-Match",schemaPath:"#/properties/If-None-Match/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
 if(vErrors === null){
-vErrors = [err3];
+vErrors = [err4];
 }
 else {
-vErrors.push(err3);
+vErrors.push(err4);
+}
+errors++;
+}
+if(!pattern_a2a69508.test(data1)){
+const err5 = {instancePath:instancePath+"/If-None-Match",schemaPath:"#/properties/If-None-Match/pattern",keyword:"pattern",params:{pattern: "^(?:\\s*\\*\\s*|(?:\\s*,)*\\s*(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*(?:,\\s*(?:(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*)?)*)$"},message:"must match pattern \""+"^(?:\\s*\\*\\s*|(?:\\s*,)*\\s*(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*(?:,\\s*(?:(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*)?)*)$"+"\""};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
 }
 errors++;
 }
@@ -5273,12 +5454,12 @@ else if(data2 === null){
 coerced2 = "";
 }
 else {
-const err4 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err6 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err4];
+vErrors = [err6];
 }
 else {
-vErrors.push(err4);
+vErrors.push(err6);
 }
 errors++;
 }
@@ -5292,12 +5473,12 @@ data["Accept"] = coerced2;
 }
 if(typeof data2 === "string"){
 if(func_7a031813(data2) > 1000){
-const err5 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
+const err7 = {instancePath:instancePath+"/Accept",schemaPath:"#/properties/Accept/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
 if(vErrors === null){
-vErrors = [err5];
+vErrors = [err7];
 }
 else {
-vErrors.push(err5);
+vErrors.push(err7);
 }
 errors++;
 }
@@ -5305,12 +5486,12 @@ errors++;
 }
 }
 else {
-const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err6];
+vErrors = [err8];
 }
 else {
-vErrors.push(err6);
+vErrors.push(err8);
 }
 errors++;
 }

@@ -96,7 +96,7 @@ export const routes: readonly RouteSpec[] = [
     integerParams: [],
     validate: { path: null, query: null, header: p.getAsyncApiYamlHeader },
     body: null,
-    responses: { "200": {  }, "304": {  } },
+    responses: { "200": {  }, "304": {  }, "400": { "application/problem+json": v.Problem } },
   },
   {
     operationId: "getDocs",
@@ -107,7 +107,7 @@ export const routes: readonly RouteSpec[] = [
     integerParams: [],
     validate: { path: null, query: null, header: p.getDocsHeader },
     body: null,
-    responses: { "200": {  }, "304": {  } },
+    responses: { "200": {  }, "304": {  }, "400": { "application/problem+json": v.Problem } },
   },
   {
     operationId: "getDocsScript",
@@ -118,7 +118,7 @@ export const routes: readonly RouteSpec[] = [
     integerParams: [],
     validate: { path: null, query: null, header: p.getDocsScriptHeader },
     body: null,
-    responses: { "200": {  }, "304": {  } },
+    responses: { "200": {  }, "304": {  }, "400": { "application/problem+json": v.Problem } },
   },
   {
     operationId: "getGraphqlDocs",
@@ -129,7 +129,7 @@ export const routes: readonly RouteSpec[] = [
     integerParams: [],
     validate: { path: null, query: null, header: p.getGraphqlDocsHeader },
     body: null,
-    responses: { "200": {  }, "304": {  } },
+    responses: { "200": {  }, "304": {  }, "400": { "application/problem+json": v.Problem } },
   },
   {
     operationId: "getGraphqlSchema",
@@ -140,7 +140,7 @@ export const routes: readonly RouteSpec[] = [
     integerParams: [],
     validate: { path: null, query: null, header: p.getGraphqlSchemaHeader },
     body: null,
-    responses: { "200": {  }, "304": {  } },
+    responses: { "200": {  }, "304": {  }, "400": { "application/problem+json": v.Problem } },
   },
   {
     operationId: "getHealth",
@@ -154,17 +154,6 @@ export const routes: readonly RouteSpec[] = [
     responses: { "200": { "application/json": v.Health } },
   },
   {
-    operationId: "getMetrics",
-    method: "GET",
-    path: "/metrics",
-    auth: false,
-    headerNames: [],
-    integerParams: [],
-    validate: { path: null, query: null, header: null },
-    body: null,
-    responses: { "200": {  } },
-  },
-  {
     operationId: "getOpenApiJson",
     method: "GET",
     path: "/openapi.json",
@@ -173,7 +162,7 @@ export const routes: readonly RouteSpec[] = [
     integerParams: [],
     validate: { path: null, query: null, header: p.getOpenApiJsonHeader },
     body: null,
-    responses: { "200": { "application/json": v.getOpenApiJson200R0 }, "304": {  } },
+    responses: { "200": { "application/json": v.getOpenApiJson200R0 }, "304": {  }, "400": { "application/problem+json": v.Problem } },
   },
   {
     operationId: "getOpenApiYaml",
@@ -184,7 +173,7 @@ export const routes: readonly RouteSpec[] = [
     integerParams: [],
     validate: { path: null, query: null, header: p.getOpenApiYamlHeader },
     body: null,
-    responses: { "200": {  }, "304": {  } },
+    responses: { "200": {  }, "304": {  }, "400": { "application/problem+json": v.Problem } },
   },
   {
     operationId: "getOrder",
@@ -239,7 +228,7 @@ export const routes: readonly RouteSpec[] = [
     integerParams: [],
     validate: { path: null, query: null, header: p.getRealtimeDocsHeader },
     body: null,
-    responses: { "200": {  }, "304": {  } },
+    responses: { "200": {  }, "304": {  }, "400": { "application/problem+json": v.Problem } },
   },
   {
     operationId: "headOrder",
@@ -388,22 +377,21 @@ export const resources: Readonly<Record<string, Resource>> = {
   "/asyncapi.yaml": { path: "/asyncapi.yaml", methods: { GET: routes[6] }, allow: "GET, HEAD, OPTIONS" },
   "/docs": { path: "/docs", methods: { GET: routes[7] }, allow: "GET, HEAD, OPTIONS" },
   "/docs/graphql": { path: "/docs/graphql", methods: { GET: routes[9] }, allow: "GET, HEAD, OPTIONS" },
-  "/docs/realtime": { path: "/docs/realtime", methods: { GET: routes[19] }, allow: "GET, HEAD, OPTIONS" },
+  "/docs/realtime": { path: "/docs/realtime", methods: { GET: routes[18] }, allow: "GET, HEAD, OPTIONS" },
   "/docs/redoc.standalone.js": { path: "/docs/redoc.standalone.js", methods: { GET: routes[8] }, allow: "GET, HEAD, OPTIONS" },
   "/healthz": { path: "/healthz", methods: { GET: routes[11] }, allow: "GET, HEAD, OPTIONS" },
-  "/metrics": { path: "/metrics", methods: { GET: routes[12] }, allow: "GET, HEAD, OPTIONS" },
-  "/openapi.json": { path: "/openapi.json", methods: { GET: routes[13] }, allow: "GET, HEAD, OPTIONS" },
-  "/openapi.yaml": { path: "/openapi.yaml", methods: { GET: routes[14] }, allow: "GET, HEAD, OPTIONS" },
-  "/orders": { path: "/orders", methods: { POST: routes[3], GET: routes[23] }, allow: "GET, HEAD, POST, OPTIONS" },
-  "/orders/{orderId}": { path: "/orders/{orderId}", methods: { GET: routes[15], HEAD: routes[20], PATCH: routes[26], PUT: routes[29] }, allow: "GET, HEAD, PUT, PATCH, OPTIONS" },
+  "/openapi.json": { path: "/openapi.json", methods: { GET: routes[12] }, allow: "GET, HEAD, OPTIONS" },
+  "/openapi.yaml": { path: "/openapi.yaml", methods: { GET: routes[13] }, allow: "GET, HEAD, OPTIONS" },
+  "/orders": { path: "/orders", methods: { POST: routes[3], GET: routes[22] }, allow: "GET, HEAD, POST, OPTIONS" },
+  "/orders/{orderId}": { path: "/orders/{orderId}", methods: { GET: routes[14], HEAD: routes[19], PATCH: routes[25], PUT: routes[28] }, allow: "GET, HEAD, PUT, PATCH, OPTIONS" },
   "/orders/{orderId}/cancel": { path: "/orders/{orderId}/cancel", methods: { POST: routes[0] }, allow: "POST, OPTIONS" },
-  "/readyz": { path: "/readyz", methods: { GET: routes[18] }, allow: "GET, HEAD, OPTIONS" },
+  "/readyz": { path: "/readyz", methods: { GET: routes[17] }, allow: "GET, HEAD, OPTIONS" },
   "/schema.graphql": { path: "/schema.graphql", methods: { GET: routes[10] }, allow: "GET, HEAD, OPTIONS" },
-  "/v1/orders": { path: "/v1/orders", methods: { POST: routes[4], GET: routes[24] }, allow: "GET, HEAD, POST, OPTIONS" },
-  "/v1/orders/{orderId}": { path: "/v1/orders/{orderId}", methods: { GET: routes[16], HEAD: routes[21], PATCH: routes[27], PUT: routes[30] }, allow: "GET, HEAD, PUT, PATCH, OPTIONS" },
+  "/v1/orders": { path: "/v1/orders", methods: { POST: routes[4], GET: routes[23] }, allow: "GET, HEAD, POST, OPTIONS" },
+  "/v1/orders/{orderId}": { path: "/v1/orders/{orderId}", methods: { GET: routes[15], HEAD: routes[20], PATCH: routes[26], PUT: routes[29] }, allow: "GET, HEAD, PUT, PATCH, OPTIONS" },
   "/v1/orders/{orderId}/cancel": { path: "/v1/orders/{orderId}/cancel", methods: { POST: routes[1] }, allow: "POST, OPTIONS" },
-  "/v2/orders": { path: "/v2/orders", methods: { POST: routes[5], GET: routes[25] }, allow: "GET, HEAD, POST, OPTIONS" },
-  "/v2/orders/{orderId}": { path: "/v2/orders/{orderId}", methods: { GET: routes[17], HEAD: routes[22], PATCH: routes[28], PUT: routes[31] }, allow: "GET, HEAD, PUT, PATCH, OPTIONS" },
+  "/v2/orders": { path: "/v2/orders", methods: { POST: routes[5], GET: routes[24] }, allow: "GET, HEAD, POST, OPTIONS" },
+  "/v2/orders/{orderId}": { path: "/v2/orders/{orderId}", methods: { GET: routes[16], HEAD: routes[21], PATCH: routes[27], PUT: routes[30] }, allow: "GET, HEAD, PUT, PATCH, OPTIONS" },
   "/v2/orders/{orderId}/cancel": { path: "/v2/orders/{orderId}/cancel", methods: { POST: routes[2] }, allow: "POST, OPTIONS" },
 };
 
@@ -422,8 +410,6 @@ export function matchPath(path: string): { resource: Resource; params: Record<st
       return { resource: resources["/docs/redoc.standalone.js"], params: {} };
     case "/healthz":
       return { resource: resources["/healthz"], params: {} };
-    case "/metrics":
-      return { resource: resources["/metrics"], params: {} };
     case "/openapi.json":
       return { resource: resources["/openapi.json"], params: {} };
     case "/openapi.yaml":

@@ -32,18 +32,19 @@ const func_191f75b3 = Object.prototype.hasOwnProperty;
 const func_7a031813 = require("ajv/dist/runtime/ucs2length").default;
 const pattern_5d8f3426 = new RegExp("^[a-z_]+$", "u");
 const pattern_8f96cb0b = new RegExp("^[A-Z]{3}$", "u");
-const schema_00404e68 = {"type":"string"};
 const schema_04d97063 = {"type":"object","additionalProperties":false,"required":["code","percent"],"properties":{"code":{"type":"string","minLength":1,"maxLength":32},"percent":{"type":"integer","minimum":0,"maximum":100}}};
 const schema_07c81ea9 = {"anyOf":[{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/OrderListV1"},{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/OrderListV2"}]};
 const schema_0ca1cb2c = {"type":"object","additionalProperties":false,"properties":{"items":{"type":"array","maxItems":100,"items":{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/OrderItem"}},"currency":{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/Currency"},"note":{"type":["string","null"],"maxLength":500},"discount":{"oneOf":[{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/DiscountPatch"},{"type":"null"}]},"status":{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/OrderStatus"}},"description":"RFC 7396 merge patch: present members replace, `null` removes (`note`, discount); `items`, `currency` and `status` cannot be removed."};
+const schema_105879f0 = {"type":"object","description":"`self`, and `cancel` while the order can be cancelled (pending, paid).","additionalProperties":false,"required":["self"],"properties":{"self":{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/Link"},"cancel":{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/Link"}}};
+const schema_108351a2 = {"type":"object","additionalProperties":true,"description":"The OpenAPI document (the same as `/openapi.yaml`)."};
 const schema_1119d0dd = {"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/OrderListV1"};
 const schema_14a64f5d = {"type":"object","additionalProperties":false,"required":["href"],"properties":{"href":{"type":"string","description":"A URL path."}}};
 const schema_172a4376 = {"type":"object","additionalProperties":false,"properties":{"items":{"type":"array","maxItems":100,"items":{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/OrderItem"}},"currency":{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/Currency"},"note":{"type":["string","null"],"maxLength":500},"discount":{"oneOf":[{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/Discount"},{"type":"null"}]}}};
 const schema_1cc45615 = {"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/OrderCreateV1"};
 const schema_2221b0c6 = {"type":"object","additionalProperties":false,"required":["status"],"properties":{"status":{"type":"string","const":"ok"}}};
 const schema_22d9454d = {"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/OrderListV2"};
-const schema_27dc4904 = {"type":"string","pattern":"^[A-Z]{3}$","description":"ISO 4217 code; EUR when not given on create."};
 const schema_292ce903 = {"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/Problem"};
+const schema_2bd1cad8 = {"type":"object","additionalProperties":false,"required":["id","status","items","total_cents","currency","discount_code","note","created_at","updated_at","_links"],"properties":{"id":{"type":"integer","minimum":1},"status":{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/OrderStatus"},"items":{"type":"array","items":{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/OrderItem"}},"total_cents":{"type":"integer","minimum":0,"description":"Sum of quantity x unit_price_cents, less the discount percent, rounded half up. Derived, never written."},"currency":{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/Currency"},"discount_code":{"type":["string","null"],"deprecated":true,"description":"Deprecated: use `discount` (version 2). Sunset 2027-06-30. Read volume is counted per account by the operators."},"note":{"type":["string","null"],"maxLength":500},"created_at":{"type":"string","format":"date-time"},"updated_at":{"type":"string","format":"date-time"},"_links":{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/OrderLinks"}}};
 const schema_2f9cf247 = {"type":"object","additionalProperties":false,"properties":{"items":{"type":"array","maxItems":100,"items":{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/OrderItem"}},"currency":{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/Currency"},"note":{"type":["string","null"],"maxLength":500},"discount_code":{"type":["string","null"],"minLength":1,"maxLength":32,"deprecated":true},"status":{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/OrderStatus"}},"required":["status","items","currency","discount_code","note"]};
 const schema_3f48571f = {"type":"object","additionalProperties":false,"required":["status","checks"],"properties":{"status":{"type":"string","enum":["ready","not_ready"]},"checks":{"type":"object","additionalProperties":{"type":"boolean"}}}};
 const schema_45ffe4a3 = {"type":"object","additionalProperties":false,"properties":{"items":{"type":"array","maxItems":100,"items":{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/OrderItem"}},"currency":{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/Currency"},"note":{"type":["string","null"],"maxLength":500},"discount_code":{"type":["string","null"],"minLength":1,"maxLength":32,"deprecated":true},"status":{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/OrderStatus"}},"description":"RFC 7396 merge patch: present members replace, `null` removes (`note`, discount); `items`, `currency` and `status` cannot be removed."};
@@ -51,25 +52,24 @@ const schema_466d92e9 = {"$ref":"https://orderline.invalid/contracts/openapi.jso
 const schema_468cfffd = {"anyOf":[{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/OrderCreateV1"},{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/OrderCreateV2"}]};
 const schema_49d63f04 = {"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/Health"};
 const schema_51bb1af0 = {"anyOf":[{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/OrderReplaceV1"},{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/OrderReplaceV2"}]};
-const schema_5a5299e9 = {"type":"object","required":["type","title","status","code"],"description":"RFC 9457 problem details; extension members may be added.","properties":{"type":{"type":"string","format":"uri-reference"},"title":{"type":"string"},"status":{"type":"integer","minimum":400,"maximum":599},"detail":{"type":"string"},"instance":{"type":"string"},"code":{"type":"string","description":"Stable machine-readable code, e.g. NOT_FOUND, PRECONDITION_FAILED."},"errors":{"type":"array","items":{"type":"object","required":["message"],"properties":{"pointer":{"type":"string","description":"JSON pointer of the offending member (`/colour` for a member that must not be there, `/items/0/sku` for a missing one), or `header:<name>` / `query:<name>` / `path:<name>`."},"rule":{"type":"string","description":"The rule it breaks: the JSON Schema keyword (`additionalProperties`, `required`, `type`, `minimum`, ...) or, for a parameter, `integer` / `entity-tag`."},"message":{"type":"string"}}}}}};
 const schema_655369e8 = {"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/OrderReplaceV2"};
-const schema_6673066e = {"type":"object","additionalProperties":false,"required":["self"],"properties":{"self":{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/Link"},"cancel":{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/Link","description":"Present while the order can be cancelled (pending, paid)."}}};
 const schema_73a14754 = {"type":"object","additionalProperties":false,"properties":{"items":{"type":"array","maxItems":100,"items":{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/OrderItem"}},"currency":{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/Currency"},"note":{"type":["string","null"],"maxLength":500},"discount_code":{"type":["string","null"],"minLength":1,"maxLength":32,"deprecated":true}}};
 const schema_754c6f28 = {"type":"object","additionalProperties":false,"required":["id","status","items","total_cents","currency","discount","note","created_at","updated_at","_links"],"properties":{"id":{"type":"integer","minimum":1},"status":{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/OrderStatus"},"items":{"type":"array","items":{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/OrderItem"}},"total_cents":{"type":"integer","minimum":0,"description":"Sum of quantity x unit_price_cents, less the discount percent, rounded half up. Derived, never written."},"currency":{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/Currency"},"discount":{"oneOf":[{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/Discount"},{"type":"null"}]},"note":{"type":["string","null"],"maxLength":500},"created_at":{"type":"string","format":"date-time"},"updated_at":{"type":"string","format":"date-time"},"_links":{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/OrderLinks"}}};
 const schema_7e4c5f9d = {"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/OrderV1"};
 const schema_7f4f691d = {"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/Ready"};
 const schema_8519c7cc = {"type":"object","additionalProperties":false,"properties":{"code":{"type":"string","minLength":1,"maxLength":32},"percent":{"type":"integer","minimum":0,"maximum":100}},"description":"Merged into the current discount; creating a discount needs both members."};
+const schema_91368953 = {"type":"object","additionalProperties":false,"required":["orders","_links"],"properties":{"orders":{"type":"array","items":{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/OrderV1"}},"_links":{"type":"object","description":"`self`, and `next` only when more orders exist.","additionalProperties":false,"required":["self"],"properties":{"self":{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/Link"},"next":{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/Link"}}}}};
 const schema_934bebd0 = {"oneOf":[{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/OrderV1"},{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/OrderV2"}]};
-const schema_9b32e31d = {"type":"object","additionalProperties":false,"required":["id","status","items","total_cents","currency","discount_code","note","created_at","updated_at","_links"],"properties":{"id":{"type":"integer","minimum":1},"status":{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/OrderStatus"},"items":{"type":"array","items":{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/OrderItem"}},"total_cents":{"type":"integer","minimum":0,"description":"Sum of quantity x unit_price_cents, less the discount percent, rounded half up. Derived, never written."},"currency":{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/Currency"},"discount_code":{"type":["string","null"],"deprecated":true,"description":"Deprecated: use `discount` (version 2). Sunset 2027-06-30. Read volume is counted per account in /metrics (`orderline_deprecated_field_reads_total`)."},"note":{"type":["string","null"],"maxLength":500},"created_at":{"type":"string","format":"date-time"},"updated_at":{"type":"string","format":"date-time"},"_links":{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/OrderLinks"}}};
 const schema_a9bf41d8 = {"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/OrderReplaceV1"};
 const schema_afae9fef = {"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/OrderPatchV2"};
-const schema_afec4c2e = {"type":"object","additionalProperties":false,"required":["orders","_links"],"properties":{"orders":{"type":"array","items":{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/OrderV1"}},"_links":{"type":"object","additionalProperties":false,"required":["self"],"properties":{"self":{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/Link"},"next":{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/Link","description":"Present only when more orders exist."}}}}};
+const schema_b3cc6b22 = {"type":"object","additionalProperties":false,"required":["orders","_links"],"properties":{"orders":{"type":"array","items":{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/OrderV2"}},"_links":{"type":"object","description":"`self`, and `next` only when more orders exist.","additionalProperties":false,"required":["self"],"properties":{"self":{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/Link"},"next":{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/Link"}}}}};
 const schema_b5ba9329 = {"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/OrderPatchV1"};
+const schema_c1aedc6e = {"type":"object","required":["type","title","status","code"],"description":"RFC 9457 problem details; extension members may be added.","properties":{"type":{"type":"string","format":"uri-reference"},"title":{"type":"string"},"status":{"type":"integer","minimum":400,"maximum":599},"detail":{"type":"string"},"instance":{"type":"string"},"code":{"type":"string","description":"Stable machine-readable code, e.g. NOT_FOUND, PRECONDITION_FAILED. The codes sent today are listed in `x-extensible-enum`; clients must accept codes added later.","x-extensible-enum":["BAD_REQUEST","VALIDATION_FAILED","BAD_CURSOR","UNAUTHORIZED","NOT_FOUND","METHOD_NOT_ALLOWED","NOT_ACCEPTABLE","CONFLICT","IDEMPOTENCY_KEY_IN_USE","PRECONDITION_FAILED","PAYLOAD_TOO_LARGE","UNSUPPORTED_MEDIA_TYPE","IDEMPOTENCY_KEY_REUSED","PRECONDITION_REQUIRED","RATE_LIMITED","SERVICE_UNAVAILABLE","INTERNAL"]},"errors":{"type":"array","items":{"type":"object","required":["message"],"properties":{"pointer":{"type":"string","description":"JSON pointer of the offending member (`/colour` for a member that must not be there, `/items/0/sku` for a missing one), or `header:<name>` / `query:<name>` / `path:<name>`."},"rule":{"type":"string","description":"The rule it breaks: the JSON Schema keyword (`additionalProperties`, `required`, `type`, `minimum`, ...) or, for a parameter, `integer` / `entity-tag`."},"message":{"type":"string"}}}}}};
+const schema_cafb4a86 = {"type":"string","pattern":"^[A-Z]{3}$","description":"ISO 4217 code; EUR when not given on create. `x-extensible-enum` lists common codes (for client autocompletion); any ISO 4217 code is accepted.","x-extensible-enum":["EUR","USD","GBP","CHF","JPY","CAD","AUD","SEK","NOK","DKK","PLN"]};
 const schema_cf1e6813 = {"anyOf":[{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/OrderPatchV1"},{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/OrderPatchV2"}]};
-const schema_cf4a43b8 = {"type":"object","additionalProperties":false,"required":["orders","_links"],"properties":{"orders":{"type":"array","items":{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/OrderV2"}},"_links":{"type":"object","additionalProperties":false,"required":["self"],"properties":{"self":{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/Link"},"next":{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/Link","description":"Present only when more orders exist."}}}}};
 const schema_d7832f33 = {"type":"object","additionalProperties":false,"properties":{"items":{"type":"array","maxItems":100,"items":{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/OrderItem"}},"currency":{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/Currency"},"note":{"type":["string","null"],"maxLength":500},"discount":{"oneOf":[{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/Discount"},{"type":"null"}]},"status":{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/OrderStatus"}},"required":["status","items","currency","discount","note"]};
 const schema_dfecfb52 = {"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/OrderV2"};
-const schema_fcd0e555 = {"type":"string","minLength":1,"maxLength":32,"pattern":"^[a-z_]+$","description":"Open set: pending, paid, shipped, delivered, cancelled today; clients must accept unknown values. Transitions: pending->paid->shipped->delivered, pending|paid->cancelled.","examples":["pending","paid","shipped","delivered","cancelled"]};
+const schema_fce2099c = {"type":"string","minLength":1,"maxLength":32,"pattern":"^[a-z_]+$","description":"Open set: pending, paid, shipped, delivered, cancelled today; clients must accept unknown values. Transitions: pending->paid->shipped->delivered, pending|paid->cancelled.","examples":["pending","paid","shipped","delivered","cancelled"],"x-extensible-enum":["pending","paid","shipped","delivered","cancelled"]};
 const schema_fee63ac6 = {"type":"object","additionalProperties":false,"required":["sku","quantity","unit_price_cents"],"properties":{"sku":{"type":"string","minLength":1,"maxLength":64},"quantity":{"type":"integer","minimum":1,"maximum":100000},"unit_price_cents":{"type":"integer","minimum":0,"maximum":100000000}}};
 function validate_Health(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -2577,7 +2577,7 @@ vErrors.push(err9);
 errors++;
 }
 for(const key0 in data){
-if(!(func_191f75b3.call(schema_9b32e31d.properties, key0))){
+if(!(func_191f75b3.call(schema_2bd1cad8.properties, key0))){
 const err10 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err10];
@@ -2675,7 +2675,7 @@ errors = vErrors.length;
 if(data.discount_code !== undefined){
 let data6 = data.discount_code;
 if((typeof data6 !== "string") && (data6 !== null)){
-const err16 = {instancePath:instancePath+"/discount_code",schemaPath:"#/properties/discount_code/type",keyword:"type",params:{type: schema_9b32e31d.properties.discount_code.type},message:"must be string,null"};
+const err16 = {instancePath:instancePath+"/discount_code",schemaPath:"#/properties/discount_code/type",keyword:"type",params:{type: schema_2bd1cad8.properties.discount_code.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -2688,7 +2688,7 @@ errors++;
 if(data.note !== undefined){
 let data7 = data.note;
 if((typeof data7 !== "string") && (data7 !== null)){
-const err17 = {instancePath:instancePath+"/note",schemaPath:"#/properties/note/type",keyword:"type",params:{type: schema_9b32e31d.properties.note.type},message:"must be string,null"};
+const err17 = {instancePath:instancePath+"/note",schemaPath:"#/properties/note/type",keyword:"type",params:{type: schema_2bd1cad8.properties.note.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -3512,8 +3512,10 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(typeof data !== "string"){
-const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data && typeof data == "object" && !Array.isArray(data)){
+}
+else {
+const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -3525,7 +3527,7 @@ errors++;
 validate_getOpenApiJson200R0.errors = vErrors;
 return errors === 0;
 }
-validate_getOpenApiJson200R0.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate_getOpenApiJson200R0.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 function validate_getOrder200R0(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;

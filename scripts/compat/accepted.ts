@@ -1,5 +1,5 @@
 /**
- * The reviewed accepted-changes file, contracts/compat-accepted.yaml (DESIGN
+ * The reviewed accepted-changes file, contracts/compat-accepted.yaml (README,
  * "Compatibility gate": a DANGEROUS GraphQL change fails unless listed as accepted).
  *
  * Shape (the file's header comment is the user documentation):

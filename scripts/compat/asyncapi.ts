@@ -12,6 +12,7 @@
 import { join } from 'node:path';
 import { diff, type DiffOutputItem, type OverrideObject } from '@asyncapi/diff';
 import { readAsyncApi, readOptional, referencedFiles } from './asyncapi-reader';
+import { ContractFiles } from './causes';
 import { checkPayloads, type Direction, type Message } from './payloads';
 import type { Finding, KindResult } from './types';
 
@@ -78,7 +79,7 @@ export function withDirections(messages: Record<string, Message>, other: Record<
 const DOC_KEYS = new Set(['title', 'summary', 'description', 'examples', 'externalDocs', 'tags']);
 const isDocEdit = (pointer: string) => pointer.split('/').some((p) => DOC_KEYS.has(p));
 
-export async function checkAsyncApi(current: string, released: string): Promise<KindResult> {
+export async function checkAsyncApi(current: string, released: string, files = new ContractFiles()): Promise<KindResult> {
   const revision = await readAsyncApi(join(current, 'asyncapi.yaml'));
   const scope = `${revision.channels} channels, ${revision.operations} operations, ${Object.keys(revision.messages).length} message payloads`;
   if (unchanged(current, released)) return { kind: 'asyncapi', findings: [], checked: `${scope}; unchanged since the release`, notes: [] };
@@ -98,10 +99,16 @@ export async function checkAsyncApi(current: string, released: string): Promise<
         location: where.length > 1 ? where.slice(0, -1).join(', ') : where[0],
         message: describeChange(c),
         rule: `${c.action} ${c.path}`,
+        contract: 'contracts/asyncapi.yaml',
+        pointer: c.path,
       };
     });
   const unclassified = (output.unclassified() as DiffOutputItem[]).filter((c) => !inPayload(c.path) && !inlinedCopy(c.path) && !isDocEdit(c.path));
-  const payloads = await checkPayloads({ messages: withDirections(base.messages, revision.messages), queries: base.queries }, { messages: withDirections(revision.messages, base.messages), queries: revision.queries });
+  const payloads = await checkPayloads(
+    { messages: withDirections(base.messages, revision.messages), queries: base.queries },
+    { messages: withDirections(revision.messages, base.messages), queries: revision.queries },
+    { releasedFile: join(released, 'asyncapi.yaml'), contractsDir: current, files },
+  );
   return {
     kind: 'asyncapi',
     findings: [...structural, ...payloads],

@@ -7,7 +7,7 @@ import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { runGate, type GateResult } from './index';
 import { BREAKING, COMPATIBLE, CORPUS, materialize, type Mutation } from './mutations';
-import { formatFinding, formatReport } from './report';
+import { formatFinding, formatReport, groupByCause } from './report';
 
 const REPO_CONTRACTS = join(__dirname, '..', '..', 'contracts');
 const CONCURRENCY = Math.max(2, Math.min(8, cpus().length));
@@ -56,7 +56,9 @@ describe.each(BREAKING.map((m) => [m.name, m] as const))('%s', (_name, m) => {
     expect(result.compatible).toBe(false);
     for (const kind of m.kinds ?? []) expect(result.findings.some((f) => f.kind === kind)).toBe(true);
     for (const word of m.mentions ?? []) expect(report).toContain(word);
-    expect(report).toContain(`${result.findings.length} breaking change`);
+    const causes = groupByCause(result.results);
+    expect(report).toMatch(new RegExp(`^compat: ${causes.length} breaking changes? against contracts/released/ \\(${result.findings.length} findings?\\)`));
+    if (m.causes) expect(causes.map((c) => c.title)).toEqual(m.causes);
     // Every finding is one self-contained report line.
     for (const f of result.findings) expect(report).toContain(formatFinding(f));
   });

@@ -1,6 +1,6 @@
 /**
  * GraphQL schema check: contracts/schema.graphql against the released one, by
- * @graphql-inspector/core's `diff` (DESIGN "Compatibility gate").
+ * @graphql-inspector/core's `diff`.
  *
  * - BREAKING fails.
  * - DANGEROUS fails unless contracts/compat-accepted.yaml lists it (accepted.ts), with
@@ -16,6 +16,7 @@
 import { buildSchema, isSpecifiedScalarType, type GraphQLSchema } from 'graphql';
 import { ChangeType, CriticalityLevel, diff, type Change } from '@graphql-inspector/core';
 import type { Accepted } from './accepted';
+import { verbOf } from './causes';
 import { GateError, type Finding, type KindResult } from './types';
 
 export const ACCEPTED_FILE_HINT = 'contracts/compat-accepted.yaml';
@@ -62,6 +63,8 @@ export async function checkGraphql(currentSdl: string, releasedSdl: string, acce
       // The inspector's criticality reason is a paragraph of general advice; the message names the field.
       message: change.message,
       rule: `${change.type} ${level}`,
+      cause: `\`${location}\` ${verbOf(String(change.type))}`,
+      contract: 'contracts/schema.graphql',
     });
   }
   accepted.graphql.forEach((a, i) => {

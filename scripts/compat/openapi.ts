@@ -9,6 +9,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { causeAt, ContractFiles } from './causes';
 import { oasdiffBreaking, type OasdiffChange } from './oasdiff';
 import type { Finding, KindResult } from './types';
 
@@ -45,7 +46,7 @@ export function inventory(text: string): { operations: number; versions: string[
   return { operations, versions };
 }
 
-export async function checkOpenApi(current: string, released: string): Promise<KindResult> {
+export async function checkOpenApi(current: string, released: string, files = new ContractFiles()): Promise<KindResult> {
   const revision = join(current, 'openapi.yaml');
   const base = join(released, 'openapi.yaml');
   const text = readFileSync(revision, 'utf8');
@@ -57,7 +58,11 @@ export async function checkOpenApi(current: string, released: string): Promise<K
   }
   const findings: Finding[] = (await oasdiffBreaking(base, revision)).map((c) => {
     const version = restVersion(c);
+    // The changed node, as oasdiff located it in the released file (or in the current one, for an addition).
+    const at = c.baseSource ?? c.revisionSource;
+    const pointer = at && files.pointerAtLine(at.file, at.line);
     return {
+      ...(at && pointer !== undefined ? causeAt({ file: at.file, pointer }, c.id, current) : { contract: 'contracts/openapi.yaml' }),
       kind: 'openapi',
       group: version ? `REST ${version}` : 'every REST version',
       location: location(c),

@@ -1,6 +1,6 @@
 /**
  * AsyncAPI message payloads, checked by oasdiff through an "OpenAPI view" of the
- * messages (DESIGN "Compatibility gate"; the same view codegen/asyncapi.ts builds for
+ * messages (the same view codegen/asyncapi.ts builds for
  * types).
  *
  * @asyncapi/diff only judges a payload as a whole: a change inside it is
@@ -19,6 +19,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { causeAt, ContractFiles } from './causes';
 import { oasdiffBreaking } from './oasdiff';
 import type { Finding } from './types';
 
@@ -84,7 +85,23 @@ export function asMessageText(text: string): string {
 }
 
 /** The breaking payload and handshake-query changes from `base` to `revision`. */
-export async function checkPayloads(base: ClientSurface, revision: ClientSurface): Promise<Finding[]> {
+/**
+ * Where the released surface was read from, so each finding can name the node it is
+ * about: the message payloads are compared dereferenced, the node is found by walking the
+ * released document along oasdiff's property path (causes.ts).
+ */
+export interface PayloadSources {
+  /** The released asyncapi.yaml (absolute). */
+  releasedFile: string;
+  /** The contracts folder under review. */
+  contractsDir: string;
+  files: ContractFiles;
+}
+
+/** `removed the required property `order/note` from ...` -> `order/note`. */
+const propertyPath = (text: string | undefined) => /property `([^`]+)`/.exec(text ?? '')?.[1];
+
+export async function checkPayloads(base: ClientSurface, revision: ClientSurface, sources?: PayloadSources): Promise<Finding[]> {
   const dir = await mkdtemp(join(tmpdir(), 'orderline-compat-'));
   try {
     const baseFile = join(dir, 'released-messages.json');
@@ -104,7 +121,10 @@ export async function checkPayloads(base: ClientSurface, revision: ClientSurface
         };
       }
       const name = c.path?.startsWith(MESSAGE_PATH_PREFIX) ? c.path.slice(MESSAGE_PATH_PREFIX.length) : undefined;
+      const property = propertyPath(c.text);
+      const node = sources && name && property ? sources.files.walk({ file: sources.releasedFile, pointer: `/components/messages/${name.replace(/~/g, '~0').replace(/\//g, '~1')}/payload` }, property) : undefined;
       return {
+        ...(node && sources ? causeAt(node, c.id, sources.contractsDir) : { contract: 'contracts/asyncapi.yaml' }),
         kind: 'asyncapi',
         group: 'message payloads',
         location: name ? `message ${name}` : (c.path ?? 'messages'),

@@ -1,23 +1,59 @@
 /**
- * The gate's one report: every breaking change of every kind, grouped by kind and then
- * by group (REST version, channels or payloads, ...), one line each, and each line
- * self-contained (`openapi: GET /v2/orders/{orderId}: removed ...`) so a line pasted
- * into a review or grepped from CI still says what broke where.
+ * The gate's one report. Findings are grouped by their cause (causes.ts): removing one
+ * property of a shared schema is one breaking change, printed once, with every operation,
+ * media type and message it breaks listed under it. Each listed line is self-contained
+ * (`openapi: GET /v2/orders/{orderId}: removed ...`) so a line pasted into a review or
+ * grepped from CI still says what broke where; ci.ts writes the same groups as GitHub
+ * annotations, a Markdown summary and JUnit XML.
  */
 import { KINDS, type Finding, type KindResult } from './types';
 
 const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`;
+
+/** One breaking change: its cause, where it is, and every finding it produces. */
+export interface Cause {
+  /** "`OrderV2.note` removed", or the finding's own line when nothing else shares its cause. */
+  title: string;
+  contract?: string;
+  pointer?: string;
+  /** The distinct rule ids of its findings. */
+  rules: string[];
+  findings: Finding[];
+}
 
 /** `openapi: GET /v1/orders: removed the required property ...` */
 export function formatFinding(f: Finding): string {
   return `${f.kind}: ${f.location}: ${f.message}${f.rule ? ` [${f.rule}]` : ''}`;
 }
 
-/** One line per kind: `openapi: compatible (58 operations; ...)` or `openapi: 3 breaking changes`. */
+/** Groups findings by cause, in the order their first finding comes (kind order, then each check's order). */
+export function groupByCause(results: KindResult[]): Cause[] {
+  const ordered = [...results].sort((a, b) => KINDS.indexOf(a.kind) - KINDS.indexOf(b.kind));
+  const causes = new Map<string, Cause>();
+  for (const f of ordered.flatMap((r) => r.findings)) {
+    const key = f.cause === undefined ? `finding\u0000${formatFinding(f)}` : `cause\u0000${f.contract ?? ''}\u0000${f.pointer ?? ''}\u0000${f.cause}`;
+    let cause = causes.get(key);
+    if (!cause) {
+      cause = { title: f.cause ?? `${f.location}: ${f.message}`, ...(f.contract ? { contract: f.contract } : {}), ...(f.pointer !== undefined ? { pointer: f.pointer } : {}), rules: [], findings: [] };
+      causes.set(key, cause);
+    }
+    cause.findings.push(f);
+    if (f.rule && !cause.rules.includes(f.rule)) cause.rules.push(f.rule);
+  }
+  return [...causes.values()];
+}
+
+/** One line per kind: `openapi: compatible (58 operations; ...)` or `openapi: 24 findings (...)`. */
 export function summaryLine(r: KindResult): string {
   const notes = r.notes.length ? `; ${plural(r.notes.length, 'note')}` : '';
-  return r.findings.length === 0 ? `${r.kind}: compatible (${r.checked}${notes})` : `${r.kind}: ${plural(r.findings.length, 'breaking change')} (${r.checked}${notes})`;
+  return r.findings.length === 0 ? `${r.kind}: compatible (${r.checked}${notes})` : `${r.kind}: ${plural(r.findings.length, 'finding')} (${r.checked}${notes})`;
 }
+
+/** `contracts/openapi.yaml /components/schemas/OrderV2/properties/note` */
+export const causePlace = (c: Pick<Cause, 'contract' | 'pointer'>) => [c.contract, c.pointer].filter((s) => s !== undefined && s !== '').join(' ');
+
+/** What a cause breaks, as one line under it: the finding with its group (`REST v2`, `message payloads`). */
+const breakLine = (f: Finding) => `${f.group ? `${f.group}: ` : ''}${formatFinding(f)}`;
 
 export function formatReport(results: KindResult[], releasedLabel = 'contracts/released/'): string {
   const ordered = [...results].sort((a, b) => KINDS.indexOf(a.kind) - KINDS.indexOf(b.kind));
@@ -27,19 +63,16 @@ export function formatReport(results: KindResult[], releasedLabel = 'contracts/r
     lines.push(`compat: compatible with ${releasedLabel}`);
     for (const r of ordered) lines.push(`  ${summaryLine(r)}`);
   } else {
-    lines.push(`compat: ${plural(total, 'breaking change')} against ${releasedLabel}`, '');
-    for (const r of ordered) {
-      lines.push(summaryLine(r));
-      const groups = new Map<string, Finding[]>();
-      for (const f of r.findings) groups.set(f.group ?? '', [...(groups.get(f.group ?? '') ?? []), f]);
-      for (const [group, findings] of [...groups].sort(([a], [b]) => a.localeCompare(b))) {
-        const indent = group ? '    ' : '  ';
-        if (group) lines.push(`  ${group} (${findings.length})`);
-        for (const f of findings) lines.push(`${indent}${formatFinding(f)}`);
-      }
-      lines.push('');
-    }
+    const causes = groupByCause(ordered);
+    lines.push(`compat: ${plural(causes.length, 'breaking change')} against ${releasedLabel} (${plural(total, 'finding')})`);
+    for (const r of ordered) lines.push(`  ${summaryLine(r)}`);
+    causes.forEach((c, i) => {
+      const place = causePlace(c);
+      lines.push('', `${i + 1}. ${c.title}${place ? ` (${place})` : ''}`, `   what it breaks (${c.findings.length}):`);
+      for (const f of c.findings) lines.push(`     ${breakLine(f)}`);
+    });
     lines.push(
+      '',
       'Released clients break on each line above. Restore the released shape, or ship the change as a new version',
       '(README "Versioning workflow"); a reviewed DANGEROUS GraphQL change can be listed in contracts/compat-accepted.yaml.',
     );

@@ -1,6 +1,6 @@
 /**
- * The values every check of the compatibility gate returns (DESIGN "Compatibility
- * gate", spec 9.1). Checks report breaking changes as findings, never throw them;
+ * The values every check of the compatibility gate returns (README,
+ * "Compatibility gate"). Checks report breaking changes as findings, never throw them;
  * only a gate that cannot run (a missing file, no oasdiff binary, an unreadable
  * contract) throws, and that is a `GateError` (exit code 2, not 1).
  */
@@ -20,6 +20,16 @@ export interface Finding {
   message: string;
   /** The tool's rule id (`response-required-property-removed`, `FIELD_REMOVED`...). */
   rule?: string;
+  /**
+   * The one change this finding is a consequence of (causes.ts), e.g. "`OrderV2.note`
+   * removed": findings with the same cause are one breaking change, reported once with
+   * every operation and message it breaks listed under it. Undefined: its own cause.
+   */
+  cause?: string;
+  /** The contract file the cause is in, relative to the repository (`contracts/openapi.yaml`). */
+  contract?: string;
+  /** The cause's JSON pointer in `contract` (`/components/schemas/OrderV2/properties/note`). */
+  pointer?: string;
 }
 
 /** What one check compared and found. */

@@ -24,7 +24,16 @@ describe('EtagCache', () => {
     expect(cache.hits).toBe(1);
   });
 
-  it('is bounded by lru-cache: past cacheSize the least recently used response goes first', async () => {
+  it('cacheSize 0 leaves revalidation to the platform: no If-None-Match from the SDK, nothing held', async () => {
+    const seen: string[] = [];
+    const { api, cache } = createOrderlineClient({ baseUrl: 'http://x.test', cacheSize: 0, fetch: stub(new Map(), seen) });
+    await api.GET('/v2/orders/{orderId}', { params: { path: { orderId: 1 } } });
+    await api.GET('/v2/orders/{orderId}', { params: { path: { orderId: 1 } } });
+    expect(seen).toEqual(['/v2/orders/1 -', '/v2/orders/1 -']);
+    expect([cache.size, cache.hits]).toEqual([0, 0]);
+  });
+
+  it('is bounded: past cacheSize the least recently used response goes first', async () => {
     const seen: string[] = [];
     const { api, cache } = createOrderlineClient({ baseUrl: 'http://x.test', cacheSize: 2, fetch: stub(new Map(), seen) });
     const get = (orderId: number) => api.GET('/v2/orders/{orderId}', { params: { path: { orderId } } });

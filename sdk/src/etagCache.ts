@@ -1,5 +1,4 @@
 import type { Middleware } from 'openapi-fetch';
-import { LRUCache } from 'lru-cache';
 
 interface Entry {
   etag: string;
@@ -12,21 +11,41 @@ interface Entry {
  * A private HTTP cache for the client (RFC 9111 in miniature): remembers GET
  * responses that carry an ETag and revalidates them with If-None-Match; a 304 is
  * answered from the cache as the 200 it stands for. Keyed by URL and the request
- * headers the server varies on (Accept, Api-Version), bounded by lru-cache (least
- * recently used entries go first).
+ * headers the server varies on (Accept, Api-Version), bounded (least recently used
+ * entries go first).
+ *
+ * Why a Map and not lru-cache: a Map iterates in insertion order, so "delete and set
+ * again on use, evict the first key" is a complete LRU in a few lines, where lru-cache
+ * adds 18.7 KB (minified) to every browser bundle for features (TTL, sizes, fetch) this
+ * cache does not use. In a browser the HTTP cache already revalidates these responses
+ * (they are `private, max-age=0, must-revalidate` with an ETag): pass `cache: false`
+ * (or `cacheSize: 0`) to createOrderlineClient there to keep one copy. On another origin
+ * it also saves preflights: a request the page sends with If-None-Match gets the Fetch
+ * standard's "no-store" cache mode, and Chromium then skips its CORS preflight cache, so
+ * every revalidation pays a preflight; a plain GET lets the browser's cache revalidate on
+ * the wire itself (the same 304s) under one cached preflight per URL
+ * (test/browser/preflight.browser.test.ts).
  */
 export class EtagCache {
-  private readonly entries: LRUCache<string, Entry>;
+  private readonly entries = new Map<string, Entry>();
   /** Revalidations answered 304 (for tests and metrics). */
   hits = 0;
 
-  constructor(maxEntries = 500) {
-    this.entries = new LRUCache<string, Entry>({ max: maxEntries });
+  /** @param maxEntries responses held at most (default 500). */
+  constructor(private readonly maxEntries = 500) {}
+
+  private remember(key: string, entry: Entry): void {
+    this.entries.delete(key);
+    this.entries.set(key, entry); // now the most recently used
+    for (const oldest of this.entries.keys()) {
+      if (this.entries.size <= this.maxEntries) break;
+      this.entries.delete(oldest);
+    }
   }
 
   /** How many responses are held now. */
   get size(): number {
-    return this.entries.size;
+    return this.entries?.size ?? 0;
   }
 
   private key(req: Request): string {
@@ -35,14 +54,17 @@ export class EtagCache {
 
   /** Drops what is cached for a URL (all variants), e.g. after a write. */
   invalidate(url: string): void {
-    for (const k of [...this.entries.keys()]) if (k.startsWith(`${url}\n`)) this.entries.delete(k);
+    const entries = this.entries;
+    if (entries) for (const k of [...entries.keys()]) if (k.startsWith(`${url}\n`)) entries.delete(k);
   }
 
   middleware(): Middleware {
+    const entries = this.entries;
+    if (!entries) return { onRequest: () => undefined };
     return {
       onRequest: ({ request }) => {
         if (request.method !== 'GET' || request.headers.has('if-none-match')) return undefined;
-        const hit = this.entries.peek(this.key(request));
+        const hit = this.entries.get(this.key(request));
         if (!hit) return undefined;
         const headers = new Headers(request.headers);
         headers.set('if-none-match', hit.etag);
@@ -55,15 +77,16 @@ export class EtagCache {
           return undefined;
         }
         if (response.status === 304) {
-          const hit = this.entries.get(key); // get: marks it most recently used
+          const hit = this.entries.get(key);
           if (!hit) return undefined;
+          this.remember(key, hit); // marks it most recently used
           this.hits++;
           return new Response(hit.body, { status: hit.status, headers: hit.headers });
         }
         const etag = response.headers.get('etag');
         if (response.status === 200 && etag) {
           const body = await response.clone().text();
-          this.entries.set(key, { etag, status: 200, headers: [...response.headers.entries()], body });
+          this.remember(key, { etag, status: 200, headers: [...response.headers.entries()], body });
         }
         return undefined;
       },

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { parse } from 'graphql';
-import { printDocument, sha256Hex } from './graphql';
+import { sha256Hex } from './graphql';
+import { printDocument } from './print';
 import { persistedOperations } from './generated/persisted';
 import { manifest } from '../../generated/graphql/persisted';
 

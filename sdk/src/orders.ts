@@ -1,64 +1,100 @@
-import type { components } from './generated/openapi.js';
-import type { RestClient } from './client.js';
+import type { components, Currency, OrderStatus } from './generated/openapi.js';
+import { unwrap, type RestClient } from './client.js';
+import { OrderlineError } from './errors.js';
 
-export type Order = components['schemas']['OrderV2'];
-export type OrderPatch = components['schemas']['OrderPatchV2'];
-export type Problem = components['schemas']['Problem'];
-
-/** A REST call that failed: the HTTP status and the RFC 9457 problem the server sent (`code` is its stable code). */
-export class OrderlineError extends Error {
-  override readonly name = 'OrderlineError';
-  readonly code: string | undefined;
-  constructor(
-    readonly status: number,
-    readonly problem: Partial<Problem> | undefined,
-  ) {
-    super(`HTTP ${status}: ${problem?.detail ?? problem?.title ?? 'error'}`);
-    this.code = problem?.code;
-  }
+export type { Currency, OrderStatus };
+/**
+ * An order (version 2). `status` is an open set (the known statuses autocomplete; a
+ * status added later still type-checks: keep a default case), `currency` ISO 4217.
+ */
+export interface Order extends Omit<components['schemas']['OrderV2'], 'status' | 'currency'> {
+  status: OrderStatus;
+  currency: Currency;
+}
+/** A merge patch (RFC 7396) of an order: `null` removes an optional field. */
+export interface OrderPatch extends Omit<components['schemas']['OrderPatchV2'], 'status' | 'currency'> {
+  status?: OrderStatus;
+  currency?: Currency;
 }
 
-const problemOf = (error: unknown): Partial<Problem> | undefined => (error && typeof error === 'object' ? error : undefined);
+/** `{ signal }` when there is one: RequestInit's `signal` takes no `undefined` under exactOptionalPropertyTypes. */
+export const signalOf = (signal: AbortSignal | undefined): { signal?: AbortSignal } => (signal ? { signal } : {});
+
+export interface CallOptions {
+  /** Cancels the call (and its retries): it rejects with the signal's reason. */
+  signal?: AbortSignal | undefined;
+}
+
+export interface UpdateOrderOptions extends CallOptions {
+  /** Read-change-write rounds before giving up on 412s (default 5). */
+  attempts?: number | undefined;
+}
+
+const isPreconditionFailed = (err: unknown): boolean => err instanceof OrderlineError && err.status === 412;
 
 /**
  * Reads an order, computes a merge patch from it, and writes it with If-Match. On 412
  * (someone else wrote in between) it reloads and reapplies `change` to the fresh
- * order, up to `attempts` times: the lost-update-free read-modify-write of spec 4.2.
- * `change` returns null to give up (e.g. the fresh state makes the change moot).
+ * order, up to `attempts` times: the lost-update-free read-modify-write. `change`
+ * returns null to give up (e.g. the fresh state makes the change moot). `change` may
+ * run more than once, always on the order as it stands: keep it a function of that.
  */
-export async function updateOrder(api: RestClient, orderId: number, change: (current: Order) => OrderPatch | null, attempts = 5): Promise<Order> {
+export async function updateOrder(api: RestClient, orderId: number, change: (current: Order) => OrderPatch | null, options: UpdateOrderOptions = {}): Promise<Order> {
+  const { attempts = 5, signal } = options;
   for (let i = 0; i < attempts; i++) {
-    const read = await api.GET('/v2/orders/{orderId}', { params: { path: { orderId } } });
-    if (!read.data) throw new OrderlineError(read.response.status, problemOf(read.error));
-    const patch = change(read.data);
-    if (patch === null) return read.data;
+    const read = await api.GET('/v2/orders/{orderId}', { params: { path: { orderId } }, ...signalOf(signal) });
+    const current = await unwrap(read);
+    const patch = change(current);
+    if (patch === null) return current;
     const etag = read.response.headers.get('etag');
-    if (!etag) throw new Error('the server sent no ETag');
-    const write = await api.PATCH('/v2/orders/{orderId}', {
-      params: { path: { orderId }, header: { 'If-Match': etag } },
-      body: patch,
-      headers: { 'Content-Type': 'application/merge-patch+json' },
-    });
-    if (write.data) return write.data;
-    if (write.response.status !== 412) throw new OrderlineError(write.response.status, problemOf(write.error));
+    if (!etag) throw new OrderlineError(read.response.status, undefined, { code: 'BAD_RESPONSE', message: 'the server sent no ETag' });
+    try {
+      return await unwrap(api.PATCH('/v2/orders/{orderId}', { params: { path: { orderId }, header: { 'If-Match': etag } }, body: patch, ...signalOf(signal) }));
+    } catch (err) {
+      if (!isPreconditionFailed(err)) throw err;
+    }
   }
-  throw new Error(`order ${orderId}: still conflicting after ${attempts} attempts`);
+  throw new OrderlineError(412, undefined, { code: 'CONFLICT_RETRIES_EXHAUSTED', message: `order ${orderId}: still conflicting after ${attempts} attempts` });
 }
 
+/** One page of the caller's orders; `next` is the opaque cursor of the following page (absent on the last). */
+export interface OrderPage {
+  orders: Order[];
+  next: string | undefined;
+}
+
+export interface PageOptions extends CallOptions {
+  /** Orders per page, 1..100 (absent: the server's default, 20). */
+  limit?: number | undefined;
+  /** The cursor of the page to start from (a previous page's `next`); absent: the first page. */
+  page?: string | undefined;
+}
+
+/** The cursor in a `_links.next` href, passed on as given (opaque: never rebuilt). */
+const cursorOf = (href: string | undefined): string | undefined => (href === undefined ? undefined : (new URL(href, 'http://link.invalid').searchParams.get('page') ?? undefined));
+
 /**
- * Every order of the caller, page by page, following the server's `_links.next`
- * verbatim (its cursor is opaque: the client never rebuilds page parameters).
+ * One page of the caller's orders: for a "load more" view, keep `next` and pass it back
+ * as `page` when the user asks for more.
  */
-export async function* allOrders(api: RestClient, limit = 50): AsyncGenerator<Order> {
-  let query: { page?: string; limit?: number } = { limit };
+export async function listOrders(api: RestClient, options: PageOptions = {}): Promise<OrderPage> {
+  const query = { ...(options.limit === undefined ? {} : { limit: options.limit }), ...(options.page === undefined ? {} : { page: options.page }) };
+  const res = await unwrap(api.GET('/v2/orders', { params: { query }, ...signalOf(options.signal) }));
+  return { orders: res.orders, next: cursorOf(res._links.next?.href) };
+}
+
+/** Every page of the caller's orders, following the server's `_links.next`. */
+export async function* orderPages(api: RestClient, options: PageOptions = {}): AsyncGenerator<OrderPage> {
+  let page = options.page;
   for (;;) {
-    const res = await api.GET('/v2/orders', { params: { query } });
-    if (!res.data) throw new OrderlineError(res.response.status, problemOf(res.error));
-    yield* res.data.orders;
-    const next = res.data._links.next?.href;
-    if (!next) return;
-    // The link is followed as given: its query string is passed through unchanged.
-    const params = new URL(next, 'http://link.invalid').searchParams;
-    query = Object.fromEntries(params.entries());
+    const p = await listOrders(api, { ...options, page });
+    yield p;
+    if (p.next === undefined) return;
+    page = p.next;
   }
+}
+
+/** Every order of the caller, one by one, across pages (`orderPages` for the pages themselves). */
+export async function* allOrders(api: RestClient, options: PageOptions = {}): AsyncGenerator<Order> {
+  for await (const p of orderPages(api, options)) yield* p.orders;
 }

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { reconnectDelay, streamOrder, type WebSocketLike } from './realtime';
+import { DEFAULT_BACKOFF, MAX_RETRY_AFTER_S, parseRetryAfter, reconnectDelay, retryDelay, streamOrder, type WebSocketLike } from './realtime';
 
 describe('reconnectDelay', () => {
   it('is base x 2^attempt + random(0, base), capped (generated)', () => {
@@ -88,5 +88,92 @@ describe('streamOrder follows the wire rule', () => {
     expect(seen).toEqual([6]);
     expect(s.lastSeq).toBe(6);
     s.close();
+  });
+});
+
+describe('streamOrder honours the Retry-After of a refused connect', () => {
+  afterEach(() => jest.useRealTimers());
+  const settle = async () => {
+    for (let i = 0; i < 20; i++) await Promise.resolve();
+  };
+
+  /** A `ws`-like socket whose upgrade the server refuses with 503 and Retry-After: 7. */
+  class RefusedWs implements WebSocketLike {
+    static made = 0;
+    readyState = 0;
+    onopen: ((ev: unknown) => void) | null = null;
+    onmessage: ((ev: { data: unknown }) => void) | null = null;
+    onclose: ((ev: { code: number; reason: string }) => void) | null = null;
+    onerror: ((ev: unknown) => void) | null = null;
+    private refused?: (req: unknown, res: { statusCode?: number; headers: { 'retry-after'?: string } }) => void;
+    constructor(readonly url: string) {
+      RefusedWs.made++;
+      queueMicrotask(() => this.refused?.({}, { statusCode: 503, headers: { 'retry-after': '7' } }));
+    }
+    once(_event: 'unexpected-response', listener: (req: unknown, res: { statusCode?: number; headers: { 'retry-after'?: string } }) => void) {
+      this.refused = listener;
+      return this;
+    }
+    send() {}
+    close() {
+      queueMicrotask(() => this.onclose?.({ code: 1006, reason: '' }));
+    }
+  }
+
+  it('WebSocket (Node ws): connects again after Retry-After seconds, not after its shorter backoff', async () => {
+    jest.useFakeTimers({ doNotFake: ['queueMicrotask', 'nextTick'] });
+    RefusedWs.made = 0;
+    const s = streamOrder({ baseUrl: 'http://x', token: 't', orderId: 1, transport: 'ws', WebSocket: RefusedWs, random: () => 0, backoff: { baseMs: 100, capMs: 60_000 }, onEvent: () => undefined });
+    await settle();
+    expect(RefusedWs.made).toBe(1);
+    jest.advanceTimersByTime(6_999); // the backoff alone would have reconnected after 100 ms
+    await settle();
+    expect(RefusedWs.made).toBe(1);
+    jest.advanceTimersByTime(1);
+    await settle();
+    expect(RefusedWs.made).toBe(2);
+    s.close();
+  });
+
+  it('SSE: connects again after Retry-After seconds', async () => {
+    jest.useFakeTimers({ doNotFake: ['queueMicrotask', 'nextTick'] });
+    let calls = 0;
+    const refusing = (async () => {
+      calls++;
+      return new Response('{}', { status: 503, headers: { 'retry-after': '4', 'content-type': 'application/problem+json' } });
+    }) as unknown as typeof fetch;
+    const s = streamOrder({ baseUrl: 'http://x', token: 't', orderId: 1, transport: 'sse', fetch: refusing, random: () => 0, backoff: { baseMs: 100, capMs: 60_000 }, onEvent: () => undefined });
+    await settle();
+    expect(calls).toBe(1);
+    jest.advanceTimersByTime(3_999);
+    await settle();
+    expect(calls).toBe(1);
+    jest.advanceTimersByTime(1);
+    await settle();
+    expect(calls).toBe(2);
+    s.close();
+  });
+});
+
+describe('retryDelay and parseRetryAfter', () => {
+  it('is the backoff, or Retry-After plus random(0, 1 s) when that is longer (generated)', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 10 }), fc.option(fc.integer({ min: 0, max: 100 }), { nil: undefined }), fc.double({ min: 0, max: 0.999999, noNaN: true }), (attempt, after, r) => {
+        const backoff = reconnectDelay(attempt, DEFAULT_BACKOFF, () => r);
+        const d = retryDelay(attempt, after, DEFAULT_BACKOFF, () => r);
+        expect(d).toBeGreaterThanOrEqual(backoff);
+        if (after) expect(d).toBeGreaterThanOrEqual(after * 1000);
+        if (after) expect(d).toBeLessThan(Math.max(backoff, (after + 1) * 1000) + 1e-6);
+      }),
+    );
+  });
+
+  it('reads delta-seconds and HTTP-dates, bounded; anything else is no Retry-After', () => {
+    expect(parseRetryAfter('7')).toBe(7);
+    expect(parseRetryAfter(' 12 ')).toBe(12);
+    expect(parseRetryAfter('Wed, 21 Oct 2015 07:28:10 GMT', Date.parse('Wed, 21 Oct 2015 07:28:00 GMT'))).toBe(10);
+    expect(parseRetryAfter('999999')).toBe(MAX_RETRY_AFTER_S);
+    expect(parseRetryAfter('soon')).toBeUndefined();
+    expect(parseRetryAfter(null)).toBeUndefined();
   });
 });

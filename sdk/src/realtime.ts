@@ -4,8 +4,9 @@
  *
  * - Reconnects after any drop with delay = base x 2^attempt + random(0, base), capped:
  *   the jitter applies to the first reconnect too, so a fleet dropped at once does not
- *   come back at once; a 503's Retry-After is honoured when longer.
- * - Follows the contract's wire rule (asyncapi.yaml) and nothing else: it keeps the last
+ *   come back at once; a 503's Retry-After is honoured when longer (SSE, and WebSocket
+ *   with Node's `ws`: `retryDelay`).
+ * - Follows the contract's wire rule (the service's `/asyncapi.yaml`) and nothing else: it keeps the last
  *   seq of its topic; an event with seq = last + 1 is delivered, seq <= last dropped,
  *   seq > last + 1 is a gap (GET the order); a `resync` means GET the order and continue
  *   from the resync's seq (adopted even when lower: the client's position was ahead of
@@ -20,12 +21,21 @@
  * and authenticates with `access_token`.
  */
 import { createParser } from 'eventsource-parser';
-import type { OrderEventMessage, ServerMessage } from './generated/messages.js';
-import type { components } from './generated/openapi.js';
+import type { OrderEventMessage as GeneratedEventMessage, ServerMessage as GeneratedServerMessage } from './generated/messages.js';
+import { OrderlineError, errorFromResponse } from './errors.js';
+import type { Order, OrderStatus } from './orders.js';
+import { tokenOf, type TokenSource } from './transport.js';
 
-export type { OrderEventMessage, ServerMessage };
+/** An event on an order's topic: the order as it stands after the write (the same `Order` the REST client reads). */
+export interface OrderEventMessage extends Omit<GeneratedEventMessage, 'order' | 'status'> {
+  order: Order;
+  status: OrderStatus;
+}
+/** Messages the server sends on a stream (the service's `/asyncapi.yaml`), events typed with `Order`. */
+export type ServerMessage = Exclude<GeneratedServerMessage, GeneratedEventMessage> | OrderEventMessage;
 
-export type OrderV2 = components['schemas']['OrderV2'];
+/** @deprecated the same type as `Order`. */
+export type OrderV2 = Order;
 
 export interface Backoff {
   baseMs: number;
@@ -36,6 +46,32 @@ export const DEFAULT_BACKOFF: Backoff = { baseMs: 500, capMs: 30_000 };
 /** base x 2^attempt + random(0, base), at most cap; attempt 0 is the first reconnect. */
 export function reconnectDelay(attempt: number, b: Backoff = DEFAULT_BACKOFF, random: () => number = Math.random): number {
   return Math.min(b.capMs, b.baseMs * 2 ** attempt + random() * b.baseMs);
+}
+
+/** The longest Retry-After honoured (a misconfigured proxy must not park a client for days). */
+export const MAX_RETRY_AFTER_S = 3600;
+
+/**
+ * A refusal's `Retry-After` in seconds (delta-seconds or an HTTP-date, RFC 9110 10.2.3),
+ * or undefined when absent or unreadable.
+ */
+export function parseRetryAfter(value: string | null | undefined, now: number = Date.now()): number | undefined {
+  if (value == null || value.trim() === '') return undefined;
+  const v = value.trim();
+  const s = /^\d+$/.test(v) ? Number(v) : (Date.parse(v) - now) / 1000;
+  return Number.isFinite(s) ? Math.min(MAX_RETRY_AFTER_S, Math.max(0, s)) : undefined;
+}
+
+/**
+ * The wait before connecting again after a drop or a refusal: the backoff, or, when the
+ * server said `Retry-After` and that is longer, that many seconds plus random(0, 1 s).
+ * orderline's accept limiter gives each refused client the second it keeps a place for
+ * it (from its queue and its rate, so a storm is spread over the seconds it needs);
+ * the random part spreads the clients told the same second over that second.
+ */
+export function retryDelay(attempt: number, retryAfterS: number | undefined, b: Backoff = DEFAULT_BACKOFF, random: () => number = Math.random): number {
+  const backoff = reconnectDelay(attempt, b, random);
+  return retryAfterS === undefined || retryAfterS <= 0 ? backoff : Math.max(backoff, (retryAfterS + random()) * 1000);
 }
 
 /**
@@ -60,12 +96,21 @@ export interface WebSocketLike {
   onerror: Handler<unknown>;
   send(data: string): void;
   close(code?: number, reason?: string): void;
+  /**
+   * Node's `ws` package only: the response to a refused upgrade, so its `Retry-After`
+   * is honoured (browsers do not show it to scripts; there the backoff alone applies).
+   */
+  once?(event: 'unexpected-response', listener: (request: unknown, response: { statusCode?: number; headers: { 'retry-after'?: string | string[] } }) => void): unknown;
 }
 export type WebSocketCtor = new (url: string) => WebSocketLike;
 
 export interface OrderStreamOptions {
   baseUrl: string;
-  token: string;
+  /**
+   * A bearer token, or a function returning the current one: called at every
+   * (re)connection and resync, so a rotated token is picked up at the next reconnect.
+   */
+  token?: TokenSource | undefined;
   orderId: number;
   transport: 'ws' | 'sse';
   /** Resume after this seq (0: seen nothing, replay from seq 1; absent: live from now). */
@@ -73,14 +118,20 @@ export interface OrderStreamOptions {
   onEvent(message: OrderEventMessage): void;
   /** The stream could not be resumed gap-free: here is the order as it stands now. */
   onResync?(order: OrderV2): void;
-  /** A refusal that retrying will not fix (401, 404): the stream stops. */
-  onFatal?(error: Error): void;
+  /**
+   * A refusal that retrying will not fix (401, 403, 404): the stream stops. The error has
+   * the status, the code (REST problem code over SSE and the resync GET, the WebSocket
+   * `error` message's code) and the request id when there was an HTTP answer.
+   */
+  onFatal?(error: OrderlineError): void;
   /** Each (re)connection, for tests and UIs. */
   onConnect?(attempt: number): void;
   backoff?: Partial<Backoff>;
   random?: () => number;
   WebSocket?: WebSocketCtor;
   fetch?: typeof fetch;
+  /** Aborting it closes the stream, as `close()` does. */
+  signal?: AbortSignal;
 }
 
 export interface OrderStream {
@@ -88,7 +139,9 @@ export interface OrderStream {
   close(): void;
 }
 
-class Fatal extends Error {}
+const FATAL_STATUSES = new Set([401, 403, 404]);
+/** Whether a failure stops the stream (onFatal) rather than dropping one connection. */
+const isFatal = (err: unknown): err is OrderlineError => err instanceof OrderlineError && (FATAL_STATUSES.has(err.status) || err.code === 'UNSUPPORTED_PLATFORM');
 
 export function streamOrder(opts: OrderStreamOptions): OrderStream {
   const doFetch = opts.fetch ?? fetch;
@@ -106,12 +159,16 @@ export function streamOrder(opts: OrderStreamOptions): OrderStream {
   // Messages are handled one at a time: a resync's GET must finish before the next event.
   let chain: Promise<void> = Promise.resolve();
 
+  async function authHeaders(): Promise<Record<string, string>> {
+    const token = await tokenOf(opts.token);
+    return token ? { authorization: `Bearer ${token}` } : {};
+  }
+
   /** GETs the order; `adopt`: the resync's seq, the position the stream continues from. */
   async function resync(adopt?: number): Promise<void> {
-    const res = await doFetch(`${base}/v2/orders/${opts.orderId}`, { headers: { authorization: `Bearer ${opts.token}` } });
-    if (res.status === 404 || res.status === 401) throw new Fatal(`GET order ${opts.orderId}: HTTP ${res.status}`);
-    if (!res.ok) throw new Error(`GET order ${opts.orderId}: HTTP ${res.status}`);
-    const order = (await res.json()) as OrderV2;
+    const res = await doFetch(`${base}/v2/orders/${opts.orderId}`, { headers: await authHeaders() });
+    if (!res.ok) throw await errorFromResponse(res, 'realtime');
+    const order = (await res.json()) as Order;
     // v2 carries no revision field; orderline's ETag does ("<id>-<revision>-v<version>..."), and it is the topic's seq.
     const revision = Number(/-(\d+)-v/.exec(res.headers.get('etag') ?? '')?.[1] ?? NaN);
     // The GET may already include events after the resync's seq: continue after whichever is newer.
@@ -133,7 +190,7 @@ export function streamOrder(opts: OrderStreamOptions): OrderStream {
     }
     if (msg.type === 'resync') return resync(msg.seq);
     if (msg.type === 'error') {
-      if (msg.code === 'not_found') throw new Fatal(`${msg.channel}: ${msg.message}`);
+      if (msg.code === 'not_found') throw new OrderlineError(404, undefined, { source: 'realtime', code: msg.code, message: `${msg.channel}: ${msg.message}` });
       // The topic could not be loaded: no subscription exists; reconnect with backoff and subscribe again.
       if (msg.code === 'unavailable') throw new Error(`${msg.channel}: ${msg.message}`);
       return;
@@ -158,7 +215,7 @@ export function streamOrder(opts: OrderStreamOptions): OrderStream {
   };
 
   function fail(err: unknown): void {
-    if (err instanceof Fatal) {
+    if (isFatal(err)) {
       closed = true;
       stopCurrent();
       opts.onFatal?.(err);
@@ -167,9 +224,9 @@ export function streamOrder(opts: OrderStreamOptions): OrderStream {
     }
   }
 
-  function scheduleReconnect(retryAfterMs = 0): void {
+  function scheduleReconnect(retryAfterS?: number): void {
     if (closed || timer) return;
-    const delay = Math.max(reconnectDelay(attempt, backoff, opts.random), retryAfterMs);
+    const delay = retryDelay(attempt, retryAfterS, backoff, opts.random);
     attempt++;
     timer = setTimeout(() => {
       timer = undefined;
@@ -177,17 +234,26 @@ export function streamOrder(opts: OrderStreamOptions): OrderStream {
     }, delay);
   }
 
-  function connectWs(): void {
+  async function connectWs(): Promise<void> {
     const Ctor = opts.WebSocket ?? (globalThis as { WebSocket?: WebSocketCtor }).WebSocket;
-    if (!Ctor) throw new Fatal('no WebSocket implementation: pass options.WebSocket (e.g. the ws package in Node 20)');
-    const url = `${base.replace(/^http/, 'ws')}/orders?access_token=${encodeURIComponent(opts.token)}`;
+    if (!Ctor) throw new OrderlineError(0, undefined, { source: 'client', code: 'UNSUPPORTED_PLATFORM', message: 'no WebSocket implementation: pass options.WebSocket (e.g. the ws package in Node 20)' });
+    const token = await tokenOf(opts.token);
+    if (closed) return;
+    const url = `${base.replace(/^http/, 'ws')}/orders${token ? `?access_token=${encodeURIComponent(token)}` : ''}`;
     const ws = new Ctor(url);
     let done = false;
+    let retryAfterS: number | undefined;
     const finish = () => {
       if (done) return;
       done = true;
-      scheduleReconnect();
+      scheduleReconnect(retryAfterS);
     };
+    // A refused upgrade (503 from the accept limiter): keep its Retry-After, then let `ws` abort (onclose follows).
+    ws.once?.('unexpected-response', (_req, res) => {
+      const header = res.headers['retry-after'];
+      if (res.statusCode === 503) retryAfterS = parseRetryAfter(Array.isArray(header) ? header[0] : header);
+      ws.close();
+    });
     stopCurrent = () => ws.close();
     ws.onopen = () => ws.send(JSON.stringify({ type: 'subscribe', channel, ...(hasPosition ? { since: lastSeq } : {}) }));
     ws.onmessage = (ev) => {
@@ -204,15 +270,18 @@ export function streamOrder(opts: OrderStreamOptions): OrderStream {
   function connectSse(): void {
     const abort = new AbortController();
     stopCurrent = () => abort.abort();
-    const headers: Record<string, string> = { authorization: `Bearer ${opts.token}`, accept: 'text/event-stream' };
-    if (hasPosition) headers['last-event-id'] = String(lastSeq);
     void (async () => {
-      let retryAfterMs = 0;
+      let retryAfterS: number | undefined;
       try {
+        const headers: Record<string, string> = { ...(await authHeaders()), accept: 'text/event-stream' };
+        if (hasPosition) headers['last-event-id'] = String(lastSeq);
         const res = await doFetch(`${base}/api/orders/${opts.orderId}/stream`, { headers, signal: abort.signal });
-        if (res.status === 401 || res.status === 404) throw new Fatal(`stream of order ${opts.orderId}: HTTP ${res.status}`);
-        if (res.status === 503) retryAfterMs = Number(res.headers.get('retry-after') ?? 0) * 1000;
-        if (!res.ok || !res.body) throw new Error(`stream: HTTP ${res.status}`);
+        if (!res.ok) {
+          const err = await errorFromResponse(res, 'realtime');
+          if (err.retryAfterMs !== undefined) retryAfterS = err.retryAfterMs / 1000;
+          throw err;
+        }
+        if (!res.body) throw new Error(`stream: HTTP ${res.status} without a body`);
         attempt = 0;
         const parser = createParser({
           onEvent: (ev) => {
@@ -227,33 +296,33 @@ export function streamOrder(opts: OrderStreamOptions): OrderStream {
           parser.feed(decoder.decode(value, { stream: true }));
         }
       } catch (err) {
-        if (err instanceof Fatal) return fail(err);
+        if (isFatal(err)) return fail(err);
       }
       await chain.catch(() => undefined);
-      scheduleReconnect(retryAfterMs);
+      scheduleReconnect(retryAfterS);
     })();
   }
 
   function connect(): void {
     if (closed) return;
     opts.onConnect?.(attempt);
-    try {
-      if (opts.transport === 'ws') connectWs();
-      else connectSse();
-    } catch (err) {
-      fail(err);
-    }
+    if (opts.transport === 'ws') connectWs().catch((err: unknown) => (isFatal(err) ? fail(err) : scheduleReconnect()));
+    else connectSse();
   }
 
+  function close(): void {
+    closed = true;
+    if (timer) clearTimeout(timer);
+    stopCurrent();
+  }
+
+  if (opts.signal?.aborted) closed = true;
+  opts.signal?.addEventListener('abort', close, { once: true });
   connect();
   return {
     get lastSeq() {
       return lastSeq;
     },
-    close() {
-      closed = true;
-      if (timer) clearTimeout(timer);
-      stopCurrent();
-    },
+    close,
   };
 }

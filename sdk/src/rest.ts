@@ -1,11 +1,13 @@
 /**
  * `@orderline/sdk/rest`: the typed REST client (openapi-fetch over the contract's
- * paths) plus the behaviour a client team would otherwise write: an ETag cache,
- * conditional writes that reload and reapply on 412, a pager over `_links.next`, and
- * creates and cancels sent with an Idempotency-Key and retried safely.
+ * paths, If-Match required on writes) plus the behaviour a client team would otherwise
+ * write: one error type, an ETag cache, safe retries honouring Retry-After, timeouts and
+ * cancellation, conditional writes that reload and reapply on 412, a pager over
+ * `_links.next`, and creates and cancels sent with an Idempotency-Key.
  */
-export { createRestClient, createOrderlineClient, type RestClient, type RestClientOptions } from './client.js';
+export { createRestClient, createOrderlineClient, unwrap, type RestClient, type RestClientOptions, type OrderlineClientOptions, type OrderlinePaths } from './client.js';
 export { EtagCache } from './etagCache.js';
-export { idempotentFetch, type IdempotentFetchOptions, type RequestFetch } from './idempotency.js';
-export { updateOrder, allOrders, OrderlineError, type Order, type OrderPatch, type Problem } from './orders.js';
+export { retryFetch, randomUuid, type RetryOptions, type RequestFetch, type TokenSource } from './transport.js';
+export { OrderlineError, type OrderlineErrorCode, type OrderlineErrorInit, type ProblemCode, type GraphqlErrorCode, type RealtimeErrorCode, type ClientErrorCode, type GraphqlErrorJson, type Problem } from './errors.js';
+export { updateOrder, listOrders, orderPages, allOrders, type Order, type OrderPatch, type OrderStatus, type Currency, type OrderPage, type PageOptions, type CallOptions, type UpdateOrderOptions } from './orders.js';
 export type { paths, components } from './generated/openapi.js';

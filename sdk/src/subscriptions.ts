@@ -14,7 +14,9 @@
  * types (connection_init/ack, subscribe, next/error/complete, ping/pong); resubscribing
  * with a new `since` after each drop is the SDK's own logic either way.
  */
-import { GraphqlRequestError, type GraphqlErrorJson } from './graphqlErrors.js';
+import type { GraphqlErrorJson } from './errors.js';
+import { GraphqlRequestError } from './graphqlErrors.js';
+import { tokenOf, type TokenSource } from './transport.js';
 import { persistedOperations, type OperationTypes } from './generated/persisted.js';
 import { DEFAULT_BACKOFF, reconnectDelay, type Backoff, type WebSocketLike } from './realtime.js';
 
@@ -26,7 +28,8 @@ export type GraphqlWebSocketCtor = new (url: string, protocols: string) => WebSo
 
 export interface SubscribeOptions {
   baseUrl: string;
-  token: string;
+  /** A bearer token, or a function returning the current one (read at every connection). */
+  token: TokenSource | undefined;
   WebSocket?: GraphqlWebSocketCtor | undefined;
   backoff?: Partial<Backoff> | undefined;
   random?: (() => number) | undefined;
@@ -125,7 +128,12 @@ export function subscribeOperation<N extends SubscriptionName>(
     const ws = new Ctor(url, PROTOCOL);
     current = ws;
     const send = (msg: unknown) => ws.send(JSON.stringify(msg));
-    ws.onopen = () => send({ type: 'connection_init', payload: { authorization: `Bearer ${opts.token}` } });
+    ws.onopen = () => {
+      tokenOf(opts.token).then(
+        (token) => send({ type: 'connection_init', payload: token ? { authorization: `Bearer ${token}` } : {} }),
+        () => ws.close(1000, 'Normal Closure'), // the token function failed: resubscribe with backoff
+      );
+    };
     ws.onmessage = (ev) => {
       let msg: { type?: string; id?: string; payload?: unknown };
       try {

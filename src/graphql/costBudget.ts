@@ -4,7 +4,7 @@
  * Each operation is charged its exact computed cost (costRule.ts's formula, the same
  * number the ceiling judges) after validation and before any resolver runs; one that
  * would overdraw the bucket is refused with HTTP 429, `extensions.code` THROTTLED,
- * `Retry-After` and the points it lacks, and runs nothing (invariant 5's spirit).
+ * `Retry-After` and the points it lacks, and runs nothing (a refused operation runs no resolver).
  *
  * Every priced response carries Shopify's shape under `extensions.cost`:
  * `{ requestedQueryCost, throttleStatus: { maximumAvailable, currentlyAvailable, restoreRate } }`.

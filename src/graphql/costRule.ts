@@ -1,5 +1,5 @@
 /**
- * Cost ceiling as a validation rule (spec 8.1; exact, field by field, and always on,
+ * Cost ceiling as a validation rule (exact, field by field, and always on,
  * persisted operations included): a scalar or enum field costs `scalarCost` (`__typename` 0); an object
  * field `objectCost` plus its selections; a list field size x (objectCost + its
  * selections), or size x scalarCost for a list of scalars, where size is its `first`
@@ -8,7 +8,7 @@
  * time they appear.
  *
  * Ours rather than graphql-query-complexity or graphql-armor's cost limit: both price
- * differently from the decision above (the spec's figures 522 and 3222 come from this
+ * differently from the decision above (the figures 522 and 3222 come from this
  * exact formula) and armor throws by default. It is built per request because `first`
  * may come from variables, which graphql-js's validation pass does not see otherwise.
  * Each fragment is priced once per operation (fragmentWalk.ts), so a document whose

@@ -7,7 +7,7 @@ const rule = depthRule({ maxDepth: 4 });
 const nest = (field: string, levels: number, leaf = 'name'): string => (levels === 0 ? leaf : `${field} { ${nest(field, levels - 1, leaf)} }`);
 
 describe('depthRule (root field at depth 0, limit 4)', () => {
-  it("accepts the spec's priced shape user{posts{comments{author{name}}}} (name at depth 4)", () => {
+  it('accepts the priced shape user{posts{comments{author{name}}}} (name at depth 4)', () => {
     expect(check('{ user(id: "u1") { posts { comments { author { name } } } } }', [rule])).toEqual([]);
   });
 

@@ -1,5 +1,5 @@
 /**
- * Depth limit as a validation rule (spec 8.1; always on, persisted operations included). Counted as
+ * Depth limit as a validation rule (always on, persisted operations included). Counted as
  * graphql-depth-limit counts it: a root field is at depth 0 and each nested selection
  * set adds one, so `user{posts{comments{author{name}}}}` (name at 4) passes a limit of
  * 4 and five nested list levels fail.

@@ -7,7 +7,7 @@
  * The rules that read variables (depth, cost and `first`, registered together in their
  * own pass) are a function of the document and the variables only, so their verdict is
  * kept per text for the last few variable sets seen (`limitErrors`): every request is
- * still judged by them (invariant 5), a repeated request just does not recompute.
+ * still judged by them, a repeated request just does not recompute.
  * Only texts that parse are cached. Both caches (texts, verdicts) are lru-cache instances
  * bounded in entries and in bytes (2 per UTF-16 unit of the strings they hold; a
  * document's AST grows with its text, which the parser's token limit bounds): the

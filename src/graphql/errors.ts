@@ -5,7 +5,7 @@ import { GraphQLError, type ASTNode } from 'graphql';
  * persisted operations). Stable: clients branch on them, not on messages.
  */
 export const GRAPHQL_CODES = {
-  /** The document broke a rule of the validation pass (depth, cost, `first`, the spec's rules). */
+  /** The document broke a rule of the validation pass (depth, cost, `first`, GraphQL's own rules). */
   VALIDATION_FAILED: 'GRAPHQL_VALIDATION_FAILED',
   /** The text is not a GraphQL document, or has more tokens than the parser allows. */
   PARSE_FAILED: 'GRAPHQL_PARSE_FAILED',

@@ -17,8 +17,9 @@
  *   `first` registered together in one pass on every request (built per request:
  *   `first` may come from variables). A failure answers HTTP 400
  *   whatever the Accept header, `extensions.code` GRAPHQL_VALIDATION_FAILED and no
- *   `data`: graphql-http alone would answer 200 to `application/json` clients, the spec
- *   wants 400. Execution only ever sees a validated document (invariant 5);
+ *   `data`: graphql-http alone would answer 200 to `application/json` clients; orderline
+ *   answers every request error with a 4xx (README, "Decisions"). Execution only ever
+ *   sees a validated document;
  * - `onOperation`: a request error found while executing (variables that do not
  *   coerce) is a 400 too, not a 200 without data.
  */
@@ -37,8 +38,8 @@ import {
   type ValidationRule,
 } from 'graphql';
 import { createHandler, type Request, type RequestParams, type Response } from 'graphql-http';
-import { jsonDepthOver, MAX_JSON_DEPTH } from '../http/body';
-import type { Refusal } from '../http/problem';
+import { parseClientJson } from '../http/body';
+import { isRefusal, type Refusal } from '../http/problem';
 import type { Account, Store } from '../store';
 import { compiledExecutor } from './compiled';
 import { costRule } from './costRule';
@@ -149,15 +150,11 @@ function errorResponse(accept: string | undefined, status: number, code: Graphql
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Query-string JSON parameter, or a 400 naming it. */
-function jsonParam(search: URLSearchParams, name: string): { ok: true; value: unknown } | { ok: false } {
+function jsonParam(search: URLSearchParams, name: string): { ok: true; value: unknown } | { ok: false; why: string } {
   const raw = search.get(name);
   if (raw === null || raw === '') return { ok: true, value: undefined };
-  if (jsonDepthOver(raw, MAX_JSON_DEPTH)) return { ok: false };
-  try {
-    return { ok: true, value: JSON.parse(raw) };
-  } catch {
-    return { ok: false };
-  }
+  const parsed = parseClientJson(raw, `'${name}'`);
+  return isRefusal(parsed) ? { ok: false, why: parsed.problem.detail ?? parsed.problem.title } : { ok: true, value: parsed.json };
 }
 
 /** Reads GraphQL-over-HTTP parameters; `query` is '' when only a persisted hash is sent. */
@@ -169,8 +166,8 @@ async function readParams(req: Req): Promise<RequestParams | Response> {
     const search = new URLSearchParams(req.url.split('?')[1] ?? '');
     const variables = jsonParam(search, 'variables');
     const extensions = jsonParam(search, 'extensions');
-    if (!variables.ok) return bad("'variables' is not JSON");
-    if (!extensions.ok) return bad("'extensions' is not JSON");
+    if (!variables.ok) return bad(variables.why);
+    if (!extensions.ok) return bad(extensions.why);
     data = { query: search.get('query') ?? undefined, operationName: search.get('operationName') ?? undefined, variables: variables.value, extensions: extensions.value };
   } else if (req.method === 'POST') {
     const [mediaType, ...mediaParams] = (req.context.contentType ?? '')
@@ -182,13 +179,10 @@ async function readParams(req: Req): Promise<RequestParams | Response> {
       return errorResponse(accept, 415, GRAPHQL_CODES.BAD_REQUEST, 'POST /graphql takes application/json (UTF-8)');
     }
     const raw = req.body; // the text the route read (route.ts)
-    if (typeof raw === 'string' && jsonDepthOver(raw, MAX_JSON_DEPTH)) return bad(`The request body nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels`);
-    let parsed: unknown;
-    try {
-      parsed = typeof raw === 'string' ? JSON.parse(raw) : raw;
-    } catch {
-      return bad('The request body is not valid JSON');
-    }
+    // The service's one reader of client JSON: nesting bound, unpaired surrogates, repeated member names.
+    const read = typeof raw === 'string' ? parseClientJson(raw) : { json: raw };
+    if (isRefusal(read)) return bad(read.problem.detail ?? read.problem.title);
+    const parsed = read.json;
     if (Array.isArray(parsed)) return bad('Batched operations are not supported: send one operation per request');
     if (!isObject(parsed)) return bad('The request body must be a JSON object');
     data = parsed;
@@ -235,7 +229,13 @@ export function graphqlEngine(deps: GraphqlEngineDeps): GraphqlEngine {
       if (!op) {
         return errorResponse(accept, 400, GRAPHQL_CODES.BAD_REQUEST, params.operationName ? `No operation named '${params.operationName}'` : 'operationName is required for a document with several operations');
       }
-      // graphql-http's own refusal has no `extensions.code`.
+      // An operation type the schema lacks: graphql-js 16 has no rule for it (17's KnownOperationTypesRule), and
+      // graphql-http or the executor would answer it without a code (200 to `application/json` clients). A
+      // mutation over GET stays graphql-http's 405, answered in GraphQL's shape by `serve`.
+      if (!schema.getRootType(op.operation) && !(op.operation === OperationTypeNode.MUTATION && req.method === 'GET')) {
+        return errorResponse(accept, 400, GRAPHQL_CODES.VALIDATION_FAILED, `The schema defines no ${op.operation} operations`);
+      }
+      // graphql-http's own refusal of a subscription has no `extensions.code`.
       if (op.operation === OperationTypeNode.SUBSCRIPTION) return errorResponse(accept, 400, GRAPHQL_CODES.BAD_REQUEST, SUBSCRIPTIONS_OVER_WS);
       if (resolved.register) await deps.registry.set(resolved.register, resolved.text);
       if (deps.costBudget) {
@@ -255,7 +255,7 @@ export function graphqlEngine(deps: GraphqlEngineDeps): GraphqlEngine {
     },
     onOperation(req, _args, result) {
       const { cost } = req.context;
-      // No `data` at all: a request error (variables), which the spec makes the client's 4xx.
+      // No `data` at all: a request error (variables), a client's 4xx.
       if (!('data' in result) || result.data === undefined) {
         return [errorsBody(result.errors ?? [], GRAPHQL_CODES.BAD_USER_INPUT, cost && { cost }), { status: 400, statusText: 'Bad Request', headers: { 'content-type': mediaTypeFor(req.context.accept) } }];
       }

@@ -2,7 +2,7 @@
  * Resolvers, typed by the generated `Resolvers` (contracts/schema.graphql): parents are
  * the store's records (codegen's mappers), so a field the schema adds and nothing maps
  * shows up here as a type error rather than a null at run time.
- * Access (invariant 7): users, posts and comments are readable by any authenticated
+ * Access (no account reads another account's order): users, posts and comments are readable by any authenticated
  * caller; orders only by their account, through `order(id)` and `User.orders` alike.
  */
 import { GraphQLError } from 'graphql';

@@ -28,6 +28,7 @@ import { CloseCode, handleProtocols, makeServer, type Context } from 'graphql-ws
 import { bearerTokenOf, isRefusal, type Refusal } from '../http';
 import type { Account, Store } from '../store';
 import { wsFrame, type Frame, type Subscriber, type TopicHub, type WsConnection, type WsProtocol } from '../realtime';
+import { validateOrderEventMessage } from '../../generated/asyncapi/validators';
 import { GRAPHQL_CODES } from './errors';
 import type { GraphqlEngine } from './http';
 import { createLoaders } from './loaders';
@@ -77,6 +78,32 @@ function shareKey(document: DocumentNode, op: OperationDefinitionNode, variables
   if (id === undefined) documentIds.set(document, (id = nextDocumentId++));
   const used = payloadVariables(document, op).map((name) => [name, variables?.[name]]);
   return `${id}\u0000${op.name?.value ?? ''}\u0000${JSON.stringify(used)}`;
+}
+
+/**
+ * The view of a frame's event. Live frames carry the committed event; a replayed one
+ * holds the message's JSON alone (ring.ts keeps only that), whose order is the v2
+ * representation of the same record: read back into it (the account is the
+ * subscriber's, the revision the seq). Null for a frame that is not an order event.
+ */
+function viewOf(frame: Frame, accountId: number): OrderEventView | null {
+  if (frame.event) return { seq: frame.event.seq, type: frame.event.type, order: frame.event.order, resync: null };
+  const message: unknown = JSON.parse(frame.json);
+  if (!validateOrderEventMessage(message)) return null;
+  const o = message.order;
+  const order = {
+    id: o.id,
+    accountId,
+    revision: message.seq,
+    status: o.status,
+    items: o.items.map((i) => ({ sku: i.sku, quantity: i.quantity, unit_price_cents: i.unit_price_cents })),
+    currency: o.currency,
+    discount: o.discount ? { code: o.discount.code, percent: o.discount.percent } : null,
+    note: o.note,
+    createdAt: o.created_at,
+    updatedAt: o.updated_at,
+  };
+  return { seq: message.seq, type: message.type, order, resync: null };
 }
 
 /** Errors as `error` messages carry them: each with an `extensions.code` (BAD_USER_INPUT when the error had none). */
@@ -147,7 +174,7 @@ export function graphqlSubscriptions(deps: SubscriptionsDeps): WsProtocol {
    * One subscription's hub subscriber: every message through one ordered chain, so a
    * payload that takes a promise never lets a later one overtake it.
    */
-  function subscriberFor(conn: WsConnection, id: string, args: ExecutionArgs, key: string, source: () => OrderEventSource): Subscriber {
+  function subscriberFor(conn: WsConnection, accountId: number, id: string, args: ExecutionArgs, key: string, source: () => OrderEventSource): Subscriber {
     const head = `{"id":${JSON.stringify(id)},"type":"next","payload":`;
     let tail: Promise<void> | undefined;
     const writeNext = (payload: string) => conn.writeFrame(wsFrame(head + payload + '}'));
@@ -166,13 +193,17 @@ export function graphqlSubscriptions(deps: SubscriptionsDeps): WsProtocol {
       lastSeq: 0,
       ack: (from) => control({ seq: from, type: 'subscribed', order: null, resync: null }),
       write(frame) {
-        const event = frame.event;
-        if (!event) return;
         let shared = payloads.get(frame);
         if (!shared) payloads.set(frame, (shared = new Map<string, string>()));
         const known = shared.get(key);
         if (known !== undefined) return deliver(known);
-        const payload = render(args, { seq: event.seq, type: event.type, order: event.order, resync: null });
+        const view = viewOf(frame, accountId);
+        if (!view) {
+          // Not an order event: never skip a seq silently; the client resumes from what it has.
+          deps.onError?.(new Error(`frame ${frame.seq} of a topic is not an order event`));
+          return conn.closeTryAgain();
+        }
+        const payload = render(args, view);
         if (typeof payload === 'string') shared.set(key, payload);
         deliver(payload);
       },
@@ -216,7 +247,7 @@ export function graphqlSubscriptions(deps: SubscriptionsDeps): WsProtocol {
         orderEvents: async (orderId, since) => {
           const order = await store.getOrder(account.id, orderId);
           if (!order) return null;
-          const sub = subscriberFor(conn, id, args, key, () => source!);
+          const sub = subscriberFor(conn, account.id, id, args, key, () => source!);
           source = new OrderEventSource(
             () => void hub.subscribe(orderId, since, sub, order.revision),
             () => hub.unsubscribe(orderId, sub),

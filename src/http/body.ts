@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import getRawBody from 'raw-body';
 import { refusal, type Refusal } from './problem';
+import { duplicateMember } from './duplicateMembers';
 import { parseMediaType, versionOf } from './mediaType';
 
 /** Default request body limit; `BODY_LIMIT_BYTES` overrides it. Orders are small. */
@@ -87,9 +88,11 @@ function holdsLoneSurrogate(v: unknown): boolean {
 
 /**
  * Client JSON text parsed, or the 400 that says why not: not JSON, nested deeper than
- * MAX_JSON_DEPTH, or a string escaping an unpaired surrogate (`"\ud800"`: RFC 8259 8.2
+ * MAX_JSON_DEPTH, a string escaping an unpaired surrogate (`"\ud800"`: RFC 8259 8.2
  * leaves it unpredictable, and UTF-8 cannot carry it, so a store would keep a replacement
- * character instead: a silent change, as for invalid UTF-8 bytes).
+ * character instead: a silent change, as for invalid UTF-8 bytes), or an object repeating a
+ * member name (I-JSON, RFC 7493 2.3: JSON.parse would keep the last value without a word;
+ * duplicateMembers.ts).
  */
 export function parseClientJson(text: string, what = 'The request body'): { json: unknown } | Refusal {
   if (jsonDepthOver(text, MAX_JSON_DEPTH)) return refusal('BAD_REQUEST', `${what} nests arrays and objects deeper than ${MAX_JSON_DEPTH} levels`);
@@ -100,7 +103,21 @@ export function parseClientJson(text: string, what = 'The request body'): { json
     return refusal('BAD_REQUEST', `${what} is not valid JSON`);
   }
   if (SURROGATE_ESCAPE.test(text) && holdsLoneSurrogate(json)) return refusal('BAD_REQUEST', `${what} holds an unpaired surrogate (\\uD800-\\uDFFF), which UTF-8 cannot carry`);
-  return { json };
+  const duplicate = duplicateMemberRefusal(text, what);
+  return duplicate ?? { json };
+}
+
+/**
+ * The 400 for JSON text (already parsed) that repeats a member name in one object, naming
+ * it and where; undefined when it repeats none. Every reader of client JSON calls it.
+ */
+export function duplicateMemberRefusal(text: string, what = 'The request body'): Refusal | undefined {
+  const d = duplicateMember(text);
+  if (!d) return undefined;
+  const name = d.name.length > 100 ? `${d.name.slice(0, 100)}...` : d.name;
+  return refusal('BAD_REQUEST', `${what} repeats the member "${name}" in one object: I-JSON (RFC 7493) forbids duplicate names`, undefined, {
+    errors: [{ pointer: d.pointer.length > 300 ? `${d.pointer.slice(0, 300)}...` : d.pointer, rule: 'duplicate-member', message: `member "${name}" appears more than once in the same object` }],
+  });
 }
 
 /** Reads and parses a JSON request body: `readRequestText`, then 400 for an empty body or text that is not JSON. */

@@ -16,9 +16,9 @@
  *   not subject to CORS; its upgrade authenticates by `access_token`, never a cookie.
  */
 /** Request headers a preflight allows (besides the CORS-safelisted ones). */
-export const CORS_ALLOW_HEADERS = ['Authorization', 'If-Match', 'If-None-Match', 'Content-Type', 'Api-Version', 'Last-Event-ID', 'Idempotency-Key'] as const;
+export const CORS_ALLOW_HEADERS = ['Authorization', 'If-Match', 'If-None-Match', 'Content-Type', 'Api-Version', 'Last-Event-ID', 'Idempotency-Key', 'X-Request-Id'] as const;
 /** Response headers a cross-origin script may read (besides the CORS-safelisted ones). */
-export const CORS_EXPOSE_HEADERS = ['ETag', 'Location', 'Retry-After', 'Sunset', 'Deprecation', 'Link', 'Api-Version'] as const;
+export const CORS_EXPOSE_HEADERS = ['ETag', 'Location', 'Retry-After', 'Sunset', 'Deprecation', 'Link', 'Api-Version', 'X-Request-Id'] as const;
 export const CORS_ALLOW_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 /** How long a browser may reuse a preflight answer. */
 export const CORS_MAX_AGE_S = 600;

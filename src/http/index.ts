@@ -5,12 +5,15 @@
  */
 export { bearerTokenOf, resolveToken } from './auth';
 export { AuthCache } from './authCache';
-export { DEFAULT_BODY_LIMIT, MAX_JSON_DEPTH, readRequestText } from './body';
+export { DEFAULT_BODY_LIMIT, MAX_JSON_DEPTH, parseClientJson, readRequestText } from './body';
 export { parseCorsOrigins } from './cors';
+export { Drain, DRAIN_GRACE_MS, SHUTDOWN_RETRY_AFTER_S } from './drain';
 export { Finalizer, type Exchange } from './finalize';
 export { koaShell } from './koaShell';
 export { HttpTimer, Metrics } from './metrics';
-export { scrapeWholeInstance, serveInstanceMetrics } from './clusterMetrics';
+export { instanceScrape, lendRegistryToPrimary } from './clusterMetrics';
+export { FieldReadTally, OTHER_ACCOUNTS, startFieldReadFlusher } from './fieldReads';
+export { metricsListener, METRICS_PATH } from './metricsListener';
 export { authenticator, createPipeline, type TransportRoute } from './pipeline';
 export { isRefusal, problem, PROBLEM_MEDIA_TYPE, refusal, refusalOf, type Problem, type ProblemCode, type Refusal } from './problem';
 export { rateLimiter, type RateLimiter } from './rateLimit';

@@ -13,7 +13,11 @@ export class Metrics {
     buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
     registers: [this.registry],
   });
-  /** Spec 9.4: read volume of a deprecated field, per client (account). */
+  /**
+   * Spec 9.4: read volume of a deprecated field, per client (account). Recorded only through
+   * `FieldReadTally` (fieldReads.ts), which bounds the `account` label to the top accounts
+   * plus `(other)` and keeps the exact per-account counts in the store.
+   */
   readonly deprecatedReads = new Counter({
     name: 'orderline_deprecated_field_reads_total',
     help: 'Responses that carried a deprecated field, by account and field',
@@ -43,10 +47,14 @@ export class Metrics {
     registers: [this.registry],
   });
 
-  /** Errors of the PostgreSQL pool outside any request (an idle connection the server dropped): the pool replaces it, but it is worth an alert. */
+  /**
+   * Errors of the PostgreSQL pool outside any request (an idle connection the server
+   * dropped: the pool replaces it) and statements that met an unreachable server
+   * (answered 503 with Retry-After): worth an alert either way.
+   */
   readonly storeErrors = new Counter({
     name: 'orderline_store_errors_total',
-    help: 'PostgreSQL pool errors outside requests (dropped idle connections)',
+    help: 'PostgreSQL errors: pool errors outside requests (dropped idle connections) and statements that found the server unreachable',
     registers: [this.registry],
   });
 
@@ -57,11 +65,10 @@ export class Metrics {
     registers: [this.registry],
   });
 
-  /**
-   * The text one scrape of /metrics answers: this registry's; in a cluster worker the whole
-   * instance's (clusterMetrics.ts replaces it).
-   */
-  scrape: () => Promise<string> = () => this.registry.metrics();
+  /** The text one scrape of the operator listener answers in a lone process (a cluster's primary aggregates instead: clusterMetrics.ts). */
+  scrape(): Promise<string> {
+    return this.registry.metrics();
+  }
 
   constructor(opts: { defaultMetrics?: boolean } = {}) {
     if (opts.defaultMetrics) collectDefaultMetrics({ register: this.registry });

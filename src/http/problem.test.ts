@@ -1,6 +1,6 @@
-import { StoreInputError } from '../store';
+import { StoreInputError, StoreUnavailableError } from '../store';
 import createError from 'http-errors';
-import { isRefusal, refusal, refusalOf } from './problem';
+import { isRefusal, refusal, refusalOf, STORE_RETRY_AFTER_S } from './problem';
 
 describe('refusalOf (the error funnel)', () => {
   it('a store input error is the client’s 400, nothing internal', () => {
@@ -24,5 +24,13 @@ describe('refusalOf (the error funnel)', () => {
     expect(isRefusal(refusal('NOT_FOUND'))).toBe(true);
     expect(isRefusal({ status: 404, body: {} })).toBe(false);
     expect(isRefusal({ id: 1, name: 'a', pinnedVersion: null })).toBe(false);
+  });
+});
+
+describe('refusalOf: an unreachable store', () => {
+  it('is a 503 with Retry-After that names nothing internal', () => {
+    const r = refusalOf(new StoreUnavailableError('postgres', { cause: Object.assign(new Error('connect ECONNREFUSED 10.0.0.5:5432'), { code: 'ECONNREFUSED' }) }));
+    expect(r).toMatchObject({ problem: { status: 503, code: 'SERVICE_UNAVAILABLE' }, headers: { 'Retry-After': String(STORE_RETRY_AFTER_S) } });
+    expect(JSON.stringify(r)).not.toMatch(/ECONNREFUSED|10\.0\.0\.5/);
   });
 });

@@ -4,7 +4,7 @@
  * where a transport writes (http/respond.ts; GraphQL and WebSocket in their own shapes).
  * `refusalOf` is the one funnel for exceptions: a client's refusal, or undefined (a 500).
  */
-import { StoreInputError } from '../store';
+import { StoreInputError, StoreUnavailableError } from '../store';
 
 export const PROBLEM_MEDIA_TYPE = 'application/problem+json';
 
@@ -86,12 +86,21 @@ const FROM_STATUS: Record<number, ProblemCode> = {
 };
 
 /**
- * The error funnel: the refusal an exception stands for when it is the client's doing,
- * undefined when it is not (the caller logs it and answers 500 without internals).
+ * Seconds a client is told to wait when the store cannot be reached: about what a
+ * PostgreSQL restart or failover takes, and short enough that nobody waits long after.
+ */
+export const STORE_RETRY_AFTER_S = 5;
+
+/**
+ * The error funnel: the refusal an exception stands for when it is the client's doing
+ * (or a store that is unreachable for now: 503, retry later), undefined when it is not
+ * (the caller logs it and answers 500 without internals).
  */
 export function refusalOf(err: unknown): Refusal | undefined {
   // What the client sent cannot be stored (PostgreSQL text holds no U+0000): nothing was written.
   if (err instanceof StoreInputError) return refusal('BAD_REQUEST', err.message);
+  // The store is unreachable (refused, reset, shutting down): nothing was written, retrying later will do.
+  if (err instanceof StoreUnavailableError) return refusal('SERVICE_UNAVAILABLE', 'The store is unavailable: retry later', { 'Retry-After': String(STORE_RETRY_AFTER_S) });
   if (typeof err !== 'object' || err === null || !('status' in err) || typeof err.status !== 'number') return undefined;
   const code = FROM_STATUS[err.status];
   if (!code) return undefined;

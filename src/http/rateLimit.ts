@@ -1,5 +1,5 @@
 /**
- * Per-account REST rate limit (off by default, shared in Redis when scaled out; spec 8.3 leaves the numbers open): a
+ * Per-account REST rate limit (off by default, shared in Redis when scaled out; the numbers are settings): a
  * token bucket per account, `RATE_LIMIT_BURST` tokens, `RATE_LIMIT_RPS` restored per
  * second, one token per request. Runs right after authentication, before any parsing.
  *

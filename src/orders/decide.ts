@@ -34,7 +34,7 @@ export type Decision =
   | { apply: true; fields: OrderFields; eventType: OrderEvent['type'] }
   /** The status may not move that way, or the patch cannot apply to this order (409); `detail` says why. */
   | { apply: false; reason: 'conflict'; detail: string }
-  /** The write changes nothing: no new revision, no event (invariant 3). */
+  /** The write changes nothing: no new revision, no event (every change, and only a change, is an event). */
   | { apply: false; reason: 'unchanged' };
 
 /** The stored fields of a new order: a create always starts pending (status is not a create field). */

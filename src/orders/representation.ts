@@ -13,28 +13,49 @@ export function totalCents(order: Pick<OrderRecord, 'items' | 'discount'>): numb
 }
 
 /** `base` is the collection path the client used (`/orders`, `/v1/orders`, `/v2/orders`): links stay in its version. */
-function common(order: OrderRecord, base: string) {
+function links(order: OrderRecord, self: string): OrderV2['_links'] {
+  return CANCELLABLE.has(order.status) ? { self: { href: self }, cancel: { href: `${self}/cancel` } } : { self: { href: self } };
+}
+
+/** The stored items, copied member by member: a representation carries exactly the contract's members. */
+const itemsOf = (order: OrderRecord) => order.items.map((i) => ({ sku: i.sku, quantity: i.quantity, unit_price_cents: i.unit_price_cents }));
+
+/*
+ * Each version is one object literal, its members in the contract's order: the list
+ * builds one per order, and a literal (one hidden class, no spread copy) is the cheapest
+ * object V8 makes and JSON.stringify walks.
+ */
+
+export function toV2(order: OrderRecord, base: string): OrderV2 {
   const self = `${base}/${order.id}`;
+  const d = order.discount;
   return {
     id: order.id,
     status: order.status,
-    items: order.items.map((i) => ({ sku: i.sku, quantity: i.quantity, unit_price_cents: i.unit_price_cents })),
+    items: itemsOf(order),
     total_cents: totalCents(order),
     currency: order.currency,
     note: order.note,
     created_at: order.createdAt,
     updated_at: order.updatedAt,
-    _links: { self: { href: self }, ...(CANCELLABLE.has(order.status) ? { cancel: { href: `${self}/cancel` } } : {}) },
+    _links: links(order, self),
+    discount: d ? { code: d.code, percent: d.percent } : null,
   };
 }
 
-export function toV2(order: OrderRecord, base: string): OrderV2 {
-  const c = common(order, base);
-  return { ...c, discount: order.discount ? { code: order.discount.code, percent: order.discount.percent } : null };
-}
-
-/** Version 1: `discount_code` in place of `discount`, both from the same stored discount (spec 9.4). */
+/** Version 1: `discount_code` in place of `discount`, both from the same stored discount. */
 export function toV1(order: OrderRecord, base: string): OrderV1 {
-  const c = common(order, base);
-  return { ...c, discount_code: order.discount?.code ?? null };
+  const self = `${base}/${order.id}`;
+  return {
+    id: order.id,
+    status: order.status,
+    items: itemsOf(order),
+    total_cents: totalCents(order),
+    currency: order.currency,
+    note: order.note,
+    created_at: order.createdAt,
+    updated_at: order.updatedAt,
+    _links: links(order, self),
+    discount_code: order.discount?.code ?? null,
+  };
 }

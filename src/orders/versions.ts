@@ -1,5 +1,5 @@
 /**
- * The representation versions of an order (spec 9.2-9.4), as the contract defines them
+ * The representation versions of an order, as the contract defines them
  * (`info.x-api-versions` in contracts/openapi.yaml, generated into
  * generated/openapi/versions.ts). `VERSIONS` drives negotiation, the If-Match tag set
  * and the body schemas; a deprecated version's dates drive its response headers.

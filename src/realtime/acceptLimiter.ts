@@ -1,12 +1,24 @@
 /**
  * Token bucket for new stream connections (ACCEPT_RATE per second, burst ACCEPT_BURST,
- * per instance). In a reconnect storm, clients over the rate get 503 with
- * Retry-After and come back spread out by their jittered backoff, while the connections
- * already open and every other request keep being served.
+ * per instance). In a reconnect storm, clients over the rate get 503 with Retry-After,
+ * while the connections already open and every other request keep being served.
+ *
+ * The Retry-After tells each refused client when it will be admitted: refused clients
+ * are promised places in a line, one per `1 / promiseRate` seconds after the ones
+ * already promised, so a storm of N clients is spread over the N / rate seconds it
+ * needs instead of coming back all together a second later (and being refused again).
+ * `promiseRate` is the rate, or half the burst if that is smaller: a client told "n
+ * seconds" comes back within n and n + 1 (the SDK adds random(0, 1 s)), so the tokens
+ * for up to two seconds of promises must fit in the bucket. Clients that never come back
+ * cost nothing: the line only sets what the next refusals are told.
  */
 export class AcceptLimiter {
   private tokens: number;
   private last: number;
+  /** Clock time (ms) from which the next refused client can be promised a place. */
+  private lineEnd: number;
+  /** Milliseconds between two promised places. */
+  private readonly spacingMs: number;
 
   constructor(
     private readonly ratePerSecond: number,
@@ -15,9 +27,11 @@ export class AcceptLimiter {
   ) {
     this.tokens = burst;
     this.last = this.now();
+    this.lineEnd = this.last;
+    this.spacingMs = 1000 / Math.min(ratePerSecond, Math.max(burst / 2, Number.MIN_VALUE));
   }
 
-  /** Takes one token; when none is left, says how many whole seconds until one is. */
+  /** Takes one token; when none is left, says in how many whole seconds this client will find its own. */
   take(): { ok: true } | { ok: false; retryAfterS: number } {
     const t = this.now();
     this.tokens = Math.min(this.burst, this.tokens + ((t - this.last) / 1000) * this.ratePerSecond);
@@ -26,6 +40,15 @@ export class AcceptLimiter {
       this.tokens -= 1;
       return { ok: true };
     }
-    return { ok: false, retryAfterS: Math.max(1, Math.ceil((1 - this.tokens) / this.ratePerSecond)) };
+    // Its place: after everyone promised before it, and no sooner than the next token.
+    const nextToken = t + ((1 - this.tokens) / this.ratePerSecond) * 1000;
+    const place = Math.max(this.lineEnd, nextToken);
+    this.lineEnd = place + this.spacingMs;
+    return { ok: false, retryAfterS: Math.max(1, Math.ceil((place - t) / 1000)) };
+  }
+
+  /** Seconds of promises ahead of a client refused now (metrics, tests). */
+  get backlogS(): number {
+    return Math.max(0, (this.lineEnd - this.now()) / 1000);
   }
 }

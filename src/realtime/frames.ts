@@ -31,7 +31,14 @@ export const SEQ_TEXT: Pick<RegExp, 'test'> = { test: (text: string) => parseSeq
 
 export interface Frame {
   seq: number;
-  /** The committed event it was built from (order events; other transports render it their own way, e.g. GraphQL). */
+  /** The message's `type` (the SSE `event:` name). */
+  type: string;
+  /** The message as JSON text: what a replay needs to frame it again (ring.ts keeps only this). */
+  json: string;
+  /**
+   * The committed event it was built from, on live frames only (a replayed frame has its
+   * JSON alone): other transports render it their own way (GraphQL subscriptions).
+   */
   event?: OrderEvent;
   /** `id:`, `event:`, `data:` and the blank line. */
   sse: Buffer;
@@ -62,7 +69,33 @@ export function sseFrame(message: ServerMessage, id?: number): Buffer {
 
 export function frameOf(message: ServerMessage & { seq: number | null }, event?: OrderEvent): Frame {
   const json = JSON.stringify(message); // once, for both wire forms
-  return { seq: message.seq ?? 0, event, sse: sseText(message.type, json, message.seq), ws: wsFrame(json) };
+  return { seq: message.seq ?? 0, type: message.type, json, event, sse: sseText(message.type, json, message.seq), ws: wsFrame(json) };
+}
+
+/**
+ * A frame framed again from what the replay ring keeps (seq, type, JSON text): each wire
+ * form is built when first read and only then, so a replay to an SSE client frames SSE
+ * alone. The prepared forms pay off for live delivery (one event, many sockets); a
+ * replay goes to one subscriber, and keeping both forms per stored event would cost
+ * about three times the JSON in memory (bench/ring-memory.ts).
+ */
+export class ReplayedFrame implements Frame {
+  private sseBytes: Buffer | undefined;
+  private wsBytes: Buffer | undefined;
+
+  constructor(
+    readonly seq: number,
+    readonly type: string,
+    readonly json: string,
+  ) {}
+
+  get sse(): Buffer {
+    return (this.sseBytes ??= sseText(this.type, this.json, this.seq));
+  }
+
+  get ws(): Buffer {
+    return (this.wsBytes ??= wsFrame(this.json));
+  }
 }
 
 /** A committed event's frame: its wire forms and the event itself. */

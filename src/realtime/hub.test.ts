@@ -71,7 +71,7 @@ describe('TopicHub', () => {
     const hub = new TopicHub({ store: fakeStore(committed), ringSize: 10 });
     const sub = recorder();
     await hub.subscribe(1, 2, sub, 3);
-    // A client applying only the spec's rules (last = 2): ack 2 is no position change, frame 3 is last + 1.
+    // A client applying only the contract's wire rule (last = 2): ack 2 is no position change, frame 3 is last + 1.
     expect(sub.log).toEqual([
       { kind: 'ack', seq: 2, head: 3 },
       { kind: 'frame', seq: 3 },
@@ -283,5 +283,27 @@ describe('TopicHub', () => {
       await tick();
       expect(sub.log).toHaveLength(3);
     });
+  });
+});
+
+describe('TopicHub under REPLAY_MAX_BYTES', () => {
+  it('a resume into events the byte bound evicted gets a resync, never a gap; a shallower one is replayed', async () => {
+    const committed = Array.from({ length: 50 }, (_, i) => event(i + 1));
+    const one = JSON.stringify(committed[1]).length; // about one stored event
+    // Room for about 10 of this topic's 50 events, though its ring may hold 100.
+    const hub = new TopicHub({ store: fakeStore(committed), ringSize: 100, ringMaxBytes: 10 * (one + 200) });
+    const live = recorder();
+    await hub.subscribe(1, undefined, live, 50);
+    expect(hub.ringBudget!.used).toBeLessThanOrEqual(hub.ringBudget!.maxBytes);
+
+    const deep = recorder();
+    await hub.subscribe(1, 5, deep, 50);
+    expect(deep.log).toEqual([
+      { kind: 'ack', seq: 5, head: 50 },
+      { kind: 'resync', seq: 50, reason: 'gap_too_old' },
+    ]);
+    const shallow = recorder();
+    await hub.subscribe(1, 47, shallow, 50);
+    expect(shallow.log).toEqual([{ kind: 'ack', seq: 47, head: 50 }, ...[48, 49, 50].map((seq) => ({ kind: 'frame', seq }))]);
   });
 });

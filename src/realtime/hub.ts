@@ -23,11 +23,11 @@
  */
 import type { OrderEvent, Store } from '../store';
 import { eventFrame, type Frame } from './frames';
-import { ReplayRing } from './ring';
+import { ReplayRing, RingBudget } from './ring';
 import type { Bus } from '../bus';
 
 /**
- * One subscription, as the hub drives it. The wire rule (asyncapi.yaml, spec 2.6/6.2):
+ * One subscription, as the hub drives it. The wire rule (asyncapi.yaml, "The wire rule"):
  * on a topic the seq a client receives never goes backwards and only events advance it.
  * So `ack` carries the position the stream continues from (the resume point), never the
  * head; `resync` carries the position after the client's GET, which the client adopts.
@@ -71,6 +71,12 @@ export interface HubOptions {
   bus?: Pick<Bus, 'watch' | 'unwatch'>;
   /** Frames kept per topic: REPLAY_RATE x REPLAY_WINDOW_S. */
   ringSize: number;
+  /**
+   * Bytes all rings may hold together (REPLAY_MAX_BYTES; default unbounded): over it the
+   * oldest events of the largest rings are dropped (ring.ts `RingBudget`), so a resume
+   * older than what is left resyncs.
+   */
+  ringMaxBytes?: number;
   onError?: (err: unknown, orderId: number) => void;
 }
 
@@ -79,8 +85,12 @@ const EVENT_PAGE = 1000;
 
 export class TopicHub {
   private readonly topics = new Map<number, Topic>();
+  /** The rings' shared byte bound, when there is one. */
+  readonly ringBudget: RingBudget | undefined;
 
-  constructor(private readonly opts: HubOptions) {}
+  constructor(private readonly opts: HubOptions) {
+    this.ringBudget = opts.ringMaxBytes === undefined ? undefined : new RingBudget(opts.ringMaxBytes);
+  }
 
   /** Topics with at least one subscriber (for metrics and tests). */
   get topicCount(): number {
@@ -145,7 +155,7 @@ export class TopicHub {
   subscribe(orderId: number, since: number | undefined, sub: Subscriber, currentSeq: number): Promise<void> {
     let topic = this.topics.get(orderId);
     if (!topic) {
-      topic = { orderId, ring: new ReplayRing(this.opts.ringSize), subs: new Set(), pending: new Set(), queue: Promise.resolve(), loaded: false, watched: false, catchUpQueued: false };
+      topic = { orderId, ring: new ReplayRing(this.opts.ringSize, this.ringBudget), subs: new Set(), pending: new Set(), queue: Promise.resolve(), loaded: false, watched: false, catchUpQueued: false };
       this.topics.set(orderId, topic);
     }
     const t = topic;
@@ -219,6 +229,7 @@ export class TopicHub {
   private retireIfIdle(topic: Topic): void {
     if (topic.subs.size === 0 && topic.pending.size === 0 && this.topics.get(topic.orderId) === topic) {
       this.topics.delete(topic.orderId);
+      topic.ring.dispose();
       if (topic.watched) this.opts.bus?.unwatch(topic.orderId);
     }
   }

@@ -17,7 +17,7 @@ import { WsEndpoint, type WsProtocol } from './ws';
 
 export { TopicHub, type Subscriber } from './hub';
 export { AcceptLimiter } from './acceptLimiter';
-export { ReplayRing } from './ring';
+export { ReplayRing, RingBudget } from './ring';
 export { CLOSE_TRY_AGAIN, CLOSE_GOING_AWAY, WS_PATH, type WsConnection, type WsProtocol } from './ws';
 export { topicOf, wsFrame, type Frame } from './frames';
 export { SSE_RETRY_MS } from './sse';
@@ -25,6 +25,8 @@ export { SSE_RETRY_MS } from './sse';
 export interface RealtimeConfig {
   replayRate: number;
   replayWindowS: number;
+  /** Bytes all replay rings may hold together (REPLAY_MAX_BYTES); over it the largest rings lose their oldest events. */
+  replayMaxBytes: number;
   maxBufferBytes: number;
   /** 0: every stream write goes out at once; > 0: writes are batched per connection for up to this long (writer.ts). */
   writeDelayMs: number;
@@ -67,7 +69,7 @@ export interface Realtime {
 
 export function createRealtime(deps: RealtimeDeps): Realtime {
   const { config } = deps;
-  const hub = new TopicHub({ store: deps.store, bus: deps.bus, ringSize: config.replayRate * config.replayWindowS, onError: deps.onError });
+  const hub = new TopicHub({ store: deps.store, bus: deps.bus, ringSize: config.replayRate * config.replayWindowS, ringMaxBytes: config.replayMaxBytes, onError: deps.onError });
   deps.bus.listen({ event: (event) => hub.publish(event), reconnected: () => hub.catchUpAll() });
   const now = deps.now ?? (() => performance.now());
   const limiter = new AcceptLimiter(config.acceptRate, config.acceptBurst, now);

@@ -190,7 +190,8 @@ async function admit(deps: SseDeps, r: StreamRequest): Promise<Admitted | Refusa
   const order = await deps.store.getOrder(account.id, orderId);
   if (!order) return refusal('NOT_FOUND', 'No such order');
   if (!acceptsType(r.accept, EVENT_STREAM)) return refusal('NOT_ACCEPTABLE', `This is an event stream: Accept must admit ${EVENT_STREAM}`);
-  const lastEventId = r.lastEventId || undefined;
+  // Sent empty, it is judged like any other value (a 400), as every empty header field is: EventSource never sends one.
+  const lastEventId = r.lastEventId;
   if (lastEventId !== undefined && !SEQ_TEXT.test(lastEventId.trim())) return refusal('BAD_REQUEST', 'Last-Event-ID must be a non-negative integer');
   const admitted = deps.limiter.take();
   if (!admitted.ok) return refusal('SERVICE_UNAVAILABLE', 'Too many new connections: retry later', { 'Retry-After': String(admitted.retryAfterS) });

@@ -19,7 +19,8 @@ import { parse as parseQuery } from 'node:querystring';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import type { Account, Store } from '../store';
-import { bearerTokenOf, isRefusal, problemText, PROBLEM_MEDIA_TYPE, refusal, type Refusal } from '../http';
+import { bearerTokenOf, isRefusal, parseClientJson, problemText, PROBLEM_MEDIA_TYPE, refusal, refusalOf, type Refusal } from '../http';
+import { StoreUnavailableError } from '../store';
 import type { ErrorMessage, ServerMessage } from '../../generated/asyncapi/messages';
 import { validateClientMessage } from '../../generated/asyncapi/validators';
 import type { AcceptLimiter } from './acceptLimiter';
@@ -150,9 +151,12 @@ export class WsEndpoint {
   /** For the http server's 'upgrade' event. Other paths are not ours: 404. */
   handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
     void this.upgrade(req, socket, head).catch((err) => {
-      // A store outage while authenticating: the client can retry, so 503, and we log it.
-      this.deps.onError?.(err);
-      if (!socket.destroyed && socket.writable) refuseUpgrade(socket, refusal('SERVICE_UNAVAILABLE', 'The service could not check the token: retry later', { 'Retry-After': '1' }));
+      // A store outage while authenticating (503 with Retry-After, as every route answers
+      // it: http/problem.ts refusalOf); anything else is logged and answered 503 too,
+      // since the client can retry.
+      const known = refusalOf(err);
+      if (!known) this.deps.onError?.(err);
+      if (!socket.destroyed && socket.writable) refuseUpgrade(socket, known ?? refusal('SERVICE_UNAVAILABLE', 'The service could not check the token: retry later', { 'Retry-After': '1' }));
       else socket.destroy();
     });
   }
@@ -279,6 +283,8 @@ export class WsEndpoint {
     this.conns.add(conn);
     ws.on('message', (data, isBinary) => {
       void this.onMessage(conn, data, isBinary).catch((err) => {
+        // The store unreachable: nothing was subscribed, the same subscribe may be sent again later.
+        if (err instanceof StoreUnavailableError) return conn.error(null, 'unavailable', 'The store is unavailable: subscribe again later');
         this.deps.onError?.(err);
         conn.error(null, 'internal', 'The message could not be handled');
       });
@@ -292,13 +298,11 @@ export class WsEndpoint {
   }
 
   private async onMessage(conn: Connection, data: unknown, isBinary: boolean): Promise<void> {
-    let msg: unknown;
-    try {
-      msg = isBinary ? undefined : JSON.parse(String(data));
-    } catch {
-      msg = undefined;
-    }
-    if (msg === undefined) return conn.error(null, 'bad_message', 'Messages are JSON text frames');
+    if (isBinary) return conn.error(null, 'bad_message', 'Messages are JSON text frames');
+    // The service's one reader of client JSON: nesting bound, unpaired surrogates, repeated member names.
+    const parsed = parseClientJson(String(data), 'The message');
+    if (isRefusal(parsed)) return conn.error(null, 'bad_message', `Messages are JSON text frames: ${parsed.problem.detail ?? parsed.problem.title}`);
+    const msg = parsed.json;
     if (!validateClientMessage(msg)) {
       const channel = typeof msg === 'object' && msg !== null && 'channel' in msg ? msg.channel : undefined;
       const detail = validateClientMessage.errors?.[0];
@@ -312,7 +316,7 @@ export class WsEndpoint {
       this.deps.hub.unsubscribe(orderId, sub);
       return conn.send({ type: 'unsubscribed', channel: msg.channel, seq: sub.lastSeq });
     }
-    // The URL's since belongs to the connection's first subscribe (the spec's flow: open
+    // The URL's since belongs to the connection's first subscribe (the contract's flow: open
     // `/orders?since=<seq>`, send one subscribe); a subscribe's own since overrides it.
     const since = msg.since ?? conn.urlSince;
     conn.urlSince = undefined;

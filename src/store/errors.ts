@@ -21,3 +21,24 @@ export class StoreInputError extends RangeError {
     super(message);
   }
 }
+
+/** Which engine could not be reached (the store's own, for logs and metrics). */
+export type StoreEngine = 'postgres' | 'sqlite';
+
+/**
+ * The store could not be reached: the connection was refused, reset or timed out, or the
+ * server is shutting down or starting (PostgreSQL's connection-exception class and
+ * admin shutdown). The operation did not commit, so the caller may retry it once the
+ * store is back; nothing the store acknowledged is lost. The layer above answers it as
+ * "unavailable, retry later" (HTTP 503 with Retry-After), never as a failure of its own.
+ */
+export class StoreUnavailableError extends Error {
+  override readonly name = 'StoreUnavailableError';
+  constructor(
+    readonly engine: StoreEngine,
+    options: { cause: unknown },
+  ) {
+    const cause = options.cause;
+    super(`${engine} is unreachable: ${typeof cause === 'object' && cause !== null && 'message' in cause ? String(cause.message) : String(cause)}`, options);
+  }
+}

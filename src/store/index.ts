@@ -10,7 +10,7 @@ export { SqliteStore } from './sqlite/SqliteStore';
 export { PostgresStore, openPostgresStore } from './postgres/PostgresStore';
 export { MAX_BATCH } from './rows';
 export { IdempotencyLostError } from './idempotency';
-export { StoreInputError, type StoreInputReason } from './errors';
+export { StoreInputError, StoreUnavailableError, type StoreEngine, type StoreInputReason } from './errors';
 export { hasSyncRevisions } from './ports/syncRevisions';
 export { issueToken, parseToken, hashVerifier, verifierMatches, type IssuedToken } from './tokens';
 

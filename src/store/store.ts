@@ -5,6 +5,7 @@
  * - `Accounts`: accounts, pins and tokens (accounts.ts);
  * - `IdempotencyKeys`: claimed and completed idempotency keys (idempotencyKeys.ts);
  * - `SocialGraph`: users, friends, posts, comments (socialGraph.ts);
+ * - `FieldReadCounts`: deprecated-field reads per account and day (fieldReadCounts.ts);
  * - `StoreLifecycle`: migrate, seedDemo, ping, close (lifecycle.ts).
  * A consumer that needs one concern takes that port. Capabilities some adapters add
  * are ports of their own, tested for with a type guard: `SyncRevisions`
@@ -26,12 +27,14 @@ import type { Accounts } from './ports/accounts';
 import type { Orders } from './ports/orders';
 import type { IdempotencyKeys } from './ports/idempotencyKeys';
 import type { SocialGraph } from './ports/socialGraph';
+import type { FieldReadCounts } from './ports/fieldReadCounts';
 
 export type * from './ports/lifecycle';
 export type * from './ports/accounts';
 export type * from './ports/orders';
 export type * from './ports/idempotencyKeys';
 export type * from './ports/socialGraph';
+export type * from './ports/fieldReadCounts';
 export type { SyncRevisions } from './ports/syncRevisions';
 
-export interface Store extends StoreLifecycle, Accounts, Orders, IdempotencyKeys, SocialGraph {}
+export interface Store extends StoreLifecycle, Accounts, Orders, IdempotencyKeys, SocialGraph, FieldReadCounts {}

@@ -50,8 +50,9 @@ describe('the SDK in a browser page on another origin', () => {
     });
     await new Promise<void>((r) => pages.listen(0, '127.0.0.1', r));
     pagePort = (pages.address() as { port: number }).port;
-    srv = await startTestServer({ CORS_ORIGINS: `http://127.0.0.1:${pagePort}` });
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+    // app.test: a plain-http origin that is not localhost, so the page is not a secure context (no crypto.randomUUID, no crypto.subtle).
+    srv = await startTestServer({ CORS_ORIGINS: `http://127.0.0.1:${pagePort},http://app.test:${pagePort}` });
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--host-resolver-rules=MAP app.test 127.0.0.1'] });
   }, 60_000);
   afterAll(async () => {
     await browser?.close();
@@ -162,7 +163,7 @@ describe('the SDK in a browser page on another origin', () => {
         const tries: string[] = [];
         for (const call of [
           () => api.GET('/v2/orders/{orderId}', { params: { path: { orderId } } }),
-          () => api.PATCH('/v2/orders/{orderId}', { params: { path: { orderId }, header: { 'If-Match': etag } }, body: { note: 'blocked' }, headers: { 'Content-Type': 'application/merge-patch+json' } }),
+          () => api.PATCH('/v2/orders/{orderId}', { params: { path: { orderId }, header: { 'If-Match': etag } }, body: { note: 'blocked' } }),
         ]) {
           try {
             await call();
@@ -175,10 +176,59 @@ describe('the SDK in a browser page on another origin', () => {
       },
       { baseUrl: srv.url, token: srv.alice.token, orderId: id, etag },
     );
-    expect(outcome).toEqual(['TypeError: Failed to fetch', 'TypeError: Failed to fetch']);
+    // No answer a script may read: the one error type, NETWORK_ERROR (after the retries a GET and an If-Match write get).
+    expect(outcome).toEqual(['OrderlineError: NETWORK_ERROR: Failed to fetch', 'OrderlineError: NETWORK_ERROR: Failed to fetch']);
     expect(console.some((m) => m.includes(`from origin 'http://localhost:${pagePort}' has been blocked by CORS policy`))).toBe(true);
     const after = await srv.fetch(`/v2/orders/${id}`);
     expect(((await after.json()) as { note: string | null }).note).toBeNull();
+    await page.close();
+  }, 60_000);
+
+  it('on a plain-http origin other than localhost (not a secure context): a create gets its Idempotency-Key, query() runs, execute() says INSECURE_CONTEXT; errors carry the request id', async () => {
+    const { page } = await open(`http://app.test:${pagePort}`);
+    const outcome = await page.evaluate(
+      async ({ baseUrl, token }) => {
+        const sdk = (window as unknown as PageWindow).orderline;
+        const keys: (string | null)[] = [];
+        const keyed: typeof fetch = (input, init) => {
+          const req = new Request(input, init);
+          if (req.method === 'POST') keys.push(req.headers.get('idempotency-key'));
+          return fetch(req);
+        };
+        const { api } = sdk.createOrderlineClient({ baseUrl, token, fetch: keyed });
+        const created = await sdk.unwrap(api.POST('/v2/orders', { body: { note: 'insecure origin' } }));
+        const gql = sdk.createGraphqlClient({ baseUrl, token });
+        const byName = await gql.query('Order', { id: String(created.id) });
+        // A client's own document (what graphql's parse returns), run with execute(): it needs crypto.subtle to hash.
+        const doc = {
+          kind: 'Document',
+          definitions: [
+            {
+              kind: 'OperationDefinition',
+              operation: 'query',
+              name: { kind: 'Name', value: 'Mine' },
+              selectionSet: {
+                kind: 'SelectionSet',
+                selections: [{ kind: 'Field', name: { kind: 'Name', value: 'viewer' }, selectionSet: { kind: 'SelectionSet', selections: [{ kind: 'Field', name: { kind: 'Name', value: 'id' } }] } }],
+              },
+            },
+          ],
+        };
+        const own = await gql.execute(doc as never, {}).then(
+          () => 'ran',
+          (err: { code?: string }) => err.code,
+        );
+        const missing = await api.GET('/v2/orders/{orderId}', { params: { path: { orderId: 999_999_999 } } }).then(
+          () => undefined,
+          (err: { status: number; code: string; requestId?: string }) => ({ status: err.status, code: err.code, requestId: typeof err.requestId }),
+        );
+        return { secure: window.isSecureContext, hasRandomUUID: typeof crypto.randomUUID, status: created.status, keys, order: byName.order?.id === String(created.id), own, missing };
+      },
+      { baseUrl: srv.url, token: srv.alice.token },
+    );
+    expect(outcome).toMatchObject({ secure: false, hasRandomUUID: 'undefined', status: 'pending', order: true, own: 'INSECURE_CONTEXT', missing: { status: 404, code: 'NOT_FOUND', requestId: 'string' } });
+    expect(outcome.keys).toHaveLength(1);
+    expect(outcome.keys[0]).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     await page.close();
   }, 60_000);
 });

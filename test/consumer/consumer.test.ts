@@ -62,6 +62,12 @@ describe('@orderline/sdk installed from its tarball', () => {
         return statSync(p).isDirectory() ? nativeFiles(p) : /\.node$|binding\.gyp$/.test(f) ? [p] : [];
       });
     expect(nativeFiles(join(project.dir, 'node_modules'))).toEqual([]);
+    // What ships documents itself: no link out of the package, no doc comment citing a file that is not shipped.
+    const pkg = join(project.dir, 'node_modules/@orderline/sdk');
+    expect(readFileSync(join(pkg, 'README.md'), 'utf8')).not.toMatch(/\]\(\.\.\//);
+    const declarations = tarball.files.filter((f) => f.endsWith('.d.ts') && !f.includes('/generated/'));
+    const citing = declarations.filter((f) => /contracts\/|\w+\.ts\)|DESIGN\.md|\.\.\/README/.test(readFileSync(join(pkg, f), 'utf8')));
+    expect(citing).toEqual([]);
     console.log(`@orderline/sdk: packed ${tarball.size} B (${tarball.unpackedSize} B unpacked, ${tarball.files.length} files); installed packages: ${installed.length} (${names.join(', ')})`);
   });
 

@@ -8,6 +8,8 @@
 import fc from 'fast-check';
 import { routes } from '../../generated/openapi/routes';
 import { startTestServer, type TestServer } from '../support/server';
+import { OPERATIONS } from '../support/fuzz/contract';
+import { validOf } from '../support/fuzz/arbitraries';
 
 let s: TestServer;
 let orderId: number;
@@ -58,6 +60,43 @@ describe('bad input never gets a 5xx and changes nothing', () => {
             body: JSON.stringify(body),
           });
           await expectRefused(res, `${route.operationId} ${JSON.stringify(body).slice(0, 80)}`);
+        },
+      ),
+      { numRuns: RUNS },
+    );
+    expect(await snapshot()).toEqual(before);
+  });
+
+  it.each(withBody.map((r) => [r.operationId, r] as const))('%s: a valid body with a member repeated (I-JSON) is a 400 naming it', async (_, route) => {
+    const before = await snapshot();
+    const op = OPERATIONS.find((o) => o.operationId === route.operationId)!;
+    const cts = Object.entries(route.body!.contentTypes);
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(...cts).chain(([ct, validate]) =>
+          fc.tuple(
+            fc.constant(ct),
+            validOf(op.body![ct], { medium: 'json' }).filter((v): v is Record<string, unknown> => typeof v === 'object' && v !== null && Object.keys(v).length > 0 && validate(JSON.parse(JSON.stringify(v)))),
+            fc.nat(),
+            fc.boolean(),
+          ),
+        ),
+        async ([contentType, body, pick, first]) => {
+          // The body as JSON.parse keeps it (the last value wins), with one member also written once more before or after.
+          const entries = Object.entries(body);
+          const [name, value] = entries[pick % entries.length];
+          const members = entries.map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)}`);
+          const extra = `${JSON.stringify(name)}:${JSON.stringify(value)}`;
+          const text = `{${(first ? [extra, ...members] : [...members, extra]).join(',')}}`;
+          const res = await s.fetch(path(route.path, orderId), { method: route.method, headers: { 'content-type': contentType, 'if-match': etag }, body: text });
+          const problem = (await res.clone().json()) as { code?: string; detail?: string; errors?: { pointer: string; rule: string }[] };
+          await expectRefused(res, `${route.operationId} ${text.slice(0, 80)}`);
+          expect({ status: res.status, code: problem.code, names: problem.detail?.includes(`"${name}"`), error: problem.errors?.[0] }).toEqual({
+            status: 400,
+            code: 'BAD_REQUEST',
+            names: true,
+            error: { pointer: `/${name.replace(/~/g, '~0').replace(/\//g, '~1')}`, rule: 'duplicate-member', message: expect.any(String) },
+          });
         },
       ),
       { numRuns: RUNS },

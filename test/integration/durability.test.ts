@@ -1,6 +1,6 @@
 /**
  * Invariant 1: a write acknowledged with 2xx survives kill -9 and a restart, with its
- * event (invariant 3). The real server runs as a child process on a SQLite file; it
+ * event. The real server runs as a child process on a SQLite file; it
  * is killed with SIGKILL in the middle of concurrent writes, then the file is opened
  * again and every acknowledged write is looked for.
  */

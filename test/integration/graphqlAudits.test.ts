@@ -1,7 +1,7 @@
 /**
  * graphql-http's own GraphQL-over-HTTP conformance suite against the running server.
  * Every MUST passes. SHOULDs we fail on purpose, because orderline's contract says so
- * (spec 4.5: a rejected document is a 400 whatever the
+ * (a rejected document is a 400 whatever the
  * Accept header; invalid variables are the client's 4xx too):
  *   572B  200 on document parsing failure for application/json   -> we answer 400
  *   FDE2  200 on document validation failure for application/json -> we answer 400

@@ -270,7 +270,7 @@ describe('connection rules shared with /orders', () => {
       await client.until(() => nextsOf(client, '1').length === 1);
       const socket = (client.ws as unknown as { _socket: import('node:net').Socket })._socket;
       socket.pause();
-      const closes = async () => Number(/orderline_stream_backpressure_closes_total (\d+)/.exec(await (await srv.fetch('/metrics')).text())?.[1]);
+      const closes = async () => Number(/orderline_stream_backpressure_closes_total (\d+)/.exec(await srv.scrape())?.[1]);
       for (let i = 0; i < 200 && (await closes()) < 1; i++) await Promise.all([1, 2, 3, 4].map(() => touch(srv, id, 5)));
       expect(await closes()).toBe(1);
       expect(srv.realtime.stats().topics).toBe(0);

@@ -45,6 +45,8 @@ const OPERATION = {
       '429': { $ref: '#/components/responses/E429' },
     },
   },
+  // Every path declares the one OPTIONS rule (codegen refuses a path without it).
+  options: { operationId: 'optionsOrdersOrderIdEvents', tags: ['http'], summary: 'The methods of this path; the CORS preflight', security: [], responses: { '204': { $ref: '#/components/responses/Options' } } },
 };
 
 /** The handler, as the developer writes it. */

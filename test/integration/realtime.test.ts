@@ -398,7 +398,7 @@ describe('backpressure, accept limiter, shutdown', () => {
       const never = await stalled();
       const s = await openSse(srv, id, {}, 'alice', false);
       const sseReader = s.res.body!.getReader(); // and one that does not read for now
-      const closes = async () => Number(/orderline_stream_backpressure_closes_total (\d+)/.exec(await (await srv.fetch('/metrics')).text())?.[1]);
+      const closes = async () => Number(/orderline_stream_backpressure_closes_total (\d+)/.exec(await srv.scrape())?.[1]);
       // Writes until the kernel's buffers are full and each connection's queue overflows (loopback buffers hold megabytes).
       for (let i = 0; i < 200 && (await closes()) < 3; i++) await Promise.all([1, 2, 3, 4].map(() => touch(srv, id, 5)));
       expect(await closes()).toBe(3);
@@ -442,6 +442,34 @@ describe('backpressure, accept limiter, shutdown', () => {
       expect((await srv.fetch(`/orders/${id}`)).status).toBe(200);
       a.close();
       b.ws.close();
+    } finally {
+      await srv.close();
+    }
+  });
+
+  it('Retry-After tells each refused client (SSE or upgrade alike) when its place in the line comes, spread at the rate', async () => {
+    const now = 0; // a clock that stands still: the line is all the limiter knows
+    // Rate 2/s, burst 4: places are promised half a second apart after the next token.
+    const srv = await startTestServer({ ACCEPT_RATE: '2', ACCEPT_BURST: '4' }, { now: () => now });
+    try {
+      const { id } = await createOrder(srv);
+      const open = [await openSse(srv, id), await openSse(srv, id), await openSse(srv, id), await openSse(srv, id)];
+      expect(open.map((o) => o.res.status)).toEqual([200, 200, 200, 200]);
+      const told: string[] = [];
+      for (let i = 0; i < 6; i++) {
+        if (i % 2 === 0) {
+          const r = await openSse(srv, id);
+          expect(r.res.status).toBe(503);
+          told.push(r.res.headers.get('retry-after') ?? '');
+        } else {
+          const r = await openWs(srv);
+          expect(r).toMatchObject({ status: 503 });
+          told.push('headers' in r ? String(r.headers['retry-after']) : '');
+        }
+      }
+      // Places at 0.5, 1, 1.5, 2, 2.5, 3 s: each second is promised to as many clients as the rate admits in it.
+      expect(told).toEqual(['1', '1', '2', '2', '3', '3']);
+      for (const o of open) o.close();
     } finally {
       await srv.close();
     }

@@ -86,7 +86,7 @@ class SpecRules {
       this.lastSeq[t] = seq;
       return;
     }
-    // Every other message is judged by its seq alone, as the spec's rules say.
+    // Every other message is judged by its seq alone, as the contract's wire rule says.
     if (seq <= last) return;
     if (seq > last + 1) {
       await this.get(t);

@@ -63,7 +63,7 @@ describe('REST SDK against the running server', () => {
     const ids: number[] = [];
     for (let i = 0; i < 7; i++) ids.push((await api.POST('/v2/orders', { body: {} })).data!.id);
     const seen: number[] = [];
-    for await (const o of allOrders(api, 3)) seen.push(o.id);
+    for await (const o of allOrders(api, { limit: 3 })) seen.push(o.id);
     expect(seen).toEqual(ids);
   });
 });

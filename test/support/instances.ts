@@ -82,6 +82,8 @@ export function pgSchema(): { schema: string; drop(): Promise<void> } {
 
 export interface Instance extends StreamTarget {
   child: ChildProcess;
+  /** The operator listener's base URL (METRICS_PORT=0: any free port), from the banner. */
+  metricsUrl: string;
   /** Everything the process wrote on stderr (logs at LOG_LEVEL=warn). */
   stderr: string[];
   /** Resolves with the exit code. */
@@ -100,13 +102,14 @@ export async function startInstance(env: Record<string, string>): Promise<Instan
   const dataDir = mkdtempSync(join(tmpdir(), 'orderline-mi-'));
   const child = spawn(process.execPath, ['--require', 'tsx/cjs', join(root, 'src/main.ts')], {
     cwd: root,
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, HOST: '127.0.0.1', PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'warn', DEMO: '1', ...env },
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, HOST: '127.0.0.1', PORT: String(port), METRICS_PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'warn', DEMO: '1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.add(child);
   const done = exited(child).then((code) => (children.delete(child), rmSync(dataDir, { recursive: true, force: true }), code));
   const stderr: string[] = [];
   child.stderr.on('data', (d: Buffer) => stderr.push(String(d)));
+  let metricsUrl = '';
   await new Promise<void>((resolve, reject) => {
     let out = '';
     // A hang guard, not a timing check: generous, since a loaded machine starts tsx processes slowly.
@@ -114,6 +117,7 @@ export async function startInstance(env: Record<string, string>): Promise<Instan
     child.stdout.on('data', (d: Buffer) => {
       out += String(d);
       if (/orderline listening on /.test(out) && out.includes('\n\n')) {
+        metricsUrl = /metrics \(operators only[^)]*\): (http:\/\/\S+)\/metrics/.exec(out)?.[1] ?? '';
         clearTimeout(timer);
         resolve();
       }
@@ -128,6 +132,7 @@ export async function startInstance(env: Record<string, string>): Promise<Instan
   const url = `http://127.0.0.1:${port}`;
   return {
     url,
+    metricsUrl,
     child,
     stderr,
     exited: done,

@@ -41,13 +41,19 @@ async function openTestStore(dir: string): Promise<{ store: Store; drop: () => P
   };
 }
 import { Metrics } from '../../src/http';
-import type { AuthCache } from '../../src/http';
+import type { AuthCache, FieldReadTally } from '../../src/http';
 import type { Realtime } from '../../src/realtime';
 
 export interface TestServer {
   url: string;
   store: Store;
   metrics: Metrics;
+  /** The operator listener's base URL (its own server, as METRICS_PORT serves it): `${metricsUrl}/metrics`. */
+  metricsUrl: string;
+  /** GET of the operator listener's /metrics: the exposition text (throws unless 200). */
+  scrape(): Promise<string>;
+  /** Deprecated-field reads per account (flush explicitly: no timer runs in tests). */
+  fieldReads: FieldReadTally;
   authCache: AuthCache;
   dir: string;
   alice: { account: Account; token: string };
@@ -83,16 +89,34 @@ export async function startTestServer(env: Record<string, string> = {}, deps: Pi
   const alice = await mk('alice');
   const bob = await mk('bob');
   const shared: Shared = await openShared(config, new Metrics(), () => undefined);
-  const { listener, app, metrics, authCache, realtime } = make({ config, store, logger: pino({ level: 'silent' }), bus: shared.bus, registry: shared.registry, buckets: shared.buckets, ...deps });
+  const { listener, metricsListener, fieldReads, app, metrics, authCache, realtime } = make({
+    config,
+    store,
+    logger: pino({ level: 'silent' }),
+    bus: shared.bus,
+    registry: shared.registry,
+    buckets: shared.buckets,
+    ...deps,
+  });
   const server: Server = createServer(listener);
   realtime.attach(server);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const port = (server.address() as { port: number }).port;
   const url = `http://127.0.0.1:${port}`;
+  const operator: Server = createServer(metricsListener);
+  await new Promise<void>((r) => operator.listen(0, '127.0.0.1', r));
+  const metricsUrl = `http://127.0.0.1:${(operator.address() as { port: number }).port}`;
   return {
     url,
     store,
     metrics,
+    metricsUrl,
+    async scrape() {
+      const res = await fetch(`${metricsUrl}/metrics`, { headers: config.metrics.token ? { authorization: `Bearer ${config.metrics.token}` } : {} });
+      if (res.status !== 200) throw new Error(`scrape: ${res.status} ${await res.text()}`);
+      return res.text();
+    },
+    fieldReads,
     authCache,
     dir,
     alice,
@@ -112,6 +136,8 @@ export async function startTestServer(env: Record<string, string> = {}, deps: Pi
       realtime.close();
       server.closeAllConnections();
       await new Promise<void>((r) => server.close(() => r()));
+      operator.closeAllConnections();
+      await new Promise<void>((r) => operator.close(() => r()));
       await store.close();
       await shared.bus.close();
       await drop();

@@ -9,11 +9,11 @@ import { join } from 'node:path';
 const root = join(__dirname, '../..');
 
 /** Resolves once the banner is out; `token` only on a first start (a restart mints none: the demo policy). */
-export function startServerProcess(dataDir: string, preload: string[] = []): Promise<{ child: ChildProcess; url: string; token: string | undefined }> {
+export function startServerProcess(dataDir: string, preload: string[] = [], env: Record<string, string> = {}): Promise<{ child: ChildProcess; url: string; token: string | undefined }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--require', 'tsx/cjs', ...preload.flatMap((p) => ['--require', p]), join(root, 'src/main.ts')], {
       cwd: root,
-      env: { ...process.env, PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'silent' },
+      env: { ...process.env, PORT: '0', METRICS_PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...env },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     let out = '';

@@ -15,7 +15,8 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        options?: never;
+        /** The methods of this path; the CORS preflight */
+        options: operations["optionsAsyncapiYaml"];
         head?: never;
         patch?: never;
         trace?: never;
@@ -35,7 +36,8 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        options?: never;
+        /** The methods of this path; the CORS preflight */
+        options: operations["optionsDocs"];
         head?: never;
         patch?: never;
         trace?: never;
@@ -55,7 +57,8 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        options?: never;
+        /** The methods of this path; the CORS preflight */
+        options: operations["optionsDocsGraphql"];
         head?: never;
         patch?: never;
         trace?: never;
@@ -75,7 +78,8 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        options?: never;
+        /** The methods of this path; the CORS preflight */
+        options: operations["optionsDocsRealtime"];
         head?: never;
         patch?: never;
         trace?: never;
@@ -95,7 +99,8 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        options?: never;
+        /** The methods of this path; the CORS preflight */
+        options: operations["optionsDocsRedocStandaloneJs"];
         head?: never;
         patch?: never;
         trace?: never;
@@ -112,24 +117,8 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/metrics": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Prometheus metrics */
-        get: operations["getMetrics"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
+        /** The methods of this path; the CORS preflight */
+        options: operations["optionsHealthz"];
         head?: never;
         patch?: never;
         trace?: never;
@@ -149,7 +138,8 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        options?: never;
+        /** The methods of this path; the CORS preflight */
+        options: operations["optionsOpenapiJson"];
         head?: never;
         patch?: never;
         trace?: never;
@@ -169,7 +159,8 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        options?: never;
+        /** The methods of this path; the CORS preflight */
+        options: operations["optionsOpenapiYaml"];
         head?: never;
         patch?: never;
         trace?: never;
@@ -193,7 +184,8 @@ export interface paths {
          */
         post: operations["createOrder"];
         delete?: never;
-        options?: never;
+        /** The methods of this path; the CORS preflight */
+        options: operations["optionsOrders"];
         head?: never;
         patch?: never;
         trace?: never;
@@ -220,7 +212,8 @@ export interface paths {
         put: operations["replaceOrder"];
         post?: never;
         delete?: never;
-        options?: never;
+        /** The methods of this path; the CORS preflight */
+        options: operations["optionsOrdersOrderId"];
         /** GET's headers without the body (version negotiated: `Accept` vendor type, `Api-Version`, account pin, newest) */
         head: operations["headOrder"];
         /**
@@ -248,7 +241,8 @@ export interface paths {
          */
         post: operations["cancelOrder"];
         delete?: never;
-        options?: never;
+        /** The methods of this path; the CORS preflight */
+        options: operations["optionsOrdersOrderIdCancel"];
         head?: never;
         patch?: never;
         trace?: never;
@@ -265,7 +259,8 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        options?: never;
+        /** The methods of this path; the CORS preflight */
+        options: operations["optionsReadyz"];
         head?: never;
         patch?: never;
         trace?: never;
@@ -285,7 +280,8 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        options?: never;
+        /** The methods of this path; the CORS preflight */
+        options: operations["optionsSchemaGraphql"];
         head?: never;
         patch?: never;
         trace?: never;
@@ -309,7 +305,8 @@ export interface paths {
          */
         post: operations["createOrderV1"];
         delete?: never;
-        options?: never;
+        /** The methods of this path; the CORS preflight */
+        options: operations["optionsV1Orders"];
         head?: never;
         patch?: never;
         trace?: never;
@@ -336,7 +333,8 @@ export interface paths {
         put: operations["replaceOrderV1"];
         post?: never;
         delete?: never;
-        options?: never;
+        /** The methods of this path; the CORS preflight */
+        options: operations["optionsV1OrdersOrderId"];
         /** GET's headers without the body (version 1, deprecated field `discount_code`) */
         head: operations["headOrderV1"];
         /**
@@ -364,7 +362,8 @@ export interface paths {
          */
         post: operations["cancelOrderV1"];
         delete?: never;
-        options?: never;
+        /** The methods of this path; the CORS preflight */
+        options: operations["optionsV1OrdersOrderIdCancel"];
         head?: never;
         patch?: never;
         trace?: never;
@@ -388,7 +387,8 @@ export interface paths {
          */
         post: operations["createOrderV2"];
         delete?: never;
-        options?: never;
+        /** The methods of this path; the CORS preflight */
+        options: operations["optionsV2Orders"];
         head?: never;
         patch?: never;
         trace?: never;
@@ -415,7 +415,8 @@ export interface paths {
         put: operations["replaceOrderV2"];
         post?: never;
         delete?: never;
-        options?: never;
+        /** The methods of this path; the CORS preflight */
+        options: operations["optionsV2OrdersOrderId"];
         /** GET's headers without the body (version 2) */
         head: operations["headOrderV2"];
         /**
@@ -443,7 +444,8 @@ export interface paths {
          */
         post: operations["cancelOrderV2"];
         delete?: never;
-        options?: never;
+        /** The methods of this path; the CORS preflight */
+        options: operations["optionsV2OrdersOrderIdCancel"];
         head?: never;
         patch?: never;
         trace?: never;
@@ -452,7 +454,7 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
-        /** @description ISO 4217 code; EUR when not given on create. */
+        /** @description ISO 4217 code; EUR when not given on create. `x-extensible-enum` lists common codes (for client autocompletion); any ISO 4217 code is accepted. */
         Currency: string;
         Discount: {
             code: string;
@@ -489,22 +491,22 @@ export interface components {
             sku: string;
             unit_price_cents: number;
         };
+        /** @description `self`, and `cancel` while the order can be cancelled (pending, paid). */
         OrderLinks: {
-            /** @description Present while the order can be cancelled (pending, paid). */
             cancel?: components["schemas"]["Link"];
             self: components["schemas"]["Link"];
         };
         OrderListV1: {
+            /** @description `self`, and `next` only when more orders exist. */
             _links: {
-                /** @description Present only when more orders exist. */
                 next?: components["schemas"]["Link"];
                 self: components["schemas"]["Link"];
             };
             orders: components["schemas"]["OrderV1"][];
         };
         OrderListV2: {
+            /** @description `self`, and `next` only when more orders exist. */
             _links: {
-                /** @description Present only when more orders exist. */
                 next?: components["schemas"]["Link"];
                 self: components["schemas"]["Link"];
             };
@@ -558,7 +560,7 @@ export interface components {
             currency: components["schemas"]["Currency"];
             /**
              * @deprecated
-             * @description Deprecated: use `discount` (version 2). Sunset 2027-06-30. Read volume is counted per account in /metrics (`orderline_deprecated_field_reads_total`).
+             * @description Deprecated: use `discount` (version 2). Sunset 2027-06-30. Read volume is counted per account by the operators.
              */
             discount_code: string | null;
             id: number;
@@ -587,7 +589,7 @@ export interface components {
         };
         /** @description RFC 9457 problem details; extension members may be added. */
         Problem: {
-            /** @description Stable machine-readable code, e.g. NOT_FOUND, PRECONDITION_FAILED. */
+            /** @description Stable machine-readable code, e.g. NOT_FOUND, PRECONDITION_FAILED. The codes sent today are listed in `x-extensible-enum`; clients must accept codes added later. */
             code: string;
             detail?: string;
             errors?: {
@@ -761,6 +763,26 @@ export interface components {
             };
             content?: never;
         };
+        /** @description Every path answers OPTIONS by this one rule (RFC 9110 9.3.7), before authentication: 204, no body, `Allow` listing the path's methods (HEAD wherever GET is, and OPTIONS). CORS applies as to any request: from an origin `CORS_ORIGINS` lists, a preflight (with `Access-Control-Request-Method`) gets `Access-Control-Allow-Origin`, `-Allow-Methods`, `-Allow-Headers` and `-Max-Age`, and any other OPTIONS gets `Access-Control-Allow-Origin`, `-Expose-Headers` and `Vary: Origin`; from any other origin none of them (the browser refuses). */
+        Options: {
+            headers: {
+                /** @description `Authorization,If-Match,If-None-Match,Content-Type,Api-Version,Last-Event-ID,Idempotency-Key` (preflight only). */
+                "Access-Control-Allow-Headers"?: string;
+                /** @description `GET,HEAD,POST,PUT,PATCH,DELETE` (preflight only). */
+                "Access-Control-Allow-Methods"?: string;
+                /** @description The requesting origin, or `*` when `CORS_ORIGINS` is `*`; only for an origin it lists. */
+                "Access-Control-Allow-Origin"?: string;
+                /** @description `ETag,Location,Retry-After,Sunset,Deprecation,Link,Api-Version` (not on a preflight). */
+                "Access-Control-Expose-Headers"?: string;
+                /** @description Seconds a browser may reuse the preflight answer (preflight only). */
+                "Access-Control-Max-Age"?: number;
+                Allow: components["headers"]["Allow"];
+                /** @description `Origin` (not on a preflight). */
+                Vary?: string;
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
     };
     parameters: {
         /** @description `application/json`, `application/vnd.orderline.order+json; version=<n>` (orders) or `application/vnd.orderline.order-list+json; version=<n>` (collections); `v` is a synonym of `version`. No acceptable type: 406. */
@@ -844,6 +866,19 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModifiedPublic"];
+            400: components["responses"]["E400"];
+        };
+    };
+    optionsAsyncapiYaml: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
         };
     };
     getDocs: {
@@ -878,6 +913,19 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["E400"];
+        };
+    };
+    optionsDocs: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
         };
     };
     getGraphqlDocs: {
@@ -904,6 +952,19 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModifiedPublic"];
+            400: components["responses"]["E400"];
+        };
+    };
+    optionsDocsGraphql: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
         };
     };
     getRealtimeDocs: {
@@ -930,6 +991,19 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModifiedPublic"];
+            400: components["responses"]["E400"];
+        };
+    };
+    optionsDocsRealtime: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
         };
     };
     getDocsScript: {
@@ -956,6 +1030,19 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModifiedPublic"];
+            400: components["responses"]["E400"];
+        };
+    };
+    optionsDocsRedocStandaloneJs: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
         };
     };
     getHealth: {
@@ -978,7 +1065,7 @@ export interface operations {
             };
         };
     };
-    getMetrics: {
+    optionsHealthz: {
         parameters: {
             query?: never;
             header?: never;
@@ -987,15 +1074,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Prometheus text exposition format. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/plain": string;
-                };
-            };
+            204: components["responses"]["Options"];
         };
     };
     getOpenApiJson: {
@@ -1018,10 +1097,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": string;
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
                 };
             };
             304: components["responses"]["NotModifiedPublic"];
+            400: components["responses"]["E400"];
+        };
+    };
+    optionsOpenapiJson: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
         };
     };
     getOpenApiYaml: {
@@ -1048,6 +1142,19 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModifiedPublic"];
+            400: components["responses"]["E400"];
+        };
+    };
+    optionsOpenapiYaml: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
         };
     };
     listOrders: {
@@ -1141,6 +1248,18 @@ export interface operations {
             415: components["responses"]["E415"];
             422: components["responses"]["E422"];
             429: components["responses"]["E429"];
+        };
+    };
+    optionsOrders: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
         };
     };
     getOrder: {
@@ -1243,6 +1362,21 @@ export interface operations {
             415: components["responses"]["E415"];
             428: components["responses"]["E428"];
             429: components["responses"]["E429"];
+        };
+    };
+    optionsOrdersOrderId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The order's id. Another account's order is 404. */
+                orderId: components["parameters"]["OrderId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
         };
     };
     headOrder: {
@@ -1394,6 +1528,21 @@ export interface operations {
             429: components["responses"]["E429"];
         };
     };
+    optionsOrdersOrderIdCancel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The order's id. Another account's order is 404. */
+                orderId: components["parameters"]["OrderId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
+        };
+    };
     getReady: {
         parameters: {
             query?: never;
@@ -1424,6 +1573,18 @@ export interface operations {
             };
         };
     };
+    optionsReadyz: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
+        };
+    };
     getGraphqlSchema: {
         parameters: {
             query?: never;
@@ -1448,6 +1609,19 @@ export interface operations {
                 };
             };
             304: components["responses"]["NotModifiedPublic"];
+            400: components["responses"]["E400"];
+        };
+    };
+    optionsSchemaGraphql: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
         };
     };
     listOrdersV1: {
@@ -1534,6 +1708,18 @@ export interface operations {
             415: components["responses"]["E415"];
             422: components["responses"]["E422"];
             429: components["responses"]["E429"];
+        };
+    };
+    optionsV1Orders: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
         };
     };
     getOrderV1: {
@@ -1629,6 +1815,21 @@ export interface operations {
             415: components["responses"]["E415"];
             428: components["responses"]["E428"];
             429: components["responses"]["E429"];
+        };
+    };
+    optionsV1OrdersOrderId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The order's id. Another account's order is 404. */
+                orderId: components["parameters"]["OrderId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
         };
     };
     headOrderV1: {
@@ -1772,6 +1973,21 @@ export interface operations {
             429: components["responses"]["E429"];
         };
     };
+    optionsV1OrdersOrderIdCancel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The order's id. Another account's order is 404. */
+                orderId: components["parameters"]["OrderId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
+        };
+    };
     listOrdersV2: {
         parameters: {
             query?: {
@@ -1850,6 +2066,18 @@ export interface operations {
             415: components["responses"]["E415"];
             422: components["responses"]["E422"];
             429: components["responses"]["E429"];
+        };
+    };
+    optionsV2Orders: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
         };
     };
     getOrderV2: {
@@ -1939,6 +2167,21 @@ export interface operations {
             415: components["responses"]["E415"];
             428: components["responses"]["E428"];
             429: components["responses"]["E429"];
+        };
+    };
+    optionsV2OrdersOrderId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The order's id. Another account's order is 404. */
+                orderId: components["parameters"]["OrderId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
         };
     };
     headOrderV2: {
@@ -2073,4 +2316,26 @@ export interface operations {
             429: components["responses"]["E429"];
         };
     };
+    optionsV2OrdersOrderIdCancel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The order's id. Another account's order is 404. */
+                orderId: components["parameters"]["OrderId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
+        };
+    };
 }
+
+/** Open set (`x-extensible-enum` of Currency): the known values autocomplete; clients must accept others. */
+export type Currency = "EUR" | "USD" | "GBP" | "CHF" | "JPY" | "CAD" | "AUD" | "SEK" | "NOK" | "DKK" | "PLN" | (string & {});
+/** Open set (`x-extensible-enum` of OrderStatus): the known values autocomplete; clients must accept others. */
+export type OrderStatus = "pending" | "paid" | "shipped" | "delivered" | "cancelled" | (string & {});
+/** Open set (`x-extensible-enum` of Problem.code): the known values autocomplete; clients must accept others. */
+export type ProblemCode = "BAD_REQUEST" | "VALIDATION_FAILED" | "BAD_CURSOR" | "UNAUTHORIZED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "NOT_ACCEPTABLE" | "CONFLICT" | "IDEMPOTENCY_KEY_IN_USE" | "PRECONDITION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "IDEMPOTENCY_KEY_REUSED" | "PRECONDITION_REQUIRED" | "RATE_LIMITED" | "SERVICE_UNAVAILABLE" | "INTERNAL" | (string & {});

@@ -103,10 +103,29 @@ async function main(): Promise<void> {
   assert.strictEqual(final.note, 'theirs|ours');
   summary['update'] = { patchStatuses: patches, changeCalls: reapplied, note: final.note };
 
+  // 2b. One error type: a missing order is an OrderlineError with status, code and request id; an aborted create fails at once.
+  try {
+    await api.GET('/v2/orders/{orderId}', { params: { path: { orderId: 999_999_999 } } });
+    assert.fail('a missing order was found');
+  } catch (err) {
+    assert.ok(err instanceof sdk.OrderlineError);
+    assert.deepStrictEqual([err.status, err.code, typeof err.requestId], [404, 'NOT_FOUND', 'string']);
+  }
+  const aborted = new AbortController();
+  aborted.abort();
+  const sentBefore = wire.length;
+  const abortError = await api.POST('/v2/orders', { body: {}, signal: aborted.signal }).then(
+    () => undefined,
+    (err: unknown) => err,
+  );
+  assert.strictEqual((abortError as Error).name, 'AbortError');
+  assert.strictEqual(wire.length, sentBefore, 'an aborted create was sent (or retried)');
+  summary['errors'] = { notFound: 404, aborted: (abortError as Error).name };
+
   // 3. Page through all orders over _links.next.
   for (let i = 0; i < 5; i++) await api.POST('/v2/orders', { body: {} });
   const ids: number[] = [];
-  for await (const order of sdk.allOrders(api, 2)) ids.push(order.id);
+  for await (const order of sdk.allOrders(api, { limit: 2 })) ids.push(order.id);
   assert.strictEqual(new Set(ids).size, ids.length, 'an order came twice');
   assert.ok(ids.includes(id) && ids.length >= 6, `paged ${ids.length} orders`);
   summary['pages'] = { orders: ids.length, pages: wire.filter((w) => w.method === 'GET' && /\/v2\/orders\?/.test(w.url)).length };

@@ -13,6 +13,7 @@ import { dirname, join } from 'node:path';
 import YAML from 'yaml';
 import { evaluate } from '../conditional';
 import type { OperationHandlers } from './operations';
+import { serialized } from './representationCache';
 
 /** The same bytes for everyone: a shared cache may keep them for five minutes (RFC 9111 5.2.2). */
 export const REFERENCE_CACHE_CONTROL = 'public, max-age=300';
@@ -40,11 +41,24 @@ function served<T extends string>(body: string, contentType: T): Served<T> {
   return { body, contentType, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"` };
 }
 
+/** A JSON document served as its value (the contract's type), its text written once (respond.ts reads `serialized`). */
+function servedJson(value: Record<string, unknown>): Served<'application/json'> & { value: Record<string, unknown> } {
+  const text = `${JSON.stringify(value, null, 2)}\n`;
+  serialized.set(value, text);
+  return { ...served(text, 'application/json'), value };
+}
+
 function answer<T extends string>(file: Served<T>, ifNoneMatch: string | undefined) {
   const headers = { ETag: file.etag, 'Cache-Control': REFERENCE_CACHE_CONTROL };
   const outcome = evaluate({ method: 'GET', ifNoneMatch, current: { selected: file.etag, all: [file.etag] } });
   if (outcome === 'not_modified') return { status: 304 as const, headers };
   return { status: 200 as const, headers, contentType: file.contentType, body: file.body };
+}
+
+/** `answer` for a JSON document: the same statuses and headers, the body as its value. */
+function answerJson(file: ReturnType<typeof servedJson>, ifNoneMatch: string | undefined) {
+  const a = answer(file, ifNoneMatch);
+  return a.status === 304 ? a : { ...a, body: file.value };
 }
 
 function load(root: string) {
@@ -56,7 +70,7 @@ function load(root: string) {
     graphql: served(read('generated/docs/graphql.html'), 'text/html'),
     script: served(read('generated/docs/redoc.standalone.js'), 'text/javascript'),
     openapiYaml: served(openapi, 'application/yaml'),
-    openapiJson: served(`${JSON.stringify(YAML.parse(openapi), null, 2)}\n`, 'application/json'),
+    openapiJson: servedJson(YAML.parse(openapi) as Record<string, unknown>),
     asyncapiYaml: served(read('contracts/asyncapi.yaml'), 'application/yaml'),
     schema: served(read('contracts/schema.graphql'), 'text/plain'),
   };
@@ -74,7 +88,7 @@ export function docsHandlers(root: string = projectRoot()): Pick<OperationHandle
     getGraphqlDocs: async (req) => answer(f.graphql, req.headers['If-None-Match']),
     getDocsScript: async (req) => answer(f.script, req.headers['If-None-Match']),
     getOpenApiYaml: async (req) => answer(f.openapiYaml, req.headers['If-None-Match']),
-    getOpenApiJson: async (req) => answer(f.openapiJson, req.headers['If-None-Match']),
+    getOpenApiJson: async (req) => answerJson(f.openapiJson, req.headers['If-None-Match']),
     getAsyncApiYaml: async (req) => answer(f.asyncapiYaml, req.headers['If-None-Match']),
     getGraphqlSchema: async (req) => answer(f.schema, req.headers['If-None-Match']),
   };

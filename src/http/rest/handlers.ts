@@ -13,7 +13,7 @@ import { evaluate, parseTagCondition } from '../conditional';
 import { negotiate, VENDOR, type Family, type Negotiated } from './negotiate';
 import { versionOf } from '../mediaType';
 import { problem, PROBLEM_MEDIA_TYPE, PROBLEMS, type ProblemCode, type Problem } from '../problem';
-import type { Metrics } from '../metrics';
+import type { FieldReadTally } from '../fieldReads';
 import type { Account, OrderEvent, OrderRecord, Store } from '../../store';
 import { hasSyncRevisions } from '../../store';
 import { createFields, decideWrite, decodeCursor, encodeCursor, toV1, toV2, VERSIONS, type ApiVersion, type OrderV1, type OrderV2, type CreateIntent, type WriteIntent, type WriteKind } from '../../orders';
@@ -24,7 +24,8 @@ import { RepresentationCache, serialized } from './representationCache';
 
 export interface OrderDeps {
   store: Store;
-  metrics: Metrics;
+  /** Counts responses carrying a deprecated field, per account (spec 9.4). */
+  fieldReads: FieldReadTally;
   /** Called after each committed write with its event (the realtime hub listens here). */
   onEvent?: (event: OrderEvent) => void;
   /** The order read's decision and representation cache, . */
@@ -183,7 +184,7 @@ export interface OrderReads {
  * decides a 304 and finds a cached 200; only a representation not yet cached reads and
  * maps the row.
  */
-export function orderReads({ store, metrics }: Pick<OrderDeps, 'store' | 'metrics'>): OrderReads {
+export function orderReads({ store, fieldReads }: Pick<OrderDeps, 'store' | 'fieldReads'>): OrderReads {
   // Weighed by its JSON text (2 bytes per UTF-16 unit) plus headers and key, roughly.
   const cache = new RepresentationCache<CachedRead>(undefined, (e, key) => 512 + 2 * (key.length + e.json.length));
 
@@ -225,7 +226,7 @@ export function orderReads({ store, metrics }: Pick<OrderDeps, 'store' | 'metric
       return store.orderRevision(account.id, q.orderId).then((revision) => afterRevision(account, q, revision));
     },
     served(account, version) {
-      if (version === 1) metrics.deprecatedReads.inc({ account: account.name, field: 'discount_code' });
+      if (version === 1) fieldReads.record(account, 'discount_code');
     },
   };
 }
@@ -233,7 +234,7 @@ export function orderReads({ store, metrics }: Pick<OrderDeps, 'store' | 'metric
 const baseOf = (pathVersion: ApiVersion | null) => (pathVersion ? `/v${pathVersion}/orders` : '/orders');
 
 export function orderHandlers(deps: OrderDeps): Pick<OperationHandlers, OrderFamilies> {
-  const { store, metrics } = deps;
+  const { store, fieldReads } = deps;
 
   function select(req: OrderRequest, ctx: AccountContext, family: Family): Negotiated {
     return negotiate({
@@ -246,7 +247,7 @@ export function orderHandlers(deps: OrderDeps): Pick<OperationHandlers, OrderFam
   }
 
   function headersFor(ctx: AccountContext, version: ApiVersion): ListHeaders {
-    if (version === 1) metrics.deprecatedReads.inc({ account: ctx.account.name, field: 'discount_code' });
+    if (version === 1) fieldReads.record(ctx.account, 'discount_code');
     return { ...deprecationHeaders(version), 'Cache-Control': CACHE_CONTROL, Vary: VARY, 'Api-Version': String(version) };
   }
 
@@ -315,7 +316,7 @@ export function orderHandlers(deps: OrderDeps): Pick<OperationHandlers, OrderFam
         // RFC 9110 13.2.2: If-Match, then If-None-Match (`*` or a current tag: 412).
         const outcome = evaluate({ method: 'PUT', ifMatch, ifNoneMatch, current: { selected: etagOf(current, version, false), all: allTags(current) } });
         if (outcome !== 'proceed') return { apply: false, reason: 'precondition_failed' };
-        // A write that passed If-None-Match alone still needs If-Match (lost updates, invariant 2).
+        // A write that passed If-None-Match alone still needs If-Match (no lost updates).
         if (ifMatch === undefined) return { apply: false, reason: 'precondition_required' };
         const decision = decideWrite(current, checked.intent);
         if (decision.apply) return decision;

@@ -3,7 +3,7 @@
  * order, health and docs handlers and bound to the generated route table.
  */
 import type { OrderEvent, Store } from '../../store';
-import type { Metrics } from '../metrics';
+import type { FieldReadTally } from '../fieldReads';
 import { bindRoutes, type OperationHandlers } from './operations';
 import { docsHandlers } from './docs';
 import { healthHandlers, type Probe } from './health';
@@ -14,7 +14,8 @@ export { orderReads, type OrderReads } from './handlers';
 
 export interface RestDeps {
   store: Store;
-  metrics: Metrics;
+  /** Counts responses carrying a deprecated field, per account (spec 9.4). */
+  fieldReads: FieldReadTally;
   /** Readiness probes of /readyz, by dependency name. */
   probes: Record<string, Probe>;
   /** Called after each committed write with its event (the realtime hub listens here). */
@@ -29,8 +30,8 @@ export interface RestDeps {
 /** Every operation of the contract, bound: a missing or mistyped handler fails `npm run typecheck`. */
 export function restOperations(deps: RestDeps) {
   const handlers: OperationHandlers = {
-    ...healthHandlers({ metrics: deps.metrics, probes: deps.probes }),
-    ...orderHandlers({ store: deps.store, metrics: deps.metrics, onEvent: deps.onEvent, reads: deps.reads }),
+    ...healthHandlers({ probes: deps.probes }),
+    ...orderHandlers({ store: deps.store, fieldReads: deps.fieldReads, onEvent: deps.onEvent, reads: deps.reads }),
     ...docsHandlers(),
   };
   return bindRoutes(handlers, { bodyLimit: deps.bodyLimit, idempotency: { store: deps.store, ttlMs: deps.idempotencyTtlMs } });

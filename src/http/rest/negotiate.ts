@@ -1,5 +1,5 @@
 /**
- * Content negotiation and version selection (spec 9.2-9.3).
+ * Content negotiation and version selection.
  *
  * Selection order: URL `/v<n>/`, then the vendor media type's `version` (or `v`)
  * parameter in Accept, then the `Api-Version` header, then the account's pinned

@@ -34,12 +34,13 @@ export interface AccountContext extends HandlerContext {
 export type OperationHandlers = Handlers<HandlerContext, AccountContext>;
 
 /** The generated binding's report of a request the contract refuses: a 400 problem, as the operation's response. */
-const invalid: Invalid = (where, errors) =>
-  Promise.resolve({
-    status: 400,
-    contentType: PROBLEM_MEDIA_TYPE,
-    body: problem('VALIDATION_FAILED', where === 'body' ? 'Invalid request body' : `Invalid ${where} parameter`, { errors: fieldErrors(where, errors) }),
-  });
+const invalid: Invalid = (where, errors) => {
+  const listed = fieldErrors(where, errors);
+  // A parameter is named in the detail too (`Invalid header parameter If-Match`): its pointer is `header:If-Match`.
+  const names = [...new Set(listed.map((e) => e.pointer.slice(where.length + 1)).filter((n) => n !== ''))];
+  const detail = where === 'body' ? 'Invalid request body' : `Invalid ${where} parameter${names.length > 0 ? ` ${names.join(', ')}` : ''}`;
+  return Promise.resolve({ status: 400, contentType: PROBLEM_MEDIA_TYPE, body: problem('VALIDATION_FAILED', detail, { errors: listed }) });
+};
 
 /**
  * The contract key of a request media type: the base type, plus `; version=N` when a

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Pool } from 'pg';
 import { runAccountsContract } from '../ports/accounts.contract';
+import { runFieldReadCountsContract } from '../ports/fieldReadCounts.contract';
 import { runIdempotencyKeysContract } from '../ports/idempotencyKeys.contract';
 import { runLifecycleContract } from '../ports/lifecycle.contract';
 import { runOrdersContract } from '../ports/orders.contract';
@@ -13,6 +14,7 @@ import type { OrderFields, OrderRecord, Store } from '../store';
 import { StoreInputError } from '../errors';
 import { SqliteStore, MAX_BATCH as SQLITE_MAX_BATCH, MAX_ROWS as SQLITE_MAX_ROWS } from '../sqlite/SqliteStore';
 import { MAX_BATCH, MAX_ROWS, PostgresStore, openPostgresStore } from './PostgresStore';
+import { MIGRATIONS } from './migrations';
 
 // CI exports DATABASE_TEST_URL; the default is this repository's local setup (trust auth).
 // Never skipped: an unreachable server fails every test of this file, saying why.
@@ -73,6 +75,14 @@ runOrdersContract('PostgresStore', migrated);
 runSocialGraphContract('PostgresStore', migrated);
 // Two pools on one schema: two instances sharing the database.
 runIdempotencyKeysContract('PostgresStore (two pools on one schema)', async () => {
+  const a = new TestStore();
+  const b = new PostgresStore(URL, { schema: a.schemaName });
+  await a.migrate();
+  await b.migrate();
+  return { a, b, close: async () => void (await b.close(), await a.close()) };
+});
+
+runFieldReadCountsContract('PostgresStore (two pools on one schema)', async () => {
   const a = new TestStore();
   const b = new PostgresStore(URL, { schema: a.schemaName });
   await a.migrate();
@@ -150,7 +160,7 @@ describe('PostgresStore specifics', () => {
     const others = [1, 2, 3].map(() => new PostgresStore(URL, { schema: first.schemaName }));
     await Promise.all([first, ...others].map((s) => s.migrate()));
     const { rows } = await admin.query(`SELECT id FROM "${first.schemaName}".schema_migrations ORDER BY id`);
-    expect(rows.map((r) => r.id)).toEqual([1, 2]);
+    expect(rows.map((r) => r.id)).toEqual(MIGRATIONS.map((m) => m.id));
     await Promise.all(others.map((s) => s.migrate())); // and again, now with nothing to do
     for (const s of others) await s.close();
     await first.close();

@@ -6,7 +6,7 @@
  * where SQLite serializes with one file lock, this adapter uses PostgreSQL's own tools:
  * - a write locks its order row (`SELECT ... FOR UPDATE`) before `decide` reads it, so
  *   of N concurrent writes on any number of processes exactly one decides on each
- *   revision (invariant 2), and the event row commits with it (invariant 3);
+ *   revision (no lost update), and the event row commits with it (no change without its event);
  * - `migrate` and `seedDemo` run under a transaction-scoped advisory lock, so processes
  *   starting together apply each migration once and load the demo once;
  * - every batch read is one statement: the distinct parent ids as one array, and per
@@ -20,14 +20,34 @@
  * holds the ports' methods, each a few lines around one statement.
  */
 import { Pool, type PoolClient, type PoolConfig } from 'pg';
-import type { Account, Accounts, AppliedWrite, IdempotencyKeys, OrderEvent, OrderFields, OrderPage, OrderRecord, Orders, SocialGraph, StoreLifecycle, TokenInfo, WriteDecision, WriteResult } from '../store';
+import type {
+  Account,
+  Accounts,
+  AppliedWrite,
+  FieldReadCounts,
+  FieldReads,
+  FieldReadTotal,
+  IdempotencyKeys,
+  OrderEvent,
+  OrderFields,
+  OrderPage,
+  OrderRecord,
+  Orders,
+  SocialGraph,
+  StoreLifecycle,
+  TokenInfo,
+  WriteDecision,
+  WriteResult,
+} from '../store';
 import { MIGRATIONS } from './migrations';
 import { claimOn, completeOn, releaseOn, sweepOn, type Run } from './idempotency';
 import type { IdempotencyClaim, IdempotencyClaimRequest, IdempotentCompletion } from '../idempotency';
 import { GraphReads, MAX_BATCH, clampRows, toAccount, type AccountRow, type CommentRow, type GraphStatements, type PostRow, type UserRow } from '../rows';
 import { NOW, SQL, type Statement } from './sql';
 import { TYPES, columnsOf, storable, toEvent, toOrder, type EventRow, type OrderRow } from './parsers';
+import { mergeFieldReads } from '../fieldReads';
 import { DEMO_ACCOUNTS, DEMO_COMMENTS, DEMO_FRIENDS, DEMO_ORDERS, DEMO_POSTS, DEMO_USERS } from '../demo';
+import { unavailableOr } from './unavailable';
 
 export { MAX_BATCH, MAX_ROWS } from '../rows';
 export type { Statement } from './sql';
@@ -50,6 +70,9 @@ export interface PostgresStoreOptions {
    * discarded that connection and the next query opens a new one, so nothing needs
    * doing here but logging and counting it. Without it such errors are ignored (they
    * must be handled: an unhandled pool 'error' would crash the process).
+   * Also told of each statement that met an unreachable server: the statement rejects
+   * with `StoreUnavailableError` (./unavailable.ts decides which errors are that), and
+   * this hears the same error, so it can be counted and logged once, where it happened.
    */
   onError?: (err: Error) => void;
 }
@@ -69,9 +92,10 @@ function batch<K extends string | number>(ids: readonly K[], first: number): [K[
 
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 
-export class PostgresStore extends GraphReads<OrderRow> implements StoreLifecycle, Accounts, Orders, IdempotencyKeys, SocialGraph {
+export class PostgresStore extends GraphReads<OrderRow> implements StoreLifecycle, Accounts, Orders, IdempotencyKeys, SocialGraph, FieldReadCounts {
   private readonly pool: Pool;
   private readonly schema?: string;
+  private readonly onError: (err: Error) => void;
   private closed = false;
   /** Statements executed (transaction control not counted), so tests can prove batching: one query per GraphQL level. */
   queryCount = 0;
@@ -82,6 +106,7 @@ export class PostgresStore extends GraphReads<OrderRow> implements StoreLifecycl
     const { schema, max = 10, connectionTimeoutMillis = 5000, onError = () => {} } = options;
     if (schema !== undefined && !SCHEMA_NAME.test(schema)) throw new RangeError(`PostgresStore: schema must match ${SCHEMA_NAME}, got "${schema}"`);
     this.schema = schema;
+    this.onError = onError;
     const config: PoolConfig = { connectionString: url, max, connectionTimeoutMillis, types: TYPES };
     if (schema) config.options = `-c search_path=${schema}`;
     this.pool = new Pool(config);
@@ -90,17 +115,36 @@ export class PostgresStore extends GraphReads<OrderRow> implements StoreLifecycl
     this.pool.on('error', (err) => onError(err));
   }
 
+  /**
+   * The error a statement rejects with: an unreachable server becomes
+   * `StoreUnavailableError` (told to `onError` once: a transaction's statement and its
+   * `tx` both pass here), anything else is returned as it is.
+   */
+  private failure(err: unknown): unknown {
+    const out = unavailableOr(err);
+    if (out !== err && out instanceof Error) this.onError(out);
+    return out;
+  }
+
   /** Runs one named statement, counted. */
   private async q<R>(on: Pool | PoolClient, name: Statement, values: unknown[] = []): Promise<R[]> {
     this.queryCount++;
-    const res = await on.query({ name: `orderline_${name}`, text: SQL[name], values });
-    return res.rows as R[];
+    try {
+      const res = await on.query({ name: `orderline_${name}`, text: SQL[name], values });
+      return res.rows as R[];
+    } catch (err) {
+      throw this.failure(err);
+    }
   }
 
   /** Runs one ad hoc statement (migrations, locks), counted. */
   private async exec<R>(on: PoolClient, text: string, values: unknown[] = []): Promise<R[]> {
     this.queryCount++;
-    return (await on.query(text, values)).rows as R[];
+    try {
+      return (await on.query(text, values)).rows as R[];
+    } catch (err) {
+      throw this.failure(err);
+    }
   }
 
   /**
@@ -109,7 +153,12 @@ export class PostgresStore extends GraphReads<OrderRow> implements StoreLifecycl
    * returned to the pool in an unknown state.
    */
   private async tx<T>(fn: (c: PoolClient) => Promise<T>): Promise<T> {
-    const c = await this.pool.connect();
+    let c: PoolClient;
+    try {
+      c = await this.pool.connect();
+    } catch (err) {
+      throw this.failure(err);
+    }
     let broken: Error | undefined;
     try {
       await c.query('BEGIN');
@@ -118,7 +167,7 @@ export class PostgresStore extends GraphReads<OrderRow> implements StoreLifecycl
       return out;
     } catch (err) {
       await c.query('ROLLBACK').catch((e: Error) => (broken = e));
-      throw err;
+      throw this.failure(err);
     } finally {
       c.release(broken);
     }
@@ -226,8 +275,12 @@ export class PostgresStore extends GraphReads<OrderRow> implements StoreLifecycl
   async revokeToken(accountId: number, selector: string): Promise<boolean> {
     if (selector.includes('\u0000')) return false; // cannot be stored, so matches nothing
     this.queryCount++; // as q() counts, which returns rows and not the count this needs
-    const res = await this.pool.query({ name: 'orderline_deleteToken', text: SQL.deleteToken, values: [accountId, selector] });
-    return (res.rowCount ?? 0) > 0;
+    try {
+      const res = await this.pool.query({ name: 'orderline_deleteToken', text: SQL.deleteToken, values: [accountId, selector] });
+      return (res.rowCount ?? 0) > 0;
+    } catch (err) {
+      throw this.failure(err);
+    }
   }
 
   async setPinnedVersion(accountId: number, version: number | null): Promise<void> {
@@ -300,6 +353,16 @@ export class PostgresStore extends GraphReads<OrderRow> implements StoreLifecycl
       if (complete) await completeOn(this.runOn(c), accountId, complete, { order, event });
       return { ok: true, order, event };
     });
+  }
+
+  async addFieldReads(batch: readonly FieldReads[]): Promise<void> {
+    const entries = mergeFieldReads(batch);
+    if (entries.length === 0) return;
+    await this.q(this.pool, 'addFieldReads', [entries.map((e) => e.accountId), entries.map((e) => e.field), entries.map((e) => e.day), entries.map((e) => e.reads)]);
+  }
+
+  async fieldReadTotals(sinceDay: string, limit: number): Promise<FieldReadTotal[]> {
+    return this.q<FieldReadTotal>(this.pool, 'fieldReadTotals', [sinceDay, clampRows(limit)]);
   }
 
   async listOrders(accountId: number, after: number, limit: number): Promise<OrderPage> {

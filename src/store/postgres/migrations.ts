@@ -104,4 +104,18 @@ export const MIGRATIONS: readonly { id: number; name: string; sql: string }[] = 
       CREATE INDEX idempotency_keys_expiry ON idempotency_keys(expires_at);
     `,
   },
+  {
+    id: 3,
+    name: 'deprecated field reads per account and day',
+    // As SQLite's migration 4; `day` is a date here (an operator's SQL can use date arithmetic).
+    sql: `
+      CREATE TABLE field_reads (
+        account_id bigint NOT NULL REFERENCES accounts(id),
+        field text COLLATE "C" NOT NULL,
+        day date NOT NULL,
+        reads bigint NOT NULL,
+        PRIMARY KEY (account_id, field, day)
+      );
+    `,
+  },
 ];

@@ -61,5 +61,10 @@ export const SQL = {
   insertFriends: 'INSERT INTO friends (user_id, friend_id) SELECT * FROM unnest($1::text[], $2::text[]) ON CONFLICT DO NOTHING',
   insertPosts: 'INSERT INTO posts (id, author_id, title) SELECT * FROM unnest($1::text[], $2::text[], $3::text[])',
   insertComments: 'INSERT INTO comments (id, post_id, author_id, body) SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[])',
+  // One statement per batch (mergeFieldReads made its keys distinct): atomic, and concurrent batches add up under the row locks.
+  addFieldReads: `INSERT INTO field_reads (account_id, field, day, reads) SELECT * FROM unnest($1::bigint[], $2::text[], $3::date[], $4::bigint[])
+    ON CONFLICT (account_id, field, day) DO UPDATE SET reads = field_reads.reads + excluded.reads`,
+  fieldReadTotals: `SELECT a.name AS account, r.field, sum(r.reads)::bigint AS reads FROM field_reads r JOIN accounts a ON a.id = r.account_id
+    WHERE r.day >= $1::date GROUP BY a.name, r.field ORDER BY reads DESC, a.name COLLATE "C", r.field LIMIT $2`,
 } as const;
 export type Statement = keyof typeof SQL;

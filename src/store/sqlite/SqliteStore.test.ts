@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { runAccountsContract } from '../ports/accounts.contract';
+import { runFieldReadCountsContract } from '../ports/fieldReadCounts.contract';
 import { runIdempotencyKeysContract } from '../ports/idempotencyKeys.contract';
 import { runLifecycleContract } from '../ports/lifecycle.contract';
 import { runOrdersContract } from '../ports/orders.contract';
@@ -44,6 +45,7 @@ runOrdersContract('SqliteStore (file)', migrated);
 runSocialGraphContract('SqliteStore (file)', migrated);
 runIdempotencyKeysContract('SqliteStore (two handles on one file)', twoHandles);
 runSyncRevisionsContract('SqliteStore (two handles on one file)', twoHandles);
+runFieldReadCountsContract('SqliteStore (two handles on one file)', twoHandles);
 
 describe('SqliteStore specifics', () => {
   it('opens in WAL mode with synchronous FULL, foreign keys on and a busy timeout', async () => {

@@ -3,7 +3,7 @@
  * synchronous revision read (`SyncRevisions`) its synchronous driver makes possible.
  *
  * better-sqlite3 is synchronous: every statement blocks the event loop while it runs,
- * so every query here is bounded by an index and a LIMIT (spec 1.5), and statements
+ * so every query here is bounded by an index and a LIMIT, and statements
  * are prepared once, in `migrate()`, never per call. WAL keeps readers off the
  * writer's back; `busy_timeout` makes a second process (e.g. `npm run token` next to
  * the service) wait for the write lock instead of failing.
@@ -16,6 +16,9 @@ import type {
   Account,
   Accounts,
   AppliedWrite,
+  FieldReadCounts,
+  FieldReads,
+  FieldReadTotal,
   OrderEvent,
   IdempotencyKeys,
   Orders,
@@ -35,6 +38,7 @@ import type { IdempotencyClaim, IdempotencyClaimRequest, IdempotentCompletion } 
 import { GraphReads, MAX_BATCH, clampRows, toAccount, type GraphStatements } from '../rows';
 import { columnsOf, toEvent, toOrder, type BatchParams, type OrderRow } from './parsers';
 import { prepareStatements, type Statements } from './statements';
+import { mergeFieldReads } from '../fieldReads';
 import { DEMO_ACCOUNTS, DEMO_COMMENTS, DEMO_FRIENDS, DEMO_ORDERS, DEMO_POSTS, DEMO_USERS } from '../demo';
 
 export { MAX_BATCH, MAX_ROWS } from '../rows';
@@ -46,7 +50,7 @@ function batch(ids: readonly (string | number)[], first: number): BatchParams {
   return { ids: JSON.stringify(ids), first: per, cap: new Set(ids).size * per };
 }
 
-export class SqliteStore extends GraphReads<OrderRow> implements StoreLifecycle, Accounts, Orders, IdempotencyKeys, SocialGraph, SyncRevisions {
+export class SqliteStore extends GraphReads<OrderRow> implements StoreLifecycle, Accounts, Orders, IdempotencyKeys, SocialGraph, FieldReadCounts, SyncRevisions {
   private readonly db: Database.Database;
   /** Statements executed (every `run`/`get`/`all`), so tests can prove batching: one query per GraphQL level. */
   queryCount = 0;
@@ -63,7 +67,7 @@ export class SqliteStore extends GraphReads<OrderRow> implements StoreLifecycle,
   /**
    * @param file a path, or `':memory:'` (tests; no WAL there).
    * @param synchronous FULL (default) fsyncs the WAL on every commit: an acknowledged
-   *   write survives kill -9, an OS crash and a power loss (invariant 1). NORMAL, which
+   *   write survives kill -9, an OS crash and a power loss. NORMAL, which
    *   the service may choose via `SQLITE_SYNCHRONOUS`, still survives the process being
    *   killed (the commit is in the OS's cache) but may lose the last commits on power
    *   loss, for more write throughput (BENCHMARKS.md measures both).
@@ -261,6 +265,18 @@ export class SqliteStore extends GraphReads<OrderRow> implements StoreLifecycle,
 
   async sweepIdempotencyKeys(now: number, limit: number): Promise<number> {
     return this.idempotency.sweepExpired(now, limit);
+  }
+
+  async addFieldReads(batch: readonly FieldReads[]): Promise<void> {
+    const entries = mergeFieldReads(batch);
+    if (entries.length === 0) return;
+    this.inTransaction.immediate(() => {
+      for (const e of entries) this.run(() => this.statements.addFieldReads.run(e.accountId, e.field, e.day, e.reads));
+    });
+  }
+
+  async fieldReadTotals(sinceDay: string, limit: number): Promise<FieldReadTotal[]> {
+    return this.run(() => this.statements.fieldReadTotals.all(sinceDay, clampRows(limit)));
   }
 
   async listOrders(accountId: number, after: number, limit: number): Promise<OrderPage> {

@@ -107,4 +107,19 @@ export const MIGRATIONS: readonly { id: number; name: string; sql: string }[] = 
       CREATE INDEX idempotency_keys_expiry ON idempotency_keys(expires_at);
     `,
   },
+  {
+    id: 4,
+    name: 'deprecated field reads per account and day',
+    // Spec 9.4's read volume per client, flushed in batches (http/fieldReads.ts). `day` is
+    // the UTC date as YYYY-MM-DD text, which sorts and compares as dates do.
+    sql: `
+      CREATE TABLE field_reads (
+        account_id INTEGER NOT NULL REFERENCES accounts(id),
+        field TEXT NOT NULL,
+        day TEXT NOT NULL,
+        reads INTEGER NOT NULL,
+        PRIMARY KEY (account_id, field, day)
+      ) WITHOUT ROWID;
+    `,
+  },
 ];

@@ -86,6 +86,13 @@ export function prepareStatements(db: Database.Database) {
     insertFriend: db.prepare<[string, string]>('INSERT OR IGNORE INTO friends (user_id, friend_id) VALUES (?, ?)'),
     insertPost: db.prepare<[string, string, string]>('INSERT INTO posts (id, author_id, title) VALUES (?, ?, ?)'),
     insertComment: db.prepare<[string, string, string, string]>('INSERT INTO comments (id, post_id, author_id, body) VALUES (?, ?, ?, ?)'),
+    addFieldReads: db.prepare<[number, string, string, number]>(
+      'INSERT INTO field_reads (account_id, field, day, reads) VALUES (?, ?, ?, ?) ON CONFLICT (account_id, field, day) DO UPDATE SET reads = reads + excluded.reads',
+    ),
+    fieldReadTotals: db.prepare<[string, number], { account: string; field: string; reads: number }>(
+      `SELECT a.name AS account, r.field, sum(r.reads) AS reads FROM field_reads r JOIN accounts a ON a.id = r.account_id
+       WHERE r.day >= ? GROUP BY r.account_id, r.field ORDER BY reads DESC, a.name, r.field LIMIT ?`,
+    ),
   };
 }
 

@@ -47,7 +47,21 @@ function stringArb(s: Schema, o: GenOptions): fc.Arbitrary<string> {
   if (typeof s.pattern === 'string') {
     const re = new RegExp(s.pattern, 'u');
     const ordinary = fc.stringMatching(re, { size: 'small' }).filter(inBounds);
-    return fc.oneof({ arbitrary: ordinary, weight: 5 }, { arbitrary: fc.stringMatching(re, { size: 'medium' }).filter(inBounds), weight: 1 });
+    const arbs: fc.WeightedArbitrary<string>[] = [
+      { arbitrary: ordinary, weight: 5 },
+      { arbitrary: fc.stringMatching(re, { size: 'medium' }).filter(inBounds), weight: 1 },
+    ];
+    // The longest text the schema allows, of characters the pattern admits (a repeated one-character match).
+    const unit = fc.sample(fc.stringMatching(re, { size: 'xsmall' }), { numRuns: 40, seed: 1 }).find((x) => codePoints(x) === 1);
+    if (unit !== undefined && Number.isFinite(max) && max <= 4000 && re.test(unit.repeat(max))) {
+      arbs.push({
+        arbitrary: fc
+          .constantFrom(...new Set([unit, ...fc.sample(fc.stringMatching(re, { size: 'xsmall' }), { numRuns: 40, seed: 2 })].filter((x) => codePoints(x) === 1 && re.test(x.repeat(max)))))
+          .map((u) => u.repeat(max)),
+        weight: 1,
+      });
+    }
+    return fc.oneof(...arbs);
   }
   const unit = o.medium === 'json' ? fc.constantFrom<'grapheme-ascii' | 'grapheme' | 'binary'>('grapheme-ascii', 'grapheme', 'binary') : fc.constant<'grapheme-ascii'>('grapheme-ascii');
   const ordinary = unit.chain((u) => fc.string({ unit: u, minLength: min, maxLength: cap })).filter(inBounds);

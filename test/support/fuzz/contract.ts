@@ -63,18 +63,8 @@ function operationNode(route: RouteSpec): { pathItem: Schema; op: Schema } {
   return { pathItem, op };
 }
 
-function describe(route: RouteSpec): FuzzOperation {
-  const { pathItem, op } = operationNode(route);
-  const byKey = new Map<string, Param>();
-  for (const raw of [...((pathItem.parameters as unknown[]) ?? []), ...((op.parameters as unknown[]) ?? [])]) {
-    const p = deref<Param & { schema: Schema }>(raw);
-    byKey.set(`${p.in}:${p.name}`, { name: p.name, in: p.in, required: !!p.required, schema: p.schema });
-  }
-  let body: FuzzOperation['body'] = null;
-  if (op.requestBody) {
-    const rb = deref<{ content: Record<string, { schema: Schema }> }>(op.requestBody);
-    body = Object.fromEntries(Object.entries(rb.content).map(([mt, c]) => [mt, c.schema]));
-  }
+/** An operation's responses by status, `$ref`s resolved. */
+function declaredResponses(op: Schema): Record<string, DeclaredResponse> {
   const responses: Record<string, DeclaredResponse> = {};
   for (const [status, raw] of Object.entries(op.responses as Record<string, unknown>)) {
     const r = deref<{ content?: Record<string, unknown>; headers?: Record<string, unknown> }>(raw);
@@ -88,11 +78,56 @@ function describe(route: RouteSpec): FuzzOperation {
       requiredHeaders: headers.filter((h) => h.required).map(({ name, schema }) => ({ name, schema })),
     };
   }
+  return responses;
+}
+
+function describe(route: RouteSpec): FuzzOperation {
+  const { pathItem, op } = operationNode(route);
+  const byKey = new Map<string, Param>();
+  for (const raw of [...((pathItem.parameters as unknown[]) ?? []), ...((op.parameters as unknown[]) ?? [])]) {
+    const p = deref<Param & { schema: Schema }>(raw);
+    byKey.set(`${p.in}:${p.name}`, { name: p.name, in: p.in, required: !!p.required, schema: p.schema });
+  }
+  let body: FuzzOperation['body'] = null;
+  if (op.requestBody) {
+    const rb = deref<{ content: Record<string, { schema: Schema }> }>(op.requestBody);
+    body = Object.fromEntries(Object.entries(rb.content).map(([mt, c]) => [mt, c.schema]));
+  }
+  const responses = declaredResponses(op);
   const security = (op.security ?? DOC.security) as unknown[];
   return { route, operationId: route.operationId, params: [...byKey.values()], body, responses, secured: security.length > 0 };
 }
 
 export const OPERATIONS: readonly FuzzOperation[] = routes.map(describe);
+
+/**
+ * A path's `options` operation: OPTIONS, answered by the pipeline's one rule on every path
+ * (no handler, so no route of its own), with what the contract says it answers.
+ */
+export interface OptionsOperation {
+  operationId: string;
+  path: string;
+  /** The path's parameters (path-level), for filling the template. */
+  params: Param[];
+  /** What `Allow` must list: the path's declared methods, HEAD wherever GET is, and OPTIONS. */
+  allow: string[];
+  responses: Record<string, DeclaredResponse>;
+}
+
+const METHODS = ['get', 'head', 'post', 'put', 'patch', 'delete'] as const;
+
+export const OPTIONS_OPERATIONS: readonly OptionsOperation[] = Object.entries(DOC.paths as Record<string, Schema>)
+  .filter(([, item]) => item.options !== undefined)
+  .map(([path, item]) => {
+    const declared = METHODS.filter((m) => item[m] !== undefined).map((m) => m.toUpperCase());
+    const allow = [...new Set([...declared, ...(declared.includes('GET') ? ['HEAD'] : []), 'OPTIONS'])];
+    const params = ((item.parameters as unknown[] | undefined) ?? []).map((raw) => {
+      const p = deref<Param & { schema: Schema }>(raw);
+      return { name: p.name, in: p.in, required: !!p.required, schema: p.schema };
+    });
+    const op = item.options as Schema;
+    return { operationId: op.operationId as string, path, params, allow, responses: declaredResponses(op) };
+  });
 
 /** Base media type, lowercased, spaces removed around `;` (`a/b; version=1` keeps its parameters). */
 export const normalizeMediaType = (mt: string): string =>

@@ -26,7 +26,7 @@ export interface Plan {
   query: [string, string][];
   /** Header name (as the contract spells it) -> value, possibly a token. */
   headers: Record<string, string>;
-  body?: { contentType?: string; text?: string };
+  body?: { contentType?: string; text?: string; bytes?: Buffer };
   /** Statuses the contract requires for this request beyond "declared" (e.g. 400 for a broken parameter). */
   expect?: number[];
 }
@@ -179,7 +179,7 @@ function viable<T>(arb: fc.Arbitrary<T>, keep: (v: T) => boolean): fc.Arbitrary<
 
 const defined = <T>(xs: (T | undefined)[]): T[] => xs.filter((x): x is T => x !== undefined);
 
-interface Mutation {
+export interface Mutation {
   intent: string;
   apply(plan: Plan): void;
   expect: number[];
@@ -275,6 +275,7 @@ function bodyMutations(op: FuzzOperation): fc.Arbitrary<Mutation>[] {
         plan.body = { contentType: declared[0] };
       },
     }),
+    fc.constantFrom(...hostileBodies(op)),
     fc.constantFrom('{', '{"note": }', "{'note': 'x'}", 'null x', '\u0000', '[1,]').map((text) => ({
       intent: `body not JSON: ${JSON.stringify(text)}`,
       expect: [400],
@@ -284,6 +285,57 @@ function bodyMutations(op: FuzzOperation): fc.Arbitrary<Mutation>[] {
     })),
   );
   return out;
+}
+
+const NESTING = [65, 1000, 6000, 20000];
+const NESTED_IN = ['[', '{"items":[', '{"a":'];
+/** Byte sequences UTF-8 does not allow: a lone byte FF, a lead byte without its continuation, overlong, a surrogate, truncated, 5 bytes long. */
+const NOT_UTF8 = [[0xff], [0xc3, 0x28], [0xc0, 0xaf], [0xed, 0xa0, 0x80], [0xe2, 0x82], [0xf8, 0x88, 0x80, 0x80, 0x80]];
+
+/**
+ * Bodies that trip a reader rather than a schema: nesting far past any contract's (a
+ * recursive walk of the parsed value, a fingerprint or a validator, would overflow the
+ * stack; with an Idempotency-Key where the operation takes one, since the key's
+ * fingerprint walks the body), and bytes that are not UTF-8 inside a JSON string (RFC
+ * 8259 8.1: refused, never stored as U+FFFD). Every one is a 400 (413 past the size limit).
+ */
+export function hostileBodies(op: FuzzOperation): Mutation[] {
+  if (!op.body) return [];
+  const declared = Object.keys(op.body);
+  const nested = NESTING.flatMap((depth) =>
+    NESTED_IN.map((open) => ({
+      intent: `body nested ${depth} deep (${open})`,
+      expect: [400, 413],
+      apply(plan: Plan) {
+        const [o, c] = open === '{"a":' ? ['{"a":', '}'] : ['[', ']'];
+        const text = open === '{"items":[' ? `{"items":[${'['.repeat(depth)}${']'.repeat(depth)}]}` : `${o.repeat(depth)}1${c.repeat(depth)}`;
+        plan.body = { contentType: declared[0], text };
+        if (op.params.some((p) => p.name === 'Idempotency-Key')) plan.headers['Idempotency-Key'] = '@uuid';
+      },
+    })),
+  );
+  const bytes = NOT_UTF8.map((bad) => ({
+    intent: `body with bytes that are not UTF-8: ${Buffer.from(bad).toString('hex')}`,
+    expect: [400],
+    apply(plan: Plan) {
+      const text = plan.body?.text && plan.body.text.includes('":"') ? plan.body.text : '{"note":"x"}';
+      const at = text.indexOf('":"') + 3;
+      plan.body = { contentType: declared[0], text, bytes: Buffer.concat([Buffer.from(text.slice(0, at)), Buffer.from(bad), Buffer.from(text.slice(at))]) };
+    },
+  }));
+  return [...nested, ...bytes];
+}
+
+/** A valid plan with one mutation applied, as `mutantPlan` makes them. */
+export function mutated(base: Plan, mut: Mutation): Plan {
+  const plan: Plan = { ...base, kind: 'mutant', query: base.query.filter(([k]) => !k.includes('_') && k !== 'PAGE'), headers: { ...base.headers } };
+  // Nothing else may decide the answer first: no reused Idempotency-Key, no cursor to fetch.
+  if (plan.headers['Idempotency-Key'] !== undefined) plan.headers['Idempotency-Key'] = '@uuid';
+  plan.query = plan.query.filter(([k, v]) => !(k === 'page' && v === '@next'));
+  mut.apply(plan);
+  plan.intent = mut.intent;
+  plan.expect = mut.expect;
+  return plan;
 }
 
 const mutantPlans = new Map<FuzzOperation, fc.Arbitrary<Plan> | undefined>();
@@ -297,16 +349,7 @@ export function mutantPlan(op: FuzzOperation): fc.Arbitrary<Plan> | undefined {
 function buildMutantPlan(op: FuzzOperation): fc.Arbitrary<Plan> | undefined {
   const mutations = [...paramMutations(op), ...bodyMutations(op)];
   if (mutations.length === 0) return undefined;
-  return fc.tuple(validPlan(op), fc.oneof(...mutations)).map(([base, mut]) => {
-    const plan: Plan = { ...base, kind: 'mutant', query: base.query.filter(([k]) => !k.includes('_') && k !== 'PAGE'), headers: { ...base.headers } };
-    // Nothing else may decide the answer first: no reused Idempotency-Key, no cursor to fetch.
-    if (plan.headers['Idempotency-Key'] !== undefined) plan.headers['Idempotency-Key'] = '@uuid';
-    plan.query = plan.query.filter(([k, v]) => !(k === 'page' && v === '@next'));
-    mut.apply(plan);
-    plan.intent = mut.intent;
-    plan.expect = mut.expect;
-    return plan;
-  });
+  return fc.tuple(validPlan(op), fc.oneof(...mutations)).map(([base, mut]) => mutated(base, mut));
 }
 
 /** One declared header sent empty, over its maxLength, or as garbage: 400 exactly when the schema refuses it. */
@@ -323,6 +366,8 @@ export function garbagePlan(op: FuzzOperation): fc.Arbitrary<Plan> | undefined {
         fc.constant({ how: 'very long', value: 'a'.repeat(8000) }),
         fc.stringMatching(/^[\x21-\x7e]( ?[\x21-\x7e]){0,40}$/).map((value) => ({ how: 'garbage', value })),
         fc.constantFrom('"', '""', 'W/', '*, "a"', '", "', 'W/"a', '"a" "b"', '-1', '01', '1.0', '2 ', '\u00e9t\u00e9', 'null', 'version=2').map((value) => ({ how: 'garbage', value })),
+        // Integers a double cannot hold (2^53 + 1 reads as 2^53), and far past it.
+        fc.constantFrom('9007199254740993', '9007199254740992', '100000000000000001', '-9007199254740993', '1e3', '0x2', '+2', '2.0').map((value) => ({ how: 'big or odd number', value })),
       ),
     )
     .map(([base, p, g]) => {

@@ -1,0 +1,20 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import YAML from 'yaml';
+import { PROBLEMS } from '../src/http/problem';
+import { openEnums } from './sdk';
+
+const contract = YAML.parse(readFileSync(join(__dirname, '../contracts/openapi.yaml'), 'utf8')) as Parameters<typeof openEnums>[0] & {
+  components: { schemas: { Problem: { properties: { code: { 'x-extensible-enum': string[] } } } } };
+};
+
+describe("the SDK's open sets", () => {
+  it("list exactly the problem codes the server sends (the contract's x-extensible-enum of Problem.code)", () => {
+    expect([...contract.components.schemas.Problem.properties.code['x-extensible-enum']].sort()).toEqual(Object.keys(PROBLEMS).sort());
+  });
+
+  it('become named open unions: known values plus (string & {})', () => {
+    expect(openEnums(contract)).toContain('export type OrderStatus = "pending" | "paid" | "shipped" | "delivered" | "cancelled" | (string & {});');
+    expect(openEnums(contract)).toMatch(/export type ProblemCode = "BAD_REQUEST" \|[^\n]*"PRECONDITION_REQUIRED"[^\n]*\| \(string & \{\}\);/);
+  });
+});

@@ -1,0 +1,173 @@
+/**
+ * The cause of a finding: the one node of a contract whose change it reports.
+ *
+ * Removing one property of a shared schema breaks every operation and media type that
+ * returns it, and every message whose payload references it: oasdiff says so once per
+ * operation and media type, the payload view once per message. A reviewer wants the
+ * one change ("`OrderV2.note` removed") with what it breaks listed under it, so each
+ * finding is tied to a node (file + JSON pointer) and the report groups by it.
+ *
+ * - oasdiff names the node itself: `baseSource` is the line of the released file where
+ *   the changed node starts, mapped back to its pointer here.
+ * - A message payload is compared through a dereferenced view, so its node is found by
+ *   walking the released AsyncAPI document along the property path oasdiff printed,
+ *   following `$ref`s (into openapi.yaml too).
+ */
+import { readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node } from 'yaml';
+
+/** A node of a contract file: which file (absolute) and where in it (JSON pointer). */
+export interface NodeRef {
+  file: string;
+  pointer: string;
+}
+
+interface Parsed {
+  doc: Document;
+  lines: LineCounter;
+  json: unknown;
+}
+
+const escape = (s: string) => s.replace(/~/g, '~0').replace(/\//g, '~1');
+const unescape = (s: string) => s.replace(/~1/g, '/').replace(/~0/g, '~');
+export const pointerOf = (segments: readonly string[]) => segments.map((s) => `/${escape(s)}`).join('');
+const segmentsOf = (pointer: string) => (pointer === '' ? [] : pointer.slice(1).split('/').map(unescape));
+
+/** Parses contract files once per gate run (they are read again by line and by pointer). */
+export class ContractFiles {
+  private readonly cache = new Map<string, Parsed | undefined>();
+
+  private read(file: string): Parsed | undefined {
+    if (!this.cache.has(file)) {
+      let parsed: Parsed | undefined;
+      try {
+        const lines = new LineCounter();
+        const doc = parseDocument(readFileSync(file, 'utf8'), { lineCounter: lines });
+        parsed = { doc, lines, json: doc.toJS({ maxAliasCount: -1 }) as unknown };
+      } catch {
+        parsed = undefined; // an unreadable file was reported by its own check; no cause then
+      }
+      this.cache.set(file, parsed);
+    }
+    return this.cache.get(file);
+  }
+
+  /** The pointer of the deepest map entry whose key starts on `line` (1-based). */
+  pointerAtLine(file: string, line: number): string | undefined {
+    const parsed = this.read(file);
+    if (!parsed) return undefined;
+    let found: string[] | undefined;
+    const visit = (node: unknown, path: string[]): void => {
+      if (isMap(node)) {
+        for (const pair of node.items) {
+          const key = isScalar(pair.key) ? String(pair.key.value) : undefined;
+          if (key === undefined) continue;
+          const range = (pair.key as Node).range;
+          const at = range ? parsed.lines.linePos(range[0]).line : -1;
+          if (at === line) found = [...path, key];
+          visit(pair.value, [...path, key]);
+        }
+      } else if (isSeq(node)) node.items.forEach((item, i) => visit(item, [...path, String(i)]));
+    };
+    visit(parsed.doc.contents, []);
+    return found && pointerOf(found);
+  }
+
+  /** The 1-based line of the deepest existing prefix of `pointer` in `file` (a removed node: its parent). */
+  lineOf(file: string, pointer: string): number | undefined {
+    const parsed = this.read(file);
+    if (!parsed) return undefined;
+    let node: unknown = parsed.doc.contents;
+    let line: number | undefined = 1;
+    for (const seg of segmentsOf(pointer)) {
+      if (isMap(node)) {
+        const pair = node.items.find((p) => isScalar(p.key) && String(p.key.value) === seg);
+        if (!pair) break;
+        const range = (pair.key as Node).range;
+        if (range) line = parsed.lines.linePos(range[0]).line;
+        node = pair.value;
+      } else if (isSeq(node) && /^\d+$/.test(seg) && Number(seg) < node.items.length) {
+        node = node.items[Number(seg)];
+        const range = (node as Node | null)?.range;
+        if (range) line = parsed.lines.linePos(range[0]).line;
+      } else break;
+    }
+    return line;
+  }
+
+  /** The value at `pointer` in `file`'s parsed JSON. */
+  private at(file: string, pointer: string): unknown {
+    let value: unknown = this.read(file)?.json;
+    for (const seg of segmentsOf(pointer)) value = value && typeof value === 'object' ? (value as Record<string, unknown>)[seg] : undefined;
+    return value;
+  }
+
+  /** Follows `$ref`s (`#/...` in the same file, `./other.yaml#/...` beside it) from a node to the node they name. */
+  private deref(ref: NodeRef): NodeRef {
+    for (let hops = 0; hops < 32; hops++) {
+      const value = this.at(ref.file, ref.pointer) as { $ref?: unknown } | undefined;
+      if (!value || typeof value.$ref !== 'string') return ref;
+      const [path, fragment = ''] = value.$ref.split('#');
+      ref = { file: path ? resolve(dirname(ref.file), path) : ref.file, pointer: fragment };
+    }
+    return ref;
+  }
+
+  /**
+   * Walks a property path as oasdiff prints it (`orders/items/note`,
+   * `oneOf[#/components/schemas/OrderV2]/note`) from `start`, through `$ref`s: the node of
+   * the last property, where the schema that owns it declares it.
+   */
+  walk(start: NodeRef, propertyPath: string): NodeRef | undefined {
+    let ref = this.deref(start);
+    let declared = ref;
+    for (const seg of propertyPath.split('/').filter(Boolean)) {
+      const branch = /^(?:anyOf|oneOf|allOf)\[(.*)\]$/.exec(seg);
+      if (branch) {
+        if (!branch[1].startsWith('#')) return undefined;
+        declared = ref = this.deref({ file: ref.file, pointer: branch[1].slice(1) });
+        continue;
+      }
+      const next = seg === 'items' && this.at(ref.file, `${ref.pointer}/items`) !== undefined ? `${ref.pointer}/items` : `${ref.pointer}/properties/${escape(seg)}`;
+      if (this.at(ref.file, next) === undefined) return undefined;
+      // The last property is named where its schema declares it, not where its $ref points.
+      declared = { file: ref.file, pointer: next };
+      ref = this.deref(declared);
+    }
+    return declared;
+  }
+}
+
+/** `#/components/schemas/OrderV2/properties/note` -> `OrderV2.note`; other pointers as they are. */
+export function nodeLabel(pointer: string): string {
+  const segs = segmentsOf(pointer);
+  const i = segs[0] === 'components' ? 2 : -1;
+  if (i < 0 || segs.length <= i) return `#${pointer}`;
+  const parts = [segs[i]];
+  for (let j = i + 1; j < segs.length; j++) {
+    if (segs[j] === 'properties' && j + 1 < segs.length) parts.push(segs[++j]);
+    else if (segs[j] === 'items') parts.push('[]');
+    else parts.push(segs[j]);
+  }
+  return parts.join('.').replace(/\.\[\]/g, '[]');
+}
+
+/** What a rule id says happened to its node: `response-required-property-removed` -> `removed`. */
+export function verbOf(ruleId: string | undefined): string {
+  if (!ruleId) return 'changed';
+  const rule = ruleId.toLowerCase().replace(/_/g, '-');
+  if (/removed|deleted/.test(rule)) return 'removed';
+  if (/type-changed|type-generalized|type-specialized/.test(rule)) return 'retyped';
+  if (/became-optional|became-nullable/.test(rule)) return rule.includes('nullable') ? 'made nullable' : 'made optional';
+  if (/became-required|became-not-nullable/.test(rule)) return 'made required';
+  if (/enum-value-added|added/.test(rule)) return 'extended';
+  return rule;
+}
+
+/** The cause of a finding located at `node`: its label and the contract file relative to `contractsDir`'s parent. */
+export function causeAt(node: NodeRef, rule: string | undefined, contractsDir: string): { cause: string; contract: string; pointer: string } {
+  // Released files are named as the current file they stand for: a reviewer edits that one.
+  const rel = relative(join(contractsDir, '..'), node.file).replace(/(^|\/)released\//, '$1');
+  return { cause: `\`${nodeLabel(node.pointer)}\` ${verbOf(rule)}`, contract: rel, pointer: node.pointer };
+}

@@ -1,0 +1,92 @@
+/** The realtime client's errors, tokens and cancellation, against a fake SSE endpoint (no server, no timing). */
+import { streamOrder } from './realtime';
+import { OrderlineError } from './errors';
+
+const sse = (text: string) => new Response(text, { status: 200, headers: { 'content-type': 'text/event-stream' } });
+const event = (seq: number) => `id: ${seq}\nevent: order.updated\ndata: ${JSON.stringify({ type: 'order.updated', channel: 'order:7', seq, status: 'paid', order: { id: 7 } })}\n\n`;
+const problem = (status: number, code: string) =>
+  new Response(JSON.stringify({ type: 'about:blank', title: code, status, code }), { status, headers: { 'content-type': 'application/problem+json', 'x-request-id': 'req-s' } });
+
+describe('realtime client', () => {
+  it('hands onFatal an OrderlineError with the status, the code and the request id', async () => {
+    const fatal = await new Promise<OrderlineError>((resolve) => {
+      streamOrder({ baseUrl: 'http://x.test', token: 'bad', orderId: 7, transport: 'sse', fetch: () => Promise.resolve(problem(401, 'UNAUTHORIZED')), onEvent: () => undefined, onFatal: resolve });
+    });
+    expect(fatal).toBeInstanceOf(OrderlineError);
+    expect(fatal).toMatchObject({ status: 401, code: 'UNAUTHORIZED', requestId: 'req-s', source: 'realtime' });
+  });
+
+  it('asks a token function at every reconnect: a rotated token carries the stream on', async () => {
+    const tokens = ['old', 'new'];
+    let asked = 0;
+    const sent: (string | null)[] = [];
+    const seqs: number[] = [];
+    await new Promise<void>((resolve) => {
+      const stream = streamOrder({
+        baseUrl: 'http://x.test',
+        token: () => tokens[Math.min(asked++, 1)],
+        orderId: 7,
+        transport: 'sse',
+        since: 1,
+        backoff: { baseMs: 1, capMs: 2 },
+        // The old token works for one connection; after the drop only the new one is accepted.
+        fetch: (_input, init) => {
+          const auth = new Headers(init?.headers).get('authorization');
+          sent.push(auth);
+          if (auth !== `Bearer ${sent.length === 1 ? 'old' : 'new'}`) return Promise.resolve(problem(401, 'UNAUTHORIZED'));
+          return Promise.resolve(sse(event(sent.length + 1)));
+        },
+        onEvent: (m) => {
+          seqs.push(m.seq);
+          if (seqs.length === 2) {
+            stream.close();
+            resolve();
+          }
+        },
+        onFatal: (err) => {
+          seqs.push(-err.status);
+          resolve();
+        },
+      });
+    });
+    expect(sent).toEqual(['Bearer old', 'Bearer new']);
+    expect(seqs).toEqual([2, 3]);
+  });
+
+  it('streams with no token when none is given (the same option as the REST client)', async () => {
+    const headers = await new Promise<Headers>((resolve) => {
+      const stream = streamOrder({
+        baseUrl: 'http://x.test',
+        orderId: 7,
+        transport: 'sse',
+        fetch: (_input, init) => {
+          resolve(new Headers(init?.headers));
+          stream.close();
+          return Promise.resolve(sse(''));
+        },
+        onEvent: () => undefined,
+      });
+    });
+    expect(headers.has('authorization')).toBe(false);
+  });
+
+  it('an AbortSignal closes the stream', async () => {
+    const controller = new AbortController();
+    const aborted = await new Promise<boolean>((resolve) => {
+      streamOrder({
+        baseUrl: 'http://x.test',
+        token: 't',
+        orderId: 7,
+        transport: 'sse',
+        signal: controller.signal,
+        fetch: (_input, init) => {
+          init?.signal?.addEventListener('abort', () => resolve(true));
+          controller.abort();
+          return new Promise<Response>(() => undefined);
+        },
+        onEvent: () => undefined,
+      });
+    });
+    expect(aborted).toBe(true);
+  });
+});

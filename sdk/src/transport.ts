@@ -1,0 +1,128 @@
+/**
+ * What every client of the SDK shares on the way to the network: the bearer token (a
+ * fixed string or a function asked before each request and each reconnect, so a
+ * rotated token is picked up), cancellation (`AbortSignal`) and timeouts, and safe
+ * retries.
+ *
+ * Retries: a request is retried only when repeating it cannot do harm, and only when the
+ * answer was lost (network error) or says "not now" (429, 503, and 409
+ * IDEMPOTENCY_KEY_IN_USE for a keyed request), after `Retry-After` (capped) or else
+ * exponential backoff with jitter:
+ * - GET and HEAD (safe);
+ * - a write carrying `If-Match` (PUT, PATCH, cancel): it applies at most once, since
+ *   after it applied the tag no longer matches. A retry whose first attempt did land
+ *   (its answer was lost) is answered 412; `updateOrder` then reloads and reapplies;
+ * - `POST /orders` (any version) and `POST .../cancel`, sent with an `Idempotency-Key`
+ *   (a random UUID unless the caller set one): the server replays the first outcome, so
+ *   a retry never creates a second order.
+ * An aborted request is never retried: it fails at once with the signal's reason.
+ */
+import { OrderlineError, errorFromResponse, retryAfterMs } from './errors.js';
+
+/** A bearer token, or a function returning the current one (called before every request and every stream reconnect). */
+export type TokenSource = string | (() => string | undefined | Promise<string | undefined>);
+
+export async function tokenOf(source: TokenSource | undefined): Promise<string | undefined> {
+  return typeof source === 'function' ? await source() : source;
+}
+
+/**
+ * A random v4 UUID. `crypto.randomUUID` exists only in secure contexts (https, localhost);
+ * `crypto.getRandomValues` everywhere, so the same key is built from it on a plain-http page.
+ */
+export function randomUuid(): string {
+  const c = globalThis.crypto;
+  if (typeof c.randomUUID === 'function') return c.randomUUID();
+  const b = c.getRandomValues(new Uint8Array(16));
+  b[6] = (b[6]! & 0x0f) | 0x40;
+  b[8] = (b[8]! & 0x3f) | 0x80;
+  const h = Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+}
+
+/** Waits `ms`, or rejects with the signal's reason as soon as it aborts. */
+export function sleep(ms: number, signal?: AbortSignal | null): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason as Error);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal!.reason as Error);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/**
+ * A signal that aborts when `signal` does, or with an OrderlineError TIMEOUT after
+ * `timeoutMs`. (AbortSignal.any and AbortSignal.timeout would do it, but `any` needs
+ * Node 20.3 and `timeout`'s reason is a DOMException without our status and code.)
+ */
+export function withTimeout(signal: AbortSignal | null | undefined, timeoutMs: number | undefined): { signal: AbortSignal | undefined; done(): void } {
+  if (timeoutMs === undefined) return { signal: signal ?? undefined, done: () => undefined };
+  const controller = new AbortController();
+  const onAbort = () => controller.abort(signal!.reason);
+  if (signal?.aborted) controller.abort(signal.reason);
+  else signal?.addEventListener('abort', onAbort, { once: true });
+  const timer = setTimeout(() => controller.abort(new OrderlineError(0, undefined, { source: 'client', code: 'TIMEOUT', message: `no answer within ${timeoutMs} ms` })), timeoutMs);
+  return {
+    signal: controller.signal,
+    done() {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+    },
+  };
+}
+
+/** The fetch openapi-fetch calls: one Request in, one Response out. */
+export type RequestFetch = (input: Request) => Promise<Response>;
+
+export interface RetryOptions {
+  /** Attempts in all, the first included (default 3; 1 turns retries off). */
+  attempts?: number | undefined;
+  /** Longest wait between attempts, ms, `Retry-After` included (default 5000). */
+  maxDelayMs?: number | undefined;
+  /** For tests. */
+  sleep?: ((ms: number, signal?: AbortSignal | null) => Promise<void>) | undefined;
+}
+
+const KEYED = /\/(v\d+\/)?orders(\/\d+\/cancel)?$/;
+const RETRY_STATUSES = new Set([409, 429, 503]);
+
+/** Whether repeating `request` is harmless, and whether it needs an Idempotency-Key for that. */
+function retryKind(request: Request): 'safe' | 'keyed' | undefined {
+  if (request.method === 'GET' || request.method === 'HEAD') return 'safe';
+  if (request.method === 'POST' && KEYED.test(new URL(request.url).pathname)) return 'keyed';
+  if (request.headers.has('if-match')) return 'safe';
+  return undefined;
+}
+
+/** A fetch that retries what is safe to retry (see the top of this file); anything else goes through once. */
+export function retryFetch(inner: RequestFetch, options: RetryOptions = {}): RequestFetch {
+  const { attempts = 3, maxDelayMs = 5000, sleep: wait = sleep } = options;
+  return async (request) => {
+    request.signal.throwIfAborted();
+    const kind = retryKind(request);
+    if (!kind || attempts <= 1) return inner(request);
+    if (kind === 'keyed' && !request.headers.has('idempotency-key')) request.headers.set('idempotency-key', randomUuid());
+    for (let attempt = 1; ; attempt++) {
+      request.signal.throwIfAborted();
+      let res: Response | undefined;
+      try {
+        res = await inner(request.clone());
+      } catch (err) {
+        if (request.signal.aborted || attempt >= attempts) throw err;
+      }
+      if (res) {
+        if (!RETRY_STATUSES.has(res.status) || attempt >= attempts) return res;
+        // 409 is final unless it is the keyed request's "still running" (a domain conflict otherwise).
+        if (res.status === 409 && (kind !== 'keyed' || (await errorFromResponse(res)).code !== 'IDEMPOTENCY_KEY_IN_USE')) return res;
+      }
+      const after = res ? retryAfterMs(res.headers.get('retry-after')) : undefined;
+      await wait(Math.min(maxDelayMs, after ?? 200 * 2 ** attempt) + Math.random() * 100, request.signal);
+    }
+  };
+}

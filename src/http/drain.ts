@@ -1,0 +1,85 @@
+/**
+ * Graceful shutdown of one HTTP server that resets no request:
+ *
+ * 1. stop accepting connections (the listening socket closes; connections already open
+ *    stay open, idle keep-alive ones included: closing those at once would reset a
+ *    request a client is sending on one at that moment, which is what node:http's own
+ *    `server.close()` does since Node 19);
+ * 2. every request that arrives from then on, on any connection, is answered 503
+ *    problem+json with `Retry-After` and `Connection: close` (the client retries,
+ *    elsewhere or later); responses still being prepared carry `Connection: close`, so
+ *    each connection ends after its last answer;
+ * 3. the caller closes its streams (SSE `retry:` then end, WebSocket 1001);
+ * 4. resolves once every connection has closed; connections still idle after `graceMs`
+ *    are closed then (a client that sends on one after that meets what any keep-alive
+ *    timeout gives it).
+ */
+import { Server as NetServer } from 'node:net';
+import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { PROBLEM_MEDIA_TYPE, refusal } from './problem';
+import { problemText } from './respond';
+
+/** Seconds a client refused during shutdown is told to wait (another instance usually answers at once). */
+export const SHUTDOWN_RETRY_AFTER_S = 1;
+/** How long idle keep-alive connections are left open for a request already on its way. */
+export const DRAIN_GRACE_MS = 2000;
+
+const GOING_AWAY = problemText(refusal('SERVICE_UNAVAILABLE', 'The server is shutting down: retry'));
+const GOING_AWAY_HEAD = {
+  'Content-Type': PROBLEM_MEDIA_TYPE,
+  'Content-Length': String(Buffer.byteLength(GOING_AWAY)),
+  'Retry-After': String(SHUTDOWN_RETRY_AFTER_S),
+  Connection: 'close',
+};
+
+export class Drain {
+  private draining = false;
+  /** Responses begun and not yet finished: told `Connection: close` when draining begins. */
+  private readonly inFlight = new Set<ServerResponse>();
+
+  constructor(private readonly next: RequestListener) {}
+
+  /** The server's request listener: the service's until draining begins, then the 503. */
+  readonly listener: RequestListener = (req, res) => {
+    if (this.draining) return void goAway(res);
+    this.inFlight.add(res);
+    res.once('close', () => this.inFlight.delete(res));
+    this.next(req, res);
+  };
+
+  get isDraining(): boolean {
+    return this.draining;
+  }
+
+  /**
+   * Begins the shutdown of `server` (steps 1, 2 and 4 above); `closeStreams` runs once
+   * nothing new is accepted. Resolves when every connection has closed.
+   */
+  drain(server: Server, closeStreams: () => void, graceMs = DRAIN_GRACE_MS): Promise<void> {
+    this.draining = true;
+    const closed = new Promise<void>((resolve) => {
+      // net.Server's close: stop listening, leave open connections alone (http.Server's would close idle ones now).
+      NetServer.prototype.close.call(server, () => resolve());
+    });
+    for (const res of this.inFlight) if (!res.headersSent) res.setHeader('Connection', 'close');
+    // An upgrade that arrives on a connection still open: refused as a request is.
+    server.removeAllListeners('upgrade');
+    server.on('upgrade', (_req: IncomingMessage, socket: Duplex) => {
+      socket.end(
+        `HTTP/1.1 503 Service Unavailable\r\n${Object.entries(GOING_AWAY_HEAD)
+          .map(([k, v]) => `${k}: ${v}\r\n`)
+          .join('')}\r\n${GOING_AWAY}`,
+      );
+    });
+    closeStreams();
+    const idle = setTimeout(() => server.closeIdleConnections(), graceMs);
+    idle.unref();
+    return closed.finally(() => clearTimeout(idle));
+  }
+}
+
+function goAway(res: ServerResponse): void {
+  res.writeHead(503, GOING_AWAY_HEAD);
+  res.end(GOING_AWAY);
+}

@@ -1,0 +1,63 @@
+/**
+ * The operator listener: `GET /metrics` (Prometheus text), on a port of its own
+ * (`METRICS_HOST`, default 127.0.0.1, and `METRICS_PORT`), never on the public one. Metrics
+ * name accounts (`orderline_deprecated_field_reads_total{account=...}`), so only operators
+ * reach them: loopback by default, and a bearer token (`METRICS_TOKEN`) when it is set,
+ * which the configuration requires off loopback.
+ *
+ * A few lines of node:http rather than a second pipeline: one path, one method, and the
+ * same problem+json answers as the public port for everything else.
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import { bearerTokenOf } from './auth';
+import { PROBLEM_MEDIA_TYPE, refusal, type Refusal } from './problem';
+import { problemText } from './respond';
+
+export const METRICS_PATH = '/metrics';
+
+export interface MetricsListenerOptions {
+  /** The exposition text of one scrape (this process's registry, or a cluster's aggregate). */
+  scrape: () => Promise<string>;
+  /** prom-client's exposition content type. */
+  contentType: string;
+  /** When set, a scrape must send `Authorization: Bearer <token>`. */
+  token?: string;
+  /** Told why a scrape could not be collected (answered 503). */
+  onError?: (err: unknown) => void;
+}
+
+const digest = (s: string): Buffer => createHash('sha256').update(s).digest();
+
+function refuse(res: ServerResponse, r: Refusal): void {
+  const body = problemText(r);
+  res.writeHead(r.problem.status, { ...r.headers, 'Content-Type': PROBLEM_MEDIA_TYPE, 'Content-Length': Buffer.byteLength(body), 'Cache-Control': 'no-store' });
+  res.end(body);
+}
+
+export function metricsListener(opts: MetricsListenerOptions): RequestListener {
+  // Compared as SHA-256 digests with timingSafeEqual: equal lengths, no early exit on the first differing byte.
+  const expected = opts.token === undefined ? undefined : digest(opts.token);
+  const authorized = (req: IncomingMessage): boolean => {
+    if (!expected) return true;
+    const sent = bearerTokenOf(req.headers.authorization, undefined);
+    return sent !== undefined && timingSafeEqual(digest(sent), expected);
+  };
+
+  return function serveMetrics(req, res) {
+    const path = (req.url ?? '').split('?')[0];
+    if (path !== METRICS_PATH) return refuse(res, refusal('NOT_FOUND', `This listener serves ${METRICS_PATH} only`));
+    if (req.method !== 'GET' && req.method !== 'HEAD') return refuse(res, refusal('METHOD_NOT_ALLOWED', undefined, { Allow: 'GET, HEAD' }));
+    if (!authorized(req)) return refuse(res, refusal('UNAUTHORIZED', 'Metrics need the operator token (METRICS_TOKEN)', { 'WWW-Authenticate': 'Bearer realm="metrics"' }));
+    opts.scrape().then(
+      (text) => {
+        res.writeHead(200, { 'Content-Type': opts.contentType, 'Content-Length': Buffer.byteLength(text), 'Cache-Control': 'no-store' });
+        res.end(req.method === 'HEAD' ? undefined : text);
+      },
+      (err: unknown) => {
+        opts.onError?.(err);
+        refuse(res, refusal('SERVICE_UNAVAILABLE', 'Metrics could not be collected', { 'Retry-After': '5' }));
+      },
+    );
+  };
+}

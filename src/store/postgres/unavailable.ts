@@ -1,0 +1,44 @@
+/**
+ * Which errors of pg mean "PostgreSQL cannot be reached now" (retry later) rather than
+ * "this statement failed": the one place that decides, so every statement of
+ * PostgresStore turns the same failures into `StoreUnavailableError`.
+ */
+import { StoreUnavailableError } from '../errors';
+
+/** Socket errors of a connection that could not be made or was cut. */
+const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+
+/**
+ * SQLSTATEs of an unavailable server (PostgreSQL, Appendix A): class 08 (connection
+ * exception), 57P01 admin_shutdown (`pg_ctl stop -m fast`), 57P02 crash_shutdown,
+ * 57P03 cannot_connect_now (starting up, or in recovery), 53300 too_many_connections.
+ */
+const isUnavailableState = (code: string): boolean => code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03' || code === '53300';
+
+/**
+ * Messages pg and pg-pool throw without a code: the pool's `connectionTimeoutMillis`
+ * elapsed, the server closed the connection, a client already broken, a pool closed
+ * by shutdown.
+ */
+const UNAVAILABLE_MESSAGES = [
+  'timeout exceeded when trying to connect',
+  'Connection terminated',
+  'Client has encountered a connection error and is not queryable',
+  'Client was closed and is not queryable',
+  'Cannot use a pool after calling end on the pool',
+];
+
+/** Whether `err` (from pg or pg-pool) says the server is unreachable rather than that a statement failed. */
+export function isUnavailable(err: unknown): boolean {
+  // Read by shape, not `instanceof Error`: socket errors are made by Node's own realm, which a sandbox (jest) does not share.
+  if (typeof err !== 'object' || err === null) return false;
+  const code = 'code' in err && typeof err.code === 'string' ? err.code : undefined;
+  if (code !== undefined && (SOCKET_CODES.has(code) || (code.length === 5 && isUnavailableState(code)))) return true;
+  const message = 'message' in err && typeof err.message === 'string' ? err.message : '';
+  return UNAVAILABLE_MESSAGES.some((m) => message.startsWith(m));
+}
+
+/** `err` as the store reports it: `StoreUnavailableError` for an unreachable server, else unchanged. */
+export function unavailableOr(err: unknown): unknown {
+  return err instanceof StoreUnavailableError || !isUnavailable(err) ? err : new StoreUnavailableError('postgres', { cause: err });
+}
