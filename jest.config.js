@@ -40,6 +40,9 @@ const ON_POSTGRES = [
   'graphqlFuzz',
   'wsFuzz',
   'metrics',
+  'graphqlSubscriptions',
+  'graphqlSubscriptionClients',
+  'sdkSubscriptions',
 ];
 
 /** @returns {Promise<import('jest').Config>} */

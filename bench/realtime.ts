@@ -1,6 +1,6 @@
 /**
  * Realtime benchmarks: `npm run --silent build && npx tsx bench/realtime.ts
- * [memory] [fanout] [slow] [peers] [stalled] [--write]` (no phase named: all five). Every figure has its
+ * [memory] [fanout] [slow] [peers] [stalled] [graphql] [--write]` (no phase named: all six). Every figure has its
  * baseline measured in the same run, side by side:
  *
  * - memory: idle memory per open connection. The service, then a bare server
@@ -31,6 +31,7 @@ import { withClients } from './realtime/clients';
 import { fanoutPhase } from './realtime/fanout';
 import { memoryPhase } from './realtime/memory';
 import { peersPhase } from './realtime/peers';
+import { graphqlPhase } from './realtime/graphql';
 import { stalledPhase } from './realtime/stalled';
 import { HEADER, line, type Row } from './realtime/rows';
 import { CONNECTIONS, FANOUT_CONNECTIONS, log, PROCS, RATE, ROUNDS, SAMPLES, SECONDS, SETTLE_S, SLOW_CONNECTIONS, SLOW_RATE, SLOW_SECONDS, WINDOW } from './realtime/settings';
@@ -59,7 +60,7 @@ about 10 minutes; \`--write\` rewrites this section only, keeping rows of phases
 
 \`\`\`sh
 npm run --silent build && npx tsx bench/realtime.ts --write       # all phases
-npx tsx bench/realtime.ts memory --write                           # one phase: memory, fanout, slow, peers or stalled
+npx tsx bench/realtime.ts memory --write                           # one phase: memory, fanout, slow, peers, stalled or graphql
 BENCH_RT_CONNECTIONS=2000 npx tsx bench/realtime.ts                # smaller, printed only
 \`\`\`
 
@@ -128,6 +129,17 @@ peers phases), \`BENCH_RT_PEERS\` (1; 0 skips the peers in the memory phase), \`
   \`WRITE_DELAY_MS=100\` (\`*-fanout-cpu-peer-batched\`): a connection's writes wait up to
   100 ms and leave in one system call, so at 20 messages/s a socket write carries about two;
   its latency figures say what that costs.
+- **GraphQL subscriptions** (\`gql-*\`, \`bench/realtime/graphql.ts\`). The contract's
+  \`OrderEvents\` subscription over graphql-transport-ws on \`/graphql\`, read by the same lean
+  reader speaking that protocol (\`gql-lean\`), in the same rounds as the service's plain
+  \`/orders\` channel (another service instance, lean reader) and GraphQL Yoga 5 on graphql-ws's
+  \`useServer\` (\`bench/baseline/graphql-ws-yoga.ts\`: Yoga's documented graphql-ws setup on the
+  service's schema, \`createPubSub\` as the source, POST /publish of one real service message
+  mapped once to the GraphQL view): 2000 subscribers of order 1 per server, 20 writes/s, CPU per
+  delivered event as for the peers above (\`gql-fanout-cpu\` against the plain channel, goal
+  1.15x; \`gql-fanout-cpu-peer\` against Yoga). Idle memory per subscription
+  (\`gql-idle-memory\`) as for \`*-idle-memory\`, one subscription per connection, beside the
+  plain channel's and Yoga's, each server started fresh.
 - **Stalled clients** (\`*-stalled-memory\`). A fresh service with \`MAX_BUFFER_BYTES=262144\`;
   2000 subscribers (WebSocket, then SSE) of one order whose events carry ~10 KB stop reading
   (their sockets paused); PATCHes, 4 at a time, until every one of them was closed for
@@ -193,6 +205,9 @@ function writeSection(rows: Row[], env: string, phases: readonly string[]): void
       'slow-none',
       'slow-trickle',
       'slow-graphql',
+      'gql-fanout-cpu',
+      'gql-fanout-cpu-peer',
+      'gql-idle-memory',
     ];
     const names = [...byName.keys()].sort((a, b) => (order.indexOf(a) + 1 || 99) - (order.indexOf(b) + 1 || 99));
     const section = `${METHOD}\n### Results\n\n` + `Realtime last run: ${env} (phases: ${phases.join(', ')}; ${settings()}).\n\n` + `${HEADER.join('\n')}\n${names.map((n) => byName.get(n)).join('\n')}\n${ROWS_MARK}\n`;
@@ -202,7 +217,7 @@ function writeSection(rows: Row[], env: string, phases: readonly string[]): void
 
 // ---- main -------------------------------------------------------------------------------------
 
-const PHASES = ['memory', 'fanout', 'slow', 'peers', 'stalled'] as const;
+const PHASES = ['memory', 'fanout', 'slow', 'peers', 'stalled', 'graphql'] as const;
 
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
@@ -221,7 +236,17 @@ async function main(): Promise<void> {
       console.error(`${p}:`);
       const t = Date.now();
       const got =
-        p === 'memory' ? await memoryPhase(clients) : p === 'fanout' ? await fanoutPhase(clients) : p === 'slow' ? await slowPhase(clients) : p === 'peers' ? await peersPhase(clients) : await stalledPhase(clients);
+        p === 'memory'
+          ? await memoryPhase(clients)
+          : p === 'fanout'
+            ? await fanoutPhase(clients)
+            : p === 'slow'
+              ? await slowPhase(clients)
+              : p === 'peers'
+                ? await peersPhase(clients)
+                : p === 'graphql'
+                  ? await graphqlPhase(clients)
+                  : await stalledPhase(clients);
       log(`${p} took ${((Date.now() - t) / 1000).toFixed(0)} s`);
       rows.push(...got);
     }

@@ -3,8 +3,9 @@
  * serves every operation of the OpenAPI contract, /graphql and the SSE stream; what the
  * contracts do not declare goes to the Koa application, where users add their own
  * middleware and routes behind the service's shell (http/koaShell.ts). WebSocket upgrades
- * go to `realtime.attach(server)`. Metrics have a listener of their own for operators
- * (`metricsListener`, http/metricsListener.ts).
+ * go to `realtime.attach(server)`: /orders, and /graphql's subscriptions (graphql-transport-ws)
+ * on the same hub, limiter and connection rules. Metrics have a listener of their own for
+ * operators (`metricsListener`, http/metricsListener.ts).
  */
 import type { RequestListener } from 'node:http';
 import Koa from 'koa';
@@ -13,7 +14,7 @@ import type { Config } from './config';
 import type { Store } from './store';
 import { authenticator, AuthCache, createPipeline, FieldReadTally, Finalizer, HttpTimer, koaShell, Metrics, metricsListener, orderReads, rateLimiter, resolveToken, restOperations } from './http';
 import { MemoryBuckets, type Buckets } from './limits';
-import { costBudget, graphqlEngine, graphqlRoute, LruRegistry, type PersistedQueryRegistry } from './graphql';
+import { costBudget, graphqlEngine, graphqlRoute, graphqlSubscriptions, GRAPHQL_PATH, LruRegistry, type PersistedQueryRegistry } from './graphql';
 import { createRealtime, type Realtime } from './realtime';
 import { MemoryBus, type Bus } from './bus';
 import { manifest } from '../generated/graphql/persisted';
@@ -79,6 +80,10 @@ export function createApp(deps: AppDeps): App {
     onOutcome: (outcome) => metrics.graphqlRequests.inc({ outcome }),
     costBudget: config.graphql.costBudget > 0 ? costBudget({ buckets, budget: config.graphql.costBudget, restoreRate: config.graphql.costRestoreRate }) : undefined,
   });
+  realtime.mount(
+    GRAPHQL_PATH,
+    graphqlSubscriptions({ engine: graphql, store, hub: realtime.hub, authenticate: (token) => resolveToken(token, store, authCache), onError: (err) => deps.logger.error({ err }, 'graphql subscription error') }),
+  );
   const operations = restOperations({
     store,
     fieldReads,

@@ -13,6 +13,7 @@ import { connect, type Socket } from 'node:net';
 import WebSocket from 'ws';
 import { io, type Socket as SioSocket } from 'socket.io-client';
 import { bucketOf, newHist, nowUs, readStamp, type Stamp } from './realtime-hist';
+import { persistedOperations } from '../../generated/graphql/persisted';
 
 export type ClientCommand =
   | { cmd: 'ws-open'; group: string; url: string; token: string; channels: string[]; concurrency: number; client: WsClient }
@@ -26,9 +27,11 @@ export type ClientCommand =
 
 /**
  * The WebSocket clients: `ws` (the ws package), `lean` (raw socket, the service's protocol),
- * `sio` (socket.io-client), `sio-lean` (the lean reader speaking Socket.IO's packets).
+ * `sio` (socket.io-client), `sio-lean` (the lean reader speaking Socket.IO's packets),
+ * `gql-lean` (the lean reader speaking graphql-transport-ws on /graphql: the contract's
+ * OrderEvents subscription, for the service and for graphql-ws peers alike).
  */
-export type WsClient = 'ws' | 'lean' | 'sio' | 'sio-lean';
+export type WsClient = 'ws' | 'lean' | 'sio' | 'sio-lean' | 'gql-lean';
 
 export interface OpenResult {
   opened: number;
@@ -194,6 +197,36 @@ const serviceProtocol = (u: URL, token: string, channel: string): LeanProtocol =
   headers: `Authorization: Bearer ${token}\r\n`,
   opened: (send) => send(JSON.stringify({ type: 'subscribe', channel })),
   setup: (text) => (text.startsWith('{"type":"subscribed"') ? 'live' : { error: `first message was ${text.slice(0, 120)}` }),
+});
+
+/** The contract's OrderEvents subscription (contracts/operations/OrderEvents.graphql): its selection carries the order's note, the stamp. */
+const ORDER_EVENTS = persistedOperations.OrderEvents.text;
+
+/**
+ * graphql-transport-ws (graphql-ws's protocol) on /graphql: `connection_init` with the
+ * token, then `subscribe` of OrderEvents for the channel's order once acknowledged, and
+ * live from there (a graphql-ws peer acknowledges no subscription; the service's first
+ * `next`, its `subscribed` event, carries no stamp and is not counted; the warm-up run
+ * comes before any measured one). The server's `ping` is answered `pong`.
+ */
+const graphqlWsProtocol = (token: string, channel: string): LeanProtocol => ({
+  target: '/graphql',
+  headers: `Authorization: Bearer ${token}\r\nSec-WebSocket-Protocol: graphql-transport-ws\r\n`,
+  opened: (send) => send(JSON.stringify({ type: 'connection_init', payload: { authorization: `Bearer ${token}` } })),
+  setup(text, send) {
+    if (text.startsWith('{"type":"connection_ack"')) {
+      const id = channel.slice('order:'.length);
+      send(JSON.stringify({ id: '1', type: 'subscribe', payload: { query: ORDER_EVENTS, operationName: 'OrderEvents', variables: { id } } }));
+      return 'live';
+    }
+    if (text.startsWith('{"type":"ping"')) return void send('{"type":"pong"}');
+    return { error: `unexpected message ${text.slice(0, 120)}` };
+  },
+  control(payload, send) {
+    if (payload.length > 32 || !payload.toString().startsWith('{"type":"ping"')) return false;
+    send('{"type":"pong"}');
+    return true;
+  },
 });
 
 const PING = 0x32; // '2'
@@ -404,6 +437,8 @@ async function handle(m: ClientCommand): Promise<unknown> {
             return openWs(m.group, m.url, m.token, channel);
           case 'lean':
             return openLeanWs(m.group, m.url, (u) => serviceProtocol(u, m.token, channel));
+          case 'gql-lean':
+            return openLeanWs(m.group, m.url, () => graphqlWsProtocol(m.token, channel));
         }
       });
     case 'sse-open':

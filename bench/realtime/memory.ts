@@ -36,8 +36,13 @@ export async function sampleMemory(srv: Running, pid: number): Promise<MemSample
 
 export type MemSide = 'service' | 'baseline' | 'peer';
 
-export async function idleMemory(clients: Clients, kind: 'ws' | 'sse', side: MemSide): Promise<MemResult> {
-  return withServer(side === 'service' ? () => startService(SERVICE_ENV) : side === 'peer' ? startPeer(kind) : startRaw(kind), async (srv) => {
+/**
+ * `graphql`: the WebSocket connections are GraphQL subscriptions (graphql-transport-ws on
+ * /graphql, the `gql-lean` client) to the server `start` gives (the service, or a graphql-ws peer).
+ */
+export async function idleMemory(clients: Clients, kind: 'ws' | 'sse', side: MemSide, graphql?: { start: () => Promise<Running> }): Promise<MemResult> {
+  const start = graphql?.start ?? (side === 'service' ? () => startService(SERVICE_ENV) : side === 'peer' ? startPeer(kind) : startRaw(kind));
+  return withServer(start, async (srv) => {
     const token = side === 'service' ? await tokenOf(srv) : 'none';
     const pid = pidOfPort(portOf(srv));
     const open = (group: string, n: number) =>
@@ -47,7 +52,7 @@ export async function idleMemory(clients: Clients, kind: 'ws' | 'sse', side: Mem
             srv,
             token,
             Array.from({ length: n }, (_, i) => `order:${(i % ORDERS) + 1}`),
-            side === 'peer' ? 'sio' : 'ws',
+            graphql ? 'gql-lean' : side === 'peer' ? 'sio' : 'ws',
           )
         : clients.openSse(
             group,
@@ -62,14 +67,16 @@ export async function idleMemory(clients: Clients, kind: 'ws' | 'sse', side: Mem
     await sleep(2000);
     const before = await sampleMemory(srv, pid);
     const opened = await open('idle', CONNECTIONS);
-    log(`${side} ${kind}: opened ${opened.opened}/${CONNECTIONS} in ${opened.ms} ms${opened.failed ? `, ${opened.failed} failed (${opened.firstError})` : ''}`);
+    log(`${side} ${kind}${graphql ? ' (GraphQL subscriptions)' : ''}: opened ${opened.opened}/${CONNECTIONS} in ${opened.ms} ms${opened.failed ? `, ${opened.failed} failed (${opened.firstError})` : ''}`);
     await sleep(SETTLE_S * 1000);
     const after = await sampleMemory(srv, pid);
     const live = (await clients.stats()).live.idle ?? 0;
     await clients.all({ cmd: 'close', group: 'idle' });
     const n = opened.opened || 1;
     const r = { before, after, open: opened, live, rssPerConn: (after.rss - before.rss) / n, heapPerConn: (after.heap - before.heap) / n };
-    log(`${side} ${kind}: RSS ${mb(before.rss)} -> ${mb(after.rss)} MB = ${Math.round(r.rssPerConn)} B/conn; heap ${mb(before.heap)} -> ${mb(after.heap)} MB = ${Math.round(r.heapPerConn)} B/conn; ${live} still open`);
+    log(
+      `${side} ${kind}${graphql ? ' (GraphQL subscriptions)' : ''}: RSS ${mb(before.rss)} -> ${mb(after.rss)} MB = ${Math.round(r.rssPerConn)} B/conn; heap ${mb(before.heap)} -> ${mb(after.heap)} MB = ${Math.round(r.heapPerConn)} B/conn; ${live} still open`,
+    );
     return r;
   });
 }

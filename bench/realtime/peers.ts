@@ -48,7 +48,7 @@ async function open(clients: Clients, group: string, srv: Running, token: string
 }
 
 /** One real order.updated message from the service, as its WebSocket subscribers get it. */
-async function sampleOf(clients: Clients, svc: Running, token: string): Promise<string> {
+export async function sampleOf(clients: Clients, svc: Running, token: string): Promise<string> {
   await clients.openWs('sample', svc, token, ['order:1'], 'lean');
   await clients.all({ cmd: 'run', group: 'sample', run: 0, track: false });
   if ((await patchOrder1(svc, token)(noteOf(0, nowUs()))) !== 200) throw new Error('PATCH /orders/1 failed');
@@ -62,7 +62,7 @@ async function sampleOf(clients: Clients, svc: Running, token: string): Promise<
   return sample;
 }
 
-interface SideResult {
+export interface SideResult {
   all: RunResult;
   rounds: RunResult[];
   /** The kernel's (system) share of the server process's CPU over the rounds. */
@@ -70,7 +70,7 @@ interface SideResult {
 }
 
 /** The sides' subscribers are opened, then warm-up, then ROUNDS rounds alternating between the sides in the order given. */
-async function compare(clients: Clients, sides: Side[], kind: Kind): Promise<SideResult[]> {
+export async function compare(clients: Clients, sides: Side[], kind: Kind): Promise<SideResult[]> {
   for (const side of sides) await open(clients, side.name, side.srv, side.token, kind, side.client, side.connections ?? PEER_CONNECTIONS);
   const pids = sides.map((side) => [pidOfPort(portOf(side.srv))]);
   const runs = sides.map(() => [] as RunResult[]);
@@ -96,7 +96,7 @@ async function compare(clients: Clients, sides: Side[], kind: Kind): Promise<Sid
 
 const perRound = (rs: RunResult[]) => rs.map((r) => r.serverUsPerMsg.toFixed(1)).join(', ');
 
-interface Side {
+export interface Side {
   name: string;
   srv: Running;
   token: string;
@@ -107,7 +107,7 @@ interface Side {
 }
 
 /** Starts each server in turn, runs `fn` with all of them, stops them. */
-async function withServers<T>(starts: (() => Promise<Running>)[], fn: (srvs: Running[]) => Promise<T>, got: Running[] = []): Promise<T> {
+export async function withServers<T>(starts: (() => Promise<Running>)[], fn: (srvs: Running[]) => Promise<T>, got: Running[] = []): Promise<T> {
   if (got.length === starts.length) return fn(got);
   return withServer(starts[got.length], (srv) => withServers(starts, fn, [...got, srv]));
 }

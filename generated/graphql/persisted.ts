@@ -5,6 +5,7 @@ import type * as Ops from './operations';
 export interface OperationTypes {
   FriendsOfFriends: { result: Ops.FriendsOfFriendsQuery; variables: Ops.FriendsOfFriendsQueryVariables };
   Order: { result: Ops.OrderQuery; variables: Ops.OrderQueryVariables };
+  OrderEvents: { result: Ops.OrderEventsSubscription; variables: Ops.OrderEventsSubscriptionVariables };
   User: { result: Ops.UserQuery; variables: Ops.UserQueryVariables };
   UserFeed: { result: Ops.UserFeedQuery; variables: Ops.UserFeedQueryVariables };
   ViewerOrders: { result: Ops.ViewerOrdersQuery; variables: Ops.ViewerOrdersQueryVariables };
@@ -19,6 +20,10 @@ export const persistedOperations = {
   "Order": {
     "hash": "d8e6124af5d3c13425bccad6e8d14b4d5c7928af5b75f9ad4c37d84f654619e5",
     "text": "query Order($id: ID!) {\n  order(id: $id) {\n    id\n    status\n    items {\n      sku\n      quantity\n      unitPriceCents\n    }\n    totalCents\n    currency\n    discount {\n      code\n      percent\n    }\n    note\n    revision\n    updatedAt\n  }\n}"
+  },
+  "OrderEvents": {
+    "hash": "87cf71ff0e6784c54a3c840fa4978b6f19f4c2ba1c4048466ec15228b0e55f6c",
+    "text": "subscription OrderEvents($id: ID!, $since: Int) {\n  orderEvents(id: $id, since: $since) {\n    seq\n    type\n    resync\n    order {\n      id\n      status\n      items {\n        sku\n        quantity\n        unitPriceCents\n      }\n      totalCents\n      currency\n      discount {\n        code\n        percent\n      }\n      note\n      revision\n      updatedAt\n    }\n  }\n}"
   },
   "User": {
     "hash": "93d24fb3f919a4193dc915d5fbdb9375cbfd29e268504ba2cf204c81086b30ba",
@@ -38,6 +43,7 @@ export const persistedOperations = {
 export const manifest: Readonly<Record<string, string>> = {
   "ff4e962d3e904e036cc4c0e793358e9f752f6688ef8536081bebe7a52a1e7aa8": "query FriendsOfFriends($id: ID!, $first: Int = 5) {\n  user(id: $id) {\n    id\n    name\n    friends(first: $first) {\n      id\n      name\n      friends(first: $first) {\n        id\n        name\n      }\n    }\n  }\n}",
   "d8e6124af5d3c13425bccad6e8d14b4d5c7928af5b75f9ad4c37d84f654619e5": "query Order($id: ID!) {\n  order(id: $id) {\n    id\n    status\n    items {\n      sku\n      quantity\n      unitPriceCents\n    }\n    totalCents\n    currency\n    discount {\n      code\n      percent\n    }\n    note\n    revision\n    updatedAt\n  }\n}",
+  "87cf71ff0e6784c54a3c840fa4978b6f19f4c2ba1c4048466ec15228b0e55f6c": "subscription OrderEvents($id: ID!, $since: Int) {\n  orderEvents(id: $id, since: $since) {\n    seq\n    type\n    resync\n    order {\n      id\n      status\n      items {\n        sku\n        quantity\n        unitPriceCents\n      }\n      totalCents\n      currency\n      discount {\n        code\n        percent\n      }\n      note\n      revision\n      updatedAt\n    }\n  }\n}",
   "93d24fb3f919a4193dc915d5fbdb9375cbfd29e268504ba2cf204c81086b30ba": "query User($id: ID!) {\n  user(id: $id) {\n    id\n    name\n  }\n}",
   "807623e3299f99efbc97cdbe726f815987988fb4612c36e741f9b1f425ad10ec": "query UserFeed($id: ID!, $posts: Int = 5, $comments: Int = 5) {\n  user(id: $id) {\n    id\n    name\n    posts(first: $posts) {\n      id\n      title\n      comments(first: $comments) {\n        id\n        body\n        author {\n          id\n          name\n        }\n      }\n    }\n  }\n}",
   "0a33b2230c692693264e564ac54bed2909a473700908d22e0f2897e07e78e977": "query ViewerOrders($first: Int = 10) {\n  viewer {\n    id\n    name\n    orders(first: $first) {\n      id\n      status\n      totalCents\n      currency\n      revision\n    }\n  }\n}"

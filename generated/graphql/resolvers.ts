@@ -3,6 +3,7 @@ import type { GraphQLResolveInfo } from 'graphql';
 import type { User as UserModel, Post as PostModel, Comment as CommentModel, OrderRecord as OrderRecordModel, OrderItem as OrderItemModel, Discount as DiscountModel } from '../../src/store/store';
 export type Maybe<T> = T | null;
 export type InputMaybe<T> = Maybe<T>;
+export type Omit<T, K extends keyof T> = Pick<T, Exclude<keyof T, K>>;
 export type RequireFields<T, K extends keyof T> = Omit<T, K> & { [P in K]-?: NonNullable<T[P]> };
 /** All built-in and custom scalars, mapped to their actual values */
 export type Scalars = {
@@ -92,6 +93,46 @@ export type Order = {
   revision: Scalars['Int']['output'];
   createdAt: Scalars['String']['output'];
   updatedAt: Scalars['String']['output'];
+};
+
+export type Subscription = {
+  __typename?: 'Subscription';
+  /**
+   * The events of one order of the caller's account, in `seq` order, each exactly once.
+   * `since`: the last `seq` the client has seen (0: seen nothing): the events after it are
+   * replayed from the ring, then live ones follow; when `since` is older than the ring (or
+   * ahead of the order) one event of type `resync` comes instead of the replay: query the
+   * order, then continue with the events after its `seq`. Without `since`: live from the
+   * order's revision when the subscription was accepted.
+   */
+  orderEvents: OrderEvent;
+};
+
+
+export type SubscriptionOrderEventsArgs = {
+  id: Scalars['ID']['input'];
+  since?: InputMaybe<Scalars['Int']['input']>;
+};
+
+/** One message of an order's stream: an applied write, or a resync. */
+export type OrderEvent = {
+  __typename?: 'OrderEvent';
+  /**
+   * The stream position: the order's revision after the write. On a resync, the position
+   * the stream continues from (adopt it as the last seq seen after querying the order).
+   */
+  seq: Scalars['Int']['output'];
+  /**
+   * order.created, order.updated, order.cancelled; resync; subscribed, the first message of
+   * every subscription, whose seq is the position the stream continues from (the `since`
+   * given, or the order's revision when the subscription was accepted), so a client cut
+   * before any event still knows where to resume. Open set: ignore unknown types.
+   */
+  type: Scalars['String']['output'];
+  /** The order after the write; null on a resync (query the order instead). */
+  order?: Maybe<Order>;
+  /** Set on a resync only: gap_too_old (since is older than the ring) or since_ahead (open set). */
+  resync?: Maybe<Scalars['String']['output']>;
 };
 
 export type OrderItem = {
@@ -189,6 +230,8 @@ export type ResolversTypes = ResolversObject<{
   Post: ResolverTypeWrapper<PostModel>;
   Comment: ResolverTypeWrapper<CommentModel>;
   Order: ResolverTypeWrapper<OrderRecordModel>;
+  Subscription: ResolverTypeWrapper<Record<PropertyKey, never>>;
+  OrderEvent: ResolverTypeWrapper<Omit<OrderEvent, 'order'> & { order?: Maybe<ResolversTypes['Order']> }>;
   OrderItem: ResolverTypeWrapper<OrderItemModel>;
   Discount: ResolverTypeWrapper<DiscountModel>;
   Boolean: ResolverTypeWrapper<Scalars['Boolean']['output']>;
@@ -204,6 +247,8 @@ export type ResolversParentTypes = ResolversObject<{
   Post: PostModel;
   Comment: CommentModel;
   Order: OrderRecordModel;
+  Subscription: Record<PropertyKey, never>;
+  OrderEvent: Omit<OrderEvent, 'order'> & { order?: Maybe<ResolversParentTypes['Order']> };
   OrderItem: OrderItemModel;
   Discount: DiscountModel;
   Boolean: Scalars['Boolean']['output'];
@@ -248,6 +293,17 @@ export type OrderResolvers<ContextType = any, ParentType extends ResolversParent
   updatedAt?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 }>;
 
+export type SubscriptionResolvers<ContextType = any, ParentType extends ResolversParentTypes['Subscription'] = ResolversParentTypes['Subscription']> = ResolversObject<{
+  orderEvents?: SubscriptionResolver<ResolversTypes['OrderEvent'], "orderEvents", ParentType, ContextType, RequireFields<SubscriptionOrderEventsArgs, 'id'>>;
+}>;
+
+export type OrderEventResolvers<ContextType = any, ParentType extends ResolversParentTypes['OrderEvent'] = ResolversParentTypes['OrderEvent']> = ResolversObject<{
+  seq?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  type?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  order?: Resolver<Maybe<ResolversTypes['Order']>, ParentType, ContextType>;
+  resync?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+}>;
+
 export type OrderItemResolvers<ContextType = any, ParentType extends ResolversParentTypes['OrderItem'] = ResolversParentTypes['OrderItem']> = ResolversObject<{
   sku?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   quantity?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
@@ -265,6 +321,8 @@ export type Resolvers<ContextType = any> = ResolversObject<{
   Post?: PostResolvers<ContextType>;
   Comment?: CommentResolvers<ContextType>;
   Order?: OrderResolvers<ContextType>;
+  Subscription?: SubscriptionResolvers<ContextType>;
+  OrderEvent?: OrderEventResolvers<ContextType>;
   OrderItem?: OrderItemResolvers<ContextType>;
   Discount?: DiscountResolvers<ContextType>;
 }>;

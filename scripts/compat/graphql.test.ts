@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { checkGraphql } from './graphql';
 import { GateError } from './types';
 
@@ -40,5 +42,18 @@ describe('checkGraphql', () => {
   });
   it('reports an unparsable schema as a GateError', async () => {
     await expect(checkGraphql('type Query {', SDL, none)).rejects.toThrow(GateError);
+  });
+
+  describe('the subscription of contracts/schema.graphql, once released', () => {
+    const current = readFileSync(join(__dirname, '../../contracts/schema.graphql'), 'utf8');
+    it('is guarded like every other field: removing orderEvents, its since argument or OrderEvent.seq is breaking', async () => {
+      expect((await checkGraphql(current, current, none)).findings).toEqual([]);
+      const removedField = current.replace(/\n {2}orderEvents\(id: ID!, since: Int\): OrderEvent!\n/, '\n  orderEventsV2(id: ID!): OrderEvent!\n');
+      expect((await checkGraphql(removedField, current, none)).findings).toMatchObject([{ location: 'Subscription.orderEvents', rule: 'FIELD_REMOVED BREAKING' }]);
+      const removedArg = current.replace('orderEvents(id: ID!, since: Int)', 'orderEvents(id: ID!)');
+      expect((await checkGraphql(removedArg, current, none)).findings).toMatchObject([{ location: 'Subscription.orderEvents.since' }]);
+      const removedSeq = current.replace(/\n {2}seq: Int!\n/, '\n  position: Int!\n');
+      expect((await checkGraphql(removedSeq, current, none)).findings).toMatchObject([{ location: 'OrderEvent.seq', group: 'breaking' }]);
+    });
   });
 });

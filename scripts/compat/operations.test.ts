@@ -29,7 +29,8 @@ describe('checkOperations', () => {
     writeFileSync(join(dir, 'Viewer.graphql'), 'query Viewer {\n  viewer {\n    id\n  }\n}\n');
     const r = checkOperations(dir, join(CONTRACTS, 'operations'), schema());
     expect(r.findings).toEqual([]);
-    expect(r.checked).toMatch(/5 released operations, 6 current/);
+    const released = readOperationsDir(join(CONTRACTS, 'operations')).length; // the contract's own, here standing in for a release
+    expect(r.checked).toBe(`${released} released operations, ${released + 1} current`);
   });
   it('fails a removed and a changed released operation, naming file and hash', () => {
     unlinkSync(join(dir, 'User.graphql'));

@@ -25,21 +25,15 @@ import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import { persistedOperations, type OperationTypes } from './generated/persisted.js';
 import { OrderlineError, retryAfterMs, type GraphqlErrorCode, type GraphqlErrorJson } from './errors.js';
 import { sleep, tokenOf, withTimeout, type TokenSource } from './transport.js';
+import { GraphqlRequestError } from './graphqlErrors.js';
+import { subscribeOperation, type GraphqlSubscription, type GraphqlWebSocketCtor, type SubscriptionHandlers, type SubscriptionName } from './subscriptions.js';
+import type { Backoff } from './realtime.js';
 
 export type { TypedDocumentNode, OperationTypes, GraphqlErrorCode, GraphqlErrorJson };
 export type OperationName = keyof OperationTypes;
 
-/**
- * A GraphQL response with errors: an OrderlineError (source `graphql`) whose `code` is
- * the first error's `extensions.code`, `errors` all of them, `data` any partial data.
- * Kept as its own class so `instanceof GraphqlRequestError` goes on working.
- */
-export class GraphqlRequestError extends OrderlineError {
-  override readonly name: string = 'GraphqlRequestError';
-  constructor(status: number, errors: GraphqlErrorJson[], init: { requestId?: string | undefined; data?: unknown; retryAfterMs?: number | undefined } = {}) {
-    super(status, undefined, { ...init, source: 'graphql', errors, message: errors[0]?.message ?? `GraphQL request failed with HTTP ${status}` });
-  }
-}
+export { GraphqlRequestError } from './graphqlErrors.js';
+export { type GraphqlSubscription, type GraphqlWebSocketCtor, type SubscriptionHandlers, type SubscriptionName } from './subscriptions.js';
 
 /** Plain hex SHA-256 of the UTF-8 text (Web Crypto), the server's hash. Web Crypto's `subtle` exists only in secure contexts (https, localhost). */
 export async function sha256Hex(text: string): Promise<string> {
@@ -72,6 +66,11 @@ export interface GraphqlClientOptions {
   timeoutMs?: number | undefined;
   /** SHA-256 as hex, for `execute()` where Web Crypto's `subtle` is missing (insecure contexts). */
   sha256?: ((text: string) => Promise<string>) | undefined;
+  /** Subscriptions: a WebSocket constructor (the `ws` package in Node 20; default the platform's). */
+  WebSocket?: GraphqlWebSocketCtor | undefined;
+  /** Subscriptions: reconnect backoff (default base 500 ms, cap 30 s) and its random source. */
+  backoff?: Partial<Backoff> | undefined;
+  random?: (() => number) | undefined;
 }
 
 /** Per operation: cancel it, add headers. */
@@ -85,6 +84,11 @@ export interface GraphqlClient {
   query<N extends OperationName>(name: N, variables: OperationTypes[N]['variables'], options?: OperationOptions): Promise<OperationTypes[N]['result']>;
   /** Any typed document, e.g. one the client team generated with graphql-codegen. */
   execute<R, V extends Record<string, unknown>>(document: TypedDocumentNode<R, V>, variables: V, options?: OperationOptions): Promise<R>;
+  /**
+   * A contract subscription by name over WebSocket (subscriptions.ts): resumes by itself
+   * after a drop with `since` = the last seq delivered, with jittered backoff. Needs a token.
+   */
+  subscribe<N extends SubscriptionName>(name: N, variables: Omit<OperationTypes[N]['variables'], 'since'> & { since?: number }, handlers: SubscriptionHandlers<OperationTypes[N]['result']>): GraphqlSubscription;
 }
 
 interface Prepared {
@@ -183,6 +187,9 @@ export function createGraphqlClient(options: GraphqlClientOptions): GraphqlClien
     },
     async execute<R, V extends Record<string, unknown>>(document: TypedDocumentNode<R, V>, variables: V, call?: OperationOptions) {
       return (await run(await prepare(document), variables, call)) as R;
+    },
+    subscribe(name, variables, handlers) {
+      return subscribeOperation({ baseUrl: options.baseUrl, token: options.token, WebSocket: options.WebSocket, backoff: options.backoff, random: options.random }, name, variables, handlers);
     },
   };
 }

@@ -20,6 +20,10 @@ export const GRAPHQL_CODES = {
   /** The request is not a GraphQL-over-HTTP request we can read (shape, JSON, version). */
   BAD_REQUEST: 'BAD_REQUEST',
   UNAUTHENTICATED: 'UNAUTHENTICATED',
+  /** A subscription's order is missing, or another account's (it looks missing). */
+  NOT_FOUND: 'NOT_FOUND',
+  /** A subscription's stream could not be loaded (store failure): subscribe again later. */
+  UNAVAILABLE: 'UNAVAILABLE',
   /** The account's cost budget cannot pay for this operation now (HTTP 429, Retry-After). */
   THROTTLED: 'THROTTLED',
 } as const;

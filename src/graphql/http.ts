@@ -24,7 +24,19 @@
  *   coerce) is a 400 too, not a 200 without data.
  */
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
-import { GraphQLError, NoSchemaIntrospectionCustomRule, OperationTypeNode, getOperationAST, specifiedRules, type ValidationRule } from 'graphql';
+import {
+  GraphQLError,
+  NoSchemaIntrospectionCustomRule,
+  getOperationAST,
+  OperationTypeNode,
+  specifiedRules,
+  type DocumentNode,
+  type ExecutionArgs,
+  type ExecutionResult,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
+  type ValidationRule,
+} from 'graphql';
 import { createHandler, type Request, type RequestParams, type Response } from 'graphql-http';
 import { parseClientJson } from '../http/body';
 import { isRefusal, type Refusal } from '../http/problem';
@@ -80,10 +92,23 @@ export interface GraphqlInput {
 }
 
 /**
+ * An operation judged as a request is (persisted-operation step, parse, graphql-js's
+ * rules, depth, cost and `first`, then the cost budget), for a transport other than
+ * HTTP (graphql-transport-ws): ready to run, or refused with errors carrying
+ * `extensions.code`.
+ */
+export type Admission = { ok: true; document: DocumentNode; op: OperationDefinitionNode } | { ok: false; errors: readonly GraphQLError[] };
+
+/**
  * /graphql without its transport: the route (route.ts) authenticates and reads the
  * body, then hands the request here. Each call reports its outcome.
  */
 export interface GraphqlEngine {
+  readonly schema: GraphQLSchema;
+  /** The engine's executor (graphql-jit for documents that come back, compiled.ts). */
+  execute(args: ExecutionArgs): ExecutionResult | Promise<ExecutionResult>;
+  /** A WebSocket `subscribe` payload, judged by the same rules as a request; each call reports its outcome. */
+  admit(params: RequestParams, account: Account): Promise<Admission>;
   /** The answer to a request whose caller is known. */
   serve(input: GraphqlInput): Promise<Response>;
   /**
@@ -94,6 +119,7 @@ export interface GraphqlEngine {
 }
 
 export const GRAPHQL_PATH = '/graphql';
+const SUBSCRIPTIONS_OVER_WS = 'Subscriptions are served over WebSocket on /graphql (graphql-transport-ws), not over HTTP';
 
 /** What the engine hands graphql-http with each request, beside method, url, headers and body. */
 interface RequestContext {
@@ -182,9 +208,10 @@ export function graphqlEngine(deps: GraphqlEngineDeps): GraphqlEngine {
   // Depth, cost and `first` are registered together, in one pass on every request: cost and `first` read the variables.
   const limitRules = (variables: RequestParams['variables']): ValidationRule[] => [depth, costRule({ maxCost: limits.maxCost, variables, showCost: limits.showCost }), firstArgumentRule(variables)];
 
+  const execute = compiledExecutor(schema);
   const handle = createHandler<IncomingMessage, RequestContext, GraphqlContext>({
     schema,
-    execute: compiledExecutor(schema),
+    execute,
     parseRequestParams: readParams,
     async onSubscribe(req, params) {
       const { accept, account } = req.context;
@@ -208,6 +235,8 @@ export function graphqlEngine(deps: GraphqlEngineDeps): GraphqlEngine {
       if (!schema.getRootType(op.operation) && !(op.operation === OperationTypeNode.MUTATION && req.method === 'GET')) {
         return errorResponse(accept, 400, GRAPHQL_CODES.VALIDATION_FAILED, `The schema defines no ${op.operation} operations`);
       }
+      // graphql-http's own refusal of a subscription has no `extensions.code`.
+      if (op.operation === OperationTypeNode.SUBSCRIPTION) return errorResponse(accept, 400, GRAPHQL_CODES.BAD_REQUEST, SUBSCRIPTIONS_OVER_WS);
       if (resolved.register) await deps.registry.set(resolved.register, resolved.text);
       if (deps.costBudget) {
         // Charged after validation, before any resolver: a throttled operation runs nothing.
@@ -275,7 +304,41 @@ export function graphqlEngine(deps: GraphqlEngineDeps): GraphqlEngine {
     return response;
   };
 
+  const refused = (code: GraphqlCode, message: string): Admission => ({ ok: false, errors: [new GraphQLError(message, { extensions: { code } })] });
+
+  /** `onSubscribe`'s steps for a WebSocket `subscribe` (same rules, same order), answered as errors rather than HTTP responses. */
+  async function admit(params: RequestParams, account: Account): Promise<Admission> {
+    const resolved = await resolveOperation(params, limits.persisted, manifest, deps.registry);
+    if (!resolved.ok) return refused(resolved.code, resolved.message);
+    const prepared = documents.prepare(resolved.text);
+    if (!prepared.ok) return refused(GRAPHQL_CODES.PARSE_FAILED, prepared.parseError.message);
+    const { document } = prepared;
+    const errors = prepared.errors.length > 0 ? prepared.errors : documents.limitErrors(prepared, params.variables, () => limitRules(params.variables));
+    if (errors.length > 0)
+      return { ok: false, errors: errors.map((e) => (e.extensions?.code ? e : new GraphQLError(e.message, { nodes: e.nodes, extensions: { ...e.extensions, code: GRAPHQL_CODES.VALIDATION_FAILED } }))) };
+    const op = getOperationAST(document, params.operationName);
+    if (!op) return refused(GRAPHQL_CODES.BAD_REQUEST, params.operationName ? `No operation named '${params.operationName}'` : 'operationName is required for a document with several operations');
+    if (op.operation !== OperationTypeNode.SUBSCRIPTION) return refused(GRAPHQL_CODES.BAD_REQUEST, 'Only subscriptions are served over WebSocket: send queries and mutations to POST /graphql');
+    if (resolved.register) await deps.registry.set(resolved.register, resolved.text);
+    if (deps.costBudget) {
+      // Charged once per subscription, after validation and before it starts (its cost is one event's price).
+      const charge = await deps.costBudget.charge(account.id, schema, document, op, params.variables);
+      if (!charge.admitted) {
+        const retry = `retry after ${charge.retryAfterS} s`;
+        return refused(GRAPHQL_CODES.THROTTLED, `Throttled: this subscription costs ${charge.cost.requestedQueryCost} points and ${charge.cost.throttleStatus.currentlyAvailable} are available; ${retry}`);
+      }
+    }
+    return { ok: true, document, op };
+  }
+
   return {
+    schema,
+    execute,
+    async admit(params, account) {
+      const admission = await admit(params, account);
+      deps.onOutcome?.(admission.ok ? 'ok' : outcomeOf(400, JSON.stringify({ errors: admission.errors })));
+      return admission;
+    },
     async serve({ method, url, headers, body, raw, account }) {
       // `cost` present from the start (set when charged): one object shape for every request.
       const context: RequestContext = { account, accept: headers.accept || undefined, contentType: headers['content-type'] || undefined, cost: undefined, costToSplice: false };

@@ -5,18 +5,34 @@
  * Access (no account reads another account's order): users, posts and comments are readable by any authenticated
  * caller; orders only by their account, through `order(id)` and `User.orders` alike.
  */
-import type { Resolvers } from '../../generated/graphql/resolvers';
+import { GraphQLError } from 'graphql';
+import type { Resolvers, ResolversParentTypes } from '../../generated/graphql/resolvers';
 import type { Account, Store } from '../store';
 import { parseOrderId, totalCents } from '../orders';
 import type { Loaders } from './loaders';
 import { DEFAULT_FIRST } from './pageSize';
+import { GRAPHQL_CODES } from './errors';
+
+/** What one message of an order's stream is made of (the parent of `OrderEvent`'s fields). */
+export type OrderEventView = ResolversParentTypes['OrderEvent'];
+
+/**
+ * Opens an order's stream for the caller (subscriptions.ts): null when the order is
+ * missing or another account's. The stream yields nothing itself: its events are written
+ * to the connection as they come (one execution per event, shared by its subscribers).
+ */
+export type OpenOrderEvents = (orderId: number, since: number | undefined) => Promise<AsyncIterable<never> | null>;
 
 // A type, not an interface: graphql-http wants a context assignable to a record.
 export type GraphqlContext = {
   store: Store;
   account: Account;
   loaders: Loaders;
+  /** Present on the WebSocket route only (subscriptions.ts); over HTTP a subscription is refused before it runs. */
+  orderEvents?: OpenOrderEvents;
 };
+
+const notFound = () => new GraphQLError('No such order', { extensions: { code: GRAPHQL_CODES.NOT_FOUND } });
 
 export const resolvers: Resolvers<GraphqlContext> = {
   Query: {
@@ -27,6 +43,21 @@ export const resolvers: Resolvers<GraphqlContext> = {
       return orderId === null ? null : store.getOrder(account.id, orderId);
     },
     viewer: (_root, _args, { store, account }) => store.userOfAccount(account.id),
+  },
+  Subscription: {
+    orderEvents: {
+      async subscribe(_root, { id, since }, { orderEvents }) {
+        if (!orderEvents) throw new GraphQLError('Subscriptions are served over WebSocket', { extensions: { code: GRAPHQL_CODES.BAD_REQUEST } });
+        if (since != null && since < 0) throw new GraphQLError('since must be a non-negative integer (0: seen nothing)', { extensions: { code: GRAPHQL_CODES.BAD_USER_INPUT } });
+        // Only canonical integer ids name an order; another account's order looks missing (invariant 7).
+        const orderId = parseOrderId(id);
+        const stream = orderId === null ? null : await orderEvents(orderId, since ?? undefined);
+        if (!stream) throw notFound();
+        return stream;
+      },
+      // Each event is executed with its view as the root value (subscriptions.ts).
+      resolve: (view: OrderEventView) => view,
+    },
   },
   User: {
     friends: (user, { first }, { loaders }) => loaders.friends.load({ id: user.id, first: first ?? DEFAULT_FIRST }),

@@ -35,6 +35,11 @@ export interface Frame {
   type: string;
   /** The message as JSON text: what a replay needs to frame it again (ring.ts keeps only this). */
   json: string;
+  /**
+   * The committed event it was built from, on live frames only (a replayed frame has its
+   * JSON alone): other transports render it their own way (GraphQL subscriptions).
+   */
+  event?: OrderEvent;
   /** `id:`, `event:`, `data:` and the blank line. */
   sse: Buffer;
   /** A complete unmasked WebSocket text frame (header + payload). */
@@ -62,9 +67,9 @@ export function sseFrame(message: ServerMessage, id?: number): Buffer {
   return sseText(message.type, JSON.stringify(message), id);
 }
 
-export function frameOf(message: ServerMessage & { seq: number | null }): Frame {
+export function frameOf(message: ServerMessage & { seq: number | null }, event?: OrderEvent): Frame {
   const json = JSON.stringify(message); // once, for both wire forms
-  return { seq: message.seq ?? 0, type: message.type, json, sse: sseText(message.type, json, message.seq), ws: wsFrame(json) };
+  return { seq: message.seq ?? 0, type: message.type, json, event, sse: sseText(message.type, json, message.seq), ws: wsFrame(json) };
 }
 
 /**
@@ -92,3 +97,6 @@ export class ReplayedFrame implements Frame {
     return (this.wsBytes ??= wsFrame(this.json));
   }
 }
+
+/** A committed event's frame: its wire forms and the event itself. */
+export const eventFrame = (event: OrderEvent): Frame => frameOf(eventMessage(event), event);

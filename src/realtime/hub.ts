@@ -22,7 +22,7 @@
  * lost (`catchUpAll` when the bus reconnects).
  */
 import type { OrderEvent, Store } from '../store';
-import { eventMessage, frameOf, type Frame } from './frames';
+import { eventFrame, type Frame } from './frames';
 import { ReplayRing, RingBudget } from './ring';
 import type { Bus } from '../bus';
 
@@ -114,7 +114,7 @@ export class TopicHub {
     for (;;) {
       const rows = await this.opts.store.eventsAfter(topic.orderId, topic.ring.lastSeq, Math.min(EVENT_PAGE, upTo - topic.ring.lastSeq));
       for (const e of rows) {
-        if (e.seq === topic.ring.lastSeq + 1) this.append(topic, frameOf(eventMessage(e)));
+        if (e.seq === topic.ring.lastSeq + 1) this.append(topic, eventFrame(e));
       }
       if (rows.length < EVENT_PAGE || topic.ring.lastSeq >= upTo) return;
     }
@@ -141,7 +141,7 @@ export class TopicHub {
       // Events published out of order (concurrent commits) or lost: read the missing ones.
       if (event.seq > topic.ring.lastSeq + 1) await this.catchUp(topic, event.seq - 1);
       if (event.seq !== topic.ring.lastSeq + 1) return; // already read by catchUp
-      this.append(topic, frameOf(eventMessage(event)));
+      this.append(topic, eventFrame(event));
     });
   }
 

@@ -13,12 +13,13 @@ import { TopicHub } from './hub';
 import { SlowPeers } from './slowPeers';
 import { SseStreams, sseRoute } from './sse';
 import { WriteBatcher } from './writer';
-import { WsEndpoint } from './ws';
+import { WsEndpoint, type WsProtocol } from './ws';
 
 export { TopicHub, type Subscriber } from './hub';
 export { AcceptLimiter } from './acceptLimiter';
 export { ReplayRing, RingBudget } from './ring';
-export { CLOSE_TRY_AGAIN, CLOSE_GOING_AWAY, WS_PATH } from './ws';
+export { CLOSE_TRY_AGAIN, CLOSE_GOING_AWAY, WS_PATH, type WsConnection, type WsProtocol } from './ws';
+export { topicOf, wsFrame, type Frame } from './frames';
 export { SSE_RETRY_MS } from './sse';
 
 export interface RealtimeConfig {
@@ -55,6 +56,8 @@ export interface Realtime {
   handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void;
   /** Sends upgrades of this http server here. */
   attach(server: Server): void;
+  /** Serves another protocol's WebSocket upgrades on `path`, on the same limiter, bearer rule and bounded queues. */
+  mount(path: string, protocol: WsProtocol): void;
   /** Shutdown: SSE `retry:` and end, WebSocket close 1001. */
   close(): void;
   stats(): { topics: number; sse: number; ws: number };
@@ -83,6 +86,7 @@ export function createRealtime(deps: RealtimeDeps): Realtime {
     publish: (event) => deps.bus.publish(event),
     handleUpgrade,
     attach: (server) => void server.on('upgrade', handleUpgrade),
+    mount: (path, protocol) => ws.mount(path, protocol),
     close() {
       streams.close();
       ws.close();

@@ -8,11 +8,16 @@
  * bytes) written through the connection's bounded queue (writer.ts); ws itself writes
  * only control frames (pong, close), and the queue is stopped before any close, so no
  * data frame ever follows a close frame.
+ *
+ * Other protocols are mounted on other paths (`mount`: graphql-transport-ws on /graphql)
+ * and get the same upgrade (accept limiter, bearer rule, problem+json refusals) and the
+ * same connection (`WsConnection`: the bounded queue, 1013 for a slow consumer, 1001 on
+ * shutdown); only what is said on it is theirs.
  */
 import type { IncomingMessage } from 'node:http';
 import { parse as parseQuery } from 'node:querystring';
 import type { Duplex } from 'node:stream';
-import { WebSocketServer, type WebSocket } from 'ws';
+import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import type { Account, Store } from '../store';
 import { bearerTokenOf, isRefusal, parseClientJson, problemText, PROBLEM_MEDIA_TYPE, refusal, refusalOf, type Refusal } from '../http';
 import { StoreUnavailableError } from '../store';
@@ -59,6 +64,56 @@ function refuseUpgrade(socket: Duplex, r: Refusal): void {
   socket.end(`${lines.join('\r\n')}\r\n\r\n${json}`);
 }
 
+/**
+ * A connection as a mounted protocol sees it: text out through the bounded queue (a slow
+ * consumer is closed 1013 by the queue itself), text in, close.
+ */
+export interface WsConnection {
+  /** The subprotocol the upgrade selected ('' for none). */
+  readonly protocol: string;
+  /** Frames a text message and writes it through the bounded queue. */
+  send(text: string): void;
+  /** Writes a pre-framed text frame (frames.ts `wsFrame`) through the bounded queue. */
+  writeFrame(bytes: Buffer): void;
+  /** Closes with the protocol's code (what is queued still goes out first). */
+  close(code: number, reason: string): void;
+  /** Closes 1013 "Try again later" right behind what the kernel holds (a hole in delivery). */
+  closeTryAgain(): void;
+  onMessage(listener: (text: string) => void): void;
+  onClose(listener: (code: number, reason: string) => void): void;
+}
+
+/** A protocol served on its own upgrade path (mounted with `WsEndpoint.mount`). */
+export interface WsProtocol {
+  /** ws's `handleProtocols`: the subprotocol chosen from those the client offers, or false for none. */
+  selectProtocol(offered: Set<string>): string | false;
+  /** Largest client message accepted; bigger closes with 1009. */
+  maxPayload: number;
+  /**
+   * A connection is open. `account`: the upgrade's bearer token (header or `access_token`)
+   * when it had one; undefined when it had none, and the protocol authenticates in band.
+   */
+  open(conn: WsConnection, account: Account | undefined): void;
+}
+
+/** A text message's UTF-8 (ws hands a Buffer, or fragments as a list). */
+const textOf = (data: RawData): string => (Array.isArray(data) ? Buffer.concat(data) : Buffer.isBuffer(data) ? data : Buffer.from(data)).toString('utf8');
+
+interface Mounted {
+  protocol: WsProtocol;
+  wss: WebSocketServer;
+}
+
+/** The bounded writer of one connection and its two goodbyes (slow consumer, shutdown). */
+interface Outbox {
+  write(bytes: Buffer): void;
+  closeTryAgain(): void;
+  goAway(): void;
+  stop(): void;
+  /** Called when the connection stops for being slow (before the close frame). */
+  onSlow?: () => void;
+}
+
 interface Connection {
   account: Account;
   /** The URL's `since`, until the first subscribe takes it (asyncapi.yaml: it belongs to that subscription only). */
@@ -75,12 +130,22 @@ interface Connection {
 
 export class WsEndpoint {
   private readonly wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, maxPayload: MAX_CLIENT_MESSAGE_BYTES });
-  private readonly conns = new Set<Connection>();
+  /** Every open connection's goodbye for shutdown, whatever its protocol. */
+  private readonly conns = new Set<{ goAway(): void }>();
+  private readonly mounted = new Map<string, Mounted>();
 
   constructor(private readonly deps: WsDeps) {}
 
   get clients(): number {
-    return this.wss.clients.size;
+    let n = this.wss.clients.size;
+    for (const m of this.mounted.values()) n += m.wss.clients.size;
+    return n;
+  }
+
+  /** Serves another protocol's upgrades on `path` (e.g. graphql-transport-ws on /graphql). */
+  mount(path: string, protocol: WsProtocol): void {
+    const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, maxPayload: protocol.maxPayload, handleProtocols: (offered) => protocol.selectProtocol(offered) });
+    this.mounted.set(path, { protocol, wss });
   }
 
   /** For the http server's 'upgrade' event. Other paths are not ours: 404. */
@@ -99,9 +164,11 @@ export class WsEndpoint {
   private async upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
     socket.on('error', () => socket.destroy());
     const url = new URL(req.url ?? '/', 'http://localhost');
-    if (url.pathname !== WS_PATH) return refuseUpgrade(socket, refusal('NOT_FOUND', `No WebSocket endpoint at ${url.pathname}`));
+    const mounted = this.mounted.get(url.pathname);
+    if (url.pathname !== WS_PATH && !mounted) return refuseUpgrade(socket, refusal('NOT_FOUND', `No WebSocket endpoint at ${url.pathname}`));
     // The service's one bearer rule (http/auth.ts): the header, else one `access_token` (a repeated one is no token, as on SSE).
     const token = bearerTokenOf(req.headers.authorization, parseQuery(url.search.slice(1)).access_token);
+    if (mounted) return this.upgradeMounted(mounted, token, req, socket, head);
     const account = await this.deps.authenticate(token);
     if (isRefusal(account)) return refuseUpgrade(socket, account);
     const sinceParam = url.searchParams.get('since');
@@ -112,47 +179,106 @@ export class WsEndpoint {
     this.wss.handleUpgrade(req, socket, head, (ws) => this.connection(ws, socket, account, since));
   }
 
-  private connection(ws: WebSocket, socket: Duplex, account: Account, urlSince: number | undefined): void {
+  /**
+   * A mounted protocol's upgrade: a token, when the upgrade carries one, must be valid
+   * (401 otherwise); without one the protocol authenticates in band (graphql-transport-ws:
+   * the `connection_init` payload, which browsers can send and headers they cannot).
+   */
+  private async upgradeMounted({ protocol, wss }: Mounted, token: string | undefined, req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
+    let account: Account | undefined;
+    if (token !== undefined) {
+      const found = await this.deps.authenticate(token);
+      if (isRefusal(found)) return refuseUpgrade(socket, found);
+      account = found;
+    }
+    const admitted = this.deps.limiter.take();
+    if (!admitted.ok) return refuseUpgrade(socket, refusal('SERVICE_UNAVAILABLE', 'Too many new connections: retry later', { 'Retry-After': String(admitted.retryAfterS) }));
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      const outbox = this.outbox(ws, socket);
+      const closeListeners: ((code: number, reason: string) => void)[] = [];
+      let ended = false;
+      /** The protocol hears of the end once: at the close, or already when a slow consumer is closed (its socket may linger for minutes). */
+      const end = (code: number, reason: string) => {
+        if (ended) return;
+        ended = true;
+        for (const listener of closeListeners) listener(code, reason);
+      };
+      outbox.onSlow = () => end(CLOSE_TRY_AGAIN, 'Try again later');
+      const entry = { goAway: () => outbox.goAway() };
+      this.conns.add(entry);
+      ws.on('close', (code, reason) => {
+        outbox.stop();
+        this.conns.delete(entry);
+        end(code, String(reason));
+      });
+      ws.on('error', () => ws.terminate());
+      protocol.open(
+        {
+          protocol: ws.protocol,
+          send: (text) => outbox.write(wsFrame(text)),
+          writeFrame: (bytes) => outbox.write(bytes),
+          close: (code, reason) => ws.close(code, reason),
+          closeTryAgain: () => outbox.closeTryAgain(),
+          onMessage: (listener) => void ws.on('message', (data, isBinary) => listener(isBinary ? '' : textOf(data))),
+          onClose: (listener) => void closeListeners.push(listener),
+        },
+        account,
+      );
+    });
+  }
+
+  /** The bounded queue of one connection (writer.ts) and its goodbyes: 1013 for a slow consumer, 1001 on shutdown. */
+  private outbox(ws: WebSocket, socket: Duplex): Outbox {
     // A delayed batch must not follow the close frame of a closing handshake: it waits until dropped.
     const batcher = this.deps.batcher;
     const writer = new BoundedWriter(socket, this.deps.maxBufferBytes, batcher, batcher && (() => ws.readyState === ws.OPEN));
+    const box: Outbox = {
+      write: (bytes) => {
+        if (ws.readyState !== ws.OPEN) return;
+        if (writer.write(bytes) === 'slow') {
+          this.deps.onBackpressure?.();
+          box.closeTryAgain();
+        }
+      },
+      closeTryAgain: () => {
+        if (ws.readyState !== ws.OPEN) return;
+        writer.stop(); // what was queued is dropped: the close frame goes right behind what the kernel holds
+        box.onSlow?.();
+        ws.close(CLOSE_TRY_AGAIN, 'Try again later');
+        // ws would destroy the socket 30 s after close() whether or not the peer reads; a
+        // stalled client that resumes later must still find the close frame, so the socket
+        // is ended instead and SlowPeers destroys it only if it never drains.
+        // (`_closeTimer` is ws internals: ws is pinned to a minor version in package.json.)
+        clearTimeout((ws as unknown as { _closeTimer: NodeJS.Timeout | undefined })._closeTimer);
+        socket.end();
+        this.deps.slowPeers.add(socket);
+      },
+      goAway: () => {
+        writer.stop();
+        ws.close(CLOSE_GOING_AWAY, 'Server shutting down');
+      },
+      stop: () => writer.stop(),
+    };
+    return box;
+  }
+
+  private connection(ws: WebSocket, socket: Duplex, account: Account, urlSince: number | undefined): void {
+    const outbox = this.outbox(ws, socket);
     const unsubscribeAll = () => {
       for (const [orderId, sub] of conn.subs) this.deps.hub.unsubscribe(orderId, sub);
       conn.subs.clear();
     };
-    const closeTryAgain = () => {
-      if (ws.readyState !== ws.OPEN) return;
-      writer.stop(); // what was queued is dropped: the close frame goes right behind what the kernel holds
-      unsubscribeAll();
-      ws.close(CLOSE_TRY_AGAIN, 'Try again later');
-      // ws would destroy the socket 30 s after close() whether or not the peer reads; a
-      // stalled client that resumes later must still find the close frame, so the socket
-      // is ended instead and SlowPeers destroys it only if it never drains.
-      // (`_closeTimer` is ws internals: ws is pinned to a minor version in package.json.)
-      clearTimeout((ws as unknown as { _closeTimer: NodeJS.Timeout | undefined })._closeTimer);
-      socket.end();
-      this.deps.slowPeers.add(socket);
-    };
-    const write = (bytes: Buffer) => {
-      if (ws.readyState !== ws.OPEN) return;
-      if (writer.write(bytes) === 'slow') {
-        this.deps.onBackpressure?.();
-        closeTryAgain();
-      }
-    };
-    const send = (msg: ServerMessage) => write(wsFrame(JSON.stringify(msg)));
+    outbox.onSlow = unsubscribeAll;
+    const send = (msg: ServerMessage) => outbox.write(wsFrame(JSON.stringify(msg)));
     const conn: Connection = {
       account,
       urlSince,
       subs: new Map(),
       send,
       error: (channel, code, message) => send({ type: 'error', channel, seq: null, code, message }),
-      writeFrame: write,
-      closeTryAgain,
-      goAway: () => {
-        writer.stop();
-        ws.close(CLOSE_GOING_AWAY, 'Server shutting down');
-      },
+      writeFrame: (bytes) => outbox.write(bytes),
+      closeTryAgain: () => outbox.closeTryAgain(),
+      goAway: () => outbox.goAway(),
     };
     this.conns.add(conn);
     ws.on('message', (data, isBinary) => {
@@ -164,7 +290,7 @@ export class WsEndpoint {
       });
     });
     ws.on('close', () => {
-      writer.stop();
+      outbox.stop();
       unsubscribeAll();
       this.conns.delete(conn);
     });
@@ -223,11 +349,13 @@ export class WsEndpoint {
   /** Cuts every connection as a network failure would (no close frame). */
   dropAll(): void {
     for (const ws of this.wss.clients) ws.terminate();
+    for (const m of this.mounted.values()) for (const ws of m.wss.clients) ws.terminate();
   }
 
   /** Shutdown: close 1001 so clients reconnect (to another instance if there is one). */
   close(): void {
     for (const conn of this.conns) conn.goAway();
     this.wss.close();
+    for (const m of this.mounted.values()) m.wss.close();
   }
 }

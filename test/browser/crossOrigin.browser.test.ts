@@ -5,7 +5,9 @@
  * writes with If-Match through a real 412 (preflight for If-Match and the merge-patch
  * Content-Type) and streams over the browser's WebSocket and over SSE (fetch with
  * Authorization and Last-Event-ID: a preflight too). The same page served as
- * http://localhost:<page port>, an origin not listed, gets a clear CORS failure.
+ * http://localhost:<page port>, an origin not listed, gets a clear CORS failure. The SDK's
+ * GraphQL subscription runs over the browser's WebSocket on /graphql too (the token in
+ * `connection_init`: a browser cannot set headers on a WebSocket) and resumes with `since`.
  * CHROMIUM_PATH overrides /usr/bin/chromium; .ci/run installs Debian's `chromium`.
  */
 import { createServer, type Server } from 'node:http';
@@ -33,7 +35,7 @@ const bundle = buildSync({
 }).outputFiles[0].text;
 
 type Sdk = typeof import('@orderline/sdk');
-type PageWindow = Window & { orderline: Sdk; seqs: Record<string, number[]>; streams: { close(): void }[] };
+type PageWindow = Window & { orderline: Sdk; seqs: Record<string, number[]>; streams: { close(): void }[]; subscription?: { readonly lastSeq: number; close(): void } };
 
 describe('the SDK in a browser page on another origin', () => {
   let pages: Server;
@@ -126,6 +128,29 @@ describe('the SDK in a browser page on another origin', () => {
     await page.waitForFunction(() => Object.values((window as unknown as PageWindow).seqs).every((s) => s.length >= 4), undefined, { timeout: 15_000 });
     expect(await page.evaluate(() => (window as unknown as PageWindow).seqs)).toEqual({ ws: [2, 3, 4, 5], sse: [2, 3, 4, 5] });
     await page.evaluate(() => (window as unknown as PageWindow).streams.forEach((s) => s.close()));
+    await page.close();
+  }, 60_000);
+
+  it("subscribes to an order's events over GraphQL from the page and resumes with since after the server cuts it", async () => {
+    const { page } = await open(`http://127.0.0.1:${pagePort}`);
+    const { id } = await createOrder(srv);
+    await page.evaluate(
+      ({ baseUrl, token, orderId }) => {
+        const w = window as unknown as PageWindow;
+        w.seqs = { gql: [] };
+        const gql = w.orderline.createGraphqlClient({ baseUrl, token, backoff: { baseMs: 50, capMs: 500 } }); // the browser's own WebSocket
+        w.subscription = gql.subscribe('OrderEvents', { id: String(orderId) }, { next: (d) => w.seqs.gql.push(d.orderEvents.seq) });
+      },
+      { baseUrl: srv.url, token: srv.alice.token, orderId: id },
+    );
+    await page.waitForFunction(() => (window as unknown as PageWindow).subscription?.lastSeq === 1, undefined, { timeout: 15_000 });
+    await touch(srv, id, 2);
+    await page.waitForFunction(() => (window as unknown as PageWindow).seqs.gql.length >= 2, undefined, { timeout: 15_000 });
+    srv.realtime.dropConnections();
+    await touch(srv, id, 2);
+    await page.waitForFunction(() => (window as unknown as PageWindow).seqs.gql.length >= 4, undefined, { timeout: 15_000 });
+    expect(await page.evaluate(() => (window as unknown as PageWindow).seqs.gql)).toEqual([2, 3, 4, 5]);
+    await page.evaluate(() => (window as unknown as PageWindow).subscription?.close());
     await page.close();
   }, 60_000);
 

@@ -11,7 +11,9 @@
  * the ring or ahead of the topic). A gap, an unowed resync or a `subscribed` the rules
  * would take for an event all fail the run: a spec-following client never needs them.
  *
- * The SDK's realtime client is such a client and runs the same schedules.
+ * The SDK's realtime client is such a client and runs the same schedules, and so does a
+ * rules-only client of the GraphQL subscription (graphql-transport-ws on /graphql, one
+ * `orderEvents(id, since)` per topic on one connection).
  * Runs on SQLite, and on PostgreSQL in the `postgres` jest project.
  */
 import fc from 'fast-check';
@@ -132,6 +134,55 @@ function wsClient(srv: TestServer, ids: number[]): Client {
       ids.forEach((id, t) => {
         rules.resumed(t);
         sock.send(JSON.stringify({ type: 'subscribe', channel: `order:${id}`, ...(viaUrl && t === 0 ? {} : { since: rules.last(t) }) }));
+      });
+    },
+    async drop() {
+      ws?.terminate();
+      c.connected = false;
+      await rules.settled();
+    },
+    close: () => ws?.terminate(),
+  };
+  return c;
+}
+
+/** GraphQL over graphql-transport-ws: one connection, one `orderEvents` subscription per topic resuming with `since`. */
+function graphqlWsClient(srv: TestServer, ids: number[]): Client {
+  const rules = new SpecRules(srv, ids);
+  let ws: WebSocket | undefined;
+  const c: Client = {
+    log: rules.log,
+    last: rules.last,
+    connected: false,
+    claim: (t, seq) => rules.claim(t, seq),
+    async connect() {
+      await rules.settled();
+      const sock = new WebSocket(`${srv.url.replace('http', 'ws')}/graphql`, 'graphql-transport-ws');
+      ws = sock;
+      const acked = new Promise<void>((resolve) => {
+        sock.on('message', (d) => {
+          const m = JSON.parse((d as Buffer).toString()) as { type: string; id?: string; payload?: { data?: { orderEvents?: { type: string; seq: number } } } };
+          if (m.type === 'connection_ack') return resolve();
+          const t = Number(m.id);
+          const event = m.payload?.data?.orderEvents;
+          if (m.type === 'next' && event) rules.handle(t, event.type, event.seq);
+          else rules.handle(t, m.type, null); // an error, a complete or an empty result: never owed
+        });
+      });
+      sock.on('close', () => {
+        if (ws === sock) c.connected = false;
+      });
+      await new Promise((resolve, reject) => {
+        sock.once('open', resolve);
+        sock.once('error', reject);
+      });
+      sock.send(JSON.stringify({ type: 'connection_init', payload: { authorization: `Bearer ${srv.alice.token}` } }));
+      await acked;
+      c.connected = true;
+      ids.forEach((id, t) => {
+        rules.resumed(t);
+        const query = 'subscription ($id: ID!, $since: Int) { orderEvents(id: $id, since: $since) { seq type } }';
+        sock.send(JSON.stringify({ id: String(t), type: 'subscribe', payload: { query, variables: { id: String(id), since: rules.last(t) } } }));
       });
     },
     async drop() {
@@ -283,6 +334,7 @@ describe('spec-client model: never a lost, repeated or silently skipped event (g
   const cases = [
     ['WebSocket, rules-only client', (ids: number[]) => wsClient(srv, ids), false],
     ['SSE, rules-only client', (ids: number[]) => sseClient(srv, ids), false],
+    ['GraphQL subscription (graphql-transport-ws), rules-only client', (ids: number[]) => graphqlWsClient(srv, ids), false],
     ['WebSocket, the SDK', (ids: number[]) => sdkClient(srv, ids, 'ws'), true],
     ['SSE, the SDK', (ids: number[]) => sdkClient(srv, ids, 'sse'), true],
   ] as const;

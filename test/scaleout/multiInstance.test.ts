@@ -7,6 +7,7 @@
 import { createOrder, openSse, openWs, WsClient, type StreamTarget } from '../support/streams';
 import { PG_URL, pgSchema, sleep, startInstance, startRedis, type Instance } from '../support/instances';
 import { sha256Hex } from '../../src/graphql';
+import { connectGraphqlWs, eventsOf, subscribe as subscribeGraphql } from '../support/graphqlWs';
 
 jest.setTimeout(90_000);
 
@@ -57,6 +58,31 @@ describe('two instances sharing PostgreSQL and Redis', () => {
     expect(JSON.parse(ev.data!)).toMatchObject({ seq: 2, order: { note: 'from A' } });
     sub.ws.close();
     sse.close();
+  });
+
+  it('GraphQL subscriptions: a write on A reaches a subscriber on B; a client resuming on A with since gets the missed events once', async () => {
+    const { id } = await createOrder(a);
+    const onB = await connectGraphqlWs(b);
+    subscribeGraphql(onB, '1', { id: String(id) });
+    await onB.until(() => eventsOf(onB, '1').length === 1);
+    expect((await patch(a, id, 'gql from A')).status).toBe(200);
+    await onB.until(() => eventsOf(onB, '1').length === 2);
+    expect(eventsOf(onB, '1')[1]).toMatchObject({ seq: 2, type: 'order.updated', order: { note: 'gql from A' } });
+    onB.ws.terminate(); // cut; two writes on B while away
+    expect((await patch(b, id, 'away 1')).status).toBe(200);
+    expect((await patch(b, id, 'away 2')).status).toBe(200);
+    const onA = await connectGraphqlWs(a);
+    subscribeGraphql(onA, '1', { id: String(id), since: 2 });
+    await onA.until(() => eventsOf(onA, '1').length === 3);
+    expect((await patch(b, id, 'live')).status).toBe(200);
+    await onA.until(() => eventsOf(onA, '1').length === 4);
+    expect(eventsOf(onA, '1').map((e) => [e.type, e.seq, e.order?.note ?? null])).toEqual([
+      ['subscribed', 2, null],
+      ['order.updated', 3, 'away 1'],
+      ['order.updated', 4, 'away 2'],
+      ['order.updated', 5, 'live'],
+    ]);
+    onA.ws.close();
   });
 
   it('finds on B an APQ hash registered on A', async () => {

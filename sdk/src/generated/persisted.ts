@@ -5,6 +5,7 @@ import type * as Ops from './operations.js';
 export interface OperationTypes {
   FriendsOfFriends: { result: Ops.FriendsOfFriendsQuery; variables: Ops.FriendsOfFriendsQueryVariables };
   Order: { result: Ops.OrderQuery; variables: Ops.OrderQueryVariables };
+  OrderEvents: { result: Ops.OrderEventsSubscription; variables: Ops.OrderEventsSubscriptionVariables };
   User: { result: Ops.UserQuery; variables: Ops.UserQueryVariables };
   UserFeed: { result: Ops.UserFeedQuery; variables: Ops.UserFeedQueryVariables };
   ViewerOrders: { result: Ops.ViewerOrdersQuery; variables: Ops.ViewerOrdersQueryVariables };
@@ -19,6 +20,10 @@ export const persistedOperations = {
   "Order": {
     "hash": "d8e6124af5d3c13425bccad6e8d14b4d5c7928af5b75f9ad4c37d84f654619e5",
     "text": "query Order($id: ID!) {\n  order(id: $id) {\n    id\n    status\n    items {\n      sku\n      quantity\n      unitPriceCents\n    }\n    totalCents\n    currency\n    discount {\n      code\n      percent\n    }\n    note\n    revision\n    updatedAt\n  }\n}"
+  },
+  "OrderEvents": {
+    "hash": "87cf71ff0e6784c54a3c840fa4978b6f19f4c2ba1c4048466ec15228b0e55f6c",
+    "text": "subscription OrderEvents($id: ID!, $since: Int) {\n  orderEvents(id: $id, since: $since) {\n    seq\n    type\n    resync\n    order {\n      id\n      status\n      items {\n        sku\n        quantity\n        unitPriceCents\n      }\n      totalCents\n      currency\n      discount {\n        code\n        percent\n      }\n      note\n      revision\n      updatedAt\n    }\n  }\n}"
   },
   "User": {
     "hash": "93d24fb3f919a4193dc915d5fbdb9375cbfd29e268504ba2cf204c81086b30ba",

@@ -1,0 +1,175 @@
+/**
+ * GraphQL subscriptions of contracts/operations/ over graphql-transport-ws (/graphql),
+ * typed from the operation, with automatic resume: the client remembers the last `seq`
+ * it delivered and, after any drop, subscribes again with `since` = that seq, after
+ * base x 2^attempt + random(0, base) (the realtime client's backoff, jitter on the first
+ * reconnect too). Within the server's replay ring nothing is missed or delivered twice.
+ *
+ * The rules are the realtime contract's: `subscribed` (the first message) gives the
+ * position when the client had none and is not passed on; an event with seq <= last is
+ * dropped; `resync` is passed on (query the order, then continue) and its seq adopted.
+ *
+ * Why not graphql-ws's `createClient`: the SDK ships with client dependencies it already
+ * has (graphql-ws is not one), and the protocol's client side used here is five message
+ * types (connection_init/ack, subscribe, next/error/complete, ping/pong); resubscribing
+ * with a new `since` after each drop is the SDK's own logic either way.
+ */
+import type { GraphqlErrorJson } from './errors.js';
+import { GraphqlRequestError } from './graphqlErrors.js';
+import { tokenOf, type TokenSource } from './transport.js';
+import { persistedOperations, type OperationTypes } from './generated/persisted.js';
+import { DEFAULT_BACKOFF, reconnectDelay, type Backoff, type WebSocketLike } from './realtime.js';
+
+/** The contract's operations that resume with `since` (subscriptions over the replay ring). */
+export type SubscriptionName = { [N in keyof OperationTypes]: 'since' extends keyof OperationTypes[N]['variables'] ? N : never }[keyof OperationTypes];
+
+/** A WebSocket constructor taking a subprotocol: the platform's, or the `ws` package's in Node 20. */
+export type GraphqlWebSocketCtor = new (url: string, protocols: string) => WebSocketLike;
+
+export interface SubscribeOptions {
+  baseUrl: string;
+  /** A bearer token, or a function returning the current one (read at every connection). */
+  token: TokenSource | undefined;
+  WebSocket?: GraphqlWebSocketCtor | undefined;
+  backoff?: Partial<Backoff> | undefined;
+  random?: (() => number) | undefined;
+}
+
+export interface SubscriptionHandlers<R> {
+  /** Each event (and resync) in seq order, exactly once across reconnects. */
+  next(data: R): void;
+  /** A refusal that resubscribing will not fix (NOT_FOUND, validation, authentication): the subscription stops. */
+  error?(error: GraphqlRequestError): void;
+  /** Each (re)connection, for tests and UIs. */
+  onConnect?(attempt: number): void;
+}
+
+export interface GraphqlSubscription {
+  /** The last seq delivered (or adopted from `subscribed` / `resync`). */
+  readonly lastSeq: number;
+  close(): void;
+}
+
+const PROTOCOL = 'graphql-transport-ws';
+/** Close codes after which reconnecting cannot help: bad token (4403), protocol misuse (4400, 4401, 4406, 4409). */
+const FATAL_CLOSES = new Set([4400, 4401, 4403, 4406, 4409]);
+/** `extensions.code`s of an `error` message after which subscribing again later can work. */
+const RETRYABLE = new Set(['UNAVAILABLE', 'THROTTLED']);
+
+interface StreamEvent {
+  seq?: unknown;
+  type?: unknown;
+}
+
+export function subscribeOperation<N extends SubscriptionName>(
+  opts: SubscribeOptions,
+  name: N,
+  variables: Omit<OperationTypes[N]['variables'], 'since'> & { since?: number },
+  handlers: SubscriptionHandlers<OperationTypes[N]['result']>,
+): GraphqlSubscription {
+  const op = persistedOperations[name];
+  const backoff = { ...DEFAULT_BACKOFF, ...opts.backoff };
+  const url = `${opts.baseUrl.replace(/\/$/, '').replace(/^http/, 'ws')}/graphql`;
+  const { since, ...rest } = variables;
+  let lastSeq = since ?? 0;
+  let hasPosition = since !== undefined;
+  let attempt = 0;
+  let closed = false;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let current: WebSocketLike | undefined;
+
+  function stop(error?: GraphqlRequestError): void {
+    closed = true;
+    if (timer) clearTimeout(timer);
+    current?.close(1000, 'Normal Closure');
+    if (error) handlers.error?.(error);
+  }
+
+  function scheduleReconnect(): void {
+    if (closed || timer) return;
+    const delay = reconnectDelay(attempt, backoff, opts.random);
+    attempt++;
+    timer = setTimeout(() => {
+      timer = undefined;
+      connect();
+    }, delay);
+  }
+
+  /** One `next` payload: the stream's rules, then the handler. */
+  function onNext(payload: { data?: Record<string, unknown> | null; errors?: GraphqlErrorJson[] }): void {
+    if (!payload.data) return stop(new GraphqlRequestError(200, payload.errors ?? []));
+    const event = Object.values(payload.data)[0] as StreamEvent | null | undefined;
+    const seq = typeof event?.seq === 'number' ? event.seq : undefined;
+    if (seq === undefined) return handlers.next(payload.data as OperationTypes[N]['result']); // a selection without seq: no resume bookkeeping possible
+    if (event?.type === 'subscribed') {
+      attempt = 0;
+      if (!hasPosition) {
+        lastSeq = seq;
+        hasPosition = true;
+      }
+      return;
+    }
+    if (event?.type === 'resync') {
+      lastSeq = seq;
+      hasPosition = true;
+      return handlers.next(payload.data as OperationTypes[N]['result']);
+    }
+    if (seq <= lastSeq) return; // replayed, already delivered
+    lastSeq = seq;
+    hasPosition = true;
+    handlers.next(payload.data as OperationTypes[N]['result']);
+  }
+
+  function connect(): void {
+    if (closed) return;
+    handlers.onConnect?.(attempt);
+    const Ctor = opts.WebSocket ?? (globalThis as { WebSocket?: GraphqlWebSocketCtor }).WebSocket;
+    if (!Ctor) return stop(new GraphqlRequestError(0, [{ message: 'no WebSocket implementation: pass options.WebSocket (e.g. the ws package in Node 20)' }]));
+    const ws = new Ctor(url, PROTOCOL);
+    current = ws;
+    const send = (msg: unknown) => ws.send(JSON.stringify(msg));
+    ws.onopen = () => {
+      tokenOf(opts.token).then(
+        (token) => send({ type: 'connection_init', payload: token ? { authorization: `Bearer ${token}` } : {} }),
+        () => ws.close(1000, 'Normal Closure'), // the token function failed: resubscribe with backoff
+      );
+    };
+    ws.onmessage = (ev) => {
+      let msg: { type?: string; id?: string; payload?: unknown };
+      try {
+        msg = JSON.parse(String(ev.data)) as typeof msg;
+      } catch {
+        return;
+      }
+      if (msg.type === 'connection_ack') {
+        send({ id: '1', type: 'subscribe', payload: { query: op.text, operationName: name, variables: { ...rest, ...(hasPosition ? { since: lastSeq } : {}) } } });
+      } else if (msg.type === 'ping') {
+        send({ type: 'pong' });
+      } else if (msg.type === 'next' && msg.id === '1') {
+        onNext(msg.payload as { data?: Record<string, unknown> | null; errors?: GraphqlErrorJson[] });
+      } else if (msg.type === 'error' && msg.id === '1') {
+        const errors = Array.isArray(msg.payload) ? (msg.payload as GraphqlErrorJson[]) : [];
+        const error = new GraphqlRequestError(200, errors);
+        if (RETRYABLE.has(String(error.code)))
+          ws.close(1000, 'Normal Closure'); // onclose resubscribes with backoff
+        else stop(error);
+      } else if (msg.type === 'complete' && msg.id === '1') {
+        ws.close(1000, 'Normal Closure'); // the server ended it: resume on a new connection
+      }
+    };
+    ws.onclose = (ev) => {
+      if (current !== ws || closed) return;
+      if (FATAL_CLOSES.has(ev.code)) return stop(new GraphqlRequestError(0, [{ message: `closed ${ev.code}: ${ev.reason}`, extensions: { code: ev.code === 4403 ? 'UNAUTHENTICATED' : 'BAD_REQUEST' } }]));
+      scheduleReconnect();
+    };
+    ws.onerror = () => undefined; // onclose follows
+  }
+
+  connect();
+  return {
+    get lastSeq() {
+      return lastSeq;
+    },
+    close: () => stop(),
+  };
+}

@@ -1,0 +1,293 @@
+/**
+ * GraphQL subscriptions over WebSocket on /graphql: the graphql-transport-ws protocol
+ * (graphql-ws's `makeServer`, the protocol core Apollo Server and Yoga use) on the
+ * realtime tier's connections (realtime/ws.ts `mount`: the accept limiter, the bearer
+ * rule, problem+json refusals, the bounded queue with 1013, 1001 on shutdown).
+ *
+ * - Authentication: the upgrade's token (checked by the realtime tier), else the
+ *   `connection_init` payload (`authorization: "Bearer <token>"` or `access_token`);
+ *   none or a bad one closes 4403 Forbidden, graphql-ws's answer to a refused init.
+ * - Each `subscribe` is judged by the engine as a request is (engine `admit`: APQ or
+ *   allowlist, parse limits, graphql-js's rules, depth, cost, the cost budget); a refusal
+ *   is an `error` message whose errors carry `extensions.code`, and the socket stays open.
+ *   Queries and mutations are refused here: they have one path, POST /graphql.
+ * - `orderEvents` is the topic hub's subscription (realtime/hub.ts): the same ring, seqs,
+ *   replay-once-then-live and resync as SSE and the /orders WebSocket, on every instance.
+ *
+ * Why events bypass graphql-ws's `next`: graphql-ws executes and JSON-encodes every event
+ * once per subscriber. Here an event is executed once per distinct operation (document,
+ * operation name and the variables its selection reads) and its payload JSON is shared by
+ * every subscriber of the topic that sent that operation (centrifuge's prepared messages,
+ * as the /orders channel shares its frames); each subscriber adds only its `id` and the
+ * frame header. The source graphql-ws iterates yields nothing; it ends when the
+ * subscription does, so graphql-ws still owns the protocol (init, ping, subscribe,
+ * complete, errors, duplicate ids) and the subscription's lifecycle.
+ */
+import { createSourceEventStream, GraphQLError, Kind, visit, type DocumentNode, type ExecutionArgs, type ExecutionResult, type OperationDefinitionNode } from 'graphql';
+import { CloseCode, handleProtocols, makeServer, type Context } from 'graphql-ws';
+import { bearerTokenOf, isRefusal, type Refusal } from '../http';
+import type { Account, Store } from '../store';
+import { wsFrame, type Frame, type Subscriber, type TopicHub, type WsConnection, type WsProtocol } from '../realtime';
+import { validateOrderEventMessage } from '../../generated/asyncapi/validators';
+import { GRAPHQL_CODES } from './errors';
+import type { GraphqlEngine } from './http';
+import { createLoaders } from './loaders';
+import type { GraphqlContext, OrderEventView } from './resolvers';
+
+/** Largest client message: a subscribe carries its query text (the parser's token limit bounds the rest). */
+export const MAX_SUBSCRIBE_MESSAGE_BYTES = 64 * 1024;
+
+export interface SubscriptionsDeps {
+  engine: GraphqlEngine;
+  store: Store;
+  hub: TopicHub;
+  /** The service's token check (the 401 refusal for a bad one). */
+  authenticate: (token: string | undefined) => Promise<Account | Refusal>;
+  onError?: (err: unknown) => void;
+}
+
+/** What graphql-ws keeps per connection beside its own state. */
+interface Extra {
+  conn: WsConnection;
+  account: Account | undefined;
+}
+
+/** The payload JSON of an event per shared operation key, built once (frames leave the ring, and their payloads with them). */
+const payloads = new WeakMap<Frame, Map<string, string>>();
+const documentIds = new WeakMap<DocumentNode, number>();
+let nextDocumentId = 1;
+
+/**
+ * The variables an event's execution reads: every variable the operation uses except
+ * those only in the root field's arguments (`id`, `since`: the stream, not the payload,
+ * depends on them). Subscribers whose operations agree on these share the payload.
+ */
+function payloadVariables(document: DocumentNode, op: OperationDefinitionNode): string[] {
+  const rootArguments = new Set(op.selectionSet.selections.flatMap((s) => (s.kind === Kind.FIELD ? (s.arguments ?? []) : [])));
+  const names = new Set<string>();
+  visit(document, {
+    VariableDefinition: () => false,
+    Argument: (node) => (rootArguments.has(node) ? false : undefined),
+    Variable: (node) => void names.add(node.name.value),
+  });
+  return [...names].sort();
+}
+
+function shareKey(document: DocumentNode, op: OperationDefinitionNode, variables: Readonly<Record<string, unknown>> | null | undefined): string {
+  let id = documentIds.get(document);
+  if (id === undefined) documentIds.set(document, (id = nextDocumentId++));
+  const used = payloadVariables(document, op).map((name) => [name, variables?.[name]]);
+  return `${id}\u0000${op.name?.value ?? ''}\u0000${JSON.stringify(used)}`;
+}
+
+/**
+ * The view of a frame's event. Live frames carry the committed event; a replayed one
+ * holds the message's JSON alone (ring.ts keeps only that), whose order is the v2
+ * representation of the same record: read back into it (the account is the
+ * subscriber's, the revision the seq). Null for a frame that is not an order event.
+ */
+function viewOf(frame: Frame, accountId: number): OrderEventView | null {
+  if (frame.event) return { seq: frame.event.seq, type: frame.event.type, order: frame.event.order, resync: null };
+  const message: unknown = JSON.parse(frame.json);
+  if (!validateOrderEventMessage(message)) return null;
+  const o = message.order;
+  const order = {
+    id: o.id,
+    accountId,
+    revision: message.seq,
+    status: o.status,
+    items: o.items.map((i) => ({ sku: i.sku, quantity: i.quantity, unit_price_cents: i.unit_price_cents })),
+    currency: o.currency,
+    discount: o.discount ? { code: o.discount.code, percent: o.discount.percent } : null,
+    note: o.note,
+    createdAt: o.created_at,
+    updatedAt: o.updated_at,
+  };
+  return { seq: message.seq, type: message.type, order, resync: null };
+}
+
+/** Errors as `error` messages carry them: each with an `extensions.code` (BAD_USER_INPUT when the error had none). */
+const withCodes = (errors: readonly GraphQLError[]): GraphQLError[] =>
+  errors.map((e) => (e.extensions?.code ? e : new GraphQLError(e.message, { nodes: e.nodes, path: e.path, extensions: { ...e.extensions, code: GRAPHQL_CODES.BAD_USER_INPUT } })));
+
+/**
+ * The source graphql-ws iterates for one subscription: it yields nothing (events are
+ * written as they come), starts the hub subscription on the first `next`, and ends (done,
+ * or the error `fail` gives it) when the subscription ends from either side.
+ */
+class OrderEventSource implements AsyncIterableIterator<never> {
+  private started = false;
+  private ended = false;
+  private waiting: { resolve: (r: IteratorResult<never>) => void; reject: (err: unknown) => void } | undefined;
+  private failure: Error | undefined;
+
+  constructor(
+    private readonly start: () => void,
+    private readonly stop: () => void,
+  ) {}
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+
+  next(): Promise<IteratorResult<never>> {
+    if (this.ended) return this.failure === undefined ? Promise.resolve({ done: true, value: undefined }) : Promise.reject(this.failure);
+    return new Promise((resolve, reject) => {
+      this.waiting = { resolve, reject };
+      if (!this.started) {
+        this.started = true;
+        this.start();
+      }
+    });
+  }
+
+  return(): Promise<IteratorResult<never>> {
+    this.end();
+    return Promise.resolve({ done: true, value: undefined });
+  }
+
+  /** Ends the subscription: graphql-ws sees the end (or the error) and completes it. */
+  end(failure?: Error): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.failure = failure;
+    if (this.started) this.stop();
+    const w = this.waiting;
+    this.waiting = undefined;
+    if (!w) return;
+    if (failure === undefined) w.resolve({ done: true, value: undefined });
+    else w.reject(failure);
+  }
+}
+
+export function graphqlSubscriptions(deps: SubscriptionsDeps): WsProtocol {
+  const { engine, store, hub } = deps;
+  const sources = new WeakMap<ExecutionArgs, OrderEventSource>();
+
+  /** Executes one stream message for an operation (synchronously for OrderEvent's resolvers; a promise if one ever is async). */
+  function render(args: ExecutionArgs, view: OrderEventView): string | Promise<string> {
+    const result = engine.execute({ ...args, rootValue: view });
+    return result instanceof Promise ? result.then((r: ExecutionResult) => JSON.stringify(r)) : JSON.stringify(result);
+  }
+
+  /**
+   * One subscription's hub subscriber: every message through one ordered chain, so a
+   * payload that takes a promise never lets a later one overtake it.
+   */
+  function subscriberFor(conn: WsConnection, accountId: number, id: string, args: ExecutionArgs, key: string, source: () => OrderEventSource): Subscriber {
+    const head = `{"id":${JSON.stringify(id)},"type":"next","payload":`;
+    let tail: Promise<void> | undefined;
+    const writeNext = (payload: string) => conn.writeFrame(wsFrame(head + payload + '}'));
+    const deliver = (payload: string | Promise<string>) => {
+      if (tail === undefined && typeof payload === 'string') return writeNext(payload);
+      tail = (tail ?? Promise.resolve())
+        .then(() => payload)
+        .then(writeNext)
+        .catch((err: unknown) => {
+          deps.onError?.(err);
+          conn.closeTryAgain(); // a message could not be rendered: resume rather than skip it
+        });
+    };
+    const control = (view: OrderEventView) => deliver(render(args, view));
+    return {
+      lastSeq: 0,
+      ack: (from) => control({ seq: from, type: 'subscribed', order: null, resync: null }),
+      write(frame) {
+        let shared = payloads.get(frame);
+        if (!shared) payloads.set(frame, (shared = new Map<string, string>()));
+        const known = shared.get(key);
+        if (known !== undefined) return deliver(known);
+        const view = viewOf(frame, accountId);
+        if (!view) {
+          // Not an order event: never skip a seq silently; the client resumes from what it has.
+          deps.onError?.(new Error(`frame ${frame.seq} of a topic is not an order event`));
+          return conn.closeTryAgain();
+        }
+        const payload = render(args, view);
+        if (typeof payload === 'string') shared.set(key, payload);
+        deliver(payload);
+      },
+      resync: (seq, reason) => control({ seq, type: 'resync', order: null, resync: reason }),
+      // A hole in delivery: the connection closes (1013) so the client resumes with `since`.
+      drop: () => conn.closeTryAgain(),
+      fail: () => source().end(new GraphQLError("The order's stream could not be loaded: subscribe again later", { extensions: { code: GRAPHQL_CODES.UNAVAILABLE } })),
+    };
+  }
+
+  const server = makeServer<Record<string, unknown> | undefined, Extra>({
+    schema: engine.schema,
+    async onConnect(ctx) {
+      if (ctx.extra.account) return true;
+      const params = ctx.connectionParams ?? {};
+      const header = params.authorization ?? params.Authorization;
+      const token = bearerTokenOf(typeof header === 'string' ? header : undefined, params.access_token);
+      if (token === undefined) return false;
+      const found = await deps.authenticate(token);
+      if (isRefusal(found)) return false;
+      ctx.extra.account = found;
+      return true;
+    },
+    async onSubscribe(ctx: Context<Record<string, unknown> | undefined, Extra>, id, payload) {
+      const { conn, account } = ctx.extra;
+      if (!account) return [new GraphQLError('Not authenticated', { extensions: { code: GRAPHQL_CODES.UNAUTHENTICATED } })];
+      const variables = payload.variables ?? undefined;
+      const admission = await engine.admit({ query: payload.query, operationName: payload.operationName ?? undefined, variables, extensions: payload.extensions ?? undefined }, account);
+      if (!admission.ok) return [...admission.errors];
+      const { document, op } = admission;
+      const key = shareKey(document, op, variables);
+      let source: OrderEventSource | undefined;
+      let loaders: ReturnType<typeof createLoaders> | undefined;
+      const context: GraphqlContext = {
+        store,
+        account,
+        // No field of OrderEvent reads a loader: created only if one ever does (an idle subscription holds none).
+        get loaders() {
+          return (loaders ??= createLoaders(store));
+        },
+        orderEvents: async (orderId, since) => {
+          const order = await store.getOrder(account.id, orderId);
+          if (!order) return null;
+          const sub = subscriberFor(conn, account.id, id, args, key, () => source!);
+          source = new OrderEventSource(
+            () => void hub.subscribe(orderId, since, sub, order.revision),
+            () => hub.unsubscribe(orderId, sub),
+          );
+          return source;
+        },
+      };
+      const args: ExecutionArgs = { schema: engine.schema, document, operationName: payload.operationName, variableValues: variables, contextValue: context };
+      const stream = await createSourceEventStream(args);
+      if (!(Symbol.asyncIterator in stream)) return withCodes(stream.errors ?? [new GraphQLError('The subscription could not start')]);
+      sources.set(args, source!);
+      return args;
+    },
+    subscribe: (args) => sources.get(args) ?? { errors: [new GraphQLError('The subscription could not start', { extensions: { code: GRAPHQL_CODES.BAD_REQUEST } })] },
+  });
+
+  return {
+    maxPayload: MAX_SUBSCRIBE_MESSAGE_BYTES,
+    selectProtocol: (offered) => handleProtocols(offered),
+    open(conn, account) {
+      const closed = server.opened(
+        {
+          protocol: conn.protocol,
+          send: (text) => conn.send(text),
+          close: (code = CloseCode.InternalServerError, reason = '') => conn.close(code, reason),
+          onMessage(cb) {
+            conn.onMessage((text) => {
+              cb(text).catch((err: unknown) => {
+                // graphql-ws's own answer to a failure of its handler (use/ws.ts does the same).
+                deps.onError?.(err);
+                conn.close(CloseCode.InternalServerError, 'Internal server error');
+              });
+            });
+          },
+        },
+        { conn, account },
+      );
+      conn.onClose((code, reason) => {
+        closed(code, reason).catch((err: unknown) => deps.onError?.(err));
+      });
+    },
+  };
+}
