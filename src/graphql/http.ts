@@ -39,8 +39,8 @@ import {
 } from 'graphql';
 import { createHandler, type Request, type RequestParams, type Response } from 'graphql-http';
 import { parseClientJson } from '../http/body';
-import { isRefusal, type Refusal } from '../http/problem';
-import type { Account, Store } from '../store';
+import { isRefusal, STORE_RETRY_AFTER_S, type Refusal } from '../http/problem';
+import { StoreUnavailableError, type Account, type Store } from '../store';
 import { compiledExecutor } from './compiled';
 import { costRule } from './costRule';
 import { depthRule } from './depthRule';
@@ -255,6 +255,14 @@ export function graphqlEngine(deps: GraphqlEngineDeps): GraphqlEngine {
     },
     onOperation(req, _args, result) {
       const { cost } = req.context;
+      // The store could not be reached: the answer is "retry later" (503, Retry-After, no
+      // partial data, nothing of the driver's message), as on every other transport.
+      if (result.errors?.some((e) => e.originalError instanceof StoreUnavailableError)) {
+        return [
+          errorsBody([new GraphQLError('The store is unavailable: retry later', { extensions: { code: GRAPHQL_CODES.UNAVAILABLE } })], GRAPHQL_CODES.UNAVAILABLE, cost && { cost }),
+          { status: 503, statusText: 'Service Unavailable', headers: { 'content-type': mediaTypeFor(req.context.accept), 'retry-after': String(STORE_RETRY_AFTER_S) } },
+        ];
+      }
       // No `data` at all: a request error (variables), a client's 4xx.
       if (!('data' in result) || result.data === undefined) {
         return [errorsBody(result.errors ?? [], GRAPHQL_CODES.BAD_USER_INPUT, cost && { cost }), { status: 400, statusText: 'Bad Request', headers: { 'content-type': mediaTypeFor(req.context.accept) } }];
@@ -350,7 +358,7 @@ export function graphqlEngine(deps: GraphqlEngineDeps): GraphqlEngine {
       return report(context.costToSplice ? withCostText(response, deps.costBudget, context.cost) : response);
     },
     async refuse({ problem, headers }, accept, account) {
-      const code = problem.status === 401 ? GRAPHQL_CODES.UNAUTHENTICATED : GRAPHQL_CODES.BAD_REQUEST;
+      const code = problem.status === 401 ? GRAPHQL_CODES.UNAUTHENTICATED : problem.status === 503 ? GRAPHQL_CODES.UNAVAILABLE : GRAPHQL_CODES.BAD_REQUEST;
       const refused = errorResponse(accept, problem.status, code, problem.detail ?? problem.title, headers);
       // No account (401): no bucket to report.
       return report(account ? await withUnpricedCost(refused, account) : refused);

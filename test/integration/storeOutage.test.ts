@@ -100,6 +100,17 @@ describe('PostgreSQL stopped and started under a running server', () => {
       expect(JSON.parse(body)).toMatchObject({ status: 503, code: 'SERVICE_UNAVAILABLE' });
       expect(body).not.toMatch(/ECONNREFUSED|127\.0\.0\.1|postgres/i); // nothing internal
     }
+    // GraphQL alike: 503 with Retry-After, one error coded UNAVAILABLE, no partial data, nothing internal.
+    const gql = await target.fetch('/graphql', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json' },
+      body: JSON.stringify({ query: `{ order(id: "${id}") { id note } viewer { name } }` }),
+    });
+    const gqlBody = await gql.text();
+    expect(gql.status).toBe(503);
+    expect(Number(gql.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(JSON.parse(gqlBody)).toEqual({ errors: [expect.objectContaining({ extensions: { code: 'UNAVAILABLE' } })] });
+    expect(gqlBody).not.toMatch(/ECONNREFUSED|127\.0\.0\.1|postgres/i);
     // A subscribe on the connection held open: an `unavailable` error (try again later), the connection stays.
     ws.send({ type: 'subscribe', channel: `order:${other.id}` });
     await ws.until((m) => m.some((x) => x.type === 'error' && x.code === 'unavailable'));
