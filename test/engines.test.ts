@@ -29,6 +29,7 @@ describe('engines of a test run', () => {
       'src/limits/redisBuckets.test.ts',
       'test/integration/rateLimitShared.test.ts',
       'test/integration/costBudgetShared.test.ts',
+      'test/integration/busOutage.test.ts',
       'test/browser/',
     ]);
     expect(dropProjects).toEqual(['scaleout']); // the postgres project still runs, on the in-process bus

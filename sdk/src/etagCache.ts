@@ -24,7 +24,7 @@ interface Entry {
  * standard's "no-store" cache mode, and Chromium then skips its CORS preflight cache, so
  * every revalidation pays a preflight; a plain GET lets the browser's cache revalidate on
  * the wire itself (the same 304s) under one cached preflight per URL
- * (test/browser/preflight.browser.test.ts).
+ * (measured in Chromium).
  */
 export class EtagCache {
   private readonly entries = new Map<string, Entry>();

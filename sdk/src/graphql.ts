@@ -85,7 +85,7 @@ export interface GraphqlClient {
   /** Any typed document, e.g. one the client team generated with graphql-codegen. */
   execute<R, V extends Record<string, unknown>>(document: TypedDocumentNode<R, V>, variables: V, options?: OperationOptions): Promise<R>;
   /**
-   * A contract subscription by name over WebSocket (subscriptions.ts): resumes by itself
+   * A contract subscription by name over WebSocket (graphql-transport-ws): resumes by itself
    * after a drop with `since` = the last seq delivered, with jittered backoff. Needs a token.
    */
   subscribe<N extends SubscriptionName>(name: N, variables: Omit<OperationTypes[N]['variables'], 'since'> & { since?: number }, handlers: SubscriptionHandlers<OperationTypes[N]['result']>): GraphqlSubscription;

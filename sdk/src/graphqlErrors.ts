@@ -1,6 +1,6 @@
 /**
- * The GraphQL client's error, in a module of its own so queries (graphql.ts) and
- * subscriptions (subscriptions.ts) share it without importing each other.
+ * The GraphQL client's error, in a module of its own so queries and subscriptions
+ * share it without importing each other.
  */
 import { OrderlineError, type GraphqlErrorJson } from './errors.js';
 

@@ -1,5 +1,5 @@
 /**
- * GraphQL subscriptions of contracts/operations/ over graphql-transport-ws (/graphql),
+ * GraphQL subscriptions of the contract's operations over graphql-transport-ws (/graphql),
  * typed from the operation, with automatic resume: the client remembers the last `seq`
  * it delivered and, after any drop, subscribes again with `since` = that seq, after
  * base x 2^attempt + random(0, base) (the realtime client's backoff, jitter on the first
