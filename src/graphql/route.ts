@@ -9,7 +9,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import type { Response } from 'graphql-http';
-import { isRefusal, readRequestText, refusalOf, send, type Exchange, type Finalizer, type Refusal, type TransportRoute } from '../http';
+import { isRefusal, readRequestText, send, type Exchange, type Finalizer, type Refusal, type TransportRoute } from '../http';
 import type { Account } from '../store';
 import { GRAPHQL_PATH, type GraphqlEngine } from './http';
 
@@ -37,12 +37,7 @@ export function graphqlRoute({ engine, finalizer, authenticate, bodyLimit }: Gra
   async function serve(x: Exchange): Promise<number> {
     const req = x.req;
     const accept = req.headers.accept || undefined;
-    // A store that cannot check the token (unreachable: 503) is answered in GraphQL's shape too.
-    const account = await authenticate(req).catch((err: unknown) => {
-      const refused = refusalOf(err);
-      if (refused) return refused;
-      throw err;
-    });
+    const account = await authenticate(req);
     if (isRefusal(account)) return write(x, await engine.refuse(account, accept, undefined));
     let body: string | null = null;
     if (req.method === 'POST') {

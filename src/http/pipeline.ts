@@ -69,10 +69,20 @@ export interface PipelineDeps {
   fallback: RequestListener;
 }
 
-/** The pipeline's authentication step for a transport route: the caller's account, or the 401. */
+/**
+ * The pipeline's authentication step for a transport route: the caller's account, or the
+ * refusal (401; 503 when the store cannot check the token), so each transport answers it
+ * in its own shape.
+ */
 export function authenticator(store: Pick<Store, 'tokenBySelector'>, cache: AuthCache) {
   return async function authenticate(req: IncomingMessage): Promise<Account | Refusal> {
-    return cachedAccount(req.headers.authorization, cache) ?? resolveToken(bearerTokenOf(req.headers.authorization, undefined), store, cache);
+    try {
+      return cachedAccount(req.headers.authorization, cache) ?? (await resolveToken(bearerTokenOf(req.headers.authorization, undefined), store, cache));
+    } catch (err) {
+      const refused = refusalOf(err);
+      if (refused) return refused;
+      throw err;
+    }
   };
 }
 
