@@ -24,13 +24,13 @@
  */
 import { existsSync, mkdtempSync, readdirSync, readlinkSync } from 'node:fs';
 import { get as httpGet } from 'node:http';
-import { fork, type ChildProcess } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { metric } from './lib/prometheus';
 import { rssOf } from './lib/realtime-proc';
 import { editBenchmarks, environment } from './lib/report';
-import { root, serviceEntry, targetOverride, type Running } from './lib/server';
+import { serviceEntry, targetOverride, type Running } from './lib/server';
+import { ProcessPool } from './lib/processes';
 import { startDeployment, startSibling, stopAll, type Deployment } from './lib/deployment';
 import type { SubCommand, SubReport, SubSpec, SubStats } from './soak/client';
 import { Load, REQ_KINDS } from './soak/load';
@@ -59,44 +59,10 @@ function extraServerEnv(): Record<string, string> {
 
 // ---- subscriber processes -------------------------------------------------------------------
 
-type Reply = { id: number; ok: true; result: unknown } | { id: number; ok: false; error: string };
-
-class Subscribers {
-  private readonly waiting = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
-  private next = 1;
-
-  constructor(readonly procs: ChildProcess[]) {
-    for (const p of procs) {
-      p.on('message', (m: Reply) => {
-        const w = this.waiting.get(m.id);
-        if (!w) return;
-        this.waiting.delete(m.id);
-        if (m.ok) w.resolve(m.result);
-        else w.reject(new Error(m.error));
-      });
-      p.once('exit', (code) => {
-        for (const w of this.waiting.values()) w.reject(new Error(`subscriber process exited (${code})`));
-        this.waiting.clear();
-      });
-    }
-  }
-
+/** The processes of bench/soak/client.ts, holding the subscribers. */
+class Subscribers extends ProcessPool<SubCommand> {
   static start(n: number): Subscribers {
-    const procs = Array.from({ length: n }, () => fork(join(__dirname, 'soak/client.ts'), [], { cwd: root, execArgv: ['-r', 'tsx/cjs'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }));
-    process.once('exit', () => procs.forEach((p) => p.kill('SIGKILL')));
-    return new Subscribers(procs);
-  }
-
-  call<T>(i: number, cmd: SubCommand): Promise<T> {
-    const id = this.next++;
-    return new Promise<T>((resolve, reject) => {
-      this.waiting.set(id, { resolve: resolve as (v: unknown) => void, reject });
-      this.procs[i].send({ ...cmd, id });
-    });
-  }
-
-  all<T>(cmd: SubCommand | ((i: number) => SubCommand)): Promise<T[]> {
-    return Promise.all(this.procs.map((_, i) => this.call<T>(i, typeof cmd === 'function' ? cmd(i) : cmd)));
+    return new Subscribers(join(__dirname, 'soak/client.ts'), n, 'subscriber');
   }
 
   async stats(): Promise<SubStats> {

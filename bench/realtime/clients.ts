@@ -1,57 +1,23 @@
 /** The client processes that hold the bench's stream connections (bench/lib/realtime-client.ts). */
 import { type ClientCommand, type ClientStats, type OpenResult, type WsClient } from '../lib/realtime-client';
 import { mergeHist, newHist } from '../lib/realtime-hist';
-import { type Running, root } from '../lib/server';
+import { ProcessPool } from '../lib/processes';
+import { type Running } from '../lib/server';
 import { agent } from './servers';
 import { OPEN_CONCURRENCY, PROCS } from './settings';
-import { type ChildProcess, fork } from 'node:child_process';
 import { join } from 'node:path';
 // ---- client processes -----------------------------------------------------------------------
 
-export type Reply = { id: number; ok: true; result: unknown } | { id: number; ok: false; error: string };
-
-export class Clients {
-  private readonly waiting = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
-  private nextId = 1;
+/** The processes of bench/lib/realtime-client.ts; each reports `{type:'done', t}` to `onDone`. */
+export class Clients extends ProcessPool<ClientCommand> {
   onDone: (t: number) => void = () => undefined;
 
-  private constructor(readonly procs: ChildProcess[]) {
-    for (const p of procs) {
-      p.on('message', (m: Reply | { type: 'done'; t: number }) => {
-        if ('type' in m) return this.onDone(m.t);
-        const w = this.waiting.get(m.id);
-        if (!w) return;
-        this.waiting.delete(m.id);
-        if (m.ok) w.resolve(m.result);
-        else w.reject(new Error(m.error));
-      });
-      p.once('exit', (code) => {
-        for (const w of this.waiting.values()) w.reject(new Error(`client process exited (${code})`));
-        this.waiting.clear();
-      });
-    }
+  private constructor(n: number) {
+    super(join(__dirname, '../lib/realtime-client.ts'), n, 'client', (m) => this.onDone((m as { t: number }).t));
   }
 
   static start(n: number): Clients {
-    const procs = Array.from({ length: n }, () => fork(join(__dirname, '../lib/realtime-client.ts'), [], { cwd: root, execArgv: ['-r', 'tsx/cjs'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }));
-    process.once('exit', () => procs.forEach((p) => p.kill('SIGKILL')));
-    return new Clients(procs);
-  }
-
-  get pids(): number[] {
-    return this.procs.map((p) => p.pid!);
-  }
-
-  call<T>(i: number, cmd: ClientCommand): Promise<T> {
-    const id = this.nextId++;
-    return new Promise<T>((resolve, reject) => {
-      this.waiting.set(id, { resolve: resolve as (v: unknown) => void, reject });
-      this.procs[i].send({ ...cmd, id });
-    });
-  }
-
-  all<T>(cmd: ClientCommand | ((i: number) => ClientCommand)): Promise<T[]> {
-    return Promise.all(this.procs.map((_, i) => this.call<T>(i, typeof cmd === 'function' ? cmd(i) : cmd)));
+    return new Clients(n);
   }
 
   /** `items` dealt round-robin to the processes. */

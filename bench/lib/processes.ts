@@ -1,0 +1,53 @@
+/**
+ * Forked helper processes driven over IPC by request and reply (`{ ...cmd, id }` out,
+ * `{ id, ok, result | error }` back): the realtime bench's client processes
+ * (bench/realtime/clients.ts) and the soak's subscriber processes (bench/soak.ts) both
+ * hold their connections in these, so the load never shares an event loop with the bench.
+ * A message without an `id` goes to `onOther`; a process that exits fails what waits on it.
+ */
+import { type ChildProcess, fork } from 'node:child_process';
+import { root } from './server';
+
+export type Reply = { id: number; ok: true; result: unknown } | { id: number; ok: false; error: string };
+
+export class ProcessPool<C extends object> {
+  private readonly waiting = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
+  private nextId = 1;
+  readonly procs: ChildProcess[];
+
+  /** `n` processes of `script` (a .ts file, run with tsx), killed when this process exits. */
+  constructor(script: string, n: number, what: string, onOther: (m: unknown) => void = () => undefined) {
+    this.procs = Array.from({ length: n }, () => fork(script, [], { cwd: root, execArgv: ['-r', 'tsx/cjs'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }));
+    process.once('exit', () => this.procs.forEach((p) => p.kill('SIGKILL')));
+    for (const p of this.procs) {
+      p.on('message', (m: Reply | { id?: undefined }) => {
+        if (m.id === undefined) return onOther(m);
+        const w = this.waiting.get(m.id);
+        if (!w) return;
+        this.waiting.delete(m.id);
+        if (m.ok) w.resolve(m.result);
+        else w.reject(new Error(m.error));
+      });
+      p.once('exit', (code) => {
+        for (const w of this.waiting.values()) w.reject(new Error(`${what} process exited (${code})`));
+        this.waiting.clear();
+      });
+    }
+  }
+
+  get pids(): number[] {
+    return this.procs.map((p) => p.pid!);
+  }
+
+  call<T>(i: number, cmd: C): Promise<T> {
+    const id = this.nextId++;
+    return new Promise<T>((resolve, reject) => {
+      this.waiting.set(id, { resolve: resolve as (v: unknown) => void, reject });
+      this.procs[i].send({ ...cmd, id });
+    });
+  }
+
+  all<T>(cmd: C | ((i: number) => C)): Promise<T[]> {
+    return Promise.all(this.procs.map((_, i) => this.call<T>(i, typeof cmd === 'function' ? cmd(i) : cmd)));
+  }
+}
