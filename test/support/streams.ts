@@ -161,9 +161,12 @@ export async function createOrder(srv: StreamTarget, body: unknown = {}, as: 'al
 }
 
 /** Applies `n` note changes (If-Match: *) and returns the last revision's ETag. */
+/** Makes every touch's note new: a PATCH that changes nothing is not an event (two calls in one millisecond once made one). */
+let touches = 0;
+
 export async function touch(srv: StreamTarget, id: number, n: number, as: 'alice' | 'bob' = 'alice'): Promise<void> {
   for (let i = 0; i < n; i++) {
-    const res = await srv.fetch(`/orders/${id}`, { method: 'PATCH', headers: { 'content-type': 'application/merge-patch+json', 'if-match': '*' }, body: JSON.stringify({ note: `t${Date.now()}-${i}` }), as });
+    const res = await srv.fetch(`/orders/${id}`, { method: 'PATCH', headers: { 'content-type': 'application/merge-patch+json', 'if-match': '*' }, body: JSON.stringify({ note: `touch ${++touches}` }), as });
     if (res.status !== 200) throw new Error(`patch: ${res.status} ${await res.text()}`);
   }
 }
