@@ -27,7 +27,7 @@ import { createSourceEventStream, GraphQLError, Kind, visit, type DocumentNode, 
 import { CloseCode, handleProtocols, makeServer, type Context } from 'graphql-ws';
 import { bearerTokenOf, isRefusal, type Refusal } from '../http';
 import type { Account, Store } from '../store';
-import { wsFrame, type Frame, type Subscriber, type TopicHub, type WsConnection, type WsProtocol } from '../realtime';
+import { wsTextFrame, type Frame, type Subscriber, type TopicHub, type WsConnection, type WsProtocol } from '../realtime';
 import { validateOrderEventMessage } from '../../generated/asyncapi/validators';
 import { GRAPHQL_CODES } from './errors';
 import type { GraphqlEngine } from './http';
@@ -52,8 +52,14 @@ interface Extra {
   account: Account | undefined;
 }
 
-/** The payload JSON of an event per shared operation key, built once (frames leave the ring, and their payloads with them). */
-const payloads = new WeakMap<Frame, Map<string, string>>();
+/**
+ * The payload of an event per shared operation key, built once (frames leave the ring, and
+ * their payloads with them): its JSON and the `}` closing the message, as UTF-8 bytes.
+ */
+const payloads = new WeakMap<Frame, Map<string, Buffer>>();
+
+/** An execution result as the shared end of a `next` message. */
+const messageBody = (result: ExecutionResult): Buffer => Buffer.from(`${JSON.stringify(result)}}`);
 const documentIds = new WeakMap<DocumentNode, number>();
 let nextDocumentId = 1;
 
@@ -165,9 +171,9 @@ export function graphqlSubscriptions(deps: SubscriptionsDeps): WsProtocol {
   const sources = new WeakMap<ExecutionArgs, OrderEventSource>();
 
   /** Executes one stream message for an operation (synchronously for OrderEvent's resolvers; a promise if one ever is async). */
-  function render(args: ExecutionArgs, view: OrderEventView): string | Promise<string> {
+  function render(args: ExecutionArgs, view: OrderEventView): Buffer | Promise<Buffer> {
     const result = engine.execute({ ...args, rootValue: view });
-    return result instanceof Promise ? result.then((r: ExecutionResult) => JSON.stringify(r)) : JSON.stringify(result);
+    return result instanceof Promise ? result.then(messageBody) : messageBody(result);
   }
 
   /**
@@ -175,13 +181,14 @@ export function graphqlSubscriptions(deps: SubscriptionsDeps): WsProtocol {
    * payload that takes a promise never lets a later one overtake it.
    */
   function subscriberFor(conn: WsConnection, accountId: number, id: string, args: ExecutionArgs, key: string, source: () => OrderEventSource): Subscriber {
-    const head = `{"id":${JSON.stringify(id)},"type":"next","payload":`;
+    // `{"id":...,"type":"next","payload":` is this subscription's; the payload and its `}` are shared (see wsTextFrame).
+    const head = Buffer.from(`{"id":${JSON.stringify(id)},"type":"next","payload":`);
     let tail: Promise<void> | undefined;
-    const writeNext = (payload: string) => conn.writeFrame(wsFrame(head + payload + '}'));
-    const deliver = (payload: string | Promise<string>) => {
-      if (tail === undefined && typeof payload === 'string') return writeNext(payload);
+    const writeNext = (body: Buffer) => conn.writeFrame(wsTextFrame(head, body));
+    const deliver = (body: Buffer | Promise<Buffer>) => {
+      if (tail === undefined && !(body instanceof Promise)) return writeNext(body);
       tail = (tail ?? Promise.resolve())
-        .then(() => payload)
+        .then(() => body)
         .then(writeNext)
         .catch((err: unknown) => {
           deps.onError?.(err);
@@ -194,7 +201,7 @@ export function graphqlSubscriptions(deps: SubscriptionsDeps): WsProtocol {
       ack: (from) => control({ seq: from, type: 'subscribed', order: null, resync: null }),
       write(frame) {
         let shared = payloads.get(frame);
-        if (!shared) payloads.set(frame, (shared = new Map<string, string>()));
+        if (!shared) payloads.set(frame, (shared = new Map<string, Buffer>()));
         const known = shared.get(key);
         if (known !== undefined) return deliver(known);
         const view = viewOf(frame, accountId);
@@ -204,7 +211,7 @@ export function graphqlSubscriptions(deps: SubscriptionsDeps): WsProtocol {
           return conn.closeTryAgain();
         }
         const payload = render(args, view);
-        if (typeof payload === 'string') shared.set(key, payload);
+        if (!(payload instanceof Promise)) shared.set(key, payload);
         deliver(payload);
       },
       resync: (seq, reason) => control({ seq, type: 'resync', order: null, resync: reason }),

@@ -1,7 +1,7 @@
 import { connect, type Socket } from 'node:net';
 import fc from 'fast-check';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { parseSeq, SEQ_TEXT, wsFrame } from './frames';
+import { parseSeq, SEQ_TEXT, wsFrame, wsTextFrame } from './frames';
 
 /**
  * The pre-framed bytes must be exactly what `ws` itself sends for the same text (it is
@@ -58,6 +58,21 @@ describe('wsFrame', () => {
     await fc.assert(
       fc.asyncProperty(fc.string({ unit: 'grapheme', maxLength: 300 }), async (text) => {
         expect((await sentByWs(text)).equals(wsFrame(text))).toBe(true);
+      }),
+      { numRuns: 50 },
+    );
+  });
+
+  it.each([0, 1, 125, 126, 127, 65535, 65536, 200_000])('wsTextFrame of a %i-byte message split in two: the same bytes as ws.send', async (n) => {
+    const text = 'y'.repeat(n);
+    const cut = Math.floor(n / 3);
+    expect((await sentByWs(text)).equals(wsTextFrame(Buffer.from(text.slice(0, cut)), Buffer.from(text.slice(cut))))).toBe(true);
+  });
+
+  it('wsTextFrame of any prefix and body, unicode included (generated)', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.string({ unit: 'grapheme', maxLength: 40 }), fc.string({ unit: 'grapheme', maxLength: 300 }), async (prefix, body) => {
+        expect((await sentByWs(prefix + body)).equals(wsTextFrame(Buffer.from(prefix), Buffer.from(body)))).toBe(true);
       }),
       { numRuns: 50 },
     );

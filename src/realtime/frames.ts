@@ -60,6 +60,34 @@ export function wsFrame(payload: string | Buffer): Buffer {
   return Buffer.concat(Sender.frame(data, { fin: true, rsv1: false, opcode: 1, mask: false, readOnly: true }));
 }
 
+/**
+ * A text frame whose payload is `prefix` then `body`, in one buffer: the header written
+ * here (RFC 6455 5.2: FIN, opcode 1, unmasked as a server sends; the 7-, 16- or 64-bit
+ * length) and each part copied once. For messages that differ per socket only in a short
+ * prefix (a GraphQL subscription's `{"id":...}`): the shared body is encoded once per
+ * event, and a socket costs one copy of it instead of a string concatenation, a UTF-8
+ * encoding and ws's two-buffer frame joined again. `wsFrame` is the same framing through
+ * ws's own framer (frames.test.ts checks the two agree byte for byte).
+ */
+export function wsTextFrame(prefix: Buffer, body: Buffer): Buffer {
+  const length = prefix.length + body.length;
+  const headerLength = length < 126 ? 2 : length < 0x10000 ? 4 : 10;
+  const out = Buffer.allocUnsafe(headerLength + length);
+  out[0] = 0x81; // FIN, text
+  if (length < 126) out[1] = length;
+  else if (length < 0x10000) {
+    out[1] = 126;
+    out.writeUInt16BE(length, 2);
+  } else {
+    out[1] = 127;
+    out.writeUInt32BE(Math.floor(length / 0x100000000), 2);
+    out.writeUInt32BE(length >>> 0, 6);
+  }
+  prefix.copy(out, headerLength);
+  body.copy(out, headerLength + prefix.length);
+  return out;
+}
+
 /** `id:` (when given), `event:` and `data:` of one SSE event, from the message's JSON. */
 const sseText = (type: string, json: string, id: number | null | undefined): Buffer => Buffer.from(`${id == null ? '' : `id: ${id}\n`}event: ${type}\ndata: ${json}\n\n`);
 

@@ -19,7 +19,7 @@ export { TopicHub, type Subscriber } from './hub';
 export { AcceptLimiter } from './acceptLimiter';
 export { ReplayRing, RingBudget } from './ring';
 export { CLOSE_TRY_AGAIN, CLOSE_GOING_AWAY, WS_PATH, type WsConnection, type WsProtocol } from './ws';
-export { topicOf, wsFrame, type Frame } from './frames';
+export { topicOf, wsFrame, wsTextFrame, type Frame } from './frames';
 export { SSE_RETRY_MS } from './sse';
 
 export interface RealtimeConfig {
