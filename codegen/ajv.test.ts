@@ -102,10 +102,11 @@ describe('stable Ajv standalone output', () => {
             parameters: [{ $ref: '#/components/parameters/OrderId' }, { name: 'since', in: 'query', schema: { type: 'integer', minimum: 0 } }],
             responses: {
               '200': { description: 'Audit entries', content: { 'application/json': { schema: { $ref: '#/components/schemas/OrderAudit' } } } },
+              '503': { $ref: '#/components/responses/E503' },
             },
           },
-          // Every path declares the one OPTIONS rule (codegen/options.ts); it adds no validator.
-          options: { operationId: 'optionsOrderAudit', security: [], responses: { '204': { $ref: '#/components/responses/Options' } } },
+          // Every path declares the one OPTIONS rule (codegen/options.ts); it adds no validator. Every operation its 503 (codegen/unavailable.ts).
+          options: { operationId: 'optionsOrderAudit', security: [], responses: { '204': { $ref: '#/components/responses/Options' }, '503': { $ref: '#/components/responses/E503' } } },
         };
         doc.components.schemas.OrderAudit = {
           type: 'object',

@@ -13,7 +13,7 @@ describe('the OPTIONS rule in the contract', () => {
     const doc = contract();
     delete doc.paths['/healthz'].options;
     doc.paths['/openapi.json'].options = { operationId: 'x', security: [], responses: { '200': { description: 'mine' } } };
-    doc.paths['/readyz'].options = { operationId: 'y', responses: { '204': { $ref: OPTIONS_RESPONSE_REF } } };
+    doc.paths['/readyz'].options = { operationId: 'y', responses: { '204': { $ref: OPTIONS_RESPONSE_REF }, '503': { $ref: '#/components/responses/E503' } } };
     expect(optionsRuleProblems(doc)).toEqual([
       expect.stringContaining('/healthz: no `options` operation'),
       expect.stringContaining('/readyz: `options` must say `security: []`'),

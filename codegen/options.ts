@@ -12,6 +12,8 @@
 
 /** The shared response every `options` operation answers. */
 export const OPTIONS_RESPONSE_REF = '#/components/responses/Options';
+/** The 503 every operation may answer (codegen/unavailable.ts), OPTIONS included: a draining server answers every request so. */
+const UNAVAILABLE_REF = '#/components/responses/E503';
 
 type Json = Record<string, unknown>;
 
@@ -27,7 +29,8 @@ export function optionsRuleProblems(doc: Json): string[] {
     }
     const responses = (op.responses ?? {}) as Record<string, Json>;
     const statuses = Object.keys(responses);
-    if (statuses.length !== 1 || statuses[0] !== '204' || responses['204'].$ref !== OPTIONS_RESPONSE_REF) problems.push(`${path}: \`options\` must answer only "204": {$ref: ${OPTIONS_RESPONSE_REF}}`);
+    const shared = statuses.length === 2 && responses['204']?.$ref === OPTIONS_RESPONSE_REF && responses['503']?.$ref === UNAVAILABLE_REF;
+    if (!shared) problems.push(`${path}: \`options\` must answer only "204": {$ref: ${OPTIONS_RESPONSE_REF}} and "503": {$ref: ${UNAVAILABLE_REF}}`);
     if (!Array.isArray(op.security) || op.security.length > 0) problems.push(`${path}: \`options\` must say \`security: []\` (it is answered before authentication)`);
     if (op.parameters !== undefined || op.requestBody !== undefined) problems.push(`${path}: \`options\` takes no parameters and no body of its own`);
   }

@@ -25,7 +25,8 @@ export type CancelOrderResponse =
   | { status: 412; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["cancelOrder"]['responses'][412]['content']["application/problem+json"] }
   | { status: 422; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["cancelOrder"]['responses'][422]['content']["application/problem+json"] }
   | { status: 428; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["cancelOrder"]['responses'][428]['content']["application/problem+json"] }
-  | { status: 429; headers?: { "RateLimit"?: string; "RateLimit-Policy"?: string; "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["cancelOrder"]['responses'][429]['content']["application/problem+json"] };
+  | { status: 429; headers?: { "RateLimit"?: string; "RateLimit-Policy"?: string; "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["cancelOrder"]['responses'][429]['content']["application/problem+json"] }
+  | { status: 503; headers?: { "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["cancelOrder"]['responses'][503]['content']["application/problem+json"] };
 
 /** POST /v1/orders/{orderId}/cancel */
 export type CancelOrderV1Request = {
@@ -47,7 +48,8 @@ export type CancelOrderV1Response =
   | { status: 412; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["cancelOrderV1"]['responses'][412]['content']["application/problem+json"] }
   | { status: 422; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["cancelOrderV1"]['responses'][422]['content']["application/problem+json"] }
   | { status: 428; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["cancelOrderV1"]['responses'][428]['content']["application/problem+json"] }
-  | { status: 429; headers?: { "RateLimit"?: string; "RateLimit-Policy"?: string; "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["cancelOrderV1"]['responses'][429]['content']["application/problem+json"] };
+  | { status: 429; headers?: { "RateLimit"?: string; "RateLimit-Policy"?: string; "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["cancelOrderV1"]['responses'][429]['content']["application/problem+json"] }
+  | { status: 503; headers?: { "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["cancelOrderV1"]['responses'][503]['content']["application/problem+json"] };
 
 /** POST /v2/orders/{orderId}/cancel */
 export type CancelOrderV2Request = {
@@ -69,7 +71,8 @@ export type CancelOrderV2Response =
   | { status: 412; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["cancelOrderV2"]['responses'][412]['content']["application/problem+json"] }
   | { status: 422; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["cancelOrderV2"]['responses'][422]['content']["application/problem+json"] }
   | { status: 428; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["cancelOrderV2"]['responses'][428]['content']["application/problem+json"] }
-  | { status: 429; headers?: { "RateLimit"?: string; "RateLimit-Policy"?: string; "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["cancelOrderV2"]['responses'][429]['content']["application/problem+json"] };
+  | { status: 429; headers?: { "RateLimit"?: string; "RateLimit-Policy"?: string; "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["cancelOrderV2"]['responses'][429]['content']["application/problem+json"] }
+  | { status: 503; headers?: { "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["cancelOrderV2"]['responses'][503]['content']["application/problem+json"] };
 
 /** POST /orders */
 export type CreateOrderRequest = {
@@ -91,7 +94,8 @@ export type CreateOrderResponse =
   | { status: 413; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrder"]['responses'][413]['content']["application/problem+json"] }
   | { status: 415; headers?: { "Accept-Patch"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrder"]['responses'][415]['content']["application/problem+json"] }
   | { status: 422; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrder"]['responses'][422]['content']["application/problem+json"] }
-  | { status: 429; headers?: { "RateLimit"?: string; "RateLimit-Policy"?: string; "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrder"]['responses'][429]['content']["application/problem+json"] };
+  | { status: 429; headers?: { "RateLimit"?: string; "RateLimit-Policy"?: string; "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrder"]['responses'][429]['content']["application/problem+json"] }
+  | { status: 503; headers?: { "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrder"]['responses'][503]['content']["application/problem+json"] };
 
 /** POST /v1/orders */
 export type CreateOrderV1Request = {
@@ -112,7 +116,8 @@ export type CreateOrderV1Response =
   | { status: 413; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrderV1"]['responses'][413]['content']["application/problem+json"] }
   | { status: 415; headers?: { "Accept-Patch"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrderV1"]['responses'][415]['content']["application/problem+json"] }
   | { status: 422; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrderV1"]['responses'][422]['content']["application/problem+json"] }
-  | { status: 429; headers?: { "RateLimit"?: string; "RateLimit-Policy"?: string; "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrderV1"]['responses'][429]['content']["application/problem+json"] };
+  | { status: 429; headers?: { "RateLimit"?: string; "RateLimit-Policy"?: string; "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrderV1"]['responses'][429]['content']["application/problem+json"] }
+  | { status: 503; headers?: { "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrderV1"]['responses'][503]['content']["application/problem+json"] };
 
 /** POST /v2/orders */
 export type CreateOrderV2Request = {
@@ -133,7 +138,8 @@ export type CreateOrderV2Response =
   | { status: 413; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrderV2"]['responses'][413]['content']["application/problem+json"] }
   | { status: 415; headers?: { "Accept-Patch"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrderV2"]['responses'][415]['content']["application/problem+json"] }
   | { status: 422; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrderV2"]['responses'][422]['content']["application/problem+json"] }
-  | { status: 429; headers?: { "RateLimit"?: string; "RateLimit-Policy"?: string; "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrderV2"]['responses'][429]['content']["application/problem+json"] };
+  | { status: 429; headers?: { "RateLimit"?: string; "RateLimit-Policy"?: string; "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrderV2"]['responses'][429]['content']["application/problem+json"] }
+  | { status: 503; headers?: { "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrderV2"]['responses'][503]['content']["application/problem+json"] };
 
 /** GET /asyncapi.yaml */
 export type GetAsyncApiYamlRequest = {
@@ -147,7 +153,8 @@ export type GetAsyncApiYamlRequest = {
 export type GetAsyncApiYamlResponse =
   | { status: 200; headers: { "Cache-Control": string; "ETag": string } & ResponseHeaders; contentType: "application/yaml"; body: operations["getAsyncApiYaml"]['responses'][200]['content']["application/yaml"] }
   | { status: 304; headers: { "Cache-Control": string; "ETag": string } & ResponseHeaders; contentType?: undefined; body?: undefined }
-  | { status: 400; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getAsyncApiYaml"]['responses'][400]['content']["application/problem+json"] };
+  | { status: 400; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getAsyncApiYaml"]['responses'][400]['content']["application/problem+json"] }
+  | { status: 503; headers?: { "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["getAsyncApiYaml"]['responses'][503]['content']["application/problem+json"] };
 
 /** GET /docs */
 export type GetDocsRequest = {
@@ -161,7 +168,8 @@ export type GetDocsRequest = {
 export type GetDocsResponse =
   | { status: 200; headers: { "Cache-Control": string; "ETag": string } & ResponseHeaders; contentType: "text/html"; body: operations["getDocs"]['responses'][200]['content']["text/html"] }
   | { status: 304; headers: { "Cache-Control": string; "ETag": string } & ResponseHeaders; contentType?: undefined; body?: undefined }
-  | { status: 400; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getDocs"]['responses'][400]['content']["application/problem+json"] };
+  | { status: 400; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getDocs"]['responses'][400]['content']["application/problem+json"] }
+  | { status: 503; headers?: { "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["getDocs"]['responses'][503]['content']["application/problem+json"] };
 
 /** GET /docs/redoc.standalone.js */
 export type GetDocsScriptRequest = {
@@ -175,7 +183,8 @@ export type GetDocsScriptRequest = {
 export type GetDocsScriptResponse =
   | { status: 200; headers: { "Cache-Control": string; "ETag": string } & ResponseHeaders; contentType: "text/javascript"; body: operations["getDocsScript"]['responses'][200]['content']["text/javascript"] }
   | { status: 304; headers: { "Cache-Control": string; "ETag": string } & ResponseHeaders; contentType?: undefined; body?: undefined }
-  | { status: 400; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getDocsScript"]['responses'][400]['content']["application/problem+json"] };
+  | { status: 400; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getDocsScript"]['responses'][400]['content']["application/problem+json"] }
+  | { status: 503; headers?: { "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["getDocsScript"]['responses'][503]['content']["application/problem+json"] };
 
 /** GET /docs/graphql */
 export type GetGraphqlDocsRequest = {
@@ -189,7 +198,8 @@ export type GetGraphqlDocsRequest = {
 export type GetGraphqlDocsResponse =
   | { status: 200; headers: { "Cache-Control": string; "ETag": string } & ResponseHeaders; contentType: "text/html"; body: operations["getGraphqlDocs"]['responses'][200]['content']["text/html"] }
   | { status: 304; headers: { "Cache-Control": string; "ETag": string } & ResponseHeaders; contentType?: undefined; body?: undefined }
-  | { status: 400; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getGraphqlDocs"]['responses'][400]['content']["application/problem+json"] };
+  | { status: 400; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getGraphqlDocs"]['responses'][400]['content']["application/problem+json"] }
+  | { status: 503; headers?: { "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["getGraphqlDocs"]['responses'][503]['content']["application/problem+json"] };
 
 /** GET /schema.graphql */
 export type GetGraphqlSchemaRequest = {
@@ -203,7 +213,8 @@ export type GetGraphqlSchemaRequest = {
 export type GetGraphqlSchemaResponse =
   | { status: 200; headers: { "Cache-Control": string; "ETag": string } & ResponseHeaders; contentType: "text/plain"; body: operations["getGraphqlSchema"]['responses'][200]['content']["text/plain"] }
   | { status: 304; headers: { "Cache-Control": string; "ETag": string } & ResponseHeaders; contentType?: undefined; body?: undefined }
-  | { status: 400; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getGraphqlSchema"]['responses'][400]['content']["application/problem+json"] };
+  | { status: 400; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getGraphqlSchema"]['responses'][400]['content']["application/problem+json"] }
+  | { status: 503; headers?: { "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["getGraphqlSchema"]['responses'][503]['content']["application/problem+json"] };
 
 /** GET /healthz */
 export type GetHealthRequest = {
@@ -215,7 +226,8 @@ export type GetHealthRequest = {
   headers: Record<string, never>;
 } & ({ contentType?: undefined; body?: undefined });
 export type GetHealthResponse =
-  | { status: 200; headers?: ResponseHeaders; contentType: "application/json"; body: operations["getHealth"]['responses'][200]['content']["application/json"] };
+  | { status: 200; headers?: ResponseHeaders; contentType: "application/json"; body: operations["getHealth"]['responses'][200]['content']["application/json"] }
+  | { status: 503; headers?: { "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["getHealth"]['responses'][503]['content']["application/problem+json"] };
 
 /** GET /openapi.json */
 export type GetOpenApiJsonRequest = {
@@ -229,7 +241,8 @@ export type GetOpenApiJsonRequest = {
 export type GetOpenApiJsonResponse =
   | { status: 200; headers: { "Cache-Control": string; "ETag": string } & ResponseHeaders; contentType: "application/json"; body: operations["getOpenApiJson"]['responses'][200]['content']["application/json"] }
   | { status: 304; headers: { "Cache-Control": string; "ETag": string } & ResponseHeaders; contentType?: undefined; body?: undefined }
-  | { status: 400; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getOpenApiJson"]['responses'][400]['content']["application/problem+json"] };
+  | { status: 400; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getOpenApiJson"]['responses'][400]['content']["application/problem+json"] }
+  | { status: 503; headers?: { "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["getOpenApiJson"]['responses'][503]['content']["application/problem+json"] };
 
 /** GET /openapi.yaml */
 export type GetOpenApiYamlRequest = {
@@ -243,7 +256,8 @@ export type GetOpenApiYamlRequest = {
 export type GetOpenApiYamlResponse =
   | { status: 200; headers: { "Cache-Control": string; "ETag": string } & ResponseHeaders; contentType: "application/yaml"; body: operations["getOpenApiYaml"]['responses'][200]['content']["application/yaml"] }
   | { status: 304; headers: { "Cache-Control": string; "ETag": string } & ResponseHeaders; contentType?: undefined; body?: undefined }
-  | { status: 400; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getOpenApiYaml"]['responses'][400]['content']["application/problem+json"] };
+  | { status: 400; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getOpenApiYaml"]['responses'][400]['content']["application/problem+json"] }
+  | { status: 503; headers?: { "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["getOpenApiYaml"]['responses'][503]['content']["application/problem+json"] };
 
 /** GET /orders/{orderId} */
 export type GetOrderRequest = {
@@ -263,7 +277,8 @@ export type GetOrderResponse =
   | { status: 401; headers?: { "WWW-Authenticate"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["getOrder"]['responses'][401]['content']["application/problem+json"] }
   | { status: 404; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getOrder"]['responses'][404]['content']["application/problem+json"] }
   | { status: 406; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getOrder"]['responses'][406]['content']["application/problem+json"] }
-  | { status: 429; headers?: { "RateLimit"?: string; "RateLimit-Policy"?: string; "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["getOrder"]['responses'][429]['content']["application/problem+json"] };
+  | { status: 429; headers?: { "RateLimit"?: string; "RateLimit-Policy"?: string; "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["getOrder"]['responses'][429]['content']["application/problem+json"] }
+  | { status: 503; headers?: { "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["getOrder"]['responses'][503]['content']["application/problem+json"] };
 
 /** GET /v1/orders/{orderId} */
 export type GetOrderV1Request = {
@@ -282,7 +297,8 @@ export type GetOrderV1Response =
   | { status: 401; headers?: { "WWW-Authenticate"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["getOrderV1"]['responses'][401]['content']["application/problem+json"] }
   | { status: 404; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getOrderV1"]['responses'][404]['content']["application/problem+json"] }
   | { status: 406; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getOrderV1"]['responses'][406]['content']["application/problem+json"] }
-  | { status: 429; headers?: { "RateLimit"?: string; "RateLimit-Policy"?: string; "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["getOrderV1"]['responses'][429]['content']["application/problem+json"] };
+  | { status: 429; headers?: { "RateLimit"?: string; "RateLimit-Policy"?: string; "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["getOrderV1"]['responses'][429]['content']["application/problem+json"] }
+  | { status: 503; headers?: { "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["getOrderV1"]['responses'][503]['content']["application/problem+json"] };
 
 /** GET /v2/orders/{orderId} */
 export type GetOrderV2Request = {
@@ -301,7 +317,8 @@ export type GetOrderV2Response =
   | { status: 401; headers?: { "WWW-Authenticate"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["getOrderV2"]['responses'][401]['content']["application/problem+json"] }
   | { status: 404; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getOrderV2"]['responses'][404]['content']["application/problem+json"] }
   | { status: 406; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getOrderV2"]['responses'][406]['content']["application/problem+json"] }
-  | { status: 429; headers?: { "RateLimit"?: string; "RateLimit-Policy"?: string; "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["getOrderV2"]['responses'][429]['content']["application/problem+json"] };
+  | { status: 429; headers?: { "RateLimit"?: string; "RateLimit-Policy"?: string; "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["getOrderV2"]['responses'][429]['content']["application/problem+json"] }
+  | { status: 503; headers?: { "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["getOrderV2"]['responses'][503]['content']["application/problem+json"] };
 
 /** GET /readyz */
 export type GetReadyRequest = {
@@ -328,7 +345,8 @@ export type GetRealtimeDocsRequest = {
 export type GetRealtimeDocsResponse =
   | { status: 200; headers: { "Cache-Control": string; "ETag": string } & ResponseHeaders; contentType: "text/html"; body: operations["getRealtimeDocs"]['responses'][200]['content']["text/html"] }
   | { status: 304; headers: { "Cache-Control": string; "ETag": string } & ResponseHeaders; contentType?: undefined; body?: undefined }
-  | { status: 400; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getRealtimeDocs"]['responses'][400]['content']["application/problem+json"] };
+  | { status: 400; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getRealtimeDocs"]['responses'][400]['content']["application/problem+json"] }
+  | { status: 503; headers?: { "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["getRealtimeDocs"]['responses'][503]['content']["application/problem+json"] };
 
 /** HEAD /orders/{orderId} */
 export type HeadOrderRequest = {
@@ -346,7 +364,8 @@ export type HeadOrderResponse =
   | { status: 401; headers?: ResponseHeaders; contentType?: undefined; body?: undefined }
   | { status: 404; headers?: ResponseHeaders; contentType?: undefined; body?: undefined }
   | { status: 406; headers?: ResponseHeaders; contentType?: undefined; body?: undefined }
-  | { status: 429; headers?: { "RateLimit"?: string; "RateLimit-Policy"?: string; "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["headOrder"]['responses'][429]['content']["application/problem+json"] };
+  | { status: 429; headers?: { "RateLimit"?: string; "RateLimit-Policy"?: string; "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["headOrder"]['responses'][429]['content']["application/problem+json"] }
+  | { status: 503; headers?: { "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["headOrder"]['responses'][503]['content']["application/problem+json"] };
 
 /** HEAD /v1/orders/{orderId} */
 export type HeadOrderV1Request = {
@@ -364,7 +383,8 @@ export type HeadOrderV1Response =
   | { status: 401; headers?: ResponseHeaders; contentType?: undefined; body?: undefined }
   | { status: 404; headers?: ResponseHeaders; contentType?: undefined; body?: undefined }
   | { status: 406; headers?: ResponseHeaders; contentType?: undefined; body?: undefined }
-  | { status: 429; headers?: { "RateLimit"?: string; "RateLimit-Policy"?: string; "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["headOrderV1"]['responses'][429]['content']["application/problem+json"] };
+  | { status: 429; headers?: { "RateLimit"?: string; "RateLimit-Policy"?: string; "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["headOrderV1"]['responses'][429]['content']["application/problem+json"] }
+  | { status: 503; headers?: { "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["headOrderV1"]['responses'][503]['content']["application/problem+json"] };
 
 /** HEAD /v2/orders/{orderId} */
 export type HeadOrderV2Request = {
@@ -382,7 +402,8 @@ export type HeadOrderV2Response =
   | { status: 401; headers?: ResponseHeaders; contentType?: undefined; body?: undefined }
   | { status: 404; headers?: ResponseHeaders; contentType?: undefined; body?: undefined }
   | { status: 406; headers?: ResponseHeaders; contentType?: undefined; body?: undefined }
-  | { status: 429; headers?: { "RateLimit"?: string; "RateLimit-Policy"?: string; "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["headOrderV2"]['responses'][429]['content']["application/problem+json"] };
+  | { status: 429; headers?: { "RateLimit"?: string; "RateLimit-Policy"?: string; "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["headOrderV2"]['responses'][429]['content']["application/problem+json"] }
+  | { status: 503; headers?: { "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["headOrderV2"]['responses'][503]['content']["application/problem+json"] };
 
 /** GET /orders */
 export type ListOrdersRequest = {
@@ -400,7 +421,8 @@ export type ListOrdersResponse =
   | { status: 400; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["listOrders"]['responses'][400]['content']["application/problem+json"] }
   | { status: 401; headers?: { "WWW-Authenticate"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["listOrders"]['responses'][401]['content']["application/problem+json"] }
   | { status: 406; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["listOrders"]['responses'][406]['content']["application/problem+json"] }
-  | { status: 429; headers?: { "RateLimit"?: string; "RateLimit-Policy"?: string; "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["listOrders"]['responses'][429]['content']["application/problem+json"] };
+  | { status: 429; headers?: { "RateLimit"?: string; "RateLimit-Policy"?: string; "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["listOrders"]['responses'][429]['content']["application/problem+json"] }
+  | { status: 503; headers?: { "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["listOrders"]['responses'][503]['content']["application/problem+json"] };
 
 /** GET /v1/orders */
 export type ListOrdersV1Request = {
@@ -417,7 +439,8 @@ export type ListOrdersV1Response =
   | { status: 400; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["listOrdersV1"]['responses'][400]['content']["application/problem+json"] }
   | { status: 401; headers?: { "WWW-Authenticate"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["listOrdersV1"]['responses'][401]['content']["application/problem+json"] }
   | { status: 406; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["listOrdersV1"]['responses'][406]['content']["application/problem+json"] }
-  | { status: 429; headers?: { "RateLimit"?: string; "RateLimit-Policy"?: string; "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["listOrdersV1"]['responses'][429]['content']["application/problem+json"] };
+  | { status: 429; headers?: { "RateLimit"?: string; "RateLimit-Policy"?: string; "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["listOrdersV1"]['responses'][429]['content']["application/problem+json"] }
+  | { status: 503; headers?: { "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["listOrdersV1"]['responses'][503]['content']["application/problem+json"] };
 
 /** GET /v2/orders */
 export type ListOrdersV2Request = {
@@ -434,7 +457,8 @@ export type ListOrdersV2Response =
   | { status: 400; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["listOrdersV2"]['responses'][400]['content']["application/problem+json"] }
   | { status: 401; headers?: { "WWW-Authenticate"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["listOrdersV2"]['responses'][401]['content']["application/problem+json"] }
   | { status: 406; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["listOrdersV2"]['responses'][406]['content']["application/problem+json"] }
-  | { status: 429; headers?: { "RateLimit"?: string; "RateLimit-Policy"?: string; "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["listOrdersV2"]['responses'][429]['content']["application/problem+json"] };
+  | { status: 429; headers?: { "RateLimit"?: string; "RateLimit-Policy"?: string; "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["listOrdersV2"]['responses'][429]['content']["application/problem+json"] }
+  | { status: 503; headers?: { "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["listOrdersV2"]['responses'][503]['content']["application/problem+json"] };
 
 /** PATCH /orders/{orderId} */
 export type PatchOrderRequest = {
@@ -458,7 +482,8 @@ export type PatchOrderResponse =
   | { status: 413; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["patchOrder"]['responses'][413]['content']["application/problem+json"] }
   | { status: 415; headers?: { "Accept-Patch"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["patchOrder"]['responses'][415]['content']["application/problem+json"] }
   | { status: 428; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["patchOrder"]['responses'][428]['content']["application/problem+json"] }
-  | { status: 429; headers?: { "RateLimit"?: string; "RateLimit-Policy"?: string; "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["patchOrder"]['responses'][429]['content']["application/problem+json"] };
+  | { status: 429; headers?: { "RateLimit"?: string; "RateLimit-Policy"?: string; "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["patchOrder"]['responses'][429]['content']["application/problem+json"] }
+  | { status: 503; headers?: { "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["patchOrder"]['responses'][503]['content']["application/problem+json"] };
 
 /** PATCH /v1/orders/{orderId} */
 export type PatchOrderV1Request = {
@@ -481,7 +506,8 @@ export type PatchOrderV1Response =
   | { status: 413; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["patchOrderV1"]['responses'][413]['content']["application/problem+json"] }
   | { status: 415; headers?: { "Accept-Patch"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["patchOrderV1"]['responses'][415]['content']["application/problem+json"] }
   | { status: 428; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["patchOrderV1"]['responses'][428]['content']["application/problem+json"] }
-  | { status: 429; headers?: { "RateLimit"?: string; "RateLimit-Policy"?: string; "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["patchOrderV1"]['responses'][429]['content']["application/problem+json"] };
+  | { status: 429; headers?: { "RateLimit"?: string; "RateLimit-Policy"?: string; "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["patchOrderV1"]['responses'][429]['content']["application/problem+json"] }
+  | { status: 503; headers?: { "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["patchOrderV1"]['responses'][503]['content']["application/problem+json"] };
 
 /** PATCH /v2/orders/{orderId} */
 export type PatchOrderV2Request = {
@@ -504,7 +530,8 @@ export type PatchOrderV2Response =
   | { status: 413; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["patchOrderV2"]['responses'][413]['content']["application/problem+json"] }
   | { status: 415; headers?: { "Accept-Patch"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["patchOrderV2"]['responses'][415]['content']["application/problem+json"] }
   | { status: 428; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["patchOrderV2"]['responses'][428]['content']["application/problem+json"] }
-  | { status: 429; headers?: { "RateLimit"?: string; "RateLimit-Policy"?: string; "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["patchOrderV2"]['responses'][429]['content']["application/problem+json"] };
+  | { status: 429; headers?: { "RateLimit"?: string; "RateLimit-Policy"?: string; "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["patchOrderV2"]['responses'][429]['content']["application/problem+json"] }
+  | { status: 503; headers?: { "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["patchOrderV2"]['responses'][503]['content']["application/problem+json"] };
 
 /** PUT /orders/{orderId} */
 export type ReplaceOrderRequest = {
@@ -528,7 +555,8 @@ export type ReplaceOrderResponse =
   | { status: 413; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["replaceOrder"]['responses'][413]['content']["application/problem+json"] }
   | { status: 415; headers?: { "Accept-Patch"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["replaceOrder"]['responses'][415]['content']["application/problem+json"] }
   | { status: 428; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["replaceOrder"]['responses'][428]['content']["application/problem+json"] }
-  | { status: 429; headers?: { "RateLimit"?: string; "RateLimit-Policy"?: string; "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["replaceOrder"]['responses'][429]['content']["application/problem+json"] };
+  | { status: 429; headers?: { "RateLimit"?: string; "RateLimit-Policy"?: string; "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["replaceOrder"]['responses'][429]['content']["application/problem+json"] }
+  | { status: 503; headers?: { "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["replaceOrder"]['responses'][503]['content']["application/problem+json"] };
 
 /** PUT /v1/orders/{orderId} */
 export type ReplaceOrderV1Request = {
@@ -551,7 +579,8 @@ export type ReplaceOrderV1Response =
   | { status: 413; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["replaceOrderV1"]['responses'][413]['content']["application/problem+json"] }
   | { status: 415; headers?: { "Accept-Patch"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["replaceOrderV1"]['responses'][415]['content']["application/problem+json"] }
   | { status: 428; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["replaceOrderV1"]['responses'][428]['content']["application/problem+json"] }
-  | { status: 429; headers?: { "RateLimit"?: string; "RateLimit-Policy"?: string; "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["replaceOrderV1"]['responses'][429]['content']["application/problem+json"] };
+  | { status: 429; headers?: { "RateLimit"?: string; "RateLimit-Policy"?: string; "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["replaceOrderV1"]['responses'][429]['content']["application/problem+json"] }
+  | { status: 503; headers?: { "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["replaceOrderV1"]['responses'][503]['content']["application/problem+json"] };
 
 /** PUT /v2/orders/{orderId} */
 export type ReplaceOrderV2Request = {
@@ -574,7 +603,8 @@ export type ReplaceOrderV2Response =
   | { status: 413; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["replaceOrderV2"]['responses'][413]['content']["application/problem+json"] }
   | { status: 415; headers?: { "Accept-Patch"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["replaceOrderV2"]['responses'][415]['content']["application/problem+json"] }
   | { status: 428; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["replaceOrderV2"]['responses'][428]['content']["application/problem+json"] }
-  | { status: 429; headers?: { "RateLimit"?: string; "RateLimit-Policy"?: string; "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["replaceOrderV2"]['responses'][429]['content']["application/problem+json"] };
+  | { status: 429; headers?: { "RateLimit"?: string; "RateLimit-Policy"?: string; "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["replaceOrderV2"]['responses'][429]['content']["application/problem+json"] }
+  | { status: 503; headers?: { "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["replaceOrderV2"]['responses'][503]['content']["application/problem+json"] };
 
 /** POST /orders/{orderId}/cancel, POST /v1/orders/{orderId}/cancel, POST /v2/orders/{orderId}/cancel */
 export type CancelOrderFamilyRequest = CancelOrderRequest | CancelOrderV1Request | CancelOrderV2Request;

@@ -43,10 +43,17 @@ const OPERATION = {
       '401': { $ref: '#/components/responses/E401' },
       '404': { $ref: '#/components/responses/E404' },
       '429': { $ref: '#/components/responses/E429' },
+      '503': { $ref: '#/components/responses/E503' },
     },
   },
-  // Every path declares the one OPTIONS rule (codegen refuses a path without it).
-  options: { operationId: 'optionsOrdersOrderIdEvents', tags: ['http'], summary: 'The methods of this path; the CORS preflight', security: [], responses: { '204': { $ref: '#/components/responses/Options' } } },
+  // Every path declares the one OPTIONS rule, and every operation the 503 (codegen refuses them otherwise).
+  options: {
+    operationId: 'optionsOrdersOrderIdEvents',
+    tags: ['http'],
+    summary: 'The methods of this path; the CORS preflight',
+    security: [],
+    responses: { '204': { $ref: '#/components/responses/Options' }, '503': { $ref: '#/components/responses/E503' } },
+  },
 };
 
 /** The handler, as the developer writes it. */

@@ -14,6 +14,7 @@ import pino from 'pino';
 import { createApp, type App } from '../../src/app';
 import { parseConfig } from '../../src/config';
 import { issueToken, PostgresStore } from '../../src/store';
+import { expectContract } from '../support/contract';
 import { embeddedPostgres, type EmbeddedPostgres } from '../support/embeddedPostgres';
 import { createOrder, openSse, openWs, WsClient, type StreamTarget } from '../support/streams';
 
@@ -83,16 +84,18 @@ describe('PostgreSQL stopped and started under a running server', () => {
 
     await pg.stop();
 
-    const requests: [string, () => Promise<Response>][] = [
-      ['GET order', () => target.fetch(`/orders/${id}`)],
-      ['GET collection', () => target.fetch('/orders')],
-      ['POST order', () => target.fetch('/orders', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })],
-      ['PATCH order', () => patch(id, 'during')],
-      ['cancel', () => target.fetch(`/orders/${id}/cancel`, { method: 'POST', headers: { 'if-match': '*' } })],
+    // Each REST answer is one its operation declares (the contract's shared 503); the stream's is in asyncapi.yaml.
+    const requests: [string, () => Promise<Response>, ('getOrder' | 'listOrders' | 'createOrder' | 'patchOrder' | 'cancelOrder')?][] = [
+      ['GET order', () => target.fetch(`/orders/${id}`), 'getOrder'],
+      ['GET collection', () => target.fetch('/orders'), 'listOrders'],
+      ['POST order', () => target.fetch('/orders', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }), 'createOrder'],
+      ['PATCH order', () => patch(id, 'during'), 'patchOrder'],
+      ['cancel', () => target.fetch(`/orders/${id}/cancel`, { method: 'POST', headers: { 'if-match': '*' } }), 'cancelOrder'],
       ['SSE stream', () => target.fetch(`/api/orders/${id}/stream`, { headers: { accept: 'text/event-stream' } })],
     ];
-    for (const [name, send] of requests) {
+    for (const [name, send, operationId] of requests) {
       const res = await send();
+      if (operationId) await expectContract(operationId, res.clone());
       const body = await res.text();
       expect({ name, status: res.status }).toEqual({ name, status: 503 });
       expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);

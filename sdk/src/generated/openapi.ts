@@ -737,6 +737,16 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /** @description The service cannot answer now (`code` SERVICE_UNAVAILABLE); nothing ran and nothing was stored. Either the store is unreachable (readiness says which engine; it answers again when the engine is back, with no restart), or this instance is shutting down (the response then carries `Connection: close`: another instance may answer at once). Wait `Retry-After` seconds, plus jitter, and retry; a write carrying `If-Match` or `Idempotency-Key` is safe to resend. */
+        E503: {
+            headers: {
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
         /** @description The status GET would give, without a body. */
         HeadError: {
             headers: {
@@ -867,6 +877,7 @@ export interface operations {
             };
             304: components["responses"]["NotModifiedPublic"];
             400: components["responses"]["E400"];
+            503: components["responses"]["E503"];
         };
     };
     optionsAsyncapiYaml: {
@@ -879,6 +890,7 @@ export interface operations {
         requestBody?: never;
         responses: {
             204: components["responses"]["Options"];
+            503: components["responses"]["E503"];
         };
     };
     getDocs: {
@@ -914,6 +926,7 @@ export interface operations {
                 content?: never;
             };
             400: components["responses"]["E400"];
+            503: components["responses"]["E503"];
         };
     };
     optionsDocs: {
@@ -926,6 +939,7 @@ export interface operations {
         requestBody?: never;
         responses: {
             204: components["responses"]["Options"];
+            503: components["responses"]["E503"];
         };
     };
     getGraphqlDocs: {
@@ -953,6 +967,7 @@ export interface operations {
             };
             304: components["responses"]["NotModifiedPublic"];
             400: components["responses"]["E400"];
+            503: components["responses"]["E503"];
         };
     };
     optionsDocsGraphql: {
@@ -965,6 +980,7 @@ export interface operations {
         requestBody?: never;
         responses: {
             204: components["responses"]["Options"];
+            503: components["responses"]["E503"];
         };
     };
     getRealtimeDocs: {
@@ -992,6 +1008,7 @@ export interface operations {
             };
             304: components["responses"]["NotModifiedPublic"];
             400: components["responses"]["E400"];
+            503: components["responses"]["E503"];
         };
     };
     optionsDocsRealtime: {
@@ -1004,6 +1021,7 @@ export interface operations {
         requestBody?: never;
         responses: {
             204: components["responses"]["Options"];
+            503: components["responses"]["E503"];
         };
     };
     getDocsScript: {
@@ -1031,6 +1049,7 @@ export interface operations {
             };
             304: components["responses"]["NotModifiedPublic"];
             400: components["responses"]["E400"];
+            503: components["responses"]["E503"];
         };
     };
     optionsDocsRedocStandaloneJs: {
@@ -1043,6 +1062,7 @@ export interface operations {
         requestBody?: never;
         responses: {
             204: components["responses"]["Options"];
+            503: components["responses"]["E503"];
         };
     };
     getHealth: {
@@ -1063,6 +1083,7 @@ export interface operations {
                     "application/json": components["schemas"]["Health"];
                 };
             };
+            503: components["responses"]["E503"];
         };
     };
     optionsHealthz: {
@@ -1075,6 +1096,7 @@ export interface operations {
         requestBody?: never;
         responses: {
             204: components["responses"]["Options"];
+            503: components["responses"]["E503"];
         };
     };
     getOpenApiJson: {
@@ -1104,6 +1126,7 @@ export interface operations {
             };
             304: components["responses"]["NotModifiedPublic"];
             400: components["responses"]["E400"];
+            503: components["responses"]["E503"];
         };
     };
     optionsOpenapiJson: {
@@ -1116,6 +1139,7 @@ export interface operations {
         requestBody?: never;
         responses: {
             204: components["responses"]["Options"];
+            503: components["responses"]["E503"];
         };
     };
     getOpenApiYaml: {
@@ -1143,6 +1167,7 @@ export interface operations {
             };
             304: components["responses"]["NotModifiedPublic"];
             400: components["responses"]["E400"];
+            503: components["responses"]["E503"];
         };
     };
     optionsOpenapiYaml: {
@@ -1155,6 +1180,7 @@ export interface operations {
         requestBody?: never;
         responses: {
             204: components["responses"]["Options"];
+            503: components["responses"]["E503"];
         };
     };
     listOrders: {
@@ -1196,6 +1222,7 @@ export interface operations {
             401: components["responses"]["E401"];
             406: components["responses"]["E406"];
             429: components["responses"]["E429"];
+            503: components["responses"]["E503"];
         };
     };
     createOrder: {
@@ -1248,6 +1275,7 @@ export interface operations {
             415: components["responses"]["E415"];
             422: components["responses"]["E422"];
             429: components["responses"]["E429"];
+            503: components["responses"]["E503"];
         };
     };
     optionsOrders: {
@@ -1260,6 +1288,7 @@ export interface operations {
         requestBody?: never;
         responses: {
             204: components["responses"]["Options"];
+            503: components["responses"]["E503"];
         };
     };
     getOrder: {
@@ -1305,6 +1334,7 @@ export interface operations {
             404: components["responses"]["E404"];
             406: components["responses"]["E406"];
             429: components["responses"]["E429"];
+            503: components["responses"]["E503"];
         };
     };
     replaceOrder: {
@@ -1362,6 +1392,7 @@ export interface operations {
             415: components["responses"]["E415"];
             428: components["responses"]["E428"];
             429: components["responses"]["E429"];
+            503: components["responses"]["E503"];
         };
     };
     optionsOrdersOrderId: {
@@ -1377,6 +1408,7 @@ export interface operations {
         requestBody?: never;
         responses: {
             204: components["responses"]["Options"];
+            503: components["responses"]["E503"];
         };
     };
     headOrder: {
@@ -1418,6 +1450,7 @@ export interface operations {
             404: components["responses"]["HeadError"];
             406: components["responses"]["HeadError"];
             429: components["responses"]["E429"];
+            503: components["responses"]["E503"];
         };
     };
     patchOrder: {
@@ -1473,6 +1506,7 @@ export interface operations {
             415: components["responses"]["E415"];
             428: components["responses"]["E428"];
             429: components["responses"]["E429"];
+            503: components["responses"]["E503"];
         };
     };
     cancelOrder: {
@@ -1526,6 +1560,7 @@ export interface operations {
             422: components["responses"]["E422"];
             428: components["responses"]["E428"];
             429: components["responses"]["E429"];
+            503: components["responses"]["E503"];
         };
     };
     optionsOrdersOrderIdCancel: {
@@ -1541,6 +1576,7 @@ export interface operations {
         requestBody?: never;
         responses: {
             204: components["responses"]["Options"];
+            503: components["responses"]["E503"];
         };
     };
     getReady: {
@@ -1583,6 +1619,7 @@ export interface operations {
         requestBody?: never;
         responses: {
             204: components["responses"]["Options"];
+            503: components["responses"]["E503"];
         };
     };
     getGraphqlSchema: {
@@ -1610,6 +1647,7 @@ export interface operations {
             };
             304: components["responses"]["NotModifiedPublic"];
             400: components["responses"]["E400"];
+            503: components["responses"]["E503"];
         };
     };
     optionsSchemaGraphql: {
@@ -1622,6 +1660,7 @@ export interface operations {
         requestBody?: never;
         responses: {
             204: components["responses"]["Options"];
+            503: components["responses"]["E503"];
         };
     };
     listOrdersV1: {
@@ -1660,6 +1699,7 @@ export interface operations {
             401: components["responses"]["E401"];
             406: components["responses"]["E406"];
             429: components["responses"]["E429"];
+            503: components["responses"]["E503"];
         };
     };
     createOrderV1: {
@@ -1708,6 +1748,7 @@ export interface operations {
             415: components["responses"]["E415"];
             422: components["responses"]["E422"];
             429: components["responses"]["E429"];
+            503: components["responses"]["E503"];
         };
     };
     optionsV1Orders: {
@@ -1720,6 +1761,7 @@ export interface operations {
         requestBody?: never;
         responses: {
             204: components["responses"]["Options"];
+            503: components["responses"]["E503"];
         };
     };
     getOrderV1: {
@@ -1762,6 +1804,7 @@ export interface operations {
             404: components["responses"]["E404"];
             406: components["responses"]["E406"];
             429: components["responses"]["E429"];
+            503: components["responses"]["E503"];
         };
     };
     replaceOrderV1: {
@@ -1815,6 +1858,7 @@ export interface operations {
             415: components["responses"]["E415"];
             428: components["responses"]["E428"];
             429: components["responses"]["E429"];
+            503: components["responses"]["E503"];
         };
     };
     optionsV1OrdersOrderId: {
@@ -1830,6 +1874,7 @@ export interface operations {
         requestBody?: never;
         responses: {
             204: components["responses"]["Options"];
+            503: components["responses"]["E503"];
         };
     };
     headOrderV1: {
@@ -1869,6 +1914,7 @@ export interface operations {
             404: components["responses"]["HeadError"];
             406: components["responses"]["HeadError"];
             429: components["responses"]["E429"];
+            503: components["responses"]["E503"];
         };
     };
     patchOrderV1: {
@@ -1921,6 +1967,7 @@ export interface operations {
             415: components["responses"]["E415"];
             428: components["responses"]["E428"];
             429: components["responses"]["E429"];
+            503: components["responses"]["E503"];
         };
     };
     cancelOrderV1: {
@@ -1971,6 +2018,7 @@ export interface operations {
             422: components["responses"]["E422"];
             428: components["responses"]["E428"];
             429: components["responses"]["E429"];
+            503: components["responses"]["E503"];
         };
     };
     optionsV1OrdersOrderIdCancel: {
@@ -1986,6 +2034,7 @@ export interface operations {
         requestBody?: never;
         responses: {
             204: components["responses"]["Options"];
+            503: components["responses"]["E503"];
         };
     };
     listOrdersV2: {
@@ -2021,6 +2070,7 @@ export interface operations {
             401: components["responses"]["E401"];
             406: components["responses"]["E406"];
             429: components["responses"]["E429"];
+            503: components["responses"]["E503"];
         };
     };
     createOrderV2: {
@@ -2066,6 +2116,7 @@ export interface operations {
             415: components["responses"]["E415"];
             422: components["responses"]["E422"];
             429: components["responses"]["E429"];
+            503: components["responses"]["E503"];
         };
     };
     optionsV2Orders: {
@@ -2078,6 +2129,7 @@ export interface operations {
         requestBody?: never;
         responses: {
             204: components["responses"]["Options"];
+            503: components["responses"]["E503"];
         };
     };
     getOrderV2: {
@@ -2117,6 +2169,7 @@ export interface operations {
             404: components["responses"]["E404"];
             406: components["responses"]["E406"];
             429: components["responses"]["E429"];
+            503: components["responses"]["E503"];
         };
     };
     replaceOrderV2: {
@@ -2167,6 +2220,7 @@ export interface operations {
             415: components["responses"]["E415"];
             428: components["responses"]["E428"];
             429: components["responses"]["E429"];
+            503: components["responses"]["E503"];
         };
     };
     optionsV2OrdersOrderId: {
@@ -2182,6 +2236,7 @@ export interface operations {
         requestBody?: never;
         responses: {
             204: components["responses"]["Options"];
+            503: components["responses"]["E503"];
         };
     };
     headOrderV2: {
@@ -2218,6 +2273,7 @@ export interface operations {
             404: components["responses"]["HeadError"];
             406: components["responses"]["HeadError"];
             429: components["responses"]["E429"];
+            503: components["responses"]["E503"];
         };
     };
     patchOrderV2: {
@@ -2267,6 +2323,7 @@ export interface operations {
             415: components["responses"]["E415"];
             428: components["responses"]["E428"];
             429: components["responses"]["E429"];
+            503: components["responses"]["E503"];
         };
     };
     cancelOrderV2: {
@@ -2314,6 +2371,7 @@ export interface operations {
             422: components["responses"]["E422"];
             428: components["responses"]["E428"];
             429: components["responses"]["E429"];
+            503: components["responses"]["E503"];
         };
     };
     optionsV2OrdersOrderIdCancel: {
@@ -2329,6 +2387,7 @@ export interface operations {
         requestBody?: never;
         responses: {
             204: components["responses"]["Options"];
+            503: components["responses"]["E503"];
         };
     };
 }

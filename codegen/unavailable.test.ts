@@ -1,0 +1,24 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import YAML from 'yaml';
+import { unavailableRuleProblems } from './unavailable';
+
+type Doc = { paths: Record<string, Record<string, { responses: Record<string, unknown> }>>; components: { responses: Record<string, unknown> } };
+const contract = () => YAML.parse(readFileSync(join(__dirname, '../contracts/openapi.yaml'), 'utf8')) as Doc;
+
+describe('the 503 rule in the contract', () => {
+  it('holds for every operation of contracts/openapi.yaml', () => {
+    expect(unavailableRuleProblems(contract())).toEqual([]);
+  });
+  it('refuses an operation without a 503, and its own 503 without Retry-After', () => {
+    const doc = contract();
+    delete doc.paths['/healthz'].get.responses['503'];
+    doc.paths['/readyz'].get.responses['503'] = { description: 'mine' };
+    expect(unavailableRuleProblems(doc)).toEqual([expect.stringContaining('GET /healthz: no "503"'), expect.stringContaining('GET /readyz: its own "503" must declare Retry-After')]);
+  });
+  it('refuses a contract without the shared response', () => {
+    const doc = contract();
+    delete doc.components.responses.E503;
+    expect(unavailableRuleProblems(doc)[0]).toContain('E503 is missing');
+  });
+});
