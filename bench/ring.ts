@@ -8,7 +8,7 @@
 import { ReplayRing } from '../src/realtime/ring';
 import type { Frame } from '../src/realtime/frames';
 
-const frame = (seq: number): Frame => ({ seq, type: 'order.updated', json: '{}', sse: Buffer.alloc(0), ws: Buffer.alloc(0) });
+const frame = (seq: number): Frame => ({ seq, type: 'order.updated', json: '{}', sse: Buffer.alloc(0), sseChunk: Buffer.alloc(0), ws: Buffer.alloc(0) });
 const CALLS = Number(process.env.BENCH_RING_CALLS ?? 200_000);
 
 function perCallNs(capacity: number, filled: number): number {

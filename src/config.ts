@@ -68,7 +68,7 @@ export interface Config {
     /** How often the per-account read counts are written to the store (and at shutdown). */
     flushIntervalS: number;
   };
-  realtime: { replayRate: number; replayWindowS: number; replayMaxBytes: number; maxBufferBytes: number; writeDelayMs: number; acceptRate: number; acceptBurst: number };
+  realtime: { replayRate: number; replayWindowS: number; replayMaxBytes: number; maxBufferBytes: number; writeDelayMs: number; sseHeartbeatS: number; acceptRate: number; acceptBurst: number };
 }
 
 /**
@@ -216,6 +216,7 @@ export function parseConfig(env: Env): ConfigResult {
           replayMaxBytes: int(env, 'REPLAY_MAX_BYTES', DEFAULT_REPLAY_MAX_BYTES, 64 * 1024, 2 ** 40),
           maxBufferBytes: int(env, 'MAX_BUFFER_BYTES', 1024 * 1024, 1024, 1024 * 1024 * 1024),
           writeDelayMs: int(env, 'WRITE_DELAY_MS', 0, 0, 1000),
+          sseHeartbeatS: int(env, 'SSE_HEARTBEAT_S', 15, 1, 3600),
           acceptRate: int(env, 'ACCEPT_RATE', 200, 1, 1_000_000),
           acceptBurst: int(env, 'ACCEPT_BURST', 400, 1, 1_000_000),
         },

@@ -42,6 +42,8 @@ export interface Frame {
   event?: OrderEvent;
   /** `id:`, `event:`, `data:` and the blank line. */
   sse: Buffer;
+  /** `sse` as one HTTP/1.1 chunk (size line, the event, CRLF): what a chunked SSE response writes to its socket (sse.ts). */
+  sseChunk: Buffer;
   /** A complete unmasked WebSocket text frame (header + payload). */
   ws: Buffer;
 }
@@ -91,13 +93,24 @@ export function wsTextFrame(prefix: Buffer, body: Buffer): Buffer {
 /** `id:` (when given), `event:` and `data:` of one SSE event, from the message's JSON. */
 const sseText = (type: string, json: string, id: number | null | undefined): Buffer => Buffer.from(`${id == null ? '' : `id: ${id}\n`}event: ${type}\ndata: ${json}\n\n`);
 
+/** Bytes as one chunk of a chunked HTTP/1.1 body (RFC 9112 7.1): hex size, CRLF, the bytes, CRLF; in one buffer. */
+export function httpChunk(bytes: Buffer): Buffer {
+  const size = `${bytes.length.toString(16)}\r\n`;
+  const out = Buffer.allocUnsafe(size.length + bytes.length + 2);
+  out.write(size, 0, 'latin1');
+  bytes.copy(out, size.length);
+  out.write('\r\n', size.length + bytes.length, 'latin1');
+  return out;
+}
+
 export function sseFrame(message: ServerMessage, id?: number): Buffer {
   return sseText(message.type, JSON.stringify(message), id);
 }
 
 export function frameOf(message: ServerMessage & { seq: number | null }, event?: OrderEvent): Frame {
   const json = JSON.stringify(message); // once, for both wire forms
-  return { seq: message.seq ?? 0, type: message.type, json, event, sse: sseText(message.type, json, message.seq), ws: wsFrame(json) };
+  const sse = sseText(message.type, json, message.seq);
+  return { seq: message.seq ?? 0, type: message.type, json, event, sse, sseChunk: httpChunk(sse), ws: wsFrame(json) };
 }
 
 /**
@@ -119,6 +132,10 @@ export class ReplayedFrame implements Frame {
 
   get sse(): Buffer {
     return (this.sseBytes ??= sseText(this.type, this.json, this.seq));
+  }
+
+  get sseChunk(): Buffer {
+    return httpChunk(this.sse); // a replay goes to one subscriber: not kept
   }
 
   get ws(): Buffer {

@@ -30,6 +30,8 @@ export interface RealtimeConfig {
   maxBufferBytes: number;
   /** 0: every stream write goes out at once; > 0: writes are batched per connection for up to this long (writer.ts). */
   writeDelayMs: number;
+  /** Seconds between SSE comment heartbeats (`: ping`), which keep proxies from closing an idle stream. */
+  sseHeartbeatS: number;
   acceptRate: number;
   acceptBurst: number;
 }
@@ -76,7 +78,7 @@ export function createRealtime(deps: RealtimeDeps): Realtime {
   const slowPeers = new SlowPeers(now);
   const batcher = config.writeDelayMs > 0 ? new WriteBatcher(config.writeDelayMs) : undefined;
   const common = { store: deps.store, hub, limiter, slowPeers, maxBufferBytes: config.maxBufferBytes, batcher, onBackpressure: deps.onBackpressure };
-  const streams = new SseStreams({ ...common, authenticate: deps.authenticateToken, onError: deps.onError });
+  const streams = new SseStreams({ ...common, authenticate: deps.authenticateToken, onError: deps.onError }, config.sseHeartbeatS * 1000);
   const ws = new WsEndpoint({ ...common, authenticate: deps.authenticateToken, onError: deps.onError });
   const handleUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => ws.handleUpgrade(req, socket, head);
   return {

@@ -2,7 +2,14 @@ import fc from 'fast-check';
 import { ReplayRing, RingBudget, STORED_EVENT_OVERHEAD_BYTES } from './ring';
 import { frameOf, type Frame } from './frames';
 
-const frame = (seq: number, text = String(seq)): Frame => ({ seq, type: 'order.updated', json: `{"seq":${seq},"t":"${text}"}`, sse: Buffer.from(String(seq)), ws: Buffer.from(String(seq)) });
+const frame = (seq: number, text = String(seq)): Frame => ({
+  seq,
+  type: 'order.updated',
+  json: `{"seq":${seq},"t":"${text}"}`,
+  sse: Buffer.from(String(seq)),
+  sseChunk: Buffer.from(String(seq)),
+  ws: Buffer.from(String(seq)),
+});
 
 describe('ReplayRing', () => {
   it('replays exactly the frames after a seq while they are held, else too_old (generated)', () => {

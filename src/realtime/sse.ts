@@ -11,12 +11,13 @@
  * 'close' listener.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import { parse as parseQuery } from 'node:querystring';
 import type { Account, Store } from '../store';
 import { parseOrderId } from '../orders';
 import { acceptsType, bearerTokenOf, isRefusal, refusal, sendProblem, type Exchange, type Finalizer, type Refusal, type TransportRoute } from '../http';
 import type { AcceptLimiter } from './acceptLimiter';
-import { resyncMessage, SEQ_TEXT, sseFrame, topicOf, type Frame } from './frames';
+import { httpChunk, resyncMessage, SEQ_TEXT, sseFrame, topicOf, type Frame } from './frames';
 import type { Subscriber, TopicHub } from './hub';
 import type { SlowPeers } from './slowPeers';
 import { BoundedWriter, type WriteBatcher } from './writer';
@@ -43,24 +44,37 @@ export interface SseDeps {
 }
 
 const PING = Buffer.from(': ping\n\n');
+const PING_CHUNK = httpChunk(PING);
 const RETRY = Buffer.from(`retry: ${SSE_RETRY_MS}\n\n`);
 
 /**
  * One open stream: the hub's subscriber of its topic, writing through its bounded queue
  * (a slow consumer ends it). Methods on a class rather than closures per stream: ten
  * thousand idle streams share one set of functions.
+ *
+ * The first bytes go through node's `res.write`, which sends the response head with
+ * them; every later write goes to the socket itself, already framed as the response's
+ * body is (one HTTP/1.1 chunk, from the frame's shared `sseChunk`; the bare event on an
+ * HTTP/1.0 response, which is not chunked). `res.write` would frame each event again for
+ * every stream (size line, event, CRLF: three pieces, a writev, a tick of corking); here a
+ * live event costs each stream one write of one buffer shared by all. The end still goes
+ * through `res.end`, which writes the last chunk.
  */
 class SseStream implements Subscriber {
   lastSeq = 0;
   private readonly writer: BoundedWriter;
+  private readonly chunked: boolean;
+  private headOut = false;
   private closed = false;
 
   constructor(
     private readonly streams: SseStreams,
     readonly res: ServerResponse,
+    socket: Socket,
     private readonly orderId: number,
   ) {
-    this.writer = new BoundedWriter(res, streams.deps.maxBufferBytes, streams.deps.batcher);
+    this.chunked = res.chunkedEncoding;
+    this.writer = new BoundedWriter(socket, streams.deps.maxBufferBytes, streams.deps.batcher);
   }
 
   /**
@@ -78,7 +92,12 @@ class SseStream implements Subscriber {
   }
 
   write(frame: Frame): void {
-    this.send(frame.sse);
+    this.send(frame.sse, frame.sseChunk);
+  }
+
+  /** The heartbeat (a comment line). */
+  ping(): void {
+    this.send(PING, PING_CHUNK);
   }
 
   resync(seq: number, reason: 'gap_too_old' | 'since_ahead'): void {
@@ -95,9 +114,16 @@ class SseStream implements Subscriber {
     this.end(RETRY);
   }
 
-  send(bytes: Buffer): void {
+  /** `chunk`: `bytes` as one HTTP/1.1 chunk, when the caller has it ready (shared frames). */
+  send(bytes: Buffer, chunk?: Buffer): void {
     if (this.closed) return;
-    if (this.writer.write(bytes) === 'slow') {
+    if (!this.headOut) {
+      // The head leaves with the first bytes (node frames them); nothing is held before them.
+      this.headOut = true;
+      this.res.write(bytes);
+      return;
+    }
+    if (this.writer.write(this.chunked ? (chunk ?? httpChunk(bytes)) : bytes) === 'slow') {
       this.streams.deps.onBackpressure?.();
       // The queue is dropped; the end of the response goes right behind what the kernel
       // holds, and the client reconnects with Last-Event-ID and is replayed what it missed.
@@ -143,7 +169,7 @@ export class SseStreams {
     heartbeatMs = HEARTBEAT_MS,
   ) {
     this.heartbeat = setInterval(() => {
-      for (const stream of this.open) stream.send(PING); // a slow stream's ping waits its turn (or ends it)
+      for (const stream of this.open) stream.ping(); // a slow stream's ping waits its turn (or ends it)
     }, heartbeatMs);
     this.heartbeat.unref();
   }
@@ -213,12 +239,13 @@ function onRequestClose(this: IncomingMessage): void {
  */
 function startStream(streams: SseStreams, x: Exchange, vary: string | undefined, a: Admitted): Promise<void> {
   const { req, res } = x;
+  const socket = res.socket;
   // The client may have gone while the request was checked: its 'close' has passed, so nothing would end the stream.
-  if (!res.socket || res.socket.destroyed) return Promise.resolve();
+  if (!socket || socket.destroyed) return Promise.resolve();
   x.fields.push('Content-Type', 'text/event-stream; charset=utf-8', 'Cache-Control', 'no-cache, no-transform', 'Connection', 'keep-alive', 'X-Accel-Buffering', 'no');
   if (vary !== undefined) x.fields.push('Vary', vary);
   res.writeHead(200, x.fields);
-  const stream = new SseStream(streams, res, a.orderId);
+  const stream = new SseStream(streams, res, socket, a.orderId);
   streams.open.add(stream);
   streamOf.set(req, stream);
   req.on('close', onRequestClose); // 'close' comes once; `on` spares the once-wrapper per stream

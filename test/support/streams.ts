@@ -160,9 +160,10 @@ export async function createOrder(srv: StreamTarget, body: unknown = {}, as: 'al
   return { id: ((await res.json()) as { id: number }).id, etag: res.headers.get('etag')! };
 }
 
-/** Applies `n` note changes (If-Match: *) and returns the last revision's ETag. */
 /** Makes every touch's note new: a PATCH that changes nothing is not an event (two calls in one millisecond once made one). */
 let touches = 0;
+
+/** Applies `n` note changes (If-Match: *). */
 
 export async function touch(srv: StreamTarget, id: number, n: number, as: 'alice' | 'bob' = 'alice'): Promise<void> {
   for (let i = 0; i < n; i++) {
