@@ -14,16 +14,23 @@
  * same rate, whose CPU per PATCH says what the service's publish path (a real write: HTTP,
  * auth, transaction, event row) adds per delivered message, which a peer's POST /publish of a
  * ready message does not do.
+ *
+ * Scale: every side's subscribers stay open through the rounds, so the client processes hold
+ * sides x BENCH_RT_PEER_CONNECTIONS connections (WebSocket 5 sides, SSE 3), dealt over
+ * BENCH_RT_CLIENT_PROCS; each server holds BENCH_RT_PEER_CONNECTIONS. Both must fit under
+ * `ulimit -n` (checked before opening: at 10000, 3 client processes under a limit of 20000).
+ * At another count than the default (2000) the rows' scenario keys end in `-<count>`
+ * (`ws-fanout-cpu-peer-10000`), so runs at both counts keep their rows.
  */
 import { noteOf, nowUs } from '../lib/realtime-hist';
 import { cpuSplitOf, pidOfPort } from '../lib/realtime-proc';
 import { type Running, startService } from '../lib/server';
 import { Clients } from './clients';
 import { combineRuns, fanoutCpuNote, fanoutLost, measureRun, type RunResult } from './fanout';
-import { type Row } from './rows';
+import { type Row, scaledScenario } from './rows';
 import { type Publish, patchOrder1, portOf, publishRaw, startFloor, startPeer, tokenOf, withServer } from './servers';
 import { type WsClient } from '../lib/realtime-client';
-import { KINDS, PEER_CONNECTIONS, PEER_RATE, PEER_WRITE_DELAY_MS, ROUNDS, SECONDS, SERVICE_ENV, log, sleep } from './settings';
+import { clientFds, DEFAULT_PEER_CONNECTIONS, FD_SPARE, KINDS, openFilesLimit, PEER_CONNECTIONS, PEER_RATE, PEER_WRITE_DELAY_MS, ROUNDS, SECONDS, SERVICE_ENV, log, sleep } from './settings';
 
 type Kind = 'ws' | 'sse';
 
@@ -71,6 +78,7 @@ export interface SideResult {
 
 /** The sides' subscribers are opened, then warm-up, then ROUNDS rounds alternating between the sides in the order given. */
 export async function compare(clients: Clients, sides: Side[], kind: Kind): Promise<SideResult[]> {
+  checkFds(sides, clients.procs.length);
   for (const side of sides) await open(clients, side.name, side.srv, side.token, kind, side.client, side.connections ?? PEER_CONNECTIONS);
   const pids = sides.map((side) => [pidOfPort(portOf(side.srv))]);
   const runs = sides.map(() => [] as RunResult[]);
@@ -92,6 +100,23 @@ export async function compare(clients: Clients, sides: Side[], kind: Kind): Prom
   }
   for (const side of sides) await clients.all({ cmd: 'close', group: side.name });
   return sides.map((_, i) => ({ all: combineRuns(runs[i]), rounds: runs[i], sys: cpu[i].system / Math.max(1, cpu[i].user + cpu[i].system) }));
+}
+
+/**
+ * Every side's subscribers are held at once: refuses to start when the client processes or a
+ * server would run out of file descriptors (`ulimit -n`) halfway through opening them.
+ */
+function checkFds(sides: Side[], procs: number): void {
+  const limit = openFilesLimit();
+  const counts = sides.map((side) => side.connections ?? PEER_CONNECTIONS);
+  const held = counts.reduce((a, b) => a + b, 0);
+  const c = clientFds(held, procs, limit);
+  if (!c.ok)
+    throw new Error(
+      `peers: ${sides.length} sides hold ${held} client connections, ${c.perProc} descriptors per client process, above ulimit -n ${limit}: ` + `set BENCH_RT_CLIENT_PROCS=${c.minProcs} or more, or raise ulimit -n`,
+    );
+  const most = Math.max(...counts);
+  if (limit !== undefined && most + FD_SPARE > limit) throw new Error(`peers: a server holds ${most} connections, above ulimit -n ${limit} (less ${FD_SPARE} spare): raise ulimit -n`);
 }
 
 const perRound = (rs: RunResult[]) => rs.map((r) => r.serverUsPerMsg.toFixed(1)).join(', ');
@@ -124,6 +149,7 @@ export async function peersPhase(clients: Clients): Promise<Row[]> {
       log(`peers payload: ${Buffer.byteLength(sample)} bytes`);
       const rows: Row[] = [];
       const bytes = Buffer.byteLength(sample);
+      const key = (base: string) => scaledScenario(base, PEER_CONNECTIONS, DEFAULT_PEER_CONNECTIONS);
       for (const kind of KINDS) {
         const batchedEnv = { ...SERVICE_ENV, WRITE_DELAY_MS: String(PEER_WRITE_DELAY_MS) };
         // WebSocket: Socket.IO twice (read by the same lean reader as the service, and by
@@ -172,9 +198,10 @@ export async function peersPhase(clients: Clients): Promise<Row[]> {
               `publish path (a service with 1 subscriber, PATCHed at the same rate): ${(lone.all.serverUsPerMsg / 1000).toFixed(2)} ms of server CPU per PATCH, ${(lone.all.serverUsPerMsg / PEER_CONNECTIONS).toFixed(2)} µs per delivered message at ${PEER_CONNECTIONS} subscribers`,
             ]
           : [];
+        const peerKey = key(`${kind}-fanout-cpu-peer`);
         for (const [x, scenario, label] of [
-          [s, `${kind}-fanout-cpu-peer`, what],
-          [b, `${kind}-fanout-cpu-peer-batched`, `as ${kind}-fanout-cpu-peer, service with WRITE_DELAY_MS=${PEER_WRITE_DELAY_MS} (writes to a connection batched for up to ${PEER_WRITE_DELAY_MS} ms)`],
+          [s, peerKey, what],
+          [b, key(`${kind}-fanout-cpu-peer-batched`), `as ${peerKey}, service with WRITE_DELAY_MS=${PEER_WRITE_DELAY_MS} (writes to a connection batched for up to ${PEER_WRITE_DELAY_MS} ms)`],
         ] as const) {
           const ratio = x.all.serverUsPerMsg / p.all.serverUsPerMsg;
           rows.push({
@@ -190,7 +217,7 @@ export async function peersPhase(clients: Clients): Promise<Row[]> {
         }
         if (floor) {
           rows.push({
-            scenario: 'ws-fanout-cpu-floor',
+            scenario: key('ws-fanout-cpu-floor'),
             service: 'the floor: bench/baseline/ws-floor.ts, a ws server that only writes one pre-built frame per delivery (one socket.write), same subscribers, clients and rate',
             baseline: peerText,
             serviceFig: fig(floor),
