@@ -19,7 +19,8 @@
  *   event-loop delay p99 and the publish-to-delivery p99.
  * - peers: server CPU per delivered message (BENCH_RT_PEER_CONNECTIONS subscribers of
  *   order:1 per server, writes at BENCH_RT_PEER_RATE/s): the service's WebSocket against
- *   Socket.IO and its floor (bench/baseline/ws-floor.ts), its SSE against better-sse
+ *   Socket.IO and its floor (bench/baseline/ws-floor.ts), its SSE against better-sse and its
+ *   floor (bench/baseline/sse-floor.ts), each floor one socket.write per delivered message
  *   (realtime/peers.ts). BENCH_RT_PEER_CONNECTIONS may be 10000 (then BENCH_RT_CLIENT_PROCS=3
  *   under `ulimit -n` 20000; checked before opening); at a count other than 2000 the rows'
  *   scenario keys end in `-<count>`, so runs at both counts keep their rows.
@@ -83,7 +84,7 @@ peers phases), \`BENCH_RT_PEERS\` (1; 0 skips the peers in the memory phase), \`
 (2000), \`BENCH_RT_PEER_RATE\` (20 writes/s), \`BENCH_RT_PEER_WRITE_DELAY_MS\` (100), \`BENCH_RT_STALLED_CONNECTIONS\` (2000),
 \`BENCH_RT_STALLED_MAX_BUFFER\` (262144), \`BENCH_RT_STALLED_MAX_WRITES\` (3000). Run it with
 \`ulimit -n\` above 2 x BENCH_RT_CONNECTIONS + a few hundred (each process holds its own ends). The
-peers phase holds every side's subscribers at once (WebSocket 5 sides, SSE 3), dealt over the client
+peers phase holds every side's subscribers at once (WebSocket 5 sides, SSE 4), dealt over the client
 processes: each needs 5 x BENCH_RT_PEER_CONNECTIONS / BENCH_RT_CLIENT_PROCS descriptors and a few
 hundred more (at 10000 under a limit of 20000: 3 client processes); the phase checks this before
 opening and names the count of processes that fits. At a \`BENCH_RT_PEER_CONNECTIONS\` other than
@@ -129,10 +130,14 @@ opening and names the count of processes that fits. At a \`BENCH_RT_PEER_CONNECT
   socket, minimal frame reader; against Socket.IO it speaks Engine.IO/Socket.IO packets,
   \`sio-lean\` in \`bench/lib/realtime-client.ts\`, answering its pings; SSE: raw sockets that
   split events on the blank line), so the clients cost the same per message whichever server
-  they read. On WebSocket two more sides run in the same rounds: a second Socket.IO server
-  read by socket.io-client (the figure of earlier runs, in the notes), and **the floor**
-  (\`ws-fanout-cpu-floor\`, \`bench/baseline/ws-floor.ts\`): a \`ws\` server that does nothing
-  per delivered message but one \`socket.write\` of a frame built once per publish. At 20
+  they read. On both transports **the floor** runs in the same rounds
+  (\`ws-fanout-cpu-floor\`, \`bench/baseline/ws-floor.ts\`: a \`ws\` server that does nothing
+  per delivered message but one \`socket.write\` of a frame built once per publish;
+  \`sse-fanout-cpu-floor\`, \`bench/baseline/sse-floor.ts\`: a node:http server with the
+  service's head and first \`subscribed\` event, that writes each event, framed once per
+  publish as one HTTP chunk as the service's chunked response carries it, with one
+  \`socket.write\` per stream), and on WebSocket a second Socket.IO server read by
+  socket.io-client (the figure of earlier runs, in the notes). At 20
   messages/s on one topic no two messages reach a socket within a tick, so every server here
   pays one write system call per delivered message, and on loopback that call also runs the
   receiver's TCP processing and wakes its process; the floor is what that alone costs, and a
