@@ -17,6 +17,13 @@
  *   without and with one slow request in flight (a POST /orders body trickled byte by byte
  *   over the window; GraphQL queries at the cost ceiling back to back): the service's
  *   event-loop delay p99 and the publish-to-delivery p99.
+ * - peers: server CPU per delivered message (BENCH_RT_PEER_CONNECTIONS subscribers of
+ *   order:1 per server, writes at BENCH_RT_PEER_RATE/s): the service's WebSocket against
+ *   Socket.IO and its floor (bench/baseline/ws-floor.ts), its SSE against better-sse and its
+ *   floor (bench/baseline/sse-floor.ts), each floor one socket.write per delivered message
+ *   (realtime/peers.ts). BENCH_RT_PEER_CONNECTIONS may be 10000 (then BENCH_RT_CLIENT_PROCS=3
+ *   under `ulimit -n` 20000; checked before opening); at a count other than 2000 the rows'
+ *   scenario keys end in `-<count>`, so runs at both counts keep their rows.
  *
  * Connections are held by BENCH_RT_CLIENT_PROCS client processes (bench/lib/realtime-client.ts).
  * One concern per file in bench/realtime/ (settings, clients, servers, memory, fanout, slow,
@@ -33,8 +40,8 @@ import { memoryPhase } from './realtime/memory';
 import { peersPhase } from './realtime/peers';
 import { graphqlPhase } from './realtime/graphql';
 import { stalledPhase } from './realtime/stalled';
-import { HEADER, line, type Row } from './realtime/rows';
-import { CONNECTIONS, FANOUT_CONNECTIONS, log, PROCS, RATE, ROUNDS, SAMPLES, SECONDS, SETTLE_S, SLOW_CONNECTIONS, SLOW_RATE, SLOW_SECONDS, WINDOW } from './realtime/settings';
+import { HEADER, line, orderScenarios, type Row } from './realtime/rows';
+import { CONNECTIONS, FANOUT_CONNECTIONS, log, PEER_CONNECTIONS, PEER_RATE, PROCS, RATE, ROUNDS, SAMPLES, SECONDS, SETTLE_S, SLOW_CONNECTIONS, SLOW_RATE, SLOW_SECONDS, WINDOW } from './realtime/settings';
 import { slowPhase } from './realtime/slow';
 import { editBenchmarks, environment, replaceSection, scenarioOf, sectionOf } from './lib/report';
 import { existsSync } from 'node:fs';
@@ -47,7 +54,7 @@ function settings(): string {
     `BENCH_RT_CONNECTIONS=${CONNECTIONS}, BENCH_RT_FANOUT_CONNECTIONS=${FANOUT_CONNECTIONS}, BENCH_RT_CLIENT_PROCS=${PROCS}, ` +
     `BENCH_RT_SECONDS=${SECONDS}, BENCH_RT_ROUNDS=${ROUNDS}, BENCH_RT_WINDOW=${WINDOW}, BENCH_RT_RATE=${RATE}, ` +
     `BENCH_RT_SLOW_CONNECTIONS=${SLOW_CONNECTIONS}, BENCH_RT_SLOW_RATE=${SLOW_RATE}, BENCH_RT_SLOW_SECONDS=${SLOW_SECONDS}, ` +
-    `BENCH_RT_SETTLE_SECONDS=${SETTLE_S}, BENCH_RT_SAMPLES=${SAMPLES}`
+    `BENCH_RT_SETTLE_SECONDS=${SETTLE_S}, BENCH_RT_SAMPLES=${SAMPLES}, BENCH_RT_PEER_CONNECTIONS=${PEER_CONNECTIONS}, BENCH_RT_PEER_RATE=${PEER_RATE}`
   );
 }
 
@@ -62,9 +69,11 @@ about 10 minutes; \`--write\` rewrites this section only, keeping rows of phases
 npm run --silent build && npx tsx bench/realtime.ts --write       # all phases
 npx tsx bench/realtime.ts memory --write                           # one phase: memory, fanout, slow, peers, stalled or graphql
 BENCH_RT_CONNECTIONS=2000 npx tsx bench/realtime.ts                # smaller, printed only
+BENCH_RT_PEER_CONNECTIONS=10000 BENCH_RT_CLIENT_PROCS=3 npx tsx bench/realtime.ts peers --write   # peers at 10000
 \`\`\`
 
-Settings (environment; rows below use the defaults): \`BENCH_RT_CONNECTIONS\` (10000),
+Settings (environment; rows below use the defaults, but for rows whose key ends in \`-<count>\`,
+measured at \`BENCH_RT_PEER_CONNECTIONS\`=<count>): \`BENCH_RT_CONNECTIONS\` (10000),
 \`BENCH_RT_FANOUT_CONNECTIONS\` (= connections), \`BENCH_RT_CLIENT_PROCS\` (2), \`BENCH_RT_SECONDS\` (5),
 \`BENCH_RT_ROUNDS\` (2), \`BENCH_RT_WINDOW\` (2), \`BENCH_RT_RATE\` (2 writes/s),
 \`BENCH_RT_SLOW_CONNECTIONS\` (1000), \`BENCH_RT_SLOW_RATE\` (20 writes/s), \`BENCH_RT_SLOW_SECONDS\` (5),
@@ -74,7 +83,13 @@ client in the fan-out and slow phases too), \`BENCH_RT_KINDS\` (\`ws,sse\`: the 
 peers phases), \`BENCH_RT_PEERS\` (1; 0 skips the peers in the memory phase), \`BENCH_RT_PEER_CONNECTIONS\`
 (2000), \`BENCH_RT_PEER_RATE\` (20 writes/s), \`BENCH_RT_PEER_WRITE_DELAY_MS\` (100), \`BENCH_RT_STALLED_CONNECTIONS\` (2000),
 \`BENCH_RT_STALLED_MAX_BUFFER\` (262144), \`BENCH_RT_STALLED_MAX_WRITES\` (3000). Run it with
-\`ulimit -n\` above 2 x BENCH_RT_CONNECTIONS + a few hundred (each process holds its own ends).
+\`ulimit -n\` above 2 x BENCH_RT_CONNECTIONS + a few hundred (each process holds its own ends). The
+peers phase holds every side's subscribers at once (WebSocket 5 sides, SSE 4), dealt over the client
+processes: each needs 5 x BENCH_RT_PEER_CONNECTIONS / BENCH_RT_CLIENT_PROCS descriptors and a few
+hundred more (at 10000 under a limit of 20000: 3 client processes); the phase checks this before
+opening and names the count of processes that fits. At a \`BENCH_RT_PEER_CONNECTIONS\` other than
+2000 the peers and \`gql-fanout-cpu\` rows are keyed \`<scenario>-<count>\`
+(\`ws-fanout-cpu-peer-10000\`), so the rows of both counts are kept.
 
 ### Method
 
@@ -115,10 +130,14 @@ peers phases), \`BENCH_RT_PEERS\` (1; 0 skips the peers in the memory phase), \`
   socket, minimal frame reader; against Socket.IO it speaks Engine.IO/Socket.IO packets,
   \`sio-lean\` in \`bench/lib/realtime-client.ts\`, answering its pings; SSE: raw sockets that
   split events on the blank line), so the clients cost the same per message whichever server
-  they read. On WebSocket two more sides run in the same rounds: a second Socket.IO server
-  read by socket.io-client (the figure of earlier runs, in the notes), and **the floor**
-  (\`ws-fanout-cpu-floor\`, \`bench/baseline/ws-floor.ts\`): a \`ws\` server that does nothing
-  per delivered message but one \`socket.write\` of a frame built once per publish. At 20
+  they read. On both transports **the floor** runs in the same rounds
+  (\`ws-fanout-cpu-floor\`, \`bench/baseline/ws-floor.ts\`: a \`ws\` server that does nothing
+  per delivered message but one \`socket.write\` of a frame built once per publish;
+  \`sse-fanout-cpu-floor\`, \`bench/baseline/sse-floor.ts\`: a node:http server with the
+  service's head and first \`subscribed\` event, that writes each event, framed once per
+  publish as one HTTP chunk as the service's chunked response carries it, with one
+  \`socket.write\` per stream), and on WebSocket a second Socket.IO server read by
+  socket.io-client (the figure of earlier runs, in the notes). At 20
   messages/s on one topic no two messages reach a socket within a tick, so every server here
   pays one write system call per delivered message, and on loopback that call also runs the
   receiver's TCP processing and wakes its process; the floor is what that alone costs, and a
@@ -188,28 +207,7 @@ function writeSection(rows: Row[], env: string, phases: readonly string[]): void
       if (name && name !== 'scenario') byName.set(name, l);
     }
     for (const r of rows) byName.set(r.scenario, line(r));
-    const order = [
-      'ws-idle-memory',
-      'ws-idle-memory-peer',
-      'sse-idle-memory',
-      'sse-idle-memory-peer',
-      'ws-fanout-max',
-      'ws-fanout-steady',
-      'ws-fanout-cpu-peer',
-      'ws-fanout-cpu-peer-batched',
-      'ws-fanout-cpu-floor',
-      'sse-fanout-cpu-peer',
-      'sse-fanout-cpu-peer-batched',
-      'ws-stalled-memory',
-      'sse-stalled-memory',
-      'slow-none',
-      'slow-trickle',
-      'slow-graphql',
-      'gql-fanout-cpu',
-      'gql-fanout-cpu-peer',
-      'gql-idle-memory',
-    ];
-    const names = [...byName.keys()].sort((a, b) => (order.indexOf(a) + 1 || 99) - (order.indexOf(b) + 1 || 99));
+    const names = orderScenarios([...byName.keys()]);
     const section = `${METHOD}\n### Results\n\n` + `Realtime last run: ${env} (phases: ${phases.join(', ')}; ${settings()}).\n\n` + `${HEADER.join('\n')}\n${names.map((n) => byName.get(n)).join('\n')}\n${ROWS_MARK}\n`;
     return replaceSection(text, 'Realtime', section);
   });

@@ -7,7 +7,8 @@
  *   service's plain /orders channel (lean reader), the service's `OrderEvents` subscription
  *   (the contract's operation, lean graphql-transport-ws reader), Yoga on graphql-ws (same
  *   reader and operation; POST /publish of one real service message). Goal: the
- *   subscription within 1.15x of the plain channel.
+ *   subscription within 1.15x of the plain channel. At another count than the default the
+ *   keys end in `-<count>`, as the peers phase's.
  * - `gql-idle-memory`: idle memory per subscription (BENCH_RT_CONNECTIONS, orders 1-5)
  *   beside the plain channel's and Yoga's, each server started fresh.
  */
@@ -15,9 +16,9 @@ import { startBaseline, startService } from '../lib/server';
 import { Clients } from './clients';
 import { idleMemory, kb, mb, type MemResult } from './memory';
 import { compare, sampleOf, withServers, type Side, type SideResult } from './peers';
-import { type Row } from './rows';
+import { type Row, scaledScenario } from './rows';
 import { patchOrder1, publishRaw, tokenOf, withServer } from './servers';
-import { PEER_CONNECTIONS, PEER_RATE, ROUNDS, SECONDS, SERVICE_ENV, log } from './settings';
+import { DEFAULT_PEER_CONNECTIONS, PEER_CONNECTIONS, PEER_RATE, ROUNDS, SECONDS, SERVICE_ENV, log } from './settings';
 
 const startYoga = () => startBaseline('graphql-ws-yoga.ts', '/healthz');
 const fig = (x: SideResult) => `${x.all.serverUsPerMsg.toFixed(2)} µs per delivered event (p99 ${x.all.p99.toFixed(0)} ms)`;
@@ -47,8 +48,9 @@ export async function graphqlPhase(clients: Clients): Promise<Row[]> {
   const byRound = [plain, gql, yoga].map((x, i) => `${['plain', 'subscription', 'Yoga'][i]} ${x.rounds.map((r) => r.serverUsPerMsg.toFixed(1)).join(', ')}`).join('; ');
   const ratio = gql.all.serverUsPerMsg / plain.all.serverUsPerMsg;
   const common = `${PEER_CONNECTIONS} subscribers of order 1 per server, ${PEER_RATE} writes/s, ${ROUNDS} x ${SECONDS} s alternating; µs/event by round: ${byRound}`;
+  const key = (base: string) => scaledScenario(base, PEER_CONNECTIONS, DEFAULT_PEER_CONNECTIONS);
   rows.push({
-    scenario: 'gql-fanout-cpu',
+    scenario: key('gql-fanout-cpu'),
     service: 'GraphQL subscription OrderEvents (graphql-transport-ws on /graphql), PATCH /orders/1; server CPU per delivered event',
     baseline: "the service's plain WebSocket channel (/orders, `subscribe` order:1), same subscribers and rate, read by the same lean reader",
     serviceFig: fig(gql),
@@ -58,8 +60,8 @@ export async function graphqlPhase(clients: Clients): Promise<Row[]> {
     notes: common,
   });
   rows.push({
-    scenario: 'gql-fanout-cpu-peer',
-    service: 'as gql-fanout-cpu (same run)',
+    scenario: key('gql-fanout-cpu-peer'),
+    service: `as ${key('gql-fanout-cpu')} (same run)`,
     baseline: 'GraphQL Yoga 5 on graphql-ws useServer (bench/baseline/graphql-ws-yoga.ts), the same OrderEvents operation and reader, POST /publish of one real service message',
     serviceFig: fig(gql),
     baselineFig: fig(yoga),

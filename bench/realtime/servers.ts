@@ -78,5 +78,5 @@ export const startRaw = (kind: 'ws' | 'sse') => () => startBaseline(kind === 'ws
 /** The libraries users would pick instead (bench/baseline): Socket.IO 4 for WebSocket, better-sse for SSE. */
 export const startPeer = (kind: 'ws' | 'sse') => () => startBaseline(kind === 'ws' ? 'socketio.ts' : 'better-sse.ts', '/healthz');
 
-/** The floor under CPU per delivered message (bench/baseline/ws-floor.ts): one socket.write per delivery. */
-export const startFloor = () => startBaseline('ws-floor.ts', '/healthz');
+/** The floor under CPU per delivered message (bench/baseline/ws-floor.ts, sse-floor.ts): one socket.write per delivery. */
+export const startFloor = (kind: 'ws' | 'sse') => () => startBaseline(kind === 'ws' ? 'ws-floor.ts' : 'sse-floor.ts', '/healthz');

@@ -1,4 +1,6 @@
 /** Realtime bench settings (environment) and small helpers shared by its phases. */
+import { readFileSync } from 'node:fs';
+
 export const num = (name: string, def: number) => {
   const v = Number(process.env[name] ?? def);
   if (!Number.isFinite(v) || v <= 0) throw new Error(`${name} must be a positive number`);
@@ -27,8 +29,12 @@ export const KINDS = (process.env.BENCH_RT_KINDS ?? 'ws,sse').split(',').map((k)
 });
 /** Measure the peers (Socket.IO, better-sse) beside the bare baselines: BENCH_RT_PEERS=0 skips them. */
 export const PEERS = process.env.BENCH_RT_PEERS !== '0';
-/** The peer fan-out: subscribers of order:1 per server, writes/s (the load the Socket.IO target is stated at). */
-export const PEER_CONNECTIONS = num('BENCH_RT_PEER_CONNECTIONS', 2000);
+/**
+ * The peer fan-out: subscribers of order:1 per server, writes/s (the load the Socket.IO target
+ * is stated at). Rows measured at another count than the default carry it in their scenario key.
+ */
+export const DEFAULT_PEER_CONNECTIONS = 2000;
+export const PEER_CONNECTIONS = num('BENCH_RT_PEER_CONNECTIONS', DEFAULT_PEER_CONNECTIONS);
 export const PEER_RATE = num('BENCH_RT_PEER_RATE', 20);
 /** The service's WRITE_DELAY_MS in the peers phase's batched side. */
 export const PEER_WRITE_DELAY_MS = num('BENCH_RT_PEER_WRITE_DELAY_MS', 100);
@@ -40,6 +46,31 @@ if (STREAM_CLIENT !== 'ws' && STREAM_CLIENT !== 'lean') throw new Error('BENCH_R
 export const SERVICE_ENV = { ACCEPT_RATE: '1000000', ACCEPT_BURST: '1000000' };
 export const ORDERS = 5; // demo orders 1-5 of account demo
 export const GQL_CEILING = '{ user(id: "u1") { posts { comments { author { name } } } } }';
+
+/** Descriptors a process keeps besides its connections (stdio, IPC, libuv's, the service's files), with room to spare. */
+export const FD_SPARE = 200;
+
+/**
+ * Whether `connections` client connections, dealt round-robin over `procs` client processes,
+ * fit under each process's open-files limit (`limit`; undefined: unknown, taken as enough),
+ * and the fewest processes that would.
+ */
+export function clientFds(connections: number, procs: number, limit: number | undefined): { perProc: number; ok: boolean; minProcs: number } {
+  const perProc = Math.ceil(connections / procs) + FD_SPARE;
+  if (limit === undefined) return { perProc, ok: true, minProcs: procs };
+  const room = limit - FD_SPARE;
+  return { perProc, ok: perProc <= limit, minProcs: room > 0 ? Math.ceil(connections / room) : Infinity };
+}
+
+/** The soft open-files limit (`ulimit -n`) of this process, which the servers and client processes it starts inherit; undefined where /proc has no answer. */
+export function openFilesLimit(): number | undefined {
+  try {
+    const m = /^Max open files\s+(\S+)/m.exec(readFileSync('/proc/self/limits', 'utf8'));
+    return m && m[1] !== 'unlimited' ? Number(m[1]) : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 export const median = (xs: number[]) => {
