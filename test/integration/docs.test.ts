@@ -71,11 +71,11 @@ describe('the contracts, served as they are', () => {
 });
 
 describe('the reference pages', () => {
-  it.each(['/docs', '/docs/realtime', '/docs/graphql'])('%s links the three pages and the four contracts, and loads Redoc from this service only', async (path) => {
+  it.each(['/docs', '/docs/realtime', '/docs/graphql'])('%s links the four pages (the SDK reference too) and the four contracts, and loads Redoc from this service only', async (path) => {
     const { res, text } = await get(path);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('text/html');
-    for (const href of ['/docs', '/docs/realtime', '/docs/graphql', '/openapi.yaml', '/openapi.json', '/asyncapi.yaml', '/schema.graphql']) {
+    for (const href of ['/docs', '/docs/realtime', '/docs/graphql', '/docs/sdk', '/openapi.yaml', '/openapi.json', '/asyncapi.yaml', '/schema.graphql']) {
       expect(text).toContain(`href="${href}"`);
     }
     expect(text).toContain('import { hydrate } from "/docs/redoc.standalone.js"');

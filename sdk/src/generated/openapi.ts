@@ -30,7 +30,7 @@ export interface paths {
         };
         /**
          * REST reference rendered from this contract (HTML)
-         * @description The REST page of the reference (Redoc, rendered at codegen time from this contract; no CDN at run time). Its navigation links the realtime and GraphQL pages and the contracts themselves. Shareable: `Cache-Control: public, max-age=300` and a strong ETag; If-None-Match answers 304. `#/section/versioning` (the `Link` of version 1's responses) explains its deprecation.
+         * @description The REST page of the reference (Redoc, rendered at codegen time from this contract; no CDN at run time). Its navigation links the realtime, GraphQL and SDK pages and the contracts themselves. Shareable: `Cache-Control: public, max-age=300` and a strong ETag; If-None-Match answers 304. `#/section/versioning` (the `Link` of version 1's responses) explains its deprecation.
          */
         get: operations["getDocs"];
         put?: never;
