@@ -14,7 +14,8 @@
  * prerendered HTML that Redoc's bundle hydrates; the bundle is served by us, never a CDN.
  * It is written once rather than inlined into each page (2.3 MB instead of 3 x 2.3 MB).
  * Every word on the pages comes from the contracts; codegen/docs/page.hbs only adds the
- * navigation between the pages and the links to the contracts themselves.
+ * navigation between the pages and the links to the contracts themselves. The fourth page,
+ * the SDK's (generated/docs/sdk.html -> GET /docs/sdk), is codegen/sdkDocs.ts's.
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

@@ -10,6 +10,7 @@ import { generateGraphql } from './graphql';
 import { generateAsyncApi } from './asyncapi';
 import { generateSdk, SDK_GENERATED } from './sdk';
 import { generateDocs } from './docs';
+import { generateSdkDocs } from './sdkDocs';
 
 function listFiles(dir: string): string[] {
   if (!existsSync(dir)) return [];
@@ -20,15 +21,23 @@ function listFiles(dir: string): string[] {
 }
 
 export async function generateAll(root: string, { docs = true } = {}): Promise<Record<string, string>> {
-  const parts = await Promise.all([generateOpenApi(root), generateGraphql(root), generateAsyncApi(root), docs ? generateDocs(root) : {}]);
-  const server = Object.assign({}, ...parts) as Record<string, string>;
-  return { ...server, ...generateSdk(server, root) };
+  const [pages, files] = await Promise.all([
+    docs ? generateDocs(root) : {},
+    (async () => {
+      const parts = await Promise.all([generateOpenApi(root), generateGraphql(root), generateAsyncApi(root)]);
+      const server = Object.fromEntries(parts.flatMap((p) => Object.entries(p)));
+      const sdk = generateSdk(server, root);
+      // The SDK's reference is rendered from the SDK as this run leaves it (its generated part in memory).
+      return { ...server, ...sdk, ...(docs ? await generateSdkDocs(root, sdk) : {}) };
+    })(),
+  ]);
+  return { ...pages, ...files };
 }
 
 /**
  * `--out <dir>` writes the tree under another directory (tests compare runs without touching
  * generated/); `--root <dir>` reads contracts/ from another checkout (tests edit a copy);
- * `--no-docs` leaves out the reference pages (three Redoc builds, most of codegen's time) for
+ * `--no-docs` leaves out the reference pages (three Redoc builds and the SDK's TypeDoc model, most of codegen's time) for
  * tests that look at other files, and then removes no stale file (the pages would look stale).
  */
 async function main(): Promise<void> {

@@ -180,6 +180,11 @@ export function bindOperations<C, A>(h: Handlers<C, A>, invalid: Invalid): Bound
       if (!p.getRealtimeDocsHeader(headers)) return invalid("header", p.getRealtimeDocsHeader.errors);
       return h.getRealtimeDocs({ operationId: "getRealtimeDocs", pathVersion: null, params: {}, query: {}, headers }, ctx);
     },
+    getSdkDocs: (raw, ctx) => {
+      const headers = raw.headers;
+      if (!p.getSdkDocsHeader(headers)) return invalid("header", p.getSdkDocsHeader.errors);
+      return h.getSdkDocs({ operationId: "getSdkDocs", pathVersion: null, params: {}, query: {}, headers }, ctx);
+    },
     headOrder: (raw, ctx) => {
       const params = raw.params;
       if (!p.headOrderPath(params)) return invalid("path", p.headOrderPath.errors);

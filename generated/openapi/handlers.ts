@@ -348,6 +348,21 @@ export type GetRealtimeDocsResponse =
   | { status: 400; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getRealtimeDocs"]['responses'][400]['content']["application/problem+json"] }
   | { status: 503; headers?: { "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["getRealtimeDocs"]['responses'][503]['content']["application/problem+json"] };
 
+/** GET /docs/sdk */
+export type GetSdkDocsRequest = {
+  operationId: "getSdkDocs";
+  /** The version the path fixes; null where the version is negotiated. */
+  pathVersion: null;
+  params: Record<string, never>;
+  query: Record<string, never>;
+  headers: NonNullable<operations["getSdkDocs"]['parameters']["header"]>;
+} & ({ contentType?: undefined; body?: undefined });
+export type GetSdkDocsResponse =
+  | { status: 200; headers: { "Cache-Control": string; "ETag": string } & ResponseHeaders; contentType: "text/html"; body: operations["getSdkDocs"]['responses'][200]['content']["text/html"] }
+  | { status: 304; headers: { "Cache-Control": string; "ETag": string } & ResponseHeaders; contentType?: undefined; body?: undefined }
+  | { status: 400; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getSdkDocs"]['responses'][400]['content']["application/problem+json"] }
+  | { status: 503; headers?: { "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["getSdkDocs"]['responses'][503]['content']["application/problem+json"] };
+
 /** HEAD /orders/{orderId} */
 export type HeadOrderRequest = {
   operationId: "headOrder";
@@ -658,6 +673,10 @@ export type GetReadyFamilyResponse = GetReadyResponse;
 export type GetRealtimeDocsFamilyRequest = GetRealtimeDocsRequest;
 export type GetRealtimeDocsFamilyResponse = GetRealtimeDocsResponse;
 
+/** GET /docs/sdk */
+export type GetSdkDocsFamilyRequest = GetSdkDocsRequest;
+export type GetSdkDocsFamilyResponse = GetSdkDocsResponse;
+
 /** HEAD /orders/{orderId}, HEAD /v1/orders/{orderId}, HEAD /v2/orders/{orderId} */
 export type HeadOrderFamilyRequest = HeadOrderRequest | HeadOrderV1Request | HeadOrderV2Request;
 export type HeadOrderFamilyResponse = HeadOrderResponse | HeadOrderV1Response | HeadOrderV2Response;
@@ -697,6 +716,7 @@ export interface Handlers<C, A = C> {
   getOrder(req: GetOrderFamilyRequest, ctx: A): Promise<GetOrderFamilyResponse>;
   getReady(req: GetReadyFamilyRequest, ctx: C): Promise<GetReadyFamilyResponse>;
   getRealtimeDocs(req: GetRealtimeDocsFamilyRequest, ctx: C): Promise<GetRealtimeDocsFamilyResponse>;
+  getSdkDocs(req: GetSdkDocsFamilyRequest, ctx: C): Promise<GetSdkDocsFamilyResponse>;
   headOrder(req: HeadOrderFamilyRequest, ctx: A): Promise<HeadOrderFamilyResponse>;
   listOrders(req: ListOrdersFamilyRequest, ctx: A): Promise<ListOrdersFamilyResponse>;
   patchOrder(req: PatchOrderFamilyRequest, ctx: A): Promise<PatchOrderFamilyResponse>;
@@ -724,6 +744,7 @@ export type OperationId =
   | "getOrderV2"
   | "getReady"
   | "getRealtimeDocs"
+  | "getSdkDocs"
   | "headOrder"
   | "headOrderV1"
   | "headOrderV2"
@@ -738,4 +759,4 @@ export type OperationId =
   | "replaceOrderV2";
 /** The operations that require a bearer token, and those that do not. */
 export type AuthenticatedOperationId = "cancelOrder" | "cancelOrderV1" | "cancelOrderV2" | "createOrder" | "createOrderV1" | "createOrderV2" | "getOrder" | "getOrderV1" | "getOrderV2" | "headOrder" | "headOrderV1" | "headOrderV2" | "listOrders" | "listOrdersV1" | "listOrdersV2" | "patchOrder" | "patchOrderV1" | "patchOrderV2" | "replaceOrder" | "replaceOrderV1" | "replaceOrderV2";
-export type PublicOperationId = "getAsyncApiYaml" | "getDocs" | "getDocsScript" | "getGraphqlDocs" | "getGraphqlSchema" | "getHealth" | "getOpenApiJson" | "getOpenApiYaml" | "getReady" | "getRealtimeDocs";
+export type PublicOperationId = "getAsyncApiYaml" | "getDocs" | "getDocsScript" | "getGraphqlDocs" | "getGraphqlSchema" | "getHealth" | "getOpenApiJson" | "getOpenApiYaml" | "getReady" | "getRealtimeDocs" | "getSdkDocs";

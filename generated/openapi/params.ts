@@ -26,6 +26,7 @@ export const raw_getOrderV1Path = validate_getOrderV1Path;
 export const raw_getOrderV2Header = validate_getOrderV2Header;
 export const raw_getOrderV2Path = validate_getOrderV2Path;
 export const raw_getRealtimeDocsHeader = validate_getRealtimeDocsHeader;
+export const raw_getSdkDocsHeader = validate_getSdkDocsHeader;
 export const raw_headOrderHeader = validate_headOrderHeader;
 export const raw_headOrderPath = validate_headOrderPath;
 export const raw_headOrderV1Header = validate_headOrderV1Header;
@@ -2674,6 +2675,75 @@ validate_getRealtimeDocsHeader.errors = vErrors;
 return errors === 0;
 }
 validate_getRealtimeDocsHeader.evaluated = {"props":{"If-None-Match":true},"dynamicProps":false,"dynamicItems":false};
+function validate_getSdkDocsHeader(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate_getSdkDocsHeader.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data["If-None-Match"] !== undefined){
+let data0 = data["If-None-Match"];
+if(typeof data0 !== "string"){
+let dataType0 = typeof data0;
+let coerced0 = undefined;
+if(!(coerced0 !== undefined)){
+if(dataType0 == "number" || dataType0 == "boolean"){
+coerced0 = "" + data0;
+}
+else if(data0 === null){
+coerced0 = "";
+}
+else {
+const err0 = {instancePath:instancePath+"/If-None-Match",schemaPath:"#/properties/If-None-Match/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(coerced0 !== undefined){
+data0 = coerced0;
+if(data !== undefined){
+data["If-None-Match"] = coerced0;
+}
+}
+}
+if(typeof data0 === "string"){
+if(func_7a031813(data0) > 2000){
+const err1 = {instancePath:instancePath+"/If-None-Match",schemaPath:"#/properties/If-None-Match/maxLength",keyword:"maxLength",params:{limit: 2000},message:"must NOT have more than 2000 characters"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+validate_getSdkDocsHeader.errors = vErrors;
+return errors === 0;
+}
+validate_getSdkDocsHeader.evaluated = {"props":{"If-None-Match":true},"dynamicProps":false,"dynamicItems":false};
 function validate_headOrderHeader(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
@@ -5609,6 +5679,7 @@ export const getOrderV1Path = raw_getOrderV1Path as unknown as ValidateFunction<
 export const getOrderV2Header = raw_getOrderV2Header as unknown as ValidateFunction<NonNullable<operations["getOrderV2"]['parameters']["header"]>>;
 export const getOrderV2Path = raw_getOrderV2Path as unknown as ValidateFunction<NonNullable<operations["getOrderV2"]['parameters']["path"]>>;
 export const getRealtimeDocsHeader = raw_getRealtimeDocsHeader as unknown as ValidateFunction<NonNullable<operations["getRealtimeDocs"]['parameters']["header"]>>;
+export const getSdkDocsHeader = raw_getSdkDocsHeader as unknown as ValidateFunction<NonNullable<operations["getSdkDocs"]['parameters']["header"]>>;
 export const headOrderHeader = raw_headOrderHeader as unknown as ValidateFunction<NonNullable<operations["headOrder"]['parameters']["header"]>>;
 export const headOrderPath = raw_headOrderPath as unknown as ValidateFunction<NonNullable<operations["headOrder"]['parameters']["path"]>>;
 export const headOrderV1Header = raw_headOrderV1Header as unknown as ValidateFunction<NonNullable<operations["headOrderV1"]['parameters']["header"]>>;

@@ -231,6 +231,17 @@ export const routes: readonly RouteSpec[] = [
     responses: { "200": {  }, "304": {  }, "400": { "application/problem+json": v.Problem }, "503": { "application/problem+json": v.Problem } },
   },
   {
+    operationId: "getSdkDocs",
+    method: "GET",
+    path: "/docs/sdk",
+    auth: false,
+    headerNames: ["If-None-Match"],
+    integerParams: [],
+    validate: { path: null, query: null, header: p.getSdkDocsHeader },
+    body: null,
+    responses: { "200": {  }, "304": {  }, "400": { "application/problem+json": v.Problem }, "503": { "application/problem+json": v.Problem } },
+  },
+  {
     operationId: "headOrder",
     method: "HEAD",
     path: "/orders/{orderId}",
@@ -379,19 +390,20 @@ export const resources: Readonly<Record<string, Resource>> = {
   "/docs/graphql": { path: "/docs/graphql", methods: { GET: routes[9] }, allow: "GET, HEAD, OPTIONS" },
   "/docs/realtime": { path: "/docs/realtime", methods: { GET: routes[18] }, allow: "GET, HEAD, OPTIONS" },
   "/docs/redoc.standalone.js": { path: "/docs/redoc.standalone.js", methods: { GET: routes[8] }, allow: "GET, HEAD, OPTIONS" },
+  "/docs/sdk": { path: "/docs/sdk", methods: { GET: routes[19] }, allow: "GET, HEAD, OPTIONS" },
   "/healthz": { path: "/healthz", methods: { GET: routes[11] }, allow: "GET, HEAD, OPTIONS" },
   "/openapi.json": { path: "/openapi.json", methods: { GET: routes[12] }, allow: "GET, HEAD, OPTIONS" },
   "/openapi.yaml": { path: "/openapi.yaml", methods: { GET: routes[13] }, allow: "GET, HEAD, OPTIONS" },
-  "/orders": { path: "/orders", methods: { POST: routes[3], GET: routes[22] }, allow: "GET, HEAD, POST, OPTIONS" },
-  "/orders/{orderId}": { path: "/orders/{orderId}", methods: { GET: routes[14], HEAD: routes[19], PATCH: routes[25], PUT: routes[28] }, allow: "GET, HEAD, PUT, PATCH, OPTIONS" },
+  "/orders": { path: "/orders", methods: { POST: routes[3], GET: routes[23] }, allow: "GET, HEAD, POST, OPTIONS" },
+  "/orders/{orderId}": { path: "/orders/{orderId}", methods: { GET: routes[14], HEAD: routes[20], PATCH: routes[26], PUT: routes[29] }, allow: "GET, HEAD, PUT, PATCH, OPTIONS" },
   "/orders/{orderId}/cancel": { path: "/orders/{orderId}/cancel", methods: { POST: routes[0] }, allow: "POST, OPTIONS" },
   "/readyz": { path: "/readyz", methods: { GET: routes[17] }, allow: "GET, HEAD, OPTIONS" },
   "/schema.graphql": { path: "/schema.graphql", methods: { GET: routes[10] }, allow: "GET, HEAD, OPTIONS" },
-  "/v1/orders": { path: "/v1/orders", methods: { POST: routes[4], GET: routes[23] }, allow: "GET, HEAD, POST, OPTIONS" },
-  "/v1/orders/{orderId}": { path: "/v1/orders/{orderId}", methods: { GET: routes[15], HEAD: routes[20], PATCH: routes[26], PUT: routes[29] }, allow: "GET, HEAD, PUT, PATCH, OPTIONS" },
+  "/v1/orders": { path: "/v1/orders", methods: { POST: routes[4], GET: routes[24] }, allow: "GET, HEAD, POST, OPTIONS" },
+  "/v1/orders/{orderId}": { path: "/v1/orders/{orderId}", methods: { GET: routes[15], HEAD: routes[21], PATCH: routes[27], PUT: routes[30] }, allow: "GET, HEAD, PUT, PATCH, OPTIONS" },
   "/v1/orders/{orderId}/cancel": { path: "/v1/orders/{orderId}/cancel", methods: { POST: routes[1] }, allow: "POST, OPTIONS" },
-  "/v2/orders": { path: "/v2/orders", methods: { POST: routes[5], GET: routes[24] }, allow: "GET, HEAD, POST, OPTIONS" },
-  "/v2/orders/{orderId}": { path: "/v2/orders/{orderId}", methods: { GET: routes[16], HEAD: routes[21], PATCH: routes[27], PUT: routes[30] }, allow: "GET, HEAD, PUT, PATCH, OPTIONS" },
+  "/v2/orders": { path: "/v2/orders", methods: { POST: routes[5], GET: routes[25] }, allow: "GET, HEAD, POST, OPTIONS" },
+  "/v2/orders/{orderId}": { path: "/v2/orders/{orderId}", methods: { GET: routes[16], HEAD: routes[22], PATCH: routes[28], PUT: routes[31] }, allow: "GET, HEAD, PUT, PATCH, OPTIONS" },
   "/v2/orders/{orderId}/cancel": { path: "/v2/orders/{orderId}/cancel", methods: { POST: routes[2] }, allow: "POST, OPTIONS" },
 };
 
@@ -408,6 +420,8 @@ export function matchPath(path: string): { resource: Resource; params: Record<st
       return { resource: resources["/docs/realtime"], params: {} };
     case "/docs/redoc.standalone.js":
       return { resource: resources["/docs/redoc.standalone.js"], params: {} };
+    case "/docs/sdk":
+      return { resource: resources["/docs/sdk"], params: {} };
     case "/healthz":
       return { resource: resources["/healthz"], params: {} };
     case "/openapi.json":

@@ -30,7 +30,7 @@ export interface paths {
         };
         /**
          * REST reference rendered from this contract (HTML)
-         * @description The REST page of the reference (Redoc, rendered at codegen time from this contract; no CDN at run time). Its navigation links the realtime and GraphQL pages and the contracts themselves. Shareable: `Cache-Control: public, max-age=300` and a strong ETag; If-None-Match answers 304. `#/section/versioning` (the `Link` of version 1's responses) explains its deprecation.
+         * @description The REST page of the reference (Redoc, rendered at codegen time from this contract; no CDN at run time). Its navigation links the realtime, GraphQL and SDK pages and the contracts themselves. Shareable: `Cache-Control: public, max-age=300` and a strong ETag; If-None-Match answers 304. `#/section/versioning` (the `Link` of version 1's responses) explains its deprecation.
          */
         get: operations["getDocs"];
         put?: never;
@@ -101,6 +101,27 @@ export interface paths {
         delete?: never;
         /** The methods of this path; the CORS preflight */
         options: operations["optionsDocsRedocStandaloneJs"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/docs/sdk": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * SDK reference rendered from the SDK's declarations (HTML)
+         * @description The SDK page of the reference: every export of `@orderline/sdk` and its `/rest`, `/graphql` and `/realtime` entries (functions with their signatures, classes, interfaces, type aliases) with its types and doc comments, rendered at codegen time from the SDK's declarations by TypeDoc. One page, no script. Shareable: `Cache-Control: public, max-age=300` and a strong ETag; If-None-Match answers 304.
+         */
+        get: operations["getSdkDocs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        /** The methods of this path; the CORS preflight */
+        options: operations["optionsDocsSdk"];
         head?: never;
         patch?: never;
         trace?: never;
@@ -1053,6 +1074,47 @@ export interface operations {
         };
     };
     optionsDocsRedocStandaloneJs: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
+            503: components["responses"]["E503"];
+        };
+    };
+    getSdkDocs: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Entity tags (list or `*`), weak comparison: a match answers 304. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControlPublic"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            304: components["responses"]["NotModifiedPublic"];
+            400: components["responses"]["E400"];
+            503: components["responses"]["E503"];
+        };
+    };
+    optionsDocsSdk: {
         parameters: {
             query?: never;
             header?: never;

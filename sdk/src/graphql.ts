@@ -19,6 +19,8 @@
  * Only when the server answers
  * PERSISTED_QUERY_NOT_FOUND is the text sent, once, with its hash, so the next call is
  * hash-only again; against an allowlist server the hash is all it ever sends.
+ *
+ * @packageDocumentation
  */
 import type { DocumentNode, OperationDefinitionNode } from 'graphql';
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';

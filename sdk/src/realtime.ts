@@ -19,6 +19,8 @@
  * format's line rules: CR/LF variants, multi-line data, comments, BOM). WebSocket takes
  * a constructor (the `ws` package in Node 20, the platform's in browsers and Node 22)
  * and authenticates with `access_token`.
+ *
+ * @packageDocumentation
  */
 import { createParser } from 'eventsource-parser';
 import type { OrderEventMessage as GeneratedEventMessage, ServerMessage as GeneratedServerMessage } from './generated/messages.js';

@@ -4,6 +4,8 @@
  * write: one error type, an ETag cache, safe retries honouring Retry-After, timeouts and
  * cancellation, conditional writes that reload and reapply on 412, a pager over
  * `_links.next`, and creates and cancels sent with an Idempotency-Key.
+ *
+ * @packageDocumentation
  */
 export { createRestClient, createOrderlineClient, unwrap, type RestClient, type RestClientOptions, type OrderlineClientOptions, type OrderlinePaths } from './client.js';
 export { EtagCache } from './etagCache.js';

@@ -1,8 +1,9 @@
 /**
  * The API reference as a reader sees it, in Debian's Chromium driven by playwright-core:
  * /docs (REST), then through its navigation the realtime and GraphQL pages, each rendered
- * by Redoc in the page (hydrated from the prerendered HTML codegen wrote). What is looked
- * for is read from the contracts, so the test follows them.
+ * by Redoc in the page (hydrated from the prerendered HTML codegen wrote), and the SDK's
+ * page (plain HTML, no script). What is looked for is read from the contracts (and the
+ * SDK's exports), so the test follows them.
  * Screenshots go to test-artifacts/docs/ (gitignored): what the reference looked like.
  * CHROMIUM_PATH overrides /usr/bin/chromium; .ci/run installs Debian's `chromium`.
  */
@@ -171,5 +172,24 @@ describe('the API reference in Chromium', () => {
     await page.getByText('Hide arguments').first().waitFor();
     expect(await rowShows(page, friends, 'first', 'Int')).toBe(true);
     await shot('graphql-User');
+  }, 60_000);
+
+  it('the SDK page (from the navigation): createRestClient from its table of contents, and back to REST', async () => {
+    await page.goto(`${srv.url}/docs`);
+    await page.getByRole('navigation', { name: 'orderline API reference' }).getByRole('link', { name: 'SDK', exact: true }).click();
+    await page.waitForURL(`${srv.url}/docs/sdk`);
+    await page.getByRole('heading', { name: '@orderline/sdk/rest' }).waitFor();
+    await page.getByRole('navigation', { name: 'Contents' }).getByRole('link', { name: 'createRestClient', exact: true }).click();
+    await page.waitForURL(/#createRestClient$/);
+    const section = page.locator('section#createRestClient');
+    expect(await section.locator('pre.signature').first().innerText()).toBe('createRestClient(options: RestClientOptions): RestClient');
+    expect(await section.evaluate((el) => el.getBoundingClientRect().top)).toBeLessThan(100);
+    await shot('sdk-createRestClient');
+    // A type in a signature links to its own section.
+    await section.getByRole('link', { name: 'RestClientOptions' }).click();
+    await page.waitForURL(/#RestClientOptions$/);
+    await page.locator('dt#RestClientOptions\\.baseUrl').waitFor();
+    await page.getByRole('navigation', { name: 'orderline API reference' }).getByRole('link', { name: 'REST', exact: true }).click();
+    await page.waitForURL(`${srv.url}/docs`);
   }, 60_000);
 });

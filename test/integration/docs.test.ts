@@ -1,13 +1,15 @@
 /**
  * The contracts are served as they are (GET /openapi.yaml, /openapi.json, /asyncapi.yaml,
- * /schema.graphql) and the reference pages (/docs, /docs/realtime, /docs/graphql) link
- * them; all of it publicly cacheable with a strong ETag and 304 on revalidation.
+ * /schema.graphql) and the reference pages (/docs, /docs/realtime, /docs/graphql, and the
+ * SDK's, /docs/sdk) link them; all of it publicly cacheable with a strong ETag and 304 on
+ * revalidation.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Parser, type Diagnostic } from '@asyncapi/parser';
 import { buildSchema } from 'graphql';
 import YAML from 'yaml';
+import * as sdk from '@orderline/sdk';
 import { startTestServer, type TestServer } from '../support/server';
 
 const contract = (name: string) => readFileSync(join(__dirname, '../../contracts', name), 'utf8');
@@ -69,11 +71,11 @@ describe('the contracts, served as they are', () => {
 });
 
 describe('the reference pages', () => {
-  it.each(['/docs', '/docs/realtime', '/docs/graphql'])('%s links the three pages and the four contracts, and loads Redoc from this service only', async (path) => {
+  it.each(['/docs', '/docs/realtime', '/docs/graphql'])('%s links the four pages (the SDK reference too) and the four contracts, and loads Redoc from this service only', async (path) => {
     const { res, text } = await get(path);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('text/html');
-    for (const href of ['/docs', '/docs/realtime', '/docs/graphql', '/openapi.yaml', '/openapi.json', '/asyncapi.yaml', '/schema.graphql']) {
+    for (const href of ['/docs', '/docs/realtime', '/docs/graphql', '/docs/sdk', '/openapi.yaml', '/openapi.json', '/asyncapi.yaml', '/schema.graphql']) {
       expect(text).toContain(`href="${href}"`);
     }
     expect(text).toContain('import { hydrate } from "/docs/redoc.standalone.js"');
@@ -81,6 +83,47 @@ describe('the reference pages', () => {
     expect(text).not.toMatch(/<(script|link)\b[^>]*\b(src|href)="(https?:)?\/\//);
     expect(text).toContain(`<meta http-equiv="Content-Security-Policy" content="default-src 'self';`);
     await expectRevalidates(path);
+  });
+
+  it('/docs/sdk: the SDK reference, one page with no script, linking the other pages and the contracts', async () => {
+    const { res, text } = await get('/docs/sdk');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('text/html');
+    for (const href of ['/docs', '/docs/realtime', '/docs/graphql', '/openapi.yaml', '/openapi.json', '/asyncapi.yaml', '/schema.graphql']) {
+      expect(text).toContain(`href="${href}"`);
+    }
+    expect(text).toContain('<a href="/docs/sdk" aria-current="page">SDK</a>');
+    expect(text).not.toMatch(/<script\b/);
+    expect(text).not.toMatch(/<(link|img)\b[^>]*\b(src|href)="(?!data:)/);
+    expect(text).toContain(`<meta http-equiv="Content-Security-Policy" content="default-src 'none';`);
+    await expectRevalidates('/docs/sdk');
+  });
+
+  it('/docs/sdk documents the entry points and every runtime export of @orderline/sdk, with signatures', async () => {
+    const { text } = await get('/docs/sdk');
+    const shown = text
+      .replace(/<[^>]*>/g, '')
+      .replace(/&lt;/g, '<')
+      .replace(/&gt;/g, '>')
+      .replace(/&quot;/g, '"')
+      .replace(/&#39;/g, "'")
+      .replace(/&amp;/g, '&');
+    for (const signature of [
+      'createRestClient(options: RestClientOptions): RestClient',
+      'createOrderlineClient(options: OrderlineClientOptions): { api: RestClient; cache: EtagCache }',
+      'createGraphqlClient(options: GraphqlClientOptions): GraphqlClient',
+      'streamOrder(opts: OrderStreamOptions): OrderStream',
+      'updateOrder(api: RestClient, orderId: number, change: (current: Order) => OrderPatch | null, options?: UpdateOrderOptions): Promise<Order>',
+      'class OrderlineError extends Error',
+      'interface RestClientOptions',
+    ]) {
+      expect(shown).toContain(signature);
+    }
+    for (const entry of ['@orderline/sdk', '@orderline/sdk/rest', '@orderline/sdk/graphql', '@orderline/sdk/realtime']) expect(text).toContain(`>${entry}</a></h2>`);
+    const ids = new Set([...text.matchAll(/ id="([^"]+)"/g)].map((m) => m[1]));
+    for (const name of Object.keys(sdk)) expect({ name, documented: ids.has(name) }).toEqual({ name, documented: true });
+    // Every link within the page lands on an anchor of the page.
+    for (const [, fragment] of text.matchAll(/ href="#([^"]*)"/g)) expect(ids).toContain(decodeURI(fragment));
   });
 
   it('serves the Redoc bundle the pages import', async () => {

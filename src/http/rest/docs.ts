@@ -1,7 +1,7 @@
 /**
- * The API reference (/docs, /docs/realtime, /docs/graphql: pages rendered by codegen into
- * generated/docs/) and the contracts it is rendered from, served as they are:
- * /openapi.yaml (and /openapi.json), /asyncapi.yaml, /schema.graphql.
+ * The API reference (/docs, /docs/realtime, /docs/graphql, and the SDK's, /docs/sdk: pages
+ * rendered by codegen into generated/docs/) and the contracts it is rendered from, served as
+ * they are: /openapi.yaml (and /openapi.json), /asyncapi.yaml, /schema.graphql.
  *
  * Everything here is the same for every client and changes only with a deploy, so it is
  * read once, tagged once (strong ETag over the bytes) and shared by caches for five
@@ -18,7 +18,7 @@ import { serialized } from './representationCache';
 /** The same bytes for everyone: a shared cache may keep them for five minutes (RFC 9111 5.2.2). */
 export const REFERENCE_CACHE_CONTROL = 'public, max-age=300';
 
-type DocsOperation = 'getDocs' | 'getRealtimeDocs' | 'getGraphqlDocs' | 'getDocsScript' | 'getOpenApiYaml' | 'getOpenApiJson' | 'getAsyncApiYaml' | 'getGraphqlSchema';
+type DocsOperation = 'getDocs' | 'getRealtimeDocs' | 'getGraphqlDocs' | 'getSdkDocs' | 'getDocsScript' | 'getOpenApiYaml' | 'getOpenApiJson' | 'getAsyncApiYaml' | 'getGraphqlSchema';
 
 interface Served<T extends string> {
   body: string;
@@ -68,6 +68,7 @@ function load(root: string) {
     rest: served(read('generated/docs/rest.html'), 'text/html'),
     realtime: served(read('generated/docs/realtime.html'), 'text/html'),
     graphql: served(read('generated/docs/graphql.html'), 'text/html'),
+    sdk: served(read('generated/docs/sdk.html'), 'text/html'),
     script: served(read('generated/docs/redoc.standalone.js'), 'text/javascript'),
     openapiYaml: served(openapi, 'application/yaml'),
     openapiJson: servedJson(YAML.parse(openapi) as Record<string, unknown>),
@@ -76,7 +77,7 @@ function load(root: string) {
   };
 }
 
-/** Read at most once per process (about 3 MB), whatever the number of apps created. */
+/** Read at most once per process (about 3.5 MB), whatever the number of apps created. */
 let cache: { root: string; files: ReturnType<typeof load> } | undefined;
 
 export function docsHandlers(root: string = projectRoot()): Pick<OperationHandlers, DocsOperation> {
@@ -86,6 +87,7 @@ export function docsHandlers(root: string = projectRoot()): Pick<OperationHandle
     getDocs: async (req) => answer(f.rest, req.headers['If-None-Match']),
     getRealtimeDocs: async (req) => answer(f.realtime, req.headers['If-None-Match']),
     getGraphqlDocs: async (req) => answer(f.graphql, req.headers['If-None-Match']),
+    getSdkDocs: async (req) => answer(f.sdk, req.headers['If-None-Match']),
     getDocsScript: async (req) => answer(f.script, req.headers['If-None-Match']),
     getOpenApiYaml: async (req) => answer(f.openapiYaml, req.headers['If-None-Match']),
     getOpenApiJson: async (req) => answerJson(f.openapiJson, req.headers['If-None-Match']),
