@@ -77,7 +77,7 @@ export function capacityLines(results: SizeResult[], goals: Goals): string[] {
   const needed = Math.ceil(n / goals.backS);
   return [
     `Accept capacity (limiter lifted, ACCEPT_RATE=1000000, a kill -9 storm): ${caps.map((c) => `${n0(c.admission.meanPerS)} subscriptions/s sustained (peak ${n0(c.admission.peakPerS)} in one second) at ${c.clients.toLocaleString('en-US')} clients, probe p99 ${s1(c.probeRecovery.p99)} ms meanwhile`).join('; ')}. ` +
-      `Bringing ${n.toLocaleString('en-US')} back within ${goals.backS} s needs about ${needed} admissions per second (ACCEPT_RATE ${needed}, ACCEPT_BURST ${2 * needed}: promises go at min(rate, burst / 2)), ` +
+      `Bringing ${n.toLocaleString('en-US')} back within ${goals.backS} s needs about ${n.toLocaleString('en-US')} / ${goals.backS} = ${needed} admissions per second (ACCEPT_RATE ${needed}, ACCEPT_BURST ${2 * needed}: the limiter promises places at min(rate, burst / 2)), ` +
       `${Math.round((needed / best.admission.meanPerS) * 100)} % of the best sustained rate measured here.`,
   ];
 }
@@ -108,6 +108,10 @@ export function stormPart(p: PartInput): string {
     '',
     ...TABLE_HEAD,
     ...p.results.flatMap((r) => r.storms.map(stormRow)),
+    '',
+    `Requests while the instance restarted (signal until the new instance answered), by outcome, at ${largest.clients.toLocaleString('en-US')}: ` +
+      `${largest.storms.map((r) => `${r.scenario}: probe ${fmt(r.probeRestart)}; writes ${fmt(r.writesRestart)}`).join('. ')}. ` +
+      'ECONNREFUSED was never sent (nothing listened); ECONNRESET was sent and got no answer; 503 is the drain refusing what arrived.',
     '',
     ...capacityLines(p.results, goals),
     '',

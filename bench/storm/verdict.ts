@@ -35,7 +35,7 @@ export function refusalsOf(refused: number[]): Refusals {
 export interface Admission {
   /** Most subscriptions admitted within any one second. */
   peakPerS: number;
-  /** Mean rate while the middle 80 % came back (the 10th to the 90th percentile's time), or NaN with too few. */
+  /** Mean rate while the middle 80 % came back (the 10th to the 90th percentile's time); NaN when that took under a second (a rate of arrivals, not of admissions). */
   meanPerS: number;
 }
 
@@ -51,7 +51,7 @@ export function admissionOf(backAt: number[]): Admission {
   const lo = quantile(sorted, 0.1);
   const hi = quantile(sorted, 0.9);
   const inside = sorted.filter((t) => t >= lo && t <= hi).length;
-  return { peakPerS: peak, meanPerS: hi > lo ? inside / ((hi - lo) / 1000) : NaN };
+  return { peakPerS: peak, meanPerS: hi - lo >= 1000 ? inside / ((hi - lo) / 1000) : NaN };
 }
 
 export interface Recovery {
