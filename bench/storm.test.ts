@@ -23,6 +23,7 @@ function result(over: Partial<StormResult> = {}): StormResult {
     otherFailures: 4,
     admission: admissionOf([11_500, 12_000, 13_000, 20_000]),
     counts: { ...zeroCounts(), delivered: 40 },
+    affected: { lost: 0, duplicated: 0, resynced: 0 },
     caughtUp: true,
     probeRestart: { ECONNREFUSED: 3, ECONNRESET: 1 },
     writesRestart: { ECONNREFUSED: 5 },
@@ -122,6 +123,8 @@ describe('the storm verdict', () => {
     expect(missed(result({ counts: { ...zeroCounts(), lost: 1 } }))).toEqual(['events lost or duplicated in the storm']);
     expect(missed(result({ counts: { ...zeroCounts(), duplicates: 1 } }))).toEqual(['events lost or duplicated in the storm']);
     expect(missed(result({ caughtUp: false }))).toEqual(['events lost or duplicated in the storm']);
+    expect(missed(result({ affected: { lost: 0, duplicated: 1, resynced: 0 } }))).toEqual(['events lost or duplicated in the storm']);
+    expect(missed(result({ affected: { lost: 0, duplicated: 0, resynced: 3 } }))).toEqual([]);
   });
 
   it('a graceful restart must reset no request; a kill is not judged on resets', () => {

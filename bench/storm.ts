@@ -124,6 +124,7 @@ async function storm(s: Settings, n: number, name: ScenarioName, d: Deployment, 
   const heads = (await load.verify()).heads;
   const caughtUp = (await subs.all<boolean>({ cmd: 'settle', heads, ms: s.timeout * 1000 })).every(Boolean);
   const after = (await subs.stats()).counts;
+  const settledSample = await subs.storm();
   const acceptRate = name === 'capacity' ? Number(LIFTED.ACCEPT_RATE) : s.acceptRate;
   const acceptBurst = name === 'capacity' ? Number(LIFTED.ACCEPT_BURST) : s.acceptBurst;
   const r: StormResult = {
@@ -137,6 +138,7 @@ async function storm(s: Settings, n: number, name: ScenarioName, d: Deployment, 
     otherFailures: sample.failed,
     admission: admissionOf(sample.backAt),
     counts: diffCounts(after, before),
+    affected: { lost: settledSample.withLost, duplicated: settledSample.withDuplicates, resynced: settledSample.withResyncs },
     caughtUp,
     probeRestart: outcomesBetween(probe.attempts, restart.signalAt, restart.listeningAt),
     writesRestart: outcomesBetween(writes, restart.signalAt, restart.listeningAt),

@@ -82,6 +82,10 @@ export interface StormSample {
   refused: number[];
   /** Other failed attempts (connection refused or reset, closed before `subscribed`), summed. */
   failed: number;
+  /** Subscribers that, since the mark, lost events (seqs still missing), saw duplicates, were told to resync. */
+  withLost: number;
+  withDuplicates: number;
+  withResyncs: number;
 }
 
 export interface SubReport {
@@ -104,8 +108,8 @@ class Sub {
   private cut?: () => void;
   private timer?: NodeJS.Timeout;
   private sinceSent = 0;
-  /** Since the last `mark`: lost its connection, when it was subscribed again (0: not yet), refusals, other failures. */
-  storm = { dropped: false, backAt: 0, refused: 0, failed: 0 };
+  /** Since the last `mark`: lost its connection, when it was subscribed again (0: not yet), refusals, other failures; its counts at the mark. */
+  storm = { dropped: false, backAt: 0, refused: 0, failed: 0, counts: zeroCounts() };
 
   constructor(
     readonly spec: SubSpec,
@@ -349,7 +353,20 @@ function stormSample(): StormSample {
     backAt: dropped.filter((s) => s.storm.backAt > 0).map((s) => s.storm.backAt),
     refused: dropped.map((s) => s.storm.refused),
     failed: subs.reduce((n, s) => n + s.storm.failed, 0),
+    ...changed(),
   };
+}
+
+/** How many subscribers' lost, duplicate and resync counts grew since the mark. */
+function changed(): Pick<StormSample, 'withLost' | 'withDuplicates' | 'withResyncs'> {
+  const out = { withLost: 0, withDuplicates: 0, withResyncs: 0 };
+  for (const s of subs) {
+    const now = s.acct.finish();
+    if (now.lost > s.storm.counts.lost) out.withLost++;
+    if (now.duplicates > s.storm.counts.duplicates) out.withDuplicates++;
+    if (now.resyncs > s.storm.counts.resyncs) out.withResyncs++;
+  }
+  return out;
 }
 
 async function settle(heads: Record<number, number>, ms: number): Promise<boolean> {
@@ -387,7 +404,7 @@ async function handle(m: SubCommand): Promise<unknown> {
     case 'stats':
       return snapshot();
     case 'mark':
-      for (const s of subs) s.storm = { dropped: false, backAt: 0, refused: 0, failed: 0 };
+      for (const s of subs) s.storm = { dropped: false, backAt: 0, refused: 0, failed: 0, counts: s.acct.finish() };
       return null;
     case 'storm':
       return stormSample();

@@ -43,6 +43,9 @@ export class Subscribers extends ProcessPool<SubCommand> {
       backAt: all.flatMap((x) => x.backAt),
       refused: all.flatMap((x) => x.refused),
       failed: all.reduce((n, x) => n + x.failed, 0),
+      withLost: all.reduce((n, x) => n + x.withLost, 0),
+      withDuplicates: all.reduce((n, x) => n + x.withDuplicates, 0),
+      withResyncs: all.reduce((n, x) => n + x.withResyncs, 0),
     };
   }
 

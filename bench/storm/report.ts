@@ -54,7 +54,8 @@ export function stormRow(r: StormResult): string {
   const back = rec.allBackAt === undefined ? `${rec.back} of ${rec.dropped} back` : `${s1(rec.fromSignalS)} / ${s1(rec.fromListeningS)}`;
   const limiter = r.scenario === 'capacity' ? 'lifted' : `${r.acceptRate} / ${r.acceptBurst}`;
   const down = `${s1((r.restart.listeningAt - r.restart.signalAt) / 1000)}`;
-  const lost = `${r.counts.lost} / ${r.counts.duplicates} / ${r.counts.resyncs}${r.caughtUp ? '' : ' (not caught up)'}`;
+  const a = r.affected;
+  const lost = `${r.counts.lost} (${a.lost}) / ${r.counts.duplicates} (${a.duplicated}) / ${r.counts.resyncs} (${a.resynced})${r.caughtUp ? '' : ' (not caught up)'}`;
   const p = r.probeRecovery;
   return (
     `| ${r.clients.toLocaleString('en-US')} | ${r.scenario} | ${limiter} | ${down} | ${back} | ${r.refusals.mean.toFixed(2)} / ${r.refusals.max} / ${r.refusals.total} | ${r.otherFailures} | ` +
@@ -64,7 +65,7 @@ export function stormRow(r: StormResult): string {
 }
 
 export const TABLE_HEAD = [
-  '| clients | storm | ACCEPT_RATE / BURST | down (s) | all back (s): after the signal / after the new instance answered | 503s per client: mean / max / total | other failed attempts | admitted per s: peak / sustained | probe ms while they came back: p50 / p99 / max (p99 before) | lost / dup / resyncs | unanswered while restarting: probe; writes |',
+  '| clients | storm | ACCEPT_RATE / BURST | down (s) | all back (s): after the signal / after the new instance answered | 503s per client: mean / max / total | other failed attempts | admitted per s: peak / sustained | probe ms while they came back: p50 / p99 / max (p99 before) | events lost / dup / resyncs (subscribers) | unanswered while restarting: probe; writes |',
   '|---:|---|---|---:|---|---|---:|---|---|---|---|',
 ];
 

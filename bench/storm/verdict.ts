@@ -124,6 +124,8 @@ export interface StormResult {
   admission: Admission;
   /** The subscribers' counts over the storm (from before the signal until all were back and caught up). */
   counts: SeqCounts;
+  /** How many subscribers lost events, saw duplicates, were told to resync over the storm. */
+  affected: { lost: number; duplicated: number; resynced: number };
   /** Every subscriber reached its order's revision as read once all were back (writes go on meanwhile). */
   caughtUp: boolean;
   /** From the signal until the new instance answered: the probe's and the writes' outcomes. */
@@ -176,9 +178,11 @@ export function stormTargets(r: StormResult, g: Goals): Target[] {
     },
     {
       name: 'events lost or duplicated in the storm',
-      value: `${r.counts.lost} lost, ${r.counts.duplicates} duplicated (${r.counts.delivered} delivered, ${r.counts.resyncs} resyncs); ${r.caughtUp ? 'all' : 'NOT all'} caught up after`,
+      value:
+        `${r.counts.lost} lost, ${r.counts.duplicates} duplicated (${r.counts.delivered} delivered, ${r.counts.resyncs} resyncs); ` +
+        `subscribers that lost any ${r.affected.lost}, saw a duplicate ${r.affected.duplicated}, resynced ${r.affected.resynced}; ${r.caughtUp ? 'all' : 'NOT all'} caught up after`,
       goal: '0 and 0, all caught up',
-      met: r.counts.lost === 0 && r.counts.duplicates === 0 && r.counts.violations === 0 && r.caughtUp,
+      met: r.counts.lost === 0 && r.counts.duplicates === 0 && r.counts.violations === 0 && r.affected.lost === 0 && r.affected.duplicated === 0 && r.caughtUp,
     },
   ];
   if (r.restart.signal === 'SIGTERM') {
