@@ -30,9 +30,9 @@ import { metric } from './lib/prometheus';
 import { rssOf } from './lib/realtime-proc';
 import { editBenchmarks, environment } from './lib/report';
 import { serviceEntry, targetOverride, type Running } from './lib/server';
-import { ProcessPool } from './lib/processes';
 import { startDeployment, startSibling, stopAll, type Deployment } from './lib/deployment';
-import type { SubCommand, SubReport, SubSpec, SubStats } from './soak/client';
+import type { SubReport, SubSpec } from './soak/client';
+import { Subscribers } from './soak/subscribers';
 import { Load, REQ_KINDS } from './soak/load';
 import { addCounts, zeroCounts } from './soak/seqs';
 import { ringFillSeconds, settingsOf, usage, type Settings } from './soak/settings';
@@ -55,50 +55,6 @@ function extraServerEnv(): Record<string, string> {
     out[kv.slice(0, i)] = kv.slice(i + 1);
   }
   return out;
-}
-
-// ---- subscriber processes -------------------------------------------------------------------
-
-/** The processes of bench/soak/client.ts, holding the subscribers. */
-class Subscribers extends ProcessPool<SubCommand> {
-  static start(n: number): Subscribers {
-    return new Subscribers(join(__dirname, 'soak/client.ts'), n, 'subscriber');
-  }
-
-  async stats(): Promise<SubStats> {
-    const all = await this.all<SubStats>({ cmd: 'stats' });
-    const sum = (k: 'subscribers' | 'connected' | 'connects' | 'failedConnects' | 'churned' | 'gets' | 'getFailures' | 'unknown') => all.reduce((s, x) => s + x[k], 0);
-    const merge = (k: 'closes' | 'refusals' | 'errors' | 'perInstance') => all.reduce<Record<string, number>>((m, x) => (Object.entries(x[k]).forEach(([a, v]) => (m[a] = (m[a] ?? 0) + v)), m), {});
-    return {
-      subscribers: sum('subscribers'),
-      connected: sum('connected'),
-      connects: sum('connects'),
-      failedConnects: sum('failedConnects'),
-      churned: sum('churned'),
-      gets: sum('gets'),
-      getFailures: sum('getFailures'),
-      unknown: sum('unknown'),
-      closes: merge('closes'),
-      refusals: merge('refusals'),
-      errors: merge('errors'),
-      perInstance: merge('perInstance'),
-      counts: all.reduce((c, x) => addCounts(c, x.counts), zeroCounts()),
-    };
-  }
-
-  stop(): Promise<void> {
-    return Promise.all(
-      this.procs.map(
-        (p) =>
-          new Promise<void>((resolve) => {
-            if (p.exitCode !== null || p.signalCode !== null) return resolve();
-            p.once('exit', () => resolve());
-            p.send({ cmd: 'exit', id: 0 });
-            setTimeout(() => p.kill('SIGKILL'), 3000).unref();
-          }),
-      ),
-    ).then(() => undefined);
-  }
 }
 
 // ---- servers and their memory ---------------------------------------------------------------
@@ -216,7 +172,8 @@ async function run(s: Settings): Promise<{ targets: Target[]; scenario: Scenario
       subs: specs.filter((_, k) => k % s.clientProcs === p),
       urls: instances.map((x) => x.srv.url),
       token: d.token,
-      backoffMs: s.backoffMs,
+      // The soak's backoff: base x 2^attempt + random(0, base), the multiplier capped at 64.
+      backoff: { baseMs: s.backoffMs, capMs: s.backoffMs * 64 },
       concurrency: 50,
     }));
     log(`${opened.reduce((a, b) => a + b, 0)} of ${specs.length} subscribers live in ${Date.now() - t0open} ms`);

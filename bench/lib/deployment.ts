@@ -10,7 +10,12 @@
  * Every deployment that uses Redis gets a REDIS_PREFIX of its own, so two deployments under
  * test never hear each other's events. Stopping sends SIGTERM to the process started (the
  * cluster primary, which stops its workers), then waits for every process of its tree.
+ * `restartDeployment` stops it with a signal of the caller's choice (SIGTERM drains, SIGKILL
+ * does not) and starts it again on the same port, DATA_DIR and environment (bench/storm.ts).
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Client } from 'pg';
 import { treeOf } from './cpu';
 import { startService, type Running } from './server';
@@ -32,6 +37,8 @@ export interface Deployment {
   schema?: string;
   /** The environment it was started with (beside the bench's own), so a sibling instance can share its store and bus. */
   env: Record<string, string>;
+  /** Its DATA_DIR, kept across restarts and removed by `stop`. */
+  dataDir: string;
   /** The started process and its descendants (primary and workers), as they are now. */
   pids(): number[];
   stop(): Promise<void>;
@@ -73,10 +80,12 @@ export async function startDeployment(kind: DeploymentKind, workers: number, env
   if (kind !== 'embedded') Object.assign(own, { REDIS_URL, REDIS_PREFIX: `bench-${process.pid}-${n}:` });
   // DEMO=1: a fresh schema gets the demo data and prints its token (DATABASE_URL alone seeds nothing).
   if (schema) Object.assign(own, { DATABASE_URL, DATABASE_SCHEMA: schema, DEMO: '1' });
+  const dataDir = mkdtempSync(join(tmpdir(), 'orderline-bench-'));
   let srv: Running;
   try {
-    srv = await startService({ ...own, ...env });
+    srv = await startService({ ...own, ...env }, { dataDir });
   } catch (err) {
+    rmSync(dataDir, { recursive: true, force: true });
     if (schema) await dropSchema(schema);
     throw err;
   }
@@ -89,13 +98,15 @@ export async function startDeployment(kind: DeploymentKind, workers: number, env
     token: '',
     schema,
     env: { ...own, ...env },
-    pids: () => treeOf(srv.pid),
+    dataDir,
+    pids: () => treeOf(d.srv.pid),
     stop: () =>
       (stopped ??= (async () => {
-        const tree = treeOf(srv.pid);
-        await srv.stop();
+        const tree = treeOf(d.srv.pid);
+        await d.srv.stop();
         for (let i = 0; i < 120 && tree.some(alive); i++) await new Promise((r) => setTimeout(r, 100));
         for (const p of tree.filter(alive)) process.kill(p, 'SIGKILL');
+        rmSync(dataDir, { recursive: true, force: true });
         if (schema) await dropSchema(schema);
         live.delete(d);
       })()),
@@ -111,6 +122,37 @@ export async function startDeployment(kind: DeploymentKind, workers: number, env
     throw err;
   }
   return d;
+}
+
+/** When a restart's steps happened (Date.now() ms). */
+export interface Restart {
+  signal: NodeJS.Signals;
+  signalAt: number;
+  /** The old process has exited. */
+  exitedAt: number;
+  /** The new one was spawned, and first answered /healthz. */
+  startedAt: number;
+  listeningAt: number;
+}
+
+/**
+ * Stops `d`'s process with `signal` (SIGTERM: the service drains; SIGKILL: it does not) and,
+ * once it has exited, starts it again on the same port, DATA_DIR and environment, changed
+ * by `env` (a value sets the variable, undefined unsets it: e.g. ACCEPT_RATE back to the
+ * service's default); `d.srv` is the new process afterwards. One process only.
+ */
+export async function restartDeployment(d: Deployment, signal: NodeJS.Signals, env: Record<string, string | undefined> = {}): Promise<Restart> {
+  if (d.workers !== 1) throw new Error('restartDeployment restarts one process, not a cluster');
+  const port = Number(new URL(d.srv.url).port);
+  const signalAt = Date.now();
+  await d.srv.kill(signal);
+  const exitedAt = Date.now();
+  const next: Record<string, string> = {};
+  for (const [k, v] of Object.entries({ ...d.env, ...env })) if (v !== undefined) next[k] = v;
+  d.env = next;
+  // The demo data is loaded once: a restart finds it and mints no token.
+  d.srv = await startService(d.env, { port, dataDir: d.dataDir });
+  return { signal, signalAt, exitedAt, startedAt: d.srv.startedAt, listeningAt: d.srv.readyAt };
 }
 
 /**

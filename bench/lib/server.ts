@@ -28,11 +28,16 @@ export interface Running {
   command: string;
   /** The child's pid (with BENCH_TARGET_CMD, the command's own: `sh -c exec`). */
   pid: number;
+  /** When it was spawned, and when it first answered the ready path (Date.now() ms, polled every 50 ms). */
+  startedAt: number;
+  readyAt: number;
   /** Lines the process has printed on stdout so far. */
   output: string[];
   /** Resolves with the first stdout line matching `re` (waits up to `ms`). */
   waitForOutput(re: RegExp, ms?: number): Promise<string>;
   stop(): Promise<void>;
+  /** Sends `signal` (no fallback) and resolves once the process has exited. */
+  kill(signal: NodeJS.Signals): Promise<void>;
 }
 
 export interface StartOptions {
@@ -40,6 +45,8 @@ export interface StartOptions {
   cmd: string;
   args: string[];
   env?: Record<string, string>;
+  /** The port to listen on (a restart on the port its clients know); default a free one. */
+  port?: number;
   /** orderline itself: metrics on the operator listener, whose URL its banner prints (else they are on `url`). */
   metricsOnOwnPort?: boolean;
   /** Path polled until it answers 2xx; default /healthz. */
@@ -71,9 +78,10 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Starts `cmd` with PORT=<free port>, HOST=127.0.0.1 and METRICS_PORT=0 (any free port: several may run at once) and waits until it is ready. */
 export async function startServer(opts: StartOptions): Promise<Running> {
-  const port = await freePort();
+  const port = opts.port ?? (await freePort());
   const url = `http://127.0.0.1:${port}`;
   const command = [opts.cmd, ...opts.args].join(' ');
+  const startedAt = Date.now();
   const child = spawn(opts.cmd, opts.args, {
     cwd: root,
     env: { ...process.env, HOST: '127.0.0.1', METRICS_PORT: '0', ...opts.env, PORT: String(port) },
@@ -124,6 +132,11 @@ export async function startServer(opts: StartOptions): Promise<Running> {
     await exit;
     clearTimeout(killer);
   };
+  const kill = async (signal: NodeJS.Signals) => {
+    if (exited) return;
+    child.kill(signal);
+    await exit;
+  };
 
   const readyPath = opts.readyPath ?? '/healthz';
   const deadline = Date.now() + (opts.readyTimeoutMs ?? 30_000);
@@ -142,6 +155,7 @@ export async function startServer(opts: StartOptions): Promise<Running> {
     }
     await sleep(50);
   }
+  const readyAt = Date.now();
 
   const waitForOutput = (re: RegExp, ms = 5000): Promise<string> => {
     const seen = output.find((l) => re.test(l));
@@ -153,7 +167,7 @@ export async function startServer(opts: StartOptions): Promise<Running> {
   };
   const metricsUrl = opts.metricsOnOwnPort ? (/(http:\/\/\S+)\/metrics/.exec(await waitForOutput(/metrics \(operators only/, 10_000).catch(() => ''))?.[1] ?? url) : url;
 
-  return { url, metricsUrl, command, pid: child.pid!, output, stop, waitForOutput };
+  return { url, metricsUrl, command, pid: child.pid!, startedAt, readyAt, output, stop, kill, waitForOutput };
 }
 
 /** The BENCH_TARGET_CMD override, if set. */
@@ -161,18 +175,20 @@ export const targetOverride = process.env.BENCH_TARGET_CMD?.trim() || undefined;
 
 /**
  * The service as `npm start` runs it (compiled dist/src/main.js) on a fresh DATA_DIR with
- * logs off; or BENCH_TARGET_CMD when set.
+ * logs off; or BENCH_TARGET_CMD when set. `at` restarts it where it was: on that port, on
+ * that DATA_DIR (which the caller owns: it is not removed when the process exits).
  */
-export function startService(env: Record<string, string> = {}): Promise<Running> {
+export function startService(env: Record<string, string> = {}, at: { port?: number; dataDir?: string } = {}): Promise<Running> {
   if (!targetOverride && !existsSync(serviceEntry)) throw new Error('dist/src/main.js is missing: run npm run build first');
-  const dir = mkdtempSync(join(tmpdir(), 'orderline-bench-'));
+  const dir = at.dataDir ?? mkdtempSync(join(tmpdir(), 'orderline-bench-'));
   const [cmd, args] = targetOverride ? ['/bin/sh', ['-c', `exec ${targetOverride}`]] : [process.execPath, [serviceEntry]];
   return startServer({
     cmd,
     args,
+    port: at.port,
     env: { DATA_DIR: dir, LOG_LEVEL: 'silent', ...env },
     metricsOnOwnPort: !targetOverride,
-    cleanup: () => rmSync(dir, { recursive: true, force: true }),
+    cleanup: at.dataDir === undefined ? () => rmSync(dir, { recursive: true, force: true }) : undefined,
   });
 }
 

@@ -8,10 +8,19 @@
  * rule in a SeqAccount (seqs.ts), GETs the order on a gap or a `resync` as the contract
  * says, and reconnects with backoff and jitter (spec 6.3: base * 2^attempt + random(0,
  * base), jitter on the first attempt too), to the next instance when its own refuses
- * connections. `churn` cuts subscribers from the client side; they resume like after any drop.
+ * connections. A refusal's Retry-After (HTTP 503 from the accept limiter, on the WebSocket
+ * upgrade or the SSE request) is honoured as the SDK's realtime client honours it: the
+ * wait is the SDK's own `retryDelay` (the backoff, or Retry-After plus random(0, 1 s) when
+ * that is longer). `churn` cuts subscribers from the client side; they resume like after
+ * any drop.
+ *
+ * For bench/storm.ts, `mark` starts a storm's account: from then on each subscriber counts
+ * its refusals (503) and other failed attempts, and notes when it is subscribed again after
+ * its connection was lost; `storm` reads that account.
  */
 import { request, type ClientRequest } from 'node:http';
 import WebSocket from 'ws';
+import { parseRetryAfter, retryDelay, type Backoff } from '@orderline/sdk/realtime';
 import { SeqAccount, addCounts, zeroCounts, type SeqCounts } from './seqs';
 
 export type Kind = 'ws' | 'sse';
@@ -26,8 +35,10 @@ export interface SubSpec {
 }
 
 export type SubCommand =
-  | { cmd: 'open'; subs: SubSpec[]; urls: string[]; token: string; backoffMs: number; concurrency: number }
+  | { cmd: 'open'; subs: SubSpec[]; urls: string[]; token: string; backoff: Backoff; concurrency: number }
   | { cmd: 'churn'; n: number }
+  | { cmd: 'mark' }
+  | { cmd: 'storm' }
   | { cmd: 'stats' }
   | { cmd: 'settle'; heads: Record<number, number>; ms: number }
   | { cmd: 'report'; heads: Record<number, number> }
@@ -59,6 +70,24 @@ export interface SubStats {
   counts: SeqCounts;
 }
 
+/** One process's subscribers since the last `mark` (times are Date.now() ms). */
+export interface StormSample {
+  subscribers: number;
+  connected: number;
+  /** Subscribers whose connection was lost since the mark. */
+  dropped: number;
+  /** Of those, the ones subscribed again, and when each was (first subscription after its loss). */
+  backAt: number[];
+  /** 503 refusals of each subscriber that was dropped (one entry per dropped subscriber). */
+  refused: number[];
+  /** Other failed attempts (connection refused or reset, closed before `subscribed`), summed. */
+  failed: number;
+  /** Subscribers that, since the mark, lost events (seqs still missing), saw duplicates, were told to resync. */
+  withLost: number;
+  withDuplicates: number;
+  withResyncs: number;
+}
+
 export interface SubReport {
   byKind: Record<Kind, SeqCounts & { subscribers: number }>;
   /** Subscribers whose last seq is not their order's head. */
@@ -79,6 +108,8 @@ class Sub {
   private cut?: () => void;
   private timer?: NodeJS.Timeout;
   private sinceSent = 0;
+  /** Since the last `mark`: lost its connection, when it was subscribed again (0: not yet), refusals, other failures; its counts at the mark. */
+  storm = { dropped: false, backAt: 0, refused: 0, failed: 0, counts: zeroCounts() };
 
   constructor(
     readonly spec: SubSpec,
@@ -118,27 +149,33 @@ class Sub {
     this.drop();
   }
 
-  private retry(failed: boolean): void {
+  /** Schedules the next attempt: the SDK's wait (backoff, or `retryAfterS` plus jitter when longer). */
+  private retry(failed: boolean, retryAfterS?: number): void {
     if (this.ctx.closing || this.timer) return;
     if (failed) this.attempt++;
-    const base = this.ctx.backoffMs;
-    const delay = base * 2 ** Math.min(this.attempt, 6) + Math.random() * base;
-    this.timer = setTimeout(() => void this.connect(), delay);
+    this.timer = setTimeout(() => void this.connect(), retryDelay(this.attempt, retryAfterS, this.ctx.backoff));
   }
 
-  /** A connection attempt that failed (`why`: the HTTP status of a refusal); refused connections move to the next instance. */
-  private failed(why: string, moveOn: boolean): void {
+  /**
+   * A connection attempt that failed (`why`: the HTTP status of a refusal, with its
+   * Retry-After header); refused connections move to the next instance.
+   */
+  private failed(why: string, moveOn: boolean, retryAfter?: string | string[]): void {
     this.drop();
     stats.failedConnects++;
     if (why) bump(stats.refusals, why);
+    if (why === '503') this.storm.refused++;
+    else this.storm.failed++;
     if (moveOn) this.instance = (this.instance + 1) % this.ctx.urls.length;
-    this.retry(true);
+    this.retry(true, parseRetryAfter(Array.isArray(retryAfter) ? retryAfter[0] : retryAfter));
   }
 
   /** A live connection ended without our asking. */
   private lost(how: string): void {
     this.drop();
     bump(stats.closes, how);
+    this.storm.dropped = true;
+    this.storm.backAt = 0;
     this.retry(false);
   }
 
@@ -170,6 +207,7 @@ class Sub {
       this.connected = true;
       this.attempt = 0;
       stats.connects++;
+      if (this.storm.dropped && this.storm.backAt === 0) this.storm.backAt = Date.now();
     } else if (type === 'resync' && seq !== null) {
       this.acct.resync(seq);
       this.get();
@@ -192,7 +230,7 @@ class Sub {
     ws.on('error', () => undefined); // a close follows
     ws.once('unexpected-response', (_req, res) => {
       res.resume();
-      if (gen === this.gen) this.failed(String(res.statusCode), false);
+      if (gen === this.gen) this.failed(String(res.statusCode), false, res.headers['retry-after']);
       settled();
     });
     ws.once('open', () => {
@@ -224,7 +262,7 @@ class Sub {
     const req: ClientRequest = request(u, { agent: false, headers: { accept: 'text/event-stream', authorization: `Bearer ${this.ctx.token}`, 'last-event-id': String(since) } }, (res) => {
       if (res.statusCode !== 200) {
         res.resume();
-        if (gen === this.gen) this.failed(String(res.statusCode), false);
+        if (gen === this.gen) this.failed(String(res.statusCode), false, res.headers['retry-after']);
         return settled();
       }
       this.sinceSent = since;
@@ -276,11 +314,11 @@ export function parseBlock(block: string): { id?: string; event?: string; data?:
 interface Ctx {
   urls: string[];
   token: string;
-  backoffMs: number;
+  backoff: Backoff;
   closing: boolean;
 }
 
-const ctx: Ctx = { urls: [], token: '', backoffMs: 100, closing: false };
+const ctx: Ctx = { urls: [], token: '', backoff: { baseMs: 100, capMs: 6400 }, closing: false };
 const subs: Sub[] = [];
 const stats = { connects: 0, failedConnects: 0, churned: 0, closes: {} as Record<string, number>, refusals: {} as Record<string, number>, errors: {} as Record<string, number>, gets: 0, getFailures: 0, unknown: 0 };
 
@@ -304,6 +342,31 @@ function snapshot(): SubStats {
     counts = addCounts(counts, s.acct.finish());
   }
   return { subscribers: subs.length, connected: subs.filter((s) => s.connected).length, ...stats, perInstance, counts };
+}
+
+function stormSample(): StormSample {
+  const dropped = subs.filter((s) => s.storm.dropped);
+  return {
+    subscribers: subs.length,
+    connected: subs.filter((s) => s.connected).length,
+    dropped: dropped.length,
+    backAt: dropped.filter((s) => s.storm.backAt > 0).map((s) => s.storm.backAt),
+    refused: dropped.map((s) => s.storm.refused),
+    failed: subs.reduce((n, s) => n + s.storm.failed, 0),
+    ...changed(),
+  };
+}
+
+/** How many subscribers' lost, duplicate and resync counts grew since the mark. */
+function changed(): Pick<StormSample, 'withLost' | 'withDuplicates' | 'withResyncs'> {
+  const out = { withLost: 0, withDuplicates: 0, withResyncs: 0 };
+  for (const s of subs) {
+    const now = s.acct.finish();
+    if (now.lost > s.storm.counts.lost) out.withLost++;
+    if (now.duplicates > s.storm.counts.duplicates) out.withDuplicates++;
+    if (now.resyncs > s.storm.counts.resyncs) out.withResyncs++;
+  }
+  return out;
 }
 
 async function settle(heads: Record<number, number>, ms: number): Promise<boolean> {
@@ -331,7 +394,7 @@ function report(heads: Record<number, number>): SubReport {
 async function handle(m: SubCommand): Promise<unknown> {
   switch (m.cmd) {
     case 'open':
-      Object.assign(ctx, { urls: m.urls, token: m.token, backoffMs: m.backoffMs });
+      Object.assign(ctx, { urls: m.urls, token: m.token, backoff: m.backoff });
       return open(m.subs, m.concurrency);
     case 'churn': {
       const live = subs.filter((s) => s.connected);
@@ -340,6 +403,11 @@ async function handle(m: SubCommand): Promise<unknown> {
     }
     case 'stats':
       return snapshot();
+    case 'mark':
+      for (const s of subs) s.storm = { dropped: false, backAt: 0, refused: 0, failed: 0, counts: s.acct.finish() };
+      return null;
+    case 'storm':
+      return stormSample();
     case 'settle':
       return settle(m.heads, m.ms);
     case 'report':

@@ -26,8 +26,36 @@ export interface Answer {
   body: string;
 }
 
-/** Network failures: the request may or may not have reached the server. */
-export class NoAnswer extends Error {}
+/** Network failures: the request may or may not have reached the server (`code`: ECONNRESET, ECONNREFUSED, timeout...). */
+export class NoAnswer extends Error {
+  constructor(
+    message: string,
+    readonly code = 'error',
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * What a failed write attempt says about itself: `refused` when it cannot have been
+ * applied (a 503, which the service answers before any write, e.g. while it drains; a
+ * connection refused, so nothing was sent), `unknown` when it may have been (a reset or a
+ * timeout after the request was sent, any other 5xx).
+ */
+export function failureOf(a: { status: number } | { code: string }): 'refused' | 'unknown' {
+  if ('status' in a) return a.status === 503 ? 'refused' : 'unknown';
+  return a.code === 'ECONNREFUSED' ? 'refused' : 'unknown';
+}
+
+/** One request attempt, as `Load.onAttempt` hears of it: when it was sent and answered (Date.now() ms), and its status or failure code. */
+export interface Attempt {
+  kind: ReqKind;
+  sentAt: number;
+  doneAt: number;
+  ms: number;
+  status?: number;
+  code?: string;
+}
 
 /**
  * What a PATCH's answer says, when an earlier attempt of the same write (same If-Match, same
@@ -79,6 +107,10 @@ export interface WriteBook {
   unackedAppliedOnRetry: number;
   /** 412 on a write that is this order's only writer, not explained by a lost answer. */
   conflicts: number;
+  /** Write attempts that failed in a way that cannot have applied them (503, connection refused): see `failureOf`. */
+  refusedAttempts: number;
+  /** Writes whose failed attempts were all refusals and which were found applied anyway (must be 0). */
+  refusedButApplied: number;
   /** Anything the rules say cannot happen (e.g. a 412 retry whose order does not show the write). */
   anomalies: string[];
 }
@@ -99,7 +131,9 @@ export class Load {
   private rr = 0;
   readonly stats = new Map<ReqKind, KindStats>(REQ_KINDS.map((k) => [k, { sent: 0, statuses: {}, noAnswer: 0, skipped: 0, hist: newHist() }]));
   private readonly inFlight = new Map<ReqKind, number>(REQ_KINDS.map((k) => [k, 0]));
-  readonly book: WriteBook = { acked: 0, unackedAppliedBefore: 0, unackedAppliedOnRetry: 0, conflicts: 0, anomalies: [] };
+  readonly book: WriteBook = { acked: 0, unackedAppliedBefore: 0, unackedAppliedOnRetry: 0, conflicts: 0, refusedAttempts: 0, refusedButApplied: 0, anomalies: [] };
+  /** Told of every attempt (bench/storm.ts times them against a restart). */
+  onAttempt?: (a: Attempt) => void;
   private readonly seen = new Map<number, string>();
   readonly orders: OrderState[] = [];
   readonly creates: { key: string; note: string; id?: number }[] = [];
@@ -138,7 +172,7 @@ export class Load {
       req.on('timeout', () => req.destroy(new Error('timeout')));
       req.on('error', (err: NodeJS.ErrnoException) => {
         if (err.code === 'ECONNREFUSED') this.down.add(at);
-        reject(new NoAnswer(`${this.urls[at]}: ${err.code ?? err.message}`));
+        reject(new NoAnswer(`${this.urls[at]}: ${err.code ?? err.message}`, err.code ?? (err.message === 'timeout' ? 'timeout' : 'error')));
       });
       req.end(body);
     });
@@ -149,15 +183,19 @@ export class Load {
     const s = this.stats.get(kind)!;
     s.sent++;
     const t = nowUs();
+    const sentAt = Date.now();
     const write = kind === 'update' || kind === 'create';
     if (write) this.writesInFlight[at] = (this.writesInFlight[at] ?? 0) + 1;
     try {
       const a = await this.send(method, path, headers, body, at);
-      s.hist[bucketOf(nowUs() - t)]++;
+      const us = nowUs() - t;
+      s.hist[bucketOf(us)]++;
       s.statuses[a.status] = (s.statuses[a.status] ?? 0) + 1;
+      this.onAttempt?.({ kind, sentAt, doneAt: Date.now(), ms: us / 1000, status: a.status });
       return a;
     } catch (err) {
       s.noAnswer++;
+      this.onAttempt?.({ kind, sentAt, doneAt: Date.now(), ms: (nowUs() - t) / 1000, code: err instanceof NoAnswer ? err.code : 'error' });
       throw err;
     } finally {
       if (write) this.writesInFlight[at]--;
@@ -216,6 +254,12 @@ export class Load {
     const body = JSON.stringify({ note });
     const headers = { 'content-type': 'application/merge-patch+json', 'if-match': o.etag };
     let lost = false;
+    /** A failed attempt of this write that may have applied it (a lost answer); refusals alone cannot have. */
+    let unknown = false;
+    const failure = (f: { status: number } | { code: string }) => {
+      if (failureOf(f) === 'refused') this.book.refusedAttempts++;
+      else unknown = true;
+    };
     try {
       for (let attempt = 0; ; attempt++) {
         let a: Answer;
@@ -223,6 +267,7 @@ export class Load {
           a = await this.timed('update', 'PATCH', `/orders/${o.id}`, headers, body);
         } catch (err) {
           if (!(err instanceof NoAnswer) || attempt > 50) throw err;
+          failure(err);
           lost = true;
           await sleep(200);
           continue;
@@ -232,6 +277,10 @@ export class Load {
         const outcome = patchOutcome(a.status, lost, now?.note, note);
         if (outcome === 'acked' || outcome === 'applied-on-retry' || outcome === 'applied-before') {
           this.count(outcome);
+          if (outcome === 'applied-before' && !unknown) {
+            this.book.refusedButApplied++;
+            this.anomaly(`order ${o.id}: write ${note} was refused on every failed attempt, yet found applied`);
+          }
           return this.applied(o, note, outcome === 'applied-before' ? now!.etag : String(a.headers.etag));
         }
         if (outcome === 'conflict') {
@@ -241,6 +290,7 @@ export class Load {
           return;
         }
         if (outcome === 'retry' && attempt < 100) {
+          failure(a);
           lost = true; // a 5xx may or may not have applied it: the resend tells
           await sleep(500);
           continue;
