@@ -3,11 +3,12 @@ import { DEFAULT_REPLAY_MAX_BYTES, parseConfig, redactUrl } from './config';
 describe('configuration', () => {
   it('has defaults for an empty environment', () => {
     const r = parseConfig({});
-    expect(r).toMatchObject({ ok: true, config: { port: 3000, host: '127.0.0.1', dataDir: './data', workers: 1 } });
+    expect(r).toMatchObject({ ok: true, config: { port: 3000, host: '127.0.0.1', listenBacklog: 4096, dataDir: './data', workers: 1 } });
   });
   it.each([
     [{ PORT: 'abc' }, /^PORT must be an integer/],
     [{ PORT: '70000' }, /^PORT must be an integer/],
+    [{ LISTEN_BACKLOG: '0' }, /^LISTEN_BACKLOG must be an integer/],
     [{ WORKERS: '2' }, /^WORKERS=2 needs REDIS_URL/],
     [{ DATABASE_URL: 'mysql://x' }, /^DATABASE_URL must start with postgres/],
     [{ GRAPHQL_PERSISTED: 'off' }, /^GRAPHQL_PERSISTED must be one of apq, allowlist/],

@@ -8,6 +8,13 @@ import { DEFAULT_BODY_LIMIT, parseCorsOrigins } from './http';
 export interface Config {
   port: number;
   host: string;
+  /**
+   * The public listener's queue of connections the kernel has accepted and the process has
+   * not yet taken (LISTEN_BACKLOG; the kernel caps it at net.core.somaxconn). Node's 511 overflows
+   * when thousands of clients reconnect at once: the kernel drops their handshakes and they
+   * retry a second or more later, requests of connected clients' new connections included.
+   */
+  listenBacklog: number;
   dataDir: string;
   databaseUrl?: string;
   /** A PostgreSQL schema of its own (several deployments, or tests, in one database). */
@@ -182,6 +189,7 @@ export function parseConfig(env: Env): ConfigResult {
       config: {
         port,
         host: env.HOST || '127.0.0.1',
+        listenBacklog: int(env, 'LISTEN_BACKLOG', 4096, 1, 65535),
         dataDir: env.DATA_DIR || './data',
         databaseUrl,
         demo: oneOf(env, 'DEMO', databaseUrl ? '0' : '1', ['0', '1']) === '1',
@@ -217,8 +225,12 @@ export function parseConfig(env: Env): ConfigResult {
           maxBufferBytes: int(env, 'MAX_BUFFER_BYTES', 1024 * 1024, 1024, 1024 * 1024 * 1024),
           writeDelayMs: int(env, 'WRITE_DELAY_MS', 0, 0, 1000),
           sseHeartbeatS: int(env, 'SSE_HEARTBEAT_S', 15, 1, 3600),
-          acceptRate: int(env, 'ACCEPT_RATE', 200, 1, 1_000_000),
-          acceptBurst: int(env, 'ACCEPT_BURST', 400, 1, 1_000_000),
+          // From the reconnect storm measured at 10,000 subscribers (bench/storm.ts, BENCHMARKS.md): an
+          // instance here admits about 3,700 subscriptions/s with the limiter lifted, but its
+          // connected clients' requests then wait seconds; 400/s (about a ninth of that) brings
+          // 10,000 back in about 25 s and leaves the rest of the CPU to serving.
+          acceptRate: int(env, 'ACCEPT_RATE', 400, 1, 1_000_000),
+          acceptBurst: int(env, 'ACCEPT_BURST', 800, 1, 1_000_000),
         },
       },
     };

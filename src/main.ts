@@ -36,7 +36,7 @@ async function serve(config: Config): Promise<void> {
   const drain = new Drain(listener);
   const server: Server = createServer(drain.listener);
   realtime.attach(server);
-  const url = urlOf(config.host, await listenOrRefuse(server, config.port, config.host, 'PORT'));
+  const url = urlOf(config.host, await listenOrRefuse(server, config.port, config.host, 'PORT', config.listenBacklog));
   // The operator listener: a cluster's primary serves it (the whole instance's metrics), a lone process here.
   const operator: Server | undefined = worker ? undefined : createServer(metricsListener);
   const metricsUrl = operator ? urlOf(config.metrics.host, await listenOrRefuse(operator, config.metrics.port, config.metrics.host, 'METRICS_PORT')) : undefined;

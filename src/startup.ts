@@ -54,12 +54,13 @@ export async function prepareDemo(config: Config, store: Store): Promise<{ seede
 
 /**
  * Listens on `port` (0 = any free one) at `host` and resolves with the port bound; a port in
- * use is refused with one line naming `variable` (exit 2).
+ * use is refused with one line naming `variable` (exit 2). `backlog`: the kernel's accept
+ * queue (Node's default, 511, when not given).
  */
-export async function listenOrRefuse(server: Server, port: number, host: string, variable: 'PORT' | 'METRICS_PORT'): Promise<number> {
+export async function listenOrRefuse(server: Server, port: number, host: string, variable: 'PORT' | 'METRICS_PORT', backlog?: number): Promise<number> {
   await new Promise<void>((resolve, reject) => {
     server.once('error', (err: NodeJS.ErrnoException) => (err.code === 'EADDRINUSE' ? exitRefusing(`${variable} ${port} is already in use on ${host}`) : reject(err)));
-    server.listen(port, host, resolve);
+    server.listen({ port, host, backlog }, resolve);
   });
   const address = server.address();
   return typeof address === 'object' && address ? address.port : port;
