@@ -50,4 +50,19 @@ export class ProcessPool<C extends object> {
   all<T>(cmd: C | ((i: number) => C)): Promise<T[]> {
     return Promise.all(this.procs.map((_, i) => this.call<T>(i, typeof cmd === 'function' ? cmd(i) : cmd)));
   }
+
+  /** Asks every process to exit (`{ cmd: 'exit' }`, which each helper script answers by exiting); one still there 3 s later is killed. */
+  stop(): Promise<void> {
+    return Promise.all(
+      this.procs.map(
+        (p) =>
+          new Promise<void>((resolve) => {
+            if (p.exitCode !== null || p.signalCode !== null) return resolve();
+            p.once('exit', () => resolve());
+            p.send({ cmd: 'exit', id: 0 });
+            setTimeout(() => p.kill('SIGKILL'), 3000).unref();
+          }),
+      ),
+    ).then(() => undefined);
+  }
 }

@@ -60,20 +60,6 @@ export class Clients extends ProcessPool<ClientCommand> {
       perProc: all,
     };
   }
-
-  stop(): Promise<void> {
-    return Promise.all(
-      this.procs.map(
-        (p) =>
-          new Promise<void>((resolve) => {
-            if (p.exitCode !== null || p.signalCode !== null) return resolve();
-            p.once('exit', () => resolve());
-            p.send({ cmd: 'exit', id: 0 });
-            setTimeout(() => p.kill('SIGKILL'), 3000).unref();
-          }),
-      ),
-    ).then(() => undefined);
-  }
 }
 
 /** BENCH_RT_CLIENT_PROCS client processes for `fn`; stopped after it (and the keep-alive agent closed). */

@@ -48,18 +48,4 @@ export class Subscribers extends ProcessPool<SubCommand> {
       withResyncs: all.reduce((n, x) => n + x.withResyncs, 0),
     };
   }
-
-  stop(): Promise<void> {
-    return Promise.all(
-      this.procs.map(
-        (p) =>
-          new Promise<void>((resolve) => {
-            if (p.exitCode !== null || p.signalCode !== null) return resolve();
-            p.once('exit', () => resolve());
-            p.send({ cmd: 'exit', id: 0 });
-            setTimeout(() => p.kill('SIGKILL'), 3000).unref();
-          }),
-      ),
-    ).then(() => undefined);
-  }
 }
