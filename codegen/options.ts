@@ -10,10 +10,12 @@
  * it, in exactly the shared form.
  */
 
+import { UNAVAILABLE_RESPONSE_REF } from './unavailable';
+
 /** The shared response every `options` operation answers. */
 export const OPTIONS_RESPONSE_REF = '#/components/responses/Options';
-/** The 503 every operation may answer (codegen/unavailable.ts), OPTIONS included: a draining server answers every request so. */
-const UNAVAILABLE_REF = '#/components/responses/E503';
+/** The 503 every operation may answer, OPTIONS included: a draining server answers every request so. */
+const UNAVAILABLE_REF = UNAVAILABLE_RESPONSE_REF;
 
 type Json = Record<string, unknown>;
 

@@ -1,5 +1,8 @@
-import { readFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import YAML from 'yaml';
 import { unavailableRuleProblems } from './unavailable';
 
@@ -21,4 +24,21 @@ describe('the 503 rule in the contract', () => {
     delete doc.components.responses.E503;
     expect(unavailableRuleProblems(doc)[0]).toContain('E503 is missing');
   });
+});
+
+describe('codegen applies the 503 rule', () => {
+  it('refuses a contract with an operation that does not declare it', async () => {
+    const root = join(__dirname, '..');
+    const dir = mkdtempSync(join(tmpdir(), 'orderline-503-'));
+    try {
+      cpSync(join(root, 'contracts'), join(dir, 'contracts'), { recursive: true });
+      const doc = contract();
+      delete doc.paths['/healthz'].get.responses['503'];
+      writeFileSync(join(dir, 'contracts/openapi.yaml'), YAML.stringify(doc));
+      const run = promisify(execFile)(process.execPath, ['--require', 'tsx/cjs', join(root, 'codegen/index.ts'), '--root', dir, '--no-docs'], { cwd: root });
+      await expect(run).rejects.toMatchObject({ stderr: expect.stringMatching(/GET \/healthz: no "503"/) });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });

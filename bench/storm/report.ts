@@ -71,7 +71,7 @@ export const TABLE_HEAD = [
 
 /** The accept capacity from the capacity storms, and what the target asks of ACCEPT_RATE (for the largest size). */
 export function capacityLines(results: SizeResult[], goals: Goals): string[] {
-  const caps = results.flatMap((r) => r.storms.filter((x) => x.scenario === 'capacity'));
+  const caps = results.flatMap((r) => r.storms.filter((x) => x.scenario === 'capacity' && Number.isFinite(x.admission.meanPerS)));
   if (caps.length === 0) return [];
   const best = caps.reduce((a, b) => (b.admission.meanPerS > a.admission.meanPerS ? b : a));
   const n = Math.max(...results.map((r) => r.clients));

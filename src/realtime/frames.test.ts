@@ -4,9 +4,9 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import { parseSeq, SEQ_TEXT, wsFrame, wsTextFrame } from './frames';
 
 /**
- * The pre-framed bytes must be exactly what `ws` itself sends for the same text (it is
- * ws's own framer, reached through its internals; ws is pinned to a minor version so a
- * change there shows up here). Read off a raw TCP socket, so nothing parses them first.
+ * The pre-framed bytes must be exactly what `ws` itself sends for the same text (our own
+ * framer, frames.ts `wsTextFrame`, written to the socket past ws). Read off a raw TCP
+ * socket, so nothing parses them first.
  */
 describe('wsFrame', () => {
   let wss: WebSocketServer;

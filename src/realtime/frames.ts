@@ -4,15 +4,9 @@
  * text frame with its header. Writing the same Buffer to ten thousand sockets costs no
  * serialization or framing per socket.
  */
-import * as wsModule from 'ws';
 import type { OrderEvent } from '../store';
 import { parseOrderId, toV2 } from '../orders';
 import type { OrderEventMessage, ResyncMessage, ServerMessage } from '../../generated/asyncapi/messages';
-
-/** ws's framer: exported by the package at run time, absent from @types/ws. */
-const { Sender } = wsModule as unknown as {
-  Sender: { frame(data: Buffer, options: { fin: boolean; rsv1: boolean; opcode: number; mask: boolean; readOnly: boolean }): Buffer[] };
-};
 
 export const topicOf = (orderId: number): string => `order:${orderId}`;
 
@@ -56,10 +50,11 @@ export function resyncMessage(orderId: number, seq: number, reason: ResyncMessag
   return { type: 'resync', channel: topicOf(orderId), seq, reason };
 }
 
-/** One server-to-client frame as a WebSocket text frame, framed once (ws's own framer, unmasked: server side). */
+const NOTHING = Buffer.alloc(0);
+
+/** One server-to-client frame as a WebSocket text frame, framed once (unmasked: server side; `wsTextFrame`). */
 export function wsFrame(payload: string | Buffer): Buffer {
-  const data = typeof payload === 'string' ? Buffer.from(payload) : payload;
-  return Buffer.concat(Sender.frame(data, { fin: true, rsv1: false, opcode: 1, mask: false, readOnly: true }));
+  return wsTextFrame(NOTHING, typeof payload === 'string' ? Buffer.from(payload) : payload);
 }
 
 /**
@@ -68,8 +63,9 @@ export function wsFrame(payload: string | Buffer): Buffer {
  * length) and each part copied once. For messages that differ per socket only in a short
  * prefix (a GraphQL subscription's `{"id":...}`): the shared body is encoded once per
  * event, and a socket costs one copy of it instead of a string concatenation, a UTF-8
- * encoding and ws's two-buffer frame joined again. `wsFrame` is the same framing through
- * ws's own framer (frames.test.ts checks the two agree byte for byte).
+ * encoding and a frame joined again. The one WebSocket framer of the service (`wsFrame`
+ * frames a whole message with it); frames.test.ts checks its bytes against what ws itself
+ * sends, for every length encoding.
  */
 export function wsTextFrame(prefix: Buffer, body: Buffer): Buffer {
   const length = prefix.length + body.length;

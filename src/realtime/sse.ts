@@ -1,6 +1,6 @@
 /**
  * SSE: `GET /api/orders/{id}/stream`. `retry:` once, then the replay after
- * Last-Event-ID (or one `resync`), then live events; a comment heartbeat every 15 s
+ * Last-Event-ID (or one `resync`), then live events; a comment heartbeat every SSE_HEARTBEAT_S
  * from one shared timer (no timer per connection). The server ends a stream only on
  * shutdown or backpressure. Errors before the stream starts are problem+json.
  *
@@ -26,7 +26,6 @@ export const SSE_PATH = /^\/api\/orders\/([^/]+)\/stream$/;
 /** The route template (metrics label). */
 export const SSE_ROUTE = '/api/orders/{orderId}/stream';
 export const SSE_RETRY_MS = 2000;
-export const HEARTBEAT_MS = 15_000;
 
 export interface SseDeps {
   store: Pick<Store, 'getOrder'>;
@@ -95,9 +94,13 @@ class SseStream implements Subscriber {
     this.send(frame.sse, frame.sseChunk);
   }
 
-  /** The heartbeat (a comment line). */
+  /**
+   * The heartbeat (a comment line). Not before the stream's first bytes: those must be
+   * `retry:` and `subscribed` leaving with the head (ack), and a subscription still waiting
+   * for its topic to load has nothing to keep alive yet.
+   */
   ping(): void {
-    this.send(PING, PING_CHUNK);
+    if (this.headOut) this.send(PING, PING_CHUNK);
   }
 
   resync(seq: number, reason: 'gap_too_old' | 'since_ahead'): void {
@@ -166,7 +169,7 @@ export class SseStreams {
 
   constructor(
     readonly deps: SseDeps,
-    heartbeatMs = HEARTBEAT_MS,
+    heartbeatMs: number,
   ) {
     this.heartbeat = setInterval(() => {
       for (const stream of this.open) stream.ping(); // a slow stream's ping waits its turn (or ends it)

@@ -109,3 +109,46 @@ it('HTTP/1.0: no chunking, the events as they are, and the connection ends with 
     s.socket.destroy();
   }
 });
+
+it('with writes batched (WRITE_DELAY_MS), several events in one write stay exact chunks; the end of the stream is the last chunk, and the connection serves again', async () => {
+  const batched = await startTestServer({ ACCEPT_RATE: '100000', ACCEPT_BURST: '100000', WRITE_DELAY_MS: '20' });
+  const { hostname, port } = new URL(batched.url);
+  const socket = connect(Number(port), hostname);
+  let received = Buffer.alloc(0);
+  socket.on('data', (d: Buffer) => (received = Buffer.concat([received, d])));
+  try {
+    await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject));
+    const { id } = await createOrder(batched);
+    socket.write(`GET /api/orders/${id}/stream HTTP/1.1\r\nHost: ${hostname}:${port}\r\nAccept: text/event-stream\r\nAuthorization: Bearer ${batched.alice.token}\r\nLast-Event-ID: 0\r\n\r\n`);
+    await until(
+      () => parse(received, true),
+      (r) => r.body !== null && ids(r.body).includes(1),
+    );
+    await touch(batched, id, 4); // 2..5, within the delay of each other
+    await until(
+      () => parse(received, true),
+      (r) => r.body !== null && ids(r.body).includes(5),
+    );
+    batched.realtime.close(); // shutdown: `retry:` and the end of the response
+    const terminated = () => {
+      const end = received.indexOf('0\r\n\r\n', received.indexOf('\r\n\r\n') + 4);
+      return end < 0 ? undefined : received.subarray(0, end + 5);
+    };
+    const whole = await until(terminated, () => true);
+    const r = parse(whole.subarray(0, whole.length - 5), true)!;
+    expect(r.body).not.toBeNull();
+    expect(ids(r.body!)).toEqual([0, 1, 2, 3, 4, 5]);
+    expect(r.body!.endsWith('retry: 2000\n\n')).toBe(true);
+    // The response ended cleanly: the same connection answers another request.
+    const before = received.length;
+    socket.write(`GET /healthz HTTP/1.1\r\nHost: ${hostname}:${port}\r\n\r\n`);
+    const next = await until(
+      () => (received.length > before ? received.subarray(before).toString('latin1') : undefined),
+      (t) => t.includes('\r\n\r\n'),
+    );
+    expect(next).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
+  } finally {
+    socket.destroy();
+    await batched.close();
+  }
+});
