@@ -2,6 +2,7 @@
  * The soak's settings: each one a flag (`--ws 200` or `--ws=200`) or an environment
  * variable (`SOAK_WS=200`), the flag winning; defaults are the full soak's.
  */
+import { envNameOf, flagBool, readFlags } from '../lib/flags';
 
 export type Mode = 'embedded' | 'pg-redis';
 
@@ -81,7 +82,7 @@ const FLAGS: { flag: string; bool: boolean; def?: string | number }[] = [
   ...Object.values(BOOLS).map((flag) => ({ flag, bool: true })),
 ];
 
-const envName = (flag: string) => `SOAK_${flag.toUpperCase().replace(/-/g, '_')}`;
+const envName = envNameOf('SOAK');
 
 /** Every flag with its variable and default, for --help and the report. */
 export const usage = (): string => FLAGS.map((f) => `  --${f.flag}${f.bool ? '' : ' <v>'}  (${envName(f.flag)}${f.def === undefined ? '' : `, default ${f.def}`})`).join('\n');
@@ -99,21 +100,7 @@ export function ringFillSeconds(s: Pick<Settings, 'orders' | 'writes' | 'createS
 
 /** Parses flags over environment over defaults; throws on anything unknown or out of range. */
 export function settingsOf(argv: string[], env: Record<string, string | undefined>): Settings {
-  const given = new Map<string, string>();
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i];
-    const m = /^--([a-z-]+)(?:=(.*))?$/.exec(a);
-    const spec = m && FLAGS.find((f) => f.flag === m[1]);
-    if (!m || !spec) throw new Error(`unknown argument ${a}`);
-    if (m[2] !== undefined) given.set(spec.flag, m[2]);
-    else if (spec.bool) given.set(spec.flag, '1');
-    else {
-      const v = argv[++i];
-      if (v === undefined) throw new Error(`--${spec.flag} needs a value`);
-      given.set(spec.flag, v);
-    }
-  }
-  const raw = (flag: string) => given.get(flag) ?? env[envName(flag)];
+  const raw = readFlags(argv, FLAGS, env, envName);
   const num = (k: keyof typeof NUMBERS): number | undefined => {
     const [flag, def, min, max = Infinity] = NUMBERS[k];
     const r = raw(flag);
@@ -123,12 +110,7 @@ export function settingsOf(argv: string[], env: Record<string, string | undefine
     return v;
   };
   const must = (k: keyof typeof NUMBERS): number => num(k) ?? NaN;
-  const bool = (k: keyof typeof BOOLS): boolean => {
-    const r = raw(BOOLS[k]);
-    if (r === undefined) return false;
-    if (!['1', '0', 'true', 'false'].includes(r)) throw new Error(`--${BOOLS[k]} is 1/0 or true/false, not ${r}`);
-    return r === '1' || r === 'true';
-  };
+  const bool = (k: keyof typeof BOOLS): boolean => flagBool(BOOLS[k], raw(BOOLS[k]));
   const str = (k: keyof typeof STRINGS): string => raw(STRINGS[k][0]) ?? STRINGS[k][1];
   const mode = str('mode');
   if (mode !== 'embedded' && mode !== 'pg-redis') throw new Error(`--mode is embedded or pg-redis, not ${mode}`);

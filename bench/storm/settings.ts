@@ -6,6 +6,7 @@
  */
 import { DEFAULT_BACKOFF } from '@orderline/sdk/realtime';
 import { parseConfig } from '../../src/config';
+import { envNameOf, flagBool, readFlags } from '../lib/flags';
 
 /** The storms: a graceful restart, a crash, and a crash into an instance with the limiter lifted (its accept capacity). */
 export type ScenarioName = 'sigterm' | 'kill' | 'capacity';
@@ -65,7 +66,7 @@ const FLAGS: { flag: string; bool: boolean; def?: string | number }[] = [
   { flag: 'write', bool: true },
 ];
 
-const envName = (flag: string) => `STORM_${flag.toUpperCase().replace(/-/g, '_')}`;
+const envName = envNameOf('STORM');
 
 /** The service's own limiter defaults (ACCEPT_RATE, ACCEPT_BURST unset). */
 export function serviceAcceptDefaults(): { rate: number; burst: number } {
@@ -85,21 +86,7 @@ export const usage = (): string => {
 
 /** Parses flags over environment over defaults; throws on anything unknown or out of range. */
 export function settingsOf(argv: string[], env: Record<string, string | undefined>): Settings {
-  const given = new Map<string, string>();
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i];
-    const m = /^--([a-z0-9-]+)(?:=(.*))?$/.exec(a);
-    const spec = m && FLAGS.find((f) => f.flag === m[1]);
-    if (!m || !spec) throw new Error(`unknown argument ${a}`);
-    if (m[2] !== undefined) given.set(spec.flag, m[2]);
-    else if (spec.bool) given.set(spec.flag, '1');
-    else {
-      const v = argv[++i];
-      if (v === undefined) throw new Error(`--${spec.flag} needs a value`);
-      given.set(spec.flag, v);
-    }
-  }
-  const raw = (flag: string) => given.get(flag) ?? env[envName(flag)];
+  const raw = readFlags(argv, FLAGS, env, envName);
   const number = (flag: string, r: string, min: number, max: number): number => {
     const v = Number(r);
     if (r.trim() === '' || !Number.isInteger(v) || v < min || v > max) throw new Error(`--${flag} must be an integer in [${min}, ${max}], not ${r}`);
@@ -121,8 +108,7 @@ export function settingsOf(argv: string[], env: Record<string, string | undefine
   if (sizes.length === 0) throw new Error('--sizes names no size');
   const scenarios = list(LISTS.scenarios) ?? SCENARIOS;
   for (const x of scenarios) if (!(SCENARIOS as string[]).includes(x)) throw new Error(`--scenarios: ${x} is not one of ${SCENARIOS.join(', ')}`);
-  const w = raw('write');
-  if (w !== undefined && !['1', '0', 'true', 'false'].includes(w)) throw new Error(`--write is 1/0 or true/false, not ${w}`);
+  const write = flagBool('write', raw('write'));
   const d = serviceAcceptDefaults();
   const acceptRate = num('acceptRate') ?? d.rate;
   const acceptBurst = num('acceptBurst') ?? d.burst;
@@ -144,7 +130,7 @@ export function settingsOf(argv: string[], env: Record<string, string | undefine
     goalRefusals: must('goalRefusals'),
     goalBackS: must('goalBackS'),
     goalP99Ms: must('goalP99Ms'),
-    write: w === '1' || w === 'true',
+    write,
   };
 }
 
