@@ -11,28 +11,13 @@
  * CHROMIUM_PATH overrides /usr/bin/chromium; .ci/run installs Debian's `chromium`.
  */
 import { createServer, type Server } from 'node:http';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
-import { buildSync } from 'esbuild';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { type Browser, type Page } from 'playwright-core';
+import { launchChromium, sdkBundle } from './chromium';
 import { startTestServer, type TestServer } from '../support/server';
 import { createOrder, touch } from '../support/streams';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-if (!existsSync(CHROMIUM)) {
-  throw new Error(`${CHROMIUM} is missing: install Debian's chromium (apt-get install chromium), or set CHROMIUM_PATH`);
-}
-
 /** The whole SDK as one browser script (window.orderline), as a client app's bundler would include it. */
-const bundle = buildSync({
-  entryPoints: [join(__dirname, '../../sdk/src/index.ts')],
-  bundle: true,
-  format: 'iife',
-  globalName: 'orderline',
-  platform: 'browser',
-  target: 'chrome120',
-  write: false,
-}).outputFiles[0].text;
+const bundle = sdkBundle('index', 'orderline');
 
 type Sdk = typeof import('@orderline/sdk');
 type PageWindow = Window & { orderline: Sdk; seqs: Record<string, number[]>; streams: { close(): void }[]; subscription?: { readonly lastSeq: number; close(): void } };
@@ -52,7 +37,7 @@ describe('the SDK in a browser page on another origin', () => {
     pagePort = (pages.address() as { port: number }).port;
     // app.test: a plain-http origin that is not localhost, so the page is not a secure context (no crypto.randomUUID, no crypto.subtle).
     srv = await startTestServer({ CORS_ORIGINS: `http://127.0.0.1:${pagePort},http://app.test:${pagePort}` });
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--host-resolver-rules=MAP app.test 127.0.0.1'] });
+    browser = await launchChromium(['--host-resolver-rules=MAP app.test 127.0.0.1']);
   }, 60_000);
   afterAll(async () => {
     await browser?.close();

@@ -7,17 +7,13 @@
  * Screenshots go to test-artifacts/docs/ (gitignored): what the reference looked like.
  * CHROMIUM_PATH overrides /usr/bin/chromium; .ci/run installs Debian's `chromium`.
  */
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { type Browser, type Page } from 'playwright-core';
 import { buildSchema, type GraphQLObjectType } from 'graphql';
 import YAML from 'yaml';
+import { launchChromium } from './chromium';
 import { startTestServer, type TestServer } from '../support/server';
-
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-if (!existsSync(CHROMIUM)) {
-  throw new Error(`${CHROMIUM} is missing: install Debian's chromium (apt-get install chromium), or set CHROMIUM_PATH`);
-}
 
 const ROOT = join(__dirname, '../..');
 const ARTIFACTS = join(ROOT, 'test-artifacts/docs');
@@ -53,7 +49,7 @@ describe('the API reference in Chromium', () => {
   beforeAll(async () => {
     mkdirSync(ARTIFACTS, { recursive: true });
     srv = await startTestServer();
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+    browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
     const own = (url: string) => url.startsWith(srv.url) || url.startsWith('blob:') || url.startsWith('data:');
     page.on('requestfailed', (r) => {

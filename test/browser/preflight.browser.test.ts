@@ -19,27 +19,12 @@
  * carry If-Match (spec 4.2), so each cross-origin write pays one preflight.
  */
 import { createServer, type Server } from 'node:http';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
-import { buildSync } from 'esbuild';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { type Browser, type Page } from 'playwright-core';
+import { launchChromium, sdkBundle } from './chromium';
 import { startTestServer, type TestServer } from '../support/server';
 import { createOrder } from '../support/streams';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-if (!existsSync(CHROMIUM)) {
-  throw new Error(`${CHROMIUM} is missing: install Debian's chromium (apt-get install chromium), or set CHROMIUM_PATH`);
-}
-
-const bundle = buildSync({
-  entryPoints: [join(__dirname, '../../sdk/src/index.ts')],
-  bundle: true,
-  format: 'iife',
-  globalName: 'orderline',
-  platform: 'browser',
-  target: 'chrome120',
-  write: false,
-}).outputFiles[0].text;
+const bundle = sdkBundle('index', 'orderline');
 
 type Sdk = typeof import('@orderline/sdk');
 type PageWindow = Window & { orderline: Sdk };
@@ -71,7 +56,7 @@ describe('CORS preflights paid by the SDK in a browser on another origin', () =>
     await new Promise<void>((r) => pages.listen(0, '127.0.0.1', r));
     pagePort = (pages.address() as { port: number }).port;
     srv = await startTestServer({ CORS_ORIGINS: `http://127.0.0.1:${pagePort}` });
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+    browser = await launchChromium();
     page = await browser.newPage();
     await page.goto(`http://127.0.0.1:${pagePort}/`);
     await page.waitForFunction(() => 'orderline' in window);

@@ -7,29 +7,10 @@
  * The page is the service's /docs, so streams are same-origin (no CORS involved).
  * CHROMIUM_PATH overrides /usr/bin/chromium; .ci/run installs Debian's `chromium`.
  */
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
-import { buildSync } from 'esbuild';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { type Browser, type Page } from 'playwright-core';
+import { launchChromium, sdkBundle } from './chromium';
 import { startTestServer, type TestServer } from '../support/server';
 import { createOrder, touch } from '../support/streams';
-
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-
-if (!existsSync(CHROMIUM)) {
-  throw new Error(`${CHROMIUM} is missing: install Debian's chromium (apt-get install chromium), or set CHROMIUM_PATH`);
-}
-
-const sdkBundle = () =>
-  buildSync({
-    entryPoints: [join(__dirname, '../../sdk/src/realtime.ts')],
-    bundle: true,
-    format: 'iife',
-    globalName: 'orderlineRealtime',
-    platform: 'browser',
-    target: 'chrome120',
-    write: false,
-  }).outputFiles[0].text;
 
 describe('in Chromium', () => {
   let srv: TestServer;
@@ -38,7 +19,7 @@ describe('in Chromium', () => {
 
   beforeAll(async () => {
     srv = await startTestServer({ REPLAY_RATE: '10', REPLAY_WINDOW_S: '60' });
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+    browser = await launchChromium();
     page = await browser.newPage();
     await page.goto(`${srv.url}/docs`);
   }, 30_000);
@@ -82,7 +63,7 @@ describe('in Chromium', () => {
 
   it("the SDK's WebSocket client works in the page, across a drop", async () => {
     const { id } = await createOrder(srv);
-    await page.addScriptTag({ content: sdkBundle() });
+    await page.addScriptTag({ content: sdkBundle('realtime', 'orderlineRealtime') });
     await page.evaluate(
       ({ baseUrl, token, orderId }) => {
         const w = window as unknown as Record<string, unknown> & { orderlineRealtime: typeof import('@orderline/sdk/realtime') };
