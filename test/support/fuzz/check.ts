@@ -120,15 +120,22 @@ export function graphqlErrorRules(res: Received, rule: Rule): void {
   }
 }
 
+/** A tally of judged rules: `rule` judges one (`ok`, or a violation); `verdict` is what was found. */
+function rules() {
+  const violations: Violation[] = [];
+  let checks = 0;
+  return {
+    rule: (ok: boolean, name: string, detail: () => string): void => {
+      checks++;
+      if (!ok) violations.push({ rule: name, detail: detail() });
+    },
+    verdict: (): { violations: Violation[]; checks: number } => ({ violations, checks }),
+  };
+}
+
 /** Every rule of the contract this exchange breaks, and how many rules were judged. */
 export function judge(op: FuzzOperation, req: SentRequest, res: Received): { violations: Violation[]; checks: number } {
-  const out: Violation[] = [];
-  let checks = 0;
-  /** One rule judged: `ok`, or a violation. */
-  const rule = (ok: boolean, name: string, detail: () => string) => {
-    checks++;
-    if (!ok) out.push({ rule: name, detail: detail() });
-  };
+  const { rule, verdict } = rules();
   const status = String(res.status);
   const isHead = req.method === 'HEAD';
   rule(res.status < 500, '5xx', () => `a ${res.status}`);
@@ -171,7 +178,7 @@ export function judge(op: FuzzOperation, req: SentRequest, res: Received): { vio
       if (v !== null) rule(headerValueMatches(h.schema, v), 'header-schema', () => `${h.name}: ${v} does not match ${JSON.stringify(h.schema)}`);
     }
   }
-  return { violations: out, checks };
+  return verdict();
 }
 
 /**
@@ -181,12 +188,7 @@ export function judge(op: FuzzOperation, req: SentRequest, res: Received): { vio
  * an actual request's without.
  */
 export function judgeOptions(op: OptionsOperation, req: SentRequest, res: Received, allowedOrigin: string): { violations: Violation[]; checks: number } {
-  const out: Violation[] = [];
-  let checks = 0;
-  const rule = (ok: boolean, name: string, detail: () => string) => {
-    checks++;
-    if (!ok) out.push({ rule: name, detail: detail() });
-  };
+  const { rule, verdict } = rules();
   const status = String(res.status);
   const declared = op.responses[status];
   rule(res.status < 500, '5xx', () => `a ${res.status}`);
@@ -215,7 +217,7 @@ export function judgeOptions(op: OptionsOperation, req: SentRequest, res: Receiv
     'cors',
     () => `Access-Control-Expose-Headers on ${preflight ? 'a preflight' : allowed ? '(missing) an actual request' : 'a request from another origin'}`,
   );
-  return { violations: out, checks };
+  return verdict();
 }
 
 /** An intent without its values (`header If-Match garbage (12 chars)` -> `header If-Match garbage`): what groups findings. */
