@@ -12,15 +12,16 @@ export const raw_validateUnsubscribedMessage = validate_validateUnsubscribedMess
 const formats_37d7ec70 = require("ajv-formats/dist/formats").fullFormats["date-time"];
 const func_191f75b3 = Object.prototype.hasOwnProperty;
 const func_7a031813 = require("ajv/dist/runtime/ucs2length").default;
+const pattern_5262ac7e = new RegExp("^[^\\u0000]*$", "u");
 const pattern_5d8f3426 = new RegExp("^[a-z_]+$", "u");
 const pattern_8f96cb0b = new RegExp("^[A-Z]{3}$", "u");
 const pattern_c9c92dc4 = new RegExp("^order:[1-9][0-9]{0,15}$", "u");
 const schema_065a1950 = {"additionalProperties":false,"properties":{"channel":{"description":"A topic, `order:<id>`.","pattern":"^order:[1-9][0-9]{0,15}$","type":"string"},"seq":{"description":"Position in the topic's sequence (the order's revision); 0 = before the first event.","minimum":0,"type":"integer"},"type":{"const":"unsubscribed","type":"string"}},"required":["type","channel","seq"],"type":"object"};
 const schema_0c62af5c = {"additionalProperties":false,"properties":{"channel":{"type":["string","null"]},"code":{"description":"bad_message: not a JSON text frame, or one no JSON reader of the service takes (nested deeper than 64 levels, an unpaired surrogate escape, a member name repeated in one object: I-JSON). invalid_message: not a valid subscribe or unsubscribe. not_found: no such order (or another account's). already_subscribed, not_subscribed: the channel's subscription state. unavailable: the topic could not be loaded; subscribe again later. internal: the server failed to handle the message. Clients must accept codes added later.","enum":["bad_message","invalid_message","not_found","already_subscribed","not_subscribed","unavailable","internal"],"type":"string"},"message":{"type":"string"},"seq":{"type":["integer","null"]},"type":{"const":"error","type":"string"}},"required":["type","channel","seq","code","message"],"type":"object"};
-const schema_17e327c3 = {"additionalProperties":false,"properties":{"channel":{"description":"A topic, `order:<id>`.","pattern":"^order:[1-9][0-9]{0,15}$","type":"string"},"order":{"additionalProperties":false,"properties":{"_links":{"additionalProperties":false,"description":"`self`, and `cancel` while the order can be cancelled (pending, paid).","properties":{"cancel":{"additionalProperties":false,"properties":{"href":{"description":"A URL path.","type":"string"}},"required":["href"],"type":"object"},"self":{"additionalProperties":false,"properties":{"href":{"description":"A URL path.","type":"string"}},"required":["href"],"type":"object"}},"required":["self"],"type":"object"},"created_at":{"format":"date-time","type":"string"},"currency":{"description":"ISO 4217 code; EUR when not given on create. `x-extensible-enum` lists common codes (for client autocompletion); any ISO 4217 code is accepted.","pattern":"^[A-Z]{3}$","type":"string","x-extensible-enum":["EUR","USD","GBP","CHF","JPY","CAD","AUD","SEK","NOK","DKK","PLN"]},"discount":{"oneOf":[{"additionalProperties":false,"properties":{"code":{"maxLength":32,"minLength":1,"type":"string"},"percent":{"maximum":100,"minimum":0,"type":"integer"}},"required":["code","percent"],"type":"object"},{"type":"null"}]},"id":{"minimum":1,"type":"integer"},"items":{"items":{"additionalProperties":false,"properties":{"quantity":{"maximum":100000,"minimum":1,"type":"integer"},"sku":{"maxLength":64,"minLength":1,"type":"string"},"unit_price_cents":{"maximum":100000000,"minimum":0,"type":"integer"}},"required":["sku","quantity","unit_price_cents"],"type":"object"},"type":"array"},"note":{"maxLength":500,"type":["string","null"]},"status":{"description":"Open set: pending, paid, shipped, delivered, cancelled today; clients must accept unknown values. Transitions: pending->paid->shipped->delivered, pending|paid->cancelled.","examples":["pending","paid","shipped","delivered","cancelled"],"maxLength":32,"minLength":1,"pattern":"^[a-z_]+$","type":"string","x-extensible-enum":["pending","paid","shipped","delivered","cancelled"]},"total_cents":{"description":"Sum of quantity x unit_price_cents, less the discount percent, rounded half up. Derived, never written.","minimum":0,"type":"integer"},"updated_at":{"format":"date-time","type":"string"}},"required":["id","status","items","total_cents","currency","discount","note","created_at","updated_at","_links"],"type":"object"},"seq":{"minimum":1,"type":"integer"},"status":{"description":"The order's status after the write (open set; accept unknown values).","type":"string"},"type":{"enum":["order.created","order.updated","order.cancelled"],"type":"string"}},"required":["type","channel","seq","status","order"],"type":"object"};
 const schema_5e6c799c = {"additionalProperties":false,"properties":{"channel":{"description":"A topic, `order:<id>`.","pattern":"^order:[1-9][0-9]{0,15}$","type":"string"},"reason":{"description":"gap_too_old: `since` is older than the replay ring. since_ahead: `since` is ahead of the topic (e.g. the client's position came from a restored or other deployment). Clients must accept reasons added later.","enum":["gap_too_old","since_ahead"],"type":"string"},"seq":{"description":"Position in the topic's sequence (the order's revision); 0 = before the first event.","minimum":0,"type":"integer"},"type":{"const":"resync","type":"string"}},"required":["type","channel","seq","reason"],"type":"object"};
 const schema_88e0e06a = {"additionalProperties":false,"properties":{"channel":{"description":"A topic, `order:<id>`.","pattern":"^order:[1-9][0-9]{0,15}$","type":"string"},"head":{"description":"The topic's newest seq when the subscription started (information only; never a stream position).","minimum":0,"type":"integer"},"seq":{"description":"Position in the topic's sequence (the order's revision); 0 = before the first event.","minimum":0,"type":"integer"},"type":{"const":"subscribed","type":"string"}},"required":["type","channel","seq","head"],"type":"object"};
 const schema_9dd20149 = {"anyOf":[{"additionalProperties":false,"properties":{"channel":{"description":"A topic, `order:<id>`.","pattern":"^order:[1-9][0-9]{0,15}$","type":"string"},"since":{"description":"Position in the topic's sequence (the order's revision); 0 = before the first event.","minimum":0,"type":"integer"},"type":{"const":"subscribe","type":"string"}},"required":["type","channel"],"type":"object"},{"additionalProperties":false,"properties":{"channel":{"description":"A topic, `order:<id>`.","pattern":"^order:[1-9][0-9]{0,15}$","type":"string"},"type":{"const":"unsubscribe","type":"string"}},"required":["type","channel"],"type":"object"}]};
+const schema_e584dd8d = {"additionalProperties":false,"properties":{"channel":{"description":"A topic, `order:<id>`.","pattern":"^order:[1-9][0-9]{0,15}$","type":"string"},"order":{"additionalProperties":false,"properties":{"_links":{"additionalProperties":false,"description":"`self`, and `cancel` while the order can be cancelled (pending, paid).","properties":{"cancel":{"additionalProperties":false,"properties":{"href":{"description":"A URL path.","type":"string"}},"required":["href"],"type":"object"},"self":{"additionalProperties":false,"properties":{"href":{"description":"A URL path.","type":"string"}},"required":["href"],"type":"object"}},"required":["self"],"type":"object"},"created_at":{"format":"date-time","type":"string"},"currency":{"description":"ISO 4217 code; EUR when not given on create. `x-extensible-enum` lists common codes (for client autocompletion); any ISO 4217 code is accepted.","pattern":"^[A-Z]{3}$","type":"string","x-extensible-enum":["EUR","USD","GBP","CHF","JPY","CAD","AUD","SEK","NOK","DKK","PLN"]},"discount":{"oneOf":[{"additionalProperties":false,"properties":{"code":{"maxLength":32,"minLength":1,"pattern":"^[^\\u0000]*$","type":"string"},"percent":{"maximum":100,"minimum":0,"type":"integer"}},"required":["code","percent"],"type":"object"},{"type":"null"}]},"id":{"minimum":1,"type":"integer"},"items":{"items":{"additionalProperties":false,"properties":{"quantity":{"maximum":100000,"minimum":1,"type":"integer"},"sku":{"maxLength":64,"minLength":1,"pattern":"^[^\\u0000]*$","type":"string"},"unit_price_cents":{"maximum":100000000,"minimum":0,"type":"integer"}},"required":["sku","quantity","unit_price_cents"],"type":"object"},"type":"array"},"note":{"maxLength":500,"pattern":"^[^\\u0000]*$","type":["string","null"]},"status":{"description":"Open set: pending, paid, shipped, delivered, cancelled today; clients must accept unknown values. Transitions: pending->paid->shipped->delivered, pending|paid->cancelled.","examples":["pending","paid","shipped","delivered","cancelled"],"maxLength":32,"minLength":1,"pattern":"^[a-z_]+$","type":"string","x-extensible-enum":["pending","paid","shipped","delivered","cancelled"]},"total_cents":{"description":"Sum of quantity x unit_price_cents, less the discount percent, rounded half up. Derived, never written.","minimum":0,"type":"integer"},"updated_at":{"format":"date-time","type":"string"}},"required":["id","status","items","total_cents","currency","discount","note","created_at","updated_at","_links"],"type":"object"},"seq":{"minimum":1,"type":"integer"},"status":{"description":"The order's status after the write (open set; accept unknown values).","type":"string"},"type":{"enum":["order.created","order.updated","order.cancelled"],"type":"string"}},"required":["type","channel","seq","status","order"],"type":"object"};
 function validate_validateClientMessage(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
@@ -656,7 +657,7 @@ vErrors.push(err17);
 errors++;
 }
 for(const key1 in data1){
-if(!(func_191f75b3.call(schema_17e327c3.properties.order.properties, key1))){
+if(!(func_191f75b3.call(schema_e584dd8d.properties.order.properties, key1))){
 const err18 = {instancePath:instancePath+"/order",schemaPath:"#/properties/order/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err18];
@@ -914,9 +915,8 @@ vErrors.push(err38);
 }
 errors++;
 }
-}
-else {
-const err39 = {instancePath:instancePath+"/order/discount/code",schemaPath:"#/properties/order/properties/discount/oneOf/0/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern_5262ac7e.test(data10)){
+const err39 = {instancePath:instancePath+"/order/discount/code",schemaPath:"#/properties/order/properties/discount/oneOf/0/properties/code/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000]*$"},message:"must match pattern \""+"^[^\\u0000]*$"+"\""};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -926,10 +926,8 @@ vErrors.push(err39);
 errors++;
 }
 }
-if(data9.percent !== undefined){
-let data11 = data9.percent;
-if(!((typeof data11 == "number") && (!(data11 % 1) && !isNaN(data11)))){
-const err40 = {instancePath:instancePath+"/order/discount/percent",schemaPath:"#/properties/order/properties/discount/oneOf/0/properties/percent/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+else {
+const err40 = {instancePath:instancePath+"/order/discount/code",schemaPath:"#/properties/order/properties/discount/oneOf/0/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -938,9 +936,11 @@ vErrors.push(err40);
 }
 errors++;
 }
-if(typeof data11 == "number"){
-if(data11 > 100 || isNaN(data11)){
-const err41 = {instancePath:instancePath+"/order/discount/percent",schemaPath:"#/properties/order/properties/discount/oneOf/0/properties/percent/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"};
+}
+if(data9.percent !== undefined){
+let data11 = data9.percent;
+if(!((typeof data11 == "number") && (!(data11 % 1) && !isNaN(data11)))){
+const err41 = {instancePath:instancePath+"/order/discount/percent",schemaPath:"#/properties/order/properties/discount/oneOf/0/properties/percent/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -949,8 +949,9 @@ vErrors.push(err41);
 }
 errors++;
 }
-if(data11 < 0 || isNaN(data11)){
-const err42 = {instancePath:instancePath+"/order/discount/percent",schemaPath:"#/properties/order/properties/discount/oneOf/0/properties/percent/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(typeof data11 == "number"){
+if(data11 > 100 || isNaN(data11)){
+const err42 = {instancePath:instancePath+"/order/discount/percent",schemaPath:"#/properties/order/properties/discount/oneOf/0/properties/percent/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -959,16 +960,26 @@ vErrors.push(err42);
 }
 errors++;
 }
-}
-}
-}
-else {
-const err43 = {instancePath:instancePath+"/order/discount",schemaPath:"#/properties/order/properties/discount/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data11 < 0 || isNaN(data11)){
+const err43 = {instancePath:instancePath+"/order/discount/percent",schemaPath:"#/properties/order/properties/discount/oneOf/0/properties/percent/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err43];
 }
 else {
 vErrors.push(err43);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err44 = {instancePath:instancePath+"/order/discount",schemaPath:"#/properties/order/properties/discount/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err44];
+}
+else {
+vErrors.push(err44);
 }
 errors++;
 }
@@ -979,12 +990,12 @@ passing0 = 0;
 }
 const _errs33 = errors;
 if(data9 !== null){
-const err44 = {instancePath:instancePath+"/order/discount",schemaPath:"#/properties/order/properties/discount/oneOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+const err45 = {instancePath:instancePath+"/order/discount",schemaPath:"#/properties/order/properties/discount/oneOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
-vErrors = [err44];
+vErrors = [err45];
 }
 else {
-vErrors.push(err44);
+vErrors.push(err45);
 }
 errors++;
 }
@@ -1000,12 +1011,12 @@ passing0 = 1;
 }
 }
 if(!valid5){
-const err45 = {instancePath:instancePath+"/order/discount",schemaPath:"#/properties/order/properties/discount/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
+const err46 = {instancePath:instancePath+"/order/discount",schemaPath:"#/properties/order/properties/discount/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
 if(vErrors === null){
-vErrors = [err45];
+vErrors = [err46];
 }
 else {
-vErrors.push(err45);
+vErrors.push(err46);
 }
 errors++;
 }
@@ -1024,23 +1035,23 @@ vErrors = null;
 if(data1.id !== undefined){
 let data12 = data1.id;
 if(!((typeof data12 == "number") && (!(data12 % 1) && !isNaN(data12)))){
-const err46 = {instancePath:instancePath+"/order/id",schemaPath:"#/properties/order/properties/id/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err46];
-}
-else {
-vErrors.push(err46);
-}
-errors++;
-}
-if(typeof data12 == "number"){
-if(data12 < 1 || isNaN(data12)){
-const err47 = {instancePath:instancePath+"/order/id",schemaPath:"#/properties/order/properties/id/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+const err47 = {instancePath:instancePath+"/order/id",schemaPath:"#/properties/order/properties/id/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err47];
 }
 else {
 vErrors.push(err47);
+}
+errors++;
+}
+if(typeof data12 == "number"){
+if(data12 < 1 || isNaN(data12)){
+const err48 = {instancePath:instancePath+"/order/id",schemaPath:"#/properties/order/properties/id/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err48];
+}
+else {
+vErrors.push(err48);
 }
 errors++;
 }
@@ -1054,17 +1065,7 @@ for(let i0=0; i0<len0; i0++){
 let data14 = data13[i0];
 if(data14 && typeof data14 == "object" && !Array.isArray(data14)){
 if(data14.sku === undefined){
-const err48 = {instancePath:instancePath+"/order/items/" + i0,schemaPath:"#/properties/order/properties/items/items/required",keyword:"required",params:{missingProperty: "sku"},message:"must have required property '"+"sku"+"'"};
-if(vErrors === null){
-vErrors = [err48];
-}
-else {
-vErrors.push(err48);
-}
-errors++;
-}
-if(data14.quantity === undefined){
-const err49 = {instancePath:instancePath+"/order/items/" + i0,schemaPath:"#/properties/order/properties/items/items/required",keyword:"required",params:{missingProperty: "quantity"},message:"must have required property '"+"quantity"+"'"};
+const err49 = {instancePath:instancePath+"/order/items/" + i0,schemaPath:"#/properties/order/properties/items/items/required",keyword:"required",params:{missingProperty: "sku"},message:"must have required property '"+"sku"+"'"};
 if(vErrors === null){
 vErrors = [err49];
 }
@@ -1073,8 +1074,8 @@ vErrors.push(err49);
 }
 errors++;
 }
-if(data14.unit_price_cents === undefined){
-const err50 = {instancePath:instancePath+"/order/items/" + i0,schemaPath:"#/properties/order/properties/items/items/required",keyword:"required",params:{missingProperty: "unit_price_cents"},message:"must have required property '"+"unit_price_cents"+"'"};
+if(data14.quantity === undefined){
+const err50 = {instancePath:instancePath+"/order/items/" + i0,schemaPath:"#/properties/order/properties/items/items/required",keyword:"required",params:{missingProperty: "quantity"},message:"must have required property '"+"quantity"+"'"};
 if(vErrors === null){
 vErrors = [err50];
 }
@@ -1083,9 +1084,8 @@ vErrors.push(err50);
 }
 errors++;
 }
-for(const key6 in data14){
-if(!(((key6 === "quantity") || (key6 === "sku")) || (key6 === "unit_price_cents"))){
-const err51 = {instancePath:instancePath+"/order/items/" + i0,schemaPath:"#/properties/order/properties/items/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties"};
+if(data14.unit_price_cents === undefined){
+const err51 = {instancePath:instancePath+"/order/items/" + i0,schemaPath:"#/properties/order/properties/items/items/required",keyword:"required",params:{missingProperty: "unit_price_cents"},message:"must have required property '"+"unit_price_cents"+"'"};
 if(vErrors === null){
 vErrors = [err51];
 }
@@ -1094,11 +1094,9 @@ vErrors.push(err51);
 }
 errors++;
 }
-}
-if(data14.quantity !== undefined){
-let data15 = data14.quantity;
-if(!((typeof data15 == "number") && (!(data15 % 1) && !isNaN(data15)))){
-const err52 = {instancePath:instancePath+"/order/items/" + i0+"/quantity",schemaPath:"#/properties/order/properties/items/items/properties/quantity/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+for(const key6 in data14){
+if(!(((key6 === "quantity") || (key6 === "sku")) || (key6 === "unit_price_cents"))){
+const err52 = {instancePath:instancePath+"/order/items/" + i0,schemaPath:"#/properties/order/properties/items/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err52];
 }
@@ -1107,9 +1105,11 @@ vErrors.push(err52);
 }
 errors++;
 }
-if(typeof data15 == "number"){
-if(data15 > 100000 || isNaN(data15)){
-const err53 = {instancePath:instancePath+"/order/items/" + i0+"/quantity",schemaPath:"#/properties/order/properties/items/items/properties/quantity/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000},message:"must be <= 100000"};
+}
+if(data14.quantity !== undefined){
+let data15 = data14.quantity;
+if(!((typeof data15 == "number") && (!(data15 % 1) && !isNaN(data15)))){
+const err53 = {instancePath:instancePath+"/order/items/" + i0+"/quantity",schemaPath:"#/properties/order/properties/items/items/properties/quantity/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err53];
 }
@@ -1118,13 +1118,24 @@ vErrors.push(err53);
 }
 errors++;
 }
-if(data15 < 1 || isNaN(data15)){
-const err54 = {instancePath:instancePath+"/order/items/" + i0+"/quantity",schemaPath:"#/properties/order/properties/items/items/properties/quantity/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(typeof data15 == "number"){
+if(data15 > 100000 || isNaN(data15)){
+const err54 = {instancePath:instancePath+"/order/items/" + i0+"/quantity",schemaPath:"#/properties/order/properties/items/items/properties/quantity/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000},message:"must be <= 100000"};
 if(vErrors === null){
 vErrors = [err54];
 }
 else {
 vErrors.push(err54);
+}
+errors++;
+}
+if(data15 < 1 || isNaN(data15)){
+const err55 = {instancePath:instancePath+"/order/items/" + i0+"/quantity",schemaPath:"#/properties/order/properties/items/items/properties/quantity/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err55];
+}
+else {
+vErrors.push(err55);
 }
 errors++;
 }
@@ -1134,17 +1145,7 @@ if(data14.sku !== undefined){
 let data16 = data14.sku;
 if(typeof data16 === "string"){
 if(func_7a031813(data16) > 64){
-const err55 = {instancePath:instancePath+"/order/items/" + i0+"/sku",schemaPath:"#/properties/order/properties/items/items/properties/sku/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
-if(vErrors === null){
-vErrors = [err55];
-}
-else {
-vErrors.push(err55);
-}
-errors++;
-}
-if(func_7a031813(data16) < 1){
-const err56 = {instancePath:instancePath+"/order/items/" + i0+"/sku",schemaPath:"#/properties/order/properties/items/items/properties/sku/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+const err56 = {instancePath:instancePath+"/order/items/" + i0+"/sku",schemaPath:"#/properties/order/properties/items/items/properties/sku/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
 if(vErrors === null){
 vErrors = [err56];
 }
@@ -1153,9 +1154,8 @@ vErrors.push(err56);
 }
 errors++;
 }
-}
-else {
-const err57 = {instancePath:instancePath+"/order/items/" + i0+"/sku",schemaPath:"#/properties/order/properties/items/items/properties/sku/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(func_7a031813(data16) < 1){
+const err57 = {instancePath:instancePath+"/order/items/" + i0+"/sku",schemaPath:"#/properties/order/properties/items/items/properties/sku/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err57];
 }
@@ -1164,11 +1164,8 @@ vErrors.push(err57);
 }
 errors++;
 }
-}
-if(data14.unit_price_cents !== undefined){
-let data17 = data14.unit_price_cents;
-if(!((typeof data17 == "number") && (!(data17 % 1) && !isNaN(data17)))){
-const err58 = {instancePath:instancePath+"/order/items/" + i0+"/unit_price_cents",schemaPath:"#/properties/order/properties/items/items/properties/unit_price_cents/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(!pattern_5262ac7e.test(data16)){
+const err58 = {instancePath:instancePath+"/order/items/" + i0+"/sku",schemaPath:"#/properties/order/properties/items/items/properties/sku/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000]*$"},message:"must match pattern \""+"^[^\\u0000]*$"+"\""};
 if(vErrors === null){
 vErrors = [err58];
 }
@@ -1177,9 +1174,9 @@ vErrors.push(err58);
 }
 errors++;
 }
-if(typeof data17 == "number"){
-if(data17 > 100000000 || isNaN(data17)){
-const err59 = {instancePath:instancePath+"/order/items/" + i0+"/unit_price_cents",schemaPath:"#/properties/order/properties/items/items/properties/unit_price_cents/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000000},message:"must be <= 100000000"};
+}
+else {
+const err59 = {instancePath:instancePath+"/order/items/" + i0+"/sku",schemaPath:"#/properties/order/properties/items/items/properties/sku/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err59];
 }
@@ -1188,8 +1185,11 @@ vErrors.push(err59);
 }
 errors++;
 }
-if(data17 < 0 || isNaN(data17)){
-const err60 = {instancePath:instancePath+"/order/items/" + i0+"/unit_price_cents",schemaPath:"#/properties/order/properties/items/items/properties/unit_price_cents/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+if(data14.unit_price_cents !== undefined){
+let data17 = data14.unit_price_cents;
+if(!((typeof data17 == "number") && (!(data17 % 1) && !isNaN(data17)))){
+const err60 = {instancePath:instancePath+"/order/items/" + i0+"/unit_price_cents",schemaPath:"#/properties/order/properties/items/items/properties/unit_price_cents/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err60];
 }
@@ -1198,11 +1198,9 @@ vErrors.push(err60);
 }
 errors++;
 }
-}
-}
-}
-else {
-const err61 = {instancePath:instancePath+"/order/items/" + i0,schemaPath:"#/properties/order/properties/items/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(typeof data17 == "number"){
+if(data17 > 100000000 || isNaN(data17)){
+const err61 = {instancePath:instancePath+"/order/items/" + i0+"/unit_price_cents",schemaPath:"#/properties/order/properties/items/items/properties/unit_price_cents/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000000},message:"must be <= 100000000"};
 if(vErrors === null){
 vErrors = [err61];
 }
@@ -1211,10 +1209,8 @@ vErrors.push(err61);
 }
 errors++;
 }
-}
-}
-else {
-const err62 = {instancePath:instancePath+"/order/items",schemaPath:"#/properties/order/properties/items/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data17 < 0 || isNaN(data17)){
+const err62 = {instancePath:instancePath+"/order/items/" + i0+"/unit_price_cents",schemaPath:"#/properties/order/properties/items/items/properties/unit_price_cents/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err62];
 }
@@ -1224,10 +1220,10 @@ vErrors.push(err62);
 errors++;
 }
 }
-if(data1.note !== undefined){
-let data18 = data1.note;
-if((typeof data18 !== "string") && (data18 !== null)){
-const err63 = {instancePath:instancePath+"/order/note",schemaPath:"#/properties/order/properties/note/type",keyword:"type",params:{type: schema_17e327c3.properties.order.properties.note.type},message:"must be string,null"};
+}
+}
+else {
+const err63 = {instancePath:instancePath+"/order/items/" + i0,schemaPath:"#/properties/order/properties/items/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err63];
 }
@@ -1236,9 +1232,10 @@ vErrors.push(err63);
 }
 errors++;
 }
-if(typeof data18 === "string"){
-if(func_7a031813(data18) > 500){
-const err64 = {instancePath:instancePath+"/order/note",schemaPath:"#/properties/order/properties/note/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"};
+}
+}
+else {
+const err64 = {instancePath:instancePath+"/order/items",schemaPath:"#/properties/order/properties/items/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err64];
 }
@@ -1248,12 +1245,10 @@ vErrors.push(err64);
 errors++;
 }
 }
-}
-if(data1.status !== undefined){
-let data19 = data1.status;
-if(typeof data19 === "string"){
-if(func_7a031813(data19) > 32){
-const err65 = {instancePath:instancePath+"/order/status",schemaPath:"#/properties/order/properties/status/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
+if(data1.note !== undefined){
+let data18 = data1.note;
+if((typeof data18 !== "string") && (data18 !== null)){
+const err65 = {instancePath:instancePath+"/order/note",schemaPath:"#/properties/order/properties/note/type",keyword:"type",params:{type: schema_e584dd8d.properties.order.properties.note.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err65];
 }
@@ -1262,8 +1257,9 @@ vErrors.push(err65);
 }
 errors++;
 }
-if(func_7a031813(data19) < 1){
-const err66 = {instancePath:instancePath+"/order/status",schemaPath:"#/properties/order/properties/status/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(typeof data18 === "string"){
+if(func_7a031813(data18) > 500){
+const err66 = {instancePath:instancePath+"/order/note",schemaPath:"#/properties/order/properties/note/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"};
 if(vErrors === null){
 vErrors = [err66];
 }
@@ -1272,8 +1268,8 @@ vErrors.push(err66);
 }
 errors++;
 }
-if(!pattern_5d8f3426.test(data19)){
-const err67 = {instancePath:instancePath+"/order/status",schemaPath:"#/properties/order/properties/status/pattern",keyword:"pattern",params:{pattern: "^[a-z_]+$"},message:"must match pattern \""+"^[a-z_]+$"+"\""};
+if(!pattern_5262ac7e.test(data18)){
+const err67 = {instancePath:instancePath+"/order/note",schemaPath:"#/properties/order/properties/note/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000]*$"},message:"must match pattern \""+"^[^\\u0000]*$"+"\""};
 if(vErrors === null){
 vErrors = [err67];
 }
@@ -1283,8 +1279,12 @@ vErrors.push(err67);
 errors++;
 }
 }
-else {
-const err68 = {instancePath:instancePath+"/order/status",schemaPath:"#/properties/order/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+if(data1.status !== undefined){
+let data19 = data1.status;
+if(typeof data19 === "string"){
+if(func_7a031813(data19) > 32){
+const err68 = {instancePath:instancePath+"/order/status",schemaPath:"#/properties/order/properties/status/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
 if(vErrors === null){
 vErrors = [err68];
 }
@@ -1293,11 +1293,8 @@ vErrors.push(err68);
 }
 errors++;
 }
-}
-if(data1.total_cents !== undefined){
-let data20 = data1.total_cents;
-if(!((typeof data20 == "number") && (!(data20 % 1) && !isNaN(data20)))){
-const err69 = {instancePath:instancePath+"/order/total_cents",schemaPath:"#/properties/order/properties/total_cents/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(func_7a031813(data19) < 1){
+const err69 = {instancePath:instancePath+"/order/status",schemaPath:"#/properties/order/properties/status/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err69];
 }
@@ -1306,9 +1303,8 @@ vErrors.push(err69);
 }
 errors++;
 }
-if(typeof data20 == "number"){
-if(data20 < 0 || isNaN(data20)){
-const err70 = {instancePath:instancePath+"/order/total_cents",schemaPath:"#/properties/order/properties/total_cents/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(!pattern_5d8f3426.test(data19)){
+const err70 = {instancePath:instancePath+"/order/status",schemaPath:"#/properties/order/properties/status/pattern",keyword:"pattern",params:{pattern: "^[a-z_]+$"},message:"must match pattern \""+"^[a-z_]+$"+"\""};
 if(vErrors === null){
 vErrors = [err70];
 }
@@ -1318,12 +1314,8 @@ vErrors.push(err70);
 errors++;
 }
 }
-}
-if(data1.updated_at !== undefined){
-let data21 = data1.updated_at;
-if(typeof data21 === "string"){
-if(!(formats_37d7ec70.validate(data21))){
-const err71 = {instancePath:instancePath+"/order/updated_at",schemaPath:"#/properties/order/properties/updated_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+else {
+const err71 = {instancePath:instancePath+"/order/status",schemaPath:"#/properties/order/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err71];
 }
@@ -1333,8 +1325,10 @@ vErrors.push(err71);
 errors++;
 }
 }
-else {
-const err72 = {instancePath:instancePath+"/order/updated_at",schemaPath:"#/properties/order/properties/updated_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data1.total_cents !== undefined){
+let data20 = data1.total_cents;
+if(!((typeof data20 == "number") && (!(data20 % 1) && !isNaN(data20)))){
+const err72 = {instancePath:instancePath+"/order/total_cents",schemaPath:"#/properties/order/properties/total_cents/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err72];
 }
@@ -1343,10 +1337,9 @@ vErrors.push(err72);
 }
 errors++;
 }
-}
-}
-else {
-const err73 = {instancePath:instancePath+"/order",schemaPath:"#/properties/order/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(typeof data20 == "number"){
+if(data20 < 0 || isNaN(data20)){
+const err73 = {instancePath:instancePath+"/order/total_cents",schemaPath:"#/properties/order/properties/total_cents/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err73];
 }
@@ -1356,10 +1349,12 @@ vErrors.push(err73);
 errors++;
 }
 }
-if(data.seq !== undefined){
-let data22 = data.seq;
-if(!((typeof data22 == "number") && (!(data22 % 1) && !isNaN(data22)))){
-const err74 = {instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+}
+if(data1.updated_at !== undefined){
+let data21 = data1.updated_at;
+if(typeof data21 === "string"){
+if(!(formats_37d7ec70.validate(data21))){
+const err74 = {instancePath:instancePath+"/order/updated_at",schemaPath:"#/properties/order/properties/updated_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err74];
 }
@@ -1368,9 +1363,9 @@ vErrors.push(err74);
 }
 errors++;
 }
-if(typeof data22 == "number"){
-if(data22 < 1 || isNaN(data22)){
-const err75 = {instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+else {
+const err75 = {instancePath:instancePath+"/order/updated_at",schemaPath:"#/properties/order/properties/updated_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err75];
 }
@@ -1381,9 +1376,8 @@ errors++;
 }
 }
 }
-if(data.status !== undefined){
-if(typeof data.status !== "string"){
-const err76 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err76 = {instancePath:instancePath+"/order",schemaPath:"#/properties/order/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err76];
 }
@@ -1393,10 +1387,10 @@ vErrors.push(err76);
 errors++;
 }
 }
-if(data.type !== undefined){
-let data24 = data.type;
-if(typeof data24 !== "string"){
-const err77 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.seq !== undefined){
+let data22 = data.seq;
+if(!((typeof data22 == "number") && (!(data22 % 1) && !isNaN(data22)))){
+const err77 = {instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err77];
 }
@@ -1405,8 +1399,9 @@ vErrors.push(err77);
 }
 errors++;
 }
-if(!(((data24 === "order.created") || (data24 === "order.updated")) || (data24 === "order.cancelled"))){
-const err78 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema_17e327c3.properties.type.enum},message:"must be equal to one of the allowed values"};
+if(typeof data22 == "number"){
+if(data22 < 1 || isNaN(data22)){
+const err78 = {instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err78];
 }
@@ -1417,13 +1412,49 @@ errors++;
 }
 }
 }
-else {
-const err79 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.status !== undefined){
+if(typeof data.status !== "string"){
+const err79 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err79];
 }
 else {
 vErrors.push(err79);
+}
+errors++;
+}
+}
+if(data.type !== undefined){
+let data24 = data.type;
+if(typeof data24 !== "string"){
+const err80 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err80];
+}
+else {
+vErrors.push(err80);
+}
+errors++;
+}
+if(!(((data24 === "order.created") || (data24 === "order.updated")) || (data24 === "order.cancelled"))){
+const err81 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema_e584dd8d.properties.type.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err81];
+}
+else {
+vErrors.push(err81);
+}
+errors++;
+}
+}
+}
+else {
+const err82 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err82];
+}
+else {
+vErrors.push(err82);
 }
 errors++;
 }

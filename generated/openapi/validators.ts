@@ -30,47 +30,48 @@ const formats_1caf64dc = /^(?:[a-z][a-z0-9+\-.]*:)?(?:\/?\/(?:(?:[a-z0-9\-._~!$&
 const formats_37d7ec70 = require("ajv-formats/dist/formats").fullFormats["date-time"];
 const func_191f75b3 = Object.prototype.hasOwnProperty;
 const func_7a031813 = require("ajv/dist/runtime/ucs2length").default;
+const pattern_5262ac7e = new RegExp("^[^\\u0000]*$", "u");
 const pattern_5d8f3426 = new RegExp("^[a-z_]+$", "u");
 const pattern_8f96cb0b = new RegExp("^[A-Z]{3}$", "u");
-const schema_04d97063 = {"type":"object","additionalProperties":false,"required":["code","percent"],"properties":{"code":{"type":"string","minLength":1,"maxLength":32},"percent":{"type":"integer","minimum":0,"maximum":100}}};
 const schema_07c81ea9 = {"anyOf":[{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/OrderListV1"},{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/OrderListV2"}]};
-const schema_0ca1cb2c = {"type":"object","additionalProperties":false,"properties":{"items":{"type":"array","maxItems":100,"items":{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/OrderItem"}},"currency":{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/Currency"},"note":{"type":["string","null"],"maxLength":500},"discount":{"oneOf":[{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/DiscountPatch"},{"type":"null"}]},"status":{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/OrderStatus"}},"description":"RFC 7396 merge patch: present members replace, `null` removes (`note`, discount); `items`, `currency` and `status` cannot be removed."};
 const schema_105879f0 = {"type":"object","description":"`self`, and `cancel` while the order can be cancelled (pending, paid).","additionalProperties":false,"required":["self"],"properties":{"self":{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/Link"},"cancel":{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/Link"}}};
 const schema_108351a2 = {"type":"object","additionalProperties":true,"description":"The OpenAPI document (the same as `/openapi.yaml`)."};
 const schema_1119d0dd = {"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/OrderListV1"};
+const schema_136e1fdc = {"type":"object","additionalProperties":false,"required":["id","status","items","total_cents","currency","discount_code","note","created_at","updated_at","_links"],"properties":{"id":{"type":"integer","minimum":1},"status":{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/OrderStatus"},"items":{"type":"array","items":{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/OrderItem"}},"total_cents":{"type":"integer","minimum":0,"description":"Sum of quantity x unit_price_cents, less the discount percent, rounded half up. Derived, never written."},"currency":{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/Currency"},"discount_code":{"type":["string","null"],"deprecated":true,"description":"Deprecated: use `discount` (version 2). Sunset 2027-06-30. Read volume is counted per account by the operators."},"note":{"type":["string","null"],"maxLength":500,"pattern":"^[^\\u0000]*$"},"created_at":{"type":"string","format":"date-time"},"updated_at":{"type":"string","format":"date-time"},"_links":{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/OrderLinks"}}};
 const schema_14a64f5d = {"type":"object","additionalProperties":false,"required":["href"],"properties":{"href":{"type":"string","description":"A URL path."}}};
-const schema_172a4376 = {"type":"object","additionalProperties":false,"properties":{"items":{"type":"array","maxItems":100,"items":{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/OrderItem"}},"currency":{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/Currency"},"note":{"type":["string","null"],"maxLength":500},"discount":{"oneOf":[{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/Discount"},{"type":"null"}]}}};
+const schema_16aa152e = {"type":"object","additionalProperties":false,"required":["code","percent"],"properties":{"code":{"type":"string","minLength":1,"maxLength":32,"pattern":"^[^\\u0000]*$"},"percent":{"type":"integer","minimum":0,"maximum":100}}};
 const schema_1cc45615 = {"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/OrderCreateV1"};
+const schema_21949f8c = {"type":"object","additionalProperties":false,"required":["sku","quantity","unit_price_cents"],"properties":{"sku":{"type":"string","minLength":1,"maxLength":64,"pattern":"^[^\\u0000]*$"},"quantity":{"type":"integer","minimum":1,"maximum":100000},"unit_price_cents":{"type":"integer","minimum":0,"maximum":100000000}}};
 const schema_2221b0c6 = {"type":"object","additionalProperties":false,"required":["status"],"properties":{"status":{"type":"string","const":"ok"}}};
 const schema_22d9454d = {"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/OrderListV2"};
 const schema_292ce903 = {"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/Problem"};
-const schema_2bd1cad8 = {"type":"object","additionalProperties":false,"required":["id","status","items","total_cents","currency","discount_code","note","created_at","updated_at","_links"],"properties":{"id":{"type":"integer","minimum":1},"status":{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/OrderStatus"},"items":{"type":"array","items":{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/OrderItem"}},"total_cents":{"type":"integer","minimum":0,"description":"Sum of quantity x unit_price_cents, less the discount percent, rounded half up. Derived, never written."},"currency":{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/Currency"},"discount_code":{"type":["string","null"],"deprecated":true,"description":"Deprecated: use `discount` (version 2). Sunset 2027-06-30. Read volume is counted per account by the operators."},"note":{"type":["string","null"],"maxLength":500},"created_at":{"type":"string","format":"date-time"},"updated_at":{"type":"string","format":"date-time"},"_links":{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/OrderLinks"}}};
-const schema_2f9cf247 = {"type":"object","additionalProperties":false,"properties":{"items":{"type":"array","maxItems":100,"items":{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/OrderItem"}},"currency":{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/Currency"},"note":{"type":["string","null"],"maxLength":500},"discount_code":{"type":["string","null"],"minLength":1,"maxLength":32,"deprecated":true},"status":{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/OrderStatus"}},"required":["status","items","currency","discount_code","note"]};
 const schema_3f48571f = {"type":"object","additionalProperties":false,"required":["status","checks"],"properties":{"status":{"type":"string","enum":["ready","not_ready"]},"checks":{"type":"object","additionalProperties":{"type":"boolean"}}}};
-const schema_45ffe4a3 = {"type":"object","additionalProperties":false,"properties":{"items":{"type":"array","maxItems":100,"items":{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/OrderItem"}},"currency":{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/Currency"},"note":{"type":["string","null"],"maxLength":500},"discount_code":{"type":["string","null"],"minLength":1,"maxLength":32,"deprecated":true},"status":{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/OrderStatus"}},"description":"RFC 7396 merge patch: present members replace, `null` removes (`note`, discount); `items`, `currency` and `status` cannot be removed."};
 const schema_466d92e9 = {"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/OrderCreateV2"};
 const schema_468cfffd = {"anyOf":[{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/OrderCreateV1"},{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/OrderCreateV2"}]};
 const schema_49d63f04 = {"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/Health"};
 const schema_51bb1af0 = {"anyOf":[{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/OrderReplaceV1"},{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/OrderReplaceV2"}]};
 const schema_655369e8 = {"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/OrderReplaceV2"};
-const schema_73a14754 = {"type":"object","additionalProperties":false,"properties":{"items":{"type":"array","maxItems":100,"items":{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/OrderItem"}},"currency":{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/Currency"},"note":{"type":["string","null"],"maxLength":500},"discount_code":{"type":["string","null"],"minLength":1,"maxLength":32,"deprecated":true}}};
-const schema_754c6f28 = {"type":"object","additionalProperties":false,"required":["id","status","items","total_cents","currency","discount","note","created_at","updated_at","_links"],"properties":{"id":{"type":"integer","minimum":1},"status":{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/OrderStatus"},"items":{"type":"array","items":{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/OrderItem"}},"total_cents":{"type":"integer","minimum":0,"description":"Sum of quantity x unit_price_cents, less the discount percent, rounded half up. Derived, never written."},"currency":{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/Currency"},"discount":{"oneOf":[{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/Discount"},{"type":"null"}]},"note":{"type":["string","null"],"maxLength":500},"created_at":{"type":"string","format":"date-time"},"updated_at":{"type":"string","format":"date-time"},"_links":{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/OrderLinks"}}};
 const schema_7e4c5f9d = {"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/OrderV1"};
 const schema_7f4f691d = {"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/Ready"};
-const schema_8519c7cc = {"type":"object","additionalProperties":false,"properties":{"code":{"type":"string","minLength":1,"maxLength":32},"percent":{"type":"integer","minimum":0,"maximum":100}},"description":"Merged into the current discount; creating a discount needs both members."};
 const schema_91368953 = {"type":"object","additionalProperties":false,"required":["orders","_links"],"properties":{"orders":{"type":"array","items":{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/OrderV1"}},"_links":{"type":"object","description":"`self`, and `next` only when more orders exist.","additionalProperties":false,"required":["self"],"properties":{"self":{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/Link"},"next":{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/Link"}}}}};
 const schema_934bebd0 = {"oneOf":[{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/OrderV1"},{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/OrderV2"}]};
+const schema_954c0d16 = {"type":"object","additionalProperties":false,"properties":{"code":{"type":"string","minLength":1,"maxLength":32,"pattern":"^[^\\u0000]*$"},"percent":{"type":"integer","minimum":0,"maximum":100}},"description":"Merged into the current discount; creating a discount needs both members."};
 const schema_a9bf41d8 = {"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/OrderReplaceV1"};
+const schema_aafd0795 = {"type":"object","additionalProperties":false,"properties":{"items":{"type":"array","maxItems":100,"items":{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/OrderItem"}},"currency":{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/Currency"},"note":{"type":["string","null"],"maxLength":500,"pattern":"^[^\\u0000]*$"},"discount_code":{"type":["string","null"],"minLength":1,"maxLength":32,"pattern":"^[^\\u0000]*$","deprecated":true},"status":{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/OrderStatus"}},"description":"RFC 7396 merge patch: present members replace, `null` removes (`note`, discount); `items`, `currency` and `status` cannot be removed."};
 const schema_afae9fef = {"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/OrderPatchV2"};
 const schema_b3cc6b22 = {"type":"object","additionalProperties":false,"required":["orders","_links"],"properties":{"orders":{"type":"array","items":{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/OrderV2"}},"_links":{"type":"object","description":"`self`, and `next` only when more orders exist.","additionalProperties":false,"required":["self"],"properties":{"self":{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/Link"},"next":{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/Link"}}}}};
 const schema_b5ba9329 = {"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/OrderPatchV1"};
+const schema_bb3b5246 = {"type":"object","additionalProperties":false,"properties":{"items":{"type":"array","maxItems":100,"items":{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/OrderItem"}},"currency":{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/Currency"},"note":{"type":["string","null"],"maxLength":500,"pattern":"^[^\\u0000]*$"},"discount_code":{"type":["string","null"],"minLength":1,"maxLength":32,"pattern":"^[^\\u0000]*$","deprecated":true}}};
 const schema_c1aedc6e = {"type":"object","required":["type","title","status","code"],"description":"RFC 9457 problem details; extension members may be added.","properties":{"type":{"type":"string","format":"uri-reference"},"title":{"type":"string"},"status":{"type":"integer","minimum":400,"maximum":599},"detail":{"type":"string"},"instance":{"type":"string"},"code":{"type":"string","description":"Stable machine-readable code, e.g. NOT_FOUND, PRECONDITION_FAILED. The codes sent today are listed in `x-extensible-enum`; clients must accept codes added later.","x-extensible-enum":["BAD_REQUEST","VALIDATION_FAILED","BAD_CURSOR","UNAUTHORIZED","NOT_FOUND","METHOD_NOT_ALLOWED","NOT_ACCEPTABLE","CONFLICT","IDEMPOTENCY_KEY_IN_USE","PRECONDITION_FAILED","PAYLOAD_TOO_LARGE","UNSUPPORTED_MEDIA_TYPE","IDEMPOTENCY_KEY_REUSED","PRECONDITION_REQUIRED","RATE_LIMITED","SERVICE_UNAVAILABLE","INTERNAL"]},"errors":{"type":"array","items":{"type":"object","required":["message"],"properties":{"pointer":{"type":"string","description":"JSON pointer of the offending member (`/colour` for a member that must not be there, `/items/0/sku` for a missing one), or `header:<name>` / `query:<name>` / `path:<name>`."},"rule":{"type":"string","description":"The rule it breaks: the JSON Schema keyword (`additionalProperties`, `required`, `type`, `minimum`, ...) or, for a parameter, `integer` / `entity-tag`."},"message":{"type":"string"}}}}}};
+const schema_c22bfcd4 = {"type":"object","additionalProperties":false,"properties":{"items":{"type":"array","maxItems":100,"items":{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/OrderItem"}},"currency":{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/Currency"},"note":{"type":["string","null"],"maxLength":500,"pattern":"^[^\\u0000]*$"},"discount":{"oneOf":[{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/Discount"},{"type":"null"}]},"status":{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/OrderStatus"}},"required":["status","items","currency","discount","note"]};
 const schema_cafb4a86 = {"type":"string","pattern":"^[A-Z]{3}$","description":"ISO 4217 code; EUR when not given on create. `x-extensible-enum` lists common codes (for client autocompletion); any ISO 4217 code is accepted.","x-extensible-enum":["EUR","USD","GBP","CHF","JPY","CAD","AUD","SEK","NOK","DKK","PLN"]};
+const schema_cc331923 = {"type":"object","additionalProperties":false,"properties":{"items":{"type":"array","maxItems":100,"items":{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/OrderItem"}},"currency":{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/Currency"},"note":{"type":["string","null"],"maxLength":500,"pattern":"^[^\\u0000]*$"},"discount":{"oneOf":[{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/DiscountPatch"},{"type":"null"}]},"status":{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/OrderStatus"}},"description":"RFC 7396 merge patch: present members replace, `null` removes (`note`, discount); `items`, `currency` and `status` cannot be removed."};
+const schema_cf0e1810 = {"type":"object","additionalProperties":false,"required":["id","status","items","total_cents","currency","discount","note","created_at","updated_at","_links"],"properties":{"id":{"type":"integer","minimum":1},"status":{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/OrderStatus"},"items":{"type":"array","items":{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/OrderItem"}},"total_cents":{"type":"integer","minimum":0,"description":"Sum of quantity x unit_price_cents, less the discount percent, rounded half up. Derived, never written."},"currency":{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/Currency"},"discount":{"oneOf":[{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/Discount"},{"type":"null"}]},"note":{"type":["string","null"],"maxLength":500,"pattern":"^[^\\u0000]*$"},"created_at":{"type":"string","format":"date-time"},"updated_at":{"type":"string","format":"date-time"},"_links":{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/OrderLinks"}}};
 const schema_cf1e6813 = {"anyOf":[{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/OrderPatchV1"},{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/OrderPatchV2"}]};
-const schema_d7832f33 = {"type":"object","additionalProperties":false,"properties":{"items":{"type":"array","maxItems":100,"items":{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/OrderItem"}},"currency":{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/Currency"},"note":{"type":["string","null"],"maxLength":500},"discount":{"oneOf":[{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/Discount"},{"type":"null"}]},"status":{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/OrderStatus"}},"required":["status","items","currency","discount","note"]};
 const schema_dfecfb52 = {"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/OrderV2"};
+const schema_e26776e1 = {"type":"object","additionalProperties":false,"properties":{"items":{"type":"array","maxItems":100,"items":{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/OrderItem"}},"currency":{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/Currency"},"note":{"type":["string","null"],"maxLength":500,"pattern":"^[^\\u0000]*$"},"discount":{"oneOf":[{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/Discount"},{"type":"null"}]}}};
+const schema_e9ce5337 = {"type":"object","additionalProperties":false,"properties":{"items":{"type":"array","maxItems":100,"items":{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/OrderItem"}},"currency":{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/Currency"},"note":{"type":["string","null"],"maxLength":500,"pattern":"^[^\\u0000]*$"},"discount_code":{"type":["string","null"],"minLength":1,"maxLength":32,"pattern":"^[^\\u0000]*$","deprecated":true},"status":{"$ref":"https://orderline.invalid/contracts/openapi.json#/$defs/OrderStatus"}},"required":["status","items","currency","discount_code","note"]};
 const schema_fce2099c = {"type":"string","minLength":1,"maxLength":32,"pattern":"^[a-z_]+$","description":"Open set: pending, paid, shipped, delivered, cancelled today; clients must accept unknown values. Transitions: pending->paid->shipped->delivered, pending|paid->cancelled.","examples":["pending","paid","shipped","delivered","cancelled"],"x-extensible-enum":["pending","paid","shipped","delivered","cancelled"]};
-const schema_fee63ac6 = {"type":"object","additionalProperties":false,"required":["sku","quantity","unit_price_cents"],"properties":{"sku":{"type":"string","minLength":1,"maxLength":64},"quantity":{"type":"integer","minimum":1,"maximum":100000},"unit_price_cents":{"type":"integer","minimum":0,"maximum":100000000}}};
 function validate_Health(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
@@ -605,9 +606,8 @@ vErrors.push(err4);
 }
 errors++;
 }
-}
-else {
-const err5 = {instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern_5262ac7e.test(data0)){
+const err5 = {instancePath:instancePath+"/code",schemaPath:"#/properties/code/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000]*$"},message:"must match pattern \""+"^[^\\u0000]*$"+"\""};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -617,10 +617,8 @@ vErrors.push(err5);
 errors++;
 }
 }
-if(data.percent !== undefined){
-let data1 = data.percent;
-if(!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))){
-const err6 = {instancePath:instancePath+"/percent",schemaPath:"#/properties/percent/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+else {
+const err6 = {instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -629,9 +627,11 @@ vErrors.push(err6);
 }
 errors++;
 }
-if(typeof data1 == "number"){
-if(data1 > 100 || isNaN(data1)){
-const err7 = {instancePath:instancePath+"/percent",schemaPath:"#/properties/percent/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"};
+}
+if(data.percent !== undefined){
+let data1 = data.percent;
+if(!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))){
+const err7 = {instancePath:instancePath+"/percent",schemaPath:"#/properties/percent/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -640,8 +640,9 @@ vErrors.push(err7);
 }
 errors++;
 }
-if(data1 < 0 || isNaN(data1)){
-const err8 = {instancePath:instancePath+"/percent",schemaPath:"#/properties/percent/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(typeof data1 == "number"){
+if(data1 > 100 || isNaN(data1)){
+const err8 = {instancePath:instancePath+"/percent",schemaPath:"#/properties/percent/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -650,16 +651,26 @@ vErrors.push(err8);
 }
 errors++;
 }
-}
-}
-}
-else {
-const err9 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data1 < 0 || isNaN(data1)){
+const err9 = {instancePath:instancePath+"/percent",schemaPath:"#/properties/percent/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err9];
 }
 else {
 vErrors.push(err9);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err10 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
 }
 errors++;
 }
@@ -713,9 +724,8 @@ vErrors.push(err2);
 }
 errors++;
 }
-}
-else {
-const err3 = {instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern_5262ac7e.test(data0)){
+const err3 = {instancePath:instancePath+"/code",schemaPath:"#/properties/code/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000]*$"},message:"must match pattern \""+"^[^\\u0000]*$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -725,10 +735,8 @@ vErrors.push(err3);
 errors++;
 }
 }
-if(data.percent !== undefined){
-let data1 = data.percent;
-if(!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))){
-const err4 = {instancePath:instancePath+"/percent",schemaPath:"#/properties/percent/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+else {
+const err4 = {instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -737,9 +745,11 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(typeof data1 == "number"){
-if(data1 > 100 || isNaN(data1)){
-const err5 = {instancePath:instancePath+"/percent",schemaPath:"#/properties/percent/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"};
+}
+if(data.percent !== undefined){
+let data1 = data.percent;
+if(!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))){
+const err5 = {instancePath:instancePath+"/percent",schemaPath:"#/properties/percent/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -748,8 +758,9 @@ vErrors.push(err5);
 }
 errors++;
 }
-if(data1 < 0 || isNaN(data1)){
-const err6 = {instancePath:instancePath+"/percent",schemaPath:"#/properties/percent/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(typeof data1 == "number"){
+if(data1 > 100 || isNaN(data1)){
+const err6 = {instancePath:instancePath+"/percent",schemaPath:"#/properties/percent/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -758,16 +769,26 @@ vErrors.push(err6);
 }
 errors++;
 }
-}
-}
-}
-else {
-const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data1 < 0 || isNaN(data1)){
+const err7 = {instancePath:instancePath+"/percent",schemaPath:"#/properties/percent/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err7];
 }
 else {
 vErrors.push(err7);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
 }
 errors++;
 }
@@ -970,7 +991,7 @@ errors = vErrors.length;
 if(data.note !== undefined){
 let data3 = data.note;
 if((typeof data3 !== "string") && (data3 !== null)){
-const err3 = {instancePath:instancePath+"/note",schemaPath:"#/properties/note/type",keyword:"type",params:{type: schema_73a14754.properties.note.type},message:"must be string,null"};
+const err3 = {instancePath:instancePath+"/note",schemaPath:"#/properties/note/type",keyword:"type",params:{type: schema_bb3b5246.properties.note.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -990,12 +1011,8 @@ vErrors.push(err4);
 }
 errors++;
 }
-}
-}
-if(data.discount_code !== undefined){
-let data4 = data.discount_code;
-if((typeof data4 !== "string") && (data4 !== null)){
-const err5 = {instancePath:instancePath+"/discount_code",schemaPath:"#/properties/discount_code/type",keyword:"type",params:{type: schema_73a14754.properties.discount_code.type},message:"must be string,null"};
+if(!pattern_5262ac7e.test(data3)){
+const err5 = {instancePath:instancePath+"/note",schemaPath:"#/properties/note/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000]*$"},message:"must match pattern \""+"^[^\\u0000]*$"+"\""};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -1004,9 +1021,12 @@ vErrors.push(err5);
 }
 errors++;
 }
-if(typeof data4 === "string"){
-if(func_7a031813(data4) > 32){
-const err6 = {instancePath:instancePath+"/discount_code",schemaPath:"#/properties/discount_code/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
+}
+}
+if(data.discount_code !== undefined){
+let data4 = data.discount_code;
+if((typeof data4 !== "string") && (data4 !== null)){
+const err6 = {instancePath:instancePath+"/discount_code",schemaPath:"#/properties/discount_code/type",keyword:"type",params:{type: schema_bb3b5246.properties.discount_code.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -1015,8 +1035,9 @@ vErrors.push(err6);
 }
 errors++;
 }
-if(func_7a031813(data4) < 1){
-const err7 = {instancePath:instancePath+"/discount_code",schemaPath:"#/properties/discount_code/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(typeof data4 === "string"){
+if(func_7a031813(data4) > 32){
+const err7 = {instancePath:instancePath+"/discount_code",schemaPath:"#/properties/discount_code/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -1025,16 +1046,36 @@ vErrors.push(err7);
 }
 errors++;
 }
-}
-}
-}
-else {
-const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(func_7a031813(data4) < 1){
+const err8 = {instancePath:instancePath+"/discount_code",schemaPath:"#/properties/discount_code/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err8];
 }
 else {
 vErrors.push(err8);
+}
+errors++;
+}
+if(!pattern_5262ac7e.test(data4)){
+const err9 = {instancePath:instancePath+"/discount_code",schemaPath:"#/properties/discount_code/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000]*$"},message:"must match pattern \""+"^[^\\u0000]*$"+"\""};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err10 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
 }
 errors++;
 }
@@ -1106,7 +1147,7 @@ errors = vErrors.length;
 if(data.note !== undefined){
 let data3 = data.note;
 if((typeof data3 !== "string") && (data3 !== null)){
-const err3 = {instancePath:instancePath+"/note",schemaPath:"#/properties/note/type",keyword:"type",params:{type: schema_172a4376.properties.note.type},message:"must be string,null"};
+const err3 = {instancePath:instancePath+"/note",schemaPath:"#/properties/note/type",keyword:"type",params:{type: schema_e26776e1.properties.note.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -1123,6 +1164,16 @@ vErrors = [err4];
 }
 else {
 vErrors.push(err4);
+}
+errors++;
+}
+if(!pattern_5262ac7e.test(data3)){
+const err5 = {instancePath:instancePath+"/note",schemaPath:"#/properties/note/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000]*$"},message:"must match pattern \""+"^[^\\u0000]*$"+"\""};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
 }
 errors++;
 }
@@ -1145,12 +1196,12 @@ passing0 = 0;
 }
 const _errs11 = errors;
 if(data4 !== null){
-const err5 = {instancePath:instancePath+"/discount",schemaPath:"#/properties/discount/oneOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+const err6 = {instancePath:instancePath+"/discount",schemaPath:"#/properties/discount/oneOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
-vErrors = [err5];
+vErrors = [err6];
 }
 else {
-vErrors.push(err5);
+vErrors.push(err6);
 }
 errors++;
 }
@@ -1166,12 +1217,12 @@ passing0 = 1;
 }
 }
 if(!valid3){
-const err6 = {instancePath:instancePath+"/discount",schemaPath:"#/properties/discount/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
+const err7 = {instancePath:instancePath+"/discount",schemaPath:"#/properties/discount/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
 if(vErrors === null){
-vErrors = [err6];
+vErrors = [err7];
 }
 else {
-vErrors.push(err6);
+vErrors.push(err7);
 }
 errors++;
 }
@@ -1189,12 +1240,12 @@ vErrors = null;
 }
 }
 else {
-const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err7];
+vErrors = [err8];
 }
 else {
-vErrors.push(err7);
+vErrors.push(err8);
 }
 errors++;
 }
@@ -1278,9 +1329,8 @@ vErrors.push(err5);
 }
 errors++;
 }
-}
-else {
-const err6 = {instancePath:instancePath+"/sku",schemaPath:"#/properties/sku/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern_5262ac7e.test(data0)){
+const err6 = {instancePath:instancePath+"/sku",schemaPath:"#/properties/sku/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000]*$"},message:"must match pattern \""+"^[^\\u0000]*$"+"\""};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -1290,10 +1340,8 @@ vErrors.push(err6);
 errors++;
 }
 }
-if(data.quantity !== undefined){
-let data1 = data.quantity;
-if(!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))){
-const err7 = {instancePath:instancePath+"/quantity",schemaPath:"#/properties/quantity/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+else {
+const err7 = {instancePath:instancePath+"/sku",schemaPath:"#/properties/sku/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -1302,9 +1350,11 @@ vErrors.push(err7);
 }
 errors++;
 }
-if(typeof data1 == "number"){
-if(data1 > 100000 || isNaN(data1)){
-const err8 = {instancePath:instancePath+"/quantity",schemaPath:"#/properties/quantity/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000},message:"must be <= 100000"};
+}
+if(data.quantity !== undefined){
+let data1 = data.quantity;
+if(!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))){
+const err8 = {instancePath:instancePath+"/quantity",schemaPath:"#/properties/quantity/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -1313,8 +1363,9 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(data1 < 1 || isNaN(data1)){
-const err9 = {instancePath:instancePath+"/quantity",schemaPath:"#/properties/quantity/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(typeof data1 == "number"){
+if(data1 > 100000 || isNaN(data1)){
+const err9 = {instancePath:instancePath+"/quantity",schemaPath:"#/properties/quantity/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000},message:"must be <= 100000"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -1323,12 +1374,8 @@ vErrors.push(err9);
 }
 errors++;
 }
-}
-}
-if(data.unit_price_cents !== undefined){
-let data2 = data.unit_price_cents;
-if(!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))){
-const err10 = {instancePath:instancePath+"/unit_price_cents",schemaPath:"#/properties/unit_price_cents/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data1 < 1 || isNaN(data1)){
+const err10 = {instancePath:instancePath+"/quantity",schemaPath:"#/properties/quantity/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -1337,9 +1384,12 @@ vErrors.push(err10);
 }
 errors++;
 }
-if(typeof data2 == "number"){
-if(data2 > 100000000 || isNaN(data2)){
-const err11 = {instancePath:instancePath+"/unit_price_cents",schemaPath:"#/properties/unit_price_cents/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000000},message:"must be <= 100000000"};
+}
+}
+if(data.unit_price_cents !== undefined){
+let data2 = data.unit_price_cents;
+if(!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))){
+const err11 = {instancePath:instancePath+"/unit_price_cents",schemaPath:"#/properties/unit_price_cents/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -1348,8 +1398,9 @@ vErrors.push(err11);
 }
 errors++;
 }
-if(data2 < 0 || isNaN(data2)){
-const err12 = {instancePath:instancePath+"/unit_price_cents",schemaPath:"#/properties/unit_price_cents/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(typeof data2 == "number"){
+if(data2 > 100000000 || isNaN(data2)){
+const err12 = {instancePath:instancePath+"/unit_price_cents",schemaPath:"#/properties/unit_price_cents/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100000000},message:"must be <= 100000000"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -1358,16 +1409,26 @@ vErrors.push(err12);
 }
 errors++;
 }
-}
-}
-}
-else {
-const err13 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data2 < 0 || isNaN(data2)){
+const err13 = {instancePath:instancePath+"/unit_price_cents",schemaPath:"#/properties/unit_price_cents/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err13];
 }
 else {
 vErrors.push(err13);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err14 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
 }
 errors++;
 }
@@ -1757,7 +1818,7 @@ errors = vErrors.length;
 if(data.note !== undefined){
 let data3 = data.note;
 if((typeof data3 !== "string") && (data3 !== null)){
-const err3 = {instancePath:instancePath+"/note",schemaPath:"#/properties/note/type",keyword:"type",params:{type: schema_45ffe4a3.properties.note.type},message:"must be string,null"};
+const err3 = {instancePath:instancePath+"/note",schemaPath:"#/properties/note/type",keyword:"type",params:{type: schema_aafd0795.properties.note.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -1777,12 +1838,8 @@ vErrors.push(err4);
 }
 errors++;
 }
-}
-}
-if(data.discount_code !== undefined){
-let data4 = data.discount_code;
-if((typeof data4 !== "string") && (data4 !== null)){
-const err5 = {instancePath:instancePath+"/discount_code",schemaPath:"#/properties/discount_code/type",keyword:"type",params:{type: schema_45ffe4a3.properties.discount_code.type},message:"must be string,null"};
+if(!pattern_5262ac7e.test(data3)){
+const err5 = {instancePath:instancePath+"/note",schemaPath:"#/properties/note/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000]*$"},message:"must match pattern \""+"^[^\\u0000]*$"+"\""};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -1791,9 +1848,12 @@ vErrors.push(err5);
 }
 errors++;
 }
-if(typeof data4 === "string"){
-if(func_7a031813(data4) > 32){
-const err6 = {instancePath:instancePath+"/discount_code",schemaPath:"#/properties/discount_code/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
+}
+}
+if(data.discount_code !== undefined){
+let data4 = data.discount_code;
+if((typeof data4 !== "string") && (data4 !== null)){
+const err6 = {instancePath:instancePath+"/discount_code",schemaPath:"#/properties/discount_code/type",keyword:"type",params:{type: schema_aafd0795.properties.discount_code.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -1802,13 +1862,34 @@ vErrors.push(err6);
 }
 errors++;
 }
-if(func_7a031813(data4) < 1){
-const err7 = {instancePath:instancePath+"/discount_code",schemaPath:"#/properties/discount_code/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(typeof data4 === "string"){
+if(func_7a031813(data4) > 32){
+const err7 = {instancePath:instancePath+"/discount_code",schemaPath:"#/properties/discount_code/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
 if(vErrors === null){
 vErrors = [err7];
 }
 else {
 vErrors.push(err7);
+}
+errors++;
+}
+if(func_7a031813(data4) < 1){
+const err8 = {instancePath:instancePath+"/discount_code",schemaPath:"#/properties/discount_code/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+if(!pattern_5262ac7e.test(data4)){
+const err9 = {instancePath:instancePath+"/discount_code",schemaPath:"#/properties/discount_code/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000]*$"},message:"must match pattern \""+"^[^\\u0000]*$"+"\""};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
 }
 errors++;
 }
@@ -1822,12 +1903,12 @@ errors = vErrors.length;
 }
 }
 else {
-const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err10 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err8];
+vErrors = [err10];
 }
 else {
-vErrors.push(err8);
+vErrors.push(err10);
 }
 errors++;
 }
@@ -1899,7 +1980,7 @@ errors = vErrors.length;
 if(data.note !== undefined){
 let data3 = data.note;
 if((typeof data3 !== "string") && (data3 !== null)){
-const err3 = {instancePath:instancePath+"/note",schemaPath:"#/properties/note/type",keyword:"type",params:{type: schema_0ca1cb2c.properties.note.type},message:"must be string,null"};
+const err3 = {instancePath:instancePath+"/note",schemaPath:"#/properties/note/type",keyword:"type",params:{type: schema_cc331923.properties.note.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -1916,6 +1997,16 @@ vErrors = [err4];
 }
 else {
 vErrors.push(err4);
+}
+errors++;
+}
+if(!pattern_5262ac7e.test(data3)){
+const err5 = {instancePath:instancePath+"/note",schemaPath:"#/properties/note/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000]*$"},message:"must match pattern \""+"^[^\\u0000]*$"+"\""};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
 }
 errors++;
 }
@@ -1938,12 +2029,12 @@ passing0 = 0;
 }
 const _errs11 = errors;
 if(data4 !== null){
-const err5 = {instancePath:instancePath+"/discount",schemaPath:"#/properties/discount/oneOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+const err6 = {instancePath:instancePath+"/discount",schemaPath:"#/properties/discount/oneOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
-vErrors = [err5];
+vErrors = [err6];
 }
 else {
-vErrors.push(err5);
+vErrors.push(err6);
 }
 errors++;
 }
@@ -1959,12 +2050,12 @@ passing0 = 1;
 }
 }
 if(!valid3){
-const err6 = {instancePath:instancePath+"/discount",schemaPath:"#/properties/discount/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
+const err7 = {instancePath:instancePath+"/discount",schemaPath:"#/properties/discount/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
 if(vErrors === null){
-vErrors = [err6];
+vErrors = [err7];
 }
 else {
-vErrors.push(err6);
+vErrors.push(err7);
 }
 errors++;
 }
@@ -1988,12 +2079,12 @@ errors = vErrors.length;
 }
 }
 else {
-const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err7];
+vErrors = [err8];
 }
 else {
-vErrors.push(err7);
+vErrors.push(err8);
 }
 errors++;
 }
@@ -2115,7 +2206,7 @@ errors = vErrors.length;
 if(data.note !== undefined){
 let data3 = data.note;
 if((typeof data3 !== "string") && (data3 !== null)){
-const err8 = {instancePath:instancePath+"/note",schemaPath:"#/properties/note/type",keyword:"type",params:{type: schema_2f9cf247.properties.note.type},message:"must be string,null"};
+const err8 = {instancePath:instancePath+"/note",schemaPath:"#/properties/note/type",keyword:"type",params:{type: schema_e9ce5337.properties.note.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -2135,12 +2226,8 @@ vErrors.push(err9);
 }
 errors++;
 }
-}
-}
-if(data.discount_code !== undefined){
-let data4 = data.discount_code;
-if((typeof data4 !== "string") && (data4 !== null)){
-const err10 = {instancePath:instancePath+"/discount_code",schemaPath:"#/properties/discount_code/type",keyword:"type",params:{type: schema_2f9cf247.properties.discount_code.type},message:"must be string,null"};
+if(!pattern_5262ac7e.test(data3)){
+const err10 = {instancePath:instancePath+"/note",schemaPath:"#/properties/note/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000]*$"},message:"must match pattern \""+"^[^\\u0000]*$"+"\""};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -2149,9 +2236,12 @@ vErrors.push(err10);
 }
 errors++;
 }
-if(typeof data4 === "string"){
-if(func_7a031813(data4) > 32){
-const err11 = {instancePath:instancePath+"/discount_code",schemaPath:"#/properties/discount_code/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
+}
+}
+if(data.discount_code !== undefined){
+let data4 = data.discount_code;
+if((typeof data4 !== "string") && (data4 !== null)){
+const err11 = {instancePath:instancePath+"/discount_code",schemaPath:"#/properties/discount_code/type",keyword:"type",params:{type: schema_e9ce5337.properties.discount_code.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -2160,13 +2250,34 @@ vErrors.push(err11);
 }
 errors++;
 }
-if(func_7a031813(data4) < 1){
-const err12 = {instancePath:instancePath+"/discount_code",schemaPath:"#/properties/discount_code/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(typeof data4 === "string"){
+if(func_7a031813(data4) > 32){
+const err12 = {instancePath:instancePath+"/discount_code",schemaPath:"#/properties/discount_code/maxLength",keyword:"maxLength",params:{limit: 32},message:"must NOT have more than 32 characters"};
 if(vErrors === null){
 vErrors = [err12];
 }
 else {
 vErrors.push(err12);
+}
+errors++;
+}
+if(func_7a031813(data4) < 1){
+const err13 = {instancePath:instancePath+"/discount_code",schemaPath:"#/properties/discount_code/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+if(!pattern_5262ac7e.test(data4)){
+const err14 = {instancePath:instancePath+"/discount_code",schemaPath:"#/properties/discount_code/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000]*$"},message:"must match pattern \""+"^[^\\u0000]*$"+"\""};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
 }
 errors++;
 }
@@ -2180,12 +2291,12 @@ errors = vErrors.length;
 }
 }
 else {
-const err13 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err15 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err13];
+vErrors = [err15];
 }
 else {
-vErrors.push(err13);
+vErrors.push(err15);
 }
 errors++;
 }
@@ -2307,7 +2418,7 @@ errors = vErrors.length;
 if(data.note !== undefined){
 let data3 = data.note;
 if((typeof data3 !== "string") && (data3 !== null)){
-const err8 = {instancePath:instancePath+"/note",schemaPath:"#/properties/note/type",keyword:"type",params:{type: schema_d7832f33.properties.note.type},message:"must be string,null"};
+const err8 = {instancePath:instancePath+"/note",schemaPath:"#/properties/note/type",keyword:"type",params:{type: schema_c22bfcd4.properties.note.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -2324,6 +2435,16 @@ vErrors = [err9];
 }
 else {
 vErrors.push(err9);
+}
+errors++;
+}
+if(!pattern_5262ac7e.test(data3)){
+const err10 = {instancePath:instancePath+"/note",schemaPath:"#/properties/note/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000]*$"},message:"must match pattern \""+"^[^\\u0000]*$"+"\""};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
 }
 errors++;
 }
@@ -2346,12 +2467,12 @@ passing0 = 0;
 }
 const _errs11 = errors;
 if(data4 !== null){
-const err10 = {instancePath:instancePath+"/discount",schemaPath:"#/properties/discount/oneOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
+const err11 = {instancePath:instancePath+"/discount",schemaPath:"#/properties/discount/oneOf/1/type",keyword:"type",params:{type: "null"},message:"must be null"};
 if(vErrors === null){
-vErrors = [err10];
+vErrors = [err11];
 }
 else {
-vErrors.push(err10);
+vErrors.push(err11);
 }
 errors++;
 }
@@ -2367,12 +2488,12 @@ passing0 = 1;
 }
 }
 if(!valid3){
-const err11 = {instancePath:instancePath+"/discount",schemaPath:"#/properties/discount/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
+const err12 = {instancePath:instancePath+"/discount",schemaPath:"#/properties/discount/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
 if(vErrors === null){
-vErrors = [err11];
+vErrors = [err12];
 }
 else {
-vErrors.push(err11);
+vErrors.push(err12);
 }
 errors++;
 }
@@ -2396,12 +2517,12 @@ errors = vErrors.length;
 }
 }
 else {
-const err12 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err13 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err12];
+vErrors = [err13];
 }
 else {
-vErrors.push(err12);
+vErrors.push(err13);
 }
 errors++;
 }
@@ -2577,7 +2698,7 @@ vErrors.push(err9);
 errors++;
 }
 for(const key0 in data){
-if(!(func_191f75b3.call(schema_2bd1cad8.properties, key0))){
+if(!(func_191f75b3.call(schema_136e1fdc.properties, key0))){
 const err10 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err10];
@@ -2675,7 +2796,7 @@ errors = vErrors.length;
 if(data.discount_code !== undefined){
 let data6 = data.discount_code;
 if((typeof data6 !== "string") && (data6 !== null)){
-const err16 = {instancePath:instancePath+"/discount_code",schemaPath:"#/properties/discount_code/type",keyword:"type",params:{type: schema_2bd1cad8.properties.discount_code.type},message:"must be string,null"};
+const err16 = {instancePath:instancePath+"/discount_code",schemaPath:"#/properties/discount_code/type",keyword:"type",params:{type: schema_136e1fdc.properties.discount_code.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -2688,7 +2809,7 @@ errors++;
 if(data.note !== undefined){
 let data7 = data.note;
 if((typeof data7 !== "string") && (data7 !== null)){
-const err17 = {instancePath:instancePath+"/note",schemaPath:"#/properties/note/type",keyword:"type",params:{type: schema_2bd1cad8.properties.note.type},message:"must be string,null"};
+const err17 = {instancePath:instancePath+"/note",schemaPath:"#/properties/note/type",keyword:"type",params:{type: schema_136e1fdc.properties.note.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -2708,13 +2829,8 @@ vErrors.push(err18);
 }
 errors++;
 }
-}
-}
-if(data.created_at !== undefined){
-let data8 = data.created_at;
-if(typeof data8 === "string"){
-if(!(formats_37d7ec70.validate(data8))){
-const err19 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(!pattern_5262ac7e.test(data7)){
+const err19 = {instancePath:instancePath+"/note",schemaPath:"#/properties/note/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000]*$"},message:"must match pattern \""+"^[^\\u0000]*$"+"\""};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -2724,8 +2840,12 @@ vErrors.push(err19);
 errors++;
 }
 }
-else {
-const err20 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+if(data.created_at !== undefined){
+let data8 = data.created_at;
+if(typeof data8 === "string"){
+if(!(formats_37d7ec70.validate(data8))){
+const err20 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -2735,11 +2855,8 @@ vErrors.push(err20);
 errors++;
 }
 }
-if(data.updated_at !== undefined){
-let data9 = data.updated_at;
-if(typeof data9 === "string"){
-if(!(formats_37d7ec70.validate(data9))){
-const err21 = {instancePath:instancePath+"/updated_at",schemaPath:"#/properties/updated_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+else {
+const err21 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -2749,13 +2866,27 @@ vErrors.push(err21);
 errors++;
 }
 }
-else {
-const err22 = {instancePath:instancePath+"/updated_at",schemaPath:"#/properties/updated_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.updated_at !== undefined){
+let data9 = data.updated_at;
+if(typeof data9 === "string"){
+if(!(formats_37d7ec70.validate(data9))){
+const err22 = {instancePath:instancePath+"/updated_at",schemaPath:"#/properties/updated_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err22];
 }
 else {
 vErrors.push(err22);
+}
+errors++;
+}
+}
+else {
+const err23 = {instancePath:instancePath+"/updated_at",schemaPath:"#/properties/updated_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
 }
 errors++;
 }
@@ -2768,12 +2899,12 @@ errors = vErrors.length;
 }
 }
 else {
-const err23 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err24 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err23];
+vErrors = [err24];
 }
 else {
-vErrors.push(err23);
+vErrors.push(err24);
 }
 errors++;
 }
@@ -2893,7 +3024,7 @@ vErrors.push(err9);
 errors++;
 }
 for(const key0 in data){
-if(!(func_191f75b3.call(schema_754c6f28.properties, key0))){
+if(!(func_191f75b3.call(schema_cf0e1810.properties, key0))){
 const err10 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err10];
@@ -3050,7 +3181,7 @@ vErrors = null;
 if(data.note !== undefined){
 let data7 = data.note;
 if((typeof data7 !== "string") && (data7 !== null)){
-const err18 = {instancePath:instancePath+"/note",schemaPath:"#/properties/note/type",keyword:"type",params:{type: schema_754c6f28.properties.note.type},message:"must be string,null"};
+const err18 = {instancePath:instancePath+"/note",schemaPath:"#/properties/note/type",keyword:"type",params:{type: schema_cf0e1810.properties.note.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -3070,13 +3201,8 @@ vErrors.push(err19);
 }
 errors++;
 }
-}
-}
-if(data.created_at !== undefined){
-let data8 = data.created_at;
-if(typeof data8 === "string"){
-if(!(formats_37d7ec70.validate(data8))){
-const err20 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(!pattern_5262ac7e.test(data7)){
+const err20 = {instancePath:instancePath+"/note",schemaPath:"#/properties/note/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000]*$"},message:"must match pattern \""+"^[^\\u0000]*$"+"\""};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -3086,8 +3212,12 @@ vErrors.push(err20);
 errors++;
 }
 }
-else {
-const err21 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+if(data.created_at !== undefined){
+let data8 = data.created_at;
+if(typeof data8 === "string"){
+if(!(formats_37d7ec70.validate(data8))){
+const err21 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -3097,11 +3227,8 @@ vErrors.push(err21);
 errors++;
 }
 }
-if(data.updated_at !== undefined){
-let data9 = data.updated_at;
-if(typeof data9 === "string"){
-if(!(formats_37d7ec70.validate(data9))){
-const err22 = {instancePath:instancePath+"/updated_at",schemaPath:"#/properties/updated_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+else {
+const err22 = {instancePath:instancePath+"/created_at",schemaPath:"#/properties/created_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -3111,13 +3238,27 @@ vErrors.push(err22);
 errors++;
 }
 }
-else {
-const err23 = {instancePath:instancePath+"/updated_at",schemaPath:"#/properties/updated_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.updated_at !== undefined){
+let data9 = data.updated_at;
+if(typeof data9 === "string"){
+if(!(formats_37d7ec70.validate(data9))){
+const err23 = {instancePath:instancePath+"/updated_at",schemaPath:"#/properties/updated_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err23];
 }
 else {
 vErrors.push(err23);
+}
+errors++;
+}
+}
+else {
+const err24 = {instancePath:instancePath+"/updated_at",schemaPath:"#/properties/updated_at/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
 }
 errors++;
 }
@@ -3130,12 +3271,12 @@ errors = vErrors.length;
 }
 }
 else {
-const err24 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err25 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err24];
+vErrors = [err25];
 }
 else {
-vErrors.push(err24);
+vErrors.push(err25);
 }
 errors++;
 }

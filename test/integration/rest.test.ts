@@ -216,6 +216,44 @@ describe('versions and negotiation', () => {
     const v2 = await (await s.fetch(`/v2/orders/${order.id}`)).json();
     expect(v2.discount).toEqual({ code: 'OLD', percent: 0 });
   });
+  it('reads a body whose media type names no version as either version’s, as the contract’s anyOf says', async () => {
+    // Negotiated version 2, a version 1 body: read as version 1, answered in version 2.
+    const v1Body = await s.fetch('/orders', { method: 'POST', ...json({ discount_code: 'OLD' }) });
+    expect(await expectContract('createOrder', v1Body)).toMatchObject({ discount: { code: 'OLD', percent: 0 } });
+    // Version 1 negotiated, a version 2 body: read as version 2, answered in version 1.
+    const v2Body = await s.fetch('/orders', { method: 'POST', headers: { 'content-type': 'application/json', 'api-version': '1' }, body: JSON.stringify({ discount: { code: 'NEW', percent: 5 } }) });
+    expect(await expectContract('createOrder', v2Body)).toMatchObject({ discount_code: 'NEW' });
+    // A merge patch too.
+    const { order, etag } = await create({ discount: { code: 'X', percent: 10 } });
+    const patched = await s.fetch(`/orders/${order.id}`, patch({ discount_code: null }, etag));
+    expect(await expectContract('patchOrder', patched)).toMatchObject({ discount: null });
+    // Where the version is named, by the media type or the path, that version's schema alone decides.
+    const named = [
+      s.fetch('/orders', { method: 'POST', headers: { 'content-type': `${VND}; version=2` }, body: JSON.stringify({ discount_code: 'OLD' }) }),
+      s.fetch('/v2/orders', { method: 'POST', ...json({ discount_code: 'OLD' }) }),
+      s.fetch('/v1/orders', { method: 'POST', ...json({ discount: { code: 'NEW', percent: 5 } }) }),
+    ];
+    for (const [i, res] of (await Promise.all(named)).entries()) {
+      expect([i, res.status]).toEqual([i, 400]);
+      expect(await res.json()).toMatchObject({ code: 'VALIDATION_FAILED' });
+    }
+    // A body neither version accepts.
+    const neither = await s.fetch('/orders', { method: 'POST', ...json({ discount_code: 'OLD', discount: { code: 'NEW', percent: 5 } }) });
+    expect(neither.status).toBe(400);
+    expect(await expectContract('createOrder', neither)).toMatchObject({ code: 'VALIDATION_FAILED' });
+  });
+  it('refuses U+0000 in text members on every store, before the store sees it', async () => {
+    const before = (await create()).order.id;
+    for (const body of [{ note: 'a\u0000b' }, { items: [{ sku: '\u0000', quantity: 1, unit_price_cents: 1 }] }, { discount: { code: 'C\u0000', percent: 1 } }]) {
+      const res = await s.fetch('/orders', { method: 'POST', ...json(body) });
+      expect(res.status).toBe(400);
+      const problem = (await expectContract('createOrder', res)) as { code: string; errors: { pointer: string; rule: string }[] };
+      expect(problem.code).toBe('VALIDATION_FAILED');
+      expect(problem.errors.some((e) => e.rule === 'pattern')).toBe(true);
+    }
+    // Nothing was stored, nor an id taken: the next order is the next id.
+    expect((await create()).order.id).toBe(before + 1);
+  });
   it('counts reads of the deprecated field per account in the operators’ /metrics', async () => {
     const { order } = await create();
     await s.fetch(`/v1/orders/${order.id}`);

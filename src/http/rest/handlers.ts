@@ -96,11 +96,27 @@ function validated<T, I>(validate: ValidateFunction<T>, body: unknown, what: str
   return { bad: fail('VALIDATION_FAILED', `The body is not a valid ${what} body`, { errors: fieldErrors('body', validate.errors) }) };
 }
 
-/*
- * On an unversioned path the contract accepts either version's body; the selected
- * version's schema decides, and the typed body goes on to the domain. A version added
- * to the contract makes `tsc` ask for its case in both switches.
+/**
+ * The body as the contract reads it. A vendor `Content-Type` names its version, and a
+ * versioned path (`/v1/orders`) fixes it: that version's schema alone decides. A plain
+ * `application/json` body on a negotiated path is, in the contract, either version's
+ * body (`anyOf`): the request's version reads it when its schema accepts it, else the
+ * first other version whose schema does (an unpinned client still sending a version 1
+ * `discount_code` to `/orders` keeps working while version 1 lives). A body no version
+ * accepts was refused before this, by the contract's `anyOf` (the generated binding). A
+ * version added to the contract makes `tsc` ask for its case in both switches below.
  */
+function readBodyAs<I>(contentType: string | undefined, pathVersion: ApiVersion | null, negotiated: ApiVersion, read: (version: ApiVersion) => BodyCheck<I>): BodyCheck<I> {
+  const named = versionOf(contentType);
+  const first = read(bodyVersion(contentType, negotiated));
+  if (!('bad' in first) || named !== undefined || pathVersion !== null) return first;
+  for (const v of VERSIONS) {
+    if (v === negotiated) continue;
+    const other = read(v);
+    if (!('bad' in other)) return other;
+  }
+  return first;
+}
 
 function createIntent(version: ApiVersion, body: unknown): BodyCheck<CreateIntent> {
   const what = `version ${version} create`;
@@ -285,7 +301,7 @@ export function orderHandlers(deps: OrderDeps): Pick<OperationHandlers, OrderFam
     const neg = select(req, ctx, 'order');
     if (!neg.ok) return fail('NOT_ACCEPTABLE', neg.detail);
     const version = bodyVersion(req.contentType, neg.version);
-    const checked = writeIntent(kind, version, req.body);
+    const checked = readBodyAs(req.contentType, req.pathVersion, neg.version, (v) => writeIntent(kind, v, req.body));
     if ('bad' in checked) return checked.bad;
     const ifMatch = req.headers['If-Match'];
     const ifNoneMatch = req.headers['If-None-Match'];
@@ -368,7 +384,7 @@ export function orderHandlers(deps: OrderDeps): Pick<OperationHandlers, OrderFam
     async createOrder(req, ctx) {
       const neg = select(req, ctx, 'order');
       if (!neg.ok) return fail('NOT_ACCEPTABLE', neg.detail);
-      const checked = createIntent(bodyVersion(req.contentType, neg.version), req.body);
+      const checked = readBodyAs(req.contentType, req.pathVersion, neg.version, (version) => createIntent(version, req.body));
       if ('bad' in checked) return checked.bad;
       const base = baseOf(req.pathVersion);
       const created = (order: OrderRecord) => createdResponse(order, neg, ctx, base);
