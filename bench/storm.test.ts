@@ -152,10 +152,12 @@ describe('storm settings', () => {
   });
 
   it('flags over the environment; sizes and scenarios as lists, kept in their run order', () => {
-    const s = settingsOf(['--sizes', '2500,5000', '--scenarios=capacity,kill', '--accept-rate', '500', '--write'], { STORM_ORDERS: '10', STORM_ACCEPT_RATE: '300' });
-    expect(s).toMatchObject({ sizes: [2500, 5000], orders: 10, acceptRate: 500, acceptDefaults: false, scenarios: ['kill', 'capacity'], write: true });
+    // A rate that is not the service's default, whatever that default becomes.
+    const rate = String(serviceAcceptDefaults().rate + 50);
+    const s = settingsOf(['--sizes', '2500,5000', '--scenarios=capacity,kill', '--accept-rate', rate, '--write'], { STORM_ORDERS: '10', STORM_ACCEPT_RATE: '300' });
+    expect(s).toMatchObject({ sizes: [2500, 5000], orders: 10, acceptRate: Number(rate), acceptDefaults: false, scenarios: ['kill', 'capacity'], write: true });
     expect(commandOf(s)).toContain('--sizes 2500,5000');
-    expect(commandOf(s)).toContain('--accept-rate 500');
+    expect(commandOf(s)).toContain(`--accept-rate ${rate}`);
     expect(commandOf(s)).toContain('--scenarios kill,capacity');
   });
 
