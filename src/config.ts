@@ -228,8 +228,8 @@ export function parseConfig(env: Env): ConfigResult {
           // From the reconnect storm measured at 10,000 subscribers (bench/storm.ts, BENCHMARKS.md): an
           // instance here admits about 3,700 subscriptions/s with the limiter lifted, but its
           // connected clients' requests then wait seconds; 500/s (about a seventh of that) brings
-          // 10,000 back in about 20 s once the new instance listens (N / rate), so within 25 s of
-          // a kill -9 with room for the restart, and leaves the rest of the CPU to serving.
+          // 10,000 back in about 20 s once the new instance listens (N / rate), within 25 s of a
+          // kill -9 with room for the restart (21.8 s measured, against 27.7 s at 400/s that day).
           acceptRate: int(env, 'ACCEPT_RATE', 500, 1, 1_000_000),
           acceptBurst: int(env, 'ACCEPT_BURST', 1000, 1, 1_000_000),
         },

@@ -201,7 +201,7 @@ export interface paths {
         put?: never;
         /**
          * Create an order (version negotiated: `Accept` vendor type, `Api-Version`, account pin, newest)
-         * @description Any subset of the writable fields; `{}` creates an empty pending order. The body's version: a vendor `Content-Type` names it; a body whose media type names no version is read as the request version's when that version's schema accepts it, else as the version whose schema does (a version 1 body keeps working on this path while version 1 lives).
+         * @description Any subset of the writable fields; `{}` creates an empty pending order. The body's version: a vendor `Content-Type` names it; a body whose media type names no version is read as the request version's when that version's schema accepts it, else as the version whose schema does (a version 1 body keeps working on this path while version 1 lives; a deprecated version's body gets that version's `Deprecation`, `Sunset` and `Link`, and is counted as a use of its deprecated field).
          */
         post: operations["createOrder"];
         delete?: never;
@@ -228,7 +228,7 @@ export interface paths {
         get: operations["getOrder"];
         /**
          * Replace an order's writable fields (version negotiated: `Accept` vendor type, `Api-Version`, account pin, newest)
-         * @description Requires `If-Match` (strong comparison): 428 without it, 412 when it does not match. A status change must be an allowed transition (409 otherwise). The body's version: a vendor `Content-Type` names it; a body whose media type names no version is read as the request version's when that version's schema accepts it, else as the version whose schema does (a version 1 body keeps working on this path while version 1 lives).
+         * @description Requires `If-Match` (strong comparison): 428 without it, 412 when it does not match. A status change must be an allowed transition (409 otherwise). The body's version: a vendor `Content-Type` names it; a body whose media type names no version is read as the request version's when that version's schema accepts it, else as the version whose schema does (a version 1 body keeps working on this path while version 1 lives; a deprecated version's body gets that version's `Deprecation`, `Sunset` and `Link`, and is counted as a use of its deprecated field).
          */
         put: operations["replaceOrder"];
         post?: never;
@@ -239,7 +239,7 @@ export interface paths {
         head: operations["headOrder"];
         /**
          * Merge-patch an order (RFC 7396) (version negotiated: `Accept` vendor type, `Api-Version`, account pin, newest)
-         * @description `application/merge-patch+json`; `null` removes an optional field. Requires `If-Match` (428 without, 412 on mismatch). `status` may be set along the allowed transitions (409 otherwise). The body's version: a vendor `Content-Type` names it; a body whose media type names no version is read as the request version's when that version's schema accepts it, else as the version whose schema does (a version 1 body keeps working on this path while version 1 lives).
+         * @description `application/merge-patch+json`; `null` removes an optional field. Requires `If-Match` (428 without, 412 on mismatch). `status` may be set along the allowed transitions (409 otherwise). The body's version: a vendor `Content-Type` names it; a body whose media type names no version is read as the request version's when that version's schema accepts it, else as the version whose schema does (a version 1 body keeps working on this path while version 1 lives; a deprecated version's body gets that version's `Deprecation`, `Sunset` and `Link`, and is counted as a use of its deprecated field).
          */
         patch: operations["patchOrder"];
         trace?: never;

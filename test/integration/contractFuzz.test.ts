@@ -35,9 +35,9 @@
  * | 1 | 500: POST /orders, Idempotency-Key, 6,000-deep array      | yes   | bodies nested deep: 5xx (create, all versions, 6,000 and 20,000)  |
  * | 2 | 500: POST /graphql, `variables` 5,000 deep                | yes   | graphqlFuzz, variables of every shape: 5xx                        |
  * | 3 | empty `Idempotency-Key:` ignored (two orders)             | yes   | each declared header sent empty: expected-status (201, not 400)   |
- * | 4 | contract wrong about itself (openapi.json `type: string`; | yes   | KNOWN_GAPS: all three (the contract still says so today); the     |
- * |   | If-None-Match over 2000 chars 400 undeclared; Idempotency-|       | 256/257-character key is a boundary the generator now reaches     |
- * |   | Key maxLength 257 vs 255)                                 |       |                                                                   |
+ * | 4 | contract wrong about itself (openapi.json `type: string`; | yes   | KNOWN_GAPS then: all three (this checkout's contract said so too  |
+ * |   | If-None-Match over 2000 chars 400 undeclared; Idempotency-|       | then; corrected since); the 256/257-character key is a boundary   |
+ * |   | Key maxLength 257 vs 255)                                 |       | the generator now reaches                                         |
  * | 5 | HEAD 404/406 with `Content-Length: 0`                     | yes   | HEAD answers as GET does: head-length                             |
  * | 6 | invalid UTF-8 in a JSON body stored as U+FFFD, 201        | yes   | bodies nested deep, bytes not UTF-8: expected-status              |
  * | 7 | GET /graphql with a mutation: 405 text/plain, no code     | yes   | graphqlFuzz, GET with a mutation: graphql-json, graphql-code      |

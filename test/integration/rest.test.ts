@@ -218,15 +218,24 @@ describe('versions and negotiation', () => {
   });
   it('reads a body whose media type names no version as either version’s, as the contract’s anyOf says', async () => {
     // Negotiated version 2, a version 1 body: read as version 1, answered in version 2.
+    // The client is told its body's version is deprecated, and counted like a reader of the field.
+    const before = await s.scrape();
     const v1Body = await s.fetch('/orders', { method: 'POST', ...json({ discount_code: 'OLD' }) });
     expect(await expectContract('createOrder', v1Body)).toMatchObject({ discount: { code: 'OLD', percent: 0 } });
+    expect([v1Body.headers.get('api-version'), v1Body.headers.get('sunset')]).toEqual(['2', 'Wed, 30 Jun 2027 23:59:59 GMT']);
+    const count = (text: string) => Number(/orderline_deprecated_field_reads_total\{account="alice",field="discount_code"\} (\d+)/.exec(text)?.[1] ?? 0);
+    expect(count(await s.scrape())).toBe(count(before) + 1);
     // Version 1 negotiated, a version 2 body: read as version 2, answered in version 1.
     const v2Body = await s.fetch('/orders', { method: 'POST', headers: { 'content-type': 'application/json', 'api-version': '1' }, body: JSON.stringify({ discount: { code: 'NEW', percent: 5 } }) });
     expect(await expectContract('createOrder', v2Body)).toMatchObject({ discount_code: 'NEW' });
-    // A merge patch too.
+    // A merge patch and a replacement too.
     const { order, etag } = await create({ discount: { code: 'X', percent: 10 } });
     const patched = await s.fetch(`/orders/${order.id}`, patch({ discount_code: null }, etag));
     expect(await expectContract('patchOrder', patched)).toMatchObject({ discount: null });
+    const replaceV1 = { status: 'pending', items: [], currency: 'EUR', discount_code: 'PUT', note: null };
+    const replaced = await s.fetch(`/orders/${order.id}`, { method: 'PUT', headers: { 'content-type': 'application/json', 'if-match': patched.headers.get('etag')! }, body: JSON.stringify(replaceV1) });
+    expect(await expectContract('replaceOrder', replaced)).toMatchObject({ discount: { code: 'PUT', percent: 0 } });
+    expect(replaced.headers.get('sunset')).toBe('Wed, 30 Jun 2027 23:59:59 GMT');
     // Where the version is named, by the media type or the path, that version's schema alone decides.
     const named = [
       s.fetch('/orders', { method: 'POST', headers: { 'content-type': `${VND}; version=2` }, body: JSON.stringify({ discount_code: 'OLD' }) }),

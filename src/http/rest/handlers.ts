@@ -17,7 +17,7 @@ import type { FieldReadTally } from '../fieldReads';
 import type { Account, OrderEvent, OrderRecord, Store } from '../../store';
 import { hasSyncRevisions } from '../../store';
 import { createFields, decideWrite, decodeCursor, encodeCursor, toV1, toV2, VERSIONS, type ApiVersion, type OrderV1, type OrderV2, type CreateIntent, type WriteIntent, type WriteKind } from '../../orders';
-import { deprecationHeaders } from './deprecation';
+import { deprecationHeaders, isDeprecated } from './deprecation';
 import { storedResponse } from './idempotency';
 import { fieldErrors } from './fieldErrors';
 import { RepresentationCache, serialized } from './representationCache';
@@ -262,18 +262,24 @@ export function orderHandlers(deps: OrderDeps): Pick<OperationHandlers, OrderFam
     });
   }
 
-  function headersFor(ctx: AccountContext, version: ApiVersion): ListHeaders {
-    if (version === 1) fieldReads.record(ctx.account, 'discount_code');
-    return { ...deprecationHeaders(version), 'Cache-Control': CACHE_CONTROL, Vary: VARY, 'Api-Version': String(version) };
+  /**
+   * `bodyVersion`: the version whose schema read the request body, when it is not the
+   * response's (readBodyAs). A client still writing a deprecated version's body is told so
+   * (its Deprecation, Sunset and Link) and counted like a reader of the deprecated field, so
+   * the counts that decide the version's removal include it.
+   */
+  function headersFor(ctx: AccountContext, version: ApiVersion, bodyVersion: ApiVersion = version): ListHeaders {
+    if (version === 1 || bodyVersion === 1) fieldReads.record(ctx.account, 'discount_code');
+    return { ...deprecationHeaders(isDeprecated(version) ? version : bodyVersion), 'Cache-Control': CACHE_CONTROL, Vary: VARY, 'Api-Version': String(version) };
   }
 
-  function orderResponse(order: OrderRecord, neg: Negotiated & { ok: true }, ctx: AccountContext, base: string) {
-    const headers: OrderHeaders = { ...headersFor(ctx, neg.version), ETag: etagOf(order, neg.version, neg.vendor) };
+  function orderResponse(order: OrderRecord, neg: Negotiated & { ok: true }, ctx: AccountContext, base: string, bodyVersion?: ApiVersion) {
+    const headers: OrderHeaders = { ...headersFor(ctx, neg.version, bodyVersion), ETag: etagOf(order, neg.version, neg.vendor) };
     return { status: 200 as const, headers, ...orderPayload(order, neg.version, neg.vendor, base) };
   }
 
-  function createdResponse(order: OrderRecord, neg: Negotiated & { ok: true }, ctx: AccountContext, base: string) {
-    const headers: OrderHeaders & { Location: string } = { ...headersFor(ctx, neg.version), ETag: etagOf(order, neg.version, neg.vendor), Location: `${base}/${order.id}` };
+  function createdResponse(order: OrderRecord, neg: Negotiated & { ok: true }, ctx: AccountContext, base: string, bodyVersion?: ApiVersion) {
+    const headers: OrderHeaders & { Location: string } = { ...headersFor(ctx, neg.version, bodyVersion), ETag: etagOf(order, neg.version, neg.vendor), Location: `${base}/${order.id}` };
     return { status: 201 as const, headers, ...orderPayload(order, neg.version, neg.vendor, base) };
   }
 
@@ -320,7 +326,7 @@ export function orderHandlers(deps: OrderDeps): Pick<OperationHandlers, OrderFam
     // The row the decision saw, for answering a write that changes nothing without a re-read.
     let seen: OrderRecord | undefined;
     const base = baseOf(req.pathVersion);
-    const written = (order: OrderRecord) => orderResponse(order, neg, ctx, base);
+    const written = (order: OrderRecord) => orderResponse(order, neg, ctx, base, checked.intent.version);
     // With an Idempotency-Key (cancel) an applied write's response is stored in its own transaction.
     let res: ReturnType<typeof written> | undefined;
     const completion = kind === 'cancel' && ctx.idempotency ? { ...ctx.idempotency, respond: (r: { order: OrderRecord }) => storedResponse((res = written(r.order))) } : undefined;
@@ -387,7 +393,7 @@ export function orderHandlers(deps: OrderDeps): Pick<OperationHandlers, OrderFam
       const checked = readBodyAs(req.contentType, req.pathVersion, neg.version, (version) => createIntent(version, req.body));
       if ('bad' in checked) return checked.bad;
       const base = baseOf(req.pathVersion);
-      const created = (order: OrderRecord) => createdResponse(order, neg, ctx, base);
+      const created = (order: OrderRecord) => createdResponse(order, neg, ctx, base, checked.intent.version);
       // With an Idempotency-Key the response is built inside the create's transaction and stored with it.
       let res: ReturnType<typeof created> | undefined;
       const { order, event } = await store.createOrder(ctx.account.id, createFields(checked.intent), ctx.idempotency && { ...ctx.idempotency, respond: (r) => storedResponse((res = created(r.order))) });
