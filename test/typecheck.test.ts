@@ -67,12 +67,12 @@ describe('generated handler types', () => {
   }, 120_000);
 
   it('make tsc fail when a response lacks a header its contract declares required (ETag on a write, Location on a create)', () => {
-    const noEtag = check((text) => text.replace('const headers: OrderHeaders = { ...headersFor(ctx, neg.version), ETag: etagOf(order, neg.version, neg.vendor) };', 'const headers = headersFor(ctx, neg.version);'));
+    const noEtag = check((text) => text.replace('const headers: OrderHeaders = { ...headersFor(ctx, neg.version, bodyVersion), ETag: etagOf(order, neg.version, neg.vendor) };', 'const headers = headersFor(ctx, neg.version, bodyVersion);'));
     expect(noEtag.join('\n')).toMatch(/ETag/);
     const noLocation = check((text) =>
       text.replace(
-        'const headers: OrderHeaders & { Location: string } = { ...headersFor(ctx, neg.version), ETag: etagOf(order, neg.version, neg.vendor), Location: `${base}/${order.id}` };',
-        'const headers: OrderHeaders = { ...headersFor(ctx, neg.version), ETag: etagOf(order, neg.version, neg.vendor) };',
+        'const headers: OrderHeaders & { Location: string } = { ...headersFor(ctx, neg.version, bodyVersion), ETag: etagOf(order, neg.version, neg.vendor), Location: `${base}/${order.id}` };',
+        'const headers: OrderHeaders = { ...headersFor(ctx, neg.version, bodyVersion), ETag: etagOf(order, neg.version, neg.vendor) };',
       ),
     );
     expect(noLocation.join('\n')).toMatch(/Location/);
