@@ -67,7 +67,9 @@ describe('generated handler types', () => {
   }, 120_000);
 
   it('make tsc fail when a response lacks a header its contract declares required (ETag on a write, Location on a create)', () => {
-    const noEtag = check((text) => text.replace('const headers: OrderHeaders = { ...headersFor(ctx, neg.version, bodyVersion), ETag: etagOf(order, neg.version, neg.vendor) };', 'const headers = headersFor(ctx, neg.version, bodyVersion);'));
+    const noEtag = check((text) =>
+      text.replace('const headers: OrderHeaders = { ...headersFor(ctx, neg.version, bodyVersion), ETag: etagOf(order, neg.version, neg.vendor) };', 'const headers = headersFor(ctx, neg.version, bodyVersion);'),
+    );
     expect(noEtag.join('\n')).toMatch(/ETag/);
     const noLocation = check((text) =>
       text.replace(
