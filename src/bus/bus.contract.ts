@@ -44,8 +44,6 @@ export function listener(bus: Bus): { events: OrderEvent[]; catchUps: number; un
   return state;
 }
 
-export const settle = (ms = 150) => new Promise((r) => setTimeout(r, ms));
-
 export function runBusContract(name: string, makePair: () => Promise<{ a: Bus; b: Bus; close(): Promise<void> }>): void {
   describe(`Bus contract: ${name}`, () => {
     let pair: { a: Bus; b: Bus; close(): Promise<void> };
@@ -61,8 +59,11 @@ export function runBusContract(name: string, makePair: () => Promise<{ a: Bus; b
       await pair.a.watch(7);
       pair.a.publish(busEvent(7, 1));
       expect(seen.events.map((e) => e.seq)).toEqual([1]); // before any await
-      await settle();
-      expect(seen.events.map((e) => e.seq)).toEqual([1]); // and no echo later
+      // No echo later. A barrier, not a pause: once the probe answers, the publish has reached
+      // the engine; the other instance's publish comes after it, so an echo would arrive first.
+      await pair.a.ping();
+      pair.b.publish(busEvent(7, 2));
+      expect((await seen.until(2)).map((e) => e.seq)).toEqual([1, 2]);
     });
 
     it('brings every event of a watched topic to the other instance, whole and in publish order', async () => {

@@ -1,9 +1,11 @@
 /** RedisBus against the real Redis (REDIS_TEST_URL, default the local one), each test under its own prefix. */
 import type Redis from 'ioredis';
 import { RedisBus, connectRedis } from './redis';
-import { busEvent, listener, runBusContract, settle } from './bus.contract';
+import { busEvent, listener, runBusContract } from './bus.contract';
 
 const URL = process.env.REDIS_TEST_URL || 'redis://127.0.0.1:6379';
+/** The interval of a poll that waits for a condition (never a pause standing in for one). */
+const pollEvery = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const prefix = () => `orderline-test:${process.pid}:${Math.random().toString(36).slice(2)}:`;
 
 /** A bus whose two connections the test holds, to cut them. */
@@ -45,20 +47,32 @@ describe('RedisBus', () => {
     a.bus.publish(busEvent(1, 1));
     await onB.until(1);
     b.bus.unwatch(1);
-    await settle(); // the UNSUBSCRIBE is answered
+    // Barriers, not pauses: Redis answers one connection's commands in order, so the
+    // UNSUBSCRIBE is done once this SUBSCRIBE is, and it hands out publishes in the order it
+    // took them, so anything of topic 1 would arrive before the marker on topic 9.
+    await b.bus.watch(9);
     a.bus.publish(busEvent(1, 2));
-    await settle();
-    expect(onB.events.map((e) => [e.orderId, e.seq])).toEqual([[1, 1]]);
+    a.bus.publish(busEvent(9, 1));
+    await onB.until(2);
+    expect(onB.events.map((e) => [e.orderId, e.seq])).toEqual([
+      [1, 1],
+      [9, 1],
+    ]);
   });
 
   it('keeps deployments on one Redis apart by prefix', async () => {
     const a = track(await instance(prefix()));
-    const other = track(await instance(prefix()));
+    const otherPrefix = prefix();
+    const other = track(await instance(otherPrefix));
+    const otherPeer = track(await instance(otherPrefix));
     const onOther = listener(other.bus);
     await other.bus.watch(1);
     a.bus.publish(busEvent(1, 1));
-    await settle();
-    expect(onOther.events).toEqual([]);
+    // A barrier, not a pause: once a's connection answers a PING its PUBLISH was taken, and
+    // the marker from other's own deployment, taken after it, would arrive after a leak.
+    await a.pub.ping();
+    otherPeer.bus.publish(busEvent(1, 2));
+    expect((await onOther.until(1)).map((e) => e.seq)).toEqual([2]);
   });
 
   it('tells its hub to catch up once its subscriber connection is back and subscribed again, and then delivers', async () => {
@@ -69,7 +83,7 @@ describe('RedisBus', () => {
     await b.bus.watch(3);
     b.sub.disconnect(true); // a network cut: ioredis reconnects and re-subscribes
     const deadline = Date.now() + 5000;
-    while (onB.catchUps === 0 && Date.now() < deadline) await settle(20);
+    while (onB.catchUps === 0 && Date.now() < deadline) await pollEvery(20);
     expect(onB.catchUps).toBeGreaterThanOrEqual(1);
     a.bus.publish(busEvent(3, 1)); // published after the catch-up signal: must arrive live
     expect((await onB.until(1)).map((e) => e.seq)).toEqual([1]);
@@ -83,7 +97,7 @@ describe('RedisBus', () => {
     a.pub.disconnect(true);
     a.bus.publish(busEvent(4, 1)); // fails at once: no offline queue on the command connection
     const deadline = Date.now() + 5000;
-    while (onB.catchUps === 0 && Date.now() < deadline) await settle(20);
+    while (onB.catchUps === 0 && Date.now() < deadline) await pollEvery(20);
     expect(onB.catchUps).toBeGreaterThanOrEqual(1);
     expect(a.errors.length).toBeGreaterThanOrEqual(1);
   });
@@ -94,8 +108,10 @@ describe('RedisBus', () => {
     const onB = listener(b.bus);
     await b.bus.watch(5);
     await raw.publish(`${p}order:5`, 'not json');
-    await settle();
+    // A barrier, not a pause: a valid message published after it on the same connection arrives after it.
+    const marker = track(await instance(p));
+    marker.bus.publish(busEvent(5, 1));
+    expect((await onB.until(1)).map((e) => e.seq)).toEqual([1]);
     expect(b.errors).toHaveLength(1);
-    expect(onB.events).toEqual([]);
   });
 });

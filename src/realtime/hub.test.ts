@@ -280,7 +280,7 @@ describe('TopicHub', () => {
         { kind: 'frame', seq: 3 },
       ]);
       hub.publish(event(3)); // a late copy changes nothing
-      await tick();
+      await drained(hub, 3);
       expect(sub.log).toHaveLength(3);
     });
   });

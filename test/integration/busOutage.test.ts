@@ -5,19 +5,10 @@
  * but readiness. A redis-server of the test's own, on a free port, stopped and started.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { connect, createServer as netServer } from 'node:net';
+import { connect } from 'node:net';
+import { freePort } from '../support/ports';
 import { startTestServer, type TestServer } from '../support/server';
 import { createOrder } from '../support/streams';
-
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const srv = netServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
 
 async function redisOn(port: number): Promise<ChildProcess> {
   const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });

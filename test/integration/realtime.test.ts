@@ -205,7 +205,10 @@ describe('WebSocket /orders', () => {
     await c.until((m) => m.some((x) => x.type === 'unsubscribed'));
     expect(c.messages.at(-1)).toEqual({ type: 'unsubscribed', channel: `order:${id}`, seq: 3 });
     await touch(srv, id, 1);
-    await new Promise((r) => setTimeout(r, 100));
+    // A barrier, not a pause: the write was published before its answer came back, and the
+    // server answers this second unsubscribe on the same connection after anything it sent before.
+    c.send({ type: 'unsubscribe', channel: `order:${id}` });
+    await c.until((m) => m.some((x) => x.type === 'error' && x.code === 'not_subscribed'));
     expect(seqsOf(c.messages)).toEqual([2, 3]);
     c.ws.close();
   });
@@ -479,8 +482,9 @@ describe('backpressure, accept limiter, shutdown', () => {
     const srv = await startTestServer();
     const { id } = await createOrder(srv);
     const c = await ws(srv);
+    // Both are registered once open: the upgrade's connection is, and an SSE response's head
+    // leaves with its subscription acknowledged (retry: and subscribed in one write).
     const s = await openSse(srv, id);
-    await new Promise((r) => setTimeout(r, 50));
     srv.realtime.close();
     expect(await c.closed()).toBe(1001);
     await s.reader!.done;

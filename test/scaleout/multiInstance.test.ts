@@ -127,7 +127,9 @@ describe('two instances sharing PostgreSQL and Redis', () => {
     const ready = await a.fetch('/readyz');
     expect(ready.status).toBe(503);
     expect(await ready.json()).toMatchObject({ checks: { bus: false, store: true } });
-    await sleep(300);
+    // B has noticed the outage too (a condition, not a pause), so its way back is what is tested.
+    for (let i = 0; i < 100 && (await b.fetch('/readyz')).status !== 503; i++) await sleep(50);
+    expect((await b.fetch('/readyz')).status).toBe(503);
     await redis.start(); // empty: every subscription and message is gone
 
     // B's subscriber connection comes back, re-subscribes and reads the event table.

@@ -10,11 +10,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import type { StreamTarget } from './streams';
-import { freePort } from '../../bench/lib/server';
+import { freePort } from './ports';
 import { issueToken, openStore, type StoreConfig } from '../../src/store';
 
-/** A new token for `account` in the store `config` names (the instance migrated it). */
-async function mintToken(config: StoreConfig, account: string): Promise<string> {
+/** A new token for `account` (created if new) in the store `config` names (the instance migrated it). */
+export async function mintToken(config: StoreConfig, account: string): Promise<string> {
   const store = await openStore(config);
   try {
     await store.migrate(); // a no-op after the instance's own: the adapter prepares its statements here
