@@ -12,10 +12,19 @@
  *   kept as sent (its apps send it, so it must not change) and the text is never
  *   reprinted (the client may send it with the id, and the server checks that it hashes to it).
  */
+import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Kind, parse, print, type OperationDefinitionNode } from 'graphql';
-import { sha256Hex } from '../src/graphql/persisted';
+
+/**
+ * The hash of an operation's text, as the automatic persisted queries protocol defines it
+ * (hex SHA-256 of the UTF-8 text) and as the service computes it for APQ and the allowlist.
+ * Written here rather than imported: codegen reads contracts and writes generated/, and
+ * does not depend on the service it generates for (codegen/operations.test.ts checks the
+ * two agree).
+ */
+export const sha256Hex = (text: string): string => createHash('sha256').update(text, 'utf8').digest('hex');
 
 export interface PersistedOperation {
   name: string;
