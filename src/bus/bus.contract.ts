@@ -61,7 +61,7 @@ export function runBusContract(name: string, makePair: () => Promise<{ a: Bus; b
       expect(seen.events.map((e) => e.seq)).toEqual([1]); // before any await
       // No echo later. A barrier, not a pause: once the probe answers, the publish has reached
       // the engine; the other instance's publish comes after it, so an echo would arrive first.
-      await pair.a.ping();
+      expect(await pair.a.ping()).toBe(true);
       pair.b.publish(busEvent(7, 2));
       expect((await seen.until(2)).map((e) => e.seq)).toEqual([1, 2]);
     });

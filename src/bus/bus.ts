@@ -31,7 +31,11 @@ export interface Bus {
   unwatch(orderId: number): void;
   /** Set once, by the realtime tier. */
   listen(handlers: BusHandlers): void;
-  /** Readiness probe: true when the bus can carry messages. */
+  /**
+   * Readiness probe: true when the bus can carry messages. A true answer also says that
+   * every publish made before the call has reached the engine (Redis: PING follows PUBLISH
+   * on the one command connection), which the shared adapter suite uses as a barrier.
+   */
   ping(): Promise<boolean>;
   close(): Promise<void>;
 }

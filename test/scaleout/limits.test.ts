@@ -49,10 +49,12 @@ describe('two instances sharing PostgreSQL and Redis', () => {
   });
 
   it('spends one rate-limit bucket per account from both instances: never more than burst + rate x elapsed', async () => {
-    // An account of its own: its bucket is full whatever the test above spent of the demo account's.
-    const token = await mintToken({ dataDir: '', databaseUrl: PG_URL, databaseSchema: db.schema }, 'limits-rate');
+    // An account of its own (its bucket is full whatever the test above spent of the demo
+    // account's), with a token per instance: the bucket is the account's, not a token's.
+    const store = { dataDir: '', databaseUrl: PG_URL, databaseSchema: db.schema };
+    const tokens = [await mintToken(store, 'limits-rate'), await mintToken(store, 'limits-rate')];
     const started = Date.now();
-    const answers = await Promise.all(Array.from({ length: 40 }, (_, i) => (i % 2 ? a : b).fetch('/orders?limit=1', { headers: { authorization: `Bearer ${token}` } })));
+    const answers = await Promise.all(Array.from({ length: 40 }, (_, i) => (i % 2 ? a : b).fetch('/orders?limit=1', { headers: { authorization: `Bearer ${tokens[i % 2]}` } })));
     const elapsedS = (Date.now() - started) / 1000;
     const admitted = answers.filter((r) => r.status === 200).length;
     expect(answers.every((r) => r.status === 200 || r.status === 429)).toBe(true);
