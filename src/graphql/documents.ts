@@ -9,12 +9,11 @@
  * kept per text for the last few variable sets seen (`limitErrors`): every request is
  * still judged by them, a repeated request just does not recompute.
  * Only texts that parse are cached. Both caches (texts, verdicts) are lru-cache instances
- * bounded in entries and in bytes (2 per UTF-16 unit of the strings they hold; a
- * document's AST grows with its text, which the parser's token limit bounds): the
- * verdicts are keyed by the variables' JSON, which a client chooses freely, so an
- * entry bound alone would let one client pin gigabytes.
+ * bounded in entries and in bytes: the verdicts are keyed by the variables' JSON, which a
+ * client chooses freely, so an entry bound alone would let one client pin gigabytes. A
+ * text is weighed by what it pins, which is mostly not the text: see BYTES_PER_TOKEN.
  */
-import { GraphQLError, parse, validate, type DocumentNode, type GraphQLSchema, type ValidationRule } from 'graphql';
+import { GraphQLError, parse, validate, type DocumentNode, type GraphQLSchema, type Token, type ValidationRule } from 'graphql';
 import { LRUCache } from 'lru-cache';
 
 interface Entry {
@@ -23,6 +22,8 @@ interface Entry {
   errors: readonly GraphQLError[];
   /** Names this text in the verdict cache; undefined when caching is off. */
   id?: number;
+  /** An executor compiled this document (its compiled form is weighed too). */
+  compiled?: boolean;
 }
 
 export type Prepared = ({ ok: true } & Entry) | { ok: false; parseError: GraphQLError };
@@ -38,8 +39,36 @@ export const VERDICT_MAX_KEY_CHARS = 16 * 1024;
 const ENTRY_OVERHEAD = 64;
 const errorsBytes = (errors: readonly GraphQLError[]): number => errors.reduce((n, e) => n + ENTRY_OVERHEAD + 2 * e.message.length, 0);
 
+/**
+ * What a cached text pins, an upper estimate from its token count. graphql-js keeps a
+ * `loc` on every AST node and the whole token list (error locations need both); the
+ * function graphql-jit compiles for a document that comes back (compiled.ts) hangs off the
+ * document and leaves with it, and is charged when it is made (`compiled`). Measured on
+ * Node 20 (heap used after full collections, 30 documents a shape, 1 to 60 aliases of
+ * orders with arguments, users with a fragment, the viewer, nested friends): the document
+ * 380-650 bytes a token at 60 aliases plus a few KB each; its compiled form 520-1,600
+ * bytes a token plus 10-15 KB. Weighing the text alone (2 bytes a UTF-16 unit), as this
+ * cache once did, under-counted a 40-alias document about 40-fold, so the byte bound held
+ * only in name; cacheMemory.test.ts checks the bound against the heap.
+ */
+export const DOCUMENT_BYTES = { fixed: 8 * 1024, perToken: 768 };
+export const COMPILED_BYTES = { fixed: 24 * 1024, perToken: 2048 };
+
+/** Tokens of a parsed document (its token list, which the parser's `maxTokens` bounds). */
+export function tokenCount(document: DocumentNode): number {
+  let n = 0;
+  for (let t: Token | null | undefined = document.loc?.startToken; t; t = t.next) n++;
+  return n;
+}
+
+function entryBytes(entry: Entry, text: string): number {
+  const tokens = tokenCount(entry.document);
+  const compiled = entry.compiled ? COMPILED_BYTES.fixed + COMPILED_BYTES.perToken * tokens : 0;
+  return ENTRY_OVERHEAD + 2 * text.length + DOCUMENT_BYTES.fixed + DOCUMENT_BYTES.perToken * tokens + compiled + errorsBytes(entry.errors);
+}
+
 export interface DocumentCacheBounds {
-  /** Bytes of cached texts (and their static errors). */
+  /** Bytes of cached texts, as weighed: their documents, compiled forms and static errors. */
   maxBytes?: number;
   /** Bytes of remembered verdicts (their keys and errors). */
   verdictMaxBytes?: number;
@@ -49,6 +78,8 @@ export class DocumentCache {
   private readonly lru: LRUCache<string, Entry> | undefined;
   private readonly verdicts: LRUCache<string, readonly GraphQLError[]> | undefined;
   private nextId = 1;
+  /** The text each cached document was parsed from, to find its entry again. */
+  private readonly textOf = new WeakMap<DocumentNode, string>();
 
   constructor(
     private readonly schema: GraphQLSchema,
@@ -59,7 +90,7 @@ export class DocumentCache {
     { maxBytes = DOCUMENT_CACHE_MAX_BYTES, verdictMaxBytes = VERDICT_CACHE_MAX_BYTES }: DocumentCacheBounds = {},
   ) {
     if (size > 0) {
-      this.lru = new LRUCache({ max: size, maxSize: maxBytes, sizeCalculation: (entry, text) => ENTRY_OVERHEAD + 2 * text.length + errorsBytes(entry.errors) });
+      this.lru = new LRUCache({ max: size, maxSize: maxBytes, sizeCalculation: entryBytes });
       this.verdicts = new LRUCache({ max: size * VERDICTS_PER_TEXT, maxSize: verdictMaxBytes, sizeCalculation: (errors, key) => ENTRY_OVERHEAD + 2 * key.length + errorsBytes(errors) });
     }
   }
@@ -82,8 +113,20 @@ export class DocumentCache {
     if (this.lru) {
       entry.id = this.nextId++;
       this.lru.set(text, entry);
+      this.textOf.set(document, text);
     }
     return { ok: true, ...entry };
+  }
+
+  /**
+   * An executor compiled this document and keeps the result while the document lives:
+   * its entry is weighed again with the compiled form, which may evict others.
+   */
+  compiled(document: DocumentNode): void {
+    const text = this.textOf.get(document);
+    const entry = text === undefined ? undefined : this.lru?.peek(text);
+    if (text === undefined || !entry || entry.document !== document || entry.compiled) return;
+    this.lru?.set(text, { ...entry, compiled: true });
   }
 
   /** The variable-dependent rules' verdict for this document and these variables (computed, or remembered). */

@@ -208,7 +208,7 @@ export function graphqlEngine(deps: GraphqlEngineDeps): GraphqlEngine {
   // Depth, cost and `first` are registered together, in one pass on every request: cost and `first` read the variables.
   const limitRules = (variables: RequestParams['variables']): ValidationRule[] => [depth, costRule({ maxCost: limits.maxCost, variables, showCost: limits.showCost }), firstArgumentRule(variables)];
 
-  const execute = compiledExecutor(schema);
+  const execute = compiledExecutor(schema, { onCompile: (document) => documents.compiled(document) });
   const handle = createHandler<IncomingMessage, RequestContext, GraphqlContext>({
     schema,
     execute,
