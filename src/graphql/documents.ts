@@ -11,7 +11,7 @@
  * Only texts that parse are cached. Both caches (texts, verdicts) are lru-cache instances
  * bounded in entries and in bytes: the verdicts are keyed by the variables' JSON, which a
  * client chooses freely, so an entry bound alone would let one client pin gigabytes. A
- * text is weighed by what it pins, which is mostly not the text: see BYTES_PER_TOKEN.
+ * text is weighed by what it pins, which is mostly not the text: see DOCUMENT_BYTES.
  */
 import { GraphQLError, parse, validate, type DocumentNode, type GraphQLSchema, type Token, type ValidationRule } from 'graphql';
 import { LRUCache } from 'lru-cache';
@@ -22,8 +22,8 @@ interface Entry {
   errors: readonly GraphQLError[];
   /** Names this text in the verdict cache; undefined when caching is off. */
   id?: number;
-  /** An executor compiled this document (its compiled form is weighed too). */
-  compiled?: boolean;
+  /** Operations of this document an executor compiled (each compiled form is weighed too). */
+  compiled?: number;
 }
 
 export type Prepared = ({ ok: true } & Entry) | { ok: false; parseError: GraphQLError };
@@ -43,7 +43,8 @@ const errorsBytes = (errors: readonly GraphQLError[]): number => errors.reduce((
  * What a cached text pins, an upper estimate from its token count. graphql-js keeps a
  * `loc` on every AST node and the whole token list (error locations need both); the
  * function graphql-jit compiles for a document that comes back (compiled.ts) hangs off the
- * document and leaves with it, and is charged when it is made (`compiled`). Measured on
+ * document and leaves with it, one per operation compiled, each charged when it is made
+ * (`compiled`) as if it spanned the whole document (fragments can be shared). Measured on
  * Node 20 (heap used after full collections, 30 documents a shape, 1 to 60 aliases of
  * orders with arguments, users with a fragment, the viewer, nested friends): the document
  * 380-650 bytes a token at 60 aliases plus a few KB each; its compiled form 520-1,600
@@ -63,7 +64,7 @@ export function tokenCount(document: DocumentNode): number {
 
 function entryBytes(entry: Entry, text: string): number {
   const tokens = tokenCount(entry.document);
-  const compiled = entry.compiled ? COMPILED_BYTES.fixed + COMPILED_BYTES.perToken * tokens : 0;
+  const compiled = (entry.compiled ?? 0) * (COMPILED_BYTES.fixed + COMPILED_BYTES.perToken * tokens);
   return ENTRY_OVERHEAD + 2 * text.length + DOCUMENT_BYTES.fixed + DOCUMENT_BYTES.perToken * tokens + compiled + errorsBytes(entry.errors);
 }
 
@@ -119,14 +120,15 @@ export class DocumentCache {
   }
 
   /**
-   * An executor compiled this document and keeps the result while the document lives:
-   * its entry is weighed again with the compiled form, which may evict others.
+   * An executor compiled an operation of this document and keeps the result while the
+   * document lives: its entry is weighed again with one more compiled form, which may
+   * evict others (or the entry itself, once it outweighs the whole bound).
    */
   compiled(document: DocumentNode): void {
     const text = this.textOf.get(document);
     const entry = text === undefined ? undefined : this.lru?.peek(text);
-    if (text === undefined || !entry || entry.document !== document || entry.compiled) return;
-    this.lru?.set(text, { ...entry, compiled: true });
+    if (text === undefined || !entry || entry.document !== document) return;
+    this.lru?.set(text, { ...entry, compiled: (entry.compiled ?? 0) + 1 });
   }
 
   /** The variable-dependent rules' verdict for this document and these variables (computed, or remembered). */
