@@ -3,7 +3,7 @@
  * cache's own weights. Documents a client may send (aliases of orders with arguments,
  * users with a fragment, the viewer, several operations sharing a fragment) are prepared
  * and executed twice per operation, so compiled.ts compiles them, by a cache and an
- * executor wired as the GraphQL engine wires them (http.ts) and kept alive as a server
+ * executor wired as the GraphQL engine wires them (engine.ts) and kept alive as a server
  * keeps them.
  * - Before, weighing only the text let such documents pin about 10 times the byte bound.
  * - Before, V8's compilation cache kept every compiled document after it was gone: with

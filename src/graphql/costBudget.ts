@@ -10,7 +10,7 @@
  * `{ requestedQueryCost, throttleStatus: { maximumAvailable, currentlyAvailable, restoreRate } }`.
  * The bucket is the `Buckets` port (src/limits): in process, or shared in Redis.
  *
- * One function called from the request path (`charge`), kept apart from http.ts so the
+ * One function called from the request path (`charge`), kept apart from engine.ts so the
  * GraphQL-over-HTTP handler stays the protocol core.
  *
  * Per-request cost (the budget must stay under 5 % of a request): pricing walks the operation
@@ -121,7 +121,7 @@ export function costBudget({ buckets, budget, restoreRate }: CostBudgetOptions) 
     },
     /**
      * `JSON.stringify({ cost })` of a charge's `cost`, written without the object walk:
-     * the text a successful response's `extensions` member holds (http.ts splices it in).
+     * the text a successful response's `extensions` member holds (engine.ts splices it in).
      * Numbers become text as JSON.stringify writes them (both use Number's toString).
      */
     extensionsJson(cost: CostExtension): string {

@@ -2,7 +2,7 @@
  * /graphql in the request pipeline (http/pipeline.ts): GET and POST. The pipeline has
  * matched the route and begun the exchange (request id, CORS); this authenticates with
  * the pipeline's authenticator, reads a POST body with the service's one body reader
- * (size limit, nesting bound), hands the request to the engine (http.ts) and writes the
+ * (size limit, nesting bound), hands the request to the engine (engine.ts) and writes the
  * engine's answer with the one response writer. Refusals before the engine (401 with its
  * challenge, 413, an unreadable body) are answered in GraphQL's shape by the engine's
  * `refuse`, with `extensions.code`.
@@ -11,7 +11,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Response } from 'graphql-http';
 import { isRefusal, readRequestText, send, type Exchange, type Finalizer, type Refusal, type TransportRoute } from '../http';
 import type { Account } from '../store';
-import { GRAPHQL_PATH, type GraphqlEngine } from './http';
+import { GRAPHQL_PATH, type GraphqlEngine } from './engine';
 
 export interface GraphqlRouteDeps {
   engine: GraphqlEngine;

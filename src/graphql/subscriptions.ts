@@ -30,7 +30,7 @@ import type { Account, Store } from '../store';
 import { wsTextFrame, type Frame, type Subscriber, type TopicHub, type WsConnection, type WsProtocol } from '../realtime';
 import { validateOrderEventMessage } from '../../generated/asyncapi/validators';
 import { GRAPHQL_CODES } from './errors';
-import type { GraphqlEngine } from './http';
+import type { GraphqlEngine } from './engine';
 import { createLoaders } from './loaders';
 import type { GraphqlContext, OrderEventView } from './resolvers';
 

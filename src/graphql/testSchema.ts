@@ -1,4 +1,4 @@
-/** The contract's schema without resolvers: what the rules' unit tests validate against. */
+/** The contract's schema without resolvers: what the rules' unit tests validate against (tests only: not built into dist/). */
 import { buildSchema, parse, validate, type GraphQLError, type ValidationRule } from 'graphql';
 import { typeDefs } from '../../generated/graphql/schema';
 
