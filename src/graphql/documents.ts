@@ -56,7 +56,7 @@ export const DOCUMENT_BYTES = { fixed: 8 * 1024, perToken: 768 };
 export const COMPILED_BYTES = { fixed: 24 * 1024, perToken: 2048 };
 
 /** Tokens of a parsed document (its token list, which the parser's `maxTokens` bounds). */
-export function tokenCount(document: DocumentNode): number {
+function tokenCount(document: DocumentNode): number {
   let n = 0;
   for (let t: Token | null | undefined = document.loc?.startToken; t; t = t.next) n++;
   return n;
