@@ -54,16 +54,18 @@ export interface ConditionalRequest {
    * If-Match accepts any representation of the current revision, so a client that
    * read version 1 can write with version 2 (the lost-update check is about the
    * revision, not the media type); If-None-Match on GET/HEAD uses only the selected one
-   * (a cache validates the representation it holds), on a write all of them.
+   * (a cache validates the representation it holds), on a write all of them. `all` is
+   * called only when a list of tags must be compared (not for `*`, not on a read): a
+   * write with `If-Match: *` never builds the tags of every representation.
    */
-  current: { selected: string; all: readonly string[] };
+  current: { selected: string; all: () => readonly string[] };
 }
 
 /** RFC 9110 13.2.2, steps 1 and 3 (this service has no Last-Modified validators). */
 export function evaluate(req: ConditionalRequest): Outcome {
   if (req.ifMatch !== undefined) {
     const c = parseTagCondition(req.ifMatch);
-    const ok = 'invalid' in c ? false : c.any ? true : c.tags.some((t) => req.current.all.some((cur) => strongMatch(t, parseTag(cur))));
+    const ok = 'invalid' in c ? false : c.any ? true : c.tags.some((t) => req.current.all().some((cur) => strongMatch(t, parseTag(cur))));
     if (!ok) return 'precondition_failed';
   }
   if (req.ifNoneMatch !== undefined) {
@@ -72,12 +74,15 @@ export function evaluate(req: ConditionalRequest): Outcome {
     // client names any representation of the current state (it asked to write only if
     // the state is not one it knows).
     const safe = req.method === 'GET' || req.method === 'HEAD';
-    const current = safe ? [parseTag(req.current.selected)] : req.current.all.map(parseTag);
+    const current = safe ? [parseTag(req.current.selected)] : req.current.all().map(parseTag);
     const matched = 'invalid' in c ? false : c.any ? true : c.tags.some((t) => current.some((cur) => weakMatch(t, cur)));
     if (matched) return req.method === 'GET' || req.method === 'HEAD' ? 'not_modified' : 'precondition_failed';
   }
   return 'proceed';
 }
+
+/** The `all` of a read: If-None-Match on GET and HEAD compares only the selected tag. */
+export const noTags = (): readonly string[] => [];
 
 /** Fields a 304 carries from the 200 it stands for (RFC 9110 15.4.5). */
 const NOT_MODIFIED_FIELDS = ['ETag', 'Cache-Control', 'Content-Location', 'Date', 'Expires', 'Vary'] as const;
@@ -96,7 +101,7 @@ export function notModified<R extends { status: number; headers?: Readonly<Recor
 ): { status: 304; headers: Record<string, string> } | undefined {
   if (ifNoneMatch === undefined || res.status !== 200 || (method !== 'GET' && method !== 'HEAD')) return undefined;
   const etag = res.headers?.ETag;
-  if (etag === undefined || evaluate({ method, ifNoneMatch, current: { selected: etag, all: [] } }) !== 'not_modified') return undefined;
+  if (etag === undefined || evaluate({ method, ifNoneMatch, current: { selected: etag, all: noTags } }) !== 'not_modified') return undefined;
   const headers: Record<string, string> = {};
   for (const name of NOT_MODIFIED_FIELDS) {
     const value = res.headers?.[name];

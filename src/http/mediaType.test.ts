@@ -52,6 +52,18 @@ describe('parseMediaType', () => {
       }),
     );
   });
+
+  it('answers a text it has seen with the same parse, however many distinct texts came between (generated)', () => {
+    fc.assert(
+      fc.property(fc.array(fc.oneof(fc.string(), fc.string({ unit: fc.constantFrom('a', '/', ';', '=', '"', 'v', '1') }), fc.constant(`a/b; x=${'y'.repeat(300)}`)), { maxLength: 400 }), (texts) => {
+        const first = texts.map((t) => parseMediaType(t));
+        texts.forEach((t, i) => expect(parseMediaType(t)).toEqual(first[i]));
+      }),
+      { numRuns: 50 },
+    );
+    const text = 'application/vnd.orderline.order+json; version=2';
+    expect(parseMediaType(text)).toBe(parseMediaType(text)); // remembered, not parsed again
+  });
 });
 
 describe('versionOf', () => {

@@ -7,12 +7,13 @@
 
 export interface MediaType {
   /** `type/subtype`, lowercased (both are case-insensitive). */
-  type: string;
+  readonly type: string;
   /**
    * Parameters by lowercased name (names are case-insensitive, values are not), quoted
-   * values unquoted. A repeated name keeps its first value.
+   * values unquoted. A repeated name keeps its first value. Read-only: a parse is shared
+   * by every request sending the same text (`parseMediaType` remembers them).
    */
-  params: Map<string, string>;
+  readonly params: ReadonlyMap<string, string>;
 }
 
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
@@ -27,6 +28,24 @@ const CONTROL = /[\x00-\x08\x0a-\x1f\x7f]/; // eslint-disable-line no-control-re
  * allows them.
  */
 export function parseMediaType(value: string): MediaType | null {
+  const known = parsed.get(value);
+  if (known !== undefined) return known;
+  const result = parse(value);
+  // Clients send a handful of distinct values (`application/json`, a vendor type with its
+  // version, their Accept line), each several times per request (routing, body, version):
+  // remembered, bounded in count and length so that varied or long values cannot grow it.
+  if (value.length <= MEMO_MAX_LENGTH) {
+    if (parsed.size >= MEMO_MAX_ENTRIES) parsed.clear();
+    parsed.set(value, result);
+  }
+  return result;
+}
+
+const MEMO_MAX_ENTRIES = 256;
+const MEMO_MAX_LENGTH = 256;
+const parsed = new Map<string, MediaType | null>();
+
+function parse(value: string): MediaType | null {
   let i = value.indexOf(';');
   if (i === -1) i = value.length;
   const type = value.slice(0, i).trim().toLowerCase();

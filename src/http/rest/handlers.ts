@@ -9,7 +9,7 @@ import type * as H from '../../../generated/openapi/handlers';
 import type { ValidateFunction } from 'ajv';
 import * as validators from '../../../generated/openapi/validators';
 import type { AccountContext, OperationHandlers } from './operations';
-import { evaluate, parseTagCondition } from '../conditional';
+import { evaluate, noTags, parseTagCondition } from '../conditional';
 import { negotiate, VENDOR, type Family, type Negotiated } from './negotiate';
 import { versionOf } from '../mediaType';
 import { problem, PROBLEM_MEDIA_TYPE, PROBLEMS, type ProblemCode, type Problem } from '../problem';
@@ -47,8 +47,6 @@ function fail<C extends ProblemCode>(code: C, detail?: string, extra?: Partial<P
 export const etagOf = (order: Pick<OrderRecord, 'id' | 'revision'>, version: ApiVersion, vendor: boolean): string => `"${order.id}-${order.revision}-v${version}${vendor ? 'n' : 'j'}"`;
 /** Every representation's tag of the order's current revision: If-Match accepts any of them. */
 const allTags = (order: OrderRecord): string[] => VERSIONS.flatMap((v) => [etagOf(order, v, false), etagOf(order, v, true)]);
-/** Reads never send If-Match, so they never need the other representations' tags. */
-const NO_TAGS: readonly string[] = [];
 
 type OrderPayload =
   { contentType: 'application/json'; body: OrderV1 | OrderV2 } | { contentType: `${typeof VENDOR.order}; version=1`; body: OrderV1 } | { contentType: `${typeof VENDOR.order}; version=2`; body: OrderV2 };
@@ -225,7 +223,7 @@ export function orderReads({ store, fieldReads }: Pick<OrderDeps, 'store' | 'fie
     const entry = cache.get(`${id}:${revision}:${kind}`);
     const tag = entry?.etag ?? etagOf({ id, revision }, neg.version, neg.vendor);
     const inm = q.ifNoneMatch;
-    if (inm !== undefined && evaluate({ method: 'GET', ifNoneMatch: inm, current: { selected: tag, all: NO_TAGS } }) === 'not_modified') {
+    if (inm !== undefined && evaluate({ method: 'GET', ifNoneMatch: inm, current: { selected: tag, all: noTags } }) === 'not_modified') {
       return { status: 304, etag: tag };
     }
     if (entry) return { status: 200, entry, version: neg.version };
@@ -336,7 +334,7 @@ export function orderHandlers(deps: OrderDeps): Pick<OperationHandlers, OrderFam
       (current) => {
         // Inside the write transaction: 428 and 412 see the revision that would be replaced.
         // RFC 9110 13.2.2: If-Match, then If-None-Match (`*` or a current tag: 412).
-        const outcome = evaluate({ method: 'PUT', ifMatch, ifNoneMatch, current: { selected: etagOf(current, version, false), all: allTags(current) } });
+        const outcome = evaluate({ method: 'PUT', ifMatch, ifNoneMatch, current: { selected: etagOf(current, version, false), all: () => allTags(current) } });
         if (outcome !== 'proceed') return { apply: false, reason: 'precondition_failed' };
         // A write that passed If-None-Match alone still needs If-Match (no lost updates).
         if (ifMatch === undefined) return { apply: false, reason: 'precondition_required' };
