@@ -21,6 +21,7 @@ import { deprecationHeaders, isDeprecated } from './deprecation';
 import { storedResponse } from './idempotency';
 import { fieldErrors } from './fieldErrors';
 import { RepresentationCache, serialized } from './representationCache';
+import { orderPages, type Links } from './orderPages';
 
 export interface OrderDeps {
   store: Store;
@@ -58,25 +59,6 @@ function orderPayload(order: OrderRecord, version: ApiVersion, vendor: boolean, 
       return vendor ? { contentType: `${VENDOR.order}; version=1`, body: toV1(order, base) } : { contentType: 'application/json', body: toV1(order, base) };
     case 2:
       return vendor ? { contentType: `${VENDOR.order}; version=2`, body: toV2(order, base) } : { contentType: 'application/json', body: toV2(order, base) };
-  }
-}
-
-type Links = { self: { href: string }; next?: { href: string } };
-type ListPayload =
-  | { contentType: 'application/json'; body: { orders: OrderV1[]; _links: Links } | { orders: OrderV2[]; _links: Links } }
-  | { contentType: `${(typeof VENDOR)['order-list']}; version=1`; body: { orders: OrderV1[]; _links: Links } }
-  | { contentType: `${(typeof VENDOR)['order-list']}; version=2`; body: { orders: OrderV2[]; _links: Links } };
-
-function listPayload(orders: OrderRecord[], links: Links, version: ApiVersion, vendor: boolean, base: string): ListPayload {
-  switch (version) {
-    case 1: {
-      const body = { orders: orders.map((o) => toV1(o, base)), _links: links };
-      return vendor ? { contentType: `${VENDOR['order-list']}; version=1`, body } : { contentType: 'application/json', body };
-    }
-    case 2: {
-      const body = { orders: orders.map((o) => toV2(o, base)), _links: links };
-      return vendor ? { contentType: `${VENDOR['order-list']}; version=2`, body } : { contentType: 'application/json', body };
-    }
   }
 }
 
@@ -282,6 +264,7 @@ export function orderHandlers(deps: OrderDeps): Pick<OperationHandlers, OrderFam
   }
 
   const reads = deps.reads ?? orderReads(deps);
+  const pages = orderPages(store);
 
   /** GET and HEAD: the shared decision (`orderReads`), as the family's typed responses. */
   async function read(req: H.GetOrderFamilyRequest | H.HeadOrderFamilyRequest, ctx: AccountContext) {
@@ -376,13 +359,26 @@ export function orderHandlers(deps: OrderDeps): Pick<OperationHandlers, OrderFam
       }
       const base = baseOf(req.pathVersion);
       const limit = req.query.limit ?? DEFAULT_LIMIT;
-      const page = await store.listOrders(ctx.account.id, after, limit);
       // No escaping needed: a cursor is base64url (the contract's pattern for `page` says so too) and a limit digits.
       const asked = [req.query.page ? `page=${req.query.page}` : '', req.query.limit ? `limit=${limit}` : ''].filter((p) => p !== '').join('&');
-      const last = page.orders[page.orders.length - 1];
-      const links: Links = { self: { href: asked === '' ? base : `${base}?${asked}` } };
-      if (page.hasMore && last) links.next = { href: `${base}?page=${encodeCursor(last.id)}&limit=${limit}` };
-      return { status: 200, headers: headersFor(ctx, neg.version), ...listPayload(page.orders, links, neg.version, neg.vendor, base) };
+      const links = (lastId: number | undefined, hasMore: boolean): Links => {
+        const l: Links = { self: { href: asked === '' ? base : `${base}?${asked}` } };
+        if (hasMore && lastId !== undefined) l.next = { href: `${base}?page=${encodeCursor(lastId)}&limit=${limit}` };
+        return l;
+      };
+      const q = { after, limit, base, links };
+      switch (neg.version) {
+        case 1: {
+          const body = await pages.v1(ctx.account.id, q);
+          const headers = headersFor(ctx, neg.version);
+          return neg.vendor ? { status: 200, headers, contentType: `${VENDOR['order-list']}; version=1`, body } : { status: 200, headers, contentType: 'application/json', body };
+        }
+        case 2: {
+          const body = await pages.v2(ctx.account.id, q);
+          const headers = headersFor(ctx, neg.version);
+          return neg.vendor ? { status: 200, headers, contentType: `${VENDOR['order-list']}; version=2`, body } : { status: 200, headers, contentType: 'application/json', body };
+        }
+      }
     },
 
     async createOrder(req, ctx) {

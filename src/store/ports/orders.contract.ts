@@ -161,6 +161,31 @@ export function runOrdersContract(name: string, newStore: OrdersFactory): void {
         expect(await store.listOrders(a.id, second.orders[1].id, 2)).toEqual({ orders: [], hasMore: false });
       });
 
+      it('answers as ids and revisions the page listOrders answers (listRevisions)', async () => {
+        const a = await store.ensureAccount('a');
+        const b = await store.ensureAccount('b');
+        const ids: number[] = [];
+        for (let i = 0; i < 5; i++) {
+          ids.push((await store.createOrder(a.id, fields())).order.id);
+          await store.createOrder(b.id, fields());
+        }
+        await store.writeOrder(a.id, ids[1], setNote('second'));
+        await store.writeOrder(a.id, ids[1], setNote('third'));
+        await store.writeOrder(a.id, ids[3], setNote('second'));
+        for (const [after, limit] of [
+          [0, 2],
+          [0, 10],
+          [ids[0], 2],
+          [ids[2], 2],
+          [ids[4], 3],
+        ]) {
+          const page = await store.listOrders(a.id, after, limit);
+          expect(await store.listRevisions(a.id, after, limit)).toEqual({ orders: page.orders.map((o) => ({ id: o.id, revision: o.revision })), hasMore: page.hasMore });
+        }
+        expect((await store.listRevisions(a.id, 0, 10)).orders.map((o) => o.revision)).toEqual([1, 3, 1, 2, 1]);
+        expect(await store.listRevisions(b.id, ids[4] + 1000, 10)).toEqual({ orders: [], hasMore: false });
+      });
+
       it('returns events after a seq, ascending, at most limit', async () => {
         const a = await store.ensureAccount('a');
         const { order } = await store.createOrder(a.id, fields());

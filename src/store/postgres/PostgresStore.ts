@@ -31,6 +31,7 @@ import type {
   OrderEvent,
   OrderFields,
   OrderPage,
+  RevisionPage,
   OrderRecord,
   Orders,
   SocialGraph,
@@ -369,6 +370,12 @@ export class PostgresStore extends GraphReads<OrderRow> implements StoreLifecycl
     const n = clampRows(limit);
     const rows = await this.q<OrderRow>(this.pool, 'listOrders', [accountId, lowerBound(after), n + 1]);
     return { orders: rows.slice(0, n).map(toOrder), hasMore: rows.length > n };
+  }
+
+  async listRevisions(accountId: number, after: number, limit: number): Promise<RevisionPage> {
+    const n = clampRows(limit);
+    const rows = await this.q<{ id: number; revision: number }>(this.pool, 'listRevisions', [accountId, lowerBound(after), n + 1]);
+    return { orders: rows.slice(0, n).map((r) => ({ id: Number(r.id), revision: Number(r.revision) })), hasMore: rows.length > n };
   }
 
   async eventsAfter(orderId: number, afterSeq: number, limit: number): Promise<OrderEvent[]> {

@@ -36,6 +36,7 @@ export const SQL = {
   insertEvent: `INSERT INTO order_events (order_id, seq, account_id, type, payload, created_at)
     VALUES ($1, $2, $3, $4, $5::jsonb, $6::timestamptz)`,
   listOrders: `SELECT ${ORDER_COLUMNS} FROM orders WHERE account_id = $1 AND id > $2::bigint ORDER BY id LIMIT $3`,
+  listRevisions: 'SELECT id, revision FROM orders WHERE account_id = $1 AND id > $2::bigint ORDER BY id LIMIT $3',
   eventsAfter: `SELECT order_id, seq, account_id, type, payload, created_at FROM order_events
     WHERE order_id = $1 AND seq > $2::bigint ORDER BY seq LIMIT $3`,
   usersByIds: 'SELECT id, name, account_id FROM users WHERE id = ANY($1::text[]) LIMIT $2',

@@ -28,6 +28,7 @@ import type {
   TokenInfo,
   OrderFields,
   OrderPage,
+  RevisionPage,
   OrderRecord,
   WriteDecision,
   WriteResult,
@@ -283,6 +284,12 @@ export class SqliteStore extends GraphReads<OrderRow> implements StoreLifecycle,
     const n = clampRows(limit);
     const rows = this.run(() => this.statements.listOrders.all(accountId, after, n + 1));
     return { orders: rows.slice(0, n).map(toOrder), hasMore: rows.length > n };
+  }
+
+  async listRevisions(accountId: number, after: number, limit: number): Promise<RevisionPage> {
+    const n = clampRows(limit);
+    const rows = this.run(() => this.statements.listRevisions.all(accountId, after, n + 1));
+    return { orders: rows.slice(0, n).map(([id, revision]) => ({ id, revision })), hasMore: rows.length > n };
   }
 
   async eventsAfter(orderId: number, afterSeq: number, limit: number): Promise<OrderEvent[]> {

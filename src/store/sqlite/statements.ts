@@ -38,6 +38,8 @@ export function prepareStatements(db: Database.Database) {
     ),
     insertEvent: db.prepare<[number, number, number, string, string, string]>('INSERT INTO order_events (order_id, seq, account_id, type, payload, created_at) VALUES (?, ?, ?, ?, ?, ?)'),
     listOrders: db.prepare<[number, number, number], OrderRow>('SELECT * FROM orders WHERE account_id = ? AND id > ? ORDER BY id LIMIT ?'),
+    // Rows as arrays (`raw`): no object per row.
+    listRevisions: db.prepare<[number, number, number], [number, number]>('SELECT id, revision FROM orders WHERE account_id = ? AND id > ? ORDER BY id LIMIT ?').raw(true),
     eventsAfter: db.prepare<[number, number, number], EventRow>('SELECT * FROM order_events WHERE order_id = ? AND seq > ? ORDER BY seq LIMIT ?'),
     usersByIds: db.prepare<[string, number], UserRow>('SELECT u.id, u.name, u.account_id FROM (SELECT DISTINCT value FROM json_each(?)) j JOIN users u ON u.id = j.value LIMIT ?'),
     friendsOf: db.prepare<[BatchParams], UserRow & { parent: string }>(
