@@ -247,20 +247,37 @@ export function orderHandlers(deps: OrderDeps): Pick<OperationHandlers, OrderFam
    * response's (readBodyAs). A client still writing a deprecated version's body is told so
    * (its Deprecation, Sunset and Link) and counted like a reader of the deprecated field, so
    * the counts that decide the version's removal include it.
+   *
+   * Each response's headers are one object literal, and only a deprecated version's
+   * responses get its three fields added: spreading the shared blocks into every response
+   * was 2 to 5 us of a create's CPU (`--cpu-prof` under wrk).
    */
-  function headersFor(ctx: AccountContext, version: ApiVersion, bodyVersion: ApiVersion = version): ListHeaders {
+  function withDeprecation<H extends Record<string, string>>(ctx: AccountContext, version: ApiVersion, bodyVersion: ApiVersion, headers: H): H {
     if (version === 1 || bodyVersion === 1) fieldReads.record(ctx.account, 'discount_code');
-    return { ...deprecationHeaders(isDeprecated(version) ? version : bodyVersion), 'Cache-Control': CACHE_CONTROL, Vary: VARY, 'Api-Version': String(version) };
+    const deprecated = isDeprecated(version) ? version : isDeprecated(bodyVersion) ? bodyVersion : undefined;
+    return deprecated === undefined ? headers : { ...deprecationHeaders(deprecated), ...headers };
   }
 
-  function orderResponse(order: OrderRecord, neg: Negotiated & { ok: true }, ctx: AccountContext, base: string, bodyVersion?: ApiVersion) {
-    const headers: OrderHeaders = { ...headersFor(ctx, neg.version, bodyVersion), ETag: etagOf(order, neg.version, neg.vendor) };
-    return { status: 200 as const, headers, ...orderPayload(order, neg.version, neg.vendor, base) };
+  function headersFor(ctx: AccountContext, version: ApiVersion): ListHeaders {
+    return withDeprecation(ctx, version, version, { 'Cache-Control': CACHE_CONTROL, Vary: VARY, 'Api-Version': String(version) });
   }
 
-  function createdResponse(order: OrderRecord, neg: Negotiated & { ok: true }, ctx: AccountContext, base: string, bodyVersion?: ApiVersion) {
-    const headers: OrderHeaders & { Location: string } = { ...headersFor(ctx, neg.version, bodyVersion), ETag: etagOf(order, neg.version, neg.vendor), Location: `${base}/${order.id}` };
-    return { status: 201 as const, headers, ...orderPayload(order, neg.version, neg.vendor, base) };
+  function orderResponse(order: OrderRecord, neg: Negotiated & { ok: true }, ctx: AccountContext, base: string, bodyVersion: ApiVersion) {
+    const v = neg.version;
+    const headers: OrderHeaders = withDeprecation(ctx, v, bodyVersion, { 'Cache-Control': CACHE_CONTROL, Vary: VARY, 'Api-Version': String(v), ETag: etagOf(order, v, neg.vendor) });
+    return { status: 200 as const, headers, ...orderPayload(order, v, neg.vendor, base) };
+  }
+
+  function createdResponse(order: OrderRecord, neg: Negotiated & { ok: true }, ctx: AccountContext, base: string, bodyVersion: ApiVersion) {
+    const v = neg.version;
+    const headers: OrderHeaders & { Location: string } = withDeprecation(ctx, v, bodyVersion, {
+      'Cache-Control': CACHE_CONTROL,
+      Vary: VARY,
+      'Api-Version': String(v),
+      ETag: etagOf(order, v, neg.vendor),
+      Location: `${base}/${order.id}`,
+    });
+    return { status: 201 as const, headers, ...orderPayload(order, v, neg.vendor, base) };
   }
 
   const reads = deps.reads ?? orderReads(deps);
