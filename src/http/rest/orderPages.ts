@@ -11,9 +11,9 @@
  * orders is about a third of the list's server CPU in its statement alone; the revisions'
  * statement costs a third of that.
  */
-import { toV1, toV2, type OrderV1, type OrderV2 } from '../../orders';
+import { toV1, toV2, VERSIONS, type OrderV1, type OrderV2 } from '../../orders';
 import type { OrderRecord, Orders } from '../../store';
-import { RepresentationCache, serialized } from './representationCache';
+import { REPRESENTATION_CACHE_ENTRIES, REPRESENTATION_CACHE_MAX_BYTES, RepresentationCache, serialized } from './representationCache';
 
 /** One order's representation in one version: the object and its JSON text. */
 interface Cached<T> {
@@ -48,7 +48,8 @@ const weigh = (e: Cached<unknown>, key: string) => 256 + 4 * e.json.length + 2 *
 
 export function orderPages(store: Pick<Orders, 'listOrders' | 'listRevisions'>): OrderPages {
   function pages<T>(map: (order: OrderRecord, base: string) => T) {
-    const cache = new RepresentationCache<Cached<T>>(undefined, weigh);
+    // The versions share one bound: as many entries and bytes in all as the order read's cache.
+    const cache = new RepresentationCache<Cached<T>>(Math.ceil(REPRESENTATION_CACHE_ENTRIES / VERSIONS.length), weigh, REPRESENTATION_CACHE_MAX_BYTES / VERSIONS.length);
     const keyOf = (id: number, revision: number, base: string) => `${id}:${revision}:${base}`;
 
     return async (accountId: number, q: PageQuery): Promise<Page<T>> => {
