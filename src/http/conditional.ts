@@ -65,8 +65,11 @@ export interface ConditionalRequest {
 export function evaluate(req: ConditionalRequest): Outcome {
   if (req.ifMatch !== undefined) {
     const c = parseTagCondition(req.ifMatch);
-    const ok = 'invalid' in c ? false : c.any ? true : c.tags.some((t) => req.current.all().some((cur) => strongMatch(t, parseTag(cur))));
-    if (!ok) return 'precondition_failed';
+    if ('invalid' in c) return 'precondition_failed';
+    if (!c.any) {
+      const all = req.current.all();
+      if (!c.tags.some((t) => all.some((cur) => strongMatch(t, parseTag(cur))))) return 'precondition_failed';
+    }
   }
   if (req.ifNoneMatch !== undefined) {
     const c = parseTagCondition(req.ifNoneMatch);
