@@ -43,7 +43,7 @@ export interface OrderPages {
   v2(accountId: number, q: PageQuery): Promise<Page<OrderV2>>;
 }
 
-// Weighed by its JSON text (2 bytes per UTF-16 unit) plus the object and key, roughly.
+// Weighed roughly: the JSON text (2 bytes per UTF-16 unit), the object about as much again, and the key.
 const weigh = (e: Cached<unknown>, key: string) => 256 + 4 * e.json.length + 2 * key.length;
 
 export function orderPages(store: Pick<Orders, 'listOrders' | 'listRevisions'>): OrderPages {
@@ -54,27 +54,24 @@ export function orderPages(store: Pick<Orders, 'listOrders' | 'listRevisions'>):
 
     return async (accountId: number, q: PageQuery): Promise<Page<T>> => {
       const revisions = await store.listRevisions(accountId, q.after, q.limit);
+      let page: { orders: { id: number }[]; hasMore: boolean } = revisions;
       let items: Cached<T>[] = [];
-      let hasMore = revisions.hasMore;
-      let lastId: number | undefined;
       for (const r of revisions.orders) {
         const hit = cache.get(keyOf(r.id, r.revision, q.base));
         if (hit === undefined) break;
         items.push(hit);
-        lastId = r.id;
       }
       if (items.length < revisions.orders.length) {
-        const page = await store.listOrders(accountId, q.after, q.limit);
-        items = page.orders.map((order) => {
+        const rows = await store.listOrders(accountId, q.after, q.limit);
+        items = rows.orders.map((order) => {
           const body = map(order, q.base);
           const entry = { body, json: JSON.stringify(body) };
           cache.set(keyOf(order.id, order.revision, q.base), entry);
           return entry;
         });
-        hasMore = page.hasMore;
-        lastId = page.orders.at(-1)?.id;
+        page = rows;
       }
-      const links = q.links(lastId, hasMore);
+      const links = q.links(page.orders.at(-1)?.id, page.hasMore);
       const body = { orders: items.map((i) => i.body), _links: links };
       // What JSON.stringify(body) gives, from the orders' texts: members in the same order.
       serialized.set(body, `{"orders":[${items.map((i) => i.json).join(',')}],"_links":${JSON.stringify(links)}}`);
