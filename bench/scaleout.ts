@@ -306,8 +306,8 @@ async function patchPhase(d: Deployments): Promise<Row[]> {
   findings.push(
     `- **PATCH, scaled-out (2 workers) vs embedded: ${(p2.m.requestsPerSec / e.m.requestsPerSec).toFixed(2)}x; 2 workers vs 1 on PostgreSQL: ` +
       `${(p2.m.requestsPerSec / p1.m.requestsPerSec).toFixed(2)}x** (embedded ${Math.round(e.m.requestsPerSec)}, PostgreSQL 1 worker ${Math.round(p1.m.requestsPerSec)}, ` +
-      `2 workers ${Math.round(p2.m.requestsPerSec)} writes/s). Every PATCH updates the same row (order 1), and a PostgreSQL write locks its order row ` +
-      `(SELECT ... FOR UPDATE), so these writes take turns whatever the number of workers. The machine was ${saturation(p2.cpu)} with 2 workers ` +
+      `2 workers ${Math.round(p2.m.requestsPerSec)} writes/s). Every PATCH updates the same row (order 1), and writes of one order take turns ` +
+      `(a compare-and-set on its revision; a race lost to the other worker reads the row again), whatever the number of workers. The machine was ${saturation(p2.cpu)} with 2 workers ` +
       `(${fmtCores(p2.cpu.machine)} of ${p2.cpu.cores} cores busy; 1 worker: ${fmtCores(p1.cpu.machine)}); PostgreSQL took ${fmtCores(p2.cpu.groups.postgres ?? 0)} cores; ` +
       `p99 ${p1.m.latencyP99} ms with 1 worker, ${p2.m.latencyP99} ms with 2; server CPU per write ${usPerReq(p1).toFixed(0)} -> ${usPerReq(p2).toFixed(0)} µs. ` +
       `The embedded store commits in-process (SQLite WAL, synchronous=normal) at ${usPerReq(e).toFixed(0)} µs server CPU per write.`,

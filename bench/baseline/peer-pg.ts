@@ -3,9 +3,11 @@
  * for the hand-written peers on the same database as the service: its own schema
  * (PEER_DATABASE_SCHEMA, created with its tables and the demo orders), the service's
  * column types (bigint identity ids, jsonb items and payloads, timestamptz), named prepared
- * statements, and the same transactions as the service's PostgresStore: POST is INSERT
+ * statements, and the transactions a hand-written service would write: POST is INSERT
  * order + INSERT event; PATCH is SELECT ... FOR UPDATE, If-Match check, UPDATE ...
- * RETURNING, INSERT event, each between BEGIN and COMMIT on one pooled connection.
+ * RETURNING, INSERT event, each between BEGIN and COMMIT on one pooled connection. (The
+ * service's PostgresStore does the same work in fewer round trips: one statement per
+ * create, a compare-and-set statement per write.)
  */
 import { Pool, types as pgTypes, type PoolClient } from 'pg';
 import { PEER_TOKEN, SEED_ORDERS, etagOf, hashToken, ifMatchPasses, mergePatch, type Fields, type PatchResult, type PeerStore, type Row } from './peer-data';

@@ -332,7 +332,7 @@ export function orderHandlers(deps: OrderDeps): Pick<OperationHandlers, OrderFam
       ctx.account.id,
       req.params.orderId,
       (current) => {
-        // Inside the write transaction: 428 and 412 see the revision that would be replaced.
+        // On the row the write would replace: 428 and 412 see the revision that would be replaced.
         // RFC 9110 13.2.2: If-Match, then If-None-Match (`*` or a current tag: 412).
         const outcome = evaluate({ method: 'PUT', ifMatch, ifNoneMatch, current: { selected: etagOf(current, version, false), all: () => allTags(current) } });
         if (outcome !== 'proceed') return { apply: false, reason: 'precondition_failed' };

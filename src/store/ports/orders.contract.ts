@@ -124,6 +124,28 @@ export function runOrdersContract(name: string, newStore: OrdersFactory): void {
         expect(events.map((e) => e.seq)).toEqual([1, 2]);
         expect(await store.getOrder(a.id, order.id)).toMatchObject({ revision: 2, note: applied[0].ok ? applied[0].order.note : undefined });
       });
+
+      it('applies every one of 20 concurrent writes that accept any revision, each on its own revision', async () => {
+        const a = await store.ensureAccount('a');
+        const { order } = await store.createOrder(a.id, fields());
+        const seen: number[][] = Array.from({ length: 20 }, () => []);
+        const results = await Promise.all(
+          Array.from({ length: 20 }, (_, i) =>
+            store.writeOrder(a.id, order.id, (cur) => {
+              seen[i].push(cur.revision);
+              return setNote(`w${i}@${cur.revision}`)(cur);
+            }),
+          ),
+        );
+        const applied = results.map((r) => (r.ok ? r.order : null));
+        // Each write applied once, on the revision its last decision saw, and no two on the same one.
+        expect(applied.map((o, i) => o?.note === `w${i}@${seen[i].at(-1)}` && o.revision === seen[i].at(-1)! + 1)).toEqual(Array(20).fill(true));
+        expect(applied.map((o) => o?.revision).sort((x, y) => x! - y!)).toEqual(Array.from({ length: 20 }, (_, i) => i + 2));
+        const events = await store.eventsAfter(order.id, 0, 100);
+        expect(events.map((e) => e.seq)).toEqual(Array.from({ length: 21 }, (_, i) => i + 1));
+        for (const r of results) if (r.ok) expect(events[r.order.revision - 1].order).toEqual(r.order);
+        expect(await store.getOrder(a.id, order.id)).toEqual(events[20].order);
+      });
     });
 
     describe('listing and events', () => {

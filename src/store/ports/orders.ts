@@ -62,9 +62,9 @@ export interface AppliedWrite {
 }
 
 /**
- * What `writeOrder`'s decide callback returns. It runs inside the write transaction
- * with the current row, so the precondition check (If-Match) and the domain rules
- * (transitions) see exactly the revision that gets replaced: no lost update.
+ * What `writeOrder`'s decide callback returns. It runs on the current row, and its write
+ * applies only to that revision, so the precondition check (If-Match) and the domain
+ * rules (transitions) see exactly the revision that gets replaced: no lost update.
  */
 export type WriteDecision<R> = { apply: true; fields: OrderFields; eventType: OrderEvent['type'] } | { apply: false; reason: R };
 
@@ -100,11 +100,12 @@ export interface Orders {
    */
   orderRevision(accountId: number, orderId: number): Promise<number | null>;
   /**
-   * Serialized read-decide-write of one order: reads the current row inside the
-   * transaction, calls `decide` (synchronous, pure), and when it applies, writes the
-   * fields with revision + 1 and the event row with seq = new revision, atomically.
-   * Of N concurrent calls deciding on the same revision, on any number of processes,
-   * exactly one applies. A refusal changes nothing; a missing or another account's
+   * Serialized read-decide-write of one order: reads the current row, calls `decide`
+   * (synchronous, pure), and when it applies, writes the fields with revision + 1 and
+   * the event row with seq = new revision, atomically, only if the order is still at the
+   * revision `decide` saw. Of N concurrent calls deciding on the same revision, on any
+   * number of processes, exactly one applies; an adapter may call `decide` again for the
+   * others, on the revision that won (the result is the last decision's). A refusal changes nothing; a missing or another account's
    * order answers `not_found` without calling `decide`; a throwing `decide` rolls back
    * and rejects. With `complete`, an applied write also completes the idempotency key
    * in the same transaction (a write that does not apply leaves the key as it was).

@@ -155,6 +155,31 @@ describe('PostgresStore specifics', () => {
     await a.close();
   });
 
+  it('writes an order with its event in one statement, and queued writes of one order one statement each', async () => {
+    const s = await migrated();
+    const account = await s.ensureAccount('a');
+    const count = async (run: () => Promise<unknown>) => {
+      const before = s.queryCount;
+      await run();
+      return s.queryCount - before;
+    };
+    let order: OrderRecord | undefined;
+    expect(await count(async () => ({ order } = await s.createOrder(account.id, fields)))).toBe(1);
+    const note = (n: string) => (cur: OrderRecord) => ({ apply: true as const, eventType: 'order.updated' as const, fields: { ...cur, note: n } });
+    // Alone: read, then compare-and-set with the event row.
+    expect(await count(() => s.writeOrder(account.id, order!.id, note('one')))).toBe(2);
+    // Ten at once in this process: one read, then each decides on the row the previous one wrote.
+    expect(await count(() => Promise.all(Array.from({ length: 10 }, (_, i) => s.writeOrder(account.id, order!.id, note(`w${i}`)))))).toBe(11);
+    const events = await s.eventsAfter(order!.id, 0, 100);
+    expect(events.map((e) => [e.seq, e.order.note])).toEqual([[1, null], [2, 'one'], ...Array.from({ length: 10 }, (_, i) => [3 + i, `w${i}`])]);
+    // Another account's write in the same queue is not_found, and changes nothing.
+    const other = await s.ensureAccount('b');
+    const [mine, theirs] = await Promise.all([s.writeOrder(account.id, order!.id, note('mine')), s.writeOrder(other.id, order!.id, note('theirs'))]);
+    expect([mine.ok, theirs]).toEqual([true, { ok: false, reason: 'not_found' }]);
+    expect((await s.getOrder(account.id, order!.id))?.note).toBe('mine');
+    await s.close();
+  });
+
   it('migrates once when four stores migrate the same fresh schema at once', async () => {
     const first = new TestStore();
     const others = [1, 2, 3].map(() => new PostgresStore(URL, { schema: first.schemaName }));

@@ -4,9 +4,12 @@
  *
  * Same semantics as `SqliteStore`, proved by the same suites (`../ports/*.contract.ts`);
  * where SQLite serializes with one file lock, this adapter uses PostgreSQL's own tools:
- * - a write locks its order row (`SELECT ... FOR UPDATE`) before `decide` reads it, so
- *   of N concurrent writes on any number of processes exactly one decides on each
- *   revision (no lost update), and the event row commits with it (no change without its event);
+ * - a write is a compare-and-set on the revision `decide` saw, in one statement with its
+ *   event row (no change without its event): of N concurrent writes on any number of
+ *   processes exactly one applies on each revision (no lost update), and the others
+ *   decide again on the new one (after a few lost races, under the row lock of
+ *   `SELECT ... FOR UPDATE`, which an idempotent write always takes); one process's
+ *   writes of one order take turns, each deciding on the row the previous one wrote;
  * - `migrate` and `seedDemo` run under a transaction-scoped advisory lock, so processes
  *   starting together apply each migration once and load the demo once;
  * - every batch read is one statement: the distinct parent ids as one array, and per
@@ -51,6 +54,15 @@ import { DEMO_ACCOUNTS, DEMO_COMMENTS, DEMO_FRIENDS, DEMO_ORDERS, DEMO_POSTS, DE
 import { unavailableOr } from './unavailable';
 
 export { MAX_BATCH, MAX_ROWS } from '../rows';
+
+/** Compare-and-set attempts of a write before it takes the row lock (see `optimisticWrite`). */
+const OPTIMISTIC_ATTEMPTS = 3;
+
+/** One order's writes in this process: who waits, and the order as the last one left it. */
+interface WriteTurn {
+  waiting: (() => void)[];
+  last?: OrderRecord;
+}
 export type { Statement } from './sql';
 
 export interface PostgresStoreOptions {
@@ -98,6 +110,8 @@ export class PostgresStore extends GraphReads<OrderRow> implements StoreLifecycl
   private readonly schema?: string;
   private readonly onError: (err: Error) => void;
   private closed = false;
+  /** The order ids this process is writing, with the writes waiting their turn (see `writeOrder`). */
+  private readonly writing = new Map<number, WriteTurn>();
   /** Statements executed (transaction control not counted), so tests can prove batching: one query per GraphQL level. */
   queryCount = 0;
 
@@ -288,20 +302,20 @@ export class PostgresStore extends GraphReads<OrderRow> implements StoreLifecycl
     await this.q(this.pool, 'setPinned', [accountId, version]);
   }
 
-  /** Inserts order + `order.created` event on `c`; the caller provides the transaction. */
-  private async createOn(c: PoolClient, accountId: number, fields: OrderFields): Promise<AppliedWrite> {
+  /** Inserts order + `order.created` event, one statement on `on` (a transaction's connection or the pool). */
+  private async createOn(on: Pool | PoolClient, accountId: number, fields: OrderFields): Promise<AppliedWrite> {
     // Built from the row as stored (RETURNING), so it equals what getOrder returns, jsonb's key order included.
-    const [row] = await this.q<OrderRow>(c, 'insertOrder', [accountId, ...columnsOf(fields)]);
+    const [row] = await this.q<OrderRow>(on, 'insertOrder', [accountId, ...columnsOf(fields)]);
     const order = toOrder(row);
-    const event: OrderEvent = { orderId: order.id, accountId, seq: 1, type: 'order.created', order, createdAt: order.createdAt };
-    await this.q(c, 'insertEvent', [order.id, 1, accountId, event.type, JSON.stringify(order), event.createdAt]);
-    return { order, event };
+    return { order, event: { orderId: order.id, accountId, seq: 1, type: 'order.created', order, createdAt: order.createdAt } };
   }
 
   async createOrder(accountId: number, fields: OrderFields, complete?: IdempotentCompletion<AppliedWrite>): Promise<AppliedWrite> {
+    // Without an idempotency key the create is one statement, atomic on its own.
+    if (!complete) return this.createOn(this.pool, accountId, fields);
     return this.tx(async (c) => {
       const created = await this.createOn(c, accountId, fields);
-      if (complete) await completeOn(this.runOn(c), accountId, complete, created);
+      await completeOn(this.runOn(c), accountId, complete, created);
       return created;
     });
   }
@@ -337,23 +351,78 @@ export class PostgresStore extends GraphReads<OrderRow> implements StoreLifecycl
 
   async writeOrder<R>(accountId: number, orderId: number, decide: (current: OrderRecord) => WriteDecision<R>, complete?: IdempotentCompletion<AppliedWrite>): Promise<WriteResult<R>> {
     if (!isId(orderId)) return { ok: false, reason: 'not_found' };
+    // An idempotent write completes its key in the write's transaction: the locked path.
+    if (complete) return this.lockedWrite(accountId, orderId, decide, complete);
+    // This process's writes of one order take turns (FIFO), so they never race each other,
+    // and each decides on the row the previous one wrote without reading it again.
+    let turn = this.writing.get(orderId);
+    if (turn) await new Promise<void>((resolve) => turn!.waiting.push(resolve));
+    else this.writing.set(orderId, (turn = { waiting: [] }));
+    try {
+      return await this.optimisticWrite(accountId, orderId, decide, turn);
+    } finally {
+      const next = turn.waiting.shift();
+      if (next) next();
+      else this.writing.delete(orderId);
+    }
+  }
+
+  /**
+   * Decides on the order as this process last wrote it (or as read), then writes with
+   * one statement only if the revision is still the one decided on (compare-and-set,
+   * with the event row): one round trip per write while this process has the order's
+   * writes queued, two otherwise, against four for BEGIN, lock, write, COMMIT. A race
+   * lost to another process reads again and decides on the revision that won; after
+   * OPTIMISTIC_ATTEMPTS of those the write queues on the row lock instead.
+   */
+  private async optimisticWrite<R>(accountId: number, orderId: number, decide: (current: OrderRecord) => WriteDecision<R>, turn: WriteTurn): Promise<WriteResult<R>> {
+    let current = turn.last;
+    turn.last = undefined; // set again only once this write's outcome is known
+    for (let attempt = 0; attempt < OPTIMISTIC_ATTEMPTS; attempt++) {
+      if (!current) {
+        const [row] = await this.q<OrderRow>(this.pool, 'getOrder', [orderId, accountId]);
+        if (!row) return { ok: false, reason: 'not_found' };
+        current = toOrder(row);
+      }
+      // An order never changes account: another account's caller is told not_found.
+      if (current.accountId !== accountId) return { ok: false, reason: 'not_found' };
+      const done = await this.applyOn(this.pool, accountId, current, decide);
+      if (done) {
+        turn.last = done.ok ? done.order : current;
+        return done;
+      }
+      current = undefined;
+    }
+    return this.lockedWrite(accountId, orderId, decide);
+  }
+
+  private lockedWrite<R>(accountId: number, orderId: number, decide: (current: OrderRecord) => WriteDecision<R>, complete?: IdempotentCompletion<AppliedWrite>): Promise<WriteResult<R>> {
     // FOR UPDATE before decide: a concurrent writer of the same order (this process or
     // another) waits for our COMMIT and then decides on the revision we wrote. A
     // throwing `decide` rolls back (nothing was written) and rejects.
     return this.tx(async (c): Promise<WriteResult<R>> => {
       const [row] = await this.q<OrderRow>(c, 'lockOrder', [orderId, accountId]);
       if (!row) return { ok: false, reason: 'not_found' };
-      const decision = decide(toOrder(row));
-      if (!decision.apply) return { ok: false, reason: decision.reason };
-      const [updated] = await this.q<OrderRow>(c, 'updateOrder', [orderId, row.revision, ...columnsOf(decision.fields)]);
+      const done = await this.applyOn(c, accountId, toOrder(row), decide);
       // Cannot happen under the row lock; if it did, throwing rolls the transaction back.
-      if (!updated) throw new Error(`order ${orderId}: revision moved inside a write transaction`);
-      const order = toOrder(updated);
-      const event: OrderEvent = { orderId, accountId, seq: order.revision, type: decision.eventType, order, createdAt: order.updatedAt };
-      await this.q(c, 'insertEvent', [orderId, event.seq, accountId, event.type, JSON.stringify(order), event.createdAt]);
-      if (complete) await completeOn(this.runOn(c), accountId, complete, { order, event });
-      return { ok: true, order, event };
+      if (!done) throw new Error(`order ${orderId}: revision moved inside a write transaction`);
+      if (done.ok && complete) await completeOn(this.runOn(c), accountId, complete, done);
+      return done;
     });
+  }
+
+  /**
+   * Decides on `current` and, when the decision applies, writes it with its event if the
+   * order is still at `current`'s revision: the result, or undefined when another write
+   * replaced that revision first (nothing written).
+   */
+  private async applyOn<R>(on: Pool | PoolClient, accountId: number, current: OrderRecord, decide: (current: OrderRecord) => WriteDecision<R>): Promise<WriteResult<R> | undefined> {
+    const decision = decide(current);
+    if (!decision.apply) return { ok: false, reason: decision.reason };
+    const [updated] = await this.q<OrderRow>(on, 'updateOrder', [current.id, current.revision, ...columnsOf(decision.fields), decision.eventType]);
+    if (!updated) return undefined;
+    const order = toOrder(updated);
+    return { ok: true, order, event: { orderId: order.id, accountId, seq: order.revision, type: decision.eventType, order, createdAt: order.updatedAt } };
   }
 
   async addFieldReads(batch: readonly FieldReads[]): Promise<void> {

@@ -7,6 +7,21 @@ export const ORDER_COLUMNS = 'id, account_id, revision, status, items, currency,
 /** The database clock, at the precision `toISOString()` reports; stable within one statement. */
 export const NOW = "date_trunc('milliseconds', statement_timestamp())";
 
+/** A timestamptz column as `toISOString()` writes it (UTC, milliseconds, `Z`). */
+const iso = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+/**
+ * The event payload of the order row named `r`, as jsonb: the object parsers.ts's
+ * `toOrder` maps that row to (camelCase fields, `discount` null or `{ code, percent }`,
+ * ISO timestamps), built in the statement that writes the row so the write and its event
+ * are one statement. The orders contract checks that an event read back equals the order
+ * the write returned.
+ */
+const payloadOf = (r: string) =>
+  `jsonb_build_object('id', ${r}.id, 'accountId', ${r}.account_id, 'revision', ${r}.revision, 'status', ${r}.status,
+      'items', ${r}.items, 'currency', ${r}.currency,
+      'discount', CASE WHEN ${r}.discount_code IS NULL THEN 'null'::jsonb ELSE jsonb_build_object('code', ${r}.discount_code, 'percent', coalesce(${r}.discount_percent, 0)) END,
+      'note', ${r}.note, 'createdAt', ${iso(`${r}.created_at`)}, 'updatedAt', ${iso(`${r}.updated_at`)})`;
+
 /**
  * Every statement the store runs, by name. Each runs as a named prepared statement
  * (parsed and planned once per connection). Columns are listed, never `*`, so a later
@@ -23,18 +38,29 @@ export const SQL = {
   deleteToken: 'DELETE FROM tokens WHERE account_id = $1 AND selector = $2',
   setPinned: 'UPDATE accounts SET pinned_version = $2 WHERE id = $1',
   anyUser: 'SELECT 1 AS one FROM users LIMIT 1',
-  insertOrder: `INSERT INTO orders (account_id, revision, status, items, currency, discount_code, discount_percent, note, created_at, updated_at)
-    VALUES ($1, 1, $2, $3::jsonb, $4, $5, $6, $7, ${NOW}, ${NOW}) RETURNING ${ORDER_COLUMNS}`,
+  // An order and its event are written by one statement (a data-modifying WITH): atomic
+  // without BEGIN and COMMIT, so a create outside a transaction is one round trip.
+  insertOrder: `WITH o AS (
+      INSERT INTO orders (account_id, revision, status, items, currency, discount_code, discount_percent, note, created_at, updated_at)
+      VALUES ($1, 1, $2, $3::jsonb, $4, $5, $6, $7, ${NOW}, ${NOW}) RETURNING ${ORDER_COLUMNS}),
+    e AS (INSERT INTO order_events (order_id, seq, account_id, type, payload, created_at)
+      SELECT o.id, 1, o.account_id, 'order.created', ${payloadOf('o')}, o.created_at FROM o)
+    SELECT ${ORDER_COLUMNS} FROM o`,
   getOrder: `SELECT ${ORDER_COLUMNS} FROM orders WHERE id = $1 AND account_id = $2`,
   orderRevision: 'SELECT revision FROM orders WHERE id = $1 AND account_id = $2',
-  // The row lock is the serialization point of writeOrder: a second writer waits here
-  // and then reads the row as the first one committed it.
+  // The row lock is the serialization point of a write in a transaction: a second writer
+  // waits here and then reads the row as the first one committed it.
   lockOrder: `SELECT ${ORDER_COLUMNS} FROM orders WHERE id = $1 AND account_id = $2 FOR UPDATE`,
-  updateOrder: `UPDATE orders SET revision = revision + 1, status = $3, items = $4::jsonb, currency = $5,
-      discount_code = $6, discount_percent = $7, note = $8, updated_at = ${NOW}
-    WHERE id = $1 AND revision = $2 RETURNING ${ORDER_COLUMNS}`,
-  insertEvent: `INSERT INTO order_events (order_id, seq, account_id, type, payload, created_at)
-    VALUES ($1, $2, $3, $4, $5::jsonb, $6::timestamptz)`,
+  // Compare-and-set on the revision the decision saw ($2), with the event row ($9: its
+  // type, seq = the new revision) in the same statement: no row when another write
+  // replaced that revision first, and then nothing is written.
+  updateOrder: `WITH u AS (
+      UPDATE orders SET revision = revision + 1, status = $3, items = $4::jsonb, currency = $5,
+        discount_code = $6, discount_percent = $7, note = $8, updated_at = ${NOW}
+      WHERE id = $1 AND revision = $2 RETURNING ${ORDER_COLUMNS}),
+    e AS (INSERT INTO order_events (order_id, seq, account_id, type, payload, created_at)
+      SELECT u.id, u.revision, u.account_id, $9, ${payloadOf('u')}, u.updated_at FROM u)
+    SELECT ${ORDER_COLUMNS} FROM u`,
   listOrders: `SELECT ${ORDER_COLUMNS} FROM orders WHERE account_id = $1 AND id > $2::bigint ORDER BY id LIMIT $3`,
   listRevisions: 'SELECT id, revision FROM orders WHERE account_id = $1 AND id > $2::bigint ORDER BY id LIMIT $3',
   eventsAfter: `SELECT order_id, seq, account_id, type, payload, created_at FROM order_events
