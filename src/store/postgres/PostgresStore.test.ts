@@ -172,6 +172,11 @@ describe('PostgresStore specifics', () => {
     expect(await count(() => Promise.all(Array.from({ length: 10 }, (_, i) => s.writeOrder(account.id, order!.id, note(`w${i}`)))))).toBe(11);
     const events = await s.eventsAfter(order!.id, 0, 100);
     expect(events.map((e) => [e.seq, e.order.note])).toEqual([[1, null], [2, 'one'], ...Array.from({ length: 10 }, (_, i) => [3 + i, `w${i}`])]);
+    // A refusal decided on the remembered row is decided again on the row as read.
+    const calls: number[] = [];
+    const refuse = (cur: OrderRecord) => (calls.push(cur.revision), { apply: false as const, reason: 'nope' as const });
+    const queued = await count(() => Promise.all([s.writeOrder(account.id, order!.id, note('before')), s.writeOrder(account.id, order!.id, refuse)]));
+    expect([queued, calls]).toEqual([3, [13, 13]]); // read + write, then one read for the refusal
     // Another account's write in the same queue is not_found, and changes nothing.
     const other = await s.ensureAccount('b');
     const [mine, theirs] = await Promise.all([s.writeOrder(account.id, order!.id, note('mine')), s.writeOrder(other.id, order!.id, note('theirs'))]);

@@ -379,6 +379,7 @@ export class PostgresStore extends GraphReads<OrderRow> implements StoreLifecycl
     let current = turn.last;
     turn.last = undefined; // set again only once this write's outcome is known
     for (let attempt = 0; attempt < OPTIMISTIC_ATTEMPTS; attempt++) {
+      const read = !current;
       if (!current) {
         const [row] = await this.q<OrderRow>(this.pool, 'getOrder', [orderId, accountId]);
         if (!row) return { ok: false, reason: 'not_found' };
@@ -387,8 +388,14 @@ export class PostgresStore extends GraphReads<OrderRow> implements StoreLifecycl
       // An order never changes account: another account's caller is told not_found.
       if (current.accountId !== accountId) return { ok: false, reason: 'not_found' };
       const done = await this.applyOn(this.pool, accountId, current, decide);
-      if (done) {
-        turn.last = done.ok ? done.order : current;
+      if (done?.ok) {
+        turn.last = done.order;
+        return done;
+      }
+      // A refusal stands only on a row just read: the remembered one may be older than
+      // the order (another process wrote it), and no compare-and-set checks a refusal.
+      if (done && read) {
+        turn.last = current;
         return done;
       }
       current = undefined;
