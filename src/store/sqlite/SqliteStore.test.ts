@@ -10,7 +10,7 @@ import { runLifecycleContract } from '../ports/lifecycle.contract';
 import { runOrdersContract } from '../ports/orders.contract';
 import { runSocialGraphContract } from '../ports/socialGraph.contract';
 import { runSyncRevisionsContract } from '../ports/syncRevisions.contract';
-import type { OrderFields } from '../store';
+import type { OrderFields, OrderRecord } from '../store';
 import { MIGRATIONS } from './migrations';
 import { MAX_BATCH, SqliteStore } from './SqliteStore';
 
@@ -56,6 +56,59 @@ describe('SqliteStore specifics', () => {
     const normal = new SqliteStore(freshFile(), 'normal');
     expect(normal.settings().synchronous).toBe('normal');
     await normal.close();
+  });
+
+  it('commits the order writes of one turn together, a failing one rolled back alone', async () => {
+    const file = freshFile();
+    const s = new SqliteStore(file);
+    await s.migrate();
+    const a = await s.ensureAccount('a');
+    const { order: hot } = await s.createOrder(a.id, fields);
+    const { order: blocked } = await s.createOrder(a.id, fields);
+    // Another connection takes seq 2 of `blocked`: its write updates the row, then its event
+    // row fails, after a statement of the write has run.
+    const raw = new Database(file);
+    raw.prepare("INSERT INTO order_events (order_id, seq, account_id, type, payload, created_at) VALUES (?, 2, ?, 'order.updated', '{}', 'x')").run(blocked.id, a.id);
+    raw.close();
+    const note = (n: string) => (cur: OrderRecord) => ({ apply: true as const, eventType: 'order.updated' as const, fields: { ...cur, note: n } });
+    const before = s.groupCommits;
+    const settled = await Promise.allSettled([
+      s.createOrder(a.id, { ...fields, note: 'c1' }),
+      s.writeOrder(a.id, hot.id, note('w1')),
+      s.writeOrder(a.id, blocked.id, note('lost')),
+      s.writeOrder(a.id, hot.id, () => {
+        throw new Error('boom');
+      }),
+      s.writeOrder(a.id, hot.id, () => ({ apply: false, reason: 'nope' as const })),
+      s.writeOrder(a.id, hot.id, note('w2')),
+      s.createOrder(a.id, { ...fields, note: 'c2' }),
+    ]);
+    expect(s.groupCommits - before).toBe(1);
+    expect(settled.map((r) => (r.status === 'fulfilled' ? 'ok' : String((r.reason as Error).message).slice(0, 24)))).toEqual(['ok', 'ok', 'UNIQUE constraint failed', 'boom', 'ok', 'ok', 'ok']);
+    expect(settled[4]).toEqual({ status: 'fulfilled', value: { ok: false, reason: 'nope' } });
+    // In arrival order, each write on the row the previous one left.
+    expect((await s.eventsAfter(hot.id, 0, 10)).map((e) => [e.seq, e.order.note])).toEqual([
+      [1, null],
+      [2, 'w1'],
+      [3, 'w2'],
+    ]);
+    expect(await s.getOrder(a.id, blocked.id)).toEqual(blocked); // its update was rolled back with it
+    await s.close();
+  });
+
+  it('commits the writes accepted before close, and answers them', async () => {
+    const file = freshFile();
+    const s = new SqliteStore(file);
+    await s.migrate();
+    const a = await s.ensureAccount('a');
+    const pending = s.createOrder(a.id, fields);
+    await s.close();
+    const { order } = await pending;
+    const again = new SqliteStore(file);
+    await again.migrate();
+    expect(await again.getOrder(a.id, order.id)).toEqual(order);
+    await again.close();
+    await expect(s.createOrder(a.id, fields)).rejects.toThrow(/not open/);
   });
 
   it('keeps committed data across close and reopen of the file', async () => {

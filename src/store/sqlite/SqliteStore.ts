@@ -51,6 +51,14 @@ function batch(ids: readonly (string | number)[], first: number): BatchParams {
   return { ids: JSON.stringify(ids), first: per, cap: new Set(ids).size * per };
 }
 
+/** Order writes committed together at most (see `SqliteStore.batched`): bounds one turn's work. */
+const WRITES_PER_COMMIT = 64;
+interface PendingWrite {
+  op: () => unknown;
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+}
+
 export class SqliteStore extends GraphReads<OrderRow> implements StoreLifecycle, Accounts, Orders, IdempotencyKeys, SocialGraph, FieldReadCounts, SyncRevisions {
   private readonly db: Database.Database;
   /** Statements executed (every `run`/`get`/`all`), so tests can prove batching: one query per GraphQL level. */
@@ -58,6 +66,10 @@ export class SqliteStore extends GraphReads<OrderRow> implements StoreLifecycle,
   private stmts?: Statements;
   private readonly pingStmt: Database.Statement<[], { ok: number }>;
   private idem?: SqliteIdempotency;
+  /** Group commits of order writes so far (see `batched`), so tests can count transactions. */
+  groupCommits = 0;
+  /** Order writes waiting for the next group commit (see `batched`). */
+  private pendingWrites: PendingWrite[] = [];
   /**
    * Runs `fn` in one transaction, the wrapper built once: better-sqlite3's `transaction()`
    * builds five functions at every call, about 5 % of a create's CPU under load (a
@@ -157,6 +169,8 @@ export class SqliteStore extends GraphReads<OrderRow> implements StoreLifecycle,
   }
 
   async close(): Promise<void> {
+    // Writes already accepted are committed first (their callers get their answers).
+    while (this.pendingWrites.length > 0 && this.db.open) this.commitPending();
     if (this.db.open) this.db.close();
   }
 
@@ -203,14 +217,60 @@ export class SqliteStore extends GraphReads<OrderRow> implements StoreLifecycle,
     return { order, event };
   }
 
-  async createOrder(accountId: number, fields: OrderFields, complete?: IdempotentCompletion<AppliedWrite>): Promise<AppliedWrite> {
-    let created: AppliedWrite | undefined;
-    this.inTransaction.immediate(() => {
-      created = this.createSync(accountId, fields);
+  createOrder(accountId: number, fields: OrderFields, complete?: IdempotentCompletion<AppliedWrite>): Promise<AppliedWrite> {
+    return this.batched(() => {
+      const created = this.createSync(accountId, fields);
       if (complete) this.idempotency.completeIn(accountId, complete, created);
+      return created;
     });
-    if (!created) throw new Error('SqliteStore.createOrder: the transaction returned without a row');
-    return created;
+  }
+
+  /**
+   * Group commit for the order writes: those that arrive within one turn of the event loop
+   * run, in arrival order, in one IMMEDIATE transaction (at most WRITES_PER_COMMIT), each
+   * under its own savepoint, so one that throws is rolled back alone and rejects. Every one
+   * resolves only after that transaction has committed: an acknowledged write is as durable
+   * as before, and the commit (the WAL append with its locks and its periodic checkpoint,
+   * about a third of a write's CPU in a profile under load) is paid once per batch rather
+   * than once per write. A failed BEGIN or COMMIT rejects the whole batch: none of it was
+   * written. A write waits at most for the rest of the loop's turn (`setImmediate`).
+   */
+  private batched<T>(op: () => T): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.pendingWrites.push({ op, resolve: resolve as (value: unknown) => void, reject });
+      if (this.pendingWrites.length === 1) setImmediate(() => this.commitPending());
+    });
+  }
+
+  private commitPending(): void {
+    const batch = this.pendingWrites.splice(0, WRITES_PER_COMMIT);
+    if (batch.length === 0) return; // `close` committed them already
+    if (this.pendingWrites.length > 0) setImmediate(() => this.commitPending());
+    const outcomes: ({ ok: true; value: unknown } | { ok: false; error: unknown })[] = [];
+    try {
+      this.inTransaction.immediate(() => {
+        if (batch.length === 1) return void outcomes.push({ ok: true, value: batch[0].op() }); // throws: the transaction rolls back
+        for (const w of batch) {
+          this.statements.savepoint.run();
+          try {
+            outcomes.push({ ok: true, value: w.op() });
+          } catch (error) {
+            this.statements.rollbackToSavepoint.run();
+            outcomes.push({ ok: false, error });
+          }
+          this.statements.releaseSavepoint.run();
+        }
+      });
+    } catch (error) {
+      for (const w of batch) w.reject(error);
+      return;
+    }
+    this.groupCommits++;
+    batch.forEach((w, i) => {
+      const o = outcomes[i];
+      if (o.ok) w.resolve(o.value);
+      else w.reject(o.error);
+    });
   }
 
   async getOrder(accountId: number, orderId: number): Promise<OrderRecord | null> {
@@ -227,15 +287,11 @@ export class SqliteStore extends GraphReads<OrderRow> implements StoreLifecycle,
     return this.run(() => this.statements.orderRevision.get(orderId, accountId)) ?? null;
   }
 
-  async writeOrder<R>(accountId: number, orderId: number, decide: (current: OrderRecord) => WriteDecision<R>, complete?: IdempotentCompletion<AppliedWrite>): Promise<WriteResult<R>> {
-    // IMMEDIATE takes the write lock before the read, so the decision sees the row it
-    // replaces, also against another process on the same file. A throwing `decide`
-    // rolls back (nothing was written) and rejects.
-    let result: WriteResult<R> = { ok: false, reason: 'not_found' };
-    this.inTransaction.immediate(() => {
-      result = this.writeIn(accountId, orderId, decide, complete);
-    });
-    return result;
+  writeOrder<R>(accountId: number, orderId: number, decide: (current: OrderRecord) => WriteDecision<R>, complete?: IdempotentCompletion<AppliedWrite>): Promise<WriteResult<R>> {
+    // In an IMMEDIATE transaction (see `batched`), which takes the write lock before the
+    // read, so the decision sees the row it replaces, also against another process on the
+    // same file. A throwing `decide` rolls back (nothing was written) and rejects.
+    return this.batched(() => this.writeIn(accountId, orderId, decide, complete));
   }
 
   /** The write's read, decision and statements; the caller holds the IMMEDIATE transaction. */

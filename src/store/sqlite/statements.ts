@@ -37,6 +37,10 @@ export function prepareStatements(db: Database.Database) {
        WHERE id = @id AND revision = @revision`,
     ),
     insertEvent: db.prepare<[number, number, number, string, string, string]>('INSERT INTO order_events (order_id, seq, account_id, type, payload, created_at) VALUES (?, ?, ?, ?, ?, ?)'),
+    // One order write of a group commit each (SqliteStore.batched): rolled back alone when it throws.
+    savepoint: db.prepare('SAVEPOINT order_write'),
+    releaseSavepoint: db.prepare('RELEASE order_write'),
+    rollbackToSavepoint: db.prepare('ROLLBACK TO order_write'),
     listOrders: db.prepare<[number, number, number], OrderRow>('SELECT * FROM orders WHERE account_id = ? AND id > ? ORDER BY id LIMIT ?'),
     // Rows as arrays (`raw`): no object per row.
     listRevisions: db.prepare<[number, number, number], [number, number]>('SELECT id, revision FROM orders WHERE account_id = ? AND id > ? ORDER BY id LIMIT ?').raw(true),
