@@ -310,7 +310,7 @@ async function patchPhase(d: Deployments): Promise<Row[]> {
       `(a compare-and-set on its revision; a race lost to the other worker reads the row again), whatever the number of workers. The machine was ${saturation(p2.cpu)} with 2 workers ` +
       `(${fmtCores(p2.cpu.machine)} of ${p2.cpu.cores} cores busy; 1 worker: ${fmtCores(p1.cpu.machine)}); PostgreSQL took ${fmtCores(p2.cpu.groups.postgres ?? 0)} cores; ` +
       `p99 ${p1.m.latencyP99} ms with 1 worker, ${p2.m.latencyP99} ms with 2; server CPU per write ${usPerReq(p1).toFixed(0)} -> ${usPerReq(p2).toFixed(0)} µs. ` +
-      `The embedded store commits in-process (SQLite WAL, synchronous=normal) at ${usPerReq(e).toFixed(0)} µs server CPU per write.`,
+      `The embedded store commits in-process (SQLite WAL, synchronous=normal, the writes of one event-loop turn in one transaction) at ${usPerReq(e).toFixed(0)} µs server CPU per write.`,
   );
   return [
     httpRow('patch-scaled-vs-embedded', what, of('pg2'), of('embedded'), 'reference (what scaling out costs or gains on this machine)'),
