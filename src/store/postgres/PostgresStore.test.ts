@@ -11,7 +11,7 @@ import { runOrdersContract } from '../ports/orders.contract';
 import { runSocialGraphContract } from '../ports/socialGraph.contract';
 import { hasSyncRevisions } from '../ports/syncRevisions';
 import type { OrderFields, OrderRecord, Store } from '../store';
-import { StoreInputError } from '../errors';
+import { StoreInputError, StoreUnavailableError } from '../errors';
 import { SqliteStore, MAX_BATCH as SQLITE_MAX_BATCH, MAX_ROWS as SQLITE_MAX_ROWS } from '../sqlite/SqliteStore';
 import { MAX_BATCH, MAX_ROWS, PostgresStore, openPostgresStore } from './PostgresStore';
 import { MIGRATIONS } from './migrations';
@@ -182,6 +182,32 @@ describe('PostgresStore specifics', () => {
     const [mine, theirs] = await Promise.all([s.writeOrder(account.id, order!.id, note('mine')), s.writeOrder(other.id, order!.id, note('theirs'))]);
     expect([mine.ok, theirs]).toEqual([true, { ok: false, reason: 'not_found' }]);
     expect((await s.getOrder(account.id, order!.id))?.note).toBe('mine');
+    await s.close();
+  });
+
+  it("keeps another account's writes of an order out of the owner's turn", async () => {
+    const s = await migrated();
+    const [owner, other] = [await s.ensureAccount('a'), await s.ensureAccount('b')];
+    const { order } = await s.createOrder(owner.id, fields);
+    const note = (n: string) => (cur: OrderRecord) => ({ apply: true as const, eventType: 'order.updated' as const, fields: { ...cur, note: n } });
+    // Another connection holds the row lock: the owner's compare-and-set waits for it.
+    const c = await admin.connect();
+    await c.query('BEGIN');
+    await c.query(`SELECT 1 FROM "${s.schemaName}".orders WHERE id = $1 FOR UPDATE`, [order.id]);
+    const mine = s.writeOrder(owner.id, order.id, note('mine'));
+    // Not queued behind the owner's write: answered while that one still waits.
+    expect(await s.writeOrder(other.id, order.id, note('theirs'))).toEqual({ ok: false, reason: 'not_found' });
+    await c.query('COMMIT');
+    c.release();
+    expect(await mine).toMatchObject({ ok: true, order: { revision: 2, note: 'mine' } });
+    await s.close();
+  });
+
+  it('fails the writes queued behind one the server could not take, without sending them', async () => {
+    const s = new PostgresStore('postgres://postgres@127.0.0.1:1/none', { connectionTimeoutMillis: 1000 });
+    const settled = await Promise.allSettled(Array.from({ length: 5 }, () => s.writeOrder(1, 1, () => ({ apply: false, reason: 'nope' as const }))));
+    expect(settled.map((r) => r.status === 'rejected' && r.reason instanceof StoreUnavailableError)).toEqual(Array(5).fill(true));
+    expect(s.queryCount).toBe(1);
     await s.close();
   });
 

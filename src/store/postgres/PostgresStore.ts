@@ -52,16 +52,18 @@ import { TYPES, columnsOf, storable, toEvent, toOrder, type EventRow, type Order
 import { mergeFieldReads } from '../fieldReads';
 import { DEMO_ACCOUNTS, DEMO_COMMENTS, DEMO_FRIENDS, DEMO_ORDERS, DEMO_POSTS, DEMO_USERS } from '../demo';
 import { unavailableOr } from './unavailable';
+import { StoreUnavailableError } from '../errors';
 
 export { MAX_BATCH, MAX_ROWS } from '../rows';
 
 /** Compare-and-set attempts of a write before it takes the row lock (see `optimisticWrite`). */
 const OPTIMISTIC_ATTEMPTS = 3;
 
-/** One order's writes in this process: who waits, and the order as the last one left it. */
+/** One order's writes in this process: who waits, the order as the last one left it, and why the store failed it. */
 interface WriteTurn {
   waiting: (() => void)[];
   last?: OrderRecord;
+  unavailable?: StoreUnavailableError;
 }
 export type { Statement } from './sql';
 
@@ -110,8 +112,8 @@ export class PostgresStore extends GraphReads<OrderRow> implements StoreLifecycl
   private readonly schema?: string;
   private readonly onError: (err: Error) => void;
   private closed = false;
-  /** The order ids this process is writing, with the writes waiting their turn (see `writeOrder`). */
-  private readonly writing = new Map<number, WriteTurn>();
+  /** The orders this process is writing (by account and id), with the writes waiting their turn (see `writeOrder`). */
+  private readonly writing = new Map<string, WriteTurn>();
   /** Statements executed (transaction control not counted), so tests can prove batching: one query per GraphQL level. */
   queryCount = 0;
 
@@ -355,15 +357,23 @@ export class PostgresStore extends GraphReads<OrderRow> implements StoreLifecycl
     if (complete) return this.lockedWrite(accountId, orderId, decide, complete);
     // This process's writes of one order take turns (FIFO), so they never race each other,
     // and each decides on the row the previous one wrote without reading it again.
-    let turn = this.writing.get(orderId);
+    // Keyed by account too: another account's writes of the id (not_found) wait on their own.
+    const key = `${accountId}:${orderId}`;
+    let turn = this.writing.get(key);
     if (turn) await new Promise<void>((resolve) => turn!.waiting.push(resolve));
-    else this.writing.set(orderId, (turn = { waiting: [] }));
+    else this.writing.set(key, (turn = { waiting: [] }));
     try {
+      // The writes queued behind one the server could not take fail with it, at once,
+      // rather than each waiting out the connection timeout in turn.
+      if (turn.unavailable) throw turn.unavailable;
       return await this.optimisticWrite(accountId, orderId, decide, turn);
+    } catch (err) {
+      if (err instanceof StoreUnavailableError) turn.unavailable = err;
+      throw err;
     } finally {
       const next = turn.waiting.shift();
       if (next) next();
-      else this.writing.delete(orderId);
+      else this.writing.delete(key);
     }
   }
 

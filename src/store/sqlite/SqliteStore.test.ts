@@ -96,6 +96,19 @@ describe('SqliteStore specifics', () => {
     await s.close();
   });
 
+  it('fails the whole batch with the error that ended its transaction (SQLITE_FULL), writing none of it', async () => {
+    const s = await migrated();
+    const a = await s.ensureAccount('a');
+    await s.createOrder(a.id, fields);
+    // The file may grow by two pages only: the long note cannot be stored.
+    const db = (s as unknown as { db: Database.Database }).db;
+    db.pragma(`max_page_count = ${Number(db.pragma('page_count', { simple: true })) + 2}`);
+    const settled = await Promise.allSettled([s.createOrder(a.id, fields), s.createOrder(a.id, { ...fields, note: 'x'.repeat(200_000) }), s.createOrder(a.id, fields)]);
+    expect(settled.map((r) => (r.status === 'rejected' ? (r.reason as { code?: string }).code : 'ok'))).toEqual(['SQLITE_FULL', 'SQLITE_FULL', 'SQLITE_FULL']);
+    expect((await s.listOrders(a.id, 0, 10)).orders).toHaveLength(1);
+    await s.close();
+  });
+
   it('commits the writes accepted before close, and answers them', async () => {
     const file = freshFile();
     const s = new SqliteStore(file);

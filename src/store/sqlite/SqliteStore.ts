@@ -255,6 +255,8 @@ export class SqliteStore extends GraphReads<OrderRow> implements StoreLifecycle,
           try {
             outcomes.push({ ok: true, value: w.op() });
           } catch (error) {
+            // An error that ended the whole transaction (SQLITE_FULL, SQLITE_IOERR) fails the batch with it.
+            if (!this.db.inTransaction) throw error;
             this.statements.rollbackToSavepoint.run();
             outcomes.push({ ok: false, error });
           }
