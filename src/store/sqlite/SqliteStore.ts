@@ -232,8 +232,9 @@ export class SqliteStore extends GraphReads<OrderRow> implements StoreLifecycle,
    * resolves only after that transaction has committed: an acknowledged write is as durable
    * as before, and the commit (the WAL append with its locks and its periodic checkpoint,
    * about a third of a write's CPU in a profile under load) is paid once per batch rather
-   * than once per write. A failed BEGIN or COMMIT rejects the whole batch: none of it was
-   * written. A write waits at most for the rest of the loop's turn (`setImmediate`).
+   * than once per write. A failed BEGIN or COMMIT, or an error that ends the transaction
+   * itself (SQLITE_FULL, SQLITE_IOERR), rejects the whole batch with that error: none of it
+   * was written. A write waits at most for the rest of the loop's turn (`setImmediate`).
    */
   private batched<T>(op: () => T): Promise<T> {
     return new Promise<T>((resolve, reject) => {
