@@ -8,6 +8,7 @@ import { runFieldReadCountsContract } from '../ports/fieldReadCounts.contract';
 import { runIdempotencyKeysContract } from '../ports/idempotencyKeys.contract';
 import { runLifecycleContract } from '../ports/lifecycle.contract';
 import { runOrdersContract } from '../ports/orders.contract';
+import { setNote, statementsOf } from '../ports/fixtures.contract';
 import { runSocialGraphContract } from '../ports/socialGraph.contract';
 import { hasSyncRevisions } from '../ports/syncRevisions';
 import type { OrderFields, OrderRecord, Store } from '../store';
@@ -158,28 +159,23 @@ describe('PostgresStore specifics', () => {
   it('writes an order with its event in one statement, and queued writes of one order one statement each', async () => {
     const s = await migrated();
     const account = await s.ensureAccount('a');
-    const count = async (run: () => Promise<unknown>) => {
-      const before = s.queryCount;
-      await run();
-      return s.queryCount - before;
-    };
+    const count = (run: () => Promise<unknown>) => statementsOf(s, run);
     let order: OrderRecord | undefined;
     expect(await count(async () => ({ order } = await s.createOrder(account.id, fields)))).toBe(1);
-    const note = (n: string) => (cur: OrderRecord) => ({ apply: true as const, eventType: 'order.updated' as const, fields: { ...cur, note: n } });
     // Alone: read, then compare-and-set with the event row.
-    expect(await count(() => s.writeOrder(account.id, order!.id, note('one')))).toBe(2);
+    expect(await count(() => s.writeOrder(account.id, order!.id, setNote('one')))).toBe(2);
     // Ten at once in this process: one read, then each decides on the row the previous one wrote.
-    expect(await count(() => Promise.all(Array.from({ length: 10 }, (_, i) => s.writeOrder(account.id, order!.id, note(`w${i}`)))))).toBe(11);
+    expect(await count(() => Promise.all(Array.from({ length: 10 }, (_, i) => s.writeOrder(account.id, order!.id, setNote(`w${i}`)))))).toBe(11);
     const events = await s.eventsAfter(order!.id, 0, 100);
     expect(events.map((e) => [e.seq, e.order.note])).toEqual([[1, null], [2, 'one'], ...Array.from({ length: 10 }, (_, i) => [3 + i, `w${i}`])]);
     // A refusal decided on the remembered row is decided again on the row as read.
     const calls: number[] = [];
     const refuse = (cur: OrderRecord) => (calls.push(cur.revision), { apply: false as const, reason: 'nope' as const });
-    const queued = await count(() => Promise.all([s.writeOrder(account.id, order!.id, note('before')), s.writeOrder(account.id, order!.id, refuse)]));
+    const queued = await count(() => Promise.all([s.writeOrder(account.id, order!.id, setNote('before')), s.writeOrder(account.id, order!.id, refuse)]));
     expect([queued, calls]).toEqual([3, [13, 13]]); // read + write, then one read for the refusal
     // Another account's write in the same queue is not_found, and changes nothing.
     const other = await s.ensureAccount('b');
-    const [mine, theirs] = await Promise.all([s.writeOrder(account.id, order!.id, note('mine')), s.writeOrder(other.id, order!.id, note('theirs'))]);
+    const [mine, theirs] = await Promise.all([s.writeOrder(account.id, order!.id, setNote('mine')), s.writeOrder(other.id, order!.id, setNote('theirs'))]);
     expect([mine.ok, theirs]).toEqual([true, { ok: false, reason: 'not_found' }]);
     expect((await s.getOrder(account.id, order!.id))?.note).toBe('mine');
     await s.close();
@@ -189,14 +185,13 @@ describe('PostgresStore specifics', () => {
     const s = await migrated();
     const [owner, other] = [await s.ensureAccount('a'), await s.ensureAccount('b')];
     const { order } = await s.createOrder(owner.id, fields);
-    const note = (n: string) => (cur: OrderRecord) => ({ apply: true as const, eventType: 'order.updated' as const, fields: { ...cur, note: n } });
     // Another connection holds the row lock: the owner's compare-and-set waits for it.
     const c = await admin.connect();
     await c.query('BEGIN');
     await c.query(`SELECT 1 FROM "${s.schemaName}".orders WHERE id = $1 FOR UPDATE`, [order.id]);
-    const mine = s.writeOrder(owner.id, order.id, note('mine'));
+    const mine = s.writeOrder(owner.id, order.id, setNote('mine'));
     // Not queued behind the owner's write: answered while that one still waits.
-    expect(await s.writeOrder(other.id, order.id, note('theirs'))).toEqual({ ok: false, reason: 'not_found' });
+    expect(await s.writeOrder(other.id, order.id, setNote('theirs'))).toEqual({ ok: false, reason: 'not_found' });
     await c.query('COMMIT');
     c.release();
     expect(await mine).toMatchObject({ ok: true, order: { revision: 2, note: 'mine' } });

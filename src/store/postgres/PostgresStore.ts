@@ -55,6 +55,7 @@ import { unavailableOr } from './unavailable';
 import { StoreUnavailableError } from '../errors';
 
 export { MAX_BATCH, MAX_ROWS } from '../rows';
+export type { Statement } from './sql';
 
 /** Compare-and-set attempts of a write before it takes the row lock (see `optimisticWrite`). */
 const OPTIMISTIC_ATTEMPTS = 3;
@@ -65,7 +66,6 @@ interface WriteTurn {
   last?: OrderRecord;
   unavailable?: StoreUnavailableError;
 }
-export type { Statement } from './sql';
 
 export interface PostgresStoreOptions {
   /**

@@ -8,9 +8,10 @@ import { runFieldReadCountsContract } from '../ports/fieldReadCounts.contract';
 import { runIdempotencyKeysContract } from '../ports/idempotencyKeys.contract';
 import { runLifecycleContract } from '../ports/lifecycle.contract';
 import { runOrdersContract } from '../ports/orders.contract';
+import { setNote } from '../ports/fixtures.contract';
 import { runSocialGraphContract } from '../ports/socialGraph.contract';
 import { runSyncRevisionsContract } from '../ports/syncRevisions.contract';
-import type { OrderFields, OrderRecord } from '../store';
+import type { OrderFields } from '../store';
 import { MIGRATIONS } from './migrations';
 import { MAX_BATCH, SqliteStore } from './SqliteStore';
 
@@ -70,17 +71,16 @@ describe('SqliteStore specifics', () => {
     const raw = new Database(file);
     raw.prepare("INSERT INTO order_events (order_id, seq, account_id, type, payload, created_at) VALUES (?, 2, ?, 'order.updated', '{}', 'x')").run(blocked.id, a.id);
     raw.close();
-    const note = (n: string) => (cur: OrderRecord) => ({ apply: true as const, eventType: 'order.updated' as const, fields: { ...cur, note: n } });
     const before = s.groupCommits;
     const settled = await Promise.allSettled([
       s.createOrder(a.id, { ...fields, note: 'c1' }),
-      s.writeOrder(a.id, hot.id, note('w1')),
-      s.writeOrder(a.id, blocked.id, note('lost')),
+      s.writeOrder(a.id, hot.id, setNote('w1')),
+      s.writeOrder(a.id, blocked.id, setNote('lost')),
       s.writeOrder(a.id, hot.id, () => {
         throw new Error('boom');
       }),
       s.writeOrder(a.id, hot.id, () => ({ apply: false, reason: 'nope' as const })),
-      s.writeOrder(a.id, hot.id, note('w2')),
+      s.writeOrder(a.id, hot.id, setNote('w2')),
       s.createOrder(a.id, { ...fields, note: 'c2' }),
     ]);
     expect(s.groupCommits - before).toBe(1);

@@ -53,10 +53,10 @@ function batch(ids: readonly (string | number)[], first: number): BatchParams {
 
 /** Order writes committed together at most (see `SqliteStore.batched`): bounds one turn's work. */
 const WRITES_PER_COMMIT = 64;
+/** A write waiting for a group commit: `run` does its statements and returns how to answer it once committed. */
 interface PendingWrite {
-  op: () => unknown;
-  resolve: (value: unknown) => void;
-  reject: (error: unknown) => void;
+  run: () => () => void;
+  fail: (error: unknown) => void;
 }
 
 export class SqliteStore extends GraphReads<OrderRow> implements StoreLifecycle, Accounts, Orders, IdempotencyKeys, SocialGraph, FieldReadCounts, SyncRevisions {
@@ -238,7 +238,13 @@ export class SqliteStore extends GraphReads<OrderRow> implements StoreLifecycle,
    */
   private batched<T>(op: () => T): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.pendingWrites.push({ op, resolve: resolve as (value: unknown) => void, reject });
+      this.pendingWrites.push({
+        run: () => {
+          const value = op();
+          return () => resolve(value);
+        },
+        fail: reject,
+      });
       if (this.pendingWrites.length === 1) setImmediate(() => this.commitPending());
     });
   }
@@ -247,33 +253,29 @@ export class SqliteStore extends GraphReads<OrderRow> implements StoreLifecycle,
     const batch = this.pendingWrites.splice(0, WRITES_PER_COMMIT);
     if (batch.length === 0) return; // `close` committed them already
     if (this.pendingWrites.length > 0) setImmediate(() => this.commitPending());
-    const outcomes: ({ ok: true; value: unknown } | { ok: false; error: unknown })[] = [];
+    const answers: (() => void)[] = [];
     try {
       this.inTransaction.immediate(() => {
-        if (batch.length === 1) return void outcomes.push({ ok: true, value: batch[0].op() }); // throws: the transaction rolls back
+        if (batch.length === 1) return void answers.push(batch[0].run()); // throws: the transaction rolls back
         for (const w of batch) {
           this.statements.savepoint.run();
           try {
-            outcomes.push({ ok: true, value: w.op() });
+            answers.push(w.run());
           } catch (error) {
             // An error that ended the whole transaction (SQLITE_FULL, SQLITE_IOERR) fails the batch with it.
             if (!this.db.inTransaction) throw error;
             this.statements.rollbackToSavepoint.run();
-            outcomes.push({ ok: false, error });
+            answers.push(() => w.fail(error));
           }
           this.statements.releaseSavepoint.run();
         }
       });
     } catch (error) {
-      for (const w of batch) w.reject(error);
+      for (const w of batch) w.fail(error);
       return;
     }
     this.groupCommits++;
-    batch.forEach((w, i) => {
-      const o = outcomes[i];
-      if (o.ok) w.resolve(o.value);
-      else w.reject(o.error);
-    });
+    for (const answer of answers) answer();
   }
 
   async getOrder(accountId: number, orderId: number): Promise<OrderRecord | null> {
