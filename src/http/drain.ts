@@ -17,7 +17,7 @@
 import { Server as NetServer } from 'node:net';
 import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { PROBLEM_MEDIA_TYPE, refusal } from './problem';
+import { PROBLEM_MEDIA_TYPE, refusal, type Refusal } from './problem';
 import { problemText } from './respond';
 
 /** Seconds a client refused during shutdown is told to wait (another instance usually answers at once). */
@@ -25,7 +25,12 @@ export const SHUTDOWN_RETRY_AFTER_S = 1;
 /** How long idle keep-alive connections are left open for a request already on its way. */
 export const DRAIN_GRACE_MS = 2000;
 
-const GOING_AWAY = problemText(refusal('SERVICE_UNAVAILABLE', 'The server is shutting down: retry'));
+/** What every request and new stream connection is told once the shutdown has begun. */
+export function shuttingDown(): Refusal {
+  return refusal('SERVICE_UNAVAILABLE', 'The server is shutting down: retry', { 'Retry-After': String(SHUTDOWN_RETRY_AFTER_S) });
+}
+
+const GOING_AWAY = problemText(shuttingDown());
 const GOING_AWAY_HEAD = {
   'Content-Type': PROBLEM_MEDIA_TYPE,
   'Content-Length': String(Buffer.byteLength(GOING_AWAY)),

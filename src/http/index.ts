@@ -7,7 +7,7 @@ export { bearerTokenOf, resolveToken } from './auth';
 export { AuthCache } from './authCache';
 export { DEFAULT_BODY_LIMIT, MAX_JSON_DEPTH, parseClientJson, readRequestText } from './body';
 export { parseCorsOrigins } from './cors';
-export { Drain, DRAIN_GRACE_MS, SHUTDOWN_RETRY_AFTER_S } from './drain';
+export { Drain, DRAIN_GRACE_MS, SHUTDOWN_RETRY_AFTER_S, shuttingDown } from './drain';
 export { Finalizer, type Exchange } from './finalize';
 export { koaShell } from './koaShell';
 export { HttpTimer, Metrics } from './metrics';

@@ -9,6 +9,7 @@ import type { Finalizer, Refusal, TransportRoute } from '../http';
 import type { Account, OrderEvent, Store } from '../store';
 import type { Bus } from '../bus';
 import { AcceptLimiter } from './acceptLimiter';
+import { AdmissionQueue } from './admission';
 import { TopicHub } from './hub';
 import { SlowPeers } from './slowPeers';
 import { SseStreams, sseRoute } from './sse';
@@ -17,10 +18,21 @@ import { WsEndpoint, type WsProtocol } from './ws';
 
 export { TopicHub, type Subscriber } from './hub';
 export { AcceptLimiter } from './acceptLimiter';
+export { AdmissionQueue } from './admission';
 export { ReplayRing, RingBudget } from './ring';
 export { CLOSE_TRY_AGAIN, CLOSE_GOING_AWAY, WS_PATH, type WsConnection, type WsProtocol } from './ws';
 export { topicOf, wsFrame, wsTextFrame, type Frame } from './frames';
 export { SSE_RETRY_MS } from './sse';
+
+/**
+ * New stream connections checked per turn of the event loop (admission.ts). A check costs
+ * about 0.2 ms, so a turn spends about a millisecond on them before it goes back to the
+ * requests of open connections and accepts the next connection (libuv accepts one per
+ * turn). In the reconnect storm bench (10,000 WebSocket subscribers, BENCHMARKS.md
+ * "Reliability") 4 a turn kept the probe's p99 under 100 ms where 32 a turn, or no queue,
+ * did not.
+ */
+export const ADMISSIONS_PER_TURN = 4;
 
 export interface RealtimeConfig {
   replayRate: number;
@@ -60,7 +72,7 @@ export interface Realtime {
   attach(server: Server): void;
   /** Serves another protocol's WebSocket upgrades on `path`, on the same limiter, bearer rule and bounded queues. */
   mount(path: string, protocol: WsProtocol): void;
-  /** Shutdown: SSE `retry:` and end, WebSocket close 1001. */
+  /** Shutdown: SSE `retry:` and end, WebSocket close 1001; upgrades waiting their turn are refused 503. */
   close(): void;
   stats(): { topics: number; sse: number; ws: number };
   /** Cuts every stream connection without a goodbye, as a network failure would. */
@@ -75,9 +87,10 @@ export function createRealtime(deps: RealtimeDeps): Realtime {
   deps.bus.listen({ event: (event) => hub.publish(event), reconnected: () => hub.catchUpAll() });
   const now = deps.now ?? (() => performance.now());
   const limiter = new AcceptLimiter(config.acceptRate, config.acceptBurst, now);
+  const admission = new AdmissionQueue(ADMISSIONS_PER_TURN);
   const slowPeers = new SlowPeers(now);
   const batcher = config.writeDelayMs > 0 ? new WriteBatcher(config.writeDelayMs) : undefined;
-  const common = { store: deps.store, hub, limiter, slowPeers, maxBufferBytes: config.maxBufferBytes, batcher, onBackpressure: deps.onBackpressure };
+  const common = { store: deps.store, hub, limiter, admission, slowPeers, maxBufferBytes: config.maxBufferBytes, batcher, onBackpressure: deps.onBackpressure };
   const streams = new SseStreams({ ...common, authenticate: deps.authenticateToken, onError: deps.onError }, config.sseHeartbeatS * 1000);
   const ws = new WsEndpoint({ ...common, authenticate: deps.authenticateToken, onError: deps.onError });
   const handleUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => ws.handleUpgrade(req, socket, head);
@@ -90,6 +103,7 @@ export function createRealtime(deps: RealtimeDeps): Realtime {
     attach: (server) => void server.on('upgrade', handleUpgrade),
     mount: (path, protocol) => ws.mount(path, protocol),
     close() {
+      admission.close();
       streams.close();
       ws.close();
       slowPeers.close();

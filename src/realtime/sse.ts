@@ -15,8 +15,9 @@ import type { Socket } from 'node:net';
 import { parse as parseQuery } from 'node:querystring';
 import type { Account, Store } from '../store';
 import { parseOrderId } from '../orders';
-import { acceptsType, bearerTokenOf, isRefusal, refusal, sendProblem, type Exchange, type Finalizer, type Refusal, type TransportRoute } from '../http';
+import { acceptsType, bearerTokenOf, isRefusal, refusal, sendProblem, shuttingDown, type Exchange, type Finalizer, type Refusal, type TransportRoute } from '../http';
 import type { AcceptLimiter } from './acceptLimiter';
+import type { AdmissionQueue } from './admission';
 import { httpChunk, resyncMessage, SEQ_TEXT, sseFrame, topicOf, type Frame } from './frames';
 import type { Subscriber, TopicHub } from './hub';
 import type { SlowPeers } from './slowPeers';
@@ -31,6 +32,8 @@ export interface SseDeps {
   store: Pick<Store, 'getOrder'>;
   hub: TopicHub;
   limiter: AcceptLimiter;
+  /** New connections are checked a slice per turn of the event loop (admission.ts). */
+  admission: AdmissionQueue;
   /** Resolves a bearer token (header, or `access_token`: EventSource cannot send headers), or the 401 refusal. */
   authenticate: (token: string | undefined) => Promise<Account | Refusal>;
   maxBufferBytes: number;
@@ -212,6 +215,7 @@ const EVENT_STREAM = 'text/event-stream';
 
 /** The checks of a stream request, in the order the contract answers them (401, 404, 406, 400, 503). */
 async function admit(deps: SseDeps, r: StreamRequest): Promise<Admitted | Refusal> {
+  if (!(await deps.admission.turn())) return shuttingDown();
   const account = await deps.authenticate(bearerTokenOf(r.authorization, r.accessToken));
   if (isRefusal(account)) return account;
   const orderId = parseOrderId(r.id);

@@ -19,11 +19,12 @@ import { parse as parseQuery } from 'node:querystring';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import type { Account, Store } from '../store';
-import { bearerTokenOf, isRefusal, parseClientJson, problemText, PROBLEM_MEDIA_TYPE, refusal, refusalOf, type Refusal } from '../http';
+import { bearerTokenOf, isRefusal, parseClientJson, problemText, PROBLEM_MEDIA_TYPE, refusal, refusalOf, shuttingDown, type Refusal } from '../http';
 import { StoreUnavailableError } from '../store';
 import type { ErrorMessage, ServerMessage } from '../../generated/asyncapi/messages';
 import { validateClientMessage } from '../../generated/asyncapi/validators';
 import type { AcceptLimiter } from './acceptLimiter';
+import type { AdmissionQueue } from './admission';
 import { resyncMessage, SEQ_TEXT, topicOf, wsFrame, type Frame } from './frames';
 import type { Subscriber, TopicHub } from './hub';
 import type { SlowPeers } from './slowPeers';
@@ -41,8 +42,9 @@ export interface WsDeps {
   store: Pick<Store, 'getOrder'>;
   hub: TopicHub;
   limiter: AcceptLimiter;
+  /** New connections are checked a slice per turn of the event loop (admission.ts). */
+  admission: AdmissionQueue;
   slowPeers: SlowPeers;
-  /** Resolves a bearer token (header or access_token), or throws a problem with status 401. */
   /** Resolves a bearer token (header or `access_token`), or the 401 refusal. */
   authenticate: (token: string | undefined) => Promise<Account | Refusal>;
   maxBufferBytes: number;
@@ -150,7 +152,9 @@ export class WsEndpoint {
 
   /** For the http server's 'upgrade' event. Other paths are not ours: 404. */
   handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
-    void this.upgrade(req, socket, head).catch((err) => {
+    // Before anything waits: a client that resets its connection while queued must not crash the process.
+    socket.on('error', () => socket.destroy());
+    void this.upgradeInTurn(req, socket, head).catch((err) => {
       // A store outage while authenticating (503 with Retry-After, as every route answers
       // it: http/problem.ts refusalOf); anything else is logged and answered 503 too,
       // since the client can retry.
@@ -161,8 +165,15 @@ export class WsEndpoint {
     });
   }
 
+  /** Waits for the connection's turn (admission.ts); a client that left meanwhile costs nothing more. */
+  private async upgradeInTurn(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
+    const open = await this.deps.admission.turn();
+    if (socket.destroyed || !socket.writable) return void socket.destroy();
+    if (!open) return refuseUpgrade(socket, shuttingDown());
+    return this.upgrade(req, socket, head);
+  }
+
   private async upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
-    socket.on('error', () => socket.destroy());
     const url = new URL(req.url ?? '/', 'http://localhost');
     const mounted = this.mounted.get(url.pathname);
     if (url.pathname !== WS_PATH && !mounted) return refuseUpgrade(socket, refusal('NOT_FOUND', `No WebSocket endpoint at ${url.pathname}`));

@@ -6,13 +6,15 @@
  * 1001, SSE `retry:` then end), and the drain finishes once every connection is closed.
  */
 import { Agent, createServer, request, type IncomingHttpHeaders, type Server } from 'node:http';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
 import { createApp, type App } from '../../src/app';
 import { parseConfig } from '../../src/config';
 import { Drain } from '../../src/http';
+import { ADMISSIONS_PER_TURN } from '../../src/realtime';
 import { issueToken, SqliteStore } from '../../src/store';
 import { createOrder, openSse, openWs, WsClient, type StreamTarget } from '../support/streams';
 
@@ -110,5 +112,60 @@ describe('graceful shutdown', () => {
     expect(server.listening).toBe(false);
     keepAlive.destroy();
     slowAgent.destroy();
+  });
+
+  it('refuses 503 the upgrades still waiting for their turn when the shutdown begins, admitting none of them', async () => {
+    // 80 upgrades read in one turn of the event loop: a child process holds 80 connections
+    // (all accepted first), then writes the 80 requests while this process is kept busy, so
+    // the next poll reads them together. The first ADMISSIONS_PER_TURN go on to be checked,
+    // the rest wait (realtime/admission.ts); the shutdown begins as the 80th is read.
+    const n = 80;
+    let accepted = 0;
+    let allAccepted!: () => void;
+    const acceptedAll = new Promise<void>((r) => (allAccepted = r));
+    server.on('connection', () => ++accepted === n && allAccepted());
+    let upgrades = 0;
+    let drained: Promise<void> | undefined;
+    server.prependListener('upgrade', () => {
+      if (++upgrades === n) drained = drain.drain(server, () => app.realtime.close(), 60_000);
+    });
+    const { port } = server.address() as { port: number };
+    const marker = join(dir, 'all-sent');
+    const upgrade = `GET /orders HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nAuthorization: Bearer ${token}\r\n\r\n`;
+    const script = `
+      const net = require('node:net'), fs = require('node:fs');
+      const [port, n, marker, upgrade] = [Number(process.argv[1]), Number(process.argv[2]), process.argv[3], process.argv[4]];
+      const answers = [];
+      const sockets = Array.from({ length: n }, () => {
+        const s = net.connect(port, '127.0.0.1');
+        let got = '';
+        s.setEncoding('utf8');
+        s.on('data', (c) => { got += c; if (got.startsWith('HTTP/1.1 101')) s.destroy(); });
+        s.on('error', (e) => (got = 'error ' + e.code));
+        s.on('close', () => { answers.push(got.split('\\r\\n')[0]); if (answers.length === n) console.log(JSON.stringify(answers)); });
+        return s;
+      });
+      process.stdin.once('data', () => {
+        process.stdin.pause();
+        let sent = 0;
+        for (const s of sockets) s.write(upgrade, () => { if (++sent === n) fs.writeFileSync(marker, ''); });
+      });`;
+    const child = spawn(process.execPath, ['-e', script, String(port), String(n), marker, upgrade], { stdio: ['pipe', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
+    await acceptedAll;
+    child.stdin.end('go\n');
+    // Busy until the child has written all 80, so that one poll reads them all.
+    const deadline = Date.now() + 20_000;
+    while (!existsSync(marker) && Date.now() < deadline) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5);
+    expect(existsSync(marker)).toBe(true);
+    await exited;
+    const answers = JSON.parse(out) as string[];
+    const admitted = answers.filter((a) => a === 'HTTP/1.1 101 Switching Protocols').length;
+    expect(admitted).toBeLessThanOrEqual(ADMISSIONS_PER_TURN);
+    expect(answers.filter((a) => a.startsWith('HTTP/1.1 503 ')).length).toBe(n - admitted);
+    await drained;
+    expect(server.listening).toBe(false);
   });
 });

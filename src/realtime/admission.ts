@@ -1,0 +1,85 @@
+/**
+ * New stream connections (WebSocket upgrades, SSE requests) are checked in arrival order,
+ * at most `perTurn` per turn of the event loop; the rest wait their turn.
+ *
+ * Why: in a reconnect storm thousands of clients reconnect within a second. Checked as
+ * their upgrades are parsed, one turn of the event loop does the work of every upgrade it
+ * read (about 0.2 ms each to authenticate, consult the accept limiter and answer, most of
+ * them 503), and libuv accepts one new connection per turn: while turns last tens of ms,
+ * the kernel's listen queue fills (4,096), handshakes are dropped and sent again one and
+ * three seconds later, and requests on connections already open wait behind the turn.
+ * Queued, each turn checks a small slice and goes back to the I/O that arrived meanwhile:
+ * requests on open connections, the next connection to accept. The total work is the
+ * same; what changes is who waits for it (the storm's clients, a little longer).
+ *
+ * Outside a storm nothing waits: a connection arriving while this turn's slice is not used
+ * up goes on at once (one microtask). `close()` (shutdown) answers every waiting connection
+ * `false`, and every later one at once: the caller refuses it as the drain refuses requests.
+ */
+export class AdmissionQueue {
+  /** Waiting connections, oldest first from `head` (an index, so that taking one is O(1)). */
+  private waiting: ((open: boolean) => void)[] = [];
+  private head = 0;
+  /** Connections let through in this turn of the event loop. */
+  private used = 0;
+  private scheduled = false;
+  private closed = false;
+
+  constructor(private readonly perTurn: number) {}
+
+  /** Resolves `true` when it is this connection's turn to be checked, `false` when the instance is shutting down. */
+  turn(): Promise<boolean> {
+    if (this.closed) return Promise.resolve(false);
+    if (this.head === this.waiting.length && this.used < this.perTurn) {
+      this.used++;
+      this.schedule();
+      return Promise.resolve(true);
+    }
+    return new Promise((resolve) => {
+      this.waiting.push(resolve);
+      this.schedule();
+    });
+  }
+
+  /** Connections waiting for their turn (metrics, tests). */
+  get length(): number {
+    return this.waiting.length - this.head;
+  }
+
+  close(): void {
+    this.closed = true;
+    const waiting = this.waiting.slice(this.head);
+    this.waiting = [];
+    this.head = 0;
+    for (const resolve of waiting) resolve(false);
+  }
+
+  /** A new turn begins in the check phase, after the I/O of this one was read. */
+  private schedule(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(this.nextTurn);
+  }
+
+  private readonly nextTurn = (): void => {
+    this.scheduled = false;
+    this.used = 0;
+    while (this.head < this.waiting.length && this.used < this.perTurn) {
+      const resolve = this.waiting[this.head];
+      this.waiting[this.head++] = noop;
+      this.used++;
+      resolve(true);
+    }
+    if (this.head === this.waiting.length) {
+      this.waiting = [];
+      this.head = 0;
+    } else if (this.head >= 1024 && this.head * 2 >= this.waiting.length) {
+      this.waiting = this.waiting.slice(this.head);
+      this.head = 0;
+    }
+    // A slice was let through: the next turn resets the count (and lets the next slice through).
+    if (this.used > 0) this.schedule();
+  };
+}
+
+function noop(): void {}
