@@ -41,7 +41,7 @@ export class AdmissionQueue {
     });
   }
 
-  /** Connections waiting for their turn (metrics, tests). */
+  /** Connections waiting for their turn (tests). */
   get length(): number {
     return this.waiting.length - this.head;
   }

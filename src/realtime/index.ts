@@ -29,8 +29,8 @@ export { SSE_RETRY_MS } from './sse';
  * about 0.2 ms, so a turn spends about a millisecond on them before it goes back to the
  * requests of open connections and accepts the next connection (libuv accepts one per
  * turn). In the reconnect storm bench (10,000 WebSocket subscribers, BENCHMARKS.md
- * "Reliability") 4 a turn kept the probe's p99 under 100 ms where 32 a turn, or no queue,
- * did not.
+ * "Reliability") 4 a turn brought the probe's p99 under 100 ms in 7 of 8 storms (32 a turn:
+ * 2 of 16; no queue: 0 of 8), though not in every run.
  */
 export const ADMISSIONS_PER_TURN = 4;
 

@@ -165,10 +165,10 @@ export class WsEndpoint {
     });
   }
 
-  /** Waits for the connection's turn (admission.ts); a client that left meanwhile costs nothing more. */
+  /** Waits for the connection's turn (admission.ts); a client that left meanwhile (reset, or closed its side) is not checked. */
   private async upgradeInTurn(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
     const open = await this.deps.admission.turn();
-    if (socket.destroyed || !socket.writable) return void socket.destroy();
+    if (socket.destroyed || !socket.writable || !socket.readable) return void socket.destroy();
     if (!open) return refuseUpgrade(socket, shuttingDown());
     return this.upgrade(req, socket, head);
   }
