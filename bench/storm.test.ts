@@ -27,8 +27,8 @@ function result(over: Partial<StormResult> = {}): StormResult {
     caughtUp: true,
     probeRestart: { ECONNREFUSED: 3, ECONNRESET: 1 },
     writesRestart: { ECONNREFUSED: 5 },
-    probeBefore: { n: 100, p50: 1, p99: 5, max: 9 },
-    probeRecovery: { n: 180, p50: 2, p99: 40, max: 120 },
+    probeBefore: { n: 100, p50: 1, p99: 5, max: 9, opened: 1 },
+    probeRecovery: { n: 180, p50: 2, p99: 40, max: 120, opened: 1 },
     ...over,
   };
 }
@@ -87,11 +87,11 @@ describe('the storm counts', () => {
   it('latency of the answered requests sent in a window', () => {
     const attempts: Attempt[] = [
       { kind: 'read', sentAt: 100, doneAt: 101, ms: 1, status: 200 },
-      { kind: 'read', sentAt: 200, doneAt: 290, ms: 90, status: 200 },
+      { kind: 'read', sentAt: 200, doneAt: 290, ms: 90, status: 200, opened: true },
       { kind: 'read', sentAt: 300, doneAt: 301, ms: 1, code: 'ECONNREFUSED' },
       { kind: 'read', sentAt: 900, doneAt: 901, ms: 1, status: 200 },
     ];
-    expect(latencyBetween(attempts, 100, 400)).toEqual({ n: 2, p50: 1, p99: 90, max: 90 });
+    expect(latencyBetween(attempts, 100, 400)).toEqual({ n: 2, p50: 1, p99: 90, max: 90, opened: 1 });
     expect(latencyBetween(attempts, 400, 800).n).toBe(0);
   });
 
@@ -119,7 +119,7 @@ describe('the storm verdict', () => {
     expect(missed(result({ refusals: refusalsOf([3, 3, 2, 1]) }))).toEqual(['refusals (503) per client']);
     expect(missed(result({ recovery: recoveryOf(4, [11_500, 12_000, 13_000, 35_001], restart('SIGKILL')) }))).toEqual(['all subscribers back']);
     expect(missed(result({ recovery: recoveryOf(4, [11_500, 12_000, 13_000], restart('SIGKILL')) }))).toEqual(['all subscribers back']);
-    expect(missed(result({ probeRecovery: { n: 10, p50: 2, p99: 100, max: 300 } }))).toEqual(['probe p99 while they came back']);
+    expect(missed(result({ probeRecovery: { n: 10, p50: 2, p99: 100, max: 300, opened: 0 } }))).toEqual(['probe p99 while they came back']);
     expect(missed(result({ counts: { ...zeroCounts(), lost: 1 } }))).toEqual(['events lost or duplicated in the storm']);
     expect(missed(result({ counts: { ...zeroCounts(), duplicates: 1 } }))).toEqual(['events lost or duplicated in the storm']);
     expect(missed(result({ caughtUp: false }))).toEqual(['events lost or duplicated in the storm']);
@@ -136,7 +136,7 @@ describe('the storm verdict', () => {
   });
 
   it('the capacity storm (limiter lifted) reports the limiter targets without a verdict, and judges losses', () => {
-    const ts = stormTargets(result({ scenario: 'capacity', refusals: refusalsOf([9, 9]), probeRecovery: { n: 5, p50: 1, p99: 500, max: 900 } }), goals);
+    const ts = stormTargets(result({ scenario: 'capacity', refusals: refusalsOf([9, 9]), probeRecovery: { n: 5, p50: 1, p99: 500, max: 900, opened: 0 } }), goals);
     expect(ts.map((t) => t.met)).toEqual([undefined, undefined, undefined, true]);
     // Not all back is a miss whatever the limiter.
     expect(stormTargets(result({ scenario: 'capacity', recovery: recoveryOf(4, [12_000], restart('SIGKILL')) }), goals)[1].met).toBe(false);
@@ -147,7 +147,18 @@ describe('storm settings', () => {
   it('defaults: 10,000 clients, the service own limiter, every storm', () => {
     const d = serviceAcceptDefaults();
     const s = settingsOf([], {});
-    expect(s).toMatchObject({ sizes: [10_000], orders: 100, writes: 20, probe: 20, acceptRate: d.rate, acceptBurst: d.burst, acceptDefaults: true, scenarios: ['sigterm', 'kill', 'capacity'], write: false });
+    expect(s).toMatchObject({
+      sizes: [10_000],
+      orders: 100,
+      writes: 20,
+      probe: 20,
+      acceptRate: d.rate,
+      acceptBurst: d.burst,
+      acceptDefaults: true,
+      scenarios: ['sigterm', 'kill', 'capacity'],
+      clientsNice: 10,
+      write: false,
+    });
     expect(commandOf(s)).toBe('npm run storm -- --clients 10000 --orders 100 --writes 20 --probe 20');
   });
 
@@ -159,6 +170,13 @@ describe('storm settings', () => {
     expect(commandOf(s)).toContain('--sizes 2500,5000');
     expect(commandOf(s)).toContain(`--accept-rate ${rate}`);
     expect(commandOf(s)).toContain('--scenarios kill,capacity');
+  });
+
+  it('the clients at another priority: parsed, bounded, repeated by the command', () => {
+    const s = settingsOf(['--clients-nice', '0'], {});
+    expect(s.clientsNice).toBe(0);
+    expect(commandOf(s)).toContain('--clients-nice 0');
+    expect(() => settingsOf(['--clients-nice', '20'], {})).toThrow(/--clients-nice/);
   });
 
   it('refuses what it does not know', () => {

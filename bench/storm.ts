@@ -71,7 +71,7 @@ class Probe {
       const sentAt = Date.now();
       const t = nowUs();
       const p = this.client.send('GET', `/orders/${id}`).then(
-        (a) => void this.attempts.push({ kind: 'read', sentAt, doneAt: Date.now(), ms: (nowUs() - t) / 1000, status: a.status }),
+        (a) => void this.attempts.push({ kind: 'read', sentAt, doneAt: Date.now(), ms: (nowUs() - t) / 1000, status: a.status, opened: a.opened }),
         (err: unknown) => void this.attempts.push({ kind: 'read', sentAt, doneAt: Date.now(), ms: (nowUs() - t) / 1000, code: err instanceof NoAnswer ? err.code : 'error' }),
       );
       this.pending.add(p);
@@ -151,8 +151,8 @@ async function storm(s: Settings, n: number, name: ScenarioName, d: Deployment, 
 
 async function runSize(s: Settings, n: number): Promise<SizeResult> {
   const d = await startDeployment('embedded', 1, LIFTED);
-  log(`${d.label} at ${d.srv.url} (pid ${d.srv.pid}); ${n} subscribers over ${s.orders} orders in ${s.clientProcs} processes`);
-  const subs = Subscribers.start(s.clientProcs);
+  log(`${d.label} at ${d.srv.url} (pid ${d.srv.pid}); ${n} subscribers over ${s.orders} orders in ${s.clientProcs} processes at nice ${s.clientsNice}`);
+  const subs = Subscribers.start(s.clientProcs, s.clientsNice);
   const load = new Load([d.srv.url], d.token);
   const probeClient = new Load([d.srv.url], d.token);
   const writes: Attempt[] = [];

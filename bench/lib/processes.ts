@@ -6,6 +6,7 @@
  * A message without an `id` goes to `onOther`; a process that exits fails what waits on it.
  */
 import { type ChildProcess, fork } from 'node:child_process';
+import { setPriority } from 'node:os';
 import { root } from './server';
 
 export type Reply = { id: number; ok: true; result: unknown } | { id: number; ok: false; error: string };
@@ -15,10 +16,15 @@ export class ProcessPool<C extends object> {
   private nextId = 1;
   readonly procs: ChildProcess[];
 
-  /** `n` processes of `script` (a .ts file, run with tsx), killed when this process exits. */
-  constructor(script: string, n: number, what: string, onOther: (m: unknown) => void = () => undefined) {
+  /**
+   * `n` processes of `script` (a .ts file, run with tsx), killed when this process exits.
+   * `nice` (0-19) lowers their scheduling priority, so that on a machine shared with the
+   * server they take only the CPU the server leaves (bench/storm.ts).
+   */
+  constructor(script: string, n: number, what: string, onOther: (m: unknown) => void = () => undefined, nice = 0) {
     this.procs = Array.from({ length: n }, () => fork(script, [], { cwd: root, execArgv: ['-r', 'tsx/cjs'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }));
     process.once('exit', () => this.procs.forEach((p) => p.kill('SIGKILL')));
+    if (nice !== 0) for (const p of this.procs) setPriority(p.pid!, nice);
     for (const p of this.procs) {
       p.on('message', (m: Reply | { id?: undefined }) => {
         if (m.id === undefined) return onOther(m);

@@ -24,6 +24,8 @@ export interface Answer {
   status: number;
   headers: IncomingHttpHeaders;
   body: string;
+  /** Whether the request went out on a connection it opened (false: a kept-alive one). */
+  opened: boolean;
 }
 
 /** Network failures: the request may or may not have reached the server (`code`: ECONNRESET, ECONNREFUSED, timeout...). */
@@ -55,6 +57,8 @@ export interface Attempt {
   ms: number;
   status?: number;
   code?: string;
+  /** Answered on a connection the request opened (false: a kept-alive one); unset when unanswered. */
+  opened?: boolean;
 }
 
 /**
@@ -166,7 +170,7 @@ export class Load {
       const req = request(`${this.urls[at]}${path}`, { method, headers: h, agent: this.agents[at], timeout: TIMEOUT_MS }, (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString() }));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString(), opened: !req.reusedSocket }));
         res.on('error', (err) => reject(new NoAnswer(err.message)));
       });
       req.on('timeout', () => req.destroy(new Error('timeout')));

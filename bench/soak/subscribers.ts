@@ -8,8 +8,9 @@ import type { StormSample, SubCommand, SubStats } from './client';
 import { addCounts, zeroCounts } from './seqs';
 
 export class Subscribers extends ProcessPool<SubCommand> {
-  static start(n: number): Subscribers {
-    return new Subscribers(join(__dirname, 'client.ts'), n, 'subscriber');
+  /** `n` processes at scheduling priority `nice` (see ProcessPool). */
+  static start(n: number, nice = 0): Subscribers {
+    return new Subscribers(join(__dirname, 'client.ts'), n, 'subscriber', undefined, nice);
   }
 
   async stats(): Promise<SubStats> {

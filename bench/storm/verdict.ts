@@ -102,12 +102,20 @@ export interface Latency {
   p50: number;
   p99: number;
   max: number;
+  /**
+   * Of them, those that went out on a connection they opened (`Attempt.opened`). The probe's
+   * agent opens one whenever its kept-alive ones are all busy: a request slower than the
+   * probe's interval makes the next one connect, and while the storm fills the listen queue a
+   * new connection can wait seconds for the kernel to take its handshake.
+   */
+  opened: number;
 }
 
 /** Latency (ms) of the answered requests sent in [from, to). */
 export function latencyBetween(attempts: Attempt[], from: number, to: number): Latency {
-  const ms = attempts.filter((a) => a.status !== undefined && a.sentAt >= from && a.sentAt < to).map((a) => a.ms);
-  return { n: ms.length, p50: quantile(ms, 0.5), p99: quantile(ms, 0.99), max: ms.length ? Math.max(...ms) : NaN };
+  const answered = attempts.filter((a) => a.status !== undefined && a.sentAt >= from && a.sentAt < to);
+  const ms = answered.map((a) => a.ms);
+  return { n: ms.length, p50: quantile(ms, 0.5), p99: quantile(ms, 0.99), max: ms.length ? Math.max(...ms) : NaN, opened: answered.filter((a) => a.opened === true).length };
 }
 
 /** One storm: the restart, who came back when, what they and the requests around them saw. */
@@ -172,7 +180,7 @@ export function stormTargets(r: StormResult, g: Goals): Target[] {
     },
     {
       name: 'probe p99 while they came back',
-      value: `${ms(r.probeRecovery.p99)} ms (p50 ${ms(r.probeRecovery.p50)}, max ${ms(r.probeRecovery.max)}, ${r.probeRecovery.n} requests; before the storm p99 ${ms(r.probeBefore.p99)})`,
+      value: `${ms(r.probeRecovery.p99)} ms (p50 ${ms(r.probeRecovery.p50)}, max ${ms(r.probeRecovery.max)}, ${r.probeRecovery.n} requests, ${r.probeRecovery.opened} on a connection they opened; before the storm p99 ${ms(r.probeBefore.p99)})`,
       goal: `< ${g.p99Ms} ms`,
       met: judged && r.probeRecovery.n > 0 ? r.probeRecovery.p99 < g.p99Ms : undefined,
     },

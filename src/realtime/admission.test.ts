@@ -38,6 +38,31 @@ describe('AdmissionQueue', () => {
     );
   });
 
+  it('lets go the waiting ones whose client left without using a place in the slice (generated)', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 1, max: 6 }), fc.array(fc.boolean(), { maxLength: 50 }), async (perTurn, gone) => {
+        const q = new AdmissionQueue(perTurn);
+        // The first slice goes through at once; the ones after it wait, some of them leaving meanwhile.
+        for (let i = 0; i < perTurn; i++) void q.turn();
+        const released: number[] = [];
+        gone.forEach((left, i) => void q.turn(() => !left).then(() => released.push(i)));
+        await Promise.resolve();
+        expect(released).toEqual([]);
+        const livePerTurn: number[] = [];
+        while (released.length < gone.length) {
+          const before = released.length;
+          await nextTurn();
+          livePerTurn.push(released.slice(before).filter((i) => !gone[i]).length);
+        }
+        expect(released).toEqual([...gone.keys()]);
+        // A full slice of live ones every turn but the last: the ones that left took no place.
+        livePerTurn.slice(0, -1).forEach((live) => expect(live).toBe(perTurn));
+        expect(livePerTurn.at(-1) ?? 0).toBeLessThanOrEqual(perTurn);
+      }),
+      { numRuns: 40 },
+    );
+  });
+
   it('answers false to the waiting ones and to later ones once closed (shutdown)', async () => {
     const q = new AdmissionQueue(1);
     const answers = await Promise.all([q.turn(), q.turn(), q.turn(), (q.close(), q.turn())]);

@@ -13,12 +13,15 @@
  * same; what changes is who waits for it (the storm's clients, a little longer).
  *
  * Outside a storm nothing waits: a connection arriving while this turn's slice is not used
- * up goes on at once (one microtask). `close()` (shutdown) answers every waiting connection
- * `false`, and every later one at once: the caller refuses it as the drain refuses requests.
+ * up goes on at once (one microtask). A waiting connection whose client left (`alive`
+ * false when its turn comes) is let go without using a place in the slice: the caller sees
+ * its socket gone and drops it unchecked. `close()` (shutdown) answers every waiting
+ * connection `false`, and every later one at once: the caller refuses it as the drain
+ * refuses requests.
  */
 export class AdmissionQueue {
   /** Waiting connections, oldest first from `head` (an index, so that taking one is O(1)). */
-  private waiting: ((open: boolean) => void)[] = [];
+  private waiting: Waiter[] = [];
   private head = 0;
   /** Connections let through in this turn of the event loop. */
   private used = 0;
@@ -27,8 +30,12 @@ export class AdmissionQueue {
 
   constructor(private readonly perTurn: number) {}
 
-  /** Resolves `true` when it is this connection's turn to be checked, `false` when the instance is shutting down. */
-  turn(): Promise<boolean> {
+  /**
+   * Resolves `true` when it is this connection's turn to be checked (or, `alive` having
+   * turned false while it waited, when it was let go), `false` when the instance is
+   * shutting down.
+   */
+  turn(alive: () => boolean = always): Promise<boolean> {
     if (this.closed) return Promise.resolve(false);
     if (this.head === this.waiting.length && this.used < this.perTurn) {
       this.used++;
@@ -36,9 +43,18 @@ export class AdmissionQueue {
       return Promise.resolve(true);
     }
     return new Promise((resolve) => {
-      this.waiting.push(resolve);
+      this.waiting.push({ resolve, alive });
       this.schedule();
     });
+  }
+
+  /**
+   * Whether shutdown has begun. A connection already past its turn checks it again after
+   * its last wait (authentication, the order read: a store can take a while), so that none
+   * is opened once the streams were told to go away.
+   */
+  get isClosed(): boolean {
+    return this.closed;
   }
 
   /** Connections waiting for their turn (tests). */
@@ -51,7 +67,7 @@ export class AdmissionQueue {
     const waiting = this.waiting.slice(this.head);
     this.waiting = [];
     this.head = 0;
-    for (const resolve of waiting) resolve(false);
+    for (const w of waiting) w.resolve(false);
   }
 
   /** A new turn begins in the check phase, after the I/O of this one was read. */
@@ -65,10 +81,10 @@ export class AdmissionQueue {
     this.scheduled = false;
     this.used = 0;
     while (this.head < this.waiting.length && this.used < this.perTurn) {
-      const resolve = this.waiting[this.head];
-      this.waiting[this.head++] = noop;
-      this.used++;
-      resolve(true);
+      const w = this.waiting[this.head];
+      this.waiting[this.head++] = DONE;
+      if (w.alive()) this.used++;
+      w.resolve(true);
     }
     if (this.head === this.waiting.length) {
       this.waiting = [];
@@ -82,4 +98,14 @@ export class AdmissionQueue {
   };
 }
 
-function noop(): void {}
+interface Waiter {
+  resolve: (open: boolean) => void;
+  alive: () => boolean;
+}
+
+function always(): boolean {
+  return true;
+}
+
+/** What a released place in `waiting` holds until the array is trimmed (no reference kept to the connection). */
+const DONE: Waiter = { resolve: () => undefined, alive: always };

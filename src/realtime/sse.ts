@@ -201,7 +201,16 @@ interface StreamRequest {
   accessToken: unknown;
   lastEventId: string | undefined;
   accept: string | undefined;
+  /** Whether the client is still there (checked when its turn comes: one that left is not checked). */
+  alive: () => boolean;
 }
+
+/**
+ * The status logged for a stream whose client left before it started (never sent: there is
+ * no one to send it to). 499 is the code nginx logs for a client that closed its request.
+ */
+const CLIENT_CLOSED = 499;
+const GONE = Symbol('client gone');
 
 interface Admitted {
   orderId: number;
@@ -214,8 +223,9 @@ interface Admitted {
 const EVENT_STREAM = 'text/event-stream';
 
 /** The checks of a stream request, in the order the contract answers them (401, 404, 406, 400, 503). */
-async function admit(deps: SseDeps, r: StreamRequest): Promise<Admitted | Refusal> {
-  if (!(await deps.admission.turn())) return shuttingDown();
+async function admit(deps: SseDeps, r: StreamRequest): Promise<Admitted | Refusal | typeof GONE> {
+  if (!(await deps.admission.turn(r.alive))) return shuttingDown();
+  if (!r.alive()) return GONE;
   const account = await deps.authenticate(bearerTokenOf(r.authorization, r.accessToken));
   if (isRefusal(account)) return account;
   const orderId = parseOrderId(r.id);
@@ -226,6 +236,7 @@ async function admit(deps: SseDeps, r: StreamRequest): Promise<Admitted | Refusa
   // Sent empty, it is judged like any other value (a 400), as every empty header field is: EventSource never sends one.
   const lastEventId = r.lastEventId;
   if (lastEventId !== undefined && !SEQ_TEXT.test(lastEventId.trim())) return refusal('BAD_REQUEST', 'Last-Event-ID must be a non-negative integer');
+  if (deps.admission.isClosed) return shuttingDown();
   const admitted = deps.limiter.take();
   if (!admitted.ok) return refusal('SERVICE_UNAVAILABLE', 'Too many new connections: retry later', { 'Retry-After': String(admitted.retryAfterS) });
   // Last-Event-ID 0 means "seen nothing": replay from seq 1, as WebSocket since 0 does.
@@ -239,16 +250,17 @@ function onRequestClose(this: IncomingMessage): void {
 }
 
 /**
- * Sets the head and subscribes; resolves once the subscription is set up (replay written).
+ * Sets the head and subscribes; resolves once the subscription is set up (replay written),
+ * to whether the stream started (false: its client had gone).
  * The head goes out with the first write, `retry:` and `subscribed` (SseStream.ack), or
  * with `retry:` alone when the topic cannot be loaded (fail): node:http sends a head
  * set with writeHead only with the body's first bytes.
  */
-function startStream(streams: SseStreams, x: Exchange, vary: string | undefined, a: Admitted): Promise<void> {
+async function startStream(streams: SseStreams, x: Exchange, vary: string | undefined, a: Admitted): Promise<boolean> {
   const { req, res } = x;
   const socket = res.socket;
   // The client may have gone while the request was checked: its 'close' has passed, so nothing would end the stream.
-  if (!socket || socket.destroyed) return Promise.resolve();
+  if (!socket || socket.destroyed) return false;
   x.fields.push('Content-Type', 'text/event-stream; charset=utf-8', 'Cache-Control', 'no-cache, no-transform', 'Connection', 'keep-alive', 'X-Accel-Buffering', 'no');
   if (vary !== undefined) x.fields.push('Vary', vary);
   res.writeHead(200, x.fields);
@@ -256,7 +268,8 @@ function startStream(streams: SseStreams, x: Exchange, vary: string | undefined,
   streams.open.add(stream);
   streamOf.set(req, stream);
   req.on('close', onRequestClose); // 'close' comes once; `on` spares the once-wrapper per stream
-  return streams.deps.hub.subscribe(a.orderId, a.since, stream, a.revision);
+  await streams.deps.hub.subscribe(a.orderId, a.since, stream, a.revision);
+  return true;
 }
 
 /** The stream route of the request pipeline: GET of the stream path. */
@@ -269,17 +282,25 @@ export function sseRoute(streams: SseStreams, finalizer: Finalizer): TransportRo
     async serve(x) {
       const m = SSE_PATH.exec(x.path);
       const req = x.req;
+      const socket = req.socket;
       const admitted = await admit(streams.deps, {
         id: m ? m[1] : '',
         authorization: req.headers.authorization,
         accessToken: x.search === '' ? undefined : parseQuery(x.search).access_token,
         lastEventId: req.headers['last-event-id'] as string | undefined,
         accept: req.headers.accept,
+        alive: () => !socket.destroyed && socket.writable,
       });
+      if (admitted === GONE) return CLIENT_CLOSED;
       if (isRefusal(admitted)) return sendProblem(finalizer, x, admitted);
       // A failure once the head is set is the topic's (the stream says so itself: SseStream.fail); logged, never a 500.
-      await startStream(streams, x, vary, admitted).catch((err: unknown) => streams.deps.onError?.(err));
-      return 200;
+      let started = true;
+      try {
+        started = await startStream(streams, x, vary, admitted);
+      } catch (err) {
+        streams.deps.onError?.(err);
+      }
+      return started ? 200 : CLIENT_CLOSED;
     },
   };
 }

@@ -167,8 +167,8 @@ export class WsEndpoint {
 
   /** Waits for the connection's turn (admission.ts); a client that left meanwhile (reset, or closed its side) is not checked. */
   private async upgradeInTurn(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
-    const open = await this.deps.admission.turn();
-    if (socket.destroyed || !socket.writable || !socket.readable) return void socket.destroy();
+    const open = await this.deps.admission.turn(() => isOpen(socket));
+    if (!isOpen(socket)) return void socket.destroy();
     if (!open) return refuseUpgrade(socket, shuttingDown());
     return this.upgrade(req, socket, head);
   }
@@ -184,6 +184,7 @@ export class WsEndpoint {
     if (isRefusal(account)) return refuseUpgrade(socket, account);
     const sinceParam = url.searchParams.get('since');
     if (sinceParam !== null && !SEQ_TEXT.test(sinceParam)) return refuseUpgrade(socket, refusal('BAD_REQUEST', 'since must be a non-negative integer'));
+    if (this.deps.admission.isClosed) return refuseUpgrade(socket, shuttingDown());
     const admitted = this.deps.limiter.take();
     if (!admitted.ok) return refuseUpgrade(socket, refusal('SERVICE_UNAVAILABLE', 'Too many new connections: retry later', { 'Retry-After': String(admitted.retryAfterS) }));
     const since = sinceParam === null ? undefined : Number(sinceParam);
@@ -202,6 +203,7 @@ export class WsEndpoint {
       if (isRefusal(found)) return refuseUpgrade(socket, found);
       account = found;
     }
+    if (this.deps.admission.isClosed) return refuseUpgrade(socket, shuttingDown());
     const admitted = this.deps.limiter.take();
     if (!admitted.ok) return refuseUpgrade(socket, refusal('SERVICE_UNAVAILABLE', 'Too many new connections: retry later', { 'Retry-After': String(admitted.retryAfterS) }));
     wss.handleUpgrade(req, socket, head, (ws) => {
@@ -369,4 +371,9 @@ export class WsEndpoint {
     this.wss.close();
     for (const m of this.mounted.values()) m.wss.close();
   }
+}
+
+/** Whether a connection waiting for its turn still has its client: not reset, and neither side closed. */
+function isOpen(socket: Duplex): boolean {
+  return !socket.destroyed && socket.writable && socket.readable;
 }

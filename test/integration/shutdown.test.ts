@@ -7,6 +7,7 @@
  */
 import { Agent, createServer, request, type IncomingHttpHeaders, type Server } from 'node:http';
 import { spawn } from 'node:child_process';
+import { connect } from 'node:net';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -30,6 +31,29 @@ function get(url: string, agent: Agent, path: string, headers: Record<string, st
     req.on('error', (err: NodeJS.ErrnoException) => resolve({ error: err.code ?? err.message }));
     req.end();
   });
+}
+
+/** Writes `text` on a new connection; resolves to the answer's head (or what came before the close). */
+function rawHead(port: number, text: string): Promise<string> {
+  return new Promise((resolve) => {
+    const s = connect(port, '127.0.0.1');
+    let got = '';
+    s.setEncoding('utf8');
+    s.on('data', (c: string) => {
+      got += c;
+      if (got.includes('\r\n\r\n')) s.destroy();
+    });
+    s.on('error', (err: NodeJS.ErrnoException) => (got ||= `error ${err.code ?? err.message}`));
+    s.on('close', () => resolve(got.split('\r\n\r\n')[0]));
+    s.write(text);
+  });
+}
+
+/** The service's shutdown refusal (http/drain.ts shuttingDown), as a head: 503, problem+json, Retry-After 1. */
+function expectShutdownRefusal(head: string): void {
+  expect(head).toMatch(/^HTTP\/1\.1 503 /);
+  expect(head).toMatch(/\r\nContent-Type: application\/problem\+json(;|\r\n|$)/);
+  expect(head).toMatch(/\r\nRetry-After: 1(\r\n|$)/);
 }
 
 describe('graceful shutdown', () => {
@@ -114,24 +138,62 @@ describe('graceful shutdown', () => {
     slowAgent.destroy();
   });
 
-  it('refuses 503 the upgrades still waiting for their turn when the shutdown begins, admitting none of them', async () => {
-    // 80 upgrades read in one turn of the event loop: a child process holds 80 connections
-    // (all accepted first), then writes the 80 requests while this process is kept busy, so
-    // the next poll reads them together. The first ADMISSIONS_PER_TURN go on to be checked,
-    // the rest wait (realtime/admission.ts); the shutdown begins as the 80th is read.
+  it.each(['WebSocket upgrade', 'SSE request'] as const)('refuses 503 a %s whose check was still waiting on the store when the shutdown began', async (kind) => {
+    const { id } = await createOrder(target);
+    // A token not yet in the auth cache: its check reads the store, held here until the shutdown has begun.
+    const issued = issueToken();
+    await store.addToken((await store.ensureAccount('alice')).id, issued.selector, issued.verifierHash);
+    let entered!: () => void;
+    const inStore = new Promise<void>((r) => (entered = r));
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const read = store.tokenBySelector.bind(store);
+    store.tokenBySelector = async (selector) => {
+      entered();
+      await gate;
+      return read(selector);
+    };
+    const auth = `Authorization: Bearer ${issued.token}\r\n`;
+    const text =
+      kind === 'WebSocket upgrade'
+        ? `GET /orders HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n${auth}\r\n`
+        : `GET /api/orders/${id}/stream HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n${auth}\r\n`;
+    const head = rawHead((server.address() as { port: number }).port, text);
+    await inStore;
+    const drained = drain.drain(server, () => app.realtime.close(), 60_000);
+    release();
+    // Not a stream opened after the others were told to go away: the service's shutdown refusal.
+    expectShutdownRefusal(await head);
+    await drained;
+    expect(server.listening).toBe(false);
+  });
+
+  it.each([
+    ['WebSocket upgrades', 'upgrade', '101 Switching Protocols'],
+    ['SSE requests', 'request', '200 OK'],
+  ] as const)('refuses 503 the %s still waiting for their turn when the shutdown begins, admitting none of them', async (_, event, admittedStatus) => {
+    // 80 stream requests read in one turn of the event loop: a child process holds 80
+    // connections (all accepted first), then writes the 80 requests while this process is
+    // kept busy, so the next poll reads them together. The first ADMISSIONS_PER_TURN go on to
+    // be checked, the rest wait (realtime/admission.ts); the shutdown begins as the 80th is
+    // read (that one the drain itself refuses).
     const n = 80;
+    const { id } = await createOrder(target);
     let accepted = 0;
     let allAccepted!: () => void;
     const acceptedAll = new Promise<void>((r) => (allAccepted = r));
     server.on('connection', () => ++accepted === n && allAccepted());
-    let upgrades = 0;
+    let read = 0;
     let drained: Promise<void> | undefined;
-    server.prependListener('upgrade', () => {
-      if (++upgrades === n) drained = drain.drain(server, () => app.realtime.close(), 60_000);
+    server.prependListener(event, () => {
+      if (++read === n) drained = drain.drain(server, () => app.realtime.close(), 60_000);
     });
     const { port } = server.address() as { port: number };
     const marker = join(dir, 'all-sent');
-    const upgrade = `GET /orders HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nAuthorization: Bearer ${token}\r\n\r\n`;
+    const upgrade =
+      event === 'upgrade'
+        ? `GET /orders HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nAuthorization: Bearer ${token}\r\n\r\n`
+        : `GET /api/orders/${id}/stream HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\nAuthorization: Bearer ${token}\r\n\r\n`;
     const script = `
       const net = require('node:net'), fs = require('node:fs');
       const [port, n, marker, upgrade] = [Number(process.argv[1]), Number(process.argv[2]), process.argv[3], process.argv[4]];
@@ -140,7 +202,7 @@ describe('graceful shutdown', () => {
         const s = net.connect(port, '127.0.0.1');
         let got = '';
         s.setEncoding('utf8');
-        s.on('data', (c) => { got += c; if (got.startsWith('HTTP/1.1 101')) s.destroy(); });
+        s.on('data', (c) => { got += c; if (got.startsWith(process.argv[5]) && got.includes('\\r\\n\\r\\n')) s.destroy(); });
         s.on('error', (e) => (got = 'error ' + e.code));
         s.on('close', () => { answers.push(got.split('\\r\\n\\r\\n')[0]); if (answers.length === n) console.log(JSON.stringify(answers)); });
         return s;
@@ -150,7 +212,7 @@ describe('graceful shutdown', () => {
         let sent = 0;
         for (const s of sockets) s.write(upgrade, () => { if (++sent === n) fs.writeFileSync(marker, ''); });
       });`;
-    const child = spawn(process.execPath, ['-e', script, String(port), String(n), marker, upgrade], { stdio: ['pipe', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['-e', script, String(port), String(n), marker, upgrade, `HTTP/1.1 ${admittedStatus}`], { stdio: ['pipe', 'pipe', 'inherit'] });
     let out = '';
     child.stdout.on('data', (c: Buffer) => (out += c.toString()));
     const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
@@ -162,12 +224,12 @@ describe('graceful shutdown', () => {
     expect(existsSync(marker)).toBe(true);
     await exited;
     const answers = JSON.parse(out) as string[];
-    const admitted = answers.filter((a) => a.startsWith('HTTP/1.1 101 Switching Protocols')).length;
+    const admitted = answers.filter((a) => a.startsWith(`HTTP/1.1 ${admittedStatus}`)).length;
     expect(admitted).toBe(ADMISSIONS_PER_TURN);
     // The rest: the service's shutdown refusal (problem+json, Retry-After), not a later check's answer.
     const refused = answers.filter((a) => a.startsWith('HTTP/1.1 503 '));
     expect(refused).toHaveLength(n - admitted);
-    for (const head of refused) expect(head).toMatch(/\r\nContent-Type: application\/problem\+json[\s\S]*\r\nRetry-After: 1(\r\n|$)/);
+    refused.forEach(expectShutdownRefusal);
     await drained;
     expect(server.listening).toBe(false);
   });
