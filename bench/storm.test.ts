@@ -159,7 +159,7 @@ describe('storm settings', () => {
       clientsNice: 10,
       write: false,
     });
-    expect(commandOf(s)).toBe('npm run storm -- --clients 10000 --orders 100 --writes 20 --probe 20');
+    expect(commandOf(s)).toBe('npm run storm -- --clients 10000 --orders 100 --writes 20 --probe 20 --clients-nice 10');
   });
 
   it('flags over the environment; sizes and scenarios as lists, kept in their run order', () => {

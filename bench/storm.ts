@@ -38,7 +38,7 @@ import { addCounts, zeroCounts, type SeqCounts } from './soak/seqs';
 import { Subscribers } from './soak/subscribers';
 import { passed, renderTargets, streamTargets, type Target } from './soak/verdict';
 import { settingsOf, usage, type ScenarioName, type Settings } from './storm/settings';
-import { admissionOf, latencyBetween, outcomesBetween, recoveryOf, refusalsOf, stormTargets, type StormResult } from './storm/verdict';
+import { admissionOf, latencyBetween, outcomesBetween, quantile, recoveryOf, refusalsOf, stormTargets, type StormResult } from './storm/verdict';
 import { stormPart, writeStorm, type SizeResult } from './storm/report';
 
 const log = (s: string) => console.error(`storm ${new Date().toISOString().slice(11, 19)} ${s}`);
@@ -118,6 +118,12 @@ async function storm(s: Settings, n: number, name: ScenarioName, d: Deployment, 
     return st.backAt.length >= n;
   }, s.timeout * 1000);
   const sample = await subs.storm();
+  const offered = await subs.attempts();
+  const perS = Array.from({ length: 6 }, (_, k) => offered.at.filter((t) => t >= restart.listeningAt + k * 1000 && t < restart.listeningAt + (k + 1) * 1000).length);
+  log(
+    `${name}: connection attempts ${offered.at.length} (${offered.at.filter((t) => t < restart.listeningAt).length} before the new instance answered; per second after: ${perS.join(', ')}); ` +
+      `reconnect timers late p50 ${quantile(offered.lateMs, 0.5).toFixed(0)} / p99 ${quantile(offered.lateMs, 0.99).toFixed(0)} / max ${Math.max(0, ...offered.lateMs).toFixed(0)} ms`,
+  );
   const recovery = recoveryOf(n, sample.backAt, restart);
   const recoveredAt = recovery.allBackAt ?? Date.now();
   // Caught up: every subscriber at (or past) its order's revision as read now, writes going on.

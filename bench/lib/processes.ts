@@ -24,7 +24,7 @@ export class ProcessPool<C extends object> {
   constructor(script: string, n: number, what: string, onOther: (m: unknown) => void = () => undefined, nice = 0) {
     this.procs = Array.from({ length: n }, () => fork(script, [], { cwd: root, execArgv: ['-r', 'tsx/cjs'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }));
     process.once('exit', () => this.procs.forEach((p) => p.kill('SIGKILL')));
-    if (nice !== 0) for (const p of this.procs) setPriority(p.pid!, nice);
+    if (nice !== 0) for (const p of this.procs) if (p.pid !== undefined) setPriority(p.pid, nice);
     for (const p of this.procs) {
       p.on('message', (m: Reply | { id?: undefined }) => {
         if (m.id === undefined) return onOther(m);

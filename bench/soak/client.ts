@@ -39,6 +39,7 @@ export type SubCommand =
   | { cmd: 'churn'; n: number }
   | { cmd: 'mark' }
   | { cmd: 'storm' }
+  | { cmd: 'attempts' }
   | { cmd: 'stats' }
   | { cmd: 'settle'; heads: Record<number, number>; ms: number }
   | { cmd: 'report'; heads: Record<number, number> }
@@ -88,6 +89,16 @@ export interface StormSample {
   withResyncs: number;
 }
 
+/**
+ * The storm's offered load as this process made it since the mark: when each connection
+ * attempt started, and how late each reconnect timer fired (ms after it was due; a process
+ * short of CPU fires them late, which would soften the storm it is meant to make).
+ */
+export interface Attempts {
+  at: number[];
+  lateMs: number[];
+}
+
 export interface SubReport {
   byKind: Record<Kind, SeqCounts & { subscribers: number }>;
   /** Subscribers whose last seq is not their order's head. */
@@ -123,6 +134,7 @@ class Sub {
   connect(): Promise<void> {
     this.timer = undefined;
     if (this.ctx.closing) return Promise.resolve();
+    attempts.at.push(Date.now());
     const gen = ++this.gen;
     return new Promise<void>((settled) => (this.spec.kind === 'ws' ? this.openWs(gen, settled) : this.openSse(gen, settled)));
   }
@@ -153,7 +165,12 @@ class Sub {
   private retry(failed: boolean, retryAfterS?: number): void {
     if (this.ctx.closing || this.timer) return;
     if (failed) this.attempt++;
-    this.timer = setTimeout(() => void this.connect(), retryDelay(this.attempt, retryAfterS, this.ctx.backoff));
+    const delay = retryDelay(this.attempt, retryAfterS, this.ctx.backoff);
+    const due = Date.now() + delay;
+    this.timer = setTimeout(() => {
+      attempts.lateMs.push(Date.now() - due);
+      void this.connect();
+    }, delay);
   }
 
   /**
@@ -320,6 +337,7 @@ interface Ctx {
 
 const ctx: Ctx = { urls: [], token: '', backoff: { baseMs: 100, capMs: 6400 }, closing: false };
 const subs: Sub[] = [];
+let attempts: Attempts = { at: [], lateMs: [] };
 const stats = { connects: 0, failedConnects: 0, churned: 0, closes: {} as Record<string, number>, refusals: {} as Record<string, number>, errors: {} as Record<string, number>, gets: 0, getFailures: 0, unknown: 0 };
 
 async function open(specs: SubSpec[], concurrency: number): Promise<number> {
@@ -405,7 +423,10 @@ async function handle(m: SubCommand): Promise<unknown> {
       return snapshot();
     case 'mark':
       for (const s of subs) s.storm = { dropped: false, backAt: 0, refused: 0, failed: 0, counts: s.acct.finish() };
+      attempts = { at: [], lateMs: [] };
       return null;
+    case 'attempts':
+      return attempts;
     case 'storm':
       return stormSample();
     case 'settle':

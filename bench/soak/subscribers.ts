@@ -4,7 +4,7 @@
  */
 import { join } from 'node:path';
 import { ProcessPool } from '../lib/processes';
-import type { StormSample, SubCommand, SubStats } from './client';
+import type { Attempts, StormSample, SubCommand, SubStats } from './client';
 import { addCounts, zeroCounts } from './seqs';
 
 export class Subscribers extends ProcessPool<SubCommand> {
@@ -35,6 +35,12 @@ export class Subscribers extends ProcessPool<SubCommand> {
   }
 
   /** Every process's storm account since the last `mark`, joined. */
+  /** Every process's connection attempts and timer lateness since the last `mark`, joined. */
+  async attempts(): Promise<Attempts> {
+    const all = await this.all<Attempts>({ cmd: 'attempts' });
+    return { at: all.flatMap((x) => x.at), lateMs: all.flatMap((x) => x.lateMs) };
+  }
+
   async storm(): Promise<StormSample> {
     const all = await this.all<StormSample>({ cmd: 'storm' });
     return {

@@ -152,7 +152,8 @@ export function commandOf(s: Settings): string {
     `--probe ${s.probe}`,
     ...(s.acceptDefaults ? [] : [`--accept-rate ${s.acceptRate} --accept-burst ${s.acceptBurst}`]),
     ...(s.scenarios.length === SCENARIOS.length ? [] : [`--scenarios ${s.scenarios.join(',')}`]),
-    ...(s.clientsNice === NUMBERS.clientsNice[1] ? [] : [`--clients-nice ${s.clientsNice}`]),
+    // Always: the default was 0 before 2026-11-26's night, so older commands ran the clients at 0.
+    `--clients-nice ${s.clientsNice}`,
   ];
   return `npm run storm -- ${flags.join(' ')}`;
 }

@@ -45,9 +45,21 @@ describe('AdmissionQueue', () => {
         // The first slice goes through at once; the ones after it wait, some of them leaving meanwhile.
         for (let i = 0; i < perTurn; i++) void q.turn();
         const released: number[] = [];
-        gone.forEach((left, i) => void q.turn(() => !left).then(() => released.push(i)));
+        const answers: boolean[] = [];
+        // Alive when they arrive; the `gone` ones leave while they wait.
+        const left = gone.map(() => false);
+        gone.forEach(
+          (_, i) =>
+            void q
+              .turn(() => !left[i])
+              .then((open) => {
+                released.push(i);
+                answers.push(open);
+              }),
+        );
         await Promise.resolve();
         expect(released).toEqual([]);
+        gone.forEach((g, i) => (left[i] = g));
         const livePerTurn: number[] = [];
         while (released.length < gone.length) {
           const before = released.length;
@@ -55,6 +67,8 @@ describe('AdmissionQueue', () => {
           livePerTurn.push(released.slice(before).filter((i) => !gone[i]).length);
         }
         expect(released).toEqual([...gone.keys()]);
+        // Let go, not refused: the caller finds the client gone (a `false` would be answered 503 as at shutdown).
+        expect(answers.every((open) => open)).toBe(true);
         // A full slice of live ones every turn but the last: the ones that left took no place.
         livePerTurn.slice(0, -1).forEach((live) => expect(live).toBe(perTurn));
         expect(livePerTurn.at(-1) ?? 0).toBeLessThanOrEqual(perTurn);

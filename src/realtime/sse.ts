@@ -193,7 +193,7 @@ export class SseStreams {
   }
 }
 
-/** What a stream request carries, read from Koa's context or the raw request alike. */
+/** What a stream request carries, read from the request by the stream route. */
 interface StreamRequest {
   /** The path's order id segment (not yet checked). */
   id: string;
@@ -224,8 +224,9 @@ const EVENT_STREAM = 'text/event-stream';
 
 /** The checks of a stream request, in the order the contract answers them (401, 404, 406, 400, 503). */
 async function admit(deps: SseDeps, r: StreamRequest): Promise<Admitted | Refusal | typeof GONE> {
-  if (!(await deps.admission.turn(r.alive))) return shuttingDown();
+  const open = await deps.admission.turn(r.alive);
   if (!r.alive()) return GONE;
+  if (!open) return shuttingDown();
   const account = await deps.authenticate(bearerTokenOf(r.authorization, r.accessToken));
   if (isRefusal(account)) return account;
   const orderId = parseOrderId(r.id);
@@ -256,11 +257,12 @@ function onRequestClose(this: IncomingMessage): void {
  * with `retry:` alone when the topic cannot be loaded (fail): node:http sends a head
  * set with writeHead only with the body's first bytes.
  */
-async function startStream(streams: SseStreams, x: Exchange, vary: string | undefined, a: Admitted): Promise<boolean> {
+async function startStream(streams: SseStreams, x: Exchange, vary: string | undefined, a: Admitted, alive: () => boolean): Promise<boolean> {
   const { req, res } = x;
   const socket = res.socket;
-  // The client may have gone while the request was checked: its 'close' has passed, so nothing would end the stream.
-  if (!socket || socket.destroyed) return false;
+  // The client may have gone while the request was checked (reset, or its side closed: node then
+  // ends the request and the socket): its 'close' has passed, so nothing would end the stream.
+  if (!socket || req.destroyed || !alive()) return false;
   x.fields.push('Content-Type', 'text/event-stream; charset=utf-8', 'Cache-Control', 'no-cache, no-transform', 'Connection', 'keep-alive', 'X-Accel-Buffering', 'no');
   if (vary !== undefined) x.fields.push('Vary', vary);
   res.writeHead(200, x.fields);
@@ -283,20 +285,21 @@ export function sseRoute(streams: SseStreams, finalizer: Finalizer): TransportRo
       const m = SSE_PATH.exec(x.path);
       const req = x.req;
       const socket = req.socket;
+      const alive = () => !socket.destroyed && socket.writable;
       const admitted = await admit(streams.deps, {
         id: m ? m[1] : '',
         authorization: req.headers.authorization,
         accessToken: x.search === '' ? undefined : parseQuery(x.search).access_token,
         lastEventId: req.headers['last-event-id'] as string | undefined,
         accept: req.headers.accept,
-        alive: () => !socket.destroyed && socket.writable,
+        alive,
       });
       if (admitted === GONE) return CLIENT_CLOSED;
       if (isRefusal(admitted)) return sendProblem(finalizer, x, admitted);
       // A failure once the head is set is the topic's (the stream says so itself: SseStream.fail); logged, never a 500.
       let started = true;
       try {
-        started = await startStream(streams, x, vary, admitted);
+        started = await startStream(streams, x, vary, admitted, alive);
       } catch (err) {
         streams.deps.onError?.(err);
       }

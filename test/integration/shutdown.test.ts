@@ -176,7 +176,7 @@ describe('graceful shutdown', () => {
     // connections (all accepted first), then writes the 80 requests while this process is
     // kept busy, so the next poll reads them together. The first ADMISSIONS_PER_TURN go on to
     // be checked, the rest wait (realtime/admission.ts); the shutdown begins as the 80th is
-    // read (that one the drain itself refuses).
+    // read (an SSE request read after that the drain refuses; an upgrade, the closed queue).
     const n = 80;
     const { id } = await createOrder(target);
     let accepted = 0;
