@@ -8,6 +8,9 @@ class FakeSink extends EventEmitter {
   writableNeedDrain = false;
   destroyed = false;
   writableEnded = false;
+  get writable(): boolean {
+    return !this.destroyed && !this.writableEnded;
+  }
   readonly highWaterMark = 100;
   delivered: Buffer[] = [];
   pending: Buffer[] = [];

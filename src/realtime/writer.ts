@@ -24,7 +24,7 @@
 import type { Writable } from 'node:stream';
 
 /** What the writer needs of a socket or an http response. */
-export type Sink = Pick<Writable, 'write' | 'writableLength' | 'writableNeedDrain' | 'cork' | 'uncork' | 'once' | 'destroyed' | 'writableEnded'>;
+export type Sink = Pick<Writable, 'write' | 'writableLength' | 'writableNeedDrain' | 'cork' | 'uncork' | 'once' | 'writable'>;
 
 export type WriteResult = 'ok' | 'slow' | 'closed';
 
@@ -86,7 +86,10 @@ export class BoundedWriter {
   }
 
   write(bytes: Buffer): WriteResult {
-    if (this.done || this.sink.destroyed || this.sink.writableEnded) return 'closed';
+    // `writable` is false once the socket is destroyed or ended, and reads one object (the
+    // writable state), where `destroyed` reads the readable state too: a cache miss per
+    // delivery at 10,000 connections.
+    if (this.done || !this.sink.writable) return 'closed';
     if (this.batcher && !this.waitingForDrain) {
       if (this.heldBytes + bytes.length > this.maxBytes) {
         this.stop();
@@ -120,7 +123,7 @@ export class BoundedWriter {
 
   /** The batcher's turn: what waits goes out now (or on 'drain', if the socket needs draining). */
   flushDelayed(): void {
-    if (this.waitingForDrain || this.done || this.sink.destroyed || this.sink.writableEnded) return;
+    if (this.waitingForDrain || this.done || !this.sink.writable) return;
     if (this.canFlush && !this.canFlush()) return;
     if (this.sink.writableNeedDrain) return this.waitForDrain();
     this.flush();

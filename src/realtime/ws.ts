@@ -17,7 +17,7 @@
 import type { IncomingMessage } from 'node:http';
 import { parse as parseQuery } from 'node:querystring';
 import type { Duplex } from 'node:stream';
-import { WebSocketServer, type RawData, type WebSocket } from 'ws';
+import { WebSocket, WebSocketServer, type RawData } from 'ws';
 import type { Account, Store } from '../store';
 import { bearerTokenOf, isRefusal, parseClientJson, problemText, PROBLEM_MEDIA_TYPE, refusal, refusalOf, shuttingDown, type Refusal } from '../http';
 import { StoreUnavailableError } from '../store';
@@ -106,15 +106,62 @@ interface Mounted {
   wss: WebSocketServer;
 }
 
-/** The bounded writer of one connection and its two goodbyes (slow consumer, shutdown). */
-interface Outbox {
-  write(bytes: Buffer): void;
-  closeTryAgain(): void;
-  goAway(): void;
-  stop(): void;
+/**
+ * The bounded writer of one connection and its two goodbyes (slow consumer, shutdown).
+ * A class with its parts as fields, not closures: every delivery to every subscriber of a
+ * topic runs `write`, and at 10,000 connections each object it reaches on the way to the
+ * socket is likely a cache miss (the realtime floor bench: CPU per delivered message).
+ */
+class Outbox {
+  private readonly writer: BoundedWriter;
   /** Called when the connection stops for being slow (before the close frame). */
   onSlow?: () => void;
+
+  constructor(
+    private readonly ws: WebSocket,
+    private readonly socket: Duplex,
+    private readonly deps: Pick<WsDeps, 'batcher' | 'maxBufferBytes' | 'onBackpressure' | 'slowPeers'>,
+  ) {
+    // A delayed batch must not follow the close frame of a closing handshake: it waits until dropped.
+    const batcher = deps.batcher;
+    this.writer = new BoundedWriter(socket, deps.maxBufferBytes, batcher, batcher && (() => ws.readyState === ws.OPEN));
+  }
+
+  write(bytes: Buffer): void {
+    if (this.ws.readyState !== OPEN) return;
+    if (this.writer.write(bytes) === 'slow') {
+      this.deps.onBackpressure?.();
+      this.closeTryAgain();
+    }
+  }
+
+  closeTryAgain(): void {
+    const { ws, socket } = this;
+    if (ws.readyState !== OPEN) return;
+    this.writer.stop(); // what was queued is dropped: the close frame goes right behind what the kernel holds
+    this.onSlow?.();
+    ws.close(CLOSE_TRY_AGAIN, 'Try again later');
+    // ws would destroy the socket 30 s after close() whether or not the peer reads; a
+    // stalled client that resumes later must still find the close frame, so the socket
+    // is ended instead and SlowPeers destroys it only if it never drains.
+    // (`_closeTimer` is ws internals: ws is pinned to a minor version in package.json.)
+    clearTimeout((ws as unknown as { _closeTimer: NodeJS.Timeout | undefined })._closeTimer);
+    socket.end();
+    this.deps.slowPeers.add(socket);
+  }
+
+  goAway(): void {
+    this.writer.stop();
+    this.ws.close(CLOSE_GOING_AWAY, 'Server shutting down');
+  }
+
+  stop(): void {
+    this.writer.stop();
+  }
 }
+
+/** ws's OPEN (the same constant on every WebSocket). */
+const OPEN = WebSocket.OPEN;
 
 interface Connection {
   account: Account;
@@ -123,8 +170,8 @@ interface Connection {
   subs: Map<number, Subscriber>;
   send(msg: ServerMessage): void;
   error(channel: string | null, code: ErrorCode, message: string): void;
-  /** Writes a pre-framed event through the bounded queue; a slow consumer is closed 1013. */
-  writeFrame(bytes: Buffer): void;
+  /** Writes pre-framed events through the bounded queue; a slow consumer is closed 1013. */
+  outbox: Outbox;
   closeTryAgain(): void;
   /** Shutdown: stop writing, close 1001. */
   goAway(): void;
@@ -207,7 +254,7 @@ export class WsEndpoint {
     const admitted = this.deps.limiter.take();
     if (!admitted.ok) return refuseUpgrade(socket, refusal('SERVICE_UNAVAILABLE', 'Too many new connections: retry later', { 'Retry-After': String(admitted.retryAfterS) }));
     wss.handleUpgrade(req, socket, head, (ws) => {
-      const outbox = this.outbox(ws, socket);
+      const outbox = new Outbox(ws, socket, this.deps);
       const closeListeners: ((code: number, reason: string) => void)[] = [];
       let ended = false;
       /** The protocol hears of the end once: at the close, or already when a slow consumer is closed (its socket may linger for minutes). */
@@ -240,43 +287,8 @@ export class WsEndpoint {
     });
   }
 
-  /** The bounded queue of one connection (writer.ts) and its goodbyes: 1013 for a slow consumer, 1001 on shutdown. */
-  private outbox(ws: WebSocket, socket: Duplex): Outbox {
-    // A delayed batch must not follow the close frame of a closing handshake: it waits until dropped.
-    const batcher = this.deps.batcher;
-    const writer = new BoundedWriter(socket, this.deps.maxBufferBytes, batcher, batcher && (() => ws.readyState === ws.OPEN));
-    const box: Outbox = {
-      write: (bytes) => {
-        if (ws.readyState !== ws.OPEN) return;
-        if (writer.write(bytes) === 'slow') {
-          this.deps.onBackpressure?.();
-          box.closeTryAgain();
-        }
-      },
-      closeTryAgain: () => {
-        if (ws.readyState !== ws.OPEN) return;
-        writer.stop(); // what was queued is dropped: the close frame goes right behind what the kernel holds
-        box.onSlow?.();
-        ws.close(CLOSE_TRY_AGAIN, 'Try again later');
-        // ws would destroy the socket 30 s after close() whether or not the peer reads; a
-        // stalled client that resumes later must still find the close frame, so the socket
-        // is ended instead and SlowPeers destroys it only if it never drains.
-        // (`_closeTimer` is ws internals: ws is pinned to a minor version in package.json.)
-        clearTimeout((ws as unknown as { _closeTimer: NodeJS.Timeout | undefined })._closeTimer);
-        socket.end();
-        this.deps.slowPeers.add(socket);
-      },
-      goAway: () => {
-        writer.stop();
-        ws.close(CLOSE_GOING_AWAY, 'Server shutting down');
-      },
-      stop: () => writer.stop(),
-    };
-    return box;
-  }
-
   private connection(ws: WebSocket, socket: Duplex, account: Account, urlSince: number | undefined): void {
-    const outbox = this.outbox(ws, socket);
+    const outbox = new Outbox(ws, socket, this.deps);
     const unsubscribeAll = () => {
       for (const [orderId, sub] of conn.subs) this.deps.hub.unsubscribe(orderId, sub);
       conn.subs.clear();
@@ -289,7 +301,7 @@ export class WsEndpoint {
       subs: new Map(),
       send,
       error: (channel, code, message) => send({ type: 'error', channel, seq: null, code, message }),
-      writeFrame: (bytes) => outbox.write(bytes),
+      outbox,
       closeTryAgain: () => outbox.closeTryAgain(),
       goAway: () => outbox.goAway(),
     };
@@ -339,10 +351,11 @@ export class WsEndpoint {
     // Again after the await: a second subscribe for the same channel may have got here first.
     if (conn.subs.has(orderId)) return conn.error(msg.channel, 'already_subscribed', 'Already subscribed to this channel');
     const channel = topicOf(orderId);
+    const outbox = conn.outbox;
     const sub: Subscriber = {
       lastSeq: 0,
       ack: (from, head) => conn.send({ type: 'subscribed', channel, seq: from, head }),
-      write: (frame: Frame) => conn.writeFrame(frame.ws),
+      write: (frame: Frame) => outbox.write(frame.ws),
       resync: (seq, reason) => conn.send(resyncMessage(orderId, seq, reason)),
       // A hole: the connection closes so the client resumes with `since` = what it has.
       drop: () => {
