@@ -28,7 +28,7 @@ import type { AdmissionQueue } from './admission';
 import { resyncMessage, SEQ_TEXT, topicOf, wsFrame, type Frame } from './frames';
 import type { Subscriber, TopicHub } from './hub';
 import type { SlowPeers } from './slowPeers';
-import { BoundedWriter, type WriteBatcher } from './writer';
+import { BoundedWriter, type WriteBatcher, type WriteResult } from './writer';
 
 export const WS_PATH = '/orders';
 export const CLOSE_TRY_AGAIN = 1013;
@@ -112,8 +112,7 @@ interface Mounted {
  * topic runs `write`, and at 10,000 connections each object it reaches on the way to the
  * socket is likely a cache miss (the realtime floor bench: CPU per delivered message).
  */
-class Outbox {
-  private readonly writer: BoundedWriter;
+class Outbox extends BoundedWriter {
   /** Called when the connection stops for being slow (before the close frame). */
   onSlow?: () => void;
 
@@ -123,22 +122,24 @@ class Outbox {
     private readonly deps: Pick<WsDeps, 'batcher' | 'maxBufferBytes' | 'onBackpressure' | 'slowPeers'>,
   ) {
     // A delayed batch must not follow the close frame of a closing handshake: it waits until dropped.
-    const batcher = deps.batcher;
-    this.writer = new BoundedWriter(socket, deps.maxBufferBytes, batcher, batcher && (() => ws.readyState === ws.OPEN));
+    super(socket, deps.maxBufferBytes, deps.batcher, deps.batcher && (() => ws.readyState === ws.OPEN));
   }
 
-  write(bytes: Buffer): void {
-    if (this.ws.readyState !== OPEN) return;
-    if (this.writer.write(bytes) === 'slow') {
+  /** Writes unless the WebSocket is closing; a slow consumer is closed 1013. */
+  override write(bytes: Buffer): WriteResult {
+    if (this.ws.readyState !== OPEN) return 'closed';
+    const result = super.write(bytes);
+    if (result === 'slow') {
       this.deps.onBackpressure?.();
       this.closeTryAgain();
     }
+    return result;
   }
 
   closeTryAgain(): void {
     const { ws, socket } = this;
     if (ws.readyState !== OPEN) return;
-    this.writer.stop(); // what was queued is dropped: the close frame goes right behind what the kernel holds
+    this.stop(); // what was queued is dropped: the close frame goes right behind what the kernel holds
     this.onSlow?.();
     ws.close(CLOSE_TRY_AGAIN, 'Try again later');
     // ws would destroy the socket 30 s after close() whether or not the peer reads; a
@@ -151,12 +152,49 @@ class Outbox {
   }
 
   goAway(): void {
-    this.writer.stop();
+    this.stop();
     this.ws.close(CLOSE_GOING_AWAY, 'Server shutting down');
   }
+}
 
-  stop(): void {
-    this.writer.stop();
+/**
+ * One channel of a connection, as the hub drives it (hub.ts Subscriber). A class, not an
+ * object of closures, for the reason Outbox is one: `write` runs once per delivery.
+ */
+class WsSubscription implements Subscriber {
+  lastSeq = 0;
+  private readonly outbox: Outbox;
+
+  constructor(
+    private readonly conn: Connection,
+    private readonly orderId: number,
+    private readonly channel: string,
+  ) {
+    this.outbox = conn.outbox;
+  }
+
+  ack(from: number, head: number): void {
+    this.conn.send({ type: 'subscribed', channel: this.channel, seq: from, head });
+  }
+
+  write(frame: Frame): void {
+    this.outbox.write(frame.ws);
+  }
+
+  resync(seq: number, reason: 'gap_too_old' | 'since_ahead'): void {
+    this.conn.send(resyncMessage(this.orderId, seq, reason));
+  }
+
+  /** A hole: the connection closes so the client resumes with `since` = what it has. */
+  drop(): void {
+    this.conn.subs.delete(this.orderId);
+    this.conn.closeTryAgain();
+  }
+
+  /** The topic could not be loaded: nothing is kept, so the same subscribe may be sent again. */
+  fail(): void {
+    if (this.conn.subs.get(this.orderId) === this) this.conn.subs.delete(this.orderId);
+    this.conn.error(this.channel, 'unavailable', 'The topic could not be loaded: subscribe again later');
   }
 }
 
@@ -351,23 +389,7 @@ export class WsEndpoint {
     // Again after the await: a second subscribe for the same channel may have got here first.
     if (conn.subs.has(orderId)) return conn.error(msg.channel, 'already_subscribed', 'Already subscribed to this channel');
     const channel = topicOf(orderId);
-    const outbox = conn.outbox;
-    const sub: Subscriber = {
-      lastSeq: 0,
-      ack: (from, head) => conn.send({ type: 'subscribed', channel, seq: from, head }),
-      write: (frame: Frame) => outbox.write(frame.ws),
-      resync: (seq, reason) => conn.send(resyncMessage(orderId, seq, reason)),
-      // A hole: the connection closes so the client resumes with `since` = what it has.
-      drop: () => {
-        conn.subs.delete(orderId);
-        conn.closeTryAgain();
-      },
-      // The topic could not be loaded: nothing is kept, so the same subscribe may be sent again.
-      fail: () => {
-        if (conn.subs.get(orderId) === sub) conn.subs.delete(orderId);
-        conn.error(channel, 'unavailable', 'The topic could not be loaded: subscribe again later');
-      },
-    };
+    const sub = new WsSubscription(conn, orderId, channel);
     conn.subs.set(orderId, sub);
     await this.deps.hub.subscribe(orderId, since, sub, order.revision);
   }
