@@ -17,7 +17,7 @@ import { parseConfig } from '../../src/config';
 import { Drain } from '../../src/http';
 import { ADMISSIONS_PER_TURN } from '../../src/realtime';
 import { issueToken, SqliteStore } from '../../src/store';
-import { createOrder, openSse, openWs, WsClient, type StreamTarget } from '../support/streams';
+import { createOrder, holdTokenReads, openSse, openWs, WsClient, type StreamTarget } from '../support/streams';
 
 /** One request over `agent`: status, headers and body, or the socket error it met. */
 function get(url: string, agent: Agent, path: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: IncomingHttpHeaders; body: string } | { error: string }> {
@@ -143,16 +143,7 @@ describe('graceful shutdown', () => {
     // A token not yet in the auth cache: its check reads the store, held here until the shutdown has begun.
     const issued = issueToken();
     await store.addToken((await store.ensureAccount('alice')).id, issued.selector, issued.verifierHash);
-    let entered!: () => void;
-    const inStore = new Promise<void>((r) => (entered = r));
-    let release!: () => void;
-    const gate = new Promise<void>((r) => (release = r));
-    const read = store.tokenBySelector.bind(store);
-    store.tokenBySelector = async (selector) => {
-      entered();
-      await gate;
-      return read(selector);
-    };
+    const { entered: inStore, release } = holdTokenReads(store);
     const auth = `Authorization: Bearer ${issued.token}\r\n`;
     const text =
       kind === 'WebSocket upgrade'

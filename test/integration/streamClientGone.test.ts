@@ -5,7 +5,7 @@
  */
 import { connect } from 'node:net';
 import { startTestServer, type TestServer } from '../support/server';
-import { createOrder } from '../support/streams';
+import { createOrder, holdTokenReads } from '../support/streams';
 
 describe('a stream request whose client leaves during its check', () => {
   let srv: TestServer;
@@ -18,16 +18,7 @@ describe('a stream request whose client leaves during its check', () => {
     const { id } = await createOrder(srv);
     // A token not yet in the auth cache: its check reads the store, held until the client has gone.
     const token = await srv.tokenFor('alice');
-    let entered!: () => void;
-    const inStore = new Promise<void>((r) => (entered = r));
-    let release!: () => void;
-    const gate = new Promise<void>((r) => (release = r));
-    const read = srv.store.tokenBySelector.bind(srv.store);
-    srv.store.tokenBySelector = async (selector) => {
-      entered();
-      await gate;
-      return read(selector);
-    };
+    const { entered: inStore, release } = holdTokenReads(srv.store);
     const { port } = new URL(srv.url);
     const s = connect(Number(port), '127.0.0.1');
     s.on('error', () => undefined);

@@ -1,6 +1,7 @@
 /** Test clients for the realtime endpoints: an SSE reader over fetch and a WebSocket message queue. */
 import WebSocket from 'ws';
 import type { TestServer } from './server';
+import type { Store } from '../../src/store';
 
 /** What the helpers need of a server: an in-process test server or a spawned instance. */
 export interface StreamTarget {
@@ -170,4 +171,23 @@ export async function touch(srv: StreamTarget, id: number, n: number, as: 'alice
     const res = await srv.fetch(`/orders/${id}`, { method: 'PATCH', headers: { 'content-type': 'application/merge-patch+json', 'if-match': '*' }, body: JSON.stringify({ note: `touch ${++touches}` }), as });
     if (res.status !== 200) throw new Error(`patch: ${res.status} ${await res.text()}`);
   }
+}
+
+/**
+ * Holds every token read of `store` (the auth check of a token not yet cached) until
+ * `release()`; `entered` resolves when the first one arrives. For tests of what happens
+ * while a stream's check waits on the store.
+ */
+export function holdTokenReads(store: Pick<Store, 'tokenBySelector'>): { entered: Promise<void>; release: () => void } {
+  let arrived!: () => void;
+  const entered = new Promise<void>((r) => (arrived = r));
+  let release!: () => void;
+  const gate = new Promise<void>((r) => (release = r));
+  const read = store.tokenBySelector.bind(store);
+  store.tokenBySelector = async (selector) => {
+    arrived();
+    await gate;
+    return read(selector);
+  };
+  return { entered, release };
 }
