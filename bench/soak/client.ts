@@ -10,8 +10,8 @@
  * base), jitter on the first attempt too), to the next instance when its own refuses
  * connections. A refusal's Retry-After (HTTP 503 from the accept limiter, on the WebSocket
  * upgrade or the SSE request) is honoured as the SDK's realtime client honours it: the
- * wait is the SDK's own `retryDelay` (the backoff, or Retry-After plus random(0, 1 s) when
- * that is longer). `churn` cuts subscribers from the client side; they resume like after
+ * wait is the SDK's own `retryDelay` (Retry-After plus random(0, 1 s)), and such a refusal
+ * does not lengthen the backoff (`nextAttempt`). `churn` cuts subscribers from the client side; they resume like after
  * any drop.
  *
  * For bench/storm.ts, `mark` starts a storm's account: from then on each subscriber counts
@@ -20,7 +20,7 @@
  */
 import { request, type ClientRequest } from 'node:http';
 import WebSocket from 'ws';
-import { parseRetryAfter, retryDelay, type Backoff } from '@orderline/sdk/realtime';
+import { nextAttempt, parseRetryAfter, retryDelay, type Backoff } from '@orderline/sdk/realtime';
 import { SeqAccount, addCounts, zeroCounts, type SeqCounts } from './seqs';
 
 export type Kind = 'ws' | 'sse';
@@ -161,10 +161,10 @@ class Sub {
     this.drop();
   }
 
-  /** Schedules the next attempt: the SDK's wait (backoff, or `retryAfterS` plus jitter when longer). */
+  /** Schedules the next attempt: the SDK's wait (`retryAfterS` plus jitter when there is one, else the backoff). */
   private retry(failed: boolean, retryAfterS?: number): void {
     if (this.ctx.closing || this.timer) return;
-    if (failed) this.attempt++;
+    if (failed) this.attempt = nextAttempt(this.attempt, retryAfterS);
     const delay = retryDelay(this.attempt, retryAfterS, this.ctx.backoff);
     const due = Date.now() + delay;
     this.timer = setTimeout(() => {

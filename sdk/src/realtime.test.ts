@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { DEFAULT_BACKOFF, MAX_RETRY_AFTER_S, parseRetryAfter, reconnectDelay, retryDelay, streamOrder, type WebSocketLike } from './realtime';
+import { DEFAULT_BACKOFF, MAX_RETRY_AFTER_S, nextAttempt, parseRetryAfter, reconnectDelay, retryDelay, streamOrder, type WebSocketLike } from './realtime';
 
 describe('reconnectDelay', () => {
   it('is base x 2^attempt + random(0, base), capped (generated)', () => {
@@ -97,9 +97,13 @@ describe('streamOrder honours the Retry-After of a refused connect', () => {
     for (let i = 0; i < 20; i++) await Promise.resolve();
   };
 
-  /** A `ws`-like socket whose upgrade the server refuses with 503 and Retry-After: 7. */
+  /**
+   * A `ws`-like socket whose upgrade the server refuses with 503 and Retry-After: 7, or, when
+   * `retryAfters` holds any, the next of them (undefined: a 503 without one).
+   */
   class RefusedWs implements WebSocketLike {
     static made = 0;
+    static retryAfters: (string | undefined)[] = [];
     readyState = 0;
     onopen: ((ev: unknown) => void) | null = null;
     onmessage: ((ev: { data: unknown }) => void) | null = null;
@@ -108,7 +112,8 @@ describe('streamOrder honours the Retry-After of a refused connect', () => {
     private refused?: (req: unknown, res: { statusCode?: number; headers: { 'retry-after'?: string } }) => void;
     constructor(readonly url: string) {
       RefusedWs.made++;
-      queueMicrotask(() => this.refused?.({}, { statusCode: 503, headers: { 'retry-after': '7' } }));
+      const retryAfter = RefusedWs.retryAfters.length > 0 ? RefusedWs.retryAfters.shift() : '7';
+      queueMicrotask(() => this.refused?.({}, { statusCode: 503, headers: retryAfter === undefined ? {} : { 'retry-after': retryAfter } }));
     }
     once(_event: 'unexpected-response', listener: (req: unknown, res: { statusCode?: number; headers: { 'retry-after'?: string } }) => void) {
       this.refused = listener;
@@ -135,6 +140,28 @@ describe('streamOrder honours the Retry-After of a refused connect', () => {
     s.close();
   });
 
+  it('WebSocket: comes back when Retry-After says even when its backoff is longer, and such refusals do not lengthen the backoff', async () => {
+    jest.useFakeTimers({ doNotFake: ['queueMicrotask', 'nextTick'] });
+    RefusedWs.made = 0;
+    // Three refusals saying 1 s, then one saying nothing: the backoff (base 3 s) applies to that one only, uncounted refusals before it.
+    RefusedWs.retryAfters = ['1', '1', '1', undefined];
+    const s = streamOrder({ baseUrl: 'http://x', token: 't', orderId: 1, transport: 'ws', WebSocket: RefusedWs, random: () => 0, backoff: { baseMs: 3000, capMs: 60_000 }, onEvent: () => undefined });
+    await settle();
+    for (let made = 1; made <= 3; made++) {
+      expect(RefusedWs.made).toBe(made);
+      jest.advanceTimersByTime(1000);
+      await settle();
+    }
+    expect(RefusedWs.made).toBe(4);
+    jest.advanceTimersByTime(2999);
+    await settle();
+    expect(RefusedWs.made).toBe(4);
+    jest.advanceTimersByTime(1); // base x 2^0: the refusals before did not count
+    await settle();
+    expect(RefusedWs.made).toBe(5);
+    s.close();
+  });
+
   it('SSE: connects again after Retry-After seconds', async () => {
     jest.useFakeTimers({ doNotFake: ['queueMicrotask', 'nextTick'] });
     let calls = 0;
@@ -156,14 +183,22 @@ describe('streamOrder honours the Retry-After of a refused connect', () => {
 });
 
 describe('retryDelay and parseRetryAfter', () => {
-  it('is the backoff, or Retry-After plus random(0, 1 s) when that is longer (generated)', () => {
+  it('is Retry-After plus random(0, 1 s) when the server said one, whatever the backoff; else the backoff (generated)', () => {
     fc.assert(
       fc.property(fc.integer({ min: 0, max: 10 }), fc.option(fc.integer({ min: 0, max: 100 }), { nil: undefined }), fc.double({ min: 0, max: 0.999999, noNaN: true }), (attempt, after, r) => {
-        const backoff = reconnectDelay(attempt, DEFAULT_BACKOFF, () => r);
         const d = retryDelay(attempt, after, DEFAULT_BACKOFF, () => r);
-        expect(d).toBeGreaterThanOrEqual(backoff);
-        if (after) expect(d).toBeGreaterThanOrEqual(after * 1000);
-        if (after) expect(d).toBeLessThan(Math.max(backoff, (after + 1) * 1000) + 1e-6);
+        if (after) {
+          expect(d).toBeGreaterThanOrEqual(after * 1000);
+          expect(d).toBeLessThan((after + 1) * 1000);
+        } else expect(d).toBe(reconnectDelay(attempt, DEFAULT_BACKOFF, () => r));
+      }),
+    );
+  });
+
+  it('nextAttempt: an ending with Retry-After leaves the count, any other ending adds one (generated)', () => {
+    fc.assert(
+      fc.property(fc.nat(100), fc.option(fc.double({ min: 0, max: 3600, noNaN: true }), { nil: undefined }), (attempt, after) => {
+        expect(nextAttempt(attempt, after)).toBe(after !== undefined && after > 0 ? attempt : attempt + 1);
       }),
     );
   });

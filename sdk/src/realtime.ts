@@ -4,8 +4,8 @@
  *
  * - Reconnects after any drop with delay = base x 2^attempt + random(0, base), capped:
  *   the jitter applies to the first reconnect too, so a fleet dropped at once does not
- *   come back at once; a 503's Retry-After is honoured when longer (SSE, and WebSocket
- *   with Node's `ws`: `retryDelay`).
+ *   come back at once; a 503's Retry-After is honoured instead of the backoff (SSE, and
+ *   WebSocket with Node's `ws`: `retryDelay`).
  * - Follows the contract's wire rule (the service's `/asyncapi.yaml`) and nothing else: it keeps the last
  *   seq of its topic; an event with seq = last + 1 is delivered, seq <= last dropped,
  *   seq > last + 1 is a gap (GET the order); a `resync` means GET the order and continue
@@ -65,15 +65,29 @@ export function parseRetryAfter(value: string | null | undefined, now: number = 
 }
 
 /**
- * The wait before connecting again after a drop or a refusal: the backoff, or, when the
- * server said `Retry-After` and that is longer, that many seconds plus random(0, 1 s).
- * orderline's accept limiter gives each refused client the second it keeps a place for
- * it (from its queue and its rate, so a storm is spread over the seconds it needs);
- * the random part spreads the clients told the same second over that second.
+ * The wait before connecting again after a drop or a refusal: when the server said
+ * `Retry-After`, that many seconds plus random(0, 1 s), whatever the backoff; otherwise the
+ * backoff. orderline's accept limiter gives each refused client the second it keeps a
+ * place for it (from its queue and its rate, so a storm is spread over the seconds it
+ * needs); the random part spreads the clients told the same second over that second. A
+ * client that waited out a longer backoff instead would miss its place and be refused
+ * again (the last clients of a 10,000-client storm then came back seconds late:
+ * test/integration/reconnectStorm.test.ts).
  */
 export function retryDelay(attempt: number, retryAfterS: number | undefined, b: Backoff = DEFAULT_BACKOFF, random: () => number = Math.random): number {
-  const backoff = reconnectDelay(attempt, b, random);
-  return retryAfterS === undefined || retryAfterS <= 0 ? backoff : Math.max(backoff, (retryAfterS + random()) * 1000);
+  return retryAfterS === undefined || retryAfterS <= 0 ? reconnectDelay(attempt, b, random) : (retryAfterS + random()) * 1000;
+}
+
+/**
+ * The attempt count for the next backoff, once an attempt ended with `retryAfterS` (the
+ * refusal's Retry-After, or undefined): a refusal that says when to come back is the
+ * server's schedule, not a sign of trouble, so it leaves the count as it was; any other
+ * ending (a drop, a refused or reset connection, an error without Retry-After) counts.
+ * (Counted, the refusals of a reconnect storm would make the backoff after the next
+ * failure of another kind far longer than what went wrong calls for.)
+ */
+export function nextAttempt(attempt: number, retryAfterS: number | undefined): number {
+  return retryAfterS !== undefined && retryAfterS > 0 ? attempt : attempt + 1;
 }
 
 /**
@@ -229,7 +243,7 @@ export function streamOrder(opts: OrderStreamOptions): OrderStream {
   function scheduleReconnect(retryAfterS?: number): void {
     if (closed || timer) return;
     const delay = retryDelay(attempt, retryAfterS, backoff, opts.random);
-    attempt++;
+    attempt = nextAttempt(attempt, retryAfterS);
     timer = setTimeout(() => {
       timer = undefined;
       connect();
