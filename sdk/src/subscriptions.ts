@@ -18,7 +18,7 @@ import type { GraphqlErrorJson } from './errors.js';
 import { GraphqlRequestError } from './graphqlErrors.js';
 import { tokenOf, type TokenSource } from './transport.js';
 import { persistedOperations, type OperationTypes } from './generated/persisted.js';
-import { DEFAULT_BACKOFF, reconnectDelay, type Backoff, type WebSocketLike } from './realtime.js';
+import { DEFAULT_BACKOFF, nextAttempt, parseRetryAfter, retryDelay, type Backoff, type WebSocketLike } from './realtime.js';
 
 /** The contract's operations that resume with `since` (subscriptions over the replay ring). */
 export type SubscriptionName = { [N in keyof OperationTypes]: 'since' extends keyof OperationTypes[N]['variables'] ? N : never }[keyof OperationTypes];
@@ -85,10 +85,11 @@ export function subscribeOperation<N extends SubscriptionName>(
     if (error) handlers.error?.(error);
   }
 
-  function scheduleReconnect(): void {
+  /** `retryAfterS`: a refused upgrade's Retry-After (the service's accept limiter), waited out as said. */
+  function scheduleReconnect(retryAfterS?: number): void {
     if (closed || timer) return;
-    const delay = reconnectDelay(attempt, backoff, opts.random);
-    attempt++;
+    const delay = retryDelay(attempt, retryAfterS, backoff, opts.random);
+    attempt = nextAttempt(attempt, retryAfterS);
     timer = setTimeout(() => {
       timer = undefined;
       connect();
@@ -127,6 +128,13 @@ export function subscribeOperation<N extends SubscriptionName>(
     if (!Ctor) return stop(new GraphqlRequestError(0, [{ message: 'no WebSocket implementation: pass options.WebSocket (e.g. the ws package in Node 20)' }]));
     const ws = new Ctor(url, PROTOCOL);
     current = ws;
+    let retryAfterS: number | undefined;
+    // A refused upgrade (503 from the accept limiter, Node's `ws`): keep its Retry-After, then let `ws` abort (onclose follows).
+    ws.once?.('unexpected-response', (_req, res) => {
+      const header = res.headers['retry-after'];
+      if (res.statusCode === 503) retryAfterS = parseRetryAfter(Array.isArray(header) ? header[0] : header);
+      ws.close();
+    });
     const send = (msg: unknown) => ws.send(JSON.stringify(msg));
     ws.onopen = () => {
       tokenOf(opts.token).then(
@@ -160,7 +168,7 @@ export function subscribeOperation<N extends SubscriptionName>(
     ws.onclose = (ev) => {
       if (current !== ws || closed) return;
       if (FATAL_CLOSES.has(ev.code)) return stop(new GraphqlRequestError(0, [{ message: `closed ${ev.code}: ${ev.reason}`, extensions: { code: ev.code === 4403 ? 'UNAUTHENTICATED' : 'BAD_REQUEST' } }]));
-      scheduleReconnect();
+      scheduleReconnect(retryAfterS);
     };
     ws.onerror = () => undefined; // onclose follows
   }

@@ -66,6 +66,33 @@ describe('SDK subscribe', () => {
     sub.close();
   });
 
+  it('a refused upgrade (503, accept limiter) is retried after its Retry-After, not the shorter backoff, and is not counted as an attempt', async () => {
+    // One new connection allowed, and (a frozen clock) no more: the second subscription is refused, Retry-After 1 then 3.
+    const limited = await startTestServer({ ACCEPT_RATE: '1', ACCEPT_BURST: '1' }, { now: () => 0 });
+    try {
+      const { id } = await createOrder(limited);
+      const client = createGraphqlClient({ baseUrl: limited.url, token: limited.alice.token, WebSocket, backoff: { baseMs: 20, capMs: 200 }, random: () => 0 });
+      const first = client.subscribe('OrderEvents', { id: String(id) }, { next: () => undefined });
+      await until(
+        () => first.lastSeq === 1,
+        () => `lastSeq ${first.lastSeq}`,
+      );
+      const connects: { attempt: number; at: number }[] = [];
+      const refused = client.subscribe('OrderEvents', { id: String(id) }, { next: () => undefined, onConnect: (attempt) => connects.push({ attempt, at: Date.now() }) });
+      await until(
+        () => connects.length === 2,
+        () => JSON.stringify(connects),
+      );
+      refused.close();
+      first.close();
+      expect(connects.map((c) => c.attempt)).toEqual([0, 0]);
+      // The backoff alone (20 ms) would have come back at once; Retry-After said 1 s.
+      expect(connects[1].at - connects[0].at).toBeGreaterThanOrEqual(1000);
+    } finally {
+      await limited.close();
+    }
+  });
+
   it("another account's order stops the subscription with NOT_FOUND; the since given is where it resumes from", async () => {
     const bobs = await createOrder(srv, {}, 'bob');
     const mine = await createOrder(srv);
