@@ -10,8 +10,8 @@
  * base), jitter on the first attempt too), to the next instance when its own refuses
  * connections. A refusal's Retry-After (HTTP 503 from the accept limiter, on the WebSocket
  * upgrade or the SSE request) is honoured as the SDK's realtime client honours it: the
- * wait is the SDK's own `retryDelay` (Retry-After plus random(0, 1 s)), and such a refusal
- * does not lengthen the backoff (`nextAttempt`). `churn` cuts subscribers from the client side; they resume like after
+ * waits are the SDK's own (`Reconnects`: the backoff after a drop or a failure, Retry-After
+ * plus random(0, 1 s) after a refusal that says one). `churn` cuts subscribers from the client side; they resume like after
  * any drop.
  *
  * For bench/storm.ts, `mark` starts a storm's account: from then on each subscriber counts
@@ -20,7 +20,7 @@
  */
 import { request, type ClientRequest } from 'node:http';
 import WebSocket from 'ws';
-import { nextAttempt, parseRetryAfter, retryDelay, type Backoff } from '@orderline/sdk/realtime';
+import { Reconnects, refusalRetryAfter, type Backoff } from '@orderline/sdk/realtime';
 import { SeqAccount, addCounts, zeroCounts, type SeqCounts } from './seqs';
 
 export type Kind = 'ws' | 'sse';
@@ -113,7 +113,7 @@ class Sub {
   readonly acct: SeqAccount;
   instance: number;
   connected = false;
-  private attempt = 0;
+  private readonly reconnects: Reconnects;
   /** The current connection's number: handlers of an older (cut) connection see another one and do nothing. */
   private gen = 0;
   private cut?: () => void;
@@ -128,6 +128,7 @@ class Sub {
   ) {
     this.acct = new SeqAccount(spec.start);
     this.instance = spec.home;
+    this.reconnects = new Reconnects(ctx.backoff);
   }
 
   /** Opens a connection; resolves once subscribed or failed (a failure schedules the retry). */
@@ -153,7 +154,7 @@ class Sub {
     if (!this.connected) return;
     stats.churned++;
     this.drop();
-    this.retry(false);
+    this.retry();
   }
 
   close(): void {
@@ -161,11 +162,10 @@ class Sub {
     this.drop();
   }
 
-  /** Schedules the next attempt: the SDK's wait (`retryAfterS` plus jitter when there is one, else the backoff). */
-  private retry(failed: boolean, retryAfterS?: number): void {
+  /** Schedules the next attempt after the SDK's wait (`retryAfterS`: a refusal's Retry-After). */
+  private retry(retryAfterS?: number): void {
     if (this.ctx.closing || this.timer) return;
-    if (failed) this.attempt = nextAttempt(this.attempt, retryAfterS);
-    const delay = retryDelay(this.attempt, retryAfterS, this.ctx.backoff);
+    const delay = this.reconnects.next(retryAfterS);
     const due = Date.now() + delay;
     this.timer = setTimeout(() => {
       attempts.lateMs.push(Date.now() - due);
@@ -178,13 +178,14 @@ class Sub {
    * Retry-After header); refused connections move to the next instance.
    */
   private failed(why: string, moveOn: boolean, retryAfter?: string | string[]): void {
+    const status = why === '' ? undefined : Number(why);
     this.drop();
     stats.failedConnects++;
     if (why) bump(stats.refusals, why);
     if (why === '503') this.storm.refused++;
     else this.storm.failed++;
     if (moveOn) this.instance = (this.instance + 1) % this.ctx.urls.length;
-    this.retry(true, parseRetryAfter(Array.isArray(retryAfter) ? retryAfter[0] : retryAfter));
+    this.retry(refusalRetryAfter(status, retryAfter));
   }
 
   /** A live connection ended without our asking. */
@@ -193,7 +194,7 @@ class Sub {
     bump(stats.closes, how);
     this.storm.dropped = true;
     this.storm.backAt = 0;
-    this.retry(false);
+    this.retry();
   }
 
   /** The connection `gen` ended (closed, reset, refused): lost when it was live, a failed attempt otherwise. */
@@ -222,7 +223,7 @@ class Sub {
     if (type === 'subscribed' && seq !== null) {
       this.acct.subscribed(seq, this.sinceSent);
       this.connected = true;
-      this.attempt = 0;
+      this.reconnects.reset();
       stats.connects++;
       if (this.storm.dropped && this.storm.backAt === 0) this.storm.backAt = Date.now();
     } else if (type === 'resync' && seq !== null) {

@@ -101,7 +101,7 @@ export function stormPart(p: PartInput): string {
     `Last run: ${p.env}; ${largest.label}; \`${commandOf(s)}\` (${s.clientProcs} client processes at nice ${s.clientsNice}, backoff ${s.backoffMs} ms doubling up to ${s.backoffCapMs} ms, ` +
       `limiter ${s.acceptDefaults ? "the service's defaults" : 'set by flags'}: ACCEPT_RATE ${s.acceptRate}, ACCEPT_BURST ${s.acceptBurst}).`,
     '',
-    'N WebSocket subscribers (`bench/soak/client.ts` in forked processes: resume with `since`, every message judged by the wire rule, a 503 waited out as the SDK does: its `retryDelay`, Retry-After plus up to 1 s, such a refusal not lengthening the backoff) ' +
+    'N WebSocket subscribers (`bench/soak/client.ts` in forked processes: resume with `since`, every message judged by the wire rule, a 503 waited out as the SDK does: its `Reconnects`, Retry-After plus up to 1 s, such a refusal not lengthening the backoff) ' +
       `over ${s.orders} orders; PATCHes with If-Match at ${s.writes}/s and a probe GETting an order at ${s.probe}/s on kept-alive connections the whole run. ` +
       'Once all are live the instance is restarted on the same port and data: `sigterm` (graceful: the drain answers what arrives with 503 + Connection: close, streams close with 1001), `kill` (kill -9), ' +
       '`capacity` (kill -9 into an instance with the limiter lifted, to measure how many subscriptions per second it admits). "Down" runs from the signal until the new instance answers; "sustained" is the rate while the middle 80 % came back. ' +

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { DEFAULT_BACKOFF, MAX_RETRY_AFTER_S, nextAttempt, parseRetryAfter, reconnectDelay, retryDelay, streamOrder, type WebSocketLike } from './realtime';
+import { DEFAULT_BACKOFF, MAX_RETRY_AFTER_S, Reconnects, SCHEDULED_REFUSALS, parseRetryAfter, reconnectDelay, refusalRetryAfter, retryDelay, streamOrder, type WebSocketLike } from './realtime';
 
 describe('reconnectDelay', () => {
   it('is base x 2^attempt + random(0, base), capped (generated)', () => {
@@ -92,7 +92,10 @@ describe('streamOrder follows the wire rule', () => {
 });
 
 describe('streamOrder honours the Retry-After of a refused connect', () => {
-  afterEach(() => jest.useRealTimers());
+  afterEach(() => {
+    jest.useRealTimers();
+    RefusedWs.retryAfters = [];
+  });
   const settle = async () => {
     for (let i = 0; i < 20; i++) await Promise.resolve();
   };
@@ -162,6 +165,28 @@ describe('streamOrder honours the Retry-After of a refused connect', () => {
     s.close();
   });
 
+  it('WebSocket: a server that keeps refusing "1 s" is backed off from after SCHEDULED_REFUSALS refusals', async () => {
+    jest.useFakeTimers({ doNotFake: ['queueMicrotask', 'nextTick'] });
+    RefusedWs.made = 0;
+    RefusedWs.retryAfters = Array<string>(SCHEDULED_REFUSALS + 2).fill('1');
+    const s = streamOrder({ baseUrl: 'http://x', token: 't', orderId: 1, transport: 'ws', WebSocket: RefusedWs, random: () => 0, backoff: { baseMs: 3000, capMs: 60_000 }, onEvent: () => undefined });
+    await settle();
+    const gaps: number[] = [];
+    let last = 0;
+    for (let t = 1; RefusedWs.made <= SCHEDULED_REFUSALS + 2; t++) {
+      const made = RefusedWs.made;
+      jest.advanceTimersByTime(1000);
+      await settle();
+      if (RefusedWs.made > made) {
+        gaps.push(t - last);
+        last = t;
+      }
+    }
+    // Four times as said (1 s), then the longer of the backoff and Retry-After: 3 s, then 6 s.
+    expect(gaps).toEqual([...Array<number>(SCHEDULED_REFUSALS).fill(1), 3, 6]);
+    s.close();
+  });
+
   it('SSE: connects again after Retry-After seconds', async () => {
     jest.useFakeTimers({ doNotFake: ['queueMicrotask', 'nextTick'] });
     let calls = 0;
@@ -180,27 +205,84 @@ describe('streamOrder honours the Retry-After of a refused connect', () => {
     expect(calls).toBe(2);
     s.close();
   });
+
+  it.each([
+    [503, '0.001'], // not delay-seconds: no Retry-After
+    [500, '4'], // a 500 does not schedule anything
+  ])('SSE: a %i with Retry-After %s is waited out with the backoff alone', async (status, retryAfter) => {
+    jest.useFakeTimers({ doNotFake: ['queueMicrotask', 'nextTick'] });
+    let calls = 0;
+    const refusing = (async () => {
+      calls++;
+      return new Response('{}', { status, headers: { 'retry-after': retryAfter, 'content-type': 'application/problem+json' } });
+    }) as unknown as typeof fetch;
+    const s = streamOrder({ baseUrl: 'http://x', token: 't', orderId: 1, transport: 'sse', fetch: refusing, random: () => 0, backoff: { baseMs: 100, capMs: 60_000 }, onEvent: () => undefined });
+    await settle();
+    for (const backoff of [100, 200, 400]) {
+      const before = calls;
+      jest.advanceTimersByTime(backoff - 1);
+      await settle();
+      expect(calls).toBe(before);
+      jest.advanceTimersByTime(1);
+      await settle();
+      expect(calls).toBe(before + 1);
+    }
+    s.close();
+  });
 });
 
 describe('retryDelay and parseRetryAfter', () => {
-  it('is Retry-After plus random(0, 1 s) when the server said one, whatever the backoff; else the backoff (generated)', () => {
+  it('retryDelay is the backoff, or Retry-After plus random(0, 1 s) when that is longer (generated)', () => {
     fc.assert(
       fc.property(fc.integer({ min: 0, max: 10 }), fc.option(fc.integer({ min: 0, max: 100 }), { nil: undefined }), fc.double({ min: 0, max: 0.999999, noNaN: true }), (attempt, after, r) => {
+        const backoff = reconnectDelay(attempt, DEFAULT_BACKOFF, () => r);
         const d = retryDelay(attempt, after, DEFAULT_BACKOFF, () => r);
-        if (after) {
-          expect(d).toBeGreaterThanOrEqual(after * 1000);
-          expect(d).toBeLessThan((after + 1) * 1000);
-        } else expect(d).toBe(reconnectDelay(attempt, DEFAULT_BACKOFF, () => r));
+        expect(d).toBeGreaterThanOrEqual(backoff);
+        if (after) expect(d).toBeGreaterThanOrEqual(after * 1000);
+        if (after) expect(d).toBeLessThan(Math.max(backoff, (after + 1) * 1000) + 1e-6);
       }),
     );
   });
 
-  it('nextAttempt: an ending with Retry-After leaves the count, any other ending adds one (generated)', () => {
+  it('Reconnects: refusals with Retry-After are waited out as said and not counted, up to SCHEDULED_REFUSALS since the last success; then the backoff applies too (generated)', () => {
+    const ending = fc.oneof(fc.constant('connected' as const), fc.constant(undefined), fc.integer({ min: 1, max: 7200 }));
     fc.assert(
-      fc.property(fc.nat(100), fc.option(fc.double({ min: 0, max: 3600, noNaN: true }), { nil: undefined }), (attempt, after) => {
-        expect(nextAttempt(attempt, after)).toBe(after !== undefined && after > 0 ? attempt : attempt + 1);
+      fc.property(fc.array(ending, { maxLength: 30 }), fc.double({ min: 0, max: 0.999999, noNaN: true }), (endings, r) => {
+        const reconnects = new Reconnects(DEFAULT_BACKOFF, () => r);
+        let counted = 0;
+        let scheduled = 0;
+        for (const e of endings) {
+          if (e === 'connected') {
+            reconnects.reset();
+            counted = scheduled = 0;
+            continue;
+          }
+          const d = reconnects.next(e);
+          expect(d).toBeLessThanOrEqual(MAX_RETRY_AFTER_S * 1000);
+          if (e !== undefined && scheduled < SCHEDULED_REFUSALS) {
+            scheduled++;
+            expect(d).toBe(Math.min(MAX_RETRY_AFTER_S * 1000, (e + r) * 1000)); // as said, whatever the backoff
+          } else {
+            expect(d).toBeGreaterThanOrEqual(
+              Math.min(
+                MAX_RETRY_AFTER_S * 1000,
+                reconnectDelay(counted, DEFAULT_BACKOFF, () => r),
+              ),
+            );
+            counted++;
+          }
+          expect(reconnects.attempt).toBe(counted);
+        }
       }),
     );
+  });
+
+  it('refusalRetryAfter: a 503 or 429 refusal schedules the next attempt; other statuses do not', () => {
+    expect(refusalRetryAfter(503, '3')).toBe(3);
+    expect(refusalRetryAfter(429, ['2', '9'])).toBe(2);
+    expect(refusalRetryAfter(500, '3')).toBeUndefined();
+    expect(refusalRetryAfter(undefined, '3')).toBeUndefined();
+    expect(refusalRetryAfter(503, null)).toBeUndefined();
   });
 
   it('reads delta-seconds and HTTP-dates, bounded; anything else is no Retry-After', () => {
@@ -209,6 +291,9 @@ describe('retryDelay and parseRetryAfter', () => {
     expect(parseRetryAfter('Wed, 21 Oct 2015 07:28:10 GMT', Date.parse('Wed, 21 Oct 2015 07:28:00 GMT'))).toBe(10);
     expect(parseRetryAfter('999999')).toBe(MAX_RETRY_AFTER_S);
     expect(parseRetryAfter('soon')).toBeUndefined();
+    expect(parseRetryAfter('1.5')).toBeUndefined(); // not delay-seconds, and not a date either (Date.parse would say 2001)
+    expect(parseRetryAfter('0.001')).toBeUndefined();
+    expect(parseRetryAfter('-3')).toBeUndefined();
     expect(parseRetryAfter(null)).toBeUndefined();
   });
 });

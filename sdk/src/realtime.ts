@@ -4,8 +4,9 @@
  *
  * - Reconnects after any drop with delay = base x 2^attempt + random(0, base), capped:
  *   the jitter applies to the first reconnect too, so a fleet dropped at once does not
- *   come back at once; a 503's Retry-After is honoured instead of the backoff (SSE, and
- *   WebSocket with Node's `ws`: `retryDelay`).
+ *   come back at once; a 503's or 429's Retry-After is waited out as said, up to
+ *   `SCHEDULED_REFUSALS` times in a row (SSE, and WebSocket with Node's `ws`, which shows the
+ *   refused upgrade's headers: `Reconnects`).
  * - Follows the contract's wire rule (the service's `/asyncapi.yaml`) and nothing else: it keeps the last
  *   seq of its topic; an event with seq = last + 1 is delivered, seq <= last dropped,
  *   seq > last + 1 is a gap (GET the order); a `resync` means GET the order and continue
@@ -55,39 +56,92 @@ export const MAX_RETRY_AFTER_S = 3600;
 
 /**
  * A refusal's `Retry-After` in seconds (delta-seconds or an HTTP-date, RFC 9110 10.2.3),
- * or undefined when absent or unreadable.
+ * or undefined when absent or unreadable. Anything else (`1.5`, which `Date.parse`
+ * would read as a date in 2001) is unreadable.
  */
 export function parseRetryAfter(value: string | null | undefined, now: number = Date.now()): number | undefined {
   if (value == null || value.trim() === '') return undefined;
   const v = value.trim();
-  const s = /^\d+$/.test(v) ? Number(v) : (Date.parse(v) - now) / 1000;
+  const s = /^\d+$/.test(v) ? Number(v) : /^[A-Za-z]{3}/.test(v) ? (Date.parse(v) - now) / 1000 : NaN;
   return Number.isFinite(s) ? Math.min(MAX_RETRY_AFTER_S, Math.max(0, s)) : undefined;
 }
 
-/**
- * The wait before connecting again after a drop or a refusal: when the server said
- * `Retry-After`, that many seconds plus random(0, 1 s), whatever the backoff; otherwise the
- * backoff. orderline's accept limiter gives each refused client the second it keeps a
- * place for it (from its queue and its rate, so a storm is spread over the seconds it
- * needs); the random part spreads the clients told the same second over that second. A
- * client that waited out a longer backoff instead would miss its place and be refused
- * again (the last clients of a 10,000-client storm then came back seconds late:
- * test/integration/reconnectStorm.test.ts).
- */
-export function retryDelay(attempt: number, retryAfterS: number | undefined, b: Backoff = DEFAULT_BACKOFF, random: () => number = Math.random): number {
-  return retryAfterS === undefined || retryAfterS <= 0 ? reconnectDelay(attempt, b, random) : (retryAfterS + random()) * 1000;
+/** The statuses whose `Retry-After` schedules the next attempt: 503 (the service cannot take it now) and 429 (too many requests). */
+const SCHEDULING_STATUSES = new Set([429, 503]);
+
+/** The Retry-After of a refused connection (seconds), when its status is one that schedules the next attempt. */
+export function refusalRetryAfter(status: number | undefined, header: string | readonly string[] | null | undefined): number | undefined {
+  if (status === undefined || !SCHEDULING_STATUSES.has(status)) return undefined;
+  return parseRetryAfter(typeof header === 'string' || header == null ? header : header[0]);
 }
 
 /**
- * The attempt count for the next backoff, once an attempt ended with `retryAfterS` (the
- * refusal's Retry-After, or undefined): a refusal that says when to come back is the
- * server's schedule, not a sign of trouble, so it leaves the count as it was; any other
- * ending (a drop, a refused or reset connection, an error without Retry-After) counts.
- * (Counted, the refusals of a reconnect storm would make the backoff after the next
- * failure of another kind far longer than what went wrong calls for.)
+ * The backoff, or, when the server said `Retry-After` and that is longer, that many
+ * seconds plus random(0, 1 s).
  */
-export function nextAttempt(attempt: number, retryAfterS: number | undefined): number {
-  return retryAfterS !== undefined && retryAfterS > 0 ? attempt : attempt + 1;
+export function retryDelay(attempt: number, retryAfterS: number | undefined, b: Backoff = DEFAULT_BACKOFF, random: () => number = Math.random): number {
+  const backoff = reconnectDelay(attempt, b, random);
+  return retryAfterS === undefined || retryAfterS <= 0 ? backoff : Math.max(backoff, (retryAfterS + random()) * 1000);
+}
+
+/**
+ * Refusals with `Retry-After` since the last connection that worked that are waited out as
+ * said; from the next one on, the backoff applies as well (`Reconnects`).
+ */
+export const SCHEDULED_REFUSALS = 4;
+
+/**
+ * When to connect again, for one stream (`streamOrder`, GraphQL `subscribe`; the service's
+ * benchmark clients use it too):
+ *
+ * - after a drop, or a failure that says nothing (connection refused or reset, an error
+ *   status without `Retry-After`): the backoff, base x 2^attempt + random(0, base), and
+ *   the attempt counts;
+ * - after a refusal with `Retry-After` (503 or 429: `refusalRetryAfter`): that many
+ *   seconds plus random(0, 1 s), whatever the backoff, and it does not count. orderline's
+ *   accept limiter gives each refused client the second it keeps a place for it (from its
+ *   queue and its rate), so a reconnect storm is spread over the seconds it needs; a client
+ *   that waited out a longer backoff instead (grown by a restart's closed port, or by
+ *   earlier refusals) missed its place, was refused again and came last
+ *   (test/integration/reconnectStorm.test.ts);
+ * - but only `SCHEDULED_REFUSALS` of those since the last connection that worked: a server
+ *   that keeps refusing (an outage answering "1 s" every time) is then backed off from,
+ *   the longer of the backoff and `Retry-After`, and each refusal counts.
+ *
+ * No wait is longer than `MAX_RETRY_AFTER_S`.
+ */
+export class Reconnects {
+  private count = 0;
+  private scheduled = 0;
+
+  constructor(
+    private readonly backoff: Backoff = DEFAULT_BACKOFF,
+    private readonly random: () => number = Math.random,
+  ) {}
+
+  /** Attempts counted since the last connection that worked (the backoff's exponent). */
+  get attempt(): number {
+    return this.count;
+  }
+
+  /** The wait (ms) before the next attempt, once this one ended: `retryAfterS` from a refusal (`refusalRetryAfter`), else undefined. */
+  next(retryAfterS: number | undefined): number {
+    let delay: number;
+    if (retryAfterS !== undefined && retryAfterS > 0 && this.scheduled < SCHEDULED_REFUSALS) {
+      this.scheduled++;
+      delay = (retryAfterS + this.random()) * 1000;
+    } else {
+      delay = retryDelay(this.count, retryAfterS, this.backoff, this.random);
+      this.count++;
+    }
+    return Math.min(MAX_RETRY_AFTER_S * 1000, delay);
+  }
+
+  /** A connection that worked (subscribed): the counts start again. */
+  reset(): void {
+    this.count = 0;
+    this.scheduled = 0;
+  }
 }
 
 /**
@@ -168,7 +222,7 @@ export function streamOrder(opts: OrderStreamOptions): OrderStream {
   // Whether lastSeq is a real position (given, or learnt from the server); without one
   // the first connection is live-only and sends no since / Last-Event-ID.
   let hasPosition = opts.since !== undefined;
-  let attempt = 0;
+  const reconnects = new Reconnects(backoff, opts.random);
   let closed = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
   let stopCurrent: () => void = () => undefined;
@@ -196,7 +250,7 @@ export function streamOrder(opts: OrderStreamOptions): OrderStream {
 
   async function handle(msg: ServerMessage): Promise<void> {
     if (msg.type === 'subscribed') {
-      attempt = 0;
+      reconnects.reset();
       // The resume point: our own since back, or (live-only) the head we start from.
       if (!hasPosition) {
         lastSeq = msg.seq;
@@ -242,8 +296,7 @@ export function streamOrder(opts: OrderStreamOptions): OrderStream {
 
   function scheduleReconnect(retryAfterS?: number): void {
     if (closed || timer) return;
-    const delay = retryDelay(attempt, retryAfterS, backoff, opts.random);
-    attempt = nextAttempt(attempt, retryAfterS);
+    const delay = reconnects.next(retryAfterS);
     timer = setTimeout(() => {
       timer = undefined;
       connect();
@@ -266,8 +319,7 @@ export function streamOrder(opts: OrderStreamOptions): OrderStream {
     };
     // A refused upgrade (503 from the accept limiter): keep its Retry-After, then let `ws` abort (onclose follows).
     ws.once?.('unexpected-response', (_req, res) => {
-      const header = res.headers['retry-after'];
-      if (res.statusCode === 503) retryAfterS = parseRetryAfter(Array.isArray(header) ? header[0] : header);
+      retryAfterS = refusalRetryAfter(res.statusCode, res.headers['retry-after']);
       ws.close();
     });
     stopCurrent = () => ws.close();
@@ -293,12 +345,11 @@ export function streamOrder(opts: OrderStreamOptions): OrderStream {
         if (hasPosition) headers['last-event-id'] = String(lastSeq);
         const res = await doFetch(`${base}/api/orders/${opts.orderId}/stream`, { headers, signal: abort.signal });
         if (!res.ok) {
-          const err = await errorFromResponse(res, 'realtime');
-          if (err.retryAfterMs !== undefined) retryAfterS = err.retryAfterMs / 1000;
-          throw err;
+          retryAfterS = refusalRetryAfter(res.status, res.headers.get('retry-after'));
+          throw await errorFromResponse(res, 'realtime');
         }
         if (!res.body) throw new Error(`stream: HTTP ${res.status} without a body`);
-        attempt = 0;
+        reconnects.reset();
         const parser = createParser({
           onEvent: (ev) => {
             if (ev.data) enqueue(JSON.parse(ev.data) as ServerMessage);
@@ -321,7 +372,7 @@ export function streamOrder(opts: OrderStreamOptions): OrderStream {
 
   function connect(): void {
     if (closed) return;
-    opts.onConnect?.(attempt);
+    opts.onConnect?.(reconnects.attempt);
     if (opts.transport === 'ws') connectWs().catch((err: unknown) => (isFatal(err) ? fail(err) : scheduleReconnect()));
     else connectSse();
   }

@@ -3,7 +3,8 @@
  * typed from the operation, with automatic resume: the client remembers the last `seq`
  * it delivered and, after any drop, subscribes again with `since` = that seq, after
  * base x 2^attempt + random(0, base) (the realtime client's backoff, jitter on the first
- * reconnect too). Within the server's replay ring nothing is missed or delivered twice.
+ * reconnect too; a refused upgrade's Retry-After waited out as said, as `Reconnects`
+ * says). Within the server's replay ring nothing is missed or delivered twice.
  *
  * The rules are the realtime contract's: `subscribed` (the first message) gives the
  * position when the client had none and is not passed on; an event with seq <= last is
@@ -18,7 +19,7 @@ import type { GraphqlErrorJson } from './errors.js';
 import { GraphqlRequestError } from './graphqlErrors.js';
 import { tokenOf, type TokenSource } from './transport.js';
 import { persistedOperations, type OperationTypes } from './generated/persisted.js';
-import { DEFAULT_BACKOFF, nextAttempt, parseRetryAfter, retryDelay, type Backoff, type WebSocketLike } from './realtime.js';
+import { DEFAULT_BACKOFF, Reconnects, refusalRetryAfter, type Backoff, type WebSocketLike } from './realtime.js';
 
 /** The contract's operations that resume with `since` (subscriptions over the replay ring). */
 export type SubscriptionName = { [N in keyof OperationTypes]: 'since' extends keyof OperationTypes[N]['variables'] ? N : never }[keyof OperationTypes];
@@ -73,7 +74,7 @@ export function subscribeOperation<N extends SubscriptionName>(
   const { since, ...rest } = variables;
   let lastSeq = since ?? 0;
   let hasPosition = since !== undefined;
-  let attempt = 0;
+  const reconnects = new Reconnects(backoff, opts.random);
   let closed = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
   let current: WebSocketLike | undefined;
@@ -88,8 +89,7 @@ export function subscribeOperation<N extends SubscriptionName>(
   /** `retryAfterS`: a refused upgrade's Retry-After (the service's accept limiter), waited out as said. */
   function scheduleReconnect(retryAfterS?: number): void {
     if (closed || timer) return;
-    const delay = retryDelay(attempt, retryAfterS, backoff, opts.random);
-    attempt = nextAttempt(attempt, retryAfterS);
+    const delay = reconnects.next(retryAfterS);
     timer = setTimeout(() => {
       timer = undefined;
       connect();
@@ -103,7 +103,7 @@ export function subscribeOperation<N extends SubscriptionName>(
     const seq = typeof event?.seq === 'number' ? event.seq : undefined;
     if (seq === undefined) return handlers.next(payload.data as OperationTypes[N]['result']); // a selection without seq: no resume bookkeeping possible
     if (event?.type === 'subscribed') {
-      attempt = 0;
+      reconnects.reset();
       if (!hasPosition) {
         lastSeq = seq;
         hasPosition = true;
@@ -123,7 +123,7 @@ export function subscribeOperation<N extends SubscriptionName>(
 
   function connect(): void {
     if (closed) return;
-    handlers.onConnect?.(attempt);
+    handlers.onConnect?.(reconnects.attempt);
     const Ctor = opts.WebSocket ?? (globalThis as { WebSocket?: GraphqlWebSocketCtor }).WebSocket;
     if (!Ctor) return stop(new GraphqlRequestError(0, [{ message: 'no WebSocket implementation: pass options.WebSocket (e.g. the ws package in Node 20)' }]));
     const ws = new Ctor(url, PROTOCOL);
@@ -131,8 +131,7 @@ export function subscribeOperation<N extends SubscriptionName>(
     let retryAfterS: number | undefined;
     // A refused upgrade (503 from the accept limiter, Node's `ws`): keep its Retry-After, then let `ws` abort (onclose follows).
     ws.once?.('unexpected-response', (_req, res) => {
-      const header = res.headers['retry-after'];
-      if (res.statusCode === 503) retryAfterS = parseRetryAfter(Array.isArray(header) ? header[0] : header);
+      retryAfterS = refusalRetryAfter(res.statusCode, res.headers['retry-after']);
       ws.close();
     });
     const send = (msg: unknown) => ws.send(JSON.stringify(msg));
