@@ -219,6 +219,10 @@ describe('settings', () => {
     expect(settingsOf(['--mode', 'pg-redis', '--failover', '--duration', '1000'], {}).failoverAt).toBe(500);
     expect(() => settingsOf(['--failover'], {})).toThrow(/pg-redis/);
     expect(() => settingsOf(['--mode', 'pg-redis', '--failover', '--failover-at', '900'], { SOAK_DURATION: '600' })).toThrow(/inside --duration/);
+    expect(settingsOf(['--mode', 'pg-redis', '--outage', 'redis', '--duration', '150'], {})).toMatchObject({ outage: 'redis', outageAt: 50, outageFor: 10 });
+    expect(() => settingsOf(['--outage', 'postgres'], {})).toThrow(/pg-redis/);
+    expect(() => settingsOf(['--mode', 'pg-redis', '--outage', 'mysql'], {})).toThrow(/none, postgres or redis/);
+    expect(() => settingsOf(['--mode', 'pg-redis', '--outage', 'redis', '--outage-at', '145', '--duration', '150'], {})).toThrow(/inside --duration/);
   });
 
   it('estimates when the replay rings are full, from the updates per order and the ring size', () => {
@@ -261,9 +265,11 @@ describe('the Reliability section of BENCHMARKS.md', () => {
   });
 
   it('names the scenario from the settings', () => {
-    expect(scenarioOf({ mode: 'embedded', failover: false })).toBe('embedded');
-    expect(scenarioOf({ mode: 'pg-redis', failover: false })).toBe('pg-redis');
-    expect(scenarioOf({ mode: 'pg-redis', failover: true })).toBe('pg-redis-failover');
+    expect(scenarioOf({ mode: 'embedded', failover: false, outage: 'none' })).toBe('embedded');
+    expect(scenarioOf({ mode: 'pg-redis', failover: false, outage: 'none' })).toBe('pg-redis');
+    expect(scenarioOf({ mode: 'pg-redis', failover: true, outage: 'none' })).toBe('pg-redis-failover');
+    expect(scenarioOf({ mode: 'pg-redis', failover: false, outage: 'postgres' })).toBe('pg-redis-outage-postgres');
+    expect(scenarioOf({ mode: 'pg-redis', failover: false, outage: 'redis' })).toBe('pg-redis-outage-redis');
   });
 
   it('has every scenario marked in BENCHMARKS.md', () => {

@@ -8,6 +8,9 @@
  *   load and the subscribers are spread over both. `--failover` kills one with SIGKILL at
  *   `--failover-at` seconds: its subscribers resume on the other, its lost answers are
  *   resent there (If-Match and Idempotency-Key say whether they had been applied).
+ *   `--outage postgres|redis` runs them on a PostgreSQL and a Redis of the soak's own and
+ *   stops that engine at `--outage-at` seconds for `--outage-for` seconds
+ *   (bench/soak/outage.ts says what is judged).
  *
  * Load (open loop, this process): reads, conditional reads, lists, GraphQL queries,
  * updates (PATCH with If-Match) and creates (POST with Idempotency-Key), bench/soak/load.ts.
@@ -39,6 +42,8 @@ import { ringFillSeconds, settingsOf, usage, type Settings } from './soak/settin
 import type { Sample } from './soak/trend';
 import { count5xx, memoryTargets, passed, renderTargets, streamTargets, type Target } from './soak/verdict';
 import { reliabilityPart, writeReliability, scenarioOf, type ScenarioName } from './soak/report';
+import { outageTargets, privateEngines, READY_AGAIN_S, watchReadiness, type OutageRecord, type PrivateEngines } from './soak/outage';
+import type { Attempt } from './soak/load';
 
 const log = (s: string) => console.error(`soak ${new Date().toISOString().slice(11, 19)} ${s}`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -129,11 +134,35 @@ async function heapOf(s: Settings, inst: Instance, i: number, warned: Set<string
   }
 }
 
+const alive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
 // ---- the run --------------------------------------------------------------------------------
 
 async function run(s: Settings): Promise<{ targets: Target[]; scenario: ScenarioName; part: string }> {
   const snapshotDir = s.heapSnapshots ? mkdtempSync(join(tmpdir(), 'orderline-soak-heap-')) : undefined;
-  const env = { ...SERVER_ENV, ...(snapshotDir ? { NODE_OPTIONS: `--heapsnapshot-signal=SIGUSR2 --diagnostic-dir=${snapshotDir}` } : {}), ...extraServerEnv() };
+  const engines: PrivateEngines | undefined = s.outage === 'none' ? undefined : await privateEngines();
+  if (engines) log(`the soak's own engines: PostgreSQL ${engines.databaseUrl}, Redis ${engines.redisUrl}`);
+  const env = {
+    ...SERVER_ENV,
+    ...(snapshotDir ? { NODE_OPTIONS: `--heapsnapshot-signal=SIGUSR2 --diagnostic-dir=${snapshotDir}` } : {}),
+    ...(engines ? { DATABASE_URL: engines.databaseUrl, REDIS_URL: engines.redisUrl } : {}),
+    ...extraServerEnv(),
+  };
+  try {
+    return await runOn(s, env, snapshotDir, engines);
+  } finally {
+    await engines?.close().catch((err: unknown) => log(`closing the soak's engines: ${String(err)}`));
+  }
+}
+
+async function runOn(s: Settings, env: Record<string, string>, snapshotDir: string | undefined, engines: PrivateEngines | undefined): Promise<{ targets: Target[]; scenario: ScenarioName; part: string }> {
   const d: Deployment = await startDeployment(s.mode === 'embedded' ? 'embedded' : 'postgres-redis', 1, env);
   const sibling = s.mode === 'pg-redis' ? await startSibling(d, env) : undefined;
   const instances: Instance[] = [d.srv, ...(sibling ? [sibling] : [])].map((srv, i) => ({
@@ -217,8 +246,39 @@ async function run(s: Settings): Promise<{ targets: Target[]; scenario: Scenario
       log(`heap snapshot ${when} of ${x.name} requested into ${snapshotDir}`);
     };
     let failedOverAt: number | undefined;
+    // The outage: every request attempt from the stop is kept, and readiness polled, until both instances are ready again.
+    const outage: { stoppedAt?: number; startedAt?: number; readyAt?: number; attempts: Attempt[]; watch?: ReturnType<typeof watchReadiness> } = { attempts: [] };
+    if (engines) load.onAttempt = (a) => void (outage.stoppedAt !== undefined && outage.attempts.push(a));
     for (let next = 30; elapsed() < s.duration;) {
       await sleep(Math.min(1000, (s.duration - elapsed()) * 1000));
+      if (engines && s.outage !== 'none') {
+        if (outage.stoppedAt === undefined && elapsed() >= s.outageAt) {
+          outage.watch = watchReadiness(
+            instances.map((x) => x.srv.url),
+            s.outage,
+            elapsed,
+          );
+          outage.stoppedAt = elapsed();
+          await engines.stop(s.outage);
+          log(`${s.outage} stopped at ${outage.stoppedAt.toFixed(1)} s`);
+        } else if (outage.stoppedAt !== undefined && outage.startedAt === undefined && elapsed() >= outage.stoppedAt + s.outageFor) {
+          await engines.start(s.outage);
+          outage.startedAt = elapsed();
+          log(`${s.outage} started again at ${outage.startedAt.toFixed(1)} s`);
+        } else if (outage.startedAt !== undefined && outage.readyAt === undefined && outage.watch) {
+          const started = outage.startedAt;
+          const firstReady = instances.map((_, i) => outage.watch!.answers.find((x) => x.instance === i && x.t >= started && x.status === 200)?.t);
+          if (firstReady.every((t) => t !== undefined)) {
+            outage.readyAt = Math.max(...firstReady);
+            outage.watch.stop();
+            log(`both instances ready again at ${outage.readyAt.toFixed(1)} s`);
+          } else if (elapsed() > started + READY_AGAIN_S) {
+            outage.watch.stop();
+            outage.readyAt = elapsed(); // recorded as not ready in time below
+            log(`not both ready within ${READY_AGAIN_S} s of the start`);
+          }
+        }
+      }
       if (s.heapSnapshots && snapshots.length === 0 && elapsed() >= s.warmup) snapshot('after warm-up');
       if (s.failover && failedOverAt === undefined && elapsed() >= s.failoverAt) {
         // Killed while a write to it is in flight (waiting up to 2 s for one), so a lost answer is resent.
@@ -276,11 +336,20 @@ async function run(s: Settings): Promise<{ targets: Target[]; scenario: Scenario
     const behind = reports.reduce((a, r) => a + r.behind, 0);
     const notes = reports.flatMap((r) => r.notes).slice(0, 10);
     const statuses = REQ_KINDS.map((k) => load.stats.get(k)!.statuses);
-    const e5 = count5xx(statuses);
+    // The outage's well-formed 503s are what the outage targets ask for: not counted here.
+    // Sent from the stop until both were ready again (or the run's end).
+    const outageAttempts = outage.attempts.filter((a) => a.sentAt >= t0 + (outage.stoppedAt ?? Infinity) * 1000 && a.sentAt <= t0 + (outage.readyAt ?? Infinity) * 1000);
+    const outage503 = outageAttempts.filter((a) => a.status === 503 && a.explained && a.retryAfter).length;
+    const e5 = count5xx(statuses) - outage503;
     const b = load.book;
     const targets: Target[] = [
       ...streamTargets({ counts: total, behind, unknown: st.unknown }),
-      { name: '5xx answers', value: `${e5} of ${REQ_KINDS.reduce((a, k) => a + load.stats.get(k)!.sent, 0)} requests`, goal: '0', met: e5 === 0 },
+      {
+        name: engines ? '5xx answers, beside the outage 503s' : '5xx answers',
+        value: `${e5} of ${REQ_KINDS.reduce((a, k) => a + load.stats.get(k)!.sent, 0)} requests${engines ? ` (${outage503} 503s with Retry-After, explained, while ${s.outage} was away)` : ''}`,
+        goal: '0',
+        met: e5 === 0,
+      },
       {
         name: 'writes durable, each applied once',
         value:
@@ -290,9 +359,27 @@ async function run(s: Settings): Promise<{ targets: Target[]; scenario: Scenario
         met: verified.wrongState.length === 0 && verified.createsNotOnce.length === 0 && b.conflicts === 0 && b.anomalies.length === 0,
       },
     ];
+    if (engines && s.outage !== 'none') {
+      outage.watch?.stop();
+      const stoppedAt = outage.stoppedAt ?? NaN;
+      const startedAt = outage.startedAt ?? NaN;
+      const readyAt = outage.readyAt !== undefined && outage.readyAt <= startedAt + READY_AGAIN_S ? outage.readyAt : undefined;
+      const record: OutageRecord = {
+        engine: s.outage,
+        stoppedAt,
+        startedAt,
+        readyAt,
+        attempts: outageAttempts,
+        readiness: outage.watch?.answers ?? [],
+        instances: instances.length,
+        samePids: instances.map((x) => alive(x.pid) && x.srv.pid === x.pid),
+      };
+      targets.push(...outageTargets(record));
+    }
     // After a failover the survivor carries everything: its trend starts a minute later.
     const from = failedOverAt === undefined ? s.warmup : Math.max(s.warmup, failedOverAt + 60);
-    for (const x of instances.filter((i) => i.alive)) {
+    // An outage run judges the outage; memory over time is the soak scenarios' (its samples are still in the part).
+    for (const x of instances.filter((i) => i.alive && !engines)) {
       if (from >= loadEnd) log(`${x.name}: no samples after warm-up${failedOverAt ? ' and the failover' : ''} while the load ran: trend not judged`);
       targets.push(...memoryTargets(x.name, x.samples, { from, to: loadEnd, afterFrom, afterTo, idleFds: x.idleFds, slopeLimitMb: s.slopeLimitMb, returnPct: s.returnPct }));
     }

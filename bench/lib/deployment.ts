@@ -52,8 +52,9 @@ export function labelOf(kind: DeploymentKind, workers: number): string {
   return `${kind === 'postgres-redis' ? 'PostgreSQL' : 'SQLite'} + Redis, WORKERS=${workers}`;
 }
 
-async function dropSchema(schema: string): Promise<void> {
-  const pg = new Client({ connectionString: DATABASE_URL, connectionTimeoutMillis: 5000 });
+/** Drops a deployment's schema from the database it was created in (`url`: its DATABASE_URL). */
+async function dropSchema(schema: string, url: string): Promise<void> {
+  const pg = new Client({ connectionString: url, connectionTimeoutMillis: 5000 });
   await pg.connect();
   try {
     await pg.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
@@ -86,7 +87,7 @@ export async function startDeployment(kind: DeploymentKind, workers: number, env
     srv = await startService({ ...own, ...env }, { dataDir });
   } catch (err) {
     rmSync(dataDir, { recursive: true, force: true });
-    if (schema) await dropSchema(schema);
+    if (schema) await dropSchema(schema, { ...own, ...env }.DATABASE_URL);
     throw err;
   }
   let stopped: Promise<void> | undefined;
@@ -107,7 +108,7 @@ export async function startDeployment(kind: DeploymentKind, workers: number, env
         for (let i = 0; i < 120 && tree.some(alive); i++) await new Promise((r) => setTimeout(r, 100));
         for (const p of tree.filter(alive)) process.kill(p, 'SIGKILL');
         rmSync(dataDir, { recursive: true, force: true });
-        if (schema) await dropSchema(schema);
+        if (schema) await dropSchema(schema, d.env.DATABASE_URL);
         live.delete(d);
       })()),
   };

@@ -38,6 +38,18 @@ export class NoAnswer extends Error {
   }
 }
 
+/** Whether an error answer says what happened in its transport's way: GraphQL `errors` with `extensions.code`, REST problem+json. */
+function explains(kind: ReqKind, a: Answer): boolean {
+  const type = String(a.headers['content-type']);
+  if (kind !== 'graphql') return type.startsWith('application/problem+json');
+  try {
+    const body = JSON.parse(a.body) as { errors?: { extensions?: { code?: unknown } }[] };
+    return typeof body.errors?.[0]?.extensions?.code === 'string';
+  } catch {
+    return false;
+  }
+}
+
 /**
  * What a failed write attempt says about itself: `refused` when it cannot have been
  * applied (a 503, which the service answers before any write, e.g. while it drains; a
@@ -59,6 +71,12 @@ export interface Attempt {
   code?: string;
   /** Answered on a connection the request opened (false: a kept-alive one); unset when unanswered. */
   opened?: boolean;
+  /**
+   * A 5xx's shape (unset below 500): whether it says what happened in its transport's
+   * way (REST: problem+json; GraphQL: `errors` with `extensions.code`), and whether it has a Retry-After.
+   */
+  explained?: boolean;
+  retryAfter?: boolean;
 }
 
 /**
@@ -195,7 +213,8 @@ export class Load {
       const us = nowUs() - t;
       s.hist[bucketOf(us)]++;
       s.statuses[a.status] = (s.statuses[a.status] ?? 0) + 1;
-      this.onAttempt?.({ kind, sentAt, doneAt: Date.now(), ms: us / 1000, status: a.status });
+      const shape = a.status >= 500 ? { explained: explains(kind, a), retryAfter: a.headers['retry-after'] !== undefined } : {};
+      this.onAttempt?.({ kind, sentAt, doneAt: Date.now(), ms: us / 1000, status: a.status, ...shape });
       return a;
     } catch (err) {
       s.noAnswer++;

@@ -10,10 +10,11 @@ import type { Settings } from './settings';
 import { levelOf, type Sample } from './trend';
 import { outcomeOf, type Target } from './verdict';
 
-export type ScenarioName = 'embedded' | 'pg-redis' | 'pg-redis-failover';
-export const SCENARIOS: ScenarioName[] = ['embedded', 'pg-redis', 'pg-redis-failover'];
+export type ScenarioName = 'embedded' | 'pg-redis' | 'pg-redis-failover' | 'pg-redis-outage-postgres' | 'pg-redis-outage-redis';
+export const SCENARIOS: ScenarioName[] = ['embedded', 'pg-redis', 'pg-redis-failover', 'pg-redis-outage-postgres', 'pg-redis-outage-redis'];
 
-export const scenarioOf = (s: Pick<Settings, 'mode' | 'failover'>): ScenarioName => (s.mode === 'embedded' ? 'embedded' : s.failover ? 'pg-redis-failover' : 'pg-redis');
+export const scenarioOf = (s: Pick<Settings, 'mode' | 'failover' | 'outage'>): ScenarioName =>
+  s.mode === 'embedded' ? 'embedded' : s.failover ? 'pg-redis-failover' : s.outage !== 'none' ? `pg-redis-outage-${s.outage}` : 'pg-redis';
 
 export const markers = (name: ScenarioName) => ({ start: `<!-- reliability-${name}:start -->`, end: `<!-- reliability-${name}:end -->` });
 
@@ -21,6 +22,8 @@ const TITLES: Record<ScenarioName, string> = {
   embedded: 'Soak with churn, embedded',
   'pg-redis': 'Soak with churn, two instances on PostgreSQL + Redis',
   'pg-redis-failover': 'Failover under load: kill -9 one of two instances',
+  'pg-redis-outage-postgres': 'PostgreSQL going away under load',
+  'pg-redis-outage-redis': 'Redis going away under load',
 };
 
 /** The section as it is first written: the method, and each scenario's part not measured yet. */
@@ -35,6 +38,7 @@ lists every setting (each also an environment variable \`SOAK_<NAME>\`).
 npm run soak -- --write                                    # embedded, 45 min: 15 warm-up, 30 judged (builds first)
 npm run soak -- --mode pg-redis --write                    # two instances, PostgreSQL + Redis
 npm run soak -- --mode pg-redis --failover --write         # and kill -9 one half-way
+npm run soak -- --mode pg-redis --outage postgres --duration 150 --warmup 30 --write   # PostgreSQL away for 10 s (or --outage redis)
 npm run soak -- --duration 60 --warmup 20 --ws 200 --sse 50   # a smoke run
 \`\`\`
 
@@ -81,6 +85,7 @@ export function commandOf(s: Settings): string {
   const flags = [
     `--mode ${s.mode}`,
     ...(s.failover ? [`--failover --failover-at ${s.failoverAt}`] : []),
+    ...(s.outage !== 'none' ? [`--outage ${s.outage} --outage-at ${s.outageAt} --outage-for ${s.outageFor}`] : []),
     `--duration ${s.duration}`,
     `--warmup ${s.warmup}`,
     `--ws ${s.ws}`,
@@ -164,7 +169,8 @@ export function reliabilityPart(p: PartInput): string {
       );
     }),
   ];
-  if (s.duration - s.warmup < 1800)
+  if (s.outage !== 'none') out.push('', 'Memory is not judged in an outage run (the soak scenarios judge it); the samples above are for reference.');
+  else if (s.duration - s.warmup < 1800)
     out.push('', `Smoke-sized run: ${Math.round(s.duration - s.warmup)} s after warm-up, not the 30 minutes the memory targets are stated for; its trend figures show the harness works, not that memory is flat.`);
   if (p.snapshots) out.push('', `Heap snapshots: ${p.snapshots}.`);
   if (p.notes.length || p.anomalies.length) out.push('', 'First findings:', '', ...[...p.notes, ...p.anomalies].map((n) => `- ${n}`));

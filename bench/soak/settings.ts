@@ -5,6 +5,8 @@
 import { envNameOf, flagBool, readFlags } from '../lib/flags';
 
 export type Mode = 'embedded' | 'pg-redis';
+/** pg-redis only: the engine stopped under load (bench/soak/outage.ts), or none. */
+export type Outage = 'none' | 'postgres' | 'redis';
 
 export interface Settings {
   mode: Mode;
@@ -35,6 +37,10 @@ export interface Settings {
   /** pg-redis only: kill -9 one instance at `failoverAt` seconds. */
   failover: boolean;
   failoverAt: number;
+  /** pg-redis only: stop this engine at `outageAt` seconds for `outageFor` seconds (the soak's own PostgreSQL and Redis). */
+  outage: Outage;
+  outageAt: number;
+  outageFor: number;
   /**
    * Where heap figures are scraped: `{metrics}` is each instance's operator listener (from its
    * banner), `{url}` its public base URL, `{i}` its index.
@@ -69,12 +75,14 @@ const NUMBERS = {
   slopeLimitMb: ['slope-limit-mb', 1, 0],
   returnPct: ['return-pct', 10, 0],
   failoverAt: ['failover-at', undefined, 1],
+  outageAt: ['outage-at', undefined, 1],
+  outageFor: ['outage-for', 10, 1],
   clientProcs: ['client-procs', 2, 1, 64],
   backoffMs: ['backoff-ms', 100, 1],
   settle: ['settle', 120, 1],
 } as const satisfies Record<string, readonly [string, number | undefined, number, number?]>;
 const BOOLS = { failover: 'failover', heapSnapshots: 'heap-snapshots', write: 'write' } as const;
-const STRINGS = { mode: ['mode', 'embedded'], metricsUrl: ['metrics-url', '{metrics}/metrics'] } as const;
+const STRINGS = { mode: ['mode', 'embedded'], metricsUrl: ['metrics-url', '{metrics}/metrics'], outage: ['outage', 'none'] } as const;
 
 const FLAGS: { flag: string; bool: boolean; def?: string | number }[] = [
   ...Object.values(STRINGS).map(([flag, def]) => ({ flag, bool: false, def })),
@@ -96,6 +104,11 @@ export function ringFillSeconds(s: Pick<Settings, 'orders' | 'writes' | 'createS
   const ring = Number(env.REPLAY_RATE ?? 1) * Number(env.REPLAY_WINDOW_S ?? 300);
   const perOrder = (s.writes * (1 - s.createShare)) / s.orders;
   return perOrder > 0 ? ring / perOrder : Infinity;
+}
+
+function outageOf(v: string): Outage {
+  if (v === 'none' || v === 'postgres' || v === 'redis') return v;
+  throw new Error(`--outage is none, postgres or redis, not ${v}`);
 }
 
 /** Parses flags over environment over defaults; throws on anything unknown or out of range. */
@@ -135,6 +148,9 @@ export function settingsOf(argv: string[], env: Record<string, string | undefine
     returnPct: must('returnPct'),
     failover: bool('failover'),
     failoverAt: num('failoverAt') ?? Math.round(duration / 2),
+    outage: outageOf(str('outage')),
+    outageAt: num('outageAt') ?? Math.round(duration / 3),
+    outageFor: must('outageFor'),
     metricsUrl: str('metricsUrl'),
     heapSnapshots: bool('heapSnapshots'),
     clientProcs: must('clientProcs'),
@@ -145,5 +161,8 @@ export function settingsOf(argv: string[], env: Record<string, string | undefine
   if (s.failover && s.mode !== 'pg-redis') throw new Error('--failover needs --mode pg-redis (two instances)');
   if (s.failover && s.failoverAt >= s.duration) throw new Error('--failover-at must fall inside --duration');
   if (s.warmup >= s.duration) throw new Error('--warmup must be shorter than --duration');
+  if (s.outage !== 'none' && s.mode !== 'pg-redis') throw new Error('--outage needs --mode pg-redis (two instances on PostgreSQL and Redis)');
+  if (s.outage !== 'none' && s.failover) throw new Error('--outage and --failover are separate runs');
+  if (s.outage !== 'none' && s.outageAt + s.outageFor >= s.duration) throw new Error('--outage-at + --outage-for must fall inside --duration');
   return s;
 }
