@@ -6,6 +6,8 @@ import { createOutcome, patchOutcome } from './soak/load';
 import { markers, SCENARIOS, scenarioOf, SECTION, writeReliability } from './soak/report';
 import { SeqAccount } from './soak/seqs';
 import { ringFillSeconds, settingsOf } from './soak/settings';
+import { outageTargets, type OutageRecord } from './soak/outage';
+import type { Attempt } from './soak/load';
 import { slope, slopePer10Min, type Sample } from './soak/trend';
 import { count5xx, memoryTargets, passed, streamTargets } from './soak/verdict';
 
@@ -219,10 +221,10 @@ describe('settings', () => {
     expect(settingsOf(['--mode', 'pg-redis', '--failover', '--duration', '1000'], {}).failoverAt).toBe(500);
     expect(() => settingsOf(['--failover'], {})).toThrow(/pg-redis/);
     expect(() => settingsOf(['--mode', 'pg-redis', '--failover', '--failover-at', '900'], { SOAK_DURATION: '600' })).toThrow(/inside --duration/);
-    expect(settingsOf(['--mode', 'pg-redis', '--outage', 'redis', '--duration', '150'], {})).toMatchObject({ outage: 'redis', outageAt: 50, outageFor: 10 });
+    expect(settingsOf(['--mode', 'pg-redis', '--outage', 'redis', '--duration', '150', '--warmup', '30'], {})).toMatchObject({ outage: 'redis', outageAt: 50, outageFor: 10 });
     expect(() => settingsOf(['--outage', 'postgres'], {})).toThrow(/pg-redis/);
     expect(() => settingsOf(['--mode', 'pg-redis', '--outage', 'mysql'], {})).toThrow(/none, postgres or redis/);
-    expect(() => settingsOf(['--mode', 'pg-redis', '--outage', 'redis', '--outage-at', '145', '--duration', '150'], {})).toThrow(/inside --duration/);
+    expect(() => settingsOf(['--mode', 'pg-redis', '--outage', 'redis', '--outage-at', '145', '--duration', '150', '--warmup', '30'], {})).toThrow(/inside --duration/);
   });
 
   it('estimates when the replay rings are full, from the updates per order and the ring size', () => {
@@ -280,5 +282,47 @@ describe('the Reliability section of BENCHMARKS.md', () => {
       expect(md).toContain(markers(n).end);
     }
     expect(SECTION).toContain('## Reliability');
+  });
+});
+
+describe('outage targets', () => {
+  const attempt = (status: number | undefined, extra: Partial<Attempt> = {}): Attempt => ({ kind: 'read', sentAt: 0, doneAt: 0, ms: 1, ...(status === undefined ? { code: 'timeout' } : { status }), ...extra });
+  const base = (over: Partial<OutageRecord> = {}): OutageRecord => ({
+    engine: 'postgres',
+    stoppedAt: 10,
+    startedAt: 20,
+    readyAt: 21,
+    attempts: [attempt(200), attempt(503, { explained: true, retryAfter: true }), attempt(503, { kind: 'graphql', explained: true, retryAfter: true })],
+    readiness: [0, 1].flatMap((instance) => [
+      { t: 13, instance, status: 503, engineDown: true },
+      { t: 21, instance, status: 200, engineDown: false },
+    ]),
+    instances: 2,
+    samePids: [true, true],
+    ...over,
+  });
+  const met = (r: OutageRecord) => outageTargets(r).map((t) => t.met);
+
+  it('meets all three when every 5xx is an explained 503 with Retry-After, readiness named the engine, and both came back', () => {
+    expect(met(base())).toEqual([true, true, true]);
+  });
+
+  it.each([
+    ['a 500', [attempt(500, { explained: true, retryAfter: true })]],
+    ['a 503 without Retry-After', [attempt(503, { explained: true, retryAfter: false })]],
+    ['an unexplained 503', [attempt(503, { explained: false, retryAfter: true })]],
+    ['a request left unanswered', [attempt(undefined)]],
+  ])('misses the answers target on %s', (_, attempts) => {
+    expect(met(base({ attempts }))).toEqual([false, true, true]);
+  });
+
+  it('misses readiness when an instance said ready, or did not name the engine, while it was away', () => {
+    expect(met(base({ readiness: [...base().readiness, { t: 15, instance: 1, status: 200, engineDown: false }] }))[1]).toBe(false);
+    expect(met(base({ readiness: [{ t: 15, instance: 0, status: 503, engineDown: false }] }))[1]).toBe(false);
+  });
+
+  it('misses the recovery when not ready in time or a process was restarted', () => {
+    expect(met(base({ readyAt: undefined }))[2]).toBe(false);
+    expect(met(base({ samePids: [true, false] }))[2]).toBe(false);
   });
 });
