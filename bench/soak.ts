@@ -33,7 +33,7 @@ import { metric } from './lib/prometheus';
 import { rssOf } from './lib/realtime-proc';
 import { editBenchmarks, environment } from './lib/report';
 import { serviceEntry, targetOverride, type Running } from './lib/server';
-import { startDeployment, startSibling, stopAll, type Deployment } from './lib/deployment';
+import { alive, startDeployment, startSibling, stopAll, type Deployment } from './lib/deployment';
 import type { SubReport, SubSpec } from './soak/client';
 import { Subscribers } from './soak/subscribers';
 import { Load, REQ_KINDS } from './soak/load';
@@ -133,15 +133,6 @@ async function heapOf(s: Settings, inst: Instance, i: number, warned: Set<string
     return undefined;
   }
 }
-
-const alive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 // ---- the run --------------------------------------------------------------------------------
 

@@ -63,7 +63,8 @@ async function dropSchema(schema: string, url: string): Promise<void> {
   }
 }
 
-const alive = (pid: number): boolean => {
+/** Whether process `pid` is still running. */
+export const alive = (pid: number): boolean => {
   try {
     process.kill(pid, 0);
     return true;
