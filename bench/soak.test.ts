@@ -224,7 +224,7 @@ describe('settings', () => {
     expect(settingsOf(['--mode', 'pg-redis', '--outage', 'redis', '--duration', '150', '--warmup', '30'], {})).toMatchObject({ outage: 'redis', outageAt: 50, outageFor: 10 });
     expect(() => settingsOf(['--outage', 'postgres'], {})).toThrow(/pg-redis/);
     expect(() => settingsOf(['--mode', 'pg-redis', '--outage', 'mysql'], {})).toThrow(/none, postgres or redis/);
-    expect(() => settingsOf(['--mode', 'pg-redis', '--outage', 'redis', '--outage-at', '145', '--duration', '150', '--warmup', '30'], {})).toThrow(/inside --duration/);
+    expect(() => settingsOf(['--mode', 'pg-redis', '--outage', 'redis', '--outage-at', '115', '--duration', '150', '--warmup', '30'], {})).toThrow(/inside --duration/);
   });
 
   it('estimates when the replay rings are full, from the updates per order and the ring size', () => {
@@ -299,12 +299,14 @@ describe('outage targets', () => {
     ]),
     instances: 2,
     samePids: [true, true],
+    connectedBefore: 2500,
+    backAt: 23,
     ...over,
   });
   const met = (r: OutageRecord) => outageTargets(r).map((t) => t.met);
 
-  it('meets all three when every 5xx is an explained 503 with Retry-After, readiness named the engine, and both came back', () => {
-    expect(met(base())).toEqual([true, true, true]);
+  it('meets all four when every 5xx is an explained 503 with Retry-After, readiness named the engine, and both came back', () => {
+    expect(met(base())).toEqual([true, true, true, true]);
   });
 
   it.each([
@@ -312,8 +314,9 @@ describe('outage targets', () => {
     ['a 503 without Retry-After', [attempt(503, { explained: true, retryAfter: false })]],
     ['an unexplained 503', [attempt(503, { explained: false, retryAfter: true })]],
     ['a request left unanswered', [attempt(undefined)]],
+    ['no request at all', []],
   ])('misses the answers target on %s', (_, attempts) => {
-    expect(met(base({ attempts }))).toEqual([false, true, true]);
+    expect(met(base({ attempts }))).toEqual([false, true, true, true]);
   });
 
   it('misses readiness when an instance said ready, or did not name the engine, while it was away', () => {
@@ -324,5 +327,9 @@ describe('outage targets', () => {
   it('misses the recovery when not ready in time or a process was restarted', () => {
     expect(met(base({ readyAt: undefined }))[2]).toBe(false);
     expect(met(base({ samePids: [true, false] }))[2]).toBe(false);
+  });
+
+  it('misses the streams target when the subscribers were not back in time', () => {
+    expect(met(base({ backAt: undefined }))[3]).toBe(false);
   });
 });

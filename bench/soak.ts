@@ -25,7 +25,7 @@
  * "Reliability" section of BENCHMARKS.md. Exit code 1 when a target was missed.
  * `--help` lists every setting.
  */
-import { existsSync, mkdtempSync, readdirSync, readlinkSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { get as httpGet } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -134,6 +134,16 @@ async function heapOf(s: Settings, inst: Instance, i: number, warned: Set<string
   }
 }
 
+/** A process's start time (clock ticks since boot, /proc/<pid>/stat field 22): the same pid started again would differ. */
+function startTimeOf(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]);
+  } catch {
+    return undefined;
+  }
+}
+
 // ---- the run --------------------------------------------------------------------------------
 
 async function run(s: Settings): Promise<{ targets: Target[]; scenario: ScenarioName; part: string }> {
@@ -238,7 +248,17 @@ async function runOn(s: Settings, env: Record<string, string>, snapshotDir: stri
     };
     let failedOverAt: number | undefined;
     // The outage: every request attempt from the stop is kept, and readiness polled, until both instances are ready again.
-    const outage: { stoppedAt?: number; startedAt?: number; readyAt?: number; attempts: Attempt[]; watch?: ReturnType<typeof watchReadiness> } = { attempts: [] };
+    const outage: {
+      stoppedAt?: number;
+      startedAt?: number;
+      readyAt?: number;
+      attempts: Attempt[];
+      watch?: ReturnType<typeof watchReadiness>;
+      /** Subscribers connected when the engine stopped, and when (s) as many were connected again after both were ready. */
+      connectedBefore?: number;
+      backAt?: number;
+      starts: (number | undefined)[];
+    } = { attempts: [], starts: instances.map((x) => startTimeOf(x.pid)) };
     if (engines) load.onAttempt = (a) => void (outage.stoppedAt !== undefined && outage.attempts.push(a));
     for (let next = 30; elapsed() < s.duration;) {
       await sleep(Math.min(1000, (s.duration - elapsed()) * 1000));
@@ -250,12 +270,16 @@ async function runOn(s: Settings, env: Record<string, string>, snapshotDir: stri
             elapsed,
           );
           outage.stoppedAt = elapsed();
+          outage.connectedBefore = (await subs.stats()).connected;
           await engines.stop(s.outage);
           log(`${s.outage} stopped at ${outage.stoppedAt.toFixed(1)} s`);
         } else if (outage.stoppedAt !== undefined && outage.startedAt === undefined && elapsed() >= outage.stoppedAt + s.outageFor) {
-          await engines.start(s.outage);
           outage.startedAt = elapsed();
+          await engines.start(s.outage);
           log(`${s.outage} started again at ${outage.startedAt.toFixed(1)} s`);
+        } else if (outage.readyAt !== undefined && outage.backAt === undefined && outage.readyAt <= (outage.startedAt ?? 0) + READY_AGAIN_S) {
+          // Streams back: as many subscribers connected as when the engine stopped (churn keeps a few reconnecting at any time).
+          if ((await subs.stats()).connected >= (outage.connectedBefore ?? Infinity)) outage.backAt = elapsed();
         } else if (outage.startedAt !== undefined && outage.readyAt === undefined && outage.watch) {
           const started = outage.startedAt;
           const firstReady = instances.map((_, i) => outage.watch!.answers.find((x) => x.instance === i && x.t >= started && x.status === 200)?.t);
@@ -329,7 +353,8 @@ async function runOn(s: Settings, env: Record<string, string>, snapshotDir: stri
     const statuses = REQ_KINDS.map((k) => load.stats.get(k)!.statuses);
     // The outage's well-formed 503s are what the outage targets ask for: not counted here.
     // Sent from the stop until both were ready again (or the run's end).
-    const outageAttempts = outage.attempts.filter((a) => a.sentAt >= t0 + (outage.stoppedAt ?? Infinity) * 1000 && a.sentAt <= t0 + (outage.readyAt ?? Infinity) * 1000);
+    // Requests that were out while the engine was away: done after the stop (those in flight at the stop included), sent before both were ready again.
+    const outageAttempts = outage.attempts.filter((a) => a.doneAt >= t0 + (outage.stoppedAt ?? Infinity) * 1000 && a.sentAt <= t0 + (outage.readyAt ?? Infinity) * 1000);
     const outage503 = outageAttempts.filter((a) => a.status === 503 && a.explained && a.retryAfter).length;
     const e5 = count5xx(statuses) - outage503;
     const b = load.book;
@@ -363,7 +388,9 @@ async function runOn(s: Settings, env: Record<string, string>, snapshotDir: stri
         attempts: outageAttempts,
         readiness: outage.watch?.answers ?? [],
         instances: instances.length,
-        samePids: instances.map((x) => alive(x.pid) && x.srv.pid === x.pid),
+        samePids: instances.map((x, i) => alive(x.pid) && outage.starts[i] !== undefined && startTimeOf(x.pid) === outage.starts[i]),
+        connectedBefore: outage.connectedBefore ?? NaN,
+        backAt: outage.backAt,
       };
       targets.push(...outageTargets(record));
     }

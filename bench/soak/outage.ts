@@ -46,6 +46,8 @@ async function redisServer(): Promise<{ url: string; start(): Promise<void>; sto
   const start = async () => {
     const c = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: ['ignore', 'pipe', 'inherit'] });
     child = c;
+    // A soak ended by a signal leaves no Redis behind (it would outlive us: it ignores SIGPIPE).
+    process.once('exit', () => c.kill('SIGKILL'));
     await new Promise<void>((resolve, reject) => {
       let out = '';
       c.stdout?.on('data', (b: Buffer) => {
@@ -70,7 +72,10 @@ async function redisServer(): Promise<{ url: string; start(): Promise<void>; sto
 
 export async function privateEngines(): Promise<PrivateEngines> {
   const pg: EmbeddedPostgres = await embeddedPostgres();
-  await pg.start();
+  await pg.start().catch(async (err: unknown) => {
+    await pg.quit();
+    throw err;
+  });
   const redis = await redisServer().catch(async (err: unknown) => {
     await pg.quit();
     throw err;
@@ -150,8 +155,11 @@ export interface OutageRecord {
   attempts: Attempt[];
   readiness: Readiness[];
   instances: number;
-  /** Whether each instance is still the process it was when the run began. */
+  /** Whether each instance is still the process it was when the run began (same pid, same start time). */
   samePids: boolean[];
+  /** Subscribers connected when the engine stopped, and when (s) as many were again after both instances were ready (undefined: not within READY_AGAIN_S). */
+  connectedBefore: number;
+  backAt: number | undefined;
 }
 
 const tally = (xs: string[]) =>
@@ -166,6 +174,7 @@ export function outageTargets(r: OutageRecord): Target[] {
   const bad = r.attempts.filter((a) => a.status !== undefined && a.status >= 500 && (a.status !== 503 || !a.explained || !a.retryAfter));
   const badKinds = bad.map((a) => `${a.kind} ${a.status}${a.explained ? '' : ', unexplained'}${a.retryAfter ? '' : ', no Retry-After'}`);
   const unanswered = r.attempts.filter((a) => a.status === undefined);
+  const slowest = r.attempts.reduce((m, a) => Math.max(m, a.ms), 0);
   const during = (i: number) => r.readiness.filter((x) => x.instance === i && x.t >= r.stoppedAt + 2 && x.t < r.startedAt);
   const readinessOk = Array.from({ length: r.instances }, (_, i) => {
     const d = during(i);
@@ -174,9 +183,9 @@ export function outageTargets(r: OutageRecord): Target[] {
   return [
     {
       name: `${name} away: requests answered, a 5xx only as an explained 503 with Retry-After`,
-      value: `${r.attempts.length} requests sent from the stop (${r.stoppedAt.toFixed(0)} s) until both instances were ready again: ${tally(r.attempts.map(outcome))}; other 5xx or 503s without Retry-After or explanation: ${tally(badKinds)}; ${unanswered.length} unanswered`,
+      value: `${r.attempts.length} requests out from the stop (${r.stoppedAt.toFixed(0)} s) until both instances were ready again: ${tally(r.attempts.map(outcome))}; other 5xx or 503s without Retry-After or explanation: ${tally(badKinds)}; ${unanswered.length} unanswered (the client gives up after 10 s); slowest answer ${slowest.toFixed(0)} ms`,
       goal: 'no 5xx but 503 with Retry-After (REST problem+json, GraphQL errors with extensions.code), none unanswered',
-      met: bad.length === 0 && unanswered.length === 0,
+      met: r.attempts.length > 0 && bad.length === 0 && unanswered.length === 0,
     },
     {
       name: `${name} away: readiness names it`,
@@ -195,6 +204,15 @@ export function outageTargets(r: OutageRecord): Target[] {
         `; ${r.samePids.filter(Boolean).length} of ${r.instances} instances the processes they were`,
       goal: `ready within ${READY_AGAIN_S} s, no restart`,
       met: r.readyAt !== undefined && r.samePids.every(Boolean),
+    },
+    {
+      name: `${name} back: streams resumed`,
+      value:
+        r.backAt === undefined || r.readyAt === undefined
+          ? `fewer than the ${r.connectedBefore} subscribers connected at the stop were connected again within ${READY_AGAIN_S} s of both being ready`
+          : `as many subscribers connected as at the stop (${r.connectedBefore}) ${Math.max(0, r.backAt - r.readyAt).toFixed(0)} s after both were ready (checked once a second)`,
+      goal: `within ${READY_AGAIN_S} s of both being ready`,
+      met: r.backAt !== undefined && r.readyAt !== undefined,
     },
   ];
 }

@@ -163,6 +163,6 @@ export function settingsOf(argv: string[], env: Record<string, string | undefine
   if (s.warmup >= s.duration) throw new Error('--warmup must be shorter than --duration');
   if (s.outage !== 'none' && s.mode !== 'pg-redis') throw new Error('--outage needs --mode pg-redis (two instances on PostgreSQL and Redis)');
   if (s.outage !== 'none' && s.failover) throw new Error('--outage and --failover are separate runs');
-  if (s.outage !== 'none' && s.outageAt + s.outageFor >= s.duration) throw new Error('--outage-at + --outage-for must fall inside --duration');
+  if (s.outage !== 'none' && s.outageAt + s.outageFor + 30 >= s.duration) throw new Error('--outage-at + --outage-for must fall inside --duration, 30 s before its end (the time allowed to recover)');
   return s;
 }
