@@ -11,7 +11,6 @@ export { PostgresStore, openPostgresStore } from './postgres/PostgresStore';
 export { MAX_BATCH } from './rows';
 export { IdempotencyLostError } from './idempotency';
 export { StoreInputError, StoreUnavailableError, type StoreEngine, type StoreInputReason } from './errors';
-export { hasSyncRevisions } from './ports/syncRevisions';
 export { issueToken, parseToken, hashVerifier, verifierMatches, type IssuedToken } from './tokens';
 
 export interface StoreConfig {

@@ -7,18 +7,15 @@
  * - `SocialGraph`: users, friends, posts, comments (socialGraph.ts);
  * - `FieldReadCounts`: deprecated-field reads per account and day (fieldReadCounts.ts);
  * - `StoreLifecycle`: migrate, seedDemo, ping, close (lifecycle.ts).
- * A consumer that needs one concern takes that port. Capabilities some adapters add
- * are ports of their own, tested for with a type guard: `SyncRevisions`
- * (syncRevisions.ts, `hasSyncRevisions`).
+ * A consumer that needs one concern takes that port.
  *
  * Adapters: `SqliteStore` (embedded) and `PostgresStore` (scaled out); each declares
  * every port it implements, and each port has one contract suite both run
  * (`ports/*.contract.ts`).
  *
  * Common to every port:
- * - methods return promises, also where the adapter answers synchronously (SQLite), so
- *   adapters that wait on I/O fit the same port; a synchronous fast path is a separate
- *   capability port, never an optional method;
+ * - methods return promises, also where the driver answers synchronously (SQLite), so
+ *   adapters that wait on I/O fit the same port; no method is optional;
  * - errors are the store's own: input the engine cannot hold rejects with
  *   `StoreInputError` (./errors.ts), anything else is a failure of the store.
  */
@@ -35,6 +32,5 @@ export type * from './ports/orders';
 export type * from './ports/idempotencyKeys';
 export type * from './ports/socialGraph';
 export type * from './ports/fieldReadCounts';
-export type { SyncRevisions } from './ports/syncRevisions';
 
 export interface Store extends StoreLifecycle, Accounts, Orders, IdempotencyKeys, SocialGraph, FieldReadCounts {}

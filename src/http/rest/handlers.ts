@@ -15,7 +15,6 @@ import { versionOf } from '../mediaType';
 import { problem, PROBLEM_MEDIA_TYPE, PROBLEMS, type ProblemCode, type Problem } from '../problem';
 import type { FieldReadTally } from '../fieldReads';
 import type { Account, OrderEvent, OrderRecord, Store } from '../../store';
-import { hasSyncRevisions } from '../../store';
 import { createFields, decideWrite, decodeCursor, encodeCursor, toV1, toV2, VERSIONS, type ApiVersion, type OrderV1, type OrderV2, type CreateIntent, type WriteIntent, type WriteKind } from '../../orders';
 import { deprecationHeaders, isDeprecated } from './deprecation';
 import { storedResponse } from './idempotency';
@@ -167,10 +166,9 @@ export type ReadAnswer = { status: 404 } | { status: 406; detail: string } | { s
 export interface OrderReads {
   /**
    * The answer to a read, with no side effect but filling the representation cache.
-   * Synchronous when the store reads synchronously (`orderRevisionNow`) and the answer is
-   * a 304 or a cached 200: no promise on the hot path. May throw (a store error).
+   * Rejects with a store error.
    */
-  decide(account: Account, q: ReadQuery): ReadAnswer | Promise<ReadAnswer>;
+  decide(account: Account, q: ReadQuery): Promise<ReadAnswer>;
   /** Call when a 200 is sent: a version-1 read counts as a deprecated read. */
   served(account: Account, version: ApiVersion): void;
 }
@@ -217,9 +215,8 @@ export function orderReads({ store, fieldReads }: Pick<OrderDeps, 'store' | 'fie
   }
 
   return {
-    decide(account, q) {
-      if (hasSyncRevisions(store)) return afterRevision(account, q, store.orderRevisionNow(account.id, q.orderId));
-      return store.orderRevision(account.id, q.orderId).then((revision) => afterRevision(account, q, revision));
+    async decide(account, q) {
+      return afterRevision(account, q, await store.orderRevision(account.id, q.orderId));
     },
     served(account, version) {
       if (version === 1) fieldReads.record(account, 'discount_code');

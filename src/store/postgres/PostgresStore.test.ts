@@ -10,7 +10,6 @@ import { runLifecycleContract } from '../ports/lifecycle.contract';
 import { runOrdersContract } from '../ports/orders.contract';
 import { setNote, statementsOf } from '../ports/fixtures.contract';
 import { runSocialGraphContract } from '../ports/socialGraph.contract';
-import { hasSyncRevisions } from '../ports/syncRevisions';
 import type { OrderFields, OrderRecord, Store } from '../store';
 import { StoreInputError, StoreUnavailableError } from '../errors';
 import { SqliteStore, MAX_BATCH as SQLITE_MAX_BATCH, MAX_ROWS as SQLITE_MAX_ROWS } from '../sqlite/SqliteStore';
@@ -92,12 +91,6 @@ runFieldReadCountsContract('PostgresStore (two pools on one schema)', async () =
 });
 
 describe('PostgresStore specifics', () => {
-  it('offers no synchronous revision read: callers wait on orderRevision', () => {
-    const s = new PostgresStore(URL);
-    expect(hasSyncRevisions(s)).toBe(false);
-    return s.close();
-  });
-
   it('tells onError of an idle connection the server dropped, and keeps serving', async () => {
     const errors: Error[] = [];
     const s = new PostgresStore(URL, { max: 1, onError: (err) => errors.push(err) });

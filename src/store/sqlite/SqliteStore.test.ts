@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import fc from 'fast-check';
 import { runAccountsContract } from '../ports/accounts.contract';
 import { runFieldReadCountsContract } from '../ports/fieldReadCounts.contract';
 import { runIdempotencyKeysContract } from '../ports/idempotencyKeys.contract';
@@ -10,7 +11,6 @@ import { runLifecycleContract } from '../ports/lifecycle.contract';
 import { runOrdersContract } from '../ports/orders.contract';
 import { setNote } from '../ports/fixtures.contract';
 import { runSocialGraphContract } from '../ports/socialGraph.contract';
-import { runSyncRevisionsContract } from '../ports/syncRevisions.contract';
 import type { OrderFields } from '../store';
 import { MIGRATIONS } from './migrations';
 import { MAX_BATCH, SqliteStore } from './SqliteStore';
@@ -45,7 +45,6 @@ runAccountsContract('SqliteStore (file)', migrated);
 runOrdersContract('SqliteStore (file)', migrated);
 runSocialGraphContract('SqliteStore (file)', migrated);
 runIdempotencyKeysContract('SqliteStore (two handles on one file)', twoHandles);
-runSyncRevisionsContract('SqliteStore (two handles on one file)', twoHandles);
 runFieldReadCountsContract('SqliteStore (two handles on one file)', twoHandles);
 
 describe('SqliteStore specifics', () => {
@@ -266,5 +265,71 @@ describe('SqliteStore specifics', () => {
     const events = await s.eventsAfter(order.id, 0, 1000);
     expect(events.map((e) => e.seq)).toEqual(Array.from({ length: 1 + 4 * perProcess }, (_, i) => i + 1));
     await s.close();
+  });
+});
+
+describe('SqliteStore reads: one read transaction per turn', () => {
+  it('answers the reads asked in one turn from one transaction, each as it would alone', async () => {
+    const s = await migrated();
+    await s.seedDemo();
+    const a = await s.ensureAccount('a');
+    const { order } = await s.createOrder(a.id, fields);
+    const alone = [await s.orderRevision(a.id, order.id), await s.getOrder(a.id, order.id), await s.listOrders(a.id, 0, 5), await s.friendsOf(['u1'], 3), await s.eventsAfter(order.id, 0, 5)];
+    expect(s.sharedReads).toBe(0); // a lone read runs on its own
+    const together = await Promise.all([s.orderRevision(a.id, order.id), s.getOrder(a.id, order.id), s.listOrders(a.id, 0, 5), s.friendsOf(['u1'], 3), s.eventsAfter(order.id, 0, 5)]);
+    expect(together).toEqual(alone);
+    expect(s.sharedReads).toBe(1);
+    await s.close();
+  });
+
+  it('sees every write another connection committed before a read was asked, and one snapshot per turn', async () => {
+    // A raw connection on the same file stands for another process: its commits are
+    // synchronous, so they can fall between two reads asked in the same turn.
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.constantFrom('read', 'write'), { minLength: 1, maxLength: 12 }), async (steps) => {
+        const file = freshFile();
+        const s = new SqliteStore(file);
+        await s.migrate();
+        const a = await s.ensureAccount('a');
+        const { order } = await s.createOrder(a.id, fields);
+        const raw = new Database(file);
+        const bump = raw.prepare('UPDATE orders SET revision = revision + 1 WHERE id = ?');
+        let committed = 1;
+        const asked: { atLeast: number; answer: Promise<number | null> }[] = [];
+        for (const step of steps) {
+          if (step === 'write') committed += bump.run(order.id).changes;
+          else asked.push({ atLeast: committed, answer: s.orderRevision(a.id, order.id) });
+        }
+        const answers = await Promise.all(asked.map((r) => r.answer));
+        raw.close();
+        await s.close();
+        answers.forEach((got, i) => expect(got).toBeGreaterThanOrEqual(asked[i].atLeast));
+        expect(new Set(answers).size).toBeLessThanOrEqual(1); // the turn's one snapshot
+      }),
+      { numRuns: 40 },
+    );
+  });
+
+  it('rejects a failing read alone, and leaves no transaction open for the writes', async () => {
+    const s = await migrated();
+    const a = await s.ensureAccount('a');
+    const { order } = await s.createOrder(a.id, fields);
+    const tooMany = Array.from({ length: MAX_BATCH + 1 }, (_, i) => `u${i}`);
+    const settled = await Promise.allSettled([s.orderRevision(a.id, order.id), s.friendsOf(tooMany, 1), s.writeOrder(a.id, order.id, setNote('w')), s.getOrder(a.id, order.id)]);
+    expect(settled.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
+    expect((settled[1] as PromiseRejectedResult).reason).toBeInstanceOf(RangeError);
+    expect(await Promise.all([s.orderRevision(a.id, order.id), s.writeOrder(a.id, order.id, setNote('again'))])).toEqual([2, expect.objectContaining({ ok: true })]);
+    expect(await s.orderRevision(a.id, order.id)).toBe(3);
+    await s.close();
+  });
+
+  it('answers the reads asked before close, and refuses those asked after', async () => {
+    const s = await migrated();
+    const a = await s.ensureAccount('a');
+    const { order } = await s.createOrder(a.id, fields);
+    const asked = [s.orderRevision(a.id, order.id), s.getOrder(a.id, order.id)];
+    await s.close();
+    expect(await Promise.all(asked)).toEqual([1, order]);
+    await expect(s.orderRevision(a.id, order.id)).rejects.toThrow(/not open/);
   });
 });

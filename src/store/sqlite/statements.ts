@@ -37,6 +37,9 @@ export function prepareStatements(db: Database.Database) {
        WHERE id = @id AND revision = @revision`,
     ),
     insertEvent: db.prepare<[number, number, number, string, string, string]>('INSERT INTO order_events (order_id, seq, account_id, type, payload, created_at) VALUES (?, ?, ?, ?, ?, ?)'),
+    // One turn's reads in one read transaction (SqliteStore.turnRead).
+    beginRead: db.prepare('BEGIN'),
+    commitRead: db.prepare('COMMIT'),
     // One order write of a group commit each (SqliteStore.batched): rolled back alone when it throws.
     savepoint: db.prepare('SAVEPOINT order_write'),
     releaseSavepoint: db.prepare('RELEASE order_write'),
