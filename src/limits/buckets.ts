@@ -39,10 +39,8 @@ export interface Buckets {
 
 /**
  * The same take without a promise, by an adapter that needs no I/O (MemoryBuckets).
- * Why it exists: when every step of a request is in process (the in-process buckets,
- * SQLite's synchronous revision read, the representation cache), the REST rate limit
- * and order read are served synchronously, with no promise per request; BENCHMARKS.md's
- * REST section measures it. The GraphQL cost budget charges through it too. Callers
+ * Why it exists: with in-process buckets the rate-limit step of every REST request takes
+ * no promise. The GraphQL cost budget charges through it too. Callers
  * test for it with `hasSyncBuckets` and otherwise await `take`; it obeys the contract
  * of `take` above, and shares its buckets (a key spent by one is spent for the other).
  * Proven by `syncBuckets.contract.ts`.

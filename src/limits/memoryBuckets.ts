@@ -25,7 +25,7 @@ export class MemoryBuckets implements Buckets, SyncBuckets {
     return this.takeNow(key, cost, policy);
   }
 
-  /** The same, synchronously (`SyncBuckets`): the REST hot path needs no promise when the buckets are local. */
+  /** The same, synchronously (`SyncBuckets`): the rate-limit step takes no promise when the buckets are local. */
   takeNow(key: string, cost: number, policy: BucketPolicy): TakeResult {
     const now = this.now();
     const held = this.buckets.get(key); // a hit is now the most recently used

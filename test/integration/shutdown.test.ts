@@ -162,10 +162,12 @@ describe('graceful shutdown', () => {
   // Admitted: the upgrades let through before the shutdown began are switched at once (101);
   // the SSE requests let through still wait for their store read, which ends with the turn,
   // so the shutdown has begun when they are checked, and they are refused with the rest.
+  // Store reads: only those let through read it (an SSE request its order; an upgrade
+  // nothing, its token is in the auth cache), so the ones that waited were never checked.
   it.each([
-    ['WebSocket upgrades', 'upgrade', '101 Switching Protocols', ADMISSIONS_PER_TURN],
-    ['SSE requests', 'request', '200 OK', 0],
-  ] as const)('refuses 503 the %s still waiting for their turn when the shutdown begins, admitting none of them', async (_, event, admittedStatus, admittedCount) => {
+    ['WebSocket upgrades', 'upgrade', '101 Switching Protocols', ADMISSIONS_PER_TURN, 0],
+    ['SSE requests', 'request', '200 OK', 0, ADMISSIONS_PER_TURN],
+  ] as const)('refuses 503 the %s still waiting for their turn when the shutdown begins, admitting none of them', async (_, event, admittedStatus, admittedCount, storeReads) => {
     // 80 stream requests read in one turn of the event loop: a child process holds 80
     // connections (all accepted first), then writes the 80 requests while this process is
     // kept busy, so the next poll reads them together. The first ADMISSIONS_PER_TURN go on to
@@ -212,6 +214,7 @@ describe('graceful shutdown', () => {
     child.stdout.on('data', (c: Buffer) => (out += c.toString()));
     const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
     await acceptedAll;
+    const readsBefore = store.queryCount;
     child.stdin.end('go\n');
     // Busy until the child has written all 80, so that one poll reads them all.
     const deadline = Date.now() + 20_000;
@@ -227,5 +230,6 @@ describe('graceful shutdown', () => {
     refused.forEach(expectShutdownRefusal);
     await drained;
     expect(server.listening).toBe(false);
+    expect(store.queryCount - readsBefore).toBe(storeReads);
   });
 });

@@ -51,6 +51,8 @@ function batch(ids: readonly (string | number)[], first: number): BatchParams {
   return { ids: JSON.stringify(ids), first: per, cap: new Set(ids).size * per };
 }
 
+/** Reads sharing one read transaction at most (see `SqliteStore.turnRead`): bounds how long a snapshot is held. */
+const READS_PER_TRANSACTION = 256;
 /** Order writes committed together at most (see `SqliteStore.batched`): bounds one turn's work. */
 const WRITES_PER_COMMIT = 64;
 /** A write waiting for a group commit: `run` does its statements and returns how to answer it once committed. */
@@ -174,7 +176,7 @@ export class SqliteStore extends GraphReads<OrderRow> implements StoreLifecycle,
 
   async close(): Promise<void> {
     // Reads and writes already accepted are answered first.
-    if (this.pendingReads.length > 0) this.flushReads();
+    this.flushReads();
     while (this.pendingWrites.length > 0 && this.db.open) this.commitPending();
     if (this.db.open) this.db.close();
   }
@@ -236,16 +238,21 @@ export class SqliteStore extends GraphReads<OrderRow> implements StoreLifecycle,
    * Why: on a WAL file each statement outside a transaction opens and closes a read
    * transaction of its own (the shared-memory index read, two `fcntl` locks), about 3.5
    * us of the 4 us a one-row indexed read costs; inside a shared one the same read costs
-   * about 0.3 us (`node` micro-benchmark, BENCHMARKS.md "One read transaction per
-   * turn"). Under load a turn holds many requests' reads (50 of 50 under wrk -c50), so the
-   * lock work is paid once per turn instead of once per read.
+   * about 0.3 us when 50 share it (`bench/sqlite-reads.ts`; BENCHMARKS.md "SQLite: one read
+   * transaction per turn"). Under load a turn holds many requests' reads (nearly always all
+   * 50 under wrk -c50), so the lock work is paid once per turn instead of once per read.
    *
    * Freshness is unchanged: the transaction's snapshot is taken after the last of these
    * reads was asked for, so after every request that asked for one had been received.
    * Any write acknowledged before such a request was sent, by this process or another on
    * the same file, is in the snapshot. A lone read runs on its own (a transaction would
    * cost more than it saves). The statements run in one synchronous loop; the promises
-   * settle after the transaction has ended, so no caller's code runs inside it.
+   * settle after the transaction has ended, so no caller's code runs inside it. A long
+   * turn's reads take a fresh transaction every READS_PER_TRANSACTION, so no snapshot is
+   * held for long (it would keep the WAL from being reset by a checkpoint).
+   *
+   * The reads wait for `setImmediate`, as the group commit's writes do: a test that fakes
+   * timers must leave `setImmediate` real (`doNotFake: ['setImmediate']`).
    */
   private turnRead<T>(read: () => T): Promise<T> {
     return new Promise<T>((resolve, reject) => {
@@ -266,15 +273,22 @@ export class SqliteStore extends GraphReads<OrderRow> implements StoreLifecycle,
     const reads = this.pendingReads;
     if (reads.length === 0) return;
     this.pendingReads = [];
-    const shared = reads.length > 1 && this.beginRead();
+    let shared = reads.length > 1 && this.beginRead();
     try {
-      for (const read of reads) read();
+      for (let i = 0; i < reads.length; i++) {
+        if (shared && i > 0 && i % READS_PER_TRANSACTION === 0) shared = this.endRead() && this.beginRead();
+        reads[i]();
+      }
     } finally {
       if (shared) this.endRead();
     }
   };
 
-  /** Opens the turn's read transaction; false when it cannot (closed, not migrated, a transaction already open): the reads then run on their own. */
+  /**
+   * Opens the turn's read transaction; false when it cannot (closed, not migrated): the
+   * reads then run on their own. No transaction is open between turns (`endRead` makes
+   * sure of it); if one were, the reads would run in it unshared.
+   */
   private beginRead(): boolean {
     if (!this.stmts || !this.db.open || this.db.inTransaction) return false;
     try {
@@ -286,14 +300,27 @@ export class SqliteStore extends GraphReads<OrderRow> implements StoreLifecycle,
     return true;
   }
 
-  /** Ends the read transaction; it wrote nothing, so a failing COMMIT loses nothing and is rolled back. */
-  private endRead(): void {
-    if (!this.db.inTransaction) return;
+  /**
+   * Ends the read transaction, true when it did. It wrote nothing, so a failing COMMIT
+   * loses nothing and is rolled back. A transaction that can be neither committed nor
+   * rolled back closes the connection: later writes would otherwise nest in it (as
+   * savepoints, never committed) and reads would keep its old snapshot. The store then
+   * fails every call and `ping` (readiness) says false, which operators see.
+   */
+  private endRead(): boolean {
+    if (!this.db.inTransaction) return true;
     try {
       this.statements.commitRead.run();
     } catch {
-      if (this.db.inTransaction) this.db.exec('ROLLBACK');
+      try {
+        if (this.db.inTransaction) this.db.exec('ROLLBACK');
+      } catch {
+        // handled below
+      }
     }
+    if (!this.db.inTransaction) return true;
+    this.db.close();
+    return false;
   }
 
   /**
@@ -326,6 +353,9 @@ export class SqliteStore extends GraphReads<OrderRow> implements StoreLifecycle,
     if (this.pendingWrites.length > 0) setImmediate(() => this.commitPending());
     const answers: (() => void)[] = [];
     try {
+      // Inside an open transaction better-sqlite3 would make this one a savepoint, committed
+      // only with the outer one: refused, so a write is never acknowledged uncommitted.
+      if (this.db.inTransaction) throw new Error('SqliteStore: a transaction is already open');
       this.inTransaction.immediate(() => {
         if (batch.length === 1) return void answers.push(batch[0].run()); // throws: the transaction rolls back
         for (const w of batch) {
@@ -427,8 +457,10 @@ export class SqliteStore extends GraphReads<OrderRow> implements StoreLifecycle,
   protected readonly graphStatements: GraphStatements<OrderRow> = {
     usersByIds: async (ids) => {
       if (ids.length === 1) return this.turnRead(() => this.statements.userById.all(ids[0]));
-      const p = batch(ids, 1);
-      return this.turnRead(() => this.statements.usersByIds.all(p.ids, p.cap));
+      return this.turnRead(() => {
+        const p = batch(ids, 1);
+        return this.statements.usersByIds.all(p.ids, p.cap);
+      });
     },
     friendsOf: async (ids, first) => this.turnRead(() => (ids.length === 1 ? this.statements.friendsOfOne.all(ids[0], clampRows(first)) : this.statements.friendsOf.all(batch(ids, first)))),
     postsOf: async (ids, first) => this.turnRead(() => (ids.length === 1 ? this.statements.postsOfOne.all(ids[0], clampRows(first)) : this.statements.postsOf.all(batch(ids, first)))),
