@@ -238,9 +238,10 @@ export class SqliteStore extends GraphReads<OrderRow> implements StoreLifecycle,
    * Why: on a WAL file each statement outside a transaction opens and closes a read
    * transaction of its own (the shared-memory index read, two `fcntl` locks), about 3.5
    * us of the 4 us a one-row indexed read costs; inside a shared one the same read costs
-   * about 0.3 us when 50 share it (`bench/sqlite-reads.ts`; BENCHMARKS.md, "What changed on
-   * 2026-11-27: the reads of one turn share one read transaction"). Under load a turn holds many requests' reads (nearly always all
-   * 50 under wrk -c50), so the lock work is paid once per turn instead of once per read.
+   * about 0.3 us when 50 share it (`bench/sqlite-reads.ts`; BENCHMARKS.md, "What changed
+   * on 2026-11-27: the reads of one turn share one read transaction"). Under load a turn
+   * holds many requests' reads (nearly always all 50 under wrk -c50), so the lock work is
+   * paid once per turn instead of once per read.
    *
    * Freshness is unchanged: the transaction's snapshot is taken after the last of these
    * reads was asked for, so after every request that asked for one had been received.
