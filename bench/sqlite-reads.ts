@@ -6,6 +6,8 @@
  * data_version`, the cheapest "did anything change?" check SQLite offers, which costs
  * about as much as the read. The read is the order read's own statement, on a second
  * connection (as a second process would read), in alternating rounds; prints µs per read.
+ * Then a bound LIMIT written `LIMIT ?` against `LIMIT +?` (statements.ts says why), on the
+ * GraphQL benchmark's friends read (4 rows), inside a read transaction.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -22,6 +24,10 @@ const writer = new Database(file);
 writer.pragma('journal_mode = WAL');
 writer.pragma('synchronous = NORMAL');
 writer.exec('CREATE TABLE orders (id INTEGER PRIMARY KEY, account_id INTEGER NOT NULL, revision INTEGER NOT NULL)');
+writer.exec('CREATE TABLE users (id TEXT PRIMARY KEY, name TEXT NOT NULL, account_id INTEGER NULL UNIQUE)');
+writer.exec('CREATE TABLE friends (user_id TEXT NOT NULL, friend_id TEXT NOT NULL, PRIMARY KEY (user_id, friend_id)) WITHOUT ROWID');
+for (let u = 1; u <= 12; u++) writer.prepare('INSERT INTO users (id, name) VALUES (?, ?)').run(`u${u}`, `user ${u}`);
+for (let f = 2; f <= 5; f++) writer.prepare('INSERT INTO friends (user_id, friend_id) VALUES (?, ?)').run('u1', `u${f}`);
 const insert = writer.prepare('INSERT INTO orders (id, account_id, revision) VALUES (?, 1, 1)');
 for (let id = 1; id <= 100; id++) insert.run(id);
 
@@ -49,6 +55,15 @@ const cases: [string, (i: number) => void][] = [
   ['in a transaction of 10 reads', shared(10)],
   ['in a transaction of 50 reads', shared(50)],
 ];
+const friends = (limit: string) =>
+  db.prepare<unknown[]>(`SELECT f.user_id AS parent, u.id, u.name, u.account_id FROM friends f JOIN users u ON u.id = f.friend_id WHERE f.user_id = ? ORDER BY f.friend_id LIMIT ${limit}`);
+const [bare, plus] = [friends('?'), friends('+?')];
+const inTransaction = (run: () => void) => (i: number) => {
+  if (i % 50 === 0) begin.run();
+  run();
+  if (i % 50 === 49) commit.run();
+};
+cases.push(['friends, LIMIT ?', inTransaction(() => bare.all('u1', 5))], ['friends, LIMIT +?', inTransaction(() => plus.all('u1', 5))]);
 const results = new Map<string, number[]>(cases.map(([name]) => [name, []]));
 for (let round = 0; round < ROUNDS; round++) for (const [name, run] of cases) results.get(name)!.push(usPerRead(run));
 console.log(`${READS} reads per case, ${ROUNDS} alternating rounds, µs per read (each round):`);

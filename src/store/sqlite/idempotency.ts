@@ -30,7 +30,7 @@ export class SqliteIdempotency {
        WHERE account_id = ? AND key = ? AND token = ? AND status IS NULL`,
     );
     this.release = db.prepare('DELETE FROM idempotency_keys WHERE account_id = ? AND key = ? AND token = ? AND status IS NULL');
-    this.sweep = db.prepare('DELETE FROM idempotency_keys WHERE rowid IN (SELECT rowid FROM idempotency_keys WHERE expires_at <= ? LIMIT ?)');
+    this.sweep = db.prepare('DELETE FROM idempotency_keys WHERE rowid IN (SELECT rowid FROM idempotency_keys WHERE expires_at <= ? LIMIT +?)');
   }
 
   claim(accountId: number, req: IdempotencyClaimRequest): IdempotencyClaim {
