@@ -194,7 +194,7 @@ export function orderReads({ store, fieldReads }: Pick<OrderDeps, 'store' | 'fie
   }
 
   /** The rest of a read once the revision is known: a cached answer at once, else one row read. */
-  function afterRevision(account: Account, q: ReadQuery, revision: number | null): ReadAnswer | Promise<ReadAnswer> {
+  async function afterRevision(account: Account, q: ReadQuery, revision: number | null): Promise<ReadAnswer> {
     if (revision === null) return { status: 404 };
     const id = q.orderId;
     const neg = negotiate({ family: 'order', pathVersion: q.pathVersion, accept: q.accept, apiVersion: q.apiVersion, pinned: account.pinnedVersion });
@@ -207,11 +207,10 @@ export function orderReads({ store, fieldReads }: Pick<OrderDeps, 'store' | 'fie
       return { status: 304, etag: tag };
     }
     if (entry) return { status: 200, entry, version: neg.version };
-    return store.getOrder(account.id, id).then((order): ReadAnswer => {
-      if (!order) return { status: 404 };
-      // A write may have landed in between: cache (and answer) the revision actually read.
-      return { status: 200, entry: cached(order, neg, q.pathVersion, `${id}:${order.revision}:${kind}`), version: neg.version };
-    });
+    const order = await store.getOrder(account.id, id);
+    if (!order) return { status: 404 };
+    // A write may have landed in between: cache (and answer) the revision actually read.
+    return { status: 200, entry: cached(order, neg, q.pathVersion, `${id}:${order.revision}:${kind}`), version: neg.version };
   }
 
   return {

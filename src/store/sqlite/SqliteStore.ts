@@ -456,18 +456,18 @@ export class SqliteStore extends GraphReads<OrderRow> implements StoreLifecycle,
 
   /** The graph reads' statements (../rows.ts maps and aligns): for one parent a plain indexed statement, for several the batch one. */
   protected readonly graphStatements: GraphStatements<OrderRow> = {
-    usersByIds: async (ids) => {
+    usersByIds: (ids) => {
       if (ids.length === 1) return this.turnRead(() => this.statements.userById.all(ids[0]));
       return this.turnRead(() => {
         const p = batch(ids, 1);
         return this.statements.usersByIds.all(p.ids, p.cap);
       });
     },
-    friendsOf: async (ids, first) => this.turnRead(() => (ids.length === 1 ? this.statements.friendsOfOne.all(ids[0], clampRows(first)) : this.statements.friendsOf.all(batch(ids, first)))),
-    postsOf: async (ids, first) => this.turnRead(() => (ids.length === 1 ? this.statements.postsOfOne.all(ids[0], clampRows(first)) : this.statements.postsOf.all(batch(ids, first)))),
-    commentsOf: async (ids, first) => this.turnRead(() => (ids.length === 1 ? this.statements.commentsOfOne.all(ids[0], clampRows(first)) : this.statements.commentsOf.all(batch(ids, first)))),
-    ordersOfAccounts: async (ids, first) => this.turnRead(() => (ids.length === 1 ? this.statements.ordersOfOne.all(ids[0], clampRows(first)) : this.statements.ordersOfAccounts.all(batch(ids, first)))),
-    userOfAccount: async (accountId) => this.turnRead(() => this.statements.userOfAccount.get(accountId)),
+    friendsOf: (ids, first) => this.turnRead(() => (ids.length === 1 ? this.statements.friendsOfOne.all(ids[0], clampRows(first)) : this.statements.friendsOf.all(batch(ids, first)))),
+    postsOf: (ids, first) => this.turnRead(() => (ids.length === 1 ? this.statements.postsOfOne.all(ids[0], clampRows(first)) : this.statements.postsOf.all(batch(ids, first)))),
+    commentsOf: (ids, first) => this.turnRead(() => (ids.length === 1 ? this.statements.commentsOfOne.all(ids[0], clampRows(first)) : this.statements.commentsOf.all(batch(ids, first)))),
+    ordersOfAccounts: (ids, first) => this.turnRead(() => (ids.length === 1 ? this.statements.ordersOfOne.all(ids[0], clampRows(first)) : this.statements.ordersOfAccounts.all(batch(ids, first)))),
+    userOfAccount: (accountId) => this.turnRead(() => this.statements.userOfAccount.get(accountId)),
   };
 
   protected orderRecord(row: OrderRow): OrderRecord {
