@@ -128,14 +128,28 @@ interface RequestContext {
   contentType: string | undefined;
   /** What the cost budget charged this request (set in onSubscribe), for `extensions.cost` on its response. */
   cost?: CostExtension;
-  /** The executed result is answered without `extensions`: `serve` writes `extensions.cost` into its text. */
-  costToSplice: boolean;
 }
 type Req = Request<IncomingMessage, RequestContext>;
 
-/** graphql-http's choice for the response media type, repeated for the responses we build ourselves. */
-function mediaTypeFor(accept: string | undefined): string {
-  return /application\/graphql-response\+json/i.test(accept ?? '') ? 'application/graphql-response+json; charset=utf-8' : 'application/json; charset=utf-8';
+const GRAPHQL_RESPONSE_JSON = 'application/graphql-response+json; charset=utf-8';
+const JSON_UTF8 = 'application/json; charset=utf-8';
+
+/**
+ * The response media type, negotiated as graphql-http's handler does for the responses it
+ * writes, so the ones the engine writes itself agree with them: the first Accept entry
+ * that is application/graphql-response+json, or application/json, `application/*` or
+ * `*\/*`, in UTF-8 (no charset means UTF-8); `q` is not weighed, as graphql-http does not
+ * weigh it. When no entry is acceptable graphql-http answers 406 itself; answers given
+ * before it (401, 413, an unreadable body) then fall back to application/json.
+ */
+export function mediaTypeFor(accept: string | undefined): string {
+  for (const entry of (accept || '*/*').replace(/\s/g, '').toLowerCase().split(',')) {
+    const [type, ...params] = entry.split(';');
+    const charset = params.find((p) => p.includes('charset=')) ?? 'charset=utf-8';
+    if (type === 'application/graphql-response+json' && charset === 'charset=utf-8') return GRAPHQL_RESPONSE_JSON;
+    if ((type === 'application/json' || type === 'application/*' || type === '*/*') && (charset === 'charset=utf-8' || charset === 'charset=utf8')) return JSON_UTF8;
+  }
+  return JSON_UTF8;
 }
 
 function errorsBody(errors: readonly GraphQLError[], code: GraphqlCode, extensions?: Record<string, unknown>): string {
@@ -267,15 +281,22 @@ export function graphqlEngine(deps: GraphqlEngineDeps): GraphqlEngine {
       if (!('data' in result) || result.data === undefined) {
         return [errorsBody(result.errors ?? [], GRAPHQL_CODES.BAD_USER_INPUT, cost && { cost }), { status: 400, statusText: 'Bad Request', headers: { 'content-type': mediaTypeFor(req.context.accept) } }];
       }
-      if (cost) {
-        const executed = result;
-        // The common case: no extensions of the execution's own, so `serve` appends the
-        // member as text (costBudget.extensionsJson), sparing graphql-http's JSON.stringify
-        // (with a replacer, so no fast path) the nested object, 3 % of a cached query.
-        if (executed.extensions === undefined) req.context.costToSplice = true;
-        else executed.extensions = { ...executed.extensions, cost };
+      if (result.errors !== undefined && result.errors.length > 0) {
+        // Partial data: graphql-http writes it, errors formatted by its replacer.
+        if (cost) return { ...result, extensions: { ...result.extensions, cost } };
+        return undefined;
       }
-      return undefined;
+      // Data and no errors, the common answer: written here with a plain JSON.stringify.
+      // graphql-http's makeResponse passes a replacer (for Error values, which only an
+      // `errors` member holds), and a replacer takes JSON.stringify off its fast path
+      // (about 1.5 µs of a 45 µs cached query). `extensions.cost`, when charged and the
+      // execution added no extensions of its own, is appended as text
+      // (costBudget.extensionsJson) rather than stringified as a nested object.
+      let text: string;
+      if (!cost || !deps.costBudget) text = JSON.stringify(result);
+      else if (result.extensions === undefined) text = `{"data":${JSON.stringify(result.data)},"extensions":${deps.costBudget.extensionsJson(cost)}}`;
+      else text = JSON.stringify({ ...result, extensions: { ...result.extensions, cost } });
+      return [text, { status: 200, statusText: 'OK', headers: { 'content-type': mediaTypeFor(req.context.accept) } }];
     },
   });
 
@@ -298,13 +319,6 @@ export function graphqlEngine(deps: GraphqlEngineDeps): GraphqlEngine {
     if (!isObject(json)) return response;
     const cost = await deps.costBudget.status(account.id);
     return [JSON.stringify({ ...json, extensions: { ...(isObject(json.extensions) ? json.extensions : {}), cost } }), init];
-  }
-
-  /** `extensions.cost` written into an executed result's text: `{...}` becomes `{...,"extensions":{"cost":...}}`. */
-  function withCostText(response: Response, budget: CostBudget, cost: CostExtension): Response {
-    const [body, init] = response;
-    if (typeof body !== 'string' || !body.endsWith('}')) return response; // always a JSON object here; left as is otherwise
-    return [`${body.slice(0, -1)}${body.length > 2 ? ',' : ''}"extensions":${budget.extensionsJson(cost)}}`, init];
   }
 
   const report = (response: Response): Response => {
@@ -349,13 +363,12 @@ export function graphqlEngine(deps: GraphqlEngineDeps): GraphqlEngine {
     },
     async serve({ method, url, headers, body, raw, account }) {
       // `cost` present from the start (set when charged): one object shape for every request.
-      const context: RequestContext = { account, accept: headers.accept || undefined, contentType: headers['content-type'] || undefined, cost: undefined, costToSplice: false };
+      const context: RequestContext = { account, accept: headers.accept || undefined, contentType: headers['content-type'] || undefined, cost: undefined };
       const handled = await handle({ method, url, headers, body, raw, context });
       // graphql-http refuses a mutation over GET with a bare 405 (text, no code): answered in GraphQL's shape, with its Allow.
       const response = handled[1].status === 405 ? errorResponse(context.accept, 405, GRAPHQL_CODES.BAD_REQUEST, 'Only queries may be sent with GET: send mutations with POST', { allow: 'POST' }) : handled;
       if (!deps.costBudget) return report(response);
-      if (context.cost === undefined) return report(await withUnpricedCost(response, account));
-      return report(context.costToSplice ? withCostText(response, deps.costBudget, context.cost) : response);
+      return report(context.cost === undefined ? await withUnpricedCost(response, account) : response);
     },
     async refuse({ problem, headers }, accept, account) {
       const code = problem.status === 401 ? GRAPHQL_CODES.UNAUTHENTICATED : problem.status === 503 ? GRAPHQL_CODES.UNAVAILABLE : GRAPHQL_CODES.BAD_REQUEST;

@@ -72,6 +72,21 @@ describe('GraphQL cost budget (budget 100, restore 10/s, ceiling 100)', () => {
     expect(again.json.extensions!.cost!.throttleStatus.currentlyAvailable).toBe(0);
   });
 
+  it('carries extensions.cost beside the errors of a partial result', async () => {
+    t += 100_000; // a full bucket
+    const failing = jest.spyOn(s.store, 'friendsOf').mockRejectedValueOnce(new Error('a resolver failed'));
+    try {
+      const r = await post({ query: '{ viewer { id } user(id: "u1") { name friends(first: 2) { name } } }' });
+      expect(r.status).toBe(200);
+      expect(r.json.errors).toHaveLength(1);
+      expect(r.json.data).toMatchObject({ viewer: { id: expect.any(String) } });
+      expect(r.json.extensions!.cost).toMatchObject({ requestedQueryCost: expect.any(Number), throttleStatus: { maximumAvailable: 100, restoreRate: 10 } });
+      expect(r.json.extensions!.cost!.requestedQueryCost).toBeGreaterThan(0);
+    } finally {
+      failing.mockRestore();
+    }
+  });
+
   it('keeps accounts apart, and charges persisted (APQ) operations too', async () => {
     t += 60_000;
     const other = await s.tokenFor('acme');
