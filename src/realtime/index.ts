@@ -5,7 +5,7 @@
  */
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
-import type { Finalizer, Refusal, TransportRoute } from '../http';
+import { ignoreUpgrade, isWebSocketHandshake, type Finalizer, type Refusal, type TransportRoute } from '../http';
 import type { Account, OrderEvent, Store } from '../store';
 import type { Bus } from '../bus';
 import { AcceptLimiter } from './acceptLimiter';
@@ -100,7 +100,8 @@ export function createRealtime(deps: RealtimeDeps): Realtime {
     sseRoute: (finalizer) => sseRoute(streams, finalizer),
     publish: (event) => deps.bus.publish(event),
     handleUpgrade,
-    attach: (server) => void server.on('upgrade', handleUpgrade),
+    // A request whose Upgrade is not a WebSocket handshake (h2c, ...) is served as plain HTTP (http/upgrade.ts).
+    attach: (server) => void server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => (isWebSocketHandshake(req) ? handleUpgrade(req, socket, head) : ignoreUpgrade(server, req, socket, head))),
     mount: (path, protocol) => ws.mount(path, protocol),
     close() {
       admission.close();

@@ -19,7 +19,7 @@ import { parse as parseQuery } from 'node:querystring';
 import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer, type RawData } from 'ws';
 import type { Account, Store } from '../store';
-import { bearerTokenOf, isRefusal, parseClientJson, problemText, PROBLEM_MEDIA_TYPE, refusal, refusalOf, shuttingDown, type Refusal } from '../http';
+import { bearerTokenOf, isRefusal, requestIdFor, parseClientJson, problemText, PROBLEM_MEDIA_TYPE, refusal, refusalOf, shuttingDown, type Refusal } from '../http';
 import { StoreUnavailableError } from '../store';
 import type { ErrorMessage, ServerMessage } from '../../generated/asyncapi/messages';
 import { validateClientMessage } from '../../generated/asyncapi/validators';
@@ -57,13 +57,41 @@ export interface WsDeps {
 /**
  * An upgrade refused with a plain HTTP answer on the raw socket (there is no
  * ServerResponse before an upgrade): the same problem+json bytes as every other refusal
- * (http/respond.ts `problemText`).
+ * (http/respond.ts `problemText`), with the request id every answer carries.
  */
-function refuseUpgrade(socket: Duplex, r: Refusal): void {
+function refuseUpgrade(req: IncomingMessage, socket: Duplex, r: Refusal): void {
   const json = problemText(r);
-  const lines = [`HTTP/1.1 ${r.problem.status} ${r.problem.title}`, `Content-Type: ${PROBLEM_MEDIA_TYPE}`, `Content-Length: ${Buffer.byteLength(json)}`, 'Connection: close'];
+  const lines = [
+    `HTTP/1.1 ${r.problem.status} ${r.problem.title}`,
+    `X-Request-Id: ${requestIdFor(req.headers['x-request-id'])}`,
+    `Content-Type: ${PROBLEM_MEDIA_TYPE}`,
+    `Content-Length: ${Buffer.byteLength(json)}`,
+    'Connection: close',
+  ];
   for (const [k, v] of Object.entries(r.headers ?? {})) lines.push(`${k}: ${v}`);
   socket.end(`${lines.join('\r\n')}\r\n\r\n${json}`);
+}
+
+const WS_KEY = /^[+/0-9A-Za-z]{22}==$/;
+
+/**
+ * The handshake fields ws checks (RFC 6455 4.2.1), checked first so that a bad one is
+ * refused as a problem like every other refusal, before any token is looked up: ws would
+ * answer text/html. The method and `Upgrade: websocket` are settled before the upgrade
+ * reaches the endpoint (http/upgrade.ts).
+ */
+function handshakeRefusal(req: IncomingMessage): Refusal | undefined {
+  const key = req.headers['sec-websocket-key'];
+  if (key === undefined || !WS_KEY.test(key)) return refusal('BAD_REQUEST', 'Missing or invalid Sec-WebSocket-Key header');
+  const version = Number(req.headers['sec-websocket-version']);
+  if (version !== 13 && version !== 8) return refusal('BAD_REQUEST', 'Missing or unsupported Sec-WebSocket-Version: this server speaks 13 and 8', { 'Sec-WebSocket-Version': '13, 8' });
+  return undefined;
+}
+
+/** ws's own refusals of what handshakeRefusal does not check (a malformed subprotocol list), as problems too. */
+function refuseAsProblem(wss: WebSocketServer): WebSocketServer {
+  wss.on('wsClientError', (err: Error, socket: Duplex, req: IncomingMessage) => refuseUpgrade(req, socket, refusal('BAD_REQUEST', err.message)));
+  return wss;
 }
 
 /**
@@ -216,7 +244,7 @@ interface Connection {
 }
 
 export class WsEndpoint {
-  private readonly wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, maxPayload: MAX_CLIENT_MESSAGE_BYTES });
+  private readonly wss = refuseAsProblem(new WebSocketServer({ noServer: true, perMessageDeflate: false, maxPayload: MAX_CLIENT_MESSAGE_BYTES }));
   /** Every open connection's goodbye for shutdown, whatever its protocol. */
   private readonly conns = new Set<{ goAway(): void }>();
   private readonly mounted = new Map<string, Mounted>();
@@ -231,7 +259,7 @@ export class WsEndpoint {
 
   /** Serves another protocol's upgrades on `path` (e.g. graphql-transport-ws on /graphql). */
   mount(path: string, protocol: WsProtocol): void {
-    const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, maxPayload: protocol.maxPayload, handleProtocols: (offered) => protocol.selectProtocol(offered) });
+    const wss = refuseAsProblem(new WebSocketServer({ noServer: true, perMessageDeflate: false, maxPayload: protocol.maxPayload, handleProtocols: (offered) => protocol.selectProtocol(offered) }));
     this.mounted.set(path, { protocol, wss });
   }
 
@@ -245,7 +273,7 @@ export class WsEndpoint {
       // since the client can retry.
       const known = refusalOf(err);
       if (!known) this.deps.onError?.(err);
-      if (!socket.destroyed && socket.writable) refuseUpgrade(socket, known ?? refusal('SERVICE_UNAVAILABLE', 'The service could not check the token: retry later', { 'Retry-After': '1' }));
+      if (!socket.destroyed && socket.writable) refuseUpgrade(req, socket, known ?? refusal('SERVICE_UNAVAILABLE', 'The service could not check the token: retry later', { 'Retry-After': '1' }));
       else socket.destroy();
     });
   }
@@ -254,24 +282,26 @@ export class WsEndpoint {
   private async upgradeInTurn(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
     const open = await this.deps.admission.turn(() => isOpen(socket));
     if (!isOpen(socket)) return void socket.destroy();
-    if (!open) return refuseUpgrade(socket, shuttingDown());
+    if (!open) return refuseUpgrade(req, socket, shuttingDown());
     return this.upgrade(req, socket, head);
   }
 
   private async upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://localhost');
     const mounted = this.mounted.get(url.pathname);
-    if (url.pathname !== WS_PATH && !mounted) return refuseUpgrade(socket, refusal('NOT_FOUND', `No WebSocket endpoint at ${url.pathname}`));
+    if (url.pathname !== WS_PATH && !mounted) return refuseUpgrade(req, socket, refusal('NOT_FOUND', `No WebSocket endpoint at ${url.pathname}`));
+    const badHandshake = handshakeRefusal(req);
+    if (badHandshake) return refuseUpgrade(req, socket, badHandshake);
     // The service's one bearer rule (http/auth.ts): the header, else one `access_token` (a repeated one is no token, as on SSE).
     const token = bearerTokenOf(req.headers.authorization, parseQuery(url.search.slice(1)).access_token);
     if (mounted) return this.upgradeMounted(mounted, token, req, socket, head);
     const account = await this.deps.authenticate(token);
-    if (isRefusal(account)) return refuseUpgrade(socket, account);
+    if (isRefusal(account)) return refuseUpgrade(req, socket, account);
     const sinceParam = url.searchParams.get('since');
-    if (sinceParam !== null && !SEQ_TEXT.test(sinceParam)) return refuseUpgrade(socket, refusal('BAD_REQUEST', 'since must be a non-negative integer'));
-    if (this.deps.admission.isClosed) return refuseUpgrade(socket, shuttingDown());
+    if (sinceParam !== null && !SEQ_TEXT.test(sinceParam)) return refuseUpgrade(req, socket, refusal('BAD_REQUEST', 'since must be a non-negative integer'));
+    if (this.deps.admission.isClosed) return refuseUpgrade(req, socket, shuttingDown());
     const admitted = this.deps.limiter.take();
-    if (!admitted.ok) return refuseUpgrade(socket, refusal('SERVICE_UNAVAILABLE', 'Too many new connections: retry later', { 'Retry-After': String(admitted.retryAfterS) }));
+    if (!admitted.ok) return refuseUpgrade(req, socket, refusal('SERVICE_UNAVAILABLE', 'Too many new connections: retry later', { 'Retry-After': String(admitted.retryAfterS) }));
     const since = sinceParam === null ? undefined : Number(sinceParam);
     this.wss.handleUpgrade(req, socket, head, (ws) => this.connection(ws, socket, account, since));
   }
@@ -285,12 +315,12 @@ export class WsEndpoint {
     let account: Account | undefined;
     if (token !== undefined) {
       const found = await this.deps.authenticate(token);
-      if (isRefusal(found)) return refuseUpgrade(socket, found);
+      if (isRefusal(found)) return refuseUpgrade(req, socket, found);
       account = found;
     }
-    if (this.deps.admission.isClosed) return refuseUpgrade(socket, shuttingDown());
+    if (this.deps.admission.isClosed) return refuseUpgrade(req, socket, shuttingDown());
     const admitted = this.deps.limiter.take();
-    if (!admitted.ok) return refuseUpgrade(socket, refusal('SERVICE_UNAVAILABLE', 'Too many new connections: retry later', { 'Retry-After': String(admitted.retryAfterS) }));
+    if (!admitted.ok) return refuseUpgrade(req, socket, refusal('SERVICE_UNAVAILABLE', 'Too many new connections: retry later', { 'Retry-After': String(admitted.retryAfterS) }));
     wss.handleUpgrade(req, socket, head, (ws) => {
       const outbox = new Outbox(ws, socket, this.deps);
       const closeListeners: ((code: number, reason: string) => void)[] = [];

@@ -1,0 +1,146 @@
+/**
+ * Requests with an `Upgrade` header, on the wire: one that is not a WebSocket handshake
+ * (`curl --http2` sends `Upgrade: h2c`) is served as plain HTTP (RFC 9110 7.8), body and
+ * keep-alive included; a WebSocket handshake with bad fields is refused as problem+json.
+ */
+import { connect, type Socket } from 'node:net';
+import fc from 'fast-check';
+import { startTestServer, type TestServer } from '../support/server';
+
+let s: TestServer;
+beforeAll(async () => {
+  s = await startTestServer();
+});
+afterAll(() => s.close());
+
+interface Answer {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** A raw connection: writes requests one at a time and reads each answer by its Content-Length. */
+class Wire {
+  private buffered = Buffer.alloc(0);
+  private waiting?: () => void;
+  private closed = false;
+  private constructor(private readonly socket: Socket) {
+    socket.on('data', (d: Buffer) => {
+      this.buffered = Buffer.concat([this.buffered, d]);
+      this.waiting?.();
+    });
+    socket.on('close', () => {
+      this.closed = true;
+      this.waiting?.();
+    });
+  }
+
+  static open(url: string): Promise<Wire> {
+    const { hostname, port } = new URL(url);
+    return new Promise((resolve, reject) => {
+      const socket = connect(Number(port), hostname, () => resolve(new Wire(socket)));
+      socket.once('error', reject);
+    });
+  }
+
+  async exchange(request: string): Promise<Answer> {
+    this.socket.write(request);
+    for (;;) {
+      const answer = this.take();
+      if (answer) return answer;
+      if (this.closed) throw new Error(`connection closed; read: ${this.buffered.toString('latin1')}`);
+      await new Promise<void>((r) => (this.waiting = r));
+    }
+  }
+
+  private take(): Answer | undefined {
+    const end = this.buffered.indexOf('\r\n\r\n');
+    if (end < 0) return undefined;
+    const [statusLine, ...lines] = this.buffered.subarray(0, end).toString('latin1').split('\r\n');
+    const headers: Record<string, string> = {};
+    for (const line of lines) headers[line.slice(0, line.indexOf(':')).toLowerCase()] = line.slice(line.indexOf(':') + 1).trim();
+    const length = Number(headers['content-length'] ?? 0);
+    if (this.buffered.length < end + 4 + length) return undefined;
+    const body = this.buffered.subarray(end + 4, end + 4 + length).toString('utf8');
+    this.buffered = this.buffered.subarray(end + 4 + length);
+    return { status: Number(statusLine.split(' ')[1]), headers, body };
+  }
+
+  close(): void {
+    this.socket.destroy();
+  }
+}
+
+const host = () => `Host: ${new URL(s.url).host}`;
+const auth = () => `Authorization: Bearer ${s.alice.token}`;
+
+/** Upgrade values that are not a WebSocket handshake, in any letter case. */
+const notWebSocket = fc.tuple(fc.constantFrom('h2c', 'HTTP/2.0', 'TLS/1.2', 'IRC/6.9', 'h2c, TLS/1.3', 'websocket, h2c'), fc.boolean()).map(([token, upper]) => (upper ? token.toUpperCase() : token));
+
+describe('a request whose Upgrade is not a WebSocket handshake', () => {
+  it('is served as plain HTTP: a create with its body, then a read and a list on the same connection (generated)', async () => {
+    await fc.assert(
+      fc.asyncProperty(notWebSocket, fc.constantFrom('Upgrade', 'Upgrade, HTTP2-Settings', 'keep-alive, Upgrade'), async (upgrade, connection) => {
+        const wire = await Wire.open(s.url);
+        try {
+          const body = JSON.stringify({ items: [{ sku: 'UP', quantity: 1, unit_price_cents: 100 }] });
+          const upgradeFields = `Connection: ${connection}\r\nUpgrade: ${upgrade}\r\nHTTP2-Settings: AAMAAABkAAQCAAAAAAIAAAAA\r\n`;
+          const created = await wire.exchange(`POST /orders HTTP/1.1\r\n${host()}\r\n${auth()}\r\n${upgradeFields}Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+          expect(created.status).toBe(201);
+          expect(created.headers['x-request-id']).toBeTruthy();
+          const id = (JSON.parse(created.body) as { id: number }).id;
+          const read = await wire.exchange(`GET /orders/${id} HTTP/1.1\r\n${host()}\r\n${auth()}\r\n${upgradeFields}\r\n`);
+          expect(read.status).toBe(200);
+          expect(read.headers.etag).toBe(created.headers.etag);
+          expect(read.headers['x-request-id']).toBeTruthy();
+          const list = await wire.exchange(`GET /orders?limit=1 HTTP/1.1\r\n${host()}\r\n${auth()}\r\n\r\n`);
+          expect(list.status).toBe(200);
+          expect(JSON.parse(list.body)).toHaveProperty('orders');
+        } finally {
+          wire.close();
+        }
+      }),
+      { numRuns: 20 },
+    );
+  });
+
+  it('on a WebSocket path, a POST carrying Upgrade: websocket is served as the POST it is', async () => {
+    const wire = await Wire.open(s.url);
+    try {
+      const body = JSON.stringify({ query: '{ __typename }' });
+      const answer = await wire.exchange(
+        `POST /graphql HTTP/1.1\r\n${host()}\r\n${auth()}\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+      );
+      expect(answer.status).toBe(200);
+      expect(JSON.parse(answer.body)).toEqual({ data: { __typename: 'Query' } });
+    } finally {
+      wire.close();
+    }
+  });
+});
+
+describe('a WebSocket handshake with bad fields', () => {
+  const key = 'dGhlIHNhbXBsZSBub25jZQ==';
+  const cases: [string, string, Record<string, string>?][] = [
+    ['no key', 'Sec-WebSocket-Version: 13\r\n'],
+    ['a short key', 'Sec-WebSocket-Key: abc==\r\nSec-WebSocket-Version: 13\r\n'],
+    ['no version', `Sec-WebSocket-Key: ${key}\r\n`, { 'sec-websocket-version': '13, 8' }],
+    ['an unknown version', `Sec-WebSocket-Key: ${key}\r\nSec-WebSocket-Version: 12\r\n`, { 'sec-websocket-version': '13, 8' }],
+    ['a malformed subprotocol list', `Sec-WebSocket-Key: ${key}\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Protocol: a,,b\r\n`],
+  ];
+  it.each(cases)('%s: 400 problem+json with a request id, on /orders and /graphql', async (_what, fields, extra = {}) => {
+    for (const path of ['/orders', '/graphql']) {
+      const wire = await Wire.open(s.url);
+      try {
+        const answer = await wire.exchange(`GET ${path} HTTP/1.1\r\n${host()}\r\n${auth()}\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n${fields}\r\n`);
+        expect(answer.status).toBe(400);
+        expect(answer.headers['content-type']).toBe('application/problem+json');
+        expect(answer.headers['x-request-id']).toBeTruthy();
+        expect(answer.headers).toMatchObject(extra);
+        expect(JSON.parse(answer.body)).toMatchObject({ status: 400, code: 'BAD_REQUEST' });
+      } finally {
+        wire.close();
+      }
+    }
+  });
+});
