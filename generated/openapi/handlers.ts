@@ -154,6 +154,7 @@ export type GetAsyncApiYamlResponse =
   | { status: 200; headers: { "Cache-Control": string; "ETag": string } & ResponseHeaders; contentType: "application/yaml"; body: operations["getAsyncApiYaml"]['responses'][200]['content']["application/yaml"] }
   | { status: 304; headers: { "Cache-Control": string; "ETag": string } & ResponseHeaders; contentType?: undefined; body?: undefined }
   | { status: 400; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getAsyncApiYaml"]['responses'][400]['content']["application/problem+json"] }
+  | { status: 412; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getAsyncApiYaml"]['responses'][412]['content']["application/problem+json"] }
   | { status: 503; headers?: { "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["getAsyncApiYaml"]['responses'][503]['content']["application/problem+json"] };
 
 /** GET /docs */
@@ -169,6 +170,7 @@ export type GetDocsResponse =
   | { status: 200; headers: { "Cache-Control": string; "ETag": string } & ResponseHeaders; contentType: "text/html"; body: operations["getDocs"]['responses'][200]['content']["text/html"] }
   | { status: 304; headers: { "Cache-Control": string; "ETag": string } & ResponseHeaders; contentType?: undefined; body?: undefined }
   | { status: 400; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getDocs"]['responses'][400]['content']["application/problem+json"] }
+  | { status: 412; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getDocs"]['responses'][412]['content']["application/problem+json"] }
   | { status: 503; headers?: { "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["getDocs"]['responses'][503]['content']["application/problem+json"] };
 
 /** GET /docs/redoc.standalone.js */
@@ -184,6 +186,7 @@ export type GetDocsScriptResponse =
   | { status: 200; headers: { "Cache-Control": string; "ETag": string } & ResponseHeaders; contentType: "text/javascript"; body: operations["getDocsScript"]['responses'][200]['content']["text/javascript"] }
   | { status: 304; headers: { "Cache-Control": string; "ETag": string } & ResponseHeaders; contentType?: undefined; body?: undefined }
   | { status: 400; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getDocsScript"]['responses'][400]['content']["application/problem+json"] }
+  | { status: 412; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getDocsScript"]['responses'][412]['content']["application/problem+json"] }
   | { status: 503; headers?: { "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["getDocsScript"]['responses'][503]['content']["application/problem+json"] };
 
 /** GET /docs/graphql */
@@ -199,6 +202,7 @@ export type GetGraphqlDocsResponse =
   | { status: 200; headers: { "Cache-Control": string; "ETag": string } & ResponseHeaders; contentType: "text/html"; body: operations["getGraphqlDocs"]['responses'][200]['content']["text/html"] }
   | { status: 304; headers: { "Cache-Control": string; "ETag": string } & ResponseHeaders; contentType?: undefined; body?: undefined }
   | { status: 400; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getGraphqlDocs"]['responses'][400]['content']["application/problem+json"] }
+  | { status: 412; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getGraphqlDocs"]['responses'][412]['content']["application/problem+json"] }
   | { status: 503; headers?: { "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["getGraphqlDocs"]['responses'][503]['content']["application/problem+json"] };
 
 /** GET /schema.graphql */
@@ -214,6 +218,7 @@ export type GetGraphqlSchemaResponse =
   | { status: 200; headers: { "Cache-Control": string; "ETag": string } & ResponseHeaders; contentType: "text/plain"; body: operations["getGraphqlSchema"]['responses'][200]['content']["text/plain"] }
   | { status: 304; headers: { "Cache-Control": string; "ETag": string } & ResponseHeaders; contentType?: undefined; body?: undefined }
   | { status: 400; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getGraphqlSchema"]['responses'][400]['content']["application/problem+json"] }
+  | { status: 412; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getGraphqlSchema"]['responses'][412]['content']["application/problem+json"] }
   | { status: 503; headers?: { "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["getGraphqlSchema"]['responses'][503]['content']["application/problem+json"] };
 
 /** GET /healthz */
@@ -227,6 +232,7 @@ export type GetHealthRequest = {
 } & ({ contentType?: undefined; body?: undefined });
 export type GetHealthResponse =
   | { status: 200; headers?: ResponseHeaders; contentType: "application/json"; body: operations["getHealth"]['responses'][200]['content']["application/json"] }
+  | { status: 412; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getHealth"]['responses'][412]['content']["application/problem+json"] }
   | { status: 503; headers?: { "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["getHealth"]['responses'][503]['content']["application/problem+json"] };
 
 /** GET /openapi.json */
@@ -242,6 +248,7 @@ export type GetOpenApiJsonResponse =
   | { status: 200; headers: { "Cache-Control": string; "ETag": string } & ResponseHeaders; contentType: "application/json"; body: operations["getOpenApiJson"]['responses'][200]['content']["application/json"] }
   | { status: 304; headers: { "Cache-Control": string; "ETag": string } & ResponseHeaders; contentType?: undefined; body?: undefined }
   | { status: 400; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getOpenApiJson"]['responses'][400]['content']["application/problem+json"] }
+  | { status: 412; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getOpenApiJson"]['responses'][412]['content']["application/problem+json"] }
   | { status: 503; headers?: { "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["getOpenApiJson"]['responses'][503]['content']["application/problem+json"] };
 
 /** GET /openapi.yaml */
@@ -257,6 +264,7 @@ export type GetOpenApiYamlResponse =
   | { status: 200; headers: { "Cache-Control": string; "ETag": string } & ResponseHeaders; contentType: "application/yaml"; body: operations["getOpenApiYaml"]['responses'][200]['content']["application/yaml"] }
   | { status: 304; headers: { "Cache-Control": string; "ETag": string } & ResponseHeaders; contentType?: undefined; body?: undefined }
   | { status: 400; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getOpenApiYaml"]['responses'][400]['content']["application/problem+json"] }
+  | { status: 412; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getOpenApiYaml"]['responses'][412]['content']["application/problem+json"] }
   | { status: 503; headers?: { "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["getOpenApiYaml"]['responses'][503]['content']["application/problem+json"] };
 
 /** GET /orders/{orderId} */
@@ -277,6 +285,7 @@ export type GetOrderResponse =
   | { status: 401; headers?: { "WWW-Authenticate"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["getOrder"]['responses'][401]['content']["application/problem+json"] }
   | { status: 404; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getOrder"]['responses'][404]['content']["application/problem+json"] }
   | { status: 406; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getOrder"]['responses'][406]['content']["application/problem+json"] }
+  | { status: 412; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getOrder"]['responses'][412]['content']["application/problem+json"] }
   | { status: 429; headers?: { "RateLimit"?: string; "RateLimit-Policy"?: string; "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["getOrder"]['responses'][429]['content']["application/problem+json"] }
   | { status: 503; headers?: { "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["getOrder"]['responses'][503]['content']["application/problem+json"] };
 
@@ -297,6 +306,7 @@ export type GetOrderV1Response =
   | { status: 401; headers?: { "WWW-Authenticate"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["getOrderV1"]['responses'][401]['content']["application/problem+json"] }
   | { status: 404; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getOrderV1"]['responses'][404]['content']["application/problem+json"] }
   | { status: 406; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getOrderV1"]['responses'][406]['content']["application/problem+json"] }
+  | { status: 412; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getOrderV1"]['responses'][412]['content']["application/problem+json"] }
   | { status: 429; headers?: { "RateLimit"?: string; "RateLimit-Policy"?: string; "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["getOrderV1"]['responses'][429]['content']["application/problem+json"] }
   | { status: 503; headers?: { "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["getOrderV1"]['responses'][503]['content']["application/problem+json"] };
 
@@ -317,6 +327,7 @@ export type GetOrderV2Response =
   | { status: 401; headers?: { "WWW-Authenticate"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["getOrderV2"]['responses'][401]['content']["application/problem+json"] }
   | { status: 404; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getOrderV2"]['responses'][404]['content']["application/problem+json"] }
   | { status: 406; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getOrderV2"]['responses'][406]['content']["application/problem+json"] }
+  | { status: 412; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getOrderV2"]['responses'][412]['content']["application/problem+json"] }
   | { status: 429; headers?: { "RateLimit"?: string; "RateLimit-Policy"?: string; "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["getOrderV2"]['responses'][429]['content']["application/problem+json"] }
   | { status: 503; headers?: { "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["getOrderV2"]['responses'][503]['content']["application/problem+json"] };
 
@@ -331,6 +342,7 @@ export type GetReadyRequest = {
 } & ({ contentType?: undefined; body?: undefined });
 export type GetReadyResponse =
   | { status: 200; headers?: ResponseHeaders; contentType: "application/json"; body: operations["getReady"]['responses'][200]['content']["application/json"] }
+  | { status: 412; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getReady"]['responses'][412]['content']["application/problem+json"] }
   | { status: 503; headers?: { "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["getReady"]['responses'][503]['content']["application/problem+json"] };
 
 /** GET /docs/realtime */
@@ -346,6 +358,7 @@ export type GetRealtimeDocsResponse =
   | { status: 200; headers: { "Cache-Control": string; "ETag": string } & ResponseHeaders; contentType: "text/html"; body: operations["getRealtimeDocs"]['responses'][200]['content']["text/html"] }
   | { status: 304; headers: { "Cache-Control": string; "ETag": string } & ResponseHeaders; contentType?: undefined; body?: undefined }
   | { status: 400; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getRealtimeDocs"]['responses'][400]['content']["application/problem+json"] }
+  | { status: 412; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getRealtimeDocs"]['responses'][412]['content']["application/problem+json"] }
   | { status: 503; headers?: { "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["getRealtimeDocs"]['responses'][503]['content']["application/problem+json"] };
 
 /** GET /docs/sdk */
@@ -361,6 +374,7 @@ export type GetSdkDocsResponse =
   | { status: 200; headers: { "Cache-Control": string; "ETag": string } & ResponseHeaders; contentType: "text/html"; body: operations["getSdkDocs"]['responses'][200]['content']["text/html"] }
   | { status: 304; headers: { "Cache-Control": string; "ETag": string } & ResponseHeaders; contentType?: undefined; body?: undefined }
   | { status: 400; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getSdkDocs"]['responses'][400]['content']["application/problem+json"] }
+  | { status: 412; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getSdkDocs"]['responses'][412]['content']["application/problem+json"] }
   | { status: 503; headers?: { "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["getSdkDocs"]['responses'][503]['content']["application/problem+json"] };
 
 /** HEAD /orders/{orderId} */
@@ -379,6 +393,7 @@ export type HeadOrderResponse =
   | { status: 401; headers?: ResponseHeaders; contentType?: undefined; body?: undefined }
   | { status: 404; headers?: ResponseHeaders; contentType?: undefined; body?: undefined }
   | { status: 406; headers?: ResponseHeaders; contentType?: undefined; body?: undefined }
+  | { status: 412; headers?: ResponseHeaders; contentType?: undefined; body?: undefined }
   | { status: 429; headers?: { "RateLimit"?: string; "RateLimit-Policy"?: string; "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["headOrder"]['responses'][429]['content']["application/problem+json"] }
   | { status: 503; headers?: { "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["headOrder"]['responses'][503]['content']["application/problem+json"] };
 
@@ -398,6 +413,7 @@ export type HeadOrderV1Response =
   | { status: 401; headers?: ResponseHeaders; contentType?: undefined; body?: undefined }
   | { status: 404; headers?: ResponseHeaders; contentType?: undefined; body?: undefined }
   | { status: 406; headers?: ResponseHeaders; contentType?: undefined; body?: undefined }
+  | { status: 412; headers?: ResponseHeaders; contentType?: undefined; body?: undefined }
   | { status: 429; headers?: { "RateLimit"?: string; "RateLimit-Policy"?: string; "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["headOrderV1"]['responses'][429]['content']["application/problem+json"] }
   | { status: 503; headers?: { "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["headOrderV1"]['responses'][503]['content']["application/problem+json"] };
 
@@ -417,6 +433,7 @@ export type HeadOrderV2Response =
   | { status: 401; headers?: ResponseHeaders; contentType?: undefined; body?: undefined }
   | { status: 404; headers?: ResponseHeaders; contentType?: undefined; body?: undefined }
   | { status: 406; headers?: ResponseHeaders; contentType?: undefined; body?: undefined }
+  | { status: 412; headers?: ResponseHeaders; contentType?: undefined; body?: undefined }
   | { status: 429; headers?: { "RateLimit"?: string; "RateLimit-Policy"?: string; "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["headOrderV2"]['responses'][429]['content']["application/problem+json"] }
   | { status: 503; headers?: { "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["headOrderV2"]['responses'][503]['content']["application/problem+json"] };
 
@@ -436,6 +453,7 @@ export type ListOrdersResponse =
   | { status: 400; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["listOrders"]['responses'][400]['content']["application/problem+json"] }
   | { status: 401; headers?: { "WWW-Authenticate"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["listOrders"]['responses'][401]['content']["application/problem+json"] }
   | { status: 406; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["listOrders"]['responses'][406]['content']["application/problem+json"] }
+  | { status: 412; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["listOrders"]['responses'][412]['content']["application/problem+json"] }
   | { status: 429; headers?: { "RateLimit"?: string; "RateLimit-Policy"?: string; "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["listOrders"]['responses'][429]['content']["application/problem+json"] }
   | { status: 503; headers?: { "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["listOrders"]['responses'][503]['content']["application/problem+json"] };
 
@@ -454,6 +472,7 @@ export type ListOrdersV1Response =
   | { status: 400; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["listOrdersV1"]['responses'][400]['content']["application/problem+json"] }
   | { status: 401; headers?: { "WWW-Authenticate"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["listOrdersV1"]['responses'][401]['content']["application/problem+json"] }
   | { status: 406; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["listOrdersV1"]['responses'][406]['content']["application/problem+json"] }
+  | { status: 412; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["listOrdersV1"]['responses'][412]['content']["application/problem+json"] }
   | { status: 429; headers?: { "RateLimit"?: string; "RateLimit-Policy"?: string; "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["listOrdersV1"]['responses'][429]['content']["application/problem+json"] }
   | { status: 503; headers?: { "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["listOrdersV1"]['responses'][503]['content']["application/problem+json"] };
 
@@ -472,6 +491,7 @@ export type ListOrdersV2Response =
   | { status: 400; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["listOrdersV2"]['responses'][400]['content']["application/problem+json"] }
   | { status: 401; headers?: { "WWW-Authenticate"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["listOrdersV2"]['responses'][401]['content']["application/problem+json"] }
   | { status: 406; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["listOrdersV2"]['responses'][406]['content']["application/problem+json"] }
+  | { status: 412; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["listOrdersV2"]['responses'][412]['content']["application/problem+json"] }
   | { status: 429; headers?: { "RateLimit"?: string; "RateLimit-Policy"?: string; "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["listOrdersV2"]['responses'][429]['content']["application/problem+json"] }
   | { status: 503; headers?: { "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["listOrdersV2"]['responses'][503]['content']["application/problem+json"] };
 

@@ -709,6 +709,15 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /** @description A read whose `If-Match` names no entity tag of the selected representation (strong comparison; a response without an ETag matches only `*`), evaluated before `If-None-Match` (RFC 9110 13.1.1, 13.2.2): `code` PRECONDITION_FAILED. */
+        E412Read: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
         /** @description Body larger than the limit (`code` PAYLOAD_TOO_LARGE). */
         E413: {
             headers: {
@@ -898,6 +907,7 @@ export interface operations {
             };
             304: components["responses"]["NotModifiedPublic"];
             400: components["responses"]["E400"];
+            412: components["responses"]["E412Read"];
             503: components["responses"]["E503"];
         };
     };
@@ -947,6 +957,7 @@ export interface operations {
                 content?: never;
             };
             400: components["responses"]["E400"];
+            412: components["responses"]["E412Read"];
             503: components["responses"]["E503"];
         };
     };
@@ -988,6 +999,7 @@ export interface operations {
             };
             304: components["responses"]["NotModifiedPublic"];
             400: components["responses"]["E400"];
+            412: components["responses"]["E412Read"];
             503: components["responses"]["E503"];
         };
     };
@@ -1029,6 +1041,7 @@ export interface operations {
             };
             304: components["responses"]["NotModifiedPublic"];
             400: components["responses"]["E400"];
+            412: components["responses"]["E412Read"];
             503: components["responses"]["E503"];
         };
     };
@@ -1070,6 +1083,7 @@ export interface operations {
             };
             304: components["responses"]["NotModifiedPublic"];
             400: components["responses"]["E400"];
+            412: components["responses"]["E412Read"];
             503: components["responses"]["E503"];
         };
     };
@@ -1111,6 +1125,7 @@ export interface operations {
             };
             304: components["responses"]["NotModifiedPublic"];
             400: components["responses"]["E400"];
+            412: components["responses"]["E412Read"];
             503: components["responses"]["E503"];
         };
     };
@@ -1145,6 +1160,7 @@ export interface operations {
                     "application/json": components["schemas"]["Health"];
                 };
             };
+            412: components["responses"]["E412Read"];
             503: components["responses"]["E503"];
         };
     };
@@ -1188,6 +1204,7 @@ export interface operations {
             };
             304: components["responses"]["NotModifiedPublic"];
             400: components["responses"]["E400"];
+            412: components["responses"]["E412Read"];
             503: components["responses"]["E503"];
         };
     };
@@ -1229,6 +1246,7 @@ export interface operations {
             };
             304: components["responses"]["NotModifiedPublic"];
             400: components["responses"]["E400"];
+            412: components["responses"]["E412Read"];
             503: components["responses"]["E503"];
         };
     };
@@ -1283,6 +1301,7 @@ export interface operations {
             400: components["responses"]["E400"];
             401: components["responses"]["E401"];
             406: components["responses"]["E406"];
+            412: components["responses"]["E412Read"];
             429: components["responses"]["E429"];
             503: components["responses"]["E503"];
         };
@@ -1395,6 +1414,7 @@ export interface operations {
             401: components["responses"]["E401"];
             404: components["responses"]["E404"];
             406: components["responses"]["E406"];
+            412: components["responses"]["E412Read"];
             429: components["responses"]["E429"];
             503: components["responses"]["E503"];
         };
@@ -1511,6 +1531,7 @@ export interface operations {
             401: components["responses"]["HeadError"];
             404: components["responses"]["HeadError"];
             406: components["responses"]["HeadError"];
+            412: components["responses"]["HeadError"];
             429: components["responses"]["E429"];
             503: components["responses"]["E503"];
         };
@@ -1659,6 +1680,7 @@ export interface operations {
                     "application/json": components["schemas"]["Ready"];
                 };
             };
+            412: components["responses"]["E412Read"];
             /** @description A dependency is unreachable. */
             503: {
                 headers: {
@@ -1709,6 +1731,7 @@ export interface operations {
             };
             304: components["responses"]["NotModifiedPublic"];
             400: components["responses"]["E400"];
+            412: components["responses"]["E412Read"];
             503: components["responses"]["E503"];
         };
     };
@@ -1760,6 +1783,7 @@ export interface operations {
             400: components["responses"]["E400"];
             401: components["responses"]["E401"];
             406: components["responses"]["E406"];
+            412: components["responses"]["E412Read"];
             429: components["responses"]["E429"];
             503: components["responses"]["E503"];
         };
@@ -1865,6 +1889,7 @@ export interface operations {
             401: components["responses"]["E401"];
             404: components["responses"]["E404"];
             406: components["responses"]["E406"];
+            412: components["responses"]["E412Read"];
             429: components["responses"]["E429"];
             503: components["responses"]["E503"];
         };
@@ -1975,6 +2000,7 @@ export interface operations {
             401: components["responses"]["HeadError"];
             404: components["responses"]["HeadError"];
             406: components["responses"]["HeadError"];
+            412: components["responses"]["HeadError"];
             429: components["responses"]["E429"];
             503: components["responses"]["E503"];
         };
@@ -2131,6 +2157,7 @@ export interface operations {
             400: components["responses"]["E400"];
             401: components["responses"]["E401"];
             406: components["responses"]["E406"];
+            412: components["responses"]["E412Read"];
             429: components["responses"]["E429"];
             503: components["responses"]["E503"];
         };
@@ -2230,6 +2257,7 @@ export interface operations {
             401: components["responses"]["E401"];
             404: components["responses"]["E404"];
             406: components["responses"]["E406"];
+            412: components["responses"]["E412Read"];
             429: components["responses"]["E429"];
             503: components["responses"]["E503"];
         };
@@ -2334,6 +2362,7 @@ export interface operations {
             401: components["responses"]["HeadError"];
             404: components["responses"]["HeadError"];
             406: components["responses"]["HeadError"];
+            412: components["responses"]["HeadError"];
             429: components["responses"]["E429"];
             503: components["responses"]["E503"];
         };

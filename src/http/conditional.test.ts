@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { evaluate, parseTagCondition, strongMatch, weakMatch, parseTag } from './conditional';
+import { evaluate, parseTagCondition, readMatches, strongMatch, weakMatch, parseTag } from './conditional';
 
 const cur = (selected: string, all: string[] = [selected]) => ({ selected, all: () => all });
 
@@ -90,5 +90,23 @@ describe('precondition evaluation (RFC 9110 13.2.2)', () => {
     expect(all).not.toHaveBeenCalled();
     expect(evaluate({ method: 'PATCH', ifMatch: '"0-1-v2j", "0-2-v2j", "1-2-v1j"', current })).toBe('proceed');
     expect(all).toHaveBeenCalledTimes(1);
+  });
+});
+
+describe('If-Match on a read (readMatches)', () => {
+  const opaque = fc.stringMatching(/^[a-z0-9-]{0,8}$/).map((s) => `"${s}"`);
+  const tag = fc.tuple(fc.boolean(), opaque).map(([weak, o]) => (weak ? `W/${o}` : o));
+  it('holds exactly when a listed tag is the selected strong tag, or for *; never without a tag to match (generated)', () => {
+    fc.assert(
+      fc.property(fc.array(tag, { minLength: 1, maxLength: 4 }), fc.option(opaque, { nil: undefined }), (listed, etag) => {
+        const header = listed.join(', ');
+        expect(readMatches(header, etag)).toBe(etag !== undefined && listed.includes(etag));
+        expect(readMatches('*', etag)).toBe(true);
+      }),
+    );
+  });
+  it('fails an unparseable field', () => {
+    expect(readMatches('nope', '"nope"')).toBe(false);
+    expect(readMatches('', '"a"')).toBe(false);
   });
 });

@@ -91,11 +91,30 @@ export const noTags = (): readonly string[] => [];
 const NOT_MODIFIED_FIELDS = ['ETag', 'Cache-Control', 'Content-Location', 'Date', 'Expires', 'Vary'] as const;
 
 /**
+ * If-Match on a GET or HEAD (RFC 9110 13.1.1: the origin evaluates it before performing
+ * any method): true when the field is `*`, or lists a tag that strongly matches the
+ * selected representation's `etag`; false when it lists none that does, when the
+ * response has no tag to match, or when the field cannot be parsed. For a 2xx or a 304
+ * only (13.2.1: preconditions are ignored when the answer would be another error), which
+ * the caller sees to. A 304 the handler decided early carries the same selected tag, so
+ * If-Match is judged on it too (13.2.2: If-Match comes before If-None-Match).
+ */
+export function readMatches(ifMatch: string, etag: string | undefined): boolean {
+  const c = parseTagCondition(ifMatch);
+  if ('invalid' in c) return false;
+  if (c.any) return true;
+  if (etag === undefined) return false;
+  const current = parseTag(etag);
+  return c.tags.some((t) => strongMatch(t, current));
+}
+
+/**
  * The pipeline's conditional step for any operation: a GET or HEAD whose 200 carries an
  * ETag the request's If-None-Match matches (weak comparison) is answered 304 with the
  * fields RFC 9110 15.4.5 names, instead of the body. Handlers that can decide a 304 before
  * building the body (the order read, the docs) do so themselves with `evaluate`; every
- * other operation that declares an ETag gets it here, with no code of its own.
+ * other operation that declares an ETag gets it here, with no code of its own. If-Match
+ * on these reads is the pipeline's too (`readMatches`, before this).
  */
 export function notModified<R extends { status: number; headers?: Readonly<Record<string, string>> }>(
   method: string,

@@ -35,7 +35,7 @@ import { isRefusal, refusal, refusalOf, type Refusal } from './problem';
 import type { RateLimiter } from './rateLimit';
 import { send, sendProblem, sendResponse } from './respond';
 import { readBody, readParameters, type AnyResponse, type Operation } from './rest/operations';
-import { notModified } from './conditional';
+import { notModified, readMatches } from './conditional';
 import type { RouteSpec } from '../../generated/openapi/routes';
 
 /**
@@ -149,10 +149,19 @@ export function createPipeline(deps: PipelineDeps): RequestListener {
     return isRefusal(raw) ? raw : readBody(req, op, raw, bodyLimit);
   }
 
-  /** The conditional step (a 304 for any GET whose ETag the client holds), then the response writer. */
+  /**
+   * The conditional step of a read (GET, HEAD): If-Match first (412 when it names no tag of
+   * the selected representation; writes judge theirs in their handler, before writing),
+   * then a 304 for a 200 whose ETag the client holds; then the response writer.
+   */
   function represent(x: Exchange, res: AnyResponse): number {
-    const inm = x.req.headers['if-none-match'];
-    return sendResponse(fin, x, (inm !== undefined && notModified(x.req.method ?? 'GET', inm, res)) || res);
+    const { method = 'GET', headers } = x.req;
+    const im = headers['if-match'];
+    if (im !== undefined && (method === 'GET' || method === 'HEAD') && ((res.status >= 200 && res.status < 300) || res.status === 304) && !readMatches(im, res.headers?.ETag)) {
+      return sendProblem(fin, x, refusal('PRECONDITION_FAILED', 'If-Match names no entity tag of the current representation'));
+    }
+    const inm = headers['if-none-match'];
+    return sendResponse(fin, x, (inm !== undefined && notModified(method, inm, res)) || res);
   }
 
   function resource(req: IncomingMessage, res: ServerResponse, r: Resource, params: Record<string, string>, path: string, search: string): void {

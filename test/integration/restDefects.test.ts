@@ -150,3 +150,31 @@ describe('an unpaired surrogate in a JSON body (found by the contract fuzzer)', 
     expect(read.note).toBe('\u{1F600} ok');
   });
 });
+
+describe('If-Match on a read (RFC 9110 13.1.1: evaluated before any method)', () => {
+  it('answers 412 when it names no tag of the selected representation, before If-None-Match; passes a match or *', async () => {
+    const { order, etag } = await create();
+    const at = `/orders/${order.id}`;
+    for (const method of ['GET', 'HEAD']) {
+      const wrong = await s.fetch(at, { method, headers: { 'if-match': '"nope"' } });
+      expect(wrong.status).toBe(412);
+      if (method === 'GET') expect(await wrong.json()).toMatchObject({ status: 412, code: 'PRECONDITION_FAILED' });
+      // If-Match comes first: a held representation does not turn the 412 into a 304.
+      expect((await s.fetch(at, { method, headers: { 'if-match': '"nope"', 'if-none-match': etag } })).status).toBe(412);
+      expect((await s.fetch(at, { method, headers: { 'if-match': `W/${etag}` } })).status).toBe(412); // strong comparison
+      expect((await s.fetch(at, { method, headers: { 'if-match': `"x", ${etag}` } })).status).toBe(200);
+      expect((await s.fetch(at, { method, headers: { 'if-match': '*' } })).status).toBe(200);
+      expect((await s.fetch(at, { method, headers: { 'if-match': etag, 'if-none-match': etag } })).status).toBe(304);
+    }
+  });
+
+  it('holds on every read that declares an ETag, fails where there is none to match, and is ignored when the answer is an error', async () => {
+    const doc = await s.fetch('/openapi.json', { as: 'anonymous' });
+    const docTag = doc.headers.get('etag')!;
+    expect((await s.fetch('/openapi.json', { as: 'anonymous', headers: { 'if-match': '"nope"' } })).status).toBe(412);
+    expect((await s.fetch('/openapi.json', { as: 'anonymous', headers: { 'if-match': docTag } })).status).toBe(200);
+    expect((await s.fetch('/orders?limit=1', { headers: { 'if-match': '"nope"' } })).status).toBe(412); // a list has no tag
+    expect((await s.fetch('/orders?limit=1', { headers: { 'if-match': '*' } })).status).toBe(200);
+    expect((await s.fetch('/orders/999999999', { headers: { 'if-match': '"nope"' } })).status).toBe(404); // 13.2.1
+  });
+});
