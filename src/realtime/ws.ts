@@ -234,6 +234,8 @@ interface Connection {
   /** The URL's `since`, until the first subscribe takes it (asyncapi.yaml: it belongs to that subscription only). */
   urlSince: number | undefined;
   subs: Map<number, Subscriber>;
+  /** False once the connection closed or was closed as a slow consumer: messages still queued subscribe nothing. */
+  open: boolean;
   send(msg: ServerMessage): void;
   error(channel: string | null, code: ErrorCode, message: string): void;
   /** Writes pre-framed events through the bounded queue; a slow consumer is closed 1013. */
@@ -358,6 +360,7 @@ export class WsEndpoint {
   private connection(ws: WebSocket, socket: Duplex, account: Account, urlSince: number | undefined): void {
     const outbox = new Outbox(ws, socket, this.deps);
     const unsubscribeAll = () => {
+      conn.open = false;
       for (const [orderId, sub] of conn.subs) this.deps.hub.unsubscribe(orderId, sub);
       conn.subs.clear();
     };
@@ -367,6 +370,7 @@ export class WsEndpoint {
       account,
       urlSince,
       subs: new Map(),
+      open: true,
       send,
       error: (channel, code, message) => send({ type: 'error', channel, seq: null, code, message }),
       outbox,
@@ -374,13 +378,20 @@ export class WsEndpoint {
       goAway: () => outbox.goAway(),
     };
     this.conns.add(conn);
+    // One message after another, in the order sent: a subscribe waits for the store and the
+    // hub (ack and replay), and an unsubscribe or subscribe sent right behind it must find it
+    // done, not race it (an unsubscribe would answer not_subscribed, or seq 0, and the
+    // subscribe would then go live after all).
+    let handled: Promise<void> = Promise.resolve();
     ws.on('message', (data, isBinary) => {
-      void this.onMessage(conn, data, isBinary).catch((err) => {
-        // The store unreachable: nothing was subscribed, the same subscribe may be sent again later.
-        if (err instanceof StoreUnavailableError) return conn.error(null, 'unavailable', 'The store is unavailable: subscribe again later');
-        this.deps.onError?.(err);
-        conn.error(null, 'internal', 'The message could not be handled');
-      });
+      handled = handled
+        .then(() => this.onMessage(conn, data, isBinary))
+        .catch((err: unknown) => {
+          // The store unreachable: nothing was subscribed, the same subscribe may be sent again later.
+          if (err instanceof StoreUnavailableError) return conn.error(null, 'unavailable', 'The store is unavailable: subscribe again later');
+          this.deps.onError?.(err);
+          conn.error(null, 'internal', 'The message could not be handled');
+        });
     });
     ws.on('close', () => {
       outbox.stop();
@@ -391,6 +402,7 @@ export class WsEndpoint {
   }
 
   private async onMessage(conn: Connection, data: unknown, isBinary: boolean): Promise<void> {
+    if (!conn.open) return;
     if (isBinary) return conn.error(null, 'bad_message', 'Messages are JSON text frames');
     // The service's one reader of client JSON: nesting bound, unpaired surrogates, repeated member names.
     const parsed = parseClientJson(String(data), 'The message');
@@ -416,7 +428,7 @@ export class WsEndpoint {
     if (conn.subs.has(orderId)) return conn.error(msg.channel, 'already_subscribed', 'Already subscribed to this channel');
     const order = await this.deps.store.getOrder(conn.account.id, orderId);
     if (!order) return conn.error(msg.channel, 'not_found', 'No such order'); // another account's order looks missing
-    // Again after the await: a second subscribe for the same channel may have got here first.
+    if (!conn.open) return; // closed while the store answered
     if (conn.subs.has(orderId)) return conn.error(msg.channel, 'already_subscribed', 'Already subscribed to this channel');
     const channel = topicOf(orderId);
     const sub = new WsSubscription(conn, orderId, channel);

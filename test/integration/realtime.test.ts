@@ -380,6 +380,38 @@ describe('WebSocket /orders', () => {
     }
     expect(await openWs(srv, `access_token=${token}`, null)).toBeInstanceOf(WsClient); // and the next upgrade works
   });
+
+  it("handles a connection's messages in the order sent, however long a subscribe waits for the store", async () => {
+    const { id } = await createOrder(srv);
+    const channel = `order:${id}`;
+    const c = await ws(srv);
+    // Each subscribe's store read answers a turn late: a message sent behind it would overtake it if it could.
+    const getOrder = srv.store.getOrder.bind(srv.store);
+    const late = jest.spyOn(srv.store, 'getOrder').mockImplementation(async (account, orderId) => {
+      await new Promise((r) => setImmediate(r));
+      return getOrder(account, orderId);
+    });
+    try {
+      c.send({ type: 'subscribe', channel, since: 1 });
+      c.send({ type: 'unsubscribe', channel });
+      c.send({ type: 'subscribe', channel, since: 1 });
+      c.send({ type: 'unsubscribe', channel });
+      await c.until((m) => m.filter((x) => x.type === 'unsubscribed' || x.type === 'error').length >= 2);
+    } finally {
+      late.mockRestore();
+    }
+    await touch(srv, id, 1); // seq 2: nobody on this connection listens any more
+    c.send({ type: 'subscribe', channel }); // live from the revision now: a barrier behind anything still on its way
+    await c.until((m) => m.length >= 5);
+    expect(c.messages.map((m) => [m.type, m.seq])).toEqual([
+      ['subscribed', 1],
+      ['unsubscribed', 1],
+      ['subscribed', 1],
+      ['unsubscribed', 1],
+      ['subscribed', 2],
+    ]);
+    c.ws.close();
+  });
 });
 
 describe('backpressure, accept limiter, shutdown', () => {
