@@ -43,6 +43,52 @@ describe('version selection', () => {
   });
 });
 
+describe('refusals and wildcards (RFC 9110 12.5.1)', () => {
+  it('serves the vendor type under a wildcard when JSON is refused, and refuses one vendor version only', () => {
+    expect(negotiate({ ...base, accept: 'application/json;q=0, */*' })).toMatchObject({ ok: true, version: 2, contentType: `${VND}; version=2` });
+    expect(negotiate({ ...base, accept: 'application/json;q=0, application/*' })).toMatchObject({ ok: true, version: 2, vendor: true });
+    expect(negotiate({ ...base, accept: `${VND}; version=1;q=0, ${VND}` })).toMatchObject({ ok: true, version: 2, vendor: true });
+    expect(negotiate({ ...base, accept: `${VND};q=0, ${VND}; version=1` })).toMatchObject({ ok: true, version: 1, vendor: true });
+    expect(negotiate({ ...base, accept: 'application/*;q=0, */*' })).toMatchObject({ ok: false });
+    expect(negotiate({ ...base, accept: `application/json;q=0, ${VND}; version=2;q=0, */*` })).toMatchObject({ ok: false });
+  });
+
+  // An oracle written apart from the implementation: the q a range list gives one
+  // representation is the q of its most specific matching range.
+  const VOCABULARY = ['application/json', VND, `${VND}; version=1`, `${VND}; version=2`, `${VND}; version=7`, 'application/*', '*/*', 'text/html', 'text/*'];
+  const range = fc
+    .tuple(fc.constantFrom(...VOCABULARY), fc.constantFrom('', ';q=0', ';q=0.5', ';q=1'))
+    .map(([t, q]) => ({ text: `${t}${q}`, type: t.split(';')[0], version: /version=(\d+)/.exec(t)?.[1], q: q === '' ? 1 : Number(q.slice(3)) }));
+  type R = { type: string; version?: string; q: number };
+  const qOf = (rs: R[], type: string, version: number | undefined): number => {
+    const rank = (r: R) => {
+      if (r.type === type) return r.version === undefined ? 3 : version !== undefined && Number(r.version) === version ? 4 : -1;
+      if (r.type === `${type.split('/')[0]}/*`) return 2;
+      return r.type === '*/*' ? 1 : -1;
+    };
+    const matching = rs.filter((r) => rank(r) > 0);
+    if (matching.length === 0) return 0;
+    const top = Math.max(...matching.map(rank));
+    return Math.max(...matching.filter((r) => rank(r) === top).map((r) => r.q));
+  };
+  it('serves only what Accept admits, and answers 406 only when it admits nothing the service offers (generated)', () => {
+    fc.assert(
+      fc.property(fc.array(range, { minLength: 1, maxLength: 5 }), fc.constantFrom<1 | 2 | null>(null, 1, 2), (rs, pathVersion) => {
+        const r = negotiate({ ...base, pathVersion, accept: rs.map((x) => x.text).join(', ') });
+        const fallback = pathVersion ?? 2;
+        // What the service offers: JSON and the vendor type in the fallback version, and the vendor type in a version a range names with q > 0.
+        const named = rs.filter((x) => x.type === VND && x.version !== undefined && x.q > 0).map((x) => Number(x.version));
+        const vendorVersions = [fallback, ...named].filter((v) => (v === 1 || v === 2) && (pathVersion === null || v === pathVersion));
+        const offered = [{ vendor: false, version: fallback }, ...vendorVersions.map((version) => ({ vendor: true, version }))];
+        const admitted = offered.filter((o) => qOf(rs, o.vendor ? VND : 'application/json', o.vendor ? o.version : undefined) > 0);
+        if (r.ok) expect(admitted).toContainEqual({ vendor: r.vendor, version: r.version });
+        else expect(admitted).toEqual([]);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+});
+
 describe('acceptsType (the SSE route: does Accept admit text/event-stream?)', () => {
   const ES = 'text/event-stream';
   it('admits it when Accept is absent or empty, or names it, text/* or */* with q > 0', () => {

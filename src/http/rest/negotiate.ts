@@ -49,19 +49,34 @@ export function parseAccept(header: string): Range[] {
 }
 
 /**
+ * The q Accept gives the concrete media type `type` (in `version`, for the vendor types):
+ * the most specific range that matches decides (RFC 9110 12.5.1): the type with that
+ * `version`, then the type with no version, then `major/*`, then `*\/*`; 0 when none
+ * matches. Among equally specific ranges the first in `ranges` (parseAccept: highest q) wins.
+ */
+export function qualityOf(ranges: readonly Range[], type: string, version?: number): number {
+  const major = `${type.slice(0, type.indexOf('/'))}/*`;
+  const specificity = (r: Range) => (r.type === type ? (r.version === undefined || version === undefined ? 3 : Number(r.version) === version ? 4 : 0) : r.type === major ? 2 : r.type === '*/*' ? 1 : 0);
+  let best: Range | undefined;
+  let bestSpecificity = 0;
+  for (const r of ranges) {
+    const sp = specificity(r);
+    if (sp > bestSpecificity) {
+      best = r;
+      bestSpecificity = sp;
+    }
+  }
+  return best?.q ?? 0;
+}
+
+/**
  * Whether Accept admits the concrete media type `type` (RFC 9110 12.5.1): no Accept, or an
- * empty one, admits anything; otherwise the most specific range that matches `type` (the
- * type itself, then `major/*`, then `*\/*`) decides, by its q (0 refuses). A header with no
+ * empty one, admits anything; otherwise `qualityOf` decides (0 refuses). A header with no
  * range that matches, or none that parses, admits nothing, as in `negotiate`.
  */
 export function acceptsType(header: string | undefined, type: string): boolean {
   if (!header || header.trim() === '') return true;
-  const major = `${type.slice(0, type.indexOf('/'))}/*`;
-  const specificity = (r: Range) => (r.type === type ? 3 : r.type === major ? 2 : r.type === '*/*' ? 1 : 0);
-  let best: Range | undefined;
-  // parseAccept sorts by q first: among equally specific ranges the first seen has the highest q.
-  for (const r of parseAccept(header)) if (specificity(r) > (best ? specificity(best) : 0)) best = r;
-  return best !== undefined && best.q > 0;
+  return qualityOf(parseAccept(header), type) > 0;
 }
 
 export function negotiate(input: NegotiationInput): Negotiated {
@@ -77,23 +92,40 @@ export function negotiate(input: NegotiationInput): Negotiated {
 
   if (!input.accept || input.accept.trim() === '') return pick(fallback(), false);
   const ranges = parseAccept(input.accept);
-  const refused = new Set(ranges.filter((r) => r.q === 0).map((r) => r.type));
+  // The ranges are tried best first; each offers a representation, served when the most
+  // specific range that matches it (qualityOf) does not refuse it: `vnd...; version=1;
+  // q=0` refuses version 1 only, `application/*; q=0` refuses JSON under a `*\/*`, and a
+  // wildcard offers the vendor type when application/json itself is refused.
+  const admits = (type: string, version?: number) => qualityOf(ranges, type, version) > 0;
+  /** The vendor type in the version the URL, Api-Version, pin or default selects, when admitted. */
+  const vendorByFallback = (): Negotiated | undefined => {
+    const v = fallback();
+    if (typeof v === 'string') return pick(v, true);
+    return admits(vendor, v) ? pick(v, true) : undefined;
+  };
   let unknown: string | undefined;
   for (const r of ranges) {
     if (r.q === 0) continue;
     if (r.type === vendor) {
-      if (refused.has(vendor)) continue;
-      if (r.version === undefined) return pick(fallback(), true);
+      if (r.version === undefined) {
+        const chosen = vendorByFallback();
+        if (chosen) return chosen;
+        continue;
+      }
       const n = Number(r.version);
       if (!isVersion(n)) {
         unknown = `Unknown version ${r.version} of ${vendor}; known: ${VERSIONS.join(', ')}`;
         continue;
       }
       if (input.pathVersion && n !== input.pathVersion) continue; // the URL already fixed the version
-      return pick(n, true);
+      if (admits(vendor, n)) return pick(n, true);
+      continue;
     }
-    if ((r.type === 'application/json' || r.type === 'application/*' || r.type === '*/*') && !refused.has('application/json')) {
-      return pick(fallback(), false);
+    if (r.type === 'application/json' || r.type === 'application/*' || r.type === '*/*') {
+      if (admits('application/json')) return pick(fallback(), false);
+      if (r.type === 'application/json') continue;
+      const chosen = vendorByFallback();
+      if (chosen) return chosen;
     }
   }
   return { ok: false, detail: unknown ?? `Acceptable: application/json, ${vendor}; version=<${VERSIONS.join('|')}>` };
