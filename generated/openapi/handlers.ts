@@ -92,7 +92,7 @@ export type CreateOrderResponse =
   | { status: 406; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrder"]['responses'][406]['content']["application/problem+json"] }
   | { status: 409; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrder"]['responses'][409]['content']["application/problem+json"] }
   | { status: 413; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrder"]['responses'][413]['content']["application/problem+json"] }
-  | { status: 415; headers?: { "Accept-Patch"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrder"]['responses'][415]['content']["application/problem+json"] }
+  | { status: 415; headers?: { "Accept-Encoding"?: string; "Accept-Patch"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrder"]['responses'][415]['content']["application/problem+json"] }
   | { status: 422; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrder"]['responses'][422]['content']["application/problem+json"] }
   | { status: 429; headers?: { "RateLimit"?: string; "RateLimit-Policy"?: string; "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrder"]['responses'][429]['content']["application/problem+json"] }
   | { status: 503; headers?: { "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrder"]['responses'][503]['content']["application/problem+json"] };
@@ -114,7 +114,7 @@ export type CreateOrderV1Response =
   | { status: 406; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrderV1"]['responses'][406]['content']["application/problem+json"] }
   | { status: 409; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrderV1"]['responses'][409]['content']["application/problem+json"] }
   | { status: 413; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrderV1"]['responses'][413]['content']["application/problem+json"] }
-  | { status: 415; headers?: { "Accept-Patch"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrderV1"]['responses'][415]['content']["application/problem+json"] }
+  | { status: 415; headers?: { "Accept-Encoding"?: string; "Accept-Patch"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrderV1"]['responses'][415]['content']["application/problem+json"] }
   | { status: 422; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrderV1"]['responses'][422]['content']["application/problem+json"] }
   | { status: 429; headers?: { "RateLimit"?: string; "RateLimit-Policy"?: string; "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrderV1"]['responses'][429]['content']["application/problem+json"] }
   | { status: 503; headers?: { "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrderV1"]['responses'][503]['content']["application/problem+json"] };
@@ -136,7 +136,7 @@ export type CreateOrderV2Response =
   | { status: 406; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrderV2"]['responses'][406]['content']["application/problem+json"] }
   | { status: 409; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrderV2"]['responses'][409]['content']["application/problem+json"] }
   | { status: 413; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrderV2"]['responses'][413]['content']["application/problem+json"] }
-  | { status: 415; headers?: { "Accept-Patch"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrderV2"]['responses'][415]['content']["application/problem+json"] }
+  | { status: 415; headers?: { "Accept-Encoding"?: string; "Accept-Patch"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrderV2"]['responses'][415]['content']["application/problem+json"] }
   | { status: 422; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrderV2"]['responses'][422]['content']["application/problem+json"] }
   | { status: 429; headers?: { "RateLimit"?: string; "RateLimit-Policy"?: string; "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrderV2"]['responses'][429]['content']["application/problem+json"] }
   | { status: 503; headers?: { "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrderV2"]['responses'][503]['content']["application/problem+json"] };
@@ -515,7 +515,7 @@ export type PatchOrderResponse =
   | { status: 409; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["patchOrder"]['responses'][409]['content']["application/problem+json"] }
   | { status: 412; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["patchOrder"]['responses'][412]['content']["application/problem+json"] }
   | { status: 413; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["patchOrder"]['responses'][413]['content']["application/problem+json"] }
-  | { status: 415; headers?: { "Accept-Patch"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["patchOrder"]['responses'][415]['content']["application/problem+json"] }
+  | { status: 415; headers?: { "Accept-Encoding"?: string; "Accept-Patch"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["patchOrder"]['responses'][415]['content']["application/problem+json"] }
   | { status: 428; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["patchOrder"]['responses'][428]['content']["application/problem+json"] }
   | { status: 429; headers?: { "RateLimit"?: string; "RateLimit-Policy"?: string; "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["patchOrder"]['responses'][429]['content']["application/problem+json"] }
   | { status: 503; headers?: { "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["patchOrder"]['responses'][503]['content']["application/problem+json"] };
@@ -539,7 +539,7 @@ export type PatchOrderV1Response =
   | { status: 409; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["patchOrderV1"]['responses'][409]['content']["application/problem+json"] }
   | { status: 412; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["patchOrderV1"]['responses'][412]['content']["application/problem+json"] }
   | { status: 413; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["patchOrderV1"]['responses'][413]['content']["application/problem+json"] }
-  | { status: 415; headers?: { "Accept-Patch"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["patchOrderV1"]['responses'][415]['content']["application/problem+json"] }
+  | { status: 415; headers?: { "Accept-Encoding"?: string; "Accept-Patch"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["patchOrderV1"]['responses'][415]['content']["application/problem+json"] }
   | { status: 428; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["patchOrderV1"]['responses'][428]['content']["application/problem+json"] }
   | { status: 429; headers?: { "RateLimit"?: string; "RateLimit-Policy"?: string; "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["patchOrderV1"]['responses'][429]['content']["application/problem+json"] }
   | { status: 503; headers?: { "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["patchOrderV1"]['responses'][503]['content']["application/problem+json"] };
@@ -563,7 +563,7 @@ export type PatchOrderV2Response =
   | { status: 409; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["patchOrderV2"]['responses'][409]['content']["application/problem+json"] }
   | { status: 412; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["patchOrderV2"]['responses'][412]['content']["application/problem+json"] }
   | { status: 413; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["patchOrderV2"]['responses'][413]['content']["application/problem+json"] }
-  | { status: 415; headers?: { "Accept-Patch"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["patchOrderV2"]['responses'][415]['content']["application/problem+json"] }
+  | { status: 415; headers?: { "Accept-Encoding"?: string; "Accept-Patch"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["patchOrderV2"]['responses'][415]['content']["application/problem+json"] }
   | { status: 428; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["patchOrderV2"]['responses'][428]['content']["application/problem+json"] }
   | { status: 429; headers?: { "RateLimit"?: string; "RateLimit-Policy"?: string; "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["patchOrderV2"]['responses'][429]['content']["application/problem+json"] }
   | { status: 503; headers?: { "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["patchOrderV2"]['responses'][503]['content']["application/problem+json"] };
@@ -588,7 +588,7 @@ export type ReplaceOrderResponse =
   | { status: 409; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["replaceOrder"]['responses'][409]['content']["application/problem+json"] }
   | { status: 412; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["replaceOrder"]['responses'][412]['content']["application/problem+json"] }
   | { status: 413; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["replaceOrder"]['responses'][413]['content']["application/problem+json"] }
-  | { status: 415; headers?: { "Accept-Patch"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["replaceOrder"]['responses'][415]['content']["application/problem+json"] }
+  | { status: 415; headers?: { "Accept-Encoding"?: string; "Accept-Patch"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["replaceOrder"]['responses'][415]['content']["application/problem+json"] }
   | { status: 428; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["replaceOrder"]['responses'][428]['content']["application/problem+json"] }
   | { status: 429; headers?: { "RateLimit"?: string; "RateLimit-Policy"?: string; "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["replaceOrder"]['responses'][429]['content']["application/problem+json"] }
   | { status: 503; headers?: { "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["replaceOrder"]['responses'][503]['content']["application/problem+json"] };
@@ -612,7 +612,7 @@ export type ReplaceOrderV1Response =
   | { status: 409; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["replaceOrderV1"]['responses'][409]['content']["application/problem+json"] }
   | { status: 412; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["replaceOrderV1"]['responses'][412]['content']["application/problem+json"] }
   | { status: 413; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["replaceOrderV1"]['responses'][413]['content']["application/problem+json"] }
-  | { status: 415; headers?: { "Accept-Patch"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["replaceOrderV1"]['responses'][415]['content']["application/problem+json"] }
+  | { status: 415; headers?: { "Accept-Encoding"?: string; "Accept-Patch"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["replaceOrderV1"]['responses'][415]['content']["application/problem+json"] }
   | { status: 428; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["replaceOrderV1"]['responses'][428]['content']["application/problem+json"] }
   | { status: 429; headers?: { "RateLimit"?: string; "RateLimit-Policy"?: string; "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["replaceOrderV1"]['responses'][429]['content']["application/problem+json"] }
   | { status: 503; headers?: { "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["replaceOrderV1"]['responses'][503]['content']["application/problem+json"] };
@@ -636,7 +636,7 @@ export type ReplaceOrderV2Response =
   | { status: 409; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["replaceOrderV2"]['responses'][409]['content']["application/problem+json"] }
   | { status: 412; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["replaceOrderV2"]['responses'][412]['content']["application/problem+json"] }
   | { status: 413; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["replaceOrderV2"]['responses'][413]['content']["application/problem+json"] }
-  | { status: 415; headers?: { "Accept-Patch"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["replaceOrderV2"]['responses'][415]['content']["application/problem+json"] }
+  | { status: 415; headers?: { "Accept-Encoding"?: string; "Accept-Patch"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["replaceOrderV2"]['responses'][415]['content']["application/problem+json"] }
   | { status: 428; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["replaceOrderV2"]['responses'][428]['content']["application/problem+json"] }
   | { status: 429; headers?: { "RateLimit"?: string; "RateLimit-Policy"?: string; "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["replaceOrderV2"]['responses'][429]['content']["application/problem+json"] }
   | { status: 503; headers?: { "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["replaceOrderV2"]['responses'][503]['content']["application/problem+json"] };

@@ -727,9 +727,11 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description Unsupported Content-Type (`code` UNSUPPORTED_MEDIA_TYPE). */
+        /** @description Unsupported Content-Type, or a body sent with a `Content-Encoding` other than `identity` (then with `Accept-Encoding: identity`; the service decodes no content coding); `code` UNSUPPORTED_MEDIA_TYPE. */
         E415: {
             headers: {
+                /** @description `identity`: the one content coding a request body may have. */
+                "Accept-Encoding"?: string;
                 "Accept-Patch": components["headers"]["AcceptPatch"];
                 [name: string]: unknown;
             };

@@ -28,13 +28,22 @@ export function versionParam(value: string): string | undefined {
 /** Strict UTF-8: invalid sequences are an error, not U+FFFD (a BOM is dropped as JSON parsers may). */
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
+/** A Content-Encoding that is only `identity` (or none): the body is the bytes sent. */
+const IDENTITY_ONLY = /^\s*(?:identity\s*(?:,\s*identity\s*)*)?$/i;
+
 /**
  * Reads a request body as UTF-8 text: the service's one body reader (REST bodies,
- * /graphql). The refusals are the client's: 413 over the limit (checked against
- * Content-Length before reading, and while reading; raw-body enforces it), 400 when the
- * bytes cannot be read.
+ * /graphql). The refusals are the client's: 415 with `Accept-Encoding: identity` for a
+ * body sent with a content coding (RFC 9110 8.4, 15.5.16: the service decodes none, and
+ * reading gzip bytes as the text they encode would store garbage or refuse it as text),
+ * 413 over the limit (checked against Content-Length before reading, and while reading;
+ * raw-body enforces it), 400 when the bytes cannot be read.
  */
 export async function readRequestText(req: IncomingMessage, limit: number): Promise<string | Refusal> {
+  const coding = req.headers['content-encoding'];
+  if (coding !== undefined && !IDENTITY_ONLY.test(coding)) {
+    return refusal('UNSUPPORTED_MEDIA_TYPE', `Content-Encoding ${coding.trim()} is not supported: send the body uncoded`, { 'Accept-Encoding': 'identity' });
+  }
   let bytes: Buffer;
   try {
     bytes = await getRawBody(req, { limit, length: req.headers['content-length'] || undefined });

@@ -3,6 +3,7 @@
  * against the running service and the contract.
  */
 import { readFileSync } from 'node:fs';
+import fc from 'fast-check';
 import { join } from 'node:path';
 import YAML from 'yaml';
 import { startTestServer, type TestServer } from '../support/server';
@@ -176,5 +177,35 @@ describe('If-Match on a read (RFC 9110 13.1.1: evaluated before any method)', ()
     expect((await s.fetch('/orders?limit=1', { headers: { 'if-match': '"nope"' } })).status).toBe(412); // a list has no tag
     expect((await s.fetch('/orders?limit=1', { headers: { 'if-match': '*' } })).status).toBe(200);
     expect((await s.fetch('/orders/999999999', { headers: { 'if-match': '"nope"' } })).status).toBe(404); // 13.2.1
+  });
+});
+
+describe('a body sent with a content coding', () => {
+  const coding = fc.oneof(
+    fc.constantFrom('gzip', 'br', 'deflate', 'zstd', 'x-gzip', 'compress', 'gzip, identity', 'identity, br', 'GZIP'),
+    fc.stringMatching(/^[a-z][a-z0-9-]{0,10}$/).filter((c) => c !== 'identity'),
+  );
+  it('is refused 415 with Accept-Encoding: identity on every body reader, and stores nothing (generated)', async () => {
+    const token = await s.tokenFor('coded');
+    const as = { authorization: `Bearer ${token}` };
+    const order = JSON.stringify({ items: [{ sku: 'Z', quantity: 1, unit_price_cents: 1 }] });
+    await fc.assert(
+      fc.asyncProperty(coding, async (enc) => {
+        const created = await s.fetch('/orders', { method: 'POST', headers: { ...as, 'content-type': 'application/json', 'content-encoding': enc }, body: order });
+        expect(created.status).toBe(415);
+        expect(created.headers.get('accept-encoding')).toBe('identity');
+        expect(await created.json()).toMatchObject({ status: 415, code: 'UNSUPPORTED_MEDIA_TYPE' });
+        const gql = await s.fetch('/graphql', { method: 'POST', headers: { ...as, 'content-type': 'application/json', 'content-encoding': enc }, body: '{"query":"{ __typename }"}' });
+        expect(gql.status).toBe(415);
+        expect(gql.headers.get('accept-encoding')).toBe('identity');
+        expect(((await gql.json()) as { errors: { extensions: { code: string } }[] }).errors[0].extensions.code).toBe('BAD_REQUEST');
+      }),
+      { numRuns: 25 },
+    );
+    const list = (await (await s.fetch('/orders', { headers: as })).json()) as { orders: unknown[] };
+    expect(list.orders).toEqual([]);
+    // identity is no coding at all
+    const plain = await s.fetch('/orders', { method: 'POST', headers: { ...as, 'content-type': 'application/json', 'content-encoding': 'identity' }, body: order });
+    expect(plain.status).toBe(201);
   });
 });
