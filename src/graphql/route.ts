@@ -45,7 +45,9 @@ export function graphqlRoute({ engine, finalizer, authenticate, bodyLimit }: Gra
       if (typeof text !== 'string') return write(x, await engine.refuse(text, accept, account));
       body = text;
     }
-    return write(x, await engine.serve({ method: req.method ?? 'GET', url: req.url ?? GRAPHQL_PATH, headers: req.headers, body, raw: req, account }));
+    // HEAD is the GET without its body (the response writer leaves it out).
+    const method = req.method === 'HEAD' ? 'GET' : (req.method ?? 'GET');
+    return write(x, await engine.serve({ method, url: req.url ?? GRAPHQL_PATH, headers: req.headers, body, raw: req, account }));
   }
 
   return { route: GRAPHQL_PATH, methods: new Set(['GET', 'POST']), matches: (path) => path === GRAPHQL_PATH, serve };

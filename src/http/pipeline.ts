@@ -180,8 +180,9 @@ export function createPipeline(deps: PipelineDeps): RequestListener {
     const x = fin.begin(req, res, path, search);
     x.route = t.route;
     const method = req.method ?? 'GET';
-    if (t.methods.has(method)) return finish(x, t.serve(x));
-    const allow = [...t.methods, 'OPTIONS'].join(', ');
+    // HEAD wherever GET is (RFC 9110 9.3.2): the route answers it as its GET, and the one response writer sends the head alone.
+    if (t.methods.has(method) || (method === 'HEAD' && t.methods.has('GET'))) return finish(x, t.serve(x));
+    const allow = [...t.methods, ...(t.methods.has('GET') ? ['HEAD'] : []), 'OPTIONS'].join(', ');
     if (method === 'OPTIONS') return void fin.end(x, options(x, allow));
     fin.end(x, sendProblem(fin, x, refusal('METHOD_NOT_ALLOWED', `${method} is not allowed here`, { Allow: allow })));
   }

@@ -263,9 +263,7 @@ async function startStream(streams: SseStreams, x: Exchange, vary: string | unde
   // The client may have gone while the request was checked (reset, or its side closed: node then
   // ends the request and the socket): its 'close' has passed, so nothing would end the stream.
   if (!socket || req.destroyed || !alive()) return false;
-  x.fields.push('Content-Type', 'text/event-stream; charset=utf-8', 'Cache-Control', 'no-cache, no-transform', 'Connection', 'keep-alive', 'X-Accel-Buffering', 'no');
-  if (vary !== undefined) x.fields.push('Vary', vary);
-  res.writeHead(200, x.fields);
+  writeStreamHead(x, vary);
   const stream = new SseStream(streams, res, socket, a.orderId);
   streams.open.add(stream);
   streamOf.set(req, stream);
@@ -274,7 +272,14 @@ async function startStream(streams: SseStreams, x: Exchange, vary: string | unde
   return true;
 }
 
-/** The stream route of the request pipeline: GET of the stream path. */
+/** The head of a stream's 200 (sent with its first bytes; a HEAD's alone). */
+function writeStreamHead(x: Exchange, vary: string | undefined): void {
+  x.fields.push('Content-Type', 'text/event-stream; charset=utf-8', 'Cache-Control', 'no-cache, no-transform', 'Connection', 'keep-alive', 'X-Accel-Buffering', 'no');
+  if (vary !== undefined) x.fields.push('Vary', vary);
+  x.res.writeHead(200, x.fields);
+}
+
+/** The stream route of the request pipeline: GET of the stream path (and HEAD: the same checks and head, no stream). */
 export function sseRoute(streams: SseStreams, finalizer: Finalizer): TransportRoute {
   const vary = finalizer.vary(undefined);
   return {
@@ -296,6 +301,11 @@ export function sseRoute(streams: SseStreams, finalizer: Finalizer): TransportRo
       });
       if (admitted === GONE) return CLIENT_CLOSED;
       if (isRefusal(admitted)) return sendProblem(finalizer, x, admitted);
+      if (req.method === 'HEAD') {
+        writeStreamHead(x, vary);
+        x.res.end();
+        return 200;
+      }
       // A failure once the head is set is the topic's (the stream says so itself: SseStream.fail); logged, never a 500.
       let started = true;
       try {

@@ -75,8 +75,8 @@ describe('the request pipeline', () => {
       [`/orders/${id}`, 'GET, HEAD, PUT, PATCH, OPTIONS'],
       ['/orders', 'GET, HEAD, POST, OPTIONS'],
       ['/healthz', 'GET, HEAD, OPTIONS'],
-      ['/graphql', 'GET, POST, OPTIONS'],
-      [`/api/orders/${id}/stream`, 'GET, OPTIONS'],
+      ['/graphql', 'GET, POST, HEAD, OPTIONS'],
+      [`/api/orders/${id}/stream`, 'GET, HEAD, OPTIONS'],
     ];
     for (const [path, allow] of cases) {
       const res = await srv.fetch(path, { method: 'OPTIONS', as: 'anonymous' });
@@ -100,6 +100,26 @@ describe('the request pipeline', () => {
     expect(head.headers.get('content-length')).toBe(String(Buffer.byteLength(text)));
     expect(head.headers.get('content-type')).toBe(get.headers.get('content-type'));
     expect(await head.text()).toBe('');
+  });
+
+  it('HEAD of /graphql and of the stream is their GET without the body: the same status and fields, no stream opened', async () => {
+    const { id } = await createOrder(srv);
+    const query = `/graphql?query=${encodeURIComponent('{ __typename }')}`;
+    const get = await srv.fetch(query);
+    const text = await get.text();
+    const head = await srv.fetch(query, { method: 'HEAD' });
+    expect({ status: head.status, type: head.headers.get('content-type'), length: head.headers.get('content-length'), body: await head.text() }).toEqual({
+      status: 200,
+      type: get.headers.get('content-type'),
+      length: String(Buffer.byteLength(text)),
+      body: '',
+    });
+    // A mutation over HEAD is a mutation over GET: 405, Allow: POST.
+    expect((await srv.fetch(`/graphql?query=${encodeURIComponent('mutation { __typename }')}`, { method: 'HEAD' })).status).toBe(405);
+    const stream = await srv.fetch(`/api/orders/${id}/stream`, { method: 'HEAD' });
+    expect({ status: stream.status, type: stream.headers.get('content-type'), body: await stream.text() }).toEqual({ status: 200, type: 'text/event-stream; charset=utf-8', body: '' });
+    expect((await srv.fetch(`/api/orders/${id + 1000}/stream`, { method: 'HEAD' })).status).toBe(404);
+    expect((await srv.fetch(`/api/orders/${id}/stream`, { method: 'HEAD', as: 'anonymous' })).status).toBe(401);
   });
 
   it('a problem answered to HEAD states the length GET would send, not 0', async () => {
