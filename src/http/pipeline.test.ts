@@ -1,10 +1,11 @@
+import fc from 'fast-check';
 import { createServer } from 'node:http';
 import pino from 'pino';
 import type { RouteSpec } from '../../generated/openapi/routes';
 import { AuthCache } from './authCache';
 import { Finalizer } from './finalize';
 import { HttpTimer, Metrics } from './metrics';
-import { createPipeline } from './pipeline';
+import { createPipeline, originForm } from './pipeline';
 import type { Operation } from './rest/operations';
 
 /** A route table whose lookup throws: the kind of bug the catch-all is for. */
@@ -43,5 +44,26 @@ describe('createPipeline', () => {
     } finally {
       await new Promise<void>((r) => server.close(() => r()));
     }
+  });
+});
+
+describe('originForm (RFC 9112 3.2.2: absolute-form targets)', () => {
+  it('keeps the path and query of an absolute-form target, whatever its scheme case and authority (generated)', () => {
+    const segment = fc.stringMatching(/^[A-Za-z0-9._~%-]{0,8}$/);
+    fc.assert(
+      fc.property(
+        fc.constantFrom('http', 'https', 'HTTP', 'Https'),
+        fc.constantFrom('example.com', '127.0.0.1:3000', '[::1]:8080', 'user@host'),
+        fc.array(segment, { maxLength: 4 }),
+        fc.option(fc.stringMatching(/^[a-z0-9=&]{0,12}$/), { nil: undefined }),
+        (scheme, authority, segments, query) => {
+          const path = `/${segments.join('/')}`;
+          const target = `${path}${query === undefined ? '' : `?${query}`}`;
+          expect(originForm(`${scheme}://${authority}${target}`)).toBe(target);
+          if (query !== undefined) expect(originForm(`${scheme}://${authority}?${query}`)).toBe(`/?${query}`);
+          expect(originForm(`${scheme}://${authority}`)).toBe('/');
+        },
+      ),
+    );
   });
 });

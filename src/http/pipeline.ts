@@ -86,6 +86,19 @@ export function authenticator(store: Pick<Store, 'tokenBySelector'>, cache: Auth
   };
 }
 
+/** A request target in absolute form (`GET http://host/orders HTTP/1.1`, as sent to a proxy). */
+const ABSOLUTE_FORM = /^https?:\/\/[^/?#]*/i;
+
+/**
+ * The origin form of an absolute-form target (RFC 9112 3.2.2: a server MUST accept it):
+ * its path and query, `/` when it has no path. Written back to `req.url` once, so every
+ * route, the Koa application and the log line see the same target.
+ */
+export function originForm(url: string): string {
+  const rest = url.replace(ABSOLUTE_FORM, '');
+  return rest.startsWith('/') ? rest : `/${rest}`;
+}
+
 export function createPipeline(deps: PipelineDeps): RequestListener {
   const fin = deps.finalizer;
   const { limiter, bodyLimit } = deps;
@@ -188,7 +201,8 @@ export function createPipeline(deps: PipelineDeps): RequestListener {
   }
 
   function route(req: IncomingMessage, res: ServerResponse): void {
-    const url = req.url ?? '/';
+    let url = req.url ?? '/';
+    if (url.charCodeAt(0) !== 0x2f && ABSOLUTE_FORM.test(url)) req.url = url = originForm(url);
     const q = url.indexOf('?');
     const path = q < 0 ? url : url.slice(0, q);
     const search = q < 0 ? '' : url.slice(q + 1);

@@ -6,6 +6,7 @@
  */
 import Router from '@koa/router';
 import { readFileSync } from 'node:fs';
+import { request } from 'node:http';
 import { join } from 'node:path';
 import { extend } from '../../examples/extend';
 import { startTestServer, type TestServer } from '../support/server';
@@ -120,6 +121,26 @@ describe('the request pipeline', () => {
     expect({ status: stream.status, type: stream.headers.get('content-type'), body: await stream.text() }).toEqual({ status: 200, type: 'text/event-stream; charset=utf-8', body: '' });
     expect((await srv.fetch(`/api/orders/${id + 1000}/stream`, { method: 'HEAD' })).status).toBe(404);
     expect((await srv.fetch(`/api/orders/${id}/stream`, { method: 'HEAD', as: 'anonymous' })).status).toBe(401);
+  });
+
+  it('an absolute-form target (RFC 9112 3.2.2) is served as its origin form, by the contract routes and the Koa application alike', async () => {
+    const { id } = await createOrder(srv);
+    const { host } = new URL(srv.url);
+    const viaTarget = (target: string) =>
+      new Promise<{ status: number; etag?: string; body: string }>((resolve, reject) => {
+        const req = request(srv.url, { path: target, headers: { authorization: `Bearer ${srv.alice.token}` } }, (res) => {
+          let body = '';
+          res.on('data', (d: Buffer) => (body += d.toString()));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, etag: res.headers.etag, body }));
+        });
+        req.on('error', reject);
+        req.end();
+      });
+    const origin = await srv.fetch(`/orders/${id}`);
+    const absolute = await viaTarget(`http://${host}/orders/${id}`);
+    expect({ status: absolute.status, etag: absolute.etag }).toEqual({ status: 200, etag: origin.headers.get('etag') });
+    expect((await viaTarget(`HTTP://${host}/healthz`)).status).toBe(200);
+    expect((await viaTarget(`http://${host}/graphql?query=${encodeURIComponent('{ __typename }')}`)).body).toBe('{"data":{"__typename":"Query"}}');
   });
 
   it('a problem answered to HEAD states the length GET would send, not 0', async () => {
