@@ -28,6 +28,7 @@ import {
   GraphQLError,
   NoSchemaIntrospectionCustomRule,
   getOperationAST,
+  getVariableValues,
   OperationTypeNode,
   specifiedRules,
   type DocumentNode,
@@ -222,6 +223,21 @@ export function graphqlEngine(deps: GraphqlEngineDeps): GraphqlEngine {
   // Depth, cost and `first` are registered together, in one pass on every request: cost and `first` read the variables.
   const limitRules = (variables: RequestParams['variables']): ValidationRule[] => [depth, costRule({ maxCost: limits.maxCost, variables, showCost: limits.showCost }), firstArgumentRule(variables)];
 
+  /**
+   * The request's variables as the selected operation's definitions coerce them (graphql-js
+   * getVariableValues, as execution will): the cost and `first` rules and the cost budget
+   * read these, so a value execution would refuse (2147483648 or 1e20 for an Int) is the
+   * client's BAD_USER_INPUT, as at execution, not a verdict on a number that never runs.
+   * The variables as sent when the document declares none, or names no operation (that is
+   * answered after the limit rules).
+   */
+  function coerceVariables(document: DocumentNode, params: RequestParams): { ok: true; values: RequestParams['variables'] } | { ok: false; errors: readonly GraphQLError[] } {
+    const op = getOperationAST(document, params.operationName);
+    if (!op?.variableDefinitions?.length) return { ok: true, values: params.variables };
+    const result = getVariableValues(schema, op.variableDefinitions, params.variables ?? {}, { maxErrors: 25 });
+    return result.errors ? { ok: false, errors: result.errors } : { ok: true, values: result.coerced };
+  }
+
   const execute = compiledExecutor(schema, { onCompile: (document) => documents.compiled(document) });
   const handle = createHandler<IncomingMessage, RequestContext, GraphqlContext>({
     schema,
@@ -235,7 +251,10 @@ export function graphqlEngine(deps: GraphqlEngineDeps): GraphqlEngine {
       const prepared = documents.prepare(resolved.text);
       if (!prepared.ok) return errorResponse(accept, 400, GRAPHQL_CODES.PARSE_FAILED, prepared.parseError.message);
       const { document } = prepared;
-      const errors = prepared.errors.length > 0 ? prepared.errors : documents.limitErrors(prepared, params.variables, () => limitRules(params.variables));
+      const coerced = prepared.errors.length > 0 ? undefined : coerceVariables(document, params);
+      if (coerced && !coerced.ok) return [errorsBody(coerced.errors, GRAPHQL_CODES.BAD_USER_INPUT), { status: 400, statusText: 'Bad Request', headers: { 'content-type': mediaTypeFor(accept) } }];
+      const variables = coerced?.values;
+      const errors = prepared.errors.length > 0 ? prepared.errors : documents.limitErrors(prepared, variables, () => limitRules(variables));
       if (errors.length > 0) {
         return [errorsBody(errors, GRAPHQL_CODES.VALIDATION_FAILED), { status: 400, statusText: 'Bad Request', headers: { 'content-type': mediaTypeFor(accept) } }];
       }
@@ -254,7 +273,7 @@ export function graphqlEngine(deps: GraphqlEngineDeps): GraphqlEngine {
       if (resolved.register) await deps.registry.set(resolved.register, resolved.text);
       if (deps.costBudget) {
         // Charged after validation, before any resolver: a throttled operation runs nothing.
-        const charging = deps.costBudget.charge(account.id, schema, document, op, params.variables);
+        const charging = deps.costBudget.charge(account.id, schema, document, op, variables);
         const charge = charging instanceof Promise ? await charging : charging;
         req.context.cost = charge.cost;
         if (!charge.admitted) return [charge.body, { status: 429, statusText: 'Too Many Requests', headers: { 'content-type': mediaTypeFor(accept), 'retry-after': String(charge.retryAfterS) } }];
@@ -335,7 +354,10 @@ export function graphqlEngine(deps: GraphqlEngineDeps): GraphqlEngine {
     const prepared = documents.prepare(resolved.text);
     if (!prepared.ok) return refused(GRAPHQL_CODES.PARSE_FAILED, prepared.parseError.message);
     const { document } = prepared;
-    const errors = prepared.errors.length > 0 ? prepared.errors : documents.limitErrors(prepared, params.variables, () => limitRules(params.variables));
+    const coerced = prepared.errors.length > 0 ? undefined : coerceVariables(document, params);
+    if (coerced && !coerced.ok) return { ok: false, errors: coerced.errors.map((e) => new GraphQLError(e.message, { nodes: e.nodes, extensions: { ...e.extensions, code: GRAPHQL_CODES.BAD_USER_INPUT } })) };
+    const variables = coerced?.values;
+    const errors = prepared.errors.length > 0 ? prepared.errors : documents.limitErrors(prepared, variables, () => limitRules(variables));
     if (errors.length > 0)
       return { ok: false, errors: errors.map((e) => (e.extensions?.code ? e : new GraphQLError(e.message, { nodes: e.nodes, extensions: { ...e.extensions, code: GRAPHQL_CODES.VALIDATION_FAILED } }))) };
     const op = getOperationAST(document, params.operationName);
@@ -344,7 +366,7 @@ export function graphqlEngine(deps: GraphqlEngineDeps): GraphqlEngine {
     if (resolved.register) await deps.registry.set(resolved.register, resolved.text);
     if (deps.costBudget) {
       // Charged once per subscription, after validation and before it starts (its cost is one event's price).
-      const charge = await deps.costBudget.charge(account.id, schema, document, op, params.variables);
+      const charge = await deps.costBudget.charge(account.id, schema, document, op, variables);
       if (!charge.admitted) {
         const retry = `retry after ${charge.retryAfterS} s`;
         return refused(GRAPHQL_CODES.THROTTLED, `Throttled: this subscription costs ${charge.cost.requestedQueryCost} points and ${charge.cost.throttleStatus.currentlyAvailable} are available; ${retry}`);
