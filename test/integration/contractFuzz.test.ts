@@ -558,8 +558,8 @@ describe('contract fuzz: what no operation owns', () => {
   const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
 
   it.each(paths.map((p) => [p.template, p] as const))('%s: every method, Allow as answered', async (_, p) => {
-    // HEAD is served wherever GET is on the REST paths (RFC 9110 9.3.2); OPTIONS on every path (the contract's one rule).
-    const declared = new Set([...p.methods, 'OPTIONS', ...(p.rest && p.methods.has('GET') ? ['HEAD'] : [])]);
+    // HEAD is served wherever GET is (RFC 9110 9.3.2), /graphql and the stream included; OPTIONS on every path (the contract's one rule).
+    const declared = new Set([...p.methods, 'OPTIONS', ...(p.methods.has('GET') ? ['HEAD'] : [])]);
     const answers = new Map<string, Received>();
     for (const method of METHODS) {
       const withBody = ['POST', 'PUT', 'PATCH'].includes(method);
