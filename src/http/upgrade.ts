@@ -1,37 +1,73 @@
 /**
+ * The server's 'upgrade' event, before any WebSocket endpoint sees it.
+ *
  * Requests that carry an `Upgrade` header but are not a WebSocket handshake (`curl --http2`
- * sends `Upgrade: h2c` on a plain GET). Once the server listens for 'upgrade' (the
+ * sends `Upgrade: h2c` on a plain GET): once the server listens for 'upgrade' (the
  * WebSocket endpoints do, realtime/index.ts), node:http hands every request with an
  * `Upgrade` header to that listener, detached from the HTTP parser: without more, such a
  * request would never reach the pipeline. RFC 9110 7.8 lets a server ignore `Upgrade`, and
- * that is what the service does: the request is given back to node:http as it was sent,
- * minus `Upgrade`, the `upgrade` token of `Connection` and `HTTP2-Settings`, and is
- * served by the pipeline like any other (body, keep-alive and all).
+ * that is what the service does: the request's head is written again without `Upgrade`,
+ * the `upgrade` token of `Connection` and `HTTP2-Settings`, put back in front of the bytes
+ * that followed it, and the socket is handed to node:http as a new connection, so the
+ * pipeline serves it like any other (body, keep-alive and all).
  *
- * Known limit: a client that pipelines such a request behind another whose answer is
- * still being written loses the connection (node:http cannot attach a second parser to
- * a socket with a response in flight); browsers and curl do not pipeline.
+ * Two guards keep the head that node:http parses again the head the client sent:
+ * - node:http keeps only so many fields in `rawHeaders` (1,023 on Node 20 by default,
+ *   fewer with `maxHeadersCount`) but framed the request with all of them: a head written
+ *   from a truncated list could lose its `Content-Length` and turn the body into a second
+ *   request (smuggling). A request with REFEED_MAX_FIELDS fields or more (or as many as
+ *   `maxHeadersCount`) is refused 400 and its connection closed.
+ * - a request pipelined behind one whose response is still being written waits for that
+ *   response to finish: node:http attaches a new connection's responses to a socket only
+ *   when none is in flight, and would otherwise hold the new one forever.
  */
-import type { IncomingMessage, Server } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
+import { requestIdFor } from './finalize';
+import { PROBLEM_MEDIA_TYPE, refusal, type Refusal } from './problem';
+import { problemText } from './respond';
 
 /** A WebSocket opening handshake (RFC 6455 4.1): a GET whose `Upgrade` is `websocket`. Anything else ignores its `Upgrade`. */
 export function isWebSocketHandshake(req: IncomingMessage): boolean {
   return req.method === 'GET' && req.headers.upgrade?.trim().toLowerCase() === 'websocket';
 }
 
+/**
+ * A refusal written on the raw socket of an upgrade (there is no ServerResponse before
+ * one): the same problem+json bytes as every other refusal (respond.ts `problemText`),
+ * with the request id every answer carries; then the connection closes (destroyed once
+ * the answer is flushed, as ws does, so a client that never closes holds no socket).
+ */
+export function refuseOnSocket(req: IncomingMessage, socket: Duplex, r: Refusal): void {
+  const json = problemText(r);
+  const lines = [
+    `HTTP/1.1 ${r.problem.status} ${r.problem.title}`,
+    `X-Request-Id: ${requestIdFor(req.headers['x-request-id'])}`,
+    `Content-Type: ${PROBLEM_MEDIA_TYPE}`,
+    `Content-Length: ${Buffer.byteLength(json)}`,
+    'Connection: close',
+  ];
+  for (const [k, v] of Object.entries(r.headers ?? {})) lines.push(`${k}: ${v}`);
+  socket.once('finish', () => socket.destroy());
+  socket.end(`${lines.join('\r\n')}\r\n\r\n${json}`);
+}
+
 /** Connection options that only name the upgrade: dropped with it. */
 const UPGRADE_ONLY = /^(?:upgrade|http2-settings)$/i;
 
+/** Header fields a re-fed request may have: far below where node:http starts dropping them, far above what clients send. */
+export const REFEED_MAX_FIELDS = 500;
+
 /**
- * Serves `req` as an ordinary request on `server`: its head is written again without the
- * upgrade fields, put back in front of the bytes that followed it, and the socket is
- * handed to node:http as a new connection. Header values are written back in latin1, the
- * encoding node:http read them in, so they reach the parser byte for byte.
+ * Serves `req` as an ordinary request on `server` (see above). Header values are written
+ * back in latin1, the encoding node:http read them in, so they reach the parser byte for
+ * byte.
  */
 export function ignoreUpgrade(server: Server, req: IncomingMessage, socket: Duplex, head: Buffer): void {
-  const lines = [`${req.method ?? 'GET'} ${req.url ?? '/'} HTTP/${req.httpVersion}`];
   const raw = req.rawHeaders;
+  const max = Math.min(REFEED_MAX_FIELDS, server.maxHeadersCount || REFEED_MAX_FIELDS);
+  if (raw.length >= 2 * max) return refuseOnSocket(req, socket, refusal('BAD_REQUEST', `A request with Upgrade may carry fewer than ${max} header fields`));
+  const lines = [`${req.method ?? 'GET'} ${req.url ?? '/'} HTTP/${req.httpVersion}`];
   for (let i = 0; i + 1 < raw.length; i += 2) {
     const name = raw[i].toLowerCase();
     if (name === 'upgrade' || name === 'http2-settings') continue;
@@ -45,6 +81,14 @@ export function ignoreUpgrade(server: Server, req: IncomingMessage, socket: Dupl
     }
     lines.push(`${raw[i]}: ${raw[i + 1]}`);
   }
-  socket.unshift(Buffer.concat([Buffer.from(`${lines.join('\r\n')}\r\n\r\n`, 'latin1'), head]));
-  server.emit('connection', socket);
+  const refeed = () => {
+    if (socket.destroyed) return;
+    socket.unshift(Buffer.concat([Buffer.from(`${lines.join('\r\n')}\r\n\r\n`, 'latin1'), head]));
+    server.emit('connection', socket);
+  };
+  // The response node:http is still writing on this socket, if any (its own field: no public
+  // API names it). Its 'finish' listeners detach it from the socket before this one runs.
+  const inFlight = (socket as Duplex & { _httpMessage?: ServerResponse | null })._httpMessage;
+  if (inFlight) inFlight.once('finish', () => setImmediate(refeed));
+  else refeed();
 }

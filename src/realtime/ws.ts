@@ -19,7 +19,7 @@ import { parse as parseQuery } from 'node:querystring';
 import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer, type RawData } from 'ws';
 import type { Account, Store } from '../store';
-import { bearerTokenOf, isRefusal, requestIdFor, parseClientJson, problemText, PROBLEM_MEDIA_TYPE, refusal, refusalOf, shuttingDown, type Refusal } from '../http';
+import { bearerTokenOf, isRefusal, parseClientJson, refusal, refuseOnSocket, refusalOf, shuttingDown, type Refusal } from '../http';
 import { StoreUnavailableError } from '../store';
 import type { ErrorMessage, ServerMessage } from '../../generated/asyncapi/messages';
 import { validateClientMessage } from '../../generated/asyncapi/validators';
@@ -54,23 +54,8 @@ export interface WsDeps {
   onError?: (err: unknown) => void;
 }
 
-/**
- * An upgrade refused with a plain HTTP answer on the raw socket (there is no
- * ServerResponse before an upgrade): the same problem+json bytes as every other refusal
- * (http/respond.ts `problemText`), with the request id every answer carries.
- */
-function refuseUpgrade(req: IncomingMessage, socket: Duplex, r: Refusal): void {
-  const json = problemText(r);
-  const lines = [
-    `HTTP/1.1 ${r.problem.status} ${r.problem.title}`,
-    `X-Request-Id: ${requestIdFor(req.headers['x-request-id'])}`,
-    `Content-Type: ${PROBLEM_MEDIA_TYPE}`,
-    `Content-Length: ${Buffer.byteLength(json)}`,
-    'Connection: close',
-  ];
-  for (const [k, v] of Object.entries(r.headers ?? {})) lines.push(`${k}: ${v}`);
-  socket.end(`${lines.join('\r\n')}\r\n\r\n${json}`);
-}
+/** Messages of one connection waiting their turn before it stops reading (see `connection`). */
+export const MAX_QUEUED_MESSAGES = 64;
 
 const WS_KEY = /^[+/0-9A-Za-z]{22}==$/;
 
@@ -90,7 +75,7 @@ function handshakeRefusal(req: IncomingMessage): Refusal | undefined {
 
 /** ws's own refusals of what handshakeRefusal does not check (a malformed subprotocol list), as problems too. */
 function refuseAsProblem(wss: WebSocketServer): WebSocketServer {
-  wss.on('wsClientError', (err: Error, socket: Duplex, req: IncomingMessage) => refuseUpgrade(req, socket, refusal('BAD_REQUEST', err.message)));
+  wss.on('wsClientError', (err: Error, socket: Duplex, req: IncomingMessage) => refuseOnSocket(req, socket, refusal('BAD_REQUEST', err.message)));
   return wss;
 }
 
@@ -275,7 +260,7 @@ export class WsEndpoint {
       // since the client can retry.
       const known = refusalOf(err);
       if (!known) this.deps.onError?.(err);
-      if (!socket.destroyed && socket.writable) refuseUpgrade(req, socket, known ?? refusal('SERVICE_UNAVAILABLE', 'The service could not check the token: retry later', { 'Retry-After': '1' }));
+      if (!socket.destroyed && socket.writable) refuseOnSocket(req, socket, known ?? refusal('SERVICE_UNAVAILABLE', 'The service could not check the token: retry later', { 'Retry-After': '1' }));
       else socket.destroy();
     });
   }
@@ -284,26 +269,26 @@ export class WsEndpoint {
   private async upgradeInTurn(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
     const open = await this.deps.admission.turn(() => isOpen(socket));
     if (!isOpen(socket)) return void socket.destroy();
-    if (!open) return refuseUpgrade(req, socket, shuttingDown());
+    if (!open) return refuseOnSocket(req, socket, shuttingDown());
     return this.upgrade(req, socket, head);
   }
 
   private async upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://localhost');
     const mounted = this.mounted.get(url.pathname);
-    if (url.pathname !== WS_PATH && !mounted) return refuseUpgrade(req, socket, refusal('NOT_FOUND', `No WebSocket endpoint at ${url.pathname}`));
+    if (url.pathname !== WS_PATH && !mounted) return refuseOnSocket(req, socket, refusal('NOT_FOUND', `No WebSocket endpoint at ${url.pathname}`));
     const badHandshake = handshakeRefusal(req);
-    if (badHandshake) return refuseUpgrade(req, socket, badHandshake);
+    if (badHandshake) return refuseOnSocket(req, socket, badHandshake);
     // The service's one bearer rule (http/auth.ts): the header, else one `access_token` (a repeated one is no token, as on SSE).
     const token = bearerTokenOf(req.headers.authorization, parseQuery(url.search.slice(1)).access_token);
     if (mounted) return this.upgradeMounted(mounted, token, req, socket, head);
     const account = await this.deps.authenticate(token);
-    if (isRefusal(account)) return refuseUpgrade(req, socket, account);
+    if (isRefusal(account)) return refuseOnSocket(req, socket, account);
     const sinceParam = url.searchParams.get('since');
-    if (sinceParam !== null && !SEQ_TEXT.test(sinceParam)) return refuseUpgrade(req, socket, refusal('BAD_REQUEST', 'since must be a non-negative integer'));
-    if (this.deps.admission.isClosed) return refuseUpgrade(req, socket, shuttingDown());
+    if (sinceParam !== null && !SEQ_TEXT.test(sinceParam)) return refuseOnSocket(req, socket, refusal('BAD_REQUEST', 'since must be a non-negative integer'));
+    if (this.deps.admission.isClosed) return refuseOnSocket(req, socket, shuttingDown());
     const admitted = this.deps.limiter.take();
-    if (!admitted.ok) return refuseUpgrade(req, socket, refusal('SERVICE_UNAVAILABLE', 'Too many new connections: retry later', { 'Retry-After': String(admitted.retryAfterS) }));
+    if (!admitted.ok) return refuseOnSocket(req, socket, refusal('SERVICE_UNAVAILABLE', 'Too many new connections: retry later', { 'Retry-After': String(admitted.retryAfterS) }));
     const since = sinceParam === null ? undefined : Number(sinceParam);
     this.wss.handleUpgrade(req, socket, head, (ws) => this.connection(ws, socket, account, since));
   }
@@ -317,12 +302,12 @@ export class WsEndpoint {
     let account: Account | undefined;
     if (token !== undefined) {
       const found = await this.deps.authenticate(token);
-      if (isRefusal(found)) return refuseUpgrade(req, socket, found);
+      if (isRefusal(found)) return refuseOnSocket(req, socket, found);
       account = found;
     }
-    if (this.deps.admission.isClosed) return refuseUpgrade(req, socket, shuttingDown());
+    if (this.deps.admission.isClosed) return refuseOnSocket(req, socket, shuttingDown());
     const admitted = this.deps.limiter.take();
-    if (!admitted.ok) return refuseUpgrade(req, socket, refusal('SERVICE_UNAVAILABLE', 'Too many new connections: retry later', { 'Retry-After': String(admitted.retryAfterS) }));
+    if (!admitted.ok) return refuseOnSocket(req, socket, refusal('SERVICE_UNAVAILABLE', 'Too many new connections: retry later', { 'Retry-After': String(admitted.retryAfterS) }));
     wss.handleUpgrade(req, socket, head, (ws) => {
       const outbox = new Outbox(ws, socket, this.deps);
       const closeListeners: ((code: number, reason: string) => void)[] = [];
@@ -382,8 +367,15 @@ export class WsEndpoint {
     // hub (ack and replay), and an unsubscribe or subscribe sent right behind it must find it
     // done, not race it (an unsubscribe would answer not_subscribed, or seq 0, and the
     // subscribe would then go live after all).
+    // The queue is bounded: with MAX_QUEUED_MESSAGES waiting the connection stops reading (so
+    // TCP holds the client back) until half of them are handled.
     let handled: Promise<void> = Promise.resolve();
+    let queued = 0;
+    const done = () => {
+      if (--queued <= MAX_QUEUED_MESSAGES / 2 && ws.isPaused) ws.resume();
+    };
     ws.on('message', (data, isBinary) => {
+      if (++queued >= MAX_QUEUED_MESSAGES) ws.pause();
       handled = handled
         .then(() => this.onMessage(conn, data, isBinary))
         .catch((err: unknown) => {
@@ -391,7 +383,8 @@ export class WsEndpoint {
           if (err instanceof StoreUnavailableError) return conn.error(null, 'unavailable', 'The store is unavailable: subscribe again later');
           this.deps.onError?.(err);
           conn.error(null, 'internal', 'The message could not be handled');
-        });
+        })
+        .then(done);
     });
     ws.on('close', () => {
       outbox.stop();

@@ -4,6 +4,8 @@
  * accept limiter and shutdown. Ring size here: REPLAY_RATE 1 x REPLAY_WINDOW_S 5 = 5.
  */
 import { request } from 'node:http';
+import { WebSocket } from 'ws';
+import { MAX_QUEUED_MESSAGES } from '../../src/realtime/ws';
 import fc from 'fast-check';
 import { startTestServer, type TestServer } from '../support/server';
 import { createOrder, openSse, openWs, touch, WsClient } from '../support/streams';
@@ -411,6 +413,40 @@ describe('WebSocket /orders', () => {
       ['subscribed', 2],
     ]);
     c.ws.close();
+  });
+
+  it('stops reading a connection whose queued messages reach MAX_QUEUED_MESSAGES, and reads on once they are handled', async () => {
+    const orders = await Promise.all(Array.from({ length: 3 }, () => createOrder(srv)));
+    const c = await ws(srv);
+    // The first subscribe's store read is held, so every message behind it waits in the queue.
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    const getOrder = srv.store.getOrder.bind(srv.store);
+    const late = jest.spyOn(srv.store, 'getOrder').mockImplementationOnce(async (account, orderId) => {
+      await held;
+      return getOrder(account, orderId);
+    });
+    const pause = jest.spyOn(WebSocket.prototype, 'pause');
+    const resume = jest.spyOn(WebSocket.prototype, 'resume');
+    try {
+      const sent = MAX_QUEUED_MESSAGES + 20;
+      // One subscribe per order, then bad messages: each is answered in its turn.
+      for (const o of orders) c.send({ type: 'subscribe', channel: `order:${o.id}` });
+      for (let i = orders.length; i < sent; i++) c.send('not json');
+      while (pause.mock.calls.length === 0) await new Promise((r) => setImmediate(r));
+      expect(resume).not.toHaveBeenCalled();
+      release();
+      await c.until((m) => m.length >= sent);
+      expect(resume).toHaveBeenCalled();
+      expect(c.messages.slice(0, 3).map((m) => [m.type, m.channel])).toEqual(orders.map((o) => ['subscribed', `order:${o.id}`]));
+      expect(c.messages.slice(3).every((m) => m.type === 'error' && m.code === 'bad_message')).toBe(true);
+    } finally {
+      release();
+      late.mockRestore();
+      pause.mockRestore();
+      resume.mockRestore();
+      c.ws.close();
+    }
   });
 });
 

@@ -24,9 +24,14 @@ class Wire {
   private buffered = Buffer.alloc(0);
   private waiting?: () => void;
   private closed = false;
+  private ended = false;
   private constructor(private readonly socket: Socket) {
     socket.on('data', (d: Buffer) => {
       this.buffered = Buffer.concat([this.buffered, d]);
+      this.waiting?.();
+    });
+    socket.on('end', () => {
+      this.ended = true;
       this.waiting?.();
     });
     socket.on('close', () => {
@@ -38,13 +43,20 @@ class Wire {
   static open(url: string): Promise<Wire> {
     const { hostname, port } = new URL(url);
     return new Promise((resolve, reject) => {
-      const socket = connect(Number(port), hostname, () => resolve(new Wire(socket)));
+      // allowHalfOpen: the client keeps its side open after the server's FIN, as a careless client would.
+      const socket = connect({ port: Number(port), host: hostname, allowHalfOpen: true }, () => resolve(new Wire(socket)));
+      socket.on('error', () => undefined); // a reset after the server closed is expected below
       socket.once('error', reject);
     });
   }
 
   async exchange(request: string): Promise<Answer> {
     this.socket.write(request);
+    return this.next();
+  }
+
+  /** The next answer on the connection. */
+  async next(): Promise<Answer> {
     for (;;) {
       const answer = this.take();
       if (answer) return answer;
@@ -66,9 +78,28 @@ class Wire {
     return { status: Number(statusLine.split(' ')[1]), headers, body };
   }
 
+  /** Bytes read and not taken as an answer. */
+  rest(): string {
+    return this.buffered.toString('latin1');
+  }
+
+  /** Resolves once the server has ended its side (its FIN came); the client keeps its own open. */
+  async endedByServer(): Promise<void> {
+    while (!this.ended && !this.closed) await new Promise<void>((r) => (this.waiting = r));
+  }
+
   close(): void {
     this.socket.destroy();
   }
+}
+
+/**
+ * Waits until the server holds no more connections than `before`, checking after each
+ * turn of the event loop (a socket the server destroyed leaves its count in the next one):
+ * a socket it only half closed would stay counted as long as the client keeps its side open.
+ */
+async function serverLetGo(before: number): Promise<void> {
+  while ((await s.connections()) > before) await new Promise((r) => setImmediate(r));
 }
 
 const host = () => `Host: ${new URL(s.url).host}`;
@@ -142,5 +173,53 @@ describe('a WebSocket handshake with bad fields', () => {
         wire.close();
       }
     }
+  });
+});
+
+describe('the re-fed head is the head the client sent', () => {
+  it('a request with as many header fields as node:http may drop is refused 400 and its connection closed, never split in two (generated)', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 500, max: 2400 }), fc.constantFrom('/orders', '/healthz', '/smuggled'), async (fillers, smuggled) => {
+        const before = await s.connections();
+        const wire = await Wire.open(s.url);
+        try {
+          const second = `GET ${smuggled} HTTP/1.1\r\n${host()}\r\n\r\n`;
+          const filler = 'a: b\r\n'.repeat(fillers);
+          const answer = await wire.exchange(`POST /orders HTTP/1.1\r\n${host()}\r\nConnection: Upgrade\r\nUpgrade: h2c\r\n${filler}Content-Length: ${second.length}\r\n\r\n${second}`);
+          expect(answer.status).toBe(400);
+          expect(answer.headers['content-type']).toBe('application/problem+json');
+          await wire.endedByServer();
+          expect(wire.rest()).toBe(''); // no second answer
+          await serverLetGo(before);
+        } finally {
+          wire.close();
+        }
+      }),
+      { numRuns: 5 },
+    );
+  });
+
+  it('a request pipelined behind one still being answered waits its turn, then is answered', async () => {
+    const wire = await Wire.open(s.url);
+    try {
+      const first = await wire.exchange(`GET /orders?limit=1 HTTP/1.1\r\n${host()}\r\n${auth()}\r\n\r\nGET /orders?limit=2 HTTP/1.1\r\n${host()}\r\n${auth()}\r\nConnection: Upgrade\r\nUpgrade: h2c\r\n\r\n`);
+      expect(first.status).toBe(200);
+      const second = await wire.next();
+      expect(second.status).toBe(200);
+      expect(second.headers['x-request-id']).toBeTruthy();
+    } finally {
+      wire.close();
+    }
+  });
+
+  it('a refused upgrade closes its connection even when the client keeps its side open', async () => {
+    const before = await s.connections();
+    const wire = await Wire.open(s.url);
+    const answer = await wire.exchange(`GET /orders HTTP/1.1\r\n${host()}\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\n\r\n`);
+    expect(answer.status).toBe(400);
+    await wire.endedByServer();
+    // The client still holds its side open: the server has let the socket go all the same.
+    await serverLetGo(before);
+    wire.close();
   });
 });

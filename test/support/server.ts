@@ -65,6 +65,8 @@ export interface TestServer {
   tokenFor(name: string): Promise<string>;
   /** fetch with Alice's token unless headers say otherwise. */
   fetch(path: string, init?: RequestInit & { as?: 'alice' | 'bob' | 'anonymous' }): Promise<Response>;
+  /** The TCP connections the server holds open (net.Server getConnections): upgraded and refused sockets included. */
+  connections(): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -132,6 +134,7 @@ export async function startTestServer(env: Record<string, string> = {}, deps: Pi
     },
     realtime,
     app,
+    connections: () => new Promise<number>((resolve, reject) => server.getConnections((err, n) => (err ? reject(err) : resolve(n)))),
     async close() {
       realtime.close();
       server.closeAllConnections();
