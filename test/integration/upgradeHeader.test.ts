@@ -186,8 +186,9 @@ describe('the re-fed head is the head the client sent', () => {
           const second = `GET ${smuggled} HTTP/1.1\r\n${host()}\r\n\r\n`;
           const filler = 'a: b\r\n'.repeat(fillers);
           const answer = await wire.exchange(`POST /orders HTTP/1.1\r\n${host()}\r\nConnection: Upgrade\r\nUpgrade: h2c\r\n${filler}Content-Length: ${second.length}\r\n\r\n${second}`);
-          expect(answer.status).toBe(400);
-          expect(answer.headers['content-type']).toBe('application/problem+json');
+          // Ours: 400 problem+json. Node 22 refuses the longest lists itself (431, no body) before any code of ours runs.
+          expect([400, 431]).toContain(answer.status);
+          if (answer.status === 400) expect(answer.headers['content-type']).toBe('application/problem+json');
           await wire.endedByServer();
           expect(wire.rest()).toBe(''); // no second answer
           await serverLetGo(before);
