@@ -228,11 +228,10 @@ export function graphqlEngine(deps: GraphqlEngineDeps): GraphqlEngine {
    * getVariableValues, as execution will): the cost and `first` rules and the cost budget
    * read these, so a value execution would refuse (2147483648 or 1e20 for an Int) is the
    * client's BAD_USER_INPUT, as at execution, not a verdict on a number that never runs.
-   * The variables as sent when the document declares none, or names no operation (that is
-   * answered after the limit rules).
+   * The variables as sent when the operation declares none, or when no operation is
+   * selected (`op` null or undefined: answered after the limit rules).
    */
-  function coerceVariables(document: DocumentNode, params: RequestParams): { ok: true; values: RequestParams['variables'] } | { ok: false; errors: readonly GraphQLError[] } {
-    const op = getOperationAST(document, params.operationName);
+  function coerceVariables(op: OperationDefinitionNode | null | undefined, params: RequestParams): { ok: true; values: RequestParams['variables'] } | { ok: false; errors: readonly GraphQLError[] } {
     if (!op?.variableDefinitions?.length) return { ok: true, values: params.variables };
     const result = getVariableValues(schema, op.variableDefinitions, params.variables ?? {}, { maxErrors: 25 });
     return result.errors ? { ok: false, errors: result.errors } : { ok: true, values: result.coerced };
@@ -251,14 +250,14 @@ export function graphqlEngine(deps: GraphqlEngineDeps): GraphqlEngine {
       const prepared = documents.prepare(resolved.text);
       if (!prepared.ok) return errorResponse(accept, 400, GRAPHQL_CODES.PARSE_FAILED, prepared.parseError.message);
       const { document } = prepared;
-      const coerced = prepared.errors.length > 0 ? undefined : coerceVariables(document, params);
+      const op = getOperationAST(document, params.operationName);
+      const coerced = prepared.errors.length > 0 ? undefined : coerceVariables(op, params);
       if (coerced && !coerced.ok) return [errorsBody(coerced.errors, GRAPHQL_CODES.BAD_USER_INPUT), { status: 400, statusText: 'Bad Request', headers: { 'content-type': mediaTypeFor(accept) } }];
       const variables = coerced?.values;
       const errors = prepared.errors.length > 0 ? prepared.errors : documents.limitErrors(prepared, variables, () => limitRules(variables));
       if (errors.length > 0) {
         return [errorsBody(errors, GRAPHQL_CODES.VALIDATION_FAILED), { status: 400, statusText: 'Bad Request', headers: { 'content-type': mediaTypeFor(accept) } }];
       }
-      const op = getOperationAST(document, params.operationName);
       if (!op) {
         return errorResponse(accept, 400, GRAPHQL_CODES.BAD_REQUEST, params.operationName ? `No operation named '${params.operationName}'` : 'operationName is required for a document with several operations');
       }
@@ -354,13 +353,13 @@ export function graphqlEngine(deps: GraphqlEngineDeps): GraphqlEngine {
     const prepared = documents.prepare(resolved.text);
     if (!prepared.ok) return refused(GRAPHQL_CODES.PARSE_FAILED, prepared.parseError.message);
     const { document } = prepared;
-    const coerced = prepared.errors.length > 0 ? undefined : coerceVariables(document, params);
+    const op = getOperationAST(document, params.operationName);
+    const coerced = prepared.errors.length > 0 ? undefined : coerceVariables(op, params);
     if (coerced && !coerced.ok) return { ok: false, errors: coerced.errors.map((e) => new GraphQLError(e.message, { nodes: e.nodes, extensions: { ...e.extensions, code: GRAPHQL_CODES.BAD_USER_INPUT } })) };
     const variables = coerced?.values;
     const errors = prepared.errors.length > 0 ? prepared.errors : documents.limitErrors(prepared, variables, () => limitRules(variables));
     if (errors.length > 0)
       return { ok: false, errors: errors.map((e) => (e.extensions?.code ? e : new GraphQLError(e.message, { nodes: e.nodes, extensions: { ...e.extensions, code: GRAPHQL_CODES.VALIDATION_FAILED } }))) };
-    const op = getOperationAST(document, params.operationName);
     if (!op) return refused(GRAPHQL_CODES.BAD_REQUEST, params.operationName ? `No operation named '${params.operationName}'` : 'operationName is required for a document with several operations');
     if (op.operation !== OperationTypeNode.SUBSCRIPTION) return refused(GRAPHQL_CODES.BAD_REQUEST, 'Only subscriptions are served over WebSocket: send queries and mutations to POST /graphql');
     if (resolved.register) await deps.registry.set(resolved.register, resolved.text);

@@ -61,16 +61,18 @@ export interface ConditionalRequest {
   current: { selected: string; all: () => readonly string[] };
 }
 
+/** If-Match (13.1.1): `*`, or a listed tag strongly matching one of `current` (called only for a list); an unparseable field fails. */
+function ifMatchHolds(ifMatch: string, current: () => readonly string[]): boolean {
+  const c = parseTagCondition(ifMatch);
+  if ('invalid' in c) return false;
+  if (c.any) return true;
+  const all = current();
+  return c.tags.some((t) => all.some((cur) => strongMatch(t, parseTag(cur))));
+}
+
 /** RFC 9110 13.2.2, steps 1 and 3 (this service has no Last-Modified validators). */
 export function evaluate(req: ConditionalRequest): Outcome {
-  if (req.ifMatch !== undefined) {
-    const c = parseTagCondition(req.ifMatch);
-    if ('invalid' in c) return 'precondition_failed';
-    if (!c.any) {
-      const all = req.current.all();
-      if (!c.tags.some((t) => all.some((cur) => strongMatch(t, parseTag(cur))))) return 'precondition_failed';
-    }
-  }
+  if (req.ifMatch !== undefined && !ifMatchHolds(req.ifMatch, () => req.current.all())) return 'precondition_failed';
   if (req.ifNoneMatch !== undefined) {
     const c = parseTagCondition(req.ifNoneMatch);
     // A read validates the representation the cache holds; a write is refused when the
@@ -100,12 +102,7 @@ const NOT_MODIFIED_FIELDS = ['ETag', 'Cache-Control', 'Content-Location', 'Date'
  * If-Match is judged on it too (13.2.2: If-Match comes before If-None-Match).
  */
 export function readMatches(ifMatch: string, etag: string | undefined): boolean {
-  const c = parseTagCondition(ifMatch);
-  if ('invalid' in c) return false;
-  if (c.any) return true;
-  if (etag === undefined) return false;
-  const current = parseTag(etag);
-  return c.tags.some((t) => strongMatch(t, current));
+  return ifMatchHolds(ifMatch, () => (etag === undefined ? [] : [etag]));
 }
 
 /**

@@ -366,9 +366,8 @@ export class WsEndpoint {
     // One message after another, in the order sent: a subscribe waits for the store and the
     // hub (ack and replay), and an unsubscribe or subscribe sent right behind it must find it
     // done, not race it (an unsubscribe would answer not_subscribed, or seq 0, and the
-    // subscribe would then go live after all).
-    // The queue is bounded: with MAX_QUEUED_MESSAGES waiting the connection stops reading (so
-    // TCP holds the client back) until half of them are handled.
+    // subscribe would then go live after all). The queue is bounded: with MAX_QUEUED_MESSAGES
+    // waiting the connection stops reading (so TCP holds the client back) until half are handled.
     let handled: Promise<void> = Promise.resolve();
     let queued = 0;
     const done = () => {
@@ -421,8 +420,7 @@ export class WsEndpoint {
     if (conn.subs.has(orderId)) return conn.error(msg.channel, 'already_subscribed', 'Already subscribed to this channel');
     const order = await this.deps.store.getOrder(conn.account.id, orderId);
     if (!order) return conn.error(msg.channel, 'not_found', 'No such order'); // another account's order looks missing
-    if (!conn.open) return; // closed while the store answered
-    if (conn.subs.has(orderId)) return conn.error(msg.channel, 'already_subscribed', 'Already subscribed to this channel');
+    if (!conn.open) return; // closed while the store answered (messages run one at a time: no other subscribe came in between)
     const channel = topicOf(orderId);
     const sub = new WsSubscription(conn, orderId, channel);
     conn.subs.set(orderId, sub);

@@ -102,6 +102,16 @@ async function serverLetGo(before: number): Promise<void> {
   while ((await s.connections()) > before) await new Promise((r) => setImmediate(r));
 }
 
+/** Opens a raw connection, hands it to `use`, and closes it whatever happens. */
+async function onWire(use: (wire: Wire) => Promise<void>): Promise<void> {
+  const wire = await Wire.open(s.url);
+  try {
+    await use(wire);
+  } finally {
+    wire.close();
+  }
+}
+
 const host = () => `Host: ${new URL(s.url).host}`;
 const auth = () => `Authorization: Bearer ${s.alice.token}`;
 
@@ -112,8 +122,7 @@ describe('a request whose Upgrade is not a WebSocket handshake', () => {
   it('is served as plain HTTP: a create with its body, then a read and a list on the same connection (generated)', async () => {
     await fc.assert(
       fc.asyncProperty(notWebSocket, fc.constantFrom('Upgrade', 'Upgrade, HTTP2-Settings', 'keep-alive, Upgrade'), async (upgrade, connection) => {
-        const wire = await Wire.open(s.url);
-        try {
+        await onWire(async (wire) => {
           const body = JSON.stringify({ items: [{ sku: 'UP', quantity: 1, unit_price_cents: 100 }] });
           const upgradeFields = `Connection: ${connection}\r\nUpgrade: ${upgrade}\r\nHTTP2-Settings: AAMAAABkAAQCAAAAAAIAAAAA\r\n`;
           const created = await wire.exchange(`POST /orders HTTP/1.1\r\n${host()}\r\n${auth()}\r\n${upgradeFields}Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
@@ -127,26 +136,21 @@ describe('a request whose Upgrade is not a WebSocket handshake', () => {
           const list = await wire.exchange(`GET /orders?limit=1 HTTP/1.1\r\n${host()}\r\n${auth()}\r\n\r\n`);
           expect(list.status).toBe(200);
           expect(JSON.parse(list.body)).toHaveProperty('orders');
-        } finally {
-          wire.close();
-        }
+        });
       }),
       { numRuns: 20 },
     );
   });
 
   it('on a WebSocket path, a POST carrying Upgrade: websocket is served as the POST it is', async () => {
-    const wire = await Wire.open(s.url);
-    try {
+    await onWire(async (wire) => {
       const body = JSON.stringify({ query: '{ __typename }' });
       const answer = await wire.exchange(
         `POST /graphql HTTP/1.1\r\n${host()}\r\n${auth()}\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
       );
       expect(answer.status).toBe(200);
       expect(JSON.parse(answer.body)).toEqual({ data: { __typename: 'Query' } });
-    } finally {
-      wire.close();
-    }
+    });
   });
 });
 
@@ -161,17 +165,14 @@ describe('a WebSocket handshake with bad fields', () => {
   ];
   it.each(cases)('%s: 400 problem+json with a request id, on /orders and /graphql', async (_what, fields, extra = {}) => {
     for (const path of ['/orders', '/graphql']) {
-      const wire = await Wire.open(s.url);
-      try {
+      await onWire(async (wire) => {
         const answer = await wire.exchange(`GET ${path} HTTP/1.1\r\n${host()}\r\n${auth()}\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n${fields}\r\n`);
         expect(answer.status).toBe(400);
         expect(answer.headers['content-type']).toBe('application/problem+json');
         expect(answer.headers['x-request-id']).toBeTruthy();
         expect(answer.headers).toMatchObject(extra);
         expect(JSON.parse(answer.body)).toMatchObject({ status: 400, code: 'BAD_REQUEST' });
-      } finally {
-        wire.close();
-      }
+      });
     }
   });
 });
@@ -181,8 +182,7 @@ describe('the re-fed head is the head the client sent', () => {
     await fc.assert(
       fc.asyncProperty(fc.integer({ min: 500, max: 2400 }), fc.constantFrom('/orders', '/healthz', '/smuggled'), async (fillers, smuggled) => {
         const before = await s.connections();
-        const wire = await Wire.open(s.url);
-        try {
+        await onWire(async (wire) => {
           const second = `GET ${smuggled} HTTP/1.1\r\n${host()}\r\n\r\n`;
           const filler = 'a: b\r\n'.repeat(fillers);
           const answer = await wire.exchange(`POST /orders HTTP/1.1\r\n${host()}\r\nConnection: Upgrade\r\nUpgrade: h2c\r\n${filler}Content-Length: ${second.length}\r\n\r\n${second}`);
@@ -192,35 +192,30 @@ describe('the re-fed head is the head the client sent', () => {
           await wire.endedByServer();
           expect(wire.rest()).toBe(''); // no second answer
           await serverLetGo(before);
-        } finally {
-          wire.close();
-        }
+        });
       }),
       { numRuns: 5 },
     );
   });
 
   it('a request pipelined behind one still being answered waits its turn, then is answered', async () => {
-    const wire = await Wire.open(s.url);
-    try {
+    await onWire(async (wire) => {
       const first = await wire.exchange(`GET /orders?limit=1 HTTP/1.1\r\n${host()}\r\n${auth()}\r\n\r\nGET /orders?limit=2 HTTP/1.1\r\n${host()}\r\n${auth()}\r\nConnection: Upgrade\r\nUpgrade: h2c\r\n\r\n`);
       expect(first.status).toBe(200);
       const second = await wire.next();
       expect(second.status).toBe(200);
       expect(second.headers['x-request-id']).toBeTruthy();
-    } finally {
-      wire.close();
-    }
+    });
   });
 
   it('a refused upgrade closes its connection even when the client keeps its side open', async () => {
     const before = await s.connections();
-    const wire = await Wire.open(s.url);
-    const answer = await wire.exchange(`GET /orders HTTP/1.1\r\n${host()}\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\n\r\n`);
-    expect(answer.status).toBe(400);
-    await wire.endedByServer();
-    // The client still holds its side open: the server has let the socket go all the same.
-    await serverLetGo(before);
-    wire.close();
+    await onWire(async (wire) => {
+      const answer = await wire.exchange(`GET /orders HTTP/1.1\r\n${host()}\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\n\r\n`);
+      expect(answer.status).toBe(400);
+      await wire.endedByServer();
+      // The client still holds its side open: the server has let the socket go all the same.
+      await serverLetGo(before);
+    });
   });
 });
