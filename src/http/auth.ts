@@ -16,25 +16,13 @@ export function bearerTokenOf(authorization: string | undefined, accessToken: un
 }
 
 /**
- * The auth cache's key of a token (its selector and the hash of its verifier: a known
- * selector with a wrong verifier never hits), or null when the token is not in our format.
- */
-function cacheKeyOf(token: string): { key: string; selector: string; sent: string } | null {
-  const parts = parseToken(token); // our exact format, or it cannot be valid
-  if (!parts) return null;
-  const sent = hashVerifier(parts.verifier);
-  return { key: `${parts.selector}.${sent}`, selector: parts.selector, sent };
-}
-
-/**
  * The account of a bearer `Authorization` header when the auth cache already knows it;
  * undefined for anything else (no or malformed token, a cache miss), which the caller
  * leaves to `resolveToken`. Synchronous: most requests of a client come after its first.
  */
 export function cachedAccount(authorization: string | undefined, cache: AuthCache): Account | undefined {
   const token = bearerTokenOf(authorization, undefined);
-  const key = token === undefined ? null : cacheKeyOf(token);
-  return key === null ? undefined : cache.get(key.key);
+  return token === undefined ? undefined : cache.get(token);
 }
 
 const CHALLENGE = 'Bearer realm="orderline"';
@@ -46,14 +34,13 @@ const CHALLENGE = 'Bearer realm="orderline"';
  */
 export async function resolveToken(token: string | undefined, store: Pick<Store, 'tokenBySelector'>, cache: AuthCache): Promise<Account | Refusal> {
   if (!token) return refusal('UNAUTHORIZED', 'A bearer token is required', { 'WWW-Authenticate': CHALLENGE });
-  const parsed = cacheKeyOf(token);
-  const invalid = () => refusal('UNAUTHORIZED', 'The bearer token is invalid', { 'WWW-Authenticate': `${CHALLENGE}, error="invalid_token"` });
-  if (parsed === null) return invalid();
-  const { key, selector, sent } = parsed;
-  const cached = cache.get(key);
+  const cached = cache.get(token);
   if (cached) return cached;
-  const found = await store.tokenBySelector(selector);
-  if (!found || !verifierMatches(found.verifierHash, sent)) return invalid();
-  cache.set(key, found.account);
+  const invalid = () => refusal('UNAUTHORIZED', 'The bearer token is invalid', { 'WWW-Authenticate': `${CHALLENGE}, error="invalid_token"` });
+  const parts = parseToken(token); // our exact format, or it cannot be valid
+  if (!parts) return invalid();
+  const found = await store.tokenBySelector(parts.selector);
+  if (!found || !verifierMatches(found.verifierHash, hashVerifier(parts.verifier))) return invalid();
+  cache.set(token, found.account);
   return found.account;
 }

@@ -8,10 +8,13 @@ export const AUTH_CACHE_MAX_BYTES = 4 * 1024 * 1024;
 const ENTRY_OVERHEAD = 64;
 
 /**
- * Token hash -> account, for a few seconds. Authentication is on every request, and
+ * Token -> account, for a few seconds. Authentication is on every request, and
  * the token lookup was the largest single cost of a cached GET (a SQLite join per
  * request); a short TTL bounds how long a changed account (pinned version) or a
- * revoked token stays visible. Bounded in entries and bytes by lru-cache (least
+ * revoked token stays visible. Keyed by the token as sent (only a token that resolved is
+ * ever set, so a wrong verifier never hits): hashing its verifier for the key cost about
+ * 1 µs of every request, and the cache holds the token no longer than the request did
+ * plus the TTL; the store keeps only verifier hashes. Bounded in entries and bytes by lru-cache (least
  * recently used first); a TTL of 0 caches nothing (lru-cache would read 0 as "forever").
  */
 export class AuthCache {
@@ -38,12 +41,12 @@ export class AuthCache {
     return this.lru?.size ?? 0;
   }
 
-  get(tokenHash: string): Account | undefined {
-    return this.lru?.get(tokenHash);
+  get(token: string): Account | undefined {
+    return this.lru?.get(token);
   }
 
-  set(tokenHash: string, account: Account): void {
-    this.lru?.set(tokenHash, account);
+  set(token: string, account: Account): void {
+    this.lru?.set(token, account);
   }
 
   /** Forget everything (after an account changed, e.g. its pinned version). */
