@@ -144,6 +144,16 @@ const JSON_UTF8 = 'application/json; charset=utf-8';
  * before it (401, 413, an unreadable body) then fall back to application/json.
  */
 export function mediaTypeFor(accept: string | undefined): string {
+  // A client sends the same Accept on every request: the last answer is kept (a pure function of it).
+  if (accept === memo.accept && memo.type !== '') return memo.type;
+  const type = negotiateMediaType(accept);
+  memo.accept = accept;
+  memo.type = type;
+  return type;
+}
+const memo: { accept: string | undefined; type: string } = { accept: undefined, type: '' };
+
+function negotiateMediaType(accept: string | undefined): string {
   for (const entry of (accept || '*/*').replace(/\s/g, '').toLowerCase().split(',')) {
     const [type, ...params] = entry.split(';');
     const charset = params.find((p) => p.includes('charset=')) ?? 'charset=utf-8';
