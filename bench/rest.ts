@@ -22,8 +22,9 @@
  * - patch:  PATCH /orders/1 merge patch with a new note each request and If-Match: *
  *           (matches any revision, so every request is a real write on every side) ->
  *           If-Match check, revision bump, order.updated event, one transaction.
- * All sides authenticate a bearer token on every request (the service: split token,
- * verifier hash, auth cache; the peers: SHA-256 of the token, then an in-memory map).
+ * All sides authenticate a bearer token on every request, each through an in-memory map
+ * keyed by the token as sent (the service's auth cache; the peers' map), hashing it
+ * (SHA-256) only on a miss, to look up its stored hash.
  *
  * Environment: BENCH_STORE (sqlite; or postgres, all), BENCH_DATABASE_URL
  * (postgres://postgres@127.0.0.1:5432/test), BENCH_ROUNDS (3), BENCH_SECONDS (5),

@@ -253,11 +253,12 @@ export function openPeerStore(dir = process.env.DATA_DIR ?? '.'): PeerStore {
   return {
     account(authorization) {
       if (!authorization?.startsWith('Bearer ')) return undefined;
-      const h = hashToken(authorization.slice(7));
-      let id = cache.get(h);
+      // Cached by the token as sent, as the service's auth cache is: the hash only on a miss.
+      const token = authorization.slice(7);
+      let id = cache.get(token);
       if (id === undefined) {
-        id = tokenStmt.get(h)?.account_id;
-        if (id !== undefined) cache.set(h, id);
+        id = tokenStmt.get(hashToken(token))?.account_id;
+        if (id !== undefined) cache.set(token, id);
       }
       return id;
     },

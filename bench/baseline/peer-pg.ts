@@ -84,11 +84,12 @@ export async function openPgPeerStore(url = process.env.PEER_DATABASE_URL, schem
   return {
     async account(authorization) {
       if (!authorization?.startsWith('Bearer ')) return undefined;
-      const h = hashToken(authorization.slice(7));
-      let id = cache.get(h);
+      // Cached by the token as sent, as the service's auth cache is: the hash only on a miss.
+      const token = authorization.slice(7);
+      let id = cache.get(token);
       if (id === undefined) {
-        id = ((await pool.query<{ account_id: number }>({ name: 'peer_token', text: SQL.token, values: [h] })).rows[0] as { account_id: number } | undefined)?.account_id;
-        if (id !== undefined) cache.set(h, id);
+        id = ((await pool.query<{ account_id: number }>({ name: 'peer_token', text: SQL.token, values: [hashToken(token)] })).rows[0] as { account_id: number } | undefined)?.account_id;
+        if (id !== undefined) cache.set(token, id);
       }
       return id;
     },

@@ -32,14 +32,13 @@ const CATEGORIES: [name: string, test: (f: CallFrame) => boolean][] = [
   ['parse/validate (cache hit or miss)', (f) => /graphql\/documents/.test(f.url) || /graphql\/(language|validation)\//.test(f.url)],
   ['persisted step (APQ)', (f) => /graphql\/persisted|graphql\/registry|graphql\/lru/.test(f.url)],
   ['execution (graphql-js / graphql-jit + resolvers)', (f) => /graphql\/(execution|type|jsutils|utilities)\/|graphql-jit|graphql\/resolvers|graphql\/compiled/.test(f.url)],
-  ['graphql-http + our glue', (f) => /graphql-http|src\/graphql\/(http|outcome|request|respond)/.test(f.url)],
-  ['body read (raw-body)', (f) => /raw-body|iconv-lite|http\/body/.test(f.url)],
+  ['graphql-http + our glue', (f) => /graphql-http|src\/graphql\/(engine|route|outcome)/.test(f.url)],
+  ['body read and client JSON checks', (f) => /http\/(body|duplicateMembers)/.test(f.url)],
+  ['request pipeline (routing, finalize, metrics, log)', (f) => /src\/http\/|generated\/openapi\/routes|prom-client|pino/.test(f.url)],
   [
-    'Koa chain (koa, middleware, metrics, log)',
+    'Koa (what the contract does not declare)',
     (f) =>
-      /node_modules\/(koa|@koa|koa-compose|statuses|accepts|negotiator|type-is|mime|content-type|on-finished|http-errors|vary|cookies|delegates|only|encodeurl|escape-html|fresh)|src\/http\/|src\/app|src\/realtime|prom-client|pino/.test(
-        f.url,
-      ),
+      /node_modules\/(koa|@koa|koa-compose|statuses|accepts|negotiator|type-is|mime|content-type|on-finished|http-errors|vary|cookies|delegates|only|encodeurl|escape-html|fresh)|src\/app|src\/realtime/.test(f.url),
   ],
   ['garbage collection', (f) => f.functionName === '(garbage collector)'],
 ];
