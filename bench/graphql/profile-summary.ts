@@ -37,8 +37,7 @@ const CATEGORIES: [name: string, test: (f: CallFrame) => boolean][] = [
   ['request pipeline (routing, finalize, metrics, log)', (f) => /src\/http\/|generated\/openapi\/routes|prom-client|pino/.test(f.url)],
   [
     'Koa (what the contract does not declare)',
-    (f) =>
-      /node_modules\/(koa|@koa|koa-compose|statuses|accepts|negotiator|type-is|mime|content-type|on-finished|http-errors|vary|cookies|delegates|only|encodeurl|escape-html|fresh)|src\/app|src\/realtime/.test(f.url),
+    (f) => /node_modules\/(koa|@koa|koa-compose|statuses|accepts|negotiator|type-is|mime|content-type|on-finished|http-errors|vary|cookies|delegates|only|encodeurl|escape-html|fresh)|src\/app|src\/realtime/.test(f.url),
   ],
   ['garbage collection', (f) => f.functionName === '(garbage collector)'],
 ];
