@@ -22,13 +22,18 @@ export interface GraphqlRouteDeps {
 }
 
 export function graphqlRoute({ engine, finalizer, authenticate, bodyLimit }: GraphqlRouteDeps): TransportRoute {
-  /** The engine's answer through the one response writer. */
+  /**
+   * The engine's answer through the one response writer. Every answer names `Accept` in
+   * `Vary`: its media type is negotiated from it (application/graphql-response+json or
+   * application/json), so a cache keeping a GET's answer must not hand it to a client that
+   * asked for the other.
+   */
   function write(x: Exchange, [body, init]: Response): number {
     const headers = init.headers ?? {};
-    let vary: string | undefined;
+    let vary = 'Accept';
     for (const name in headers) {
       const value = headers[name];
-      if (name.toLowerCase() === 'vary') vary = value;
+      if (name.toLowerCase() === 'vary') vary = `${value}, Accept`;
       else x.fields.push(name, value);
     }
     return send(finalizer, x, init.status, vary, body ?? '');

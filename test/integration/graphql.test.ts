@@ -64,6 +64,19 @@ describe('GraphQL: execution and access', () => {
     expect(r.json).toEqual({ data: { viewer: { id: 'u1', name: 'Ada' }, user: { name: 'Brian' } } });
   });
 
+  it('names Accept in Vary on every answer, whose media type it chose (data, refusals, GET and POST)', async () => {
+    const q = '{ viewer { id } }';
+    for (const accept of ['application/json', 'application/graphql-response+json']) {
+      for (const r of [await t.post({ query: q }, { accept }), await t.post({ query: '{ nope }' }, { accept }), await t.post({ query: q }, { accept, token: null })]) {
+        expect(r.headers.get('content-type')).toMatch(new RegExp(`^${accept.replace('+', '\\+')};`));
+        expect(r.headers.get('vary')?.split(/\s*,\s*/).map((v) => v.toLowerCase())).toContain('accept');
+      }
+      const got = await fetch(`${t.srv.url}/graphql?query=${encodeURIComponent(q)}`, { headers: { authorization: `Bearer ${t.demo}`, accept } });
+      expect(got.headers.get('content-type')).toMatch(new RegExp(`^${accept.replace('+', '\\+')};`));
+      expect(got.headers.get('vary')?.split(/\s*,\s*/).map((v) => v.toLowerCase())).toContain('accept');
+    }
+  });
+
   it("reads orders only for the caller's account, through order(id) and User.orders", async () => {
     const mine = await t.post({ query: '{ viewer { orders(first: 2) { id status totalCents } } }' });
     expect(mine.json?.data).toEqual({ viewer: { orders: [{ id: '1', status: 'pending', totalCents: 3000 }, expect.objectContaining({ id: '2' })] } });
