@@ -69,11 +69,21 @@ describe('GraphQL: execution and access', () => {
     for (const accept of ['application/json', 'application/graphql-response+json']) {
       for (const r of [await t.post({ query: q }, { accept }), await t.post({ query: '{ nope }' }, { accept }), await t.post({ query: q }, { accept, token: null })]) {
         expect(r.headers.get('content-type')).toMatch(new RegExp(`^${accept.replace('+', '\\+')};`));
-        expect(r.headers.get('vary')?.split(/\s*,\s*/).map((v) => v.toLowerCase())).toContain('accept');
+        expect(
+          r.headers
+            .get('vary')
+            ?.split(/\s*,\s*/)
+            .map((v) => v.toLowerCase()),
+        ).toContain('accept');
       }
       const got = await fetch(`${t.srv.url}/graphql?query=${encodeURIComponent(q)}`, { headers: { authorization: `Bearer ${t.demo}`, accept } });
       expect(got.headers.get('content-type')).toMatch(new RegExp(`^${accept.replace('+', '\\+')};`));
-      expect(got.headers.get('vary')?.split(/\s*,\s*/).map((v) => v.toLowerCase())).toContain('accept');
+      expect(
+        got.headers
+          .get('vary')
+          ?.split(/\s*,\s*/)
+          .map((v) => v.toLowerCase()),
+      ).toContain('accept');
     }
   });
 
