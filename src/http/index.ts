@@ -18,7 +18,7 @@ export { authenticator, createPipeline, type TransportRoute } from './pipeline';
 export { isRefusal, problem, PROBLEM_MEDIA_TYPE, refusal, refusalOf, type Problem, type ProblemCode, type Refusal } from './problem';
 export { rateLimiter, type RateLimiter } from './rateLimit';
 export { problemText, send, sendProblem } from './respond';
-export { ignoreUpgrade, isWebSocketHandshake, refuseOnSocket } from './upgrade';
+export { answerClientErrors, ignoreUpgrade, isWebSocketHandshake, refuseOnSocket } from './upgrade';
 export { orderReads, restOperations, type OrderReads, type RestDeps, type HandlerContext, type AccountContext } from './rest';
 export { startIdempotencySweeper } from './rest/idempotency';
 export { acceptsType } from './rest/negotiate';

@@ -27,6 +27,7 @@ export const PROBLEMS = {
   NOT_FOUND: [404, 'Not found'],
   METHOD_NOT_ALLOWED: [405, 'Method not allowed'],
   NOT_ACCEPTABLE: [406, 'Not acceptable'],
+  REQUEST_TIMEOUT: [408, 'Request timeout'],
   CONFLICT: [409, 'Conflict'],
   IDEMPOTENCY_KEY_IN_USE: [409, 'Idempotency key in use'],
   PRECONDITION_FAILED: [412, 'Precondition failed'],
@@ -35,6 +36,7 @@ export const PROBLEMS = {
   IDEMPOTENCY_KEY_REUSED: [422, 'Idempotency key reused'],
   PRECONDITION_REQUIRED: [428, 'Precondition required'],
   RATE_LIMITED: [429, 'Too many requests'],
+  HEADER_FIELDS_TOO_LARGE: [431, 'Request header fields too large'],
   SERVICE_UNAVAILABLE: [503, 'Service unavailable'],
   INTERNAL: [500, 'Internal server error'],
 } as const satisfies Record<string, readonly [number, string]>;

@@ -21,10 +21,10 @@
  *   response to finish: node:http attaches a new connection's responses to a socket only
  *   when none is in flight, and would otherwise hold the new one forever.
  */
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { ServerResponse, type IncomingMessage, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { requestIdFor } from './finalize';
-import { PROBLEM_MEDIA_TYPE, refusal, type Refusal } from './problem';
+import { PROBLEM_MEDIA_TYPE, refusal, type ProblemCode, type Refusal } from './problem';
 import { problemText } from './respond';
 
 /** A WebSocket opening handshake (RFC 6455 4.1): a GET whose `Upgrade` is `websocket`. Anything else ignores its `Upgrade`. */
@@ -33,16 +33,16 @@ export function isWebSocketHandshake(req: IncomingMessage): boolean {
 }
 
 /**
- * A refusal written on the raw socket of an upgrade (there is no ServerResponse before
- * one): the same problem+json bytes as every other refusal (respond.ts `problemText`),
+ * A refusal written on a raw socket, where there is no ServerResponse: an upgrade, or a
+ * request node:http could not parse (`req` undefined: the id is a fresh one): the same problem+json bytes as every other refusal (respond.ts `problemText`),
  * with the request id every answer carries; then the connection closes (destroyed once
  * the answer is flushed, as ws does, so a client that never closes holds no socket).
  */
-export function refuseOnSocket(req: IncomingMessage, socket: Duplex, r: Refusal): void {
+export function refuseOnSocket(req: IncomingMessage | undefined, socket: Duplex, r: Refusal): void {
   const json = problemText(r);
   const lines = [
     `HTTP/1.1 ${r.problem.status} ${r.problem.title}`,
-    `X-Request-Id: ${requestIdFor(req.headers['x-request-id'])}`,
+    `X-Request-Id: ${requestIdFor(req?.headers['x-request-id'])}`,
     `Content-Type: ${PROBLEM_MEDIA_TYPE}`,
     `Content-Length: ${Buffer.byteLength(json)}`,
     'Connection: close',
@@ -91,4 +91,33 @@ export function ignoreUpgrade(server: Server, req: IncomingMessage, socket: Dupl
   const inFlight = (socket as Duplex & { _httpMessage?: ServerResponse | null })._httpMessage;
   if (inFlight) inFlight.once('finish', () => setImmediate(refeed));
   else refeed();
+}
+
+/** node:http's parse errors: the status node answers each with (its own body-less default), else 400. */
+const CLIENT_ERROR_STATUS: Readonly<Record<string, ProblemCode>> = {
+  HPE_HEADER_OVERFLOW: 'HEADER_FIELDS_TOO_LARGE',
+  HPE_CHUNK_EXTENSIONS_OVERFLOW: 'PAYLOAD_TOO_LARGE',
+  ERR_HTTP_REQUEST_TIMEOUT: 'REQUEST_TIMEOUT',
+};
+
+/**
+ * Requests node:http cannot parse (an unknown method, bad framing: a malformed chunk
+ * size, two Content-Lengths, Content-Length with Transfer-Encoding; a head over node's
+ * size limit; a request not sent in time) are answered as every other refusal is, as
+ * problem+json with a request id, instead of node's body-less `400 Bad Request`. The
+ * rest mirrors node's own handler: an answer only while no response has begun on the
+ * connection (a request whose body broke after its head was routed has its answer
+ * pending; it is not sent), and the connection closes, since what follows cannot be framed.
+ */
+export function answerClientErrors(server: Server): void {
+  server.on('clientError', (err: Error & { code?: string }, socket: Duplex) => {
+    const inFlight: unknown = Reflect.get(socket, '_httpMessage'); // node's response on this connection, if any
+    if (err.code === 'ECONNRESET' || !socket.writable || (inFlight instanceof ServerResponse && inFlight.headersSent)) {
+      socket.destroy();
+      return;
+    }
+    const code = (err.code !== undefined && CLIENT_ERROR_STATUS[err.code]) || 'BAD_REQUEST';
+    const detail = code === 'BAD_REQUEST' ? `The request is not well-formed HTTP/1.1 (${err.code ?? 'unparsable'})` : undefined;
+    refuseOnSocket(undefined, socket, refusal(code, detail));
+  });
 }

@@ -40,7 +40,7 @@ async function openTestStore(dir: string): Promise<{ store: Store; drop: () => P
     },
   };
 }
-import { Metrics } from '../../src/http';
+import { answerClientErrors, Metrics } from '../../src/http';
 import type { AuthCache, FieldReadTally } from '../../src/http';
 import type { Realtime } from '../../src/realtime';
 
@@ -101,6 +101,7 @@ export async function startTestServer(env: Record<string, string> = {}, deps: Pi
     ...deps,
   });
   const server: Server = createServer(listener);
+  answerClientErrors(server);
   realtime.attach(server);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const port = (server.address() as { port: number }).port;

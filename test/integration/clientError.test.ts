@@ -1,0 +1,116 @@
+/**
+ * Requests node:http cannot parse get a problem+json answer (with a request id), as every
+ * other refusal does, and the connection closes; the service goes on serving.
+ */
+import { connect } from 'node:net';
+import fc from 'fast-check';
+import { startTestServer, type TestServer } from '../support/server';
+
+let s: TestServer;
+beforeAll(async () => {
+  s = await startTestServer();
+});
+afterAll(() => s.close());
+
+/** Writes `bytes` on a fresh connection and reads until the server closes it. */
+function rawExchange(bytes: string): Promise<{ head: string; body: string }> {
+  const { hostname, port } = new URL(s.url);
+  return new Promise((resolve, reject) => {
+    const socket = connect({ port: Number(port), host: hostname }, () => socket.write(bytes));
+    const chunks: Buffer[] = [];
+    socket.on('data', (d: Buffer) => chunks.push(d));
+    socket.on('error', () => undefined); // a reset after the answer is fine: the answer is what is judged
+    socket.on('close', () => {
+      const all = Buffer.concat(chunks).toString('latin1');
+      const end = all.indexOf('\r\n\r\n');
+      if (end < 0) reject(new Error(`no answer: ${JSON.stringify(all)}`));
+      else resolve({ head: all.slice(0, end), body: all.slice(end + 4) });
+    });
+  });
+}
+
+const host = () => `Host: ${new URL(s.url).host}`;
+
+/** Requests node's parser refuses, generated: an unknown method, broken framing, a head over node's limit. */
+const unparsable = fc.oneof(
+  fc
+    .stringMatching(/^[A-Z]{3,10}$/)
+    .filter(
+      (m) =>
+        ![
+          'GET',
+          'HEAD',
+          'POST',
+          'PUT',
+          'PATCH',
+          'DELETE',
+          'OPTIONS',
+          'TRACE',
+          'CONNECT',
+          'PURGE',
+          'LOCK',
+          'UNLOCK',
+          'COPY',
+          'MOVE',
+          'MKCOL',
+          'SEARCH',
+          'BIND',
+          'LINK',
+          'UNBIND',
+          'UNLINK',
+          'REPORT',
+          'MERGE',
+          'NOTIFY',
+          'SUBSCRIBE',
+          'UNSUBSCRIBE',
+          'ACL',
+          'MKACTIVITY',
+          'CHECKOUT',
+          'PROPFIND',
+          'PROPPATCH',
+          'REBIND',
+          'MKCALENDAR',
+          'SOURCE',
+          'QUERY',
+          'PRI',
+          'DESCRIBE',
+          'ANNOUNCE',
+          'SETUP',
+          'PLAY',
+          'PAUSE',
+          'TEARDOWN',
+          'RECORD',
+          'REDIRECT',
+          'FLUSH',
+          'MSEARCH',
+          'GET_PARAMETER',
+          'SET_PARAMETER',
+        ].includes(m),
+    )
+    .map((m) => ({ wire: `${m} /orders HTTP/1.1\r\n${host()}\r\n\r\n`, status: [400] })),
+  fc.tuple(fc.integer({ min: 1, max: 99 }), fc.integer({ min: 100, max: 999 })).map(([a, b]) => ({ wire: `POST /orders HTTP/1.1\r\n${host()}\r\nContent-Length: ${a}\r\nContent-Length: ${b}\r\n\r\n`, status: [400] })),
+  fc.integer({ min: 1, max: 50 }).map((n) => ({ wire: `POST /orders HTTP/1.1\r\n${host()}\r\nContent-Length: ${n}\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n`, status: [400] })),
+  // Framing that breaks after the head was routed: the route's answer is pending, so the parse error answers.
+  fc.stringMatching(/^[g-z]{1,6}$/).map((size) => ({ wire: `POST /orders HTTP/1.1\r\n${host()}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n${size}\r\n{}\r\n0\r\n\r\n`, status: [400, 401] })),
+  fc.integer({ min: 20, max: 40 }).map((kb) => ({ wire: `GET /healthz HTTP/1.1\r\n${host()}\r\nX-Filler: ${'a'.repeat(kb * 1024)}\r\n\r\n`, status: [431] })),
+);
+
+describe('a request node:http cannot parse', () => {
+  it('is answered with problem+json and a request id, and the connection closes (generated)', async () => {
+    await fc.assert(
+      fc.asyncProperty(unparsable, async ({ wire, status }) => {
+        const { head, body } = await rawExchange(wire);
+        const got = Number(/^HTTP\/1\.1 (\d{3}) /.exec(head)?.[1]);
+        expect(status).toContain(got);
+        expect(head).toMatch(/\r\ncontent-type: application\/problem\+json/i);
+        expect(head).toMatch(/\r\nx-request-id: \S+/i);
+        const problem = JSON.parse(body) as { status: number; code: string };
+        expect(problem.status).toBe(got);
+        expect(typeof problem.code).toBe('string');
+      }),
+      { numRuns: 40 },
+    );
+    // And the service goes on serving.
+    expect((await fetch(`${s.url}/healthz`)).status).toBe(200);
+  });
+});
