@@ -8,7 +8,7 @@ import { connect, type AddressInfo } from 'node:net';
 import fc from 'fast-check';
 import { readRequestText } from './body';
 
-type Mode = 'whole' | 'arriving';
+type Mode = 'whole' | 'arriving' | 'gone';
 interface Outcome {
   status: number;
   text?: string;
@@ -23,6 +23,7 @@ beforeAll(async () => {
     const c = cases.get(String(req.headers['x-case']));
     if (!c) return res.writeHead(500).end();
     const read = async () => {
+      if (c.mode === 'gone') await new Promise((r) => (req.destroyed ? r(undefined) : req.once('close', r)));
       if (c.mode === 'whole') {
         // Every byte was written with the head; wait (turn by turn, no clock) until node's parser has the whole message.
         while (!req.complete) await new Promise((r) => setImmediate(r));
@@ -32,7 +33,7 @@ beforeAll(async () => {
       c.headRead();
       const got = await started;
       c.done(got);
-      res.writeHead(got.status).end();
+      if (!res.destroyed) res.writeHead(got.status).end();
     };
     read().catch((err: unknown) => c.done({ status: 500, text: String(err) })); // fails the property at once
   });
@@ -94,6 +95,19 @@ const expected = (body: Buffer, limit: number): Outcome => {
 };
 
 describe('readRequestText', () => {
+  it('answers 400, not never, when the client left before the body is read', async () => {
+    const { port } = server.address() as AddressInfo;
+    const id = String(next++);
+    const outcome = new Promise<Outcome>((resolve) => {
+      const socket = connect(port, '127.0.0.1');
+      socket.on('error', () => undefined);
+      cases.set(id, { mode: 'gone', limit: 1024, headRead: () => undefined, done: resolve });
+      // Half a body, then the client goes; the server reads only once the request is destroyed.
+      socket.write(`POST / HTTP/1.1\r\nHost: x\r\nX-Case: ${id}\r\nContent-Length: 10\r\n\r\n{"a"`, () => socket.destroy());
+    });
+    expect(await outcome).toEqual({ status: 400 });
+  });
+
   it('gives the same text or refusal for a whole message and a body still arriving, any framing (generated)', async () => {
     await fc.assert(
       fc.asyncProperty(

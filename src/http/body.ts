@@ -43,6 +43,8 @@ const UNREADABLE = 'unreadable';
  * (BENCHMARKS.md, GraphQL). body.test.ts holds both ways a body arrives to the same answers.
  */
 function bodyBytes(req: IncomingMessage, limit: number): Promise<Buffer | typeof TOO_LARGE | typeof UNREADABLE> {
+  // Already ended or destroyed (the client left while the request was being authenticated): no event would come.
+  if (!req.readable) return Promise.resolve(UNREADABLE);
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let received = 0;
