@@ -67,23 +67,16 @@ describe('GraphQL: execution and access', () => {
   it('names Accept in Vary on every answer, whose media type it chose (data, refusals, GET and POST)', async () => {
     const q = '{ viewer { id } }';
     for (const accept of ['application/json', 'application/graphql-response+json']) {
-      for (const r of [await t.post({ query: q }, { accept }), await t.post({ query: '{ nope }' }, { accept }), await t.post({ query: q }, { accept, token: null })]) {
-        expect(r.headers.get('content-type')).toMatch(new RegExp(`^${accept.replace('+', '\\+')};`));
-        expect(
-          r.headers
-            .get('vary')
-            ?.split(/\s*,\s*/)
-            .map((v) => v.toLowerCase()),
-        ).toContain('accept');
+      const answers = [
+        (await t.post({ query: q }, { accept })).headers,
+        (await t.post({ query: '{ nope }' }, { accept })).headers,
+        (await t.post({ query: q }, { accept, token: null })).headers,
+        (await fetch(`${t.srv.url}/graphql?query=${encodeURIComponent(q)}`, { headers: { authorization: `Bearer ${t.demo}`, accept } })).headers,
+      ];
+      for (const headers of answers) {
+        expect(headers.get('content-type')?.split(';')[0]).toBe(accept);
+        expect((headers.get('vary') ?? '').toLowerCase().split(/\s*,\s*/)).toContain('accept');
       }
-      const got = await fetch(`${t.srv.url}/graphql?query=${encodeURIComponent(q)}`, { headers: { authorization: `Bearer ${t.demo}`, accept } });
-      expect(got.headers.get('content-type')).toMatch(new RegExp(`^${accept.replace('+', '\\+')};`));
-      expect(
-        got.headers
-          .get('vary')
-          ?.split(/\s*,\s*/)
-          .map((v) => v.toLowerCase()),
-      ).toContain('accept');
     }
   });
 
