@@ -1,5 +1,7 @@
 /**
- * The server's 'upgrade' event, before any WebSocket endpoint sees it.
+ * What node:http hands over on the raw socket, before the pipeline: the server's 'upgrade'
+ * event, before any WebSocket endpoint sees it, and its 'clientError' event (a request it
+ * could not parse, `answerClientErrors` at the end). Both answer through `refuseOnSocket`.
  *
  * Requests that carry an `Upgrade` header but are not a WebSocket handshake (`curl --http2`
  * sends `Upgrade: h2c` on a plain GET): once the server listens for 'upgrade' (the
