@@ -40,6 +40,7 @@ import {
 } from 'graphql';
 import { createHandler, type Request, type RequestParams, type Response } from 'graphql-http';
 import { parseClientJson } from '../http/body';
+import { parseMediaType } from '../http/mediaType';
 import { isRefusal, STORE_RETRY_AFTER_S, type Refusal } from '../http/problem';
 import { StoreUnavailableError, type Account, type Store } from '../store';
 import { compiledExecutor } from './compiled';
@@ -182,6 +183,18 @@ function jsonParam(search: URLSearchParams, name: string): { ok: true; value: un
   return isRefusal(parsed) ? { ok: false, why: parsed.problem.detail ?? parsed.problem.title } : { ok: true, value: parsed.json };
 }
 
+/**
+ * Whether a POST body's Content-Type is JSON in UTF-8: `application/json` with no charset
+ * or a UTF-8 one, read by the service's one media-type parser (which keeps its parses).
+ */
+function takesJson(contentType: string | undefined): boolean {
+  const media = contentType === undefined ? null : parseMediaType(contentType);
+  if (media?.type !== 'application/json') return false;
+  const charset = media.params.get('charset');
+  return charset === undefined || UTF8.test(charset);
+}
+const UTF8 = /^utf-?8$/i;
+
 /** Reads GraphQL-over-HTTP parameters; `query` is '' when only a persisted hash is sent. */
 async function readParams(req: Req): Promise<RequestParams | Response> {
   const { accept } = req.context;
@@ -195,14 +208,7 @@ async function readParams(req: Req): Promise<RequestParams | Response> {
     if (!extensions.ok) return bad(extensions.why);
     data = { query: search.get('query') ?? undefined, operationName: search.get('operationName') ?? undefined, variables: variables.value, extensions: extensions.value };
   } else if (req.method === 'POST') {
-    const [mediaType, ...mediaParams] = (req.context.contentType ?? '')
-      .toLowerCase()
-      .split(';')
-      .map((p) => p.trim());
-    const charset = mediaParams.find((p) => p.startsWith('charset='));
-    if (mediaType !== 'application/json' || (charset && !/^charset=("?)utf-?8\1$/.test(charset))) {
-      return errorResponse(accept, 415, GRAPHQL_CODES.BAD_REQUEST, 'POST /graphql takes application/json (UTF-8)');
-    }
+    if (!takesJson(req.context.contentType)) return errorResponse(accept, 415, GRAPHQL_CODES.BAD_REQUEST, 'POST /graphql takes application/json (UTF-8)');
     const raw = req.body; // the text the route read (route.ts)
     // The service's one reader of client JSON: nesting bound, unpaired surrogates, repeated member names.
     const read = typeof raw === 'string' ? parseClientJson(raw) : { json: raw };

@@ -247,6 +247,10 @@ describe('graphql fuzz', () => {
         { intent: 'nested 5000 deep', body: `${'['.repeat(5000)}${']'.repeat(5000)}`, want: [400] },
         { intent: 'text/plain', body: JSON.stringify({ query: text }), contentType: 'text/plain', want: [415] },
         { intent: 'charset latin1', body: JSON.stringify({ query: text }), contentType: 'application/json; charset=latin1', want: [415] },
+        { intent: 'charset quoted, upper case', body: JSON.stringify({ query: text }), contentType: 'Application/JSON; Charset="UTF-8"', want: [200] },
+        { intent: 'charset utf8, other parameter', body: JSON.stringify({ query: text }), contentType: 'application/json;foo=bar;charset=utf8', want: [200] },
+        { intent: 'parameter without a value', body: JSON.stringify({ query: text }), contentType: 'application/json; charset', want: [415] },
+        { intent: 'no media type', body: JSON.stringify({ query: text }), contentType: '', want: [415] },
       ),
       fc
         .string({ unit: fc.constantFrom(...'0123456789abcdef'), minLength: 64, maxLength: 64 })
@@ -259,7 +263,14 @@ describe('graphql fuzz', () => {
     );
     await fc.assert(
       fc.asyncProperty(envelopes, async (e) => {
-        const req: SentRequest = { method: 'POST', path: '/graphql', headers: { 'content-type': e.contentType ?? 'application/json' }, body: e.body ?? e.bytes?.toString('latin1'), bytes: e.bytes, intent: e.intent };
+        const req: SentRequest = {
+          method: 'POST',
+          path: '/graphql',
+          headers: e.contentType === '' ? {} : { 'content-type': e.contentType ?? 'application/json' },
+          body: e.body ?? e.bytes?.toString('latin1'),
+          bytes: e.bytes,
+          intent: e.intent,
+        };
         await send('envelopes', req, (res) => [{ ok: e.want.includes(res.status), rule: 'envelope-status', detail: `${e.intent}: expected ${e.want.join(' or ')}, got ${res.status}` }]);
       }),
       params(400),
