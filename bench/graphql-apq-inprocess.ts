@@ -8,7 +8,6 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { IncomingMessage } from 'node:http';
 import { SqliteStore } from '../src/store';
 import { graphqlEngine, LruRegistry, sha256Hex } from '../src/graphql';
 import { parseConfig } from '../src/config';
@@ -25,7 +24,7 @@ async function main() {
   if (!parsed.ok) throw new Error(parsed.error);
   const engine = graphqlEngine({ store, registry: new LruRegistry(100), manifest: {}, limits: parsed.config.graphql, production: true });
   const headers = { 'content-type': 'application/json', accept: 'application/graphql-response+json' };
-  const mk = (body: string) => ({ method: 'POST', url: '/graphql', headers, body, raw: {} as IncomingMessage, account });
+  const mk = (body: string) => ({ method: 'POST', url: '/graphql', headers, body, account });
   // The bench's simple query (56 characters: its hash-only body, 127 bytes, is longer than its
   // text body, 68), and a contract operation as the SDK sends it (name, variables, the text).
   const [fofHash, fof] = Object.entries(manifest).find(([, text]) => text.startsWith('query FriendsOfFriends'))!;

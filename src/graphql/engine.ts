@@ -1,29 +1,27 @@
 /**
- * POST and GET /graphql on graphql-http's core handler. The engine (`graphqlEngine`)
- * takes a request whose caller is known and whose body has been read: the route
- * (route.ts) authenticates, reads the body with the service's one body reader
- * (http/body.ts, with its size limit), and the engine calls
- * the handler with a request object it builds: method, url, headers, the body text and
- * a typed context carrying the caller. Nothing travels beside it (no adapter,
- * no state keyed on the raw request, no body written back into Koa's request).
- * graphql-http keeps what it does well (Accept negotiation and 406, method checks,
- * response encoding); execution is graphql-jit's compiled form for documents that come
- * back (compiled.ts). These hooks add what orderline's contract asks beyond it:
+ * POST and GET /graphql, GraphQL over HTTP. The engine (`graphqlEngine`) takes a request
+ * whose caller is known and whose body has been read: the route (route.ts) authenticates
+ * and reads the body with the service's one body reader (http/body.ts, with its size
+ * limit), then calls `serve` with method, url, headers, the body text and the caller.
+ * Nothing travels beside it (no adapter, no state keyed on the raw request). Each step is
+ * one function:
  *
- * - `parseRequestParams`: the body's media type, batches are refused, and a hash-only
- *   APQ request (no `query`, which graphql-http's own parser rejects) is accepted;
- * - `onSubscribe`: the persisted-operation step (APQ or allowlist), parsing with a token
+ * - Accept (`acceptedMediaType`): graphql-http's negotiation (406 when nothing fits);
+ * - `readParams`: the body's media type, batches are refused, and a hash-only APQ request
+ *   (no `query`) is accepted;
+ * - `admitRequest`: the persisted-operation step (APQ or allowlist), parsing with a token
  *   limit and graphql-js's rules (cached per text, documents.ts), then depth, cost and
  *   `first` registered together in one pass on every request (built per request:
- *   `first` may come from variables). A failure answers HTTP 400
- *   whatever the Accept header, `extensions.code` GRAPHQL_VALIDATION_FAILED and no
- *   `data`: graphql-http alone would answer 200 to `application/json` clients; orderline
- *   answers every request error with a 4xx (README, "Decisions"). Execution only ever
- *   sees a validated document;
- * - `onOperation`: a request error found while executing (variables that do not
- *   coerce) is a 400 too, not a 200 without data.
+ *   `first` may come from variables). A failure answers HTTP 400 whatever the Accept
+ *   header, `extensions.code` GRAPHQL_VALIDATION_FAILED and no `data`: graphql-http's
+ *   handler would answer 200 to `application/json` clients; orderline answers every
+ *   request error with a 4xx (README, "Decisions"). Execution only ever sees a validated
+ *   document, and nothing is registered (APQ) or charged (cost budget) for a refusal;
+ * - execution: graphql-jit's compiled form for documents that come back (compiled.ts);
+ * - `respond`: a request error found while executing (variables that do not coerce) is a
+ *   400 too, not a 200 without data; the store's outage a 503.
  */
-import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
+import type { IncomingHttpHeaders } from 'node:http';
 import {
   GraphQLError,
   NoSchemaIntrospectionCustomRule,
@@ -38,7 +36,7 @@ import {
   type OperationDefinitionNode,
   type ValidationRule,
 } from 'graphql';
-import { createHandler, type Request, type RequestParams, type Response } from 'graphql-http';
+import type { RequestParams, Response } from 'graphql-http';
 import { parseClientJson } from '../http/body';
 import { parseMediaType } from '../http/mediaType';
 import { isRefusal, STORE_RETRY_AFTER_S, type Refusal } from '../http/problem';
@@ -89,7 +87,6 @@ export interface GraphqlInput {
   headers: IncomingHttpHeaders;
   /** The body text (POST), null otherwise. */
   body: string | null;
-  raw: IncomingMessage;
   account: Account;
 }
 
@@ -131,7 +128,24 @@ interface RequestContext {
   /** What the cost budget charged this request (set in onSubscribe), for `extensions.cost` on its response. */
   cost?: CostExtension;
 }
-type Req = Request<IncomingMessage, RequestContext>;
+/** A request as the engine reads it: what the route passed, and what it knows of it. */
+interface HttpRequest {
+  method: string;
+  url: string;
+  /** The body text (POST), null otherwise. */
+  body: string | null;
+  context: RequestContext;
+}
+
+const isResponse = (x: RequestParams | ExecutionArgs | Response): x is Response => Array.isArray(x);
+
+/**
+ * graphql-http's JSON replacer for an answer with errors: an Error that is not a
+ * GraphQLError (which has its own toJSON) is written as its message alone, never its stack.
+ */
+function errorReplacer(_key: string, value: unknown): unknown {
+  return value instanceof Error && !(value instanceof GraphQLError) ? { message: value.message } : value;
+}
 
 const GRAPHQL_RESPONSE_JSON = 'application/graphql-response+json; charset=utf-8';
 const JSON_UTF8 = 'application/json; charset=utf-8';
@@ -145,24 +159,33 @@ const JSON_UTF8 = 'application/json; charset=utf-8';
  * before it (401, 413, an unreadable body) then fall back to application/json.
  */
 export function mediaTypeFor(accept: string | undefined): string {
+  return acceptedMediaType(accept) ?? JSON_UTF8;
+}
+
+/** The negotiated response media type (see mediaTypeFor), undefined when no Accept entry is acceptable (406). */
+function acceptedMediaType(accept: string | undefined): string | undefined {
   // A client sends the same Accept on every request: the last answer is kept (a pure function of it).
-  if (accept === memo.accept && memo.type !== '') return memo.type;
+  if (accept === memo.accept && memo.known) return memo.type;
   const type = negotiateMediaType(accept);
   memo.accept = accept;
   memo.type = type;
+  memo.known = true;
   return type;
 }
-const memo: { accept: string | undefined; type: string } = { accept: undefined, type: '' };
+const memo: { accept: string | undefined; type: string | undefined; known: boolean } = { accept: undefined, type: undefined, known: false };
 
-function negotiateMediaType(accept: string | undefined): string {
+function negotiateMediaType(accept: string | undefined): string | undefined {
   for (const entry of (accept || '*/*').replace(/\s/g, '').toLowerCase().split(',')) {
     const [type, ...params] = entry.split(';');
     const charset = params.find((p) => p.includes('charset=')) ?? 'charset=utf-8';
     if (type === 'application/graphql-response+json' && charset === 'charset=utf-8') return GRAPHQL_RESPONSE_JSON;
     if ((type === 'application/json' || type === 'application/*' || type === '*/*') && (charset === 'charset=utf-8' || charset === 'charset=utf8')) return JSON_UTF8;
   }
-  return JSON_UTF8;
+  return undefined;
 }
+
+/** graphql-http's answer when no Accept entry is acceptable: 406 naming the two it serves, no body. */
+const notAcceptable = (): Response => [null, { status: 406, statusText: 'Not Acceptable', headers: { accept: `${GRAPHQL_RESPONSE_JSON}, ${JSON_UTF8}` } }];
 
 function errorsBody(errors: readonly GraphQLError[], code: GraphqlCode, extensions?: Record<string, unknown>): string {
   // `?.`: graphql-jit's errors have no `extensions` object when there is nothing in it.
@@ -196,7 +219,7 @@ function takesJson(contentType: string | undefined): boolean {
 const UTF8 = /^utf-?8$/i;
 
 /** Reads GraphQL-over-HTTP parameters; `query` is '' when only a persisted hash is sent. */
-async function readParams(req: Req): Promise<RequestParams | Response> {
+function readParams(req: HttpRequest): RequestParams | Response {
   const { accept } = req.context;
   const bad = (message: string) => errorResponse(accept, 400, GRAPHQL_CODES.BAD_REQUEST, message);
   let data: Record<string, unknown>;
@@ -254,85 +277,102 @@ export function graphqlEngine(deps: GraphqlEngineDeps): GraphqlEngine {
   }
 
   const execute = compiledExecutor(schema, { onCompile: (document) => documents.compiled(document) });
-  const handle = createHandler<IncomingMessage, RequestContext, GraphqlContext>({
-    schema,
-    execute,
-    parseRequestParams: readParams,
-    async onSubscribe(req, params) {
-      const { accept, account } = req.context;
-      const resolving = resolveOperation(params, limits.persisted, manifest, deps.registry);
-      const resolved = resolving instanceof Promise ? await resolving : resolving; // no hop when the answer is in process
-      if (!resolved.ok) return errorResponse(accept, resolved.status, resolved.code, resolved.message);
-      const prepared = documents.prepare(resolved.text);
-      if (!prepared.ok) return errorResponse(accept, 400, GRAPHQL_CODES.PARSE_FAILED, prepared.parseError.message);
-      const { document } = prepared;
-      const op = getOperationAST(document, params.operationName);
-      const coerced = prepared.errors.length > 0 ? undefined : coerceVariables(op, params);
-      if (coerced && !coerced.ok) return [errorsBody(coerced.errors, GRAPHQL_CODES.BAD_USER_INPUT), { status: 400, statusText: 'Bad Request', headers: { 'content-type': mediaTypeFor(accept) } }];
-      const variables = coerced?.values;
-      const errors = prepared.errors.length > 0 ? prepared.errors : documents.limitErrors(prepared, variables, () => limitRules(variables));
-      if (errors.length > 0) {
-        return [errorsBody(errors, GRAPHQL_CODES.VALIDATION_FAILED), { status: 400, statusText: 'Bad Request', headers: { 'content-type': mediaTypeFor(accept) } }];
-      }
-      if (!op) {
-        return errorResponse(accept, 400, GRAPHQL_CODES.BAD_REQUEST, params.operationName ? `No operation named '${params.operationName}'` : 'operationName is required for a document with several operations');
-      }
-      // An operation type the schema lacks: graphql-js 16 has no rule for it (17's KnownOperationTypesRule), and
-      // graphql-http or the executor would answer it without a code (200 to `application/json` clients). A
-      // mutation over GET stays graphql-http's 405, answered in GraphQL's shape by `serve`.
-      if (!schema.getRootType(op.operation) && !(op.operation === OperationTypeNode.MUTATION && req.method === 'GET')) {
-        return errorResponse(accept, 400, GRAPHQL_CODES.VALIDATION_FAILED, `The schema defines no ${op.operation} operations`);
-      }
-      // graphql-http's own refusal of a subscription has no `extensions.code`.
-      if (op.operation === OperationTypeNode.SUBSCRIPTION) return errorResponse(accept, 400, GRAPHQL_CODES.BAD_REQUEST, SUBSCRIPTIONS_OVER_WS);
-      if (resolved.register) await deps.registry.set(resolved.register, resolved.text);
-      if (deps.costBudget) {
-        // Charged after validation, before any resolver: a throttled operation runs nothing.
-        const charging = deps.costBudget.charge(account.id, schema, document, op, variables);
-        const charge = charging instanceof Promise ? await charging : charging;
-        req.context.cost = charge.cost;
-        if (!charge.admitted) return [charge.body, { status: 429, statusText: 'Too Many Requests', headers: { 'content-type': mediaTypeFor(accept), 'retry-after': String(charge.retryAfterS) } }];
-      }
-      return {
-        schema,
-        document,
-        operationName: params.operationName,
-        variableValues: params.variables,
-        contextValue: { store: deps.store, account, loaders: createLoaders(deps.store) },
-      };
-    },
-    onOperation(req, _args, result) {
-      const { cost } = req.context;
-      // The store could not be reached: the answer is "retry later" (503, Retry-After, no
-      // partial data, nothing of the driver's message), as on every other transport.
-      if (result.errors?.some((e) => e.originalError instanceof StoreUnavailableError)) {
-        return [
-          errorsBody([new GraphQLError('The store is unavailable: retry later', { extensions: { code: GRAPHQL_CODES.UNAVAILABLE } })], GRAPHQL_CODES.UNAVAILABLE, cost && { cost }),
-          { status: 503, statusText: 'Service Unavailable', headers: { 'content-type': mediaTypeFor(req.context.accept), 'retry-after': String(STORE_RETRY_AFTER_S) } },
-        ];
-      }
-      // No `data` at all: a request error (variables), a client's 4xx.
-      if (!('data' in result) || result.data === undefined) {
-        return [errorsBody(result.errors ?? [], GRAPHQL_CODES.BAD_USER_INPUT, cost && { cost }), { status: 400, statusText: 'Bad Request', headers: { 'content-type': mediaTypeFor(req.context.accept) } }];
-      }
-      if (result.errors !== undefined && result.errors.length > 0) {
-        // Partial data: graphql-http writes it, errors formatted by its replacer.
-        if (cost) return { ...result, extensions: { ...result.extensions, cost } };
-        return undefined;
-      }
-      // Data and no errors, the common answer: written here with a plain JSON.stringify.
-      // graphql-http's makeResponse passes a replacer (for Error values, which only an
-      // `errors` member holds), and a replacer takes JSON.stringify off its fast path
-      // (about 1.5 µs of a 45 µs cached query). `extensions.cost`, when charged and the
-      // execution added no extensions of its own, is appended as text
-      // (costBudget.extensionsJson) rather than stringified as a nested object.
-      let text: string;
-      if (!cost || !deps.costBudget) text = JSON.stringify(result);
-      else if (result.extensions === undefined) text = `{"data":${JSON.stringify(result.data)},"extensions":${deps.costBudget.extensionsJson(cost)}}`;
-      else text = JSON.stringify({ ...result, extensions: { ...result.extensions, cost } });
-      return [text, { status: 200, statusText: 'OK', headers: { 'content-type': mediaTypeFor(req.context.accept) } }];
-    },
-  });
+
+  /**
+   * One request, GraphQL over HTTP: Accept (406), the parameters, admission, execution,
+   * the answer. graphql-http's handler did these steps around the engine's hooks; the
+   * engine had taken over each but the Accept check and the call to execute, and the
+   * handler still negotiated Accept again, awaited every hook and looked the operation up
+   * a second time on each request (about 2 µs of a cached query, measured in BENCHMARKS.md,
+   * GraphQL). graphql-http's own audits (serverAudits) still judge this path
+   * (test/integration/graphqlAudits.test.ts), and its negotiation is the reference of
+   * `mediaTypeFor`'s test.
+   */
+  async function answer(req: HttpRequest): Promise<Response> {
+    if (acceptedMediaType(req.context.accept) === undefined) return notAcceptable();
+    const params = readParams(req);
+    if (isResponse(params)) return params;
+    const args = await admitRequest(req, params);
+    if (isResponse(args)) return args;
+    return respond(req, await execute(args));
+  }
+
+  /**
+   * The persisted-operation step, parse and graphql-js's rules (cached per text), the
+   * limit rules, the operation checks, then APQ registration and the cost budget: the
+   * arguments to execute, or the refusal. Nothing is registered or charged for a request
+   * refused here.
+   */
+  async function admitRequest(req: HttpRequest, params: RequestParams): Promise<ExecutionArgs | Response> {
+    const { accept, account } = req.context;
+    const resolving = resolveOperation(params, limits.persisted, manifest, deps.registry);
+    const resolved = resolving instanceof Promise ? await resolving : resolving; // no hop when the answer is in process
+    if (!resolved.ok) return errorResponse(accept, resolved.status, resolved.code, resolved.message);
+    const prepared = documents.prepare(resolved.text);
+    if (!prepared.ok) return errorResponse(accept, 400, GRAPHQL_CODES.PARSE_FAILED, prepared.parseError.message);
+    const { document } = prepared;
+    const op = getOperationAST(document, params.operationName);
+    const coerced = prepared.errors.length > 0 ? undefined : coerceVariables(op, params);
+    if (coerced && !coerced.ok) return [errorsBody(coerced.errors, GRAPHQL_CODES.BAD_USER_INPUT), { status: 400, statusText: 'Bad Request', headers: { 'content-type': mediaTypeFor(accept) } }];
+    const variables = coerced?.values;
+    const errors = prepared.errors.length > 0 ? prepared.errors : documents.limitErrors(prepared, variables, () => limitRules(variables));
+    if (errors.length > 0) {
+      return [errorsBody(errors, GRAPHQL_CODES.VALIDATION_FAILED), { status: 400, statusText: 'Bad Request', headers: { 'content-type': mediaTypeFor(accept) } }];
+    }
+    if (!op) {
+      return errorResponse(accept, 400, GRAPHQL_CODES.BAD_REQUEST, params.operationName ? `No operation named '${params.operationName}'` : 'operationName is required for a document with several operations');
+    }
+    // GraphQL over HTTP: a mutation is never run for a GET (405 with Allow, as graphql-http answers it, in GraphQL's shape).
+    if (op.operation === OperationTypeNode.MUTATION && req.method === 'GET') return errorResponse(accept, 405, GRAPHQL_CODES.BAD_REQUEST, 'Only queries may be sent with GET: send mutations with POST', { allow: 'POST' });
+    // An operation type the schema lacks: graphql-js 16 has no rule for it (17's KnownOperationTypesRule), and
+    // the executor would answer it without a code.
+    if (!schema.getRootType(op.operation)) {
+      return errorResponse(accept, 400, GRAPHQL_CODES.VALIDATION_FAILED, `The schema defines no ${op.operation} operations`);
+    }
+    if (op.operation === OperationTypeNode.SUBSCRIPTION) return errorResponse(accept, 400, GRAPHQL_CODES.BAD_REQUEST, SUBSCRIPTIONS_OVER_WS);
+    if (resolved.register) await deps.registry.set(resolved.register, resolved.text);
+    if (deps.costBudget) {
+      // Charged after validation, before any resolver: a throttled operation runs nothing.
+      const charging = deps.costBudget.charge(account.id, schema, document, op, variables);
+      const charge = charging instanceof Promise ? await charging : charging;
+      req.context.cost = charge.cost;
+      if (!charge.admitted) return [charge.body, { status: 429, statusText: 'Too Many Requests', headers: { 'content-type': mediaTypeFor(accept), 'retry-after': String(charge.retryAfterS) } }];
+    }
+    const contextValue: GraphqlContext = { store: deps.store, account, loaders: createLoaders(deps.store) };
+    return { schema, document, operationName: params.operationName, variableValues: params.variables, contextValue };
+  }
+
+  /** The answer to an executed operation: data, partial data, a request error (400) or the store's outage (503). */
+  function respond(req: HttpRequest, result: ExecutionResult): Response {
+    const { cost } = req.context;
+    // The store could not be reached: the answer is "retry later" (503, Retry-After, no
+    // partial data, nothing of the driver's message), as on every other transport.
+    if (result.errors?.some((e) => e.originalError instanceof StoreUnavailableError)) {
+      return [
+        errorsBody([new GraphQLError('The store is unavailable: retry later', { extensions: { code: GRAPHQL_CODES.UNAVAILABLE } })], GRAPHQL_CODES.UNAVAILABLE, cost && { cost }),
+        { status: 503, statusText: 'Service Unavailable', headers: { 'content-type': mediaTypeFor(req.context.accept), 'retry-after': String(STORE_RETRY_AFTER_S) } },
+      ];
+    }
+    // No `data` at all: a request error (variables), a client's 4xx.
+    if (!('data' in result) || result.data === undefined) {
+      return [errorsBody(result.errors ?? [], GRAPHQL_CODES.BAD_USER_INPUT, cost && { cost }), { status: 400, statusText: 'Bad Request', headers: { 'content-type': mediaTypeFor(req.context.accept) } }];
+    }
+    const head = { status: 200, statusText: 'OK', headers: { 'content-type': mediaTypeFor(req.context.accept) } };
+    if (result.errors !== undefined && result.errors.length > 0) {
+      // Partial data (200), errors written as graphql-http writes them (errorReplacer).
+      return [JSON.stringify(cost ? { ...result, extensions: { ...result.extensions, cost } } : result, errorReplacer), head];
+    }
+    // Data and no errors, the common answer: a plain JSON.stringify (a replacer, needed
+    // only for Error values in `errors`, takes JSON.stringify off its fast path: about
+    // 1.5 µs of a 45 µs cached query). `extensions.cost`, when charged and the
+    // execution added no extensions of its own, is appended as text
+    // (costBudget.extensionsJson) rather than stringified as a nested object.
+    let text: string;
+    if (!cost || !deps.costBudget) text = JSON.stringify(result);
+    else if (result.extensions === undefined) text = `{"data":${JSON.stringify(result.data)},"extensions":${deps.costBudget.extensionsJson(cost)}}`;
+    else text = JSON.stringify({ ...result, extensions: { ...result.extensions, cost } });
+    return [text, head];
+  }
 
   /**
    * With the budget on, a response refused before pricing (bad parameters or body, APQ
@@ -398,12 +438,10 @@ export function graphqlEngine(deps: GraphqlEngineDeps): GraphqlEngine {
       deps.onOutcome?.(admission.ok ? 'ok' : outcomeOf(400, JSON.stringify({ errors: admission.errors })));
       return admission;
     },
-    async serve({ method, url, headers, body, raw, account }) {
+    async serve({ method, url, headers, body, account }) {
       // `cost` present from the start (set when charged): one object shape for every request.
       const context: RequestContext = { account, accept: headers.accept || undefined, contentType: headers['content-type'] || undefined, cost: undefined };
-      const handled = await handle({ method, url, headers, body, raw, context });
-      // graphql-http refuses a mutation over GET with a bare 405 (text, no code): answered in GraphQL's shape, with its Allow.
-      const response = handled[1].status === 405 ? errorResponse(context.accept, 405, GRAPHQL_CODES.BAD_REQUEST, 'Only queries may be sent with GET: send mutations with POST', { allow: 'POST' }) : handled;
+      const response = await answer({ method, url, body, context });
       if (!deps.costBudget) return report(response);
       return report(context.cost === undefined ? await withUnpricedCost(response, account) : response);
     },

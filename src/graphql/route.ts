@@ -52,7 +52,7 @@ export function graphqlRoute({ engine, finalizer, authenticate, bodyLimit }: Gra
     }
     // HEAD is the GET without its body (the response writer leaves it out).
     const method = req.method === 'HEAD' ? 'GET' : (req.method ?? 'GET');
-    return write(x, await engine.serve({ method, url: req.url ?? GRAPHQL_PATH, headers: req.headers, body, raw: req, account }));
+    return write(x, await engine.serve({ method, url: req.url ?? GRAPHQL_PATH, headers: req.headers, body, account }));
   }
 
   return { route: GRAPHQL_PATH, methods: new Set(['GET', 'POST']), matches: (path) => path === GRAPHQL_PATH, serve };

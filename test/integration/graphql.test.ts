@@ -272,6 +272,15 @@ describe('GraphQL: automatic persisted queries (Apollo protocol)', () => {
     expect(r.json?.errors?.[0].extensions?.code).toBe('PERSISTED_QUERY_HASH_MISMATCH');
   });
 
+  it('registers nothing for a mutation sent with GET (405)', async () => {
+    const m = 'mutation { __typename }';
+    const refused = await t.get({ query: m, extensions: ext(m) });
+    expect(refused.status).toBe(405);
+    expect(refused.json?.errors?.[0].extensions?.code).toBe('BAD_REQUEST');
+    const after = await t.post({ extensions: ext(m) });
+    expect(after.json?.errors?.[0].extensions?.code).toBe('PERSISTED_QUERY_NOT_FOUND');
+  });
+
   it('registers a text only after it validated', async () => {
     const rejected = await t.post({ query: OVER_COST, extensions: ext(OVER_COST) });
     expect(rejected.status).toBe(400);
