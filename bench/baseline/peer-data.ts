@@ -140,12 +140,13 @@ export function representation(r: Row) {
   const items = itemsOf(r);
   const gross = items.reduce((s, i) => s + i.quantity * i.unit_price_cents, 0);
   const percent = r.discount_percent ?? 0;
+  const rest = gross % 100; // the total rounded half up, in integers (as the service computes it)
   const self = `/orders/${r.id}`;
   return {
     id: r.id,
     status: r.status,
     items,
-    total_cents: gross - Math.floor((gross * percent + 50) / 100),
+    total_cents: ((gross - rest) / 100) * (100 - percent) + Math.floor((rest * (100 - percent) + 50) / 100),
     currency: r.currency,
     discount: r.discount_code ? { code: r.discount_code, percent } : null,
     note: r.note,

@@ -5,11 +5,17 @@ import { CANCELLABLE } from './transitions';
 export type OrderV1 = components['schemas']['OrderV1'];
 export type OrderV2 = components['schemas']['OrderV2'];
 
-/** Sum of quantity x unit price, less the discount percent, rounded half up (integer cents, no float drift beyond one division). */
+/**
+ * Sum of quantity x unit price, less the discount percent, the total rounded half up (the
+ * contract's words): gross x (100 - percent) / 100 to the nearest cent, a half cent up.
+ * In integers throughout: the gross is split into whole hundreds and a remainder, so no
+ * product passes 2^53 (a gross reaches 10^15: 100 lines of 100,000 x 10^8 cents).
+ */
 export function totalCents(order: Pick<OrderRecord, 'items' | 'discount'>): number {
   const gross = order.items.reduce((sum, i) => sum + i.quantity * i.unit_price_cents, 0);
-  const percent = order.discount?.percent ?? 0;
-  return gross - Math.floor((gross * percent + 50) / 100);
+  const kept = 100 - (order.discount?.percent ?? 0);
+  const rest = gross % 100;
+  return ((gross - rest) / 100) * kept + Math.floor((rest * kept + 50) / 100);
 }
 
 /** `base` is the collection path the client used (`/orders`, `/v1/orders`, `/v2/orders`): links stay in its version. */
