@@ -10,15 +10,36 @@
  *   headers (If-Match on every write, If-None-Match on cached reads), Content-Type
  *   (merge-patch and JSON are not CORS-safelisted), Api-Version, Last-Event-ID (the
  *   SDK's SSE resume over fetch) and Idempotency-Key (retried creates).
- * - Exposes what a client must read to use the API: ETag (for If-Match), Location
- *   (after a create), Retry-After (429/503), Sunset and Deprecation (v1), Link, Api-Version.
+ * - Exposes every response header the contract declares (a test holds the two together):
+ *   ETag (for If-Match), Location (after a create), Retry-After (429/503), Sunset and
+ *   Deprecation (v1), Link, Api-Version, X-Request-Id, the rate limit's RateLimit and
+ *   RateLimit-Policy (a client paces itself on them), Idempotent-Replayed (a retried
+ *   create), and the fields that say how to repair a refused request: Allow (405),
+ *   Accept-Patch and Accept-Encoding (415), WWW-Authenticate (401); and Vary.
  * - Streams: SSE responses carry the same headers (this runs before them). WebSocket is
  *   not subject to CORS; its upgrade authenticates by `access_token`, never a cookie.
  */
 /** Request headers a preflight allows (besides the CORS-safelisted ones). */
 export const CORS_ALLOW_HEADERS = ['Authorization', 'If-Match', 'If-None-Match', 'Content-Type', 'Api-Version', 'Last-Event-ID', 'Idempotency-Key', 'X-Request-Id'] as const;
 /** Response headers a cross-origin script may read (besides the CORS-safelisted ones). */
-export const CORS_EXPOSE_HEADERS = ['ETag', 'Location', 'Retry-After', 'Sunset', 'Deprecation', 'Link', 'Api-Version', 'X-Request-Id'] as const;
+export const CORS_EXPOSE_HEADERS = [
+  'ETag',
+  'Location',
+  'Retry-After',
+  'Sunset',
+  'Deprecation',
+  'Link',
+  'Api-Version',
+  'X-Request-Id',
+  'RateLimit',
+  'RateLimit-Policy',
+  'Idempotent-Replayed',
+  'Allow',
+  'Accept-Patch',
+  'Accept-Encoding',
+  'WWW-Authenticate',
+  'Vary',
+] as const;
 export const CORS_ALLOW_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 /** How long a browser may reuse a preflight answer. */
 export const CORS_MAX_AGE_S = 600;

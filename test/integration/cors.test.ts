@@ -6,6 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { parse } from 'yaml';
 import { parseConfig } from '../../src/config';
 import { CORS_ALLOW_HEADERS, CORS_EXPOSE_HEADERS } from '../../src/http/cors';
 import { startTestServer, type TestServer } from '../support/server';
@@ -91,8 +92,31 @@ describe('CORS', () => {
   });
 });
 
+const contractText = readFileSync(join(__dirname, '../../contracts/openapi.yaml'), 'utf8');
+
 it('the contract documents the CORS policy the server applies (headers allowed and exposed)', () => {
-  const contract = readFileSync(join(__dirname, '../../contracts/openapi.yaml'), 'utf8');
-  const line = contract.split('\n').find((l) => l.includes('CORS (browser apps')) ?? '';
+  const line = contractText.split('\n').find((l) => l.includes('CORS (browser apps')) ?? '';
   for (const h of [...CORS_ALLOW_HEADERS, ...CORS_EXPOSE_HEADERS]) expect({ header: h, documented: line.includes(`\`${h}\``) }).toEqual({ header: h, documented: true });
+  // The OPTIONS response's own header descriptions name the same lists, in order.
+  const options = (parse(contractText) as { components: { responses: { Options: { headers: Record<string, { description: string }> } } } }).components.responses.Options.headers;
+  expect(options['Access-Control-Allow-Headers'].description).toContain(`\`${CORS_ALLOW_HEADERS.join(',')}\``);
+  expect(options['Access-Control-Expose-Headers'].description).toContain(`\`${CORS_EXPOSE_HEADERS.join(',')}\``);
+});
+
+it('a script on an allowed origin can read every response header the contract declares', () => {
+  // Fetch standard: these are readable without being exposed; the Access-Control-* fields are the protocol itself.
+  const safelisted = new Set(['cache-control', 'content-language', 'content-length', 'content-type', 'expires', 'last-modified', 'pragma']);
+  const declared = new Set<string>();
+  const visit = (node: unknown): void => {
+    if (typeof node !== 'object' || node === null) return;
+    const headers = (node as { headers?: unknown }).headers;
+    if (typeof headers === 'object' && headers !== null && !Array.isArray(headers)) for (const name of Object.keys(headers)) declared.add(name);
+    for (const value of Object.values(node)) visit(value);
+  };
+  const contract = parse(contractText) as { paths: unknown; components: { responses: unknown } };
+  visit(contract.paths);
+  visit(contract.components.responses);
+  const exposed = new Set<string>(CORS_EXPOSE_HEADERS.map((h) => h.toLowerCase()));
+  const unreadable = [...declared].filter((h) => !h.toLowerCase().startsWith('access-control-') && !safelisted.has(h.toLowerCase()) && !exposed.has(h.toLowerCase()));
+  expect(unreadable).toEqual([]);
 });
