@@ -37,10 +37,10 @@ export function isWebSocketHandshake(req: IncomingMessage): boolean {
 /**
  * A refusal written on a raw socket, where there is no ServerResponse: an upgrade, or a
  * request node:http could not parse (`req` undefined: the id is a fresh one): the same problem+json bytes as every other refusal (respond.ts `problemText`),
- * with the request id every answer carries; then the connection closes (destroyed once
+ * with the request id every answer carries (`headOnly`: a HEAD's, without the body); then the connection closes (destroyed once
  * the answer is flushed, as ws does, so a client that never closes holds no socket).
  */
-export function refuseOnSocket(req: IncomingMessage | undefined, socket: Duplex, r: Refusal): void {
+export function refuseOnSocket(req: IncomingMessage | undefined, socket: Duplex, r: Refusal, headOnly = false): void {
   const json = problemText(r);
   const lines = [
     `HTTP/1.1 ${r.problem.status} ${r.problem.title}`,
@@ -51,7 +51,8 @@ export function refuseOnSocket(req: IncomingMessage | undefined, socket: Duplex,
   ];
   for (const [k, v] of Object.entries(r.headers ?? {})) lines.push(`${k}: ${v}`);
   socket.once('finish', () => socket.destroy());
-  socket.end(`${lines.join('\r\n')}\r\n\r\n${json}`);
+  // A HEAD's answer is the head alone, with the length the body would have (RFC 9110 9.3.2).
+  socket.end(`${lines.join('\r\n')}\r\n\r\n${headOnly ? '' : json}`);
 }
 
 /** Connection options that only name the upgrade: dropped with it. */
@@ -120,6 +121,9 @@ export function answerClientErrors(server: Server): void {
     }
     const code = (err.code !== undefined && CLIENT_ERROR_STATUS[err.code]) || 'BAD_REQUEST';
     const detail = code === 'BAD_REQUEST' ? `The request is not well-formed HTTP/1.1 (${err.code ?? 'unparsable'})` : undefined;
-    refuseOnSocket(undefined, socket, refusal(code, detail));
+    // The bytes node failed on, when they begin a HEAD request: its answer has no body.
+    const raw: unknown = Reflect.get(err, 'rawPacket');
+    const head = Buffer.isBuffer(raw) && raw.subarray(0, 5).toString('latin1') === 'HEAD ';
+    refuseOnSocket(undefined, socket, refusal(code, detail), head);
   });
 }

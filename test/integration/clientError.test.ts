@@ -113,4 +113,17 @@ describe('a request node:http cannot parse', () => {
     // And the service goes on serving.
     expect((await fetch(`${s.url}/healthz`)).status).toBe(200);
   });
+
+  it('answers a HEAD with the head alone, the length its body would have (generated)', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom('/orders/\xe9', '/orders/a b/c', '/\x7f'), fc.constantFrom('GET', 'HEAD'), async (target, method) => {
+        const { head, body } = await rawExchange(`${method} ${target} HTTP/1.1\r\n${host()}\r\n\r\n`);
+        expect(head).toMatch(/^HTTP\/1\.1 400 /);
+        const length = Number(/\r\ncontent-length: (\d+)/i.exec(head)?.[1]);
+        expect(length).toBeGreaterThan(0);
+        expect(body.length).toBe(method === 'HEAD' ? 0 : length);
+      }),
+      { numRuns: 12 },
+    );
+  });
 });
