@@ -12,7 +12,7 @@ import { createServer, type Server } from 'node:http';
 import { parseConfig, type Config } from './config';
 import { createLogger } from './logger';
 import { createApp } from './app';
-import { answerClientErrors, Drain, lendRegistryToPrimary, Metrics, startFieldReadFlusher, startIdempotencySweeper } from './http';
+import { answerClientErrors, answerExpectations, Drain, lendRegistryToPrimary, Metrics, startFieldReadFlusher, startIdempotencySweeper } from './http';
 import { runPrimary } from './cluster';
 import { banner, prepareDemo, openConfiguredShared, openConfiguredStore, exitRefusing, listenOrRefuse, urlOf } from './startup';
 
@@ -36,6 +36,7 @@ async function serve(config: Config): Promise<void> {
   const drain = new Drain(listener);
   const server: Server = createServer(drain.listener);
   answerClientErrors(server);
+  answerExpectations(server, config.bodyLimitBytes);
   realtime.attach(server);
   const url = urlOf(config.host, await listenOrRefuse(server, config.port, config.host, 'PORT', config.listenBacklog));
   // The operator listener: a cluster's primary serves it (the whole instance's metrics), a lone process here.

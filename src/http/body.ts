@@ -1,4 +1,4 @@
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, Server } from 'node:http';
 import { refusal, type Refusal } from './problem';
 import { duplicateMember } from './duplicateMembers';
 import { parseMediaType, versionOf } from './mediaType';
@@ -78,7 +78,8 @@ function bodyBytes(req: IncomingMessage, limit: number): Promise<Buffer | typeof
  * /graphql). The refusals are the client's: 415 with `Accept-Encoding: identity` for a
  * body sent with a content coding (RFC 9110 8.4, 15.5.16: the service decodes none, and
  * reading gzip bytes as the text they encode would store garbage or refuse it as text),
- * 413 over the limit (checked against Content-Length before reading, and while reading),
+ * 413 over the limit (checked against Content-Length before reading, and while reading;
+ * the connection then closes),
  * 400 when the bytes cannot be read.
  */
 export async function readRequestText(req: IncomingMessage, limit: number): Promise<string | Refusal> {
@@ -88,7 +89,8 @@ export async function readRequestText(req: IncomingMessage, limit: number): Prom
   }
   const declared = Number(req.headers['content-length']);
   const bytes = declared > limit ? TOO_LARGE : await bodyBytes(req, limit);
-  if (bytes === TOO_LARGE) return refusal('PAYLOAD_TOO_LARGE', `Request body exceeds ${limit} bytes`);
+  // The body is left unread: the connection closes after the answer (RFC 9112 9.6), rather than reading what is refused.
+  if (bytes === TOO_LARGE) return refusal('PAYLOAD_TOO_LARGE', `Request body exceeds ${limit} bytes`, { Connection: 'close' });
   if (bytes === UNREADABLE) return refusal('BAD_REQUEST', 'The request body could not be read');
   try {
     return UTF8.decode(bytes);
@@ -173,4 +175,20 @@ export async function readJsonBody(req: IncomingMessage, limit: number): Promise
   if (typeof raw !== 'string') return raw;
   if (raw.trim() === '') return refusal('BAD_REQUEST', 'A JSON request body is required');
   return parseClientJson(raw);
+}
+
+/**
+ * `Expect: 100-continue` (RFC 9110 10.1.1): the client sends the body only once told 100
+ * Continue. node:http tells every such request to continue; here a request whose declared
+ * body is over `limit` is not told so: its final answer (413 from the body reader, or any
+ * refusal that comes first) is sent at once with `Connection: close`, so the client never
+ * sends bytes that would be refused, and no unsent body is awaited on the connection. Any
+ * other request gets its 100 and is served as usual.
+ */
+export function answerExpectations(server: Server, limit: number): void {
+  server.on('checkContinue', (req: IncomingMessage, res) => {
+    if (Number(req.headers['content-length']) > limit) res.setHeader('Connection', 'close');
+    else res.writeContinue();
+    server.emit('request', req, res);
+  });
 }

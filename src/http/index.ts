@@ -5,7 +5,7 @@
  */
 export { bearerTokenOf, resolveToken } from './auth';
 export { AuthCache } from './authCache';
-export { DEFAULT_BODY_LIMIT, MAX_JSON_DEPTH, parseClientJson, readRequestText } from './body';
+export { answerExpectations, DEFAULT_BODY_LIMIT, MAX_JSON_DEPTH, parseClientJson, readRequestText } from './body';
 export { parseCorsOrigins } from './cors';
 export { Drain, DRAIN_GRACE_MS, SHUTDOWN_RETRY_AFTER_S, shuttingDown } from './drain';
 export { Finalizer, requestIdFor, type Exchange } from './finalize';

@@ -1,0 +1,75 @@
+/**
+ * `Expect: 100-continue` (RFC 9110 10.1.1) against the body limit: a body the limit
+ * refuses is never asked for (a final answer at once, the connection closed); any other
+ * gets its 100 Continue and is served once sent.
+ */
+import { connect, type Socket } from 'node:net';
+import fc from 'fast-check';
+import { DEFAULT_BODY_LIMIT } from '../../src/http';
+import { startTestServer, type TestServer } from '../support/server';
+
+let s: TestServer;
+beforeAll(async () => {
+  s = await startTestServer();
+});
+afterAll(() => s.close());
+
+/** A connection whose received bytes can be awaited up to a marker, and whose close can be awaited. */
+function open(): Promise<{ socket: Socket; until(marker: RegExp): Promise<string>; closed: Promise<string> }> {
+  const { hostname, port } = new URL(s.url);
+  return new Promise((resolve) => {
+    const socket = connect({ port: Number(port), host: hostname }, () => resolve({ socket, until, closed }));
+    let received = '';
+    const waiters: (() => void)[] = [];
+    socket.on('data', (d: Buffer) => {
+      received += d.toString('latin1');
+      for (const w of waiters.splice(0)) w();
+    });
+    socket.on('error', () => undefined);
+    const closed = new Promise<string>((r) => socket.on('close', () => r(received)));
+    function until(marker: RegExp): Promise<string> {
+      return new Promise((r) => {
+        const check = () => (marker.test(received) ? r(received) : waiters.push(check));
+        check();
+      });
+    }
+  });
+}
+
+const head = (path: string, length: number, auth: boolean) =>
+  `POST ${path} HTTP/1.1\r\nHost: x\r\n${auth ? `Authorization: Bearer ${s.alice.token}\r\n` : ''}Content-Type: application/json\r\nContent-Length: ${length}\r\nExpect: 100-continue\r\n\r\n`;
+
+describe('Expect: 100-continue', () => {
+  it('a declared body over the limit gets its final answer at once, no 100, and the connection closes (generated)', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom('/orders', '/graphql'), fc.integer({ min: DEFAULT_BODY_LIMIT + 1, max: 1e9 }), fc.boolean(), async (path, length, auth) => {
+        const c = await open();
+        c.socket.write(head(path, length, auth));
+        // No body is sent: the server must answer and close without waiting for it.
+        const all = await c.closed;
+        expect(all).toMatch(auth ? /^HTTP\/1\.1 413 / : /^HTTP\/1\.1 401 /);
+        expect(all).not.toMatch(/100 Continue/);
+        expect(all).toMatch(/\r\nconnection: close\r\n/i);
+      }),
+      { numRuns: 20 },
+    );
+  });
+
+  it('a body within the limit is asked for with 100 Continue and served', async () => {
+    const body = JSON.stringify({ items: [{ sku: 'TEA-1', quantity: 1, unit_price_cents: 450 }], currency: 'EUR' });
+    const c = await open();
+    c.socket.write(head('/orders', Buffer.byteLength(body), true));
+    expect(await c.until(/\r\n\r\n/)).toMatch(/^HTTP\/1\.1 100 Continue\r\n\r\n$/);
+    c.socket.write(body);
+    expect(await c.until(/HTTP\/1\.1 201 /)).toMatch(/HTTP\/1\.1 201 Created/);
+    c.socket.destroy();
+  });
+
+  it('a body over the limit sent without waiting is refused 413 and the connection closes', async () => {
+    const c = await open();
+    c.socket.write(head('/orders', DEFAULT_BODY_LIMIT + 10, true).replace('Expect: 100-continue\r\n', '') + 'x'.repeat(1000));
+    const all = await c.closed;
+    expect(all).toMatch(/^HTTP\/1\.1 413 /);
+    expect(all).toMatch(/\r\nconnection: close\r\n/i);
+  });
+});
