@@ -25,7 +25,7 @@
  */
 import { createSourceEventStream, GraphQLError, Kind, visit, type DocumentNode, type ExecutionArgs, type ExecutionResult, type OperationDefinitionNode } from 'graphql';
 import { CloseCode, handleProtocols, makeServer, type Context } from 'graphql-ws';
-import { bearerTokenOf, isRefusal, type Refusal } from '../http';
+import { bearerTokenOf, isRefusal, parseClientJson, type Refusal } from '../http';
 import type { Account, Store } from '../store';
 import { wsTextFrame, type Frame, type Subscriber, type TopicHub, type WsConnection, type WsProtocol } from '../realtime';
 import { validateOrderEventMessage } from '../../generated/asyncapi/validators';
@@ -110,6 +110,19 @@ function viewOf(frame: Frame, accountId: number): OrderEventView | null {
     updatedAt: o.updated_at,
   };
   return { seq: message.seq, type: message.type, order, resync: null };
+}
+
+/** A close frame's reason holds at most 123 bytes of UTF-8 (RFC 6455 5.5): longer text is cut at a character, marked `...`. */
+export function closeReason(text: string): string {
+  if (Buffer.byteLength(text) <= 123) return text;
+  let cut = '';
+  let bytes = 0;
+  for (const ch of text) {
+    bytes += Buffer.byteLength(ch);
+    if (bytes > 120) break;
+    cut += ch;
+  }
+  return `${cut}...`;
 }
 
 /** Errors as `error` messages carry them: each with an `extensions.code` (BAD_USER_INPUT when the error had none). */
@@ -282,6 +295,12 @@ export function graphqlSubscriptions(deps: SubscriptionsDeps): WsProtocol {
           close: (code = CloseCode.InternalServerError, reason = '') => conn.close(code, reason),
           onMessage(cb) {
             conn.onMessage((text) => {
+              // The service's one reader of client JSON first (nesting bound, unpaired
+              // surrogates, repeated member names), as for an HTTP body: a frame it refuses
+              // is not a message of the protocol, which closes 4400 for those (graphql-ws
+              // then parses the accepted text itself).
+              const read = parseClientJson(text, 'The message');
+              if (isRefusal(read)) return conn.close(CloseCode.BadRequest, closeReason(read.problem.detail ?? read.problem.title));
               cb(text).catch((err: unknown) => {
                 // graphql-ws's own answer to a failure of its handler (use/ws.ts does the same).
                 deps.onError?.(err);

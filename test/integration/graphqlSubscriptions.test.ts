@@ -5,6 +5,7 @@
  * subscription documents (depth, cost, APQ, allowlist), and the connection rules shared
  * with /orders (1013, 1001, the accept limiter). Ring: REPLAY_RATE 1 x REPLAY_WINDOW_S 5 = 5.
  */
+import fc from 'fast-check';
 import { startTestServer, type TestServer } from '../support/server';
 import { createOrder, touch, WsClient } from '../support/streams';
 import { connectGraphqlWs, eventsOf, GRAPHQL_WS, nextsOf, openGraphqlWs, ORDER_EVENTS, subscribe } from '../support/graphqlWs';
@@ -246,6 +247,26 @@ describe('authentication', () => {
     if (!(c instanceof WsClient)) throw new Error('refused');
     subscribe(c, '1', { id: '1' });
     expect(await c.closed()).toBe(4401);
+  });
+
+  it('a frame the JSON reader refuses (too deep, a repeated member, an unpaired surrogate) closes 4400 with the reason (generated)', async () => {
+    const bad = fc.oneof(
+      fc.integer({ min: 65, max: 8000 }).map((n) => `{"id":"d","type":"subscribe","payload":{"query":"subscription { orderEvents(id: \\"1\\") { seq } }","variables":{"x":${'['.repeat(n)}${']'.repeat(n)}}}}`),
+      fc.constantFrom('id', 'type', 'payload').map((k) => `{"id":"a","type":"subscribe","payload":{"query":"subscription { orderEvents(id: \\"1\\") { seq } }"},"${k}":"b"}`),
+      fc.constant('{"id":"v","type":"subscribe","payload":{"query":"subscription($id: ID!) { orderEvents(id: $id) { seq } }","variables":{"id":"999","id":"1"}}}'),
+      fc.constant('{"id":"s","type":"subscribe","payload":{"query":"subscription { orderEvents(id: \\"1\\") { seq } }","variables":{"x":"\\ud800"}}}'),
+    );
+    await fc.assert(
+      fc.asyncProperty(bad, async (frame) => {
+        const c = await connectGraphqlWs(srv);
+        let reason = '';
+        c.ws.on('close', (_code: number, r: Buffer) => (reason = r.toString()));
+        c.send(frame);
+        expect(await c.closed()).toBe(4400);
+        expect(reason).toMatch(/^The message /);
+      }),
+      { numRuns: 15 },
+    );
   });
 
   it('a client offering no graphql-transport-ws subprotocol is closed 4406', async () => {
