@@ -20,13 +20,14 @@ async function libraryChoice(accept: string | undefined): Promise<string | undef
 const entry = fc
   .tuple(
     fc.constantFrom('application/graphql-response+json', 'application/json', 'application/*', '*/*', 'text/html', 'application/xml', 'APPLICATION/JSON', 'Application/GraphQL-Response+JSON'),
-    fc.constantFrom('', ';charset=utf-8', '; charset=UTF-8', ';charset=utf8', ';charset=latin1', ';q=0.5', '; q=0.9; charset=utf-8', ';charset="utf-8"'),
+    // Not `charset="utf-8"`: graphql-http compares the parameter's text, where RFC 9110 5.6.6 makes it `charset=utf-8` (tested below).
+    fc.constantFrom('', ';charset=utf-8', '; charset=UTF-8', ';charset=utf8', ';charset=latin1'),
     fc.constantFrom('', ' ', '  '),
   )
   .map(([type, params, space]) => `${space}${type}${params}`);
 
 describe('mediaTypeFor', () => {
-  it("answers with graphql-http's own choice for every Accept header it accepts (generated)", async () => {
+  it("answers with graphql-http's own choice for every Accept header without q (generated)", async () => {
     await fc.assert(
       fc.asyncProperty(
         fc.option(
@@ -40,5 +41,25 @@ describe('mediaTypeFor', () => {
         },
       ),
     );
+  });
+
+  it('weighs q (RFC 9110 12.5.1): the higher q wins, q=0 refuses, a tie goes to the first listed (generated)', () => {
+    const GR = 'application/graphql-response+json; charset=utf-8';
+    const JSON_ = 'application/json; charset=utf-8';
+    const q = fc.constantFrom(0, 0.1, 0.5, 0.9, 1);
+    fc.assert(
+      fc.property(q, q, fc.boolean(), (qGr, qJson, grFirst) => {
+        const gr = `application/graphql-response+json;q=${qGr}`;
+        const json = `application/json;q=${qJson}`;
+        const accept = grFirst ? `${gr}, ${json}` : `${json}, ${gr}`;
+        const expected = qGr === 0 && qJson === 0 ? JSON_ : qGr > qJson || (qGr === qJson && grFirst) ? GR : JSON_;
+        expect(mediaTypeFor(accept)).toBe(expected);
+      }),
+    );
+    // A quoted parameter value is the same value.
+    expect(mediaTypeFor('application/graphql-response+json; charset="utf-8"')).toBe(GR);
+    // application/json refused: a wildcard stands for the other type.
+    expect(mediaTypeFor('application/json;q=0, */*')).toBe(GR);
+    expect(mediaTypeFor('*/*;q=0.5, application/graphql-response+json;q=0.4')).toBe(JSON_);
   });
 });

@@ -39,6 +39,7 @@ import {
 import type { RequestParams, Response } from 'graphql-http';
 import { parseClientJson } from '../http/body';
 import { parseMediaType } from '../http/mediaType';
+import { parseAccept, qualityOf } from '../http/rest/negotiate';
 import { isRefusal, STORE_RETRY_AFTER_S, type Refusal } from '../http/problem';
 import { StoreUnavailableError, type Account, type Store } from '../store';
 import { compiledExecutor } from './compiled';
@@ -147,16 +148,19 @@ function errorReplacer(_key: string, value: unknown): unknown {
   return value instanceof Error && !(value instanceof GraphQLError) ? { message: value.message } : value;
 }
 
-const GRAPHQL_RESPONSE_JSON = 'application/graphql-response+json; charset=utf-8';
+const GRAPHQL_RESPONSE = 'application/graphql-response+json';
+const GRAPHQL_RESPONSE_JSON = `${GRAPHQL_RESPONSE}; charset=utf-8`;
 const JSON_UTF8 = 'application/json; charset=utf-8';
 
 /**
- * The response media type, negotiated as graphql-http's handler does for the responses it
- * writes, so the ones the engine writes itself agree with them: the first Accept entry
- * that is application/graphql-response+json, or application/json, `application/*` or
- * `*\/*`, in UTF-8 (no charset means UTF-8); `q` is not weighed, as graphql-http does not
- * weigh it. When no entry is acceptable graphql-http answers 406 itself; answers given
- * before it (401, 413, an unreadable body) then fall back to application/json.
+ * The response media type (RFC 9110 12.5.1, with the service's one Accept parser,
+ * http/rest/negotiate.ts): application/graphql-response+json or application/json, in
+ * UTF-8 (no charset means UTF-8), whichever Accept gives the higher q; `q=0` refuses a
+ * type; a tie goes to the one listed first, and `application/*` or `*\/*` stand for
+ * application/json unless that is refused. Without `q` this is graphql-http's choice (the
+ * test holds the two together). None acceptable: 406 (the engine's `answer`); answers
+ * given before negotiation (401, 413, an unreadable body) then fall back to
+ * application/json.
  */
 export function mediaTypeFor(accept: string | undefined): string {
   return acceptedMediaType(accept) ?? JSON_UTF8;
@@ -175,11 +179,20 @@ function acceptedMediaType(accept: string | undefined): string | undefined {
 const memo: { accept: string | undefined; type: string | undefined; known: boolean } = { accept: undefined, type: undefined, known: false };
 
 function negotiateMediaType(accept: string | undefined): string | undefined {
-  for (const entry of (accept || '*/*').replace(/\s/g, '').toLowerCase().split(',')) {
-    const [type, ...params] = entry.split(';');
-    const charset = params.find((p) => p.includes('charset=')) ?? 'charset=utf-8';
-    if (type === 'application/graphql-response+json' && charset === 'charset=utf-8') return GRAPHQL_RESPONSE_JSON;
-    if ((type === 'application/json' || type === 'application/*' || type === '*/*') && (charset === 'charset=utf-8' || charset === 'charset=utf8')) return JSON_UTF8;
+  if (accept === undefined || accept.trim() === '') return JSON_UTF8;
+  // Ranges naming a charset other than UTF-8 match nothing offered here; the rest are tried
+  // by q, then in the order sent (a tie between the two types goes to the one listed first).
+  const ranges = parseAccept(accept)
+    .filter((r) => r.charset === undefined || r.charset === 'utf-8' || (r.charset === 'utf8' && r.type !== GRAPHQL_RESPONSE))
+    .sort((a, b) => b.q - a.q || a.order - b.order);
+  const admits = (type: string) => qualityOf(ranges, type) > 0;
+  for (const r of ranges) {
+    if (r.q === 0) continue;
+    if (r.type === GRAPHQL_RESPONSE && admits(GRAPHQL_RESPONSE)) return GRAPHQL_RESPONSE_JSON;
+    if (r.type === 'application/json' || r.type === 'application/*' || r.type === '*/*') {
+      if (admits('application/json')) return JSON_UTF8;
+      if (r.type !== 'application/json' && admits(GRAPHQL_RESPONSE)) return GRAPHQL_RESPONSE_JSON;
+    }
   }
   return undefined;
 }

@@ -55,5 +55,10 @@ export function graphqlRoute({ engine, finalizer, authenticate, bodyLimit }: Gra
     return write(x, await engine.serve({ method, url: req.url ?? GRAPHQL_PATH, headers: req.headers, body, account }));
   }
 
-  return { route: GRAPHQL_PATH, methods: new Set(['GET', 'POST']), matches: (path) => path === GRAPHQL_PATH, serve };
+  /** The pipeline's refusals (405 for another method) in GraphQL's shape, with `extensions.code`, as every /graphql error. */
+  async function refuse(x: Exchange, r: Refusal): Promise<number> {
+    return write(x, await engine.refuse(r, x.req.headers.accept || undefined, undefined));
+  }
+
+  return { route: GRAPHQL_PATH, methods: new Set(['GET', 'POST']), matches: (path) => path === GRAPHQL_PATH, serve, refuse };
 }

@@ -53,6 +53,8 @@ export interface TransportRoute {
   readonly methods: ReadonlySet<string>;
   /** Serves an exchange whose method it serves; resolves to the status written. */
   serve(x: Exchange): Promise<number>;
+  /** Writes the pipeline's own refusals (405) in the transport's shape; problem+json without it. */
+  refuse?(x: Exchange, r: Refusal): Promise<number>;
 }
 
 export interface PipelineDeps {
@@ -197,7 +199,9 @@ export function createPipeline(deps: PipelineDeps): RequestListener {
     if (t.methods.has(method) || (method === 'HEAD' && t.methods.has('GET'))) return finish(x, t.serve(x));
     const allow = [...t.methods, ...(t.methods.has('GET') ? ['HEAD'] : []), 'OPTIONS'].join(', ');
     if (method === 'OPTIONS') return void fin.end(x, options(x, allow));
-    fin.end(x, sendProblem(fin, x, refusal('METHOD_NOT_ALLOWED', `${method} is not allowed here`, { Allow: allow })));
+    const refused = refusal('METHOD_NOT_ALLOWED', `${method} is not allowed here`, { Allow: allow });
+    if (t.refuse) return finish(x, t.refuse(x, refused));
+    fin.end(x, sendProblem(fin, x, refused));
   }
 
   function route(req: IncomingMessage, res: ServerResponse): void {

@@ -64,6 +64,16 @@ describe('GraphQL: execution and access', () => {
     expect(r.json).toEqual({ data: { viewer: { id: 'u1', name: 'Ada' }, user: { name: 'Brian' } } });
   });
 
+  it('answers in the type Accept prefers by q, and 406 naming both when q=0 refuses both', async () => {
+    const q = '{ viewer { id } }';
+    const typeFor = async (accept: string) => (await t.post({ query: q }, { accept })).headers.get('content-type')?.split(';')[0];
+    expect(await typeFor('application/json;q=0.5, application/graphql-response+json;q=0.9')).toBe('application/graphql-response+json');
+    expect(await typeFor('application/graphql-response+json;q=0.1, application/json')).toBe('application/json');
+    const refused = await t.post({ query: q }, { accept: 'application/json;q=0, application/graphql-response+json;q=0' });
+    expect(refused.status).toBe(406);
+    expect(refused.headers.get('accept')).toMatch(/application\/graphql-response\+json.*application\/json/);
+  });
+
   it('names Accept in Vary on every answer, whose media type it chose (data, refusals, GET and POST)', async () => {
     const q = '{ viewer { id } }';
     for (const accept of ['application/json', 'application/graphql-response+json']) {

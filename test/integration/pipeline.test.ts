@@ -70,7 +70,7 @@ describe('the request pipeline', () => {
     }
   });
 
-  it('OPTIONS answers 204 with the declared methods on every route, /graphql and the stream included; other methods get 405 with the same Allow', async () => {
+  it('OPTIONS answers 204 with the declared methods on every route, /graphql and the stream included; other methods get 405 with the same Allow (GraphQL-shaped on /graphql)', async () => {
     const { id } = await createOrder(srv);
     const cases: [string, string][] = [
       [`/orders/${id}`, 'GET, HEAD, PUT, PATCH, OPTIONS'],
@@ -83,12 +83,16 @@ describe('the request pipeline', () => {
       const res = await srv.fetch(path, { method: 'OPTIONS', as: 'anonymous' });
       expect({ path, status: res.status, allow: res.headers.get('allow'), body: await res.text() }).toEqual({ path, status: 204, allow, body: '' });
       const refused = await srv.fetch(path, { method: 'DELETE' });
-      expect({ path, status: refused.status, allow: refused.headers.get('allow'), type: refused.headers.get('content-type') }).toEqual({
+      const graphql = path === '/graphql';
+      expect({ path, status: refused.status, allow: refused.headers.get('allow'), type: refused.headers.get('content-type')?.split(';')[0] }).toEqual({
         path,
         status: 405,
         allow,
-        type: 'application/problem+json',
+        type: graphql ? 'application/json' : 'application/problem+json',
       });
+      const body = (await refused.json()) as { errors?: { extensions?: { code?: string } }[]; code?: string };
+      if (graphql) expect(body.errors?.[0]?.extensions?.code).toBe('BAD_REQUEST');
+      else expect(body.code).toBe('METHOD_NOT_ALLOWED');
     }
   });
 

@@ -27,9 +27,11 @@ export interface NegotiationInput {
 
 export type Negotiated = { ok: true; version: ApiVersion; vendor: boolean; contentType: string } | { ok: false; detail: string };
 
-interface Range {
+export interface Range {
   type: string;
   version?: string;
+  /** The `charset` parameter, lowercased, when the range names one. */
+  charset?: string;
   q: number;
   order: number;
 }
@@ -42,7 +44,7 @@ export function parseAccept(header: string): Range[] {
     if (!range) return;
     const qText = range.params.get('q');
     const q = qText === undefined ? 1 : Number.isFinite(Number(qText)) ? Math.min(Math.max(Number(qText), 0), 1) : 0;
-    ranges.push({ type: range.type, version: versionOf(range), q, order });
+    ranges.push({ type: range.type, version: versionOf(range), charset: range.params.get('charset')?.toLowerCase(), q, order });
   });
   const specificity = (r: Range) => (r.type === '*/*' ? 0 : r.type.endsWith('/*') ? 1 : r.version !== undefined ? 3 : 2);
   return ranges.sort((a, b) => b.q - a.q || specificity(b) - specificity(a) || a.order - b.order);
