@@ -216,7 +216,7 @@ const OPEN = WebSocket.OPEN;
 
 interface Connection {
   account: Account;
-  /** The URL's `since`, until the first subscribe takes it (asyncapi.yaml: it belongs to that subscription only). */
+  /** The URL's `since`, until the first subscription takes it (asyncapi.yaml: it belongs to that subscription only). */
   urlSince: number | undefined;
   subs: Map<number, Subscriber>;
   /** False once the connection closed or was closed as a slow consumer: messages still queued subscribe nothing. */
@@ -413,18 +413,27 @@ export class WsEndpoint {
       this.deps.hub.unsubscribe(orderId, sub);
       return conn.send({ type: 'unsubscribed', channel: msg.channel, seq: sub.lastSeq });
     }
-    // The URL's since belongs to the connection's first subscribe (the contract's flow: open
-    // `/orders?since=<seq>`, send one subscribe); a subscribe's own since overrides it.
-    const since = msg.since ?? conn.urlSince;
-    conn.urlSince = undefined;
     if (conn.subs.has(orderId)) return conn.error(msg.channel, 'already_subscribed', 'Already subscribed to this channel');
-    const order = await this.deps.store.getOrder(conn.account.id, orderId);
+    let order: Awaited<ReturnType<Store['getOrder']>>;
+    try {
+      order = await this.deps.store.getOrder(conn.account.id, orderId);
+    } catch (err) {
+      // The store unreachable: nothing was subscribed, the same subscribe may be sent again later (named by its channel).
+      if (err instanceof StoreUnavailableError) return conn.error(msg.channel, 'unavailable', 'The store is unavailable: subscribe again later');
+      throw err;
+    }
     if (!order) return conn.error(msg.channel, 'not_found', 'No such order'); // another account's order looks missing
     if (!conn.open) return; // closed while the store answered (messages run one at a time: no other subscribe came in between)
+    // The URL's since belongs to the connection's first subscription (the contract's flow: open
+    // `/orders?since=<seq>`, send one subscribe); a subscribe's own since overrides it. It is
+    // taken once a subscription exists: a subscribe refused (above) or whose topic could not be
+    // loaded (`fail`) made none, so the same subscribe sent again still resumes from it.
+    const since = msg.since ?? conn.urlSince;
     const channel = topicOf(orderId);
     const sub = new WsSubscription(conn, orderId, channel);
     conn.subs.set(orderId, sub);
     await this.deps.hub.subscribe(orderId, since, sub, order.revision);
+    if (conn.subs.get(orderId) === sub) conn.urlSince = undefined;
   }
 
   /** Cuts every connection as a network failure would (no close frame). */

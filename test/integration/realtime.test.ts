@@ -6,6 +6,7 @@
 import { request } from 'node:http';
 import { WebSocket } from 'ws';
 import { MAX_QUEUED_MESSAGES } from '../../src/realtime/ws';
+import { StoreUnavailableError } from '../../src/store';
 import fc from 'fast-check';
 import { startTestServer, type TestServer } from '../support/server';
 import { createOrder, openSse, openWs, touch, WsClient } from '../support/streams';
@@ -300,6 +301,31 @@ describe('WebSocket /orders', () => {
     } finally {
       spy.mockRestore();
       c.ws.close();
+    }
+  });
+
+  it("a subscribe that fails (store unreachable, topic not loaded) names its channel and leaves the URL's since to the same subscribe sent again", async () => {
+    const { id } = await createOrder(srv);
+    await touch(srv, id, 3); // 1..4
+    const failures = [
+      () => jest.spyOn(srv.store, 'getOrder').mockRejectedValueOnce(new StoreUnavailableError('sqlite', { cause: new Error('down') })),
+      () => jest.spyOn(srv.store, 'eventsAfter').mockRejectedValueOnce(new Error('store down')),
+    ];
+    for (const fail of failures) {
+      const c = await ws(srv, 'since=2');
+      const spy = fail();
+      try {
+        c.send({ type: 'subscribe', channel: `order:${id}` });
+        await c.until((m) => m.length === 1);
+        expect(c.messages[0]).toMatchObject({ type: 'error', channel: `order:${id}`, code: 'unavailable', seq: null });
+        expect(validateErrorMessage(c.messages[0])).toBe(true);
+        c.send({ type: 'subscribe', channel: `order:${id}` });
+        await c.until((m) => seqsOf(m).length === 2);
+        expect(c.messages.slice(1)).toMatchObject([{ type: 'subscribed', seq: 2, head: 4 }, { seq: 3 }, { seq: 4 }]);
+      } finally {
+        spy.mockRestore();
+        c.ws.close();
+      }
     }
   });
 
