@@ -66,6 +66,7 @@ const WS_KEY = /^[+/0-9A-Za-z]{22}==$/;
  * reaches the endpoint (http/upgrade.ts).
  */
 function handshakeRefusal(req: IncomingMessage): Refusal | undefined {
+  if (req.httpVersionMajor === 1 && req.httpVersionMinor === 0) return refusal('BAD_REQUEST', 'A WebSocket opening handshake is an HTTP/1.1 request (RFC 6455 4.1)');
   const key = req.headers['sec-websocket-key'];
   if (key === undefined || !WS_KEY.test(key)) return refusal('BAD_REQUEST', 'Missing or invalid Sec-WebSocket-Key header');
   const version = Number(req.headers['sec-websocket-version']);

@@ -177,6 +177,21 @@ describe('a WebSocket handshake with bad fields', () => {
   });
 });
 
+describe('a WebSocket handshake over HTTP/1.0', () => {
+  it('is refused 400 problem+json (RFC 6455 4.1: the opening handshake is an HTTP/1.1 GET), on /orders and /graphql', async () => {
+    for (const path of ['/orders', '/graphql']) {
+      await onWire(async (wire) => {
+        const answer = await wire.exchange(
+          `GET ${path} HTTP/1.0\r\n${host()}\r\n${auth()}\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Protocol: graphql-transport-ws\r\n\r\n`,
+        );
+        expect(answer.status).toBe(400);
+        expect(answer.headers['content-type']).toBe('application/problem+json');
+        expect(JSON.parse(answer.body)).toMatchObject({ status: 400, code: 'BAD_REQUEST' });
+      });
+    }
+  });
+});
+
 describe('the re-fed head is the head the client sent', () => {
   it('a request with as many header fields as node:http may drop is refused 400 and its connection closed, never split in two (generated)', async () => {
     await fc.assert(
