@@ -1,4 +1,6 @@
 import fc from 'fast-check';
+import { addTypenameToDocument } from '@apollo/client/utilities';
+import { parse, print } from 'graphql';
 import { manifestMap, resolveOperation, sha256Hex } from './persisted';
 import { LruRegistry } from './registry';
 import { manifest as manifestRecord } from '../../generated/graphql/persisted';
@@ -88,5 +90,30 @@ describe('resolveOperation: allowlist', () => {
     for (const params of [{ query: Q }, { extensions: pq(sha256Hex(Q)) }, { query: Q, extensions: pq(sha256Hex(Q)) }]) {
       expect(await resolveOperation(params, 'allowlist', manifest, reg)).toMatchObject({ ok: false, status: 400, code: 'PERSISTED_QUERY_NOT_ALLOWED' });
     }
+  });
+
+  it("takes a manifest operation's id with the text Apollo Client's cache sends (`__typename` added), and nothing else beside it (generated)", async () => {
+    const ops = [...manifest];
+    const reg = new LruRegistry();
+    for (const [hash, text] of ops) {
+      const apollo = print(addTypenameToDocument(parse(text)));
+      expect(apollo).not.toBe(text);
+      expect(await resolveOperation({ query: apollo, extensions: pq(hash) }, 'allowlist', manifest, reg)).toEqual({ ok: true, text: apollo });
+    }
+    // Any other change to the text, with a manifest id: a mismatch, never run.
+    const edit = fc.oneof(
+      fc.constant((t: string) => t.replace('{', '{ __schema { types { name } } ')),
+      fc.constant((t: string) => t.replace(/\bid\b/, 'id __typename: name')),
+      fc.constant((t: string) => t.replace('{', '{ __typename @include(if: true) ')),
+      fc.constant((t: string) => `${t} query Extra { __typename }`),
+      fc.stringMatching(/^[a-z]{1,8}$/).map((field) => (t: string) => t.replace(/\b(id|seq)\b/, `$1 ${field}`)),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...ops), edit, async ([hash, text], change) => {
+        const changed = change(print(addTypenameToDocument(parse(text))));
+        const got = await resolveOperation({ query: changed, extensions: pq(hash) }, 'allowlist', manifest, reg);
+        expect(got).toMatchObject({ ok: false, status: 400, code: 'PERSISTED_QUERY_HASH_MISMATCH' });
+      }),
+    );
   });
 });

@@ -14,6 +14,7 @@
  * hash the manifest and the SDK use.
  */
 import { createHash } from 'node:crypto';
+import { Kind, parse, print, visit, type DocumentNode } from 'graphql';
 import { GRAPHQL_CODES, type GraphqlCode } from './errors';
 import type { PersistedQueryRegistry } from './registry';
 import { isPeekable } from './registry';
@@ -71,10 +72,14 @@ export function resolveOperation(
   if (mode === 'allowlist') {
     const hash = pq.present ? pq.hash : text !== undefined ? sha256Hex(text) : undefined;
     if (hash === undefined) return fail(400, GRAPHQL_CODES.BAD_REQUEST, 'A query or a persisted query hash is required');
+    const known = manifest.get(hash);
     if (text !== undefined && pq.present && sha256Hex(text) !== hash) {
+      // Apollo Client sends the text beside the id where its link must (GraphQLWsLink, for a
+      // subscription), with the `__typename` fields its cache adds: that text runs when it is
+      // the allowlisted operation but for those (they cost nothing and nest no deeper).
+      if (known !== undefined && sameButTypename(text, known)) return { ok: true, text };
       return fail(400, GRAPHQL_CODES.PERSISTED_QUERY_HASH_MISMATCH, 'provided sha does not match query');
     }
-    const known = manifest.get(hash);
     if (known === undefined) return fail(400, GRAPHQL_CODES.PERSISTED_QUERY_NOT_ALLOWED, 'This operation is not in the allowlist');
     return { ok: true, text: known };
   }
@@ -90,4 +95,24 @@ export function resolveOperation(
   const local = manifest.get(pq.hash) ?? (isPeekable(registry) ? registry.peek(pq.hash) : undefined);
   if (local !== undefined) return { ok: true, text: local };
   return registry.get(pq.hash).then((known): Resolution => (known === undefined ? fail(200, GRAPHQL_CODES.PERSISTED_QUERY_NOT_FOUND, 'PersistedQueryNotFound') : { ok: true, text: known }));
+}
+
+/**
+ * Whether `text` is the document `known` with plain `__typename` fields added (no alias,
+ * argument or directive), as Apollo Client's cache adds them to every selection set. The
+ * client's text is parsed with a token bound of twice the known text's length, so a long
+ * text is refused without a long parse; anything unparsable is not the same.
+ */
+export function sameButTypename(text: string, known: string): boolean {
+  try {
+    return print(withoutTypename(parse(text, { noLocation: true, maxTokens: 2 * known.length }))) === print(withoutTypename(parse(known, { noLocation: true })));
+  } catch {
+    return false;
+  }
+}
+
+function withoutTypename(document: DocumentNode): DocumentNode {
+  return visit(document, {
+    [Kind.FIELD]: (node) => (node.name.value === '__typename' && !node.alias && !node.arguments?.length && !node.directives?.length ? null : undefined),
+  });
 }

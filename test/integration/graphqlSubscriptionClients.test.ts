@@ -9,6 +9,10 @@ import WebSocket from 'ws';
 import { createClient, type Client as WsGraphqlClient } from 'graphql-ws';
 import { ApolloClient, InMemoryCache, gql } from '@apollo/client';
 import { GraphQLWsLink } from '@apollo/client/link/subscriptions';
+import { PersistedQueryLink } from '@apollo/client/link/persisted-queries';
+import { generatePersistedQueryIdsFromManifest } from '@apollo/persisted-query-lists';
+import manifestJson from '../../generated/graphql/persisted-query-manifest.json';
+import { persistedOperations } from '../../generated/graphql/persisted';
 import { Client as UrqlClient, subscriptionExchange } from '@urql/core';
 import { startTestServer, type TestServer } from '../support/server';
 import { createOrder, touch } from '../support/streams';
@@ -153,6 +157,37 @@ describe.each([
     expect(s.events).toEqual([]);
     expect(s.errors.flatMap(codesOf)).toEqual(['NOT_FOUND']);
     s.stop();
+    await ws.dispose();
+  });
+});
+
+describe('Apollo Client 4 on an allowlist server, set up as the README says (persisted-query link by manifest, GraphQLWsLink)', () => {
+  let srv: TestServer;
+  beforeAll(async () => {
+    srv = await startTestServer({ GRAPHQL_PERSISTED: 'allowlist' });
+  });
+  afterAll(() => srv.close());
+
+  it("subscribes to the contract's OrderEvents: the link sends the manifest id with the text its cache added __typename to", async () => {
+    const { id } = await createOrder(srv);
+    const ws = wsClient(srv);
+    const pq = new PersistedQueryLink({ ...generatePersistedQueryIdsFromManifest({ loadManifest: () => Promise.resolve(manifestJson) }) });
+    const client = new ApolloClient({ link: pq.concat(new GraphQLWsLink(ws)), cache: new InMemoryCache() });
+    const out: Subscriber = { events: [], errors: [], stop: () => undefined };
+    const sub = client.subscribe<{ orderEvents: OrderEventData }>({ query: gql(persistedOperations.OrderEvents.text), variables: { id: String(id) } }).subscribe({
+      next: (r) => {
+        if (r.data) out.events.push(r.data.orderEvents);
+        if (r.error) out.errors.push(r.error);
+      },
+      error: (e: unknown) => out.errors.push(e),
+    });
+    await until(
+      () => out.events.length === 1 || out.errors.length > 0,
+      () => JSON.stringify(out),
+    );
+    expect(out.errors.flatMap(codesOf)).toEqual([]);
+    expect(out.events.map((e) => [e.type, e.seq])).toEqual([['subscribed', 1]]);
+    sub.unsubscribe();
     await ws.dispose();
   });
 });
