@@ -8,7 +8,9 @@
  *   pair is registered only after the text validated (the caller does that); text
  *   alone runs as sent. The build-time manifest is always known.
  * - `allowlist`: only the manifest's operations run. A hash outside it, or a text whose
- *   hash is outside it, is a 400 `PERSISTED_QUERY_NOT_ALLOWED`: no fallback to text.
+ *   hash is outside it, is a 400 `PERSISTED_QUERY_NOT_ALLOWED`: no fallback to text. A
+ *   manifest hash sent with a text that is not its operation is a 400 mismatch, unless
+ *   the text is that operation with `__typename` fields added (`sameButTypename`).
  *
  * Hashes are the plain hex SHA-256 of the exact text (no `sha256:` prefix), the same
  * hash the manifest and the SDK use.
