@@ -211,6 +211,16 @@ function errorResponse(accept: string | undefined, status: number, code: Graphql
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
+/** Whether every percent-encoded sequence of a query string is UTF-8 (RFC 3986 2.1, 2.5). */
+function percentEncodedUtf8(query: string): boolean {
+  try {
+    decodeURIComponent(query);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** Query-string JSON parameter, or a 400 naming it. */
 function jsonParam(search: URLSearchParams, name: string): { ok: true; value: unknown } | { ok: false; why: string } {
   const raw = search.get(name);
@@ -237,7 +247,10 @@ function readParams(req: HttpRequest): RequestParams | Response {
   const bad = (message: string) => errorResponse(accept, 400, GRAPHQL_CODES.BAD_REQUEST, message);
   let data: Record<string, unknown>;
   if (req.method === 'GET') {
-    const search = new URLSearchParams(req.url.split('?')[1] ?? '');
+    const query = req.url.split('?')[1] ?? '';
+    // URLSearchParams would read `%FF` as U+FFFD: a query or variables the client did not send.
+    if (query.includes('%') && !percentEncodedUtf8(query)) return bad('The query string is not percent-encoded UTF-8');
+    const search = new URLSearchParams(query);
     const variables = jsonParam(search, 'variables');
     const extensions = jsonParam(search, 'extensions');
     if (!variables.ok) return bad(variables.why);
@@ -333,7 +346,7 @@ export function graphqlEngine(deps: GraphqlEngineDeps): GraphqlEngine {
       return [errorsBody(errors, GRAPHQL_CODES.VALIDATION_FAILED), { status: 400, statusText: 'Bad Request', headers: { 'content-type': mediaTypeFor(accept) } }];
     }
     if (!op) {
-      return errorResponse(accept, 400, GRAPHQL_CODES.BAD_REQUEST, params.operationName ? `No operation named '${params.operationName}'` : 'operationName is required for a document with several operations');
+      return errorResponse(accept, 400, GRAPHQL_CODES.BAD_REQUEST, params.operationName != null ? `No operation named '${params.operationName}'` : 'operationName is required for a document with several operations');
     }
     // GraphQL over HTTP: a mutation is never run for a GET (405 with Allow, as graphql-http answers it, in GraphQL's shape).
     if (op.operation === OperationTypeNode.MUTATION && req.method === 'GET') return errorResponse(accept, 405, GRAPHQL_CODES.BAD_REQUEST, 'Only queries may be sent with GET: send mutations with POST', { allow: 'POST' });
@@ -429,7 +442,7 @@ export function graphqlEngine(deps: GraphqlEngineDeps): GraphqlEngine {
     const errors = prepared.errors.length > 0 ? prepared.errors : documents.limitErrors(prepared, variables, () => limitRules(variables));
     if (errors.length > 0)
       return { ok: false, errors: errors.map((e) => (e.extensions?.code ? e : new GraphQLError(e.message, { nodes: e.nodes, extensions: { ...e.extensions, code: GRAPHQL_CODES.VALIDATION_FAILED } }))) };
-    if (!op) return refused(GRAPHQL_CODES.BAD_REQUEST, params.operationName ? `No operation named '${params.operationName}'` : 'operationName is required for a document with several operations');
+    if (!op) return refused(GRAPHQL_CODES.BAD_REQUEST, params.operationName != null ? `No operation named '${params.operationName}'` : 'operationName is required for a document with several operations');
     if (op.operation !== OperationTypeNode.SUBSCRIPTION) return refused(GRAPHQL_CODES.BAD_REQUEST, 'Only subscriptions are served over WebSocket: send queries and mutations to POST /graphql');
     if (resolved.register) await deps.registry.set(resolved.register, resolved.text);
     if (deps.costBudget) {

@@ -64,6 +64,22 @@ describe('GraphQL: execution and access', () => {
     expect(r.json).toEqual({ data: { viewer: { id: 'u1', name: 'Ada' }, user: { name: 'Brian' } } });
   });
 
+  it('a GET whose query string is not percent-encoded UTF-8 is a 400, not a replacement character', async () => {
+    for (const query of ['query=%7Bviewer%7Bid%7D%7D%23%FF', 'query=%7Bviewer%7Bid%7D%7D&variables=%7B%22x%22%3A%22%C3%28%22%7D', 'query=%7Bviewer%7Bid%7D%7D%25zz%zz']) {
+      const res = await fetch(`${t.srv.url}/graphql?${query}`, { headers: { authorization: `Bearer ${t.demo}`, accept: 'application/graphql-response+json' } });
+      expect(res.status).toBe(400);
+      expect(((await res.json()) as GqlBody).errors?.[0].extensions?.code).toBe('BAD_REQUEST');
+    }
+  });
+
+  it('an operationName naming no operation is named in the refusal, the empty one too', async () => {
+    for (const operationName of ['', 'Nope']) {
+      const r = await t.post({ query: '{ viewer { id } }', operationName });
+      expect(r.status).toBe(400);
+      expect(r.json?.errors?.[0].message).toBe(`No operation named '${operationName}'`);
+    }
+  });
+
   it('answers in the type Accept prefers by q, and 406 naming both when q=0 refuses both', async () => {
     const q = '{ viewer { id } }';
     const typeFor = async (accept: string) => (await t.post({ query: q }, { accept })).headers.get('content-type')?.split(';')[0];
