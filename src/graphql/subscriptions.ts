@@ -237,13 +237,15 @@ export function graphqlSubscriptions(deps: SubscriptionsDeps): WsProtocol {
   const server = makeServer<Record<string, unknown> | undefined, Extra>({
     schema: engine.schema,
     async onConnect(ctx) {
-      if (ctx.extra.account) return true;
       const params = ctx.connectionParams ?? {};
       const header = params.authorization ?? params.Authorization;
       const token = bearerTokenOf(typeof header === 'string' ? header : undefined, params.access_token);
-      if (token === undefined) return false;
+      if (token === undefined) return ctx.extra.account !== undefined; // the upgrade's token, if it carried one
+      // A token in connection_init is checked even after the upgrade's: a bad one, or another
+      // account's, closes 4403 rather than being ignored in silence.
       const found = await deps.authenticate(token);
       if (isRefusal(found)) return false;
+      if (ctx.extra.account && ctx.extra.account.id !== found.id) return false;
       ctx.extra.account = found;
       return true;
     },

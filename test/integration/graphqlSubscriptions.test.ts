@@ -232,6 +232,22 @@ describe('authentication', () => {
     }
   });
 
+  it("a token in connection_init is checked even after the upgrade carried one: a bad one or another account's closes 4403", async () => {
+    for (const [init, want] of [
+      [`Bearer ${srv.alice.token}`, 'ack'],
+      ['Bearer bad', 4403],
+      [`Bearer ${srv.bob.token}`, 4403],
+    ] as const) {
+      const c = await openGraphqlWs(srv, { headerToken: srv.alice.token });
+      if (!(c instanceof WsClient)) throw new Error('refused');
+      c.send({ type: 'connection_init', payload: { authorization: init } });
+      if (want === 'ack') {
+        await c.until((m) => m.some((x) => x.type === 'connection_ack'));
+        c.ws.close();
+      } else expect(await c.closed()).toBe(want);
+    }
+  });
+
   it("bob's token sees alice's order as missing", async () => {
     const { id } = await createOrder(srv);
     const c = await connectGraphqlWs(srv, { headerToken: srv.bob.token });
