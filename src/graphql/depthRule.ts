@@ -5,7 +5,7 @@
  * 4 and five nested list levels fail.
  *
  * Written here rather than taken from graphql-depth-limit because that package throws
- * on violations (a 500 in graphql-http), ignores every `__` field and recurses without
+ * on violations (a 500 here), ignores every `__` field and recurses without
  * a cycle guard (a stack overflow on fragment cycles). This one reports through the
  * validation context, measures each fragment once per document (fragmentWalk.ts: linear
  * in the document even when fragments spread each other many times), and treats a

@@ -6,7 +6,8 @@
  * Nothing travels beside it (no adapter, no state keyed on the raw request). Each step is
  * one function:
  *
- * - Accept (`acceptedMediaType`): graphql-http's negotiation (406 when nothing fits);
+ * - Accept (`acceptedMediaType`): RFC 9110 negotiation of the two GraphQL JSON types (406
+ *   when neither fits);
  * - `readParams`: the body's media type, batches are refused, and a hash-only APQ request
  *   (no `query`) is accepted;
  * - `admitRequest`: the persisted-operation step (APQ or allowlist), parsing with a token
@@ -121,7 +122,7 @@ export interface GraphqlEngine {
 export const GRAPHQL_PATH = '/graphql';
 const SUBSCRIPTIONS_OVER_WS = 'Subscriptions are served over WebSocket on /graphql (graphql-transport-ws), not over HTTP';
 
-/** What the engine hands graphql-http with each request, beside method, url, headers and body. */
+/** What the engine knows of each request beside method, url and body: the caller and two headers. */
 interface RequestContext {
   account: Account;
   accept: string | undefined;

@@ -29,7 +29,7 @@ export const GRAPHQL_CODES = {
 } as const;
 export type GraphqlCode = (typeof GRAPHQL_CODES)[keyof typeof GRAPHQL_CODES];
 
-/** A rule violation, reported through `context.reportError` (rules never throw: graphql-http turns a throw into a 500). */
+/** A rule violation, reported through `context.reportError` (rules never throw: a throw would be a 500). */
 export function validationError(message: string, nodes?: ASTNode | readonly ASTNode[], extra: Record<string, unknown> = {}): GraphQLError {
   return new GraphQLError(message, { nodes, extensions: { code: GRAPHQL_CODES.VALIDATION_FAILED, ...extra } });
 }

@@ -23,7 +23,7 @@ export type OrderEventView = ResolversParentTypes['OrderEvent'];
  */
 export type OpenOrderEvents = (orderId: number, since: number | undefined) => Promise<AsyncIterable<never> | null>;
 
-// A type, not an interface: graphql-http wants a context assignable to a record.
+// A type, not an interface: a context assignable to a record (ExecutionArgs' contextValue, graphql-ws's).
 export type GraphqlContext = {
   store: Store;
   account: Account;
