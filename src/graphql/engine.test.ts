@@ -20,8 +20,9 @@ async function libraryChoice(accept: string | undefined): Promise<string | undef
 const entry = fc
   .tuple(
     fc.constantFrom('application/graphql-response+json', 'application/json', 'application/*', '*/*', 'text/html', 'application/xml', 'APPLICATION/JSON', 'Application/GraphQL-Response+JSON'),
-    // Not `charset="utf-8"`: graphql-http compares the parameter's text, where RFC 9110 5.6.6 makes it `charset=utf-8` (tested below).
-    fc.constantFrom('', ';charset=utf-8', '; charset=UTF-8', ';charset=utf8', ';charset=latin1'),
+    // Not `charset="utf-8"`: graphql-http compares the parameter's text, where RFC 9110 5.6.6 makes it `charset=utf-8`;
+    // nor `charset=utf8`, which graphql-http takes for application/json only (both tested below).
+    fc.constantFrom('', ';charset=utf-8', '; charset=UTF-8', ';charset=latin1'),
     fc.constantFrom('', ' ', '  '),
   )
   .map(([type, params, space]) => `${space}${type}${params}`);
@@ -56,6 +57,13 @@ describe('mediaTypeFor', () => {
         expect(mediaTypeFor(accept)).toBe(expected);
       }),
     );
+    // A wildcard's q counts for the type it admits (RFC 9110 12.5.1).
+    expect(mediaTypeFor('application/json;q=0.1, */*')).toBe(GR);
+    expect(mediaTypeFor('application/json;q=0.5, application/*')).toBe(GR);
+    // utf8 names UTF-8 for both types; an Accept of empty list elements is no Accept (RFC 9110 5.6.1).
+    expect(mediaTypeFor('application/graphql-response+json;charset=utf8')).toBe(GR);
+    expect(mediaTypeFor('application/json;charset=UTF8')).toBe(JSON_);
+    expect(mediaTypeFor(' , ,')).toBe(JSON_);
     // A quoted parameter value is the same value.
     expect(mediaTypeFor('application/graphql-response+json; charset="utf-8"')).toBe(GR);
     // application/json refused: a wildcard stands for the other type.

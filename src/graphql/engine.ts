@@ -40,7 +40,7 @@ import {
 import type { RequestParams, Response } from 'graphql-http';
 import { parseClientJson } from '../http/body';
 import { parseMediaType } from '../http/mediaType';
-import { parseAccept, qualityOf } from '../http/rest/negotiate';
+import { parseAccept, type Range } from '../http/rest/negotiate';
 import { isRefusal, STORE_RETRY_AFTER_S, type Refusal } from '../http/problem';
 import { StoreUnavailableError, type Account, type Store } from '../store';
 import { compiledExecutor } from './compiled';
@@ -180,22 +180,29 @@ function acceptedMediaType(accept: string | undefined): string | undefined {
 const memo: { accept: string | undefined; type: string | undefined; known: boolean } = { accept: undefined, type: undefined, known: false };
 
 function negotiateMediaType(accept: string | undefined): string | undefined {
-  if (accept === undefined || accept.trim() === '') return JSON_UTF8;
-  // Ranges naming a charset other than UTF-8 match nothing offered here; the rest are tried
-  // by q, then in the order sent (a tie between the two types goes to the one listed first).
-  const ranges = parseAccept(accept)
-    .filter((r) => r.charset === undefined || r.charset === 'utf-8' || (r.charset === 'utf8' && r.type !== GRAPHQL_RESPONSE))
-    .sort((a, b) => b.q - a.q || a.order - b.order);
-  const admits = (type: string) => qualityOf(ranges, type) > 0;
-  for (const r of ranges) {
-    if (r.q === 0) continue;
-    if (r.type === GRAPHQL_RESPONSE && admits(GRAPHQL_RESPONSE)) return GRAPHQL_RESPONSE_JSON;
-    if (r.type === 'application/json' || r.type === 'application/*' || r.type === '*/*') {
-      if (admits('application/json')) return JSON_UTF8;
-      if (r.type !== 'application/json' && admits(GRAPHQL_RESPONSE)) return GRAPHQL_RESPONSE_JSON;
-    }
-  }
-  return undefined;
+  // No Accept, or only empty list elements (RFC 9110 5.6.1): anything is acceptable.
+  if (accept === undefined || accept.replace(/[\s,]/g, '') === '') return JSON_UTF8;
+  // Ranges naming a charset other than UTF-8 match nothing offered here.
+  const ranges = parseAccept(accept).filter((r) => r.charset === undefined || r.charset === 'utf-8' || r.charset === 'utf8');
+  const gr = deciding(ranges, GRAPHQL_RESPONSE);
+  const json = deciding(ranges, 'application/json');
+  const qGr = gr?.q ?? 0;
+  const qJson = json?.q ?? 0;
+  if (qGr === 0 && qJson === 0) return undefined;
+  if (qGr !== qJson) return qGr > qJson ? GRAPHQL_RESPONSE_JSON : JSON_UTF8;
+  // A tie: the first range sent that admits either decides, as graphql-http's first match does
+  // (application/graphql-response+json when it names it; wildcards stand for application/json).
+  let first: Range | undefined;
+  for (const r of ranges) if (r.q > 0 && (r.type === GRAPHQL_RESPONSE || r.type === 'application/json' || r.type === 'application/*' || r.type === '*/*') && (first === undefined || r.order < first.order)) first = r;
+  return first?.type === GRAPHQL_RESPONSE ? GRAPHQL_RESPONSE_JSON : JSON_UTF8;
+}
+
+/** The Accept range that decides a type's q (RFC 9110 12.5.1: the most specific that matches; the first among equals). */
+function deciding(ranges: readonly Range[], type: string): Range | undefined {
+  const specificity = (r: Range) => (r.type === type ? 3 : r.type === 'application/*' ? 2 : r.type === '*/*' ? 1 : 0);
+  let best: Range | undefined;
+  for (const r of ranges) if (specificity(r) > 0 && (best === undefined || specificity(r) > specificity(best) || (specificity(r) === specificity(best) && r.order < best.order))) best = r;
+  return best;
 }
 
 /** graphql-http's answer when no Accept entry is acceptable: 406 naming the two it serves, no body. */
@@ -248,7 +255,8 @@ function readParams(req: HttpRequest): RequestParams | Response {
   const bad = (message: string) => errorResponse(accept, 400, GRAPHQL_CODES.BAD_REQUEST, message);
   let data: Record<string, unknown>;
   if (req.method === 'GET') {
-    const query = req.url.split('?')[1] ?? '';
+    const q = req.url.indexOf('?');
+    const query = q < 0 ? '' : req.url.slice(q + 1); // everything after the first `?` (a later one is data, RFC 3986 3.4)
     // URLSearchParams would read `%FF` as U+FFFD: a query or variables the client did not send.
     if (query.includes('%') && !percentEncodedUtf8(query)) return bad('The query string is not percent-encoded UTF-8');
     const search = new URLSearchParams(query);
@@ -336,7 +344,7 @@ export function graphqlEngine(deps: GraphqlEngineDeps): GraphqlEngine {
     const resolved = resolving instanceof Promise ? await resolving : resolving; // no hop when the answer is in process
     if (!resolved.ok) return errorResponse(accept, resolved.status, resolved.code, resolved.message);
     const prepared = documents.prepare(resolved.text);
-    if (!prepared.ok) return errorResponse(accept, 400, GRAPHQL_CODES.PARSE_FAILED, prepared.parseError.message);
+    if (!prepared.ok) return [errorsBody([prepared.parseError], GRAPHQL_CODES.PARSE_FAILED), { status: 400, statusText: 'Bad Request', headers: { 'content-type': mediaTypeFor(accept) } }];
     const { document } = prepared;
     const op = getOperationAST(document, params.operationName);
     const coerced = prepared.errors.length > 0 ? undefined : coerceVariables(op, params);
@@ -386,8 +394,10 @@ export function graphqlEngine(deps: GraphqlEngineDeps): GraphqlEngine {
     }
     const head = { status: 200, statusText: 'OK', headers: { 'content-type': mediaTypeFor(req.context.accept) } };
     if (result.errors !== undefined && result.errors.length > 0) {
-      // Partial data (200), errors written as graphql-http writes them (errorReplacer).
-      return [JSON.stringify(cost ? { ...result, extensions: { ...result.extensions, cost } } : result, errorReplacer), head];
+      // Partial data (200): each error with a code, as every error of /graphql has (the
+      // resolver's own, else INTERNAL_SERVER_ERROR); values written as graphql-http writes them (errorReplacer).
+      const errors = result.errors.map((e) => ({ ...e.toJSON(), extensions: { ...e.extensions, code: e.extensions?.code ?? GRAPHQL_CODES.INTERNAL_SERVER_ERROR } }));
+      return [JSON.stringify({ ...result, errors, ...(cost ? { extensions: { ...result.extensions, cost } } : {}) }, errorReplacer), head];
     }
     // Data and no errors, the common answer: a plain JSON.stringify (a replacer, needed
     // only for Error values in `errors`, takes JSON.stringify off its fast path: about
@@ -434,7 +444,7 @@ export function graphqlEngine(deps: GraphqlEngineDeps): GraphqlEngine {
     const resolved = await resolveOperation(params, limits.persisted, manifest, deps.registry);
     if (!resolved.ok) return refused(resolved.code, resolved.message);
     const prepared = documents.prepare(resolved.text);
-    if (!prepared.ok) return refused(GRAPHQL_CODES.PARSE_FAILED, prepared.parseError.message);
+    if (!prepared.ok) return { ok: false, errors: [new GraphQLError(prepared.parseError.message, { source: prepared.parseError.source, positions: prepared.parseError.positions, extensions: { code: GRAPHQL_CODES.PARSE_FAILED } })] };
     const { document } = prepared;
     const op = getOperationAST(document, params.operationName);
     const coerced = prepared.errors.length > 0 ? undefined : coerceVariables(op, params);

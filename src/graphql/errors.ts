@@ -26,6 +26,8 @@ export const GRAPHQL_CODES = {
   UNAVAILABLE: 'UNAVAILABLE',
   /** The account's cost budget cannot pay for this operation now (HTTP 429, Retry-After). */
   THROTTLED: 'THROTTLED',
+  /** A field of a partial answer could not be resolved, not by the client's doing (a value its type cannot hold, a resolver failure): `data` holds the rest. */
+  INTERNAL_SERVER_ERROR: 'INTERNAL_SERVER_ERROR',
 } as const;
 export type GraphqlCode = (typeof GRAPHQL_CODES)[keyof typeof GRAPHQL_CODES];
 

@@ -580,8 +580,8 @@ describe('contract fuzz: what no operation owns', () => {
           { ok: [...allow].sort().join(', ') === want, rule: 'allow', detail: `Allow: ${res.headers.get('allow')} (expected ${want})` },
         );
       } else checks.push({ ok: res.status !== 405, rule: 'declared-method', detail: `${method} is declared on ${p.template}, answered 405` });
-      // /graphql answers GraphQL requests (its declared methods) in GraphQL's shape; the pipeline refuses other methods as everywhere.
-      enforceRaw(tally, RAW_GAPS, `methods (${p.rest ? 'REST' : p.template})`, req, res, checks, p.template === '/graphql' && declared.has(method) ? 'graphql' : 'problem');
+      // /graphql answers every method in GraphQL's shape, its 405s included (with `extensions.code`); every other path with problem+json.
+      enforceRaw(tally, RAW_GAPS, `methods (${p.rest ? 'REST' : p.template})`, req, res, checks, p.template === '/graphql' ? 'graphql' : 'problem');
     }
     optionsAnswers.set(p.template, answers.get('OPTIONS')!);
   });

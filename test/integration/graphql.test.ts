@@ -72,6 +72,32 @@ describe('GraphQL: execution and access', () => {
     }
   });
 
+  it('a GET reads everything after the first `?`: a later literal `?` is data (RFC 3986 3.4)', async () => {
+    const res = await fetch(`${t.srv.url}/graphql?x=?&query=${encodeURIComponent('{ viewer { id } }')}`, { headers: { authorization: `Bearer ${t.demo}` } });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ data: { viewer: { id: 'u1' } } });
+  });
+
+  it('a syntax error keeps its location', async () => {
+    const r = await t.post({ query: '{ viewer { name }' });
+    expect(r.status).toBe(400);
+    expect(r.json?.errors?.[0]).toMatchObject({ extensions: { code: 'GRAPHQL_PARSE_FAILED' }, locations: [{ line: 1, column: 18 }] });
+  });
+
+  it('a field error of a partial answer carries a code too (INTERNAL_SERVER_ERROR: a total an Int cannot hold)', async () => {
+    const created = await fetch(`${t.srv.url}/orders`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${t.demo}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ items: [{ sku: 'BIG-1', quantity: 1000, unit_price_cents: 99_999_999 }], currency: 'EUR' }),
+    });
+    expect(created.status).toBe(201);
+    const { id } = (await created.json()) as { id: number };
+    const r = await t.post({ query: `{ viewer { name } o: order(id: "${id}") { id totalCents } }` });
+    expect(r.status).toBe(200);
+    expect(r.json?.data).toEqual({ viewer: { name: 'Ada' }, o: null });
+    expect(r.json?.errors?.map((e) => e.extensions?.code)).toEqual(['INTERNAL_SERVER_ERROR']);
+  });
+
   it('an operationName naming no operation is named in the refusal, the empty one too', async () => {
     for (const operationName of ['', 'Nope']) {
       const r = await t.post({ query: '{ viewer { id } }', operationName });
