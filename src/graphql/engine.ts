@@ -444,7 +444,8 @@ export function graphqlEngine(deps: GraphqlEngineDeps): GraphqlEngine {
     const resolved = await resolveOperation(params, limits.persisted, manifest, deps.registry);
     if (!resolved.ok) return refused(resolved.code, resolved.message);
     const prepared = documents.prepare(resolved.text);
-    if (!prepared.ok) return { ok: false, errors: [new GraphQLError(prepared.parseError.message, { source: prepared.parseError.source, positions: prepared.parseError.positions, extensions: { code: GRAPHQL_CODES.PARSE_FAILED } })] };
+    if (!prepared.ok)
+      return { ok: false, errors: [new GraphQLError(prepared.parseError.message, { source: prepared.parseError.source, positions: prepared.parseError.positions, extensions: { code: GRAPHQL_CODES.PARSE_FAILED } })] };
     const { document } = prepared;
     const op = getOperationAST(document, params.operationName);
     const coerced = prepared.errors.length > 0 ? undefined : coerceVariables(op, params);
