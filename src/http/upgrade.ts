@@ -1,7 +1,7 @@
 /**
  * What node:http hands over on the raw socket, before the pipeline: the server's 'upgrade'
  * event, before any WebSocket endpoint sees it, and its 'clientError' event (a request it
- * could not parse, `answerClientErrors` at the end). Both answer through `refuseOnSocket`.
+ * could not parse, and a CONNECT: `answerClientErrors` at the end). Both answer through `refuseOnSocket`.
  *
  * Requests that carry an `Upgrade` header but are not a WebSocket handshake (`curl --http2`
  * sends `Upgrade: h2c` on a plain GET): once the server listens for 'upgrade' (the
@@ -113,6 +113,11 @@ const CLIENT_ERROR_STATUS: Readonly<Record<string, ProblemCode>> = {
  * pending; it is not sent), and the connection closes, since what follows cannot be framed.
  */
 export function answerClientErrors(server: Server): void {
+  // CONNECT asks for a tunnel, which only a proxy opens: node:http hands it to 'connect' and,
+  // with no listener, closes the connection without a word. It is the client's error here.
+  server.on('connect', (req: IncomingMessage, socket: Duplex) => {
+    refuseOnSocket(req, socket, refusal('BAD_REQUEST', 'CONNECT opens a tunnel through a proxy: this server is not one'));
+  });
   server.on('clientError', (err: Error & { code?: string }, socket: Duplex) => {
     const inFlight: unknown = Reflect.get(socket, '_httpMessage'); // node's response on this connection, if any
     if (err.code === 'ECONNRESET' || !socket.writable || (inFlight instanceof ServerResponse && inFlight.headersSent)) {

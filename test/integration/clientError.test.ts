@@ -114,6 +114,15 @@ describe('a request node:http cannot parse', () => {
     expect((await fetch(`${s.url}/healthz`)).status).toBe(200);
   });
 
+  it('answers CONNECT (a tunnel request, for proxies) with a 400 problem, whatever its target', async () => {
+    for (const target of ['/graphql', '/orders', 'example.com:443']) {
+      const { head, body } = await rawExchange(`CONNECT ${target} HTTP/1.1\r\n${host()}\r\n\r\n`);
+      expect(head).toMatch(/^HTTP\/1\.1 400 /);
+      expect(head).toMatch(/\r\nx-request-id: \S+/i);
+      expect(JSON.parse(body)).toMatchObject({ status: 400, code: 'BAD_REQUEST' });
+    }
+  });
+
   it('answers a HEAD with the head alone, the length its body would have (generated)', async () => {
     await fc.assert(
       fc.asyncProperty(fc.constantFrom('/orders/\xe9', '/orders/a b/c', '/\x7f'), fc.constantFrom('GET', 'HEAD'), async (target, method) => {
