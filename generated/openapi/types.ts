@@ -810,7 +810,7 @@ export interface components {
             headers: {
                 /** @description `Authorization,If-Match,If-None-Match,Content-Type,Api-Version,Last-Event-ID,Idempotency-Key,X-Request-Id` (preflight only). */
                 "Access-Control-Allow-Headers"?: string;
-                /** @description `GET,HEAD,POST,PUT,PATCH,DELETE` (preflight only). */
+                /** @description The path's methods as `Allow` lists them, without OPTIONS (`GET,HEAD,PUT,PATCH` on an order; preflight only). */
                 "Access-Control-Allow-Methods"?: string;
                 /** @description The requesting origin, or `*` when `CORS_ORIGINS` is `*`; only for an origin it lists. */
                 "Access-Control-Allow-Origin"?: string;

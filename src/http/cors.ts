@@ -55,9 +55,12 @@ export interface CorsPolicy {
   /**
    * A preflight (OPTIONS with Origin and Access-Control-Request-Method): the fields of its
    * 204 when the origin is allowed; undefined for any other request, which is then
-   * answered as a plain OPTIONS (no CORS field: the browser refuses).
+   * answered as a plain OPTIONS (no CORS field: the browser refuses). `methods`: the path's
+   * methods (its `Allow`), which the preflight then allows, rather than every method the
+   * service has, so a browser never sends a request the path refuses 405 (paths the
+   * contracts do not declare, served by Koa, have no such list).
    */
-  preflight(origin: string | undefined, requestMethod: string | undefined): string[] | undefined;
+  preflight(origin: string | undefined, requestMethod: string | undefined, methods?: string): string[] | undefined;
 }
 
 /** The policy for `origins` (already validated by config), or none when the list is empty. */
@@ -75,11 +78,12 @@ export function corsPolicy(origins: readonly string[]): CorsPolicy | undefined {
       const allow = allowOrigin(origin);
       if (allow !== undefined) fields.push('Access-Control-Allow-Origin', allow, 'Access-Control-Expose-Headers', exposeHeaders);
     },
-    preflight(origin, requestMethod) {
+    preflight(origin, requestMethod, methods) {
       if (origin === undefined || requestMethod === undefined) return undefined;
       const allow = allowOrigin(origin);
       if (allow === undefined) return undefined;
-      return ['Access-Control-Allow-Origin', allow, 'Access-Control-Max-Age', String(CORS_MAX_AGE_S), 'Access-Control-Allow-Methods', allowMethods, 'Access-Control-Allow-Headers', allowHeaders];
+      const allowed = methods === undefined ? allowMethods : methods.split(/\s*,\s*/).filter((m) => m !== 'OPTIONS').join(',');
+      return ['Access-Control-Allow-Origin', allow, 'Access-Control-Max-Age', String(CORS_MAX_AGE_S), 'Access-Control-Allow-Methods', allowed, 'Access-Control-Allow-Headers', allowHeaders];
     },
   };
 }

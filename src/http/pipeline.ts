@@ -107,7 +107,7 @@ export function createPipeline(deps: PipelineDeps): RequestListener {
 
   /** OPTIONS: a CORS preflight's 204, else a 204 with `Allow` (RFC 9110 9.3.7). */
   function options(x: Exchange, allow: string): number {
-    const preflight = fin.cors?.preflight(x.req.headers.origin, x.req.headers['access-control-request-method']);
+    const preflight = fin.cors?.preflight(x.req.headers.origin, x.req.headers['access-control-request-method'], allow);
     if (preflight) {
       x.fields.length = 2; // the request id stays; a preflight carries no Expose-Headers
       x.fields.push(...preflight);
