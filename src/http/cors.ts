@@ -82,7 +82,13 @@ export function corsPolicy(origins: readonly string[]): CorsPolicy | undefined {
       if (origin === undefined || requestMethod === undefined) return undefined;
       const allow = allowOrigin(origin);
       if (allow === undefined) return undefined;
-      const allowed = methods === undefined ? allowMethods : methods.split(/\s*,\s*/).filter((m) => m !== 'OPTIONS').join(',');
+      const allowed =
+        methods === undefined
+          ? allowMethods
+          : methods
+              .split(/\s*,\s*/)
+              .filter((m) => m !== 'OPTIONS')
+              .join(',');
       return ['Access-Control-Allow-Origin', allow, 'Access-Control-Max-Age', String(CORS_MAX_AGE_S), 'Access-Control-Allow-Methods', allowed, 'Access-Control-Allow-Headers', allowHeaders];
     },
   };
