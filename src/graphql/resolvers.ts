@@ -12,6 +12,7 @@ import { parseOrderId, totalCents } from '../orders';
 import type { Loaders } from './loaders';
 import { DEFAULT_FIRST } from './pageSize';
 import { GRAPHQL_CODES } from './errors';
+import { SafeInt } from './scalars';
 
 /** What one message of an order's stream is made of (the parent of `OrderEvent`'s fields). */
 export type OrderEventView = ResolversParentTypes['OrderEvent'];
@@ -74,9 +75,11 @@ export const resolvers: Resolvers<GraphqlContext> = {
       return author;
     },
   },
+  SafeInt,
   Order: {
     id: (order) => String(order.id),
     totalCents: (order) => totalCents(order),
+    totalCentsSafe: (order) => totalCents(order),
   },
   OrderItem: {
     unitPriceCents: (item) => item.unit_price_cents,

@@ -13,6 +13,11 @@ export type Scalars = {
   Boolean: { input: boolean; output: boolean; }
   Int: { input: number; output: number; }
   Float: { input: number; output: number; }
+  /**
+   * An integer from -(2^53 - 1) to 2^53 - 1, written as a JSON number: exact in JavaScript and in
+   * any IEEE 754 double. GraphQL's `Int` stops at 2^31 - 1 (2,147,483,647).
+   */
+  SafeInt: { input: number; output: number; }
 };
 
 export type Query = {
@@ -86,7 +91,10 @@ export type Order = {
   /** Open set: pending, paid, shipped, delivered, cancelled today; clients must accept unknown values. */
   status: Scalars['String']['output'];
   items: Array<OrderItem>;
+  /** @deprecated An Int holds at most 2,147,483,647 cents, and the REST API accepts larger totals: such a total is a field error (INTERNAL_SERVER_ERROR) that nulls the order. Read totalCentsSafe. */
   totalCents: Scalars['Int']['output'];
+  /** Sum of quantity x unitPriceCents, less the discount percent, rounded half up: REST's `total_cents`, for every total the REST API accepts. */
+  totalCentsSafe: Scalars['SafeInt']['output'];
   currency: Scalars['String']['output'];
   discount?: Maybe<Discount>;
   note?: Maybe<Scalars['String']['output']>;
