@@ -342,7 +342,11 @@ export function graphqlEngine(deps: GraphqlEngineDeps): GraphqlEngine {
     const { accept, account } = req.context;
     const resolving = resolveOperation(params, limits.persisted, manifest, deps.registry);
     const resolved = resolving instanceof Promise ? await resolving : resolving; // no hop when the answer is in process
-    if (!resolved.ok) return errorResponse(accept, resolved.status, resolved.code, resolved.message);
+    if (!resolved.ok) {
+      // An APQ miss is answered 200 (Apollo's protocol): a cache in between must not keep it, or the client's retry with the text would meet it again (Apollo Server sends the same).
+      const noStore = resolved.code === GRAPHQL_CODES.PERSISTED_QUERY_NOT_FOUND ? { 'cache-control': 'private, no-cache, must-revalidate' } : undefined;
+      return errorResponse(accept, resolved.status, resolved.code, resolved.message, noStore);
+    }
     const prepared = documents.prepare(resolved.text);
     if (!prepared.ok) return [errorsBody([prepared.parseError], GRAPHQL_CODES.PARSE_FAILED), { status: 400, statusText: 'Bad Request', headers: { 'content-type': mediaTypeFor(accept) } }];
     const { document } = prepared;

@@ -42,7 +42,7 @@ async function start(env: Record<string, string> = {}) {
   const get = async (params: Record<string, unknown>, token = demo) => {
     const qs = new URLSearchParams(Object.entries(params).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]));
     const res = await fetch(`${srv.url}/graphql?${qs}`, { headers: { authorization: `Bearer ${token}`, accept: 'application/json' } });
-    return { status: res.status, json: (await res.json()) as GqlBody };
+    return { status: res.status, headers: res.headers, json: (await res.json()) as GqlBody };
   };
   return { srv, demo, acme, post, get };
 }
@@ -316,9 +316,11 @@ describe('GraphQL: automatic persisted queries (Apollo protocol)', () => {
     expect(hit.json).toEqual({ data: { user: { id: 'u4', name: 'Dana' } } });
   });
 
-  it('GET works the same way', async () => {
+  it('GET works the same way; the miss is not for caches to keep', async () => {
     const q = '{ user(id: "u5") { name } }';
-    expect((await t.get({ extensions: ext(q) })).json.errors?.[0].extensions?.code).toBe('PERSISTED_QUERY_NOT_FOUND');
+    const miss = await t.get({ extensions: ext(q) });
+    expect(miss.json.errors?.[0].extensions?.code).toBe('PERSISTED_QUERY_NOT_FOUND');
+    expect(miss.headers.get('cache-control')).toBe('private, no-cache, must-revalidate');
     expect((await t.get({ query: q, extensions: ext(q) })).json).toEqual({ data: { user: { name: 'Emil' } } });
     expect((await t.get({ extensions: ext(q) })).json).toEqual({ data: { user: { name: 'Emil' } } });
   });
