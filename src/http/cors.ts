@@ -1,6 +1,6 @@
 /**
  * CORS (Fetch standard, "CORS protocol") for browser apps served from another origin,
- * with @koa/cors. Off unless `CORS_ORIGINS` names origins: a service that never said
+ * written here (see corsPolicy). Off unless `CORS_ORIGINS` names origins: a service that never said
  * who may call it from a browser answers no one.
  *
  * - Only exact origins (`https://app.example.com`) or `*`. Credentials are never
