@@ -211,6 +211,9 @@ export interface OrderStream {
 
 const FATAL_STATUSES = new Set([401, 403, 404]);
 /** Whether a failure stops the stream (onFatal) rather than dropping one connection. */
+/** The problem code the service sends with each fatal upgrade refusal (the body of ws's unexpected response is not read). */
+const UPGRADE_CODES: Readonly<Record<number, string>> = { 401: 'UNAUTHORIZED', 403: 'FORBIDDEN', 404: 'NOT_FOUND' };
+
 const isFatal = (err: unknown): err is OrderlineError => err instanceof OrderlineError && (FATAL_STATUSES.has(err.status) || err.code === 'UNSUPPORTED_PLATFORM');
 
 export function streamOrder(opts: OrderStreamOptions): OrderStream {
@@ -319,7 +322,15 @@ export function streamOrder(opts: OrderStreamOptions): OrderStream {
     };
     // A refused upgrade (503 from the accept limiter): keep its Retry-After, then let `ws` abort (onclose follows).
     ws.once?.('unexpected-response', (_req, res) => {
-      retryAfterS = refusalRetryAfter(res.statusCode, res.headers['retry-after']);
+      const status = res.statusCode ?? 0;
+      // A refusal retrying cannot fix (401, 403, 404), as on SSE: the stream stops and onFatal is told.
+      if (FATAL_STATUSES.has(status)) {
+        done = true; // no reconnect when the socket closes
+        fail(new OrderlineError(status, undefined, { source: 'realtime', code: UPGRADE_CODES[status], message: `the WebSocket upgrade was refused with HTTP ${status}` }));
+        ws.close();
+        return;
+      }
+      retryAfterS = refusalRetryAfter(status, res.headers['retry-after']);
       ws.close();
     });
     stopCurrent = () => ws.close();

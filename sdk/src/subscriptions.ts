@@ -166,7 +166,9 @@ export function subscribeOperation<N extends SubscriptionName>(
     };
     ws.onclose = (ev) => {
       if (current !== ws || closed) return;
-      if (FATAL_CLOSES.has(ev.code)) return stop(new GraphqlRequestError(0, [{ message: `closed ${ev.code}: ${ev.reason}`, extensions: { code: ev.code === 4403 ? 'UNAUTHENTICATED' : 'BAD_REQUEST' } }]));
+      // 4403 is the server refusing the token: HTTP's 401 on every transport (the README's rule), not a network failure's 0.
+      if (FATAL_CLOSES.has(ev.code))
+        return stop(new GraphqlRequestError(ev.code === 4403 ? 401 : 400, [{ message: `closed ${ev.code}: ${ev.reason}`, extensions: { code: ev.code === 4403 ? 'UNAUTHENTICATED' : 'BAD_REQUEST' } }]));
       scheduleReconnect(retryAfterS);
     };
     ws.onerror = () => undefined; // onclose follows

@@ -81,6 +81,23 @@ describe('@orderline/sdk installed from its tarball', () => {
     expect(project.typecheck(['sample.mts', 'sample.cts', ...SNIPPETS.map((s) => s.file)])).toBe('');
   });
 
+  it('type-checks the root and every subpath entry under Node10 resolution too (CommonJS projects on older settings)', () => {
+    project.addDevDependencies(['@types/node@^20']);
+    const file = 'node10.ts';
+    writeFileSync(
+      join(project.dir, file),
+      [
+        "import { createOrderlineClient } from '@orderline/sdk';",
+        "import { listOrders } from '@orderline/sdk/rest';",
+        "import { createGraphqlClient } from '@orderline/sdk/graphql';",
+        "import { streamOrder } from '@orderline/sdk/realtime';",
+        'export const used = [createOrderlineClient, listOrders, createGraphqlClient, streamOrder];',
+        '',
+      ].join('\n'),
+    );
+    expect(project.typecheck([file], { module: 'commonjs', moduleResolution: 'node10', verbatimModuleSyntax: false, noEmit: true })).toBe('');
+  });
+
   it.each(['mjs', 'cjs'] as const)('runs as %s against a running server: cache, 412 race, pages, GraphQL, WS and SSE across a drop', async (ext) => {
     const file = join(project.dir, 'dist', `sample.${ext}`);
     expect(existsSync(file)).toBe(true);

@@ -43,8 +43,8 @@ export interface ConsumerProject {
   /** Every package the tarball's install put into node_modules (before any dev tooling). */
   installed: InstalledPackage[];
   addDevDependencies(specs: string[]): void;
-  /** tsc over `files` with CLIENT_COMPILER_OPTIONS, emitting into dist/: '' when clean, else the diagnostics. */
-  typecheck(files: string[]): string;
+  /** tsc over `files` with CLIENT_COMPILER_OPTIONS (and `overrides`), emitting into dist/: '' when clean, else the diagnostics. */
+  typecheck(files: string[], overrides?: Record<string, unknown>): string;
   dispose(): void;
 }
 
@@ -82,8 +82,8 @@ export function consumerProject(): ConsumerProject {
     addDevDependencies(specs) {
       npm(['install', '--save-dev', ...specs, '--no-audit', '--no-fund', '--prefer-offline'], dir);
     },
-    typecheck(files) {
-      writeFileSync(join(dir, 'tsconfig.json'), `${JSON.stringify({ compilerOptions: CLIENT_COMPILER_OPTIONS, files }, null, 2)}\n`);
+    typecheck(files, overrides = {}) {
+      writeFileSync(join(dir, 'tsconfig.json'), `${JSON.stringify({ compilerOptions: { ...CLIENT_COMPILER_OPTIONS, ...overrides }, files }, null, 2)}\n`);
       try {
         execFileSync(process.execPath, [TSC, '-p', 'tsconfig.json'], { cwd: dir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
         return '';

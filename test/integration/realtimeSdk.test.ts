@@ -136,3 +136,44 @@ describe('realtime SDK with forced drops', () => {
     );
   }, 120_000);
 });
+
+describe('a refusal retrying cannot fix', () => {
+  let srv: TestServer;
+  beforeAll(async () => {
+    srv = await startTestServer();
+  });
+  afterAll(() => srv.close());
+
+  it.each(['ws', 'sse'] as const)('%s: a bad token stops the stream with a 401 to onFatal, after one attempt', async (transport) => {
+    const { id } = await createOrder(srv);
+    let attempts = 0;
+    // Counts the connections the client opens (ws) or its requests (sse).
+    class CountingWs extends WebSocket {
+      constructor(url: string) {
+        super(url);
+        attempts++;
+      }
+    }
+    const countingFetch: typeof fetch = (input, init) => {
+      attempts++;
+      return fetch(input, init);
+    };
+    const fatal: unknown[] = [];
+    const s = streamOrder({
+      baseUrl: srv.url,
+      token: 'bad-token',
+      orderId: id,
+      transport,
+      WebSocket: CountingWs,
+      fetch: countingFetch,
+      backoff: { baseMs: 20, capMs: 40 },
+      onEvent: () => undefined,
+      onFatal: (err) => fatal.push(err),
+    });
+    await waitFor(() => fatal.length > 0, 5000);
+    await new Promise((r) => setTimeout(r, 300)); // several backoffs: no attempt follows
+    expect(fatal).toEqual([expect.objectContaining({ status: 401, code: 'UNAUTHORIZED' })]);
+    expect(attempts).toBe(1);
+    s.close();
+  });
+});

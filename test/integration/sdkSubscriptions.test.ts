@@ -119,3 +119,24 @@ describe('SDK subscribe', () => {
     expect(typeof typeOnly).toBe('function');
   });
 });
+
+describe('SDK subscribe with a token the server refuses', () => {
+  let srv: TestServer;
+  beforeAll(async () => {
+    srv = await startTestServer();
+  });
+  afterAll(() => srv.close());
+
+  it('fails with status 401 and UNAUTHENTICATED, as every transport answers a bad token', async () => {
+    const { id } = await createOrder(srv);
+    const gql = createGraphqlClient({ baseUrl: srv.url, token: 'bad-token', WebSocket });
+    const errors: GraphqlRequestError[] = [];
+    const sub = gql.subscribe('OrderEvents', { id: String(id) }, { next: () => undefined, error: (e) => errors.push(e) });
+    await until(
+      () => errors.length > 0,
+      () => 'no error',
+    );
+    expect(errors[0]).toMatchObject({ status: 401, code: 'UNAUTHENTICATED' });
+    sub.close();
+  });
+});
