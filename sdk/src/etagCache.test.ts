@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { createOrderlineClient } from './client';
 
 /** A server stub: each path has a current ETag; If-None-Match matching it gets a bodiless 304. */
@@ -46,5 +47,21 @@ describe('EtagCache', () => {
     await get(1);
     await get(2);
     expect(seen).toEqual(['/v2/orders/1 "0"', '/v2/orders/2 -']);
+  });
+
+  it('a burst of more distinct GETs than it holds: every call resolves with its own 200 body, never a bodiless 304 (generated)', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.scheduler(), fc.integer({ min: 1, max: 3 }), fc.array(fc.integer({ min: 1, max: 4 }), { minLength: 2, maxLength: 10 }), async (s, cacheSize, ids) => {
+        const plain = stub(new Map(), []);
+        // The server's answers arrive in an order fast-check chooses: responses race revalidations.
+        const racing: typeof fetch = (input, init) => s.schedule(plain(input, init));
+        const { api } = createOrderlineClient({ baseUrl: 'http://x.test', cacheSize, fetch: racing });
+        const get = (orderId: number) => api.GET('/v2/orders/{orderId}', { params: { path: { orderId } } });
+        await s.waitFor(get(ids[0]));
+        const calls = ids.map((id) => get(id).then((r) => ({ id, status: r.response.status, data: r.data as unknown })));
+        const results = await s.waitFor(Promise.all(calls));
+        for (const r of results) expect(r).toEqual({ id: r.id, status: 200, data: { path: `/v2/orders/${r.id}`, etag: '"0"' } });
+      }),
+    );
   });
 });

@@ -28,6 +28,12 @@ interface Entry {
  */
 export class EtagCache {
   private readonly entries = new Map<string, Entry>();
+  /**
+   * The entry each revalidation in flight was sent for (by openapi-fetch's request id): its
+   * 304 is answered from it even when other responses have evicted or replaced it meanwhile
+   * (a burst of more distinct GETs than `maxEntries`), never passed on bodiless.
+   */
+  private readonly revalidating = new Map<string, Entry>();
   /** Revalidations answered 304 (for tests and metrics). */
   hits = 0;
 
@@ -62,24 +68,33 @@ export class EtagCache {
     const entries = this.entries;
     if (!entries) return { onRequest: () => undefined };
     return {
-      onRequest: ({ request }) => {
+      onRequest: ({ request, id }) => {
         if (request.method !== 'GET' || request.headers.has('if-none-match')) return undefined;
         const hit = this.entries.get(this.key(request));
         if (!hit) return undefined;
+        this.revalidating.set(id, hit);
         const headers = new Headers(request.headers);
         headers.set('if-none-match', hit.etag);
         return new Request(request, { headers });
       },
-      onResponse: async ({ request, response }) => {
+      onError: ({ id }) => {
+        this.revalidating.delete(id);
+        return undefined;
+      },
+      onResponse: async ({ request, response, id }) => {
+        const sentFor = this.revalidating.get(id);
+        this.revalidating.delete(id);
         const key = this.key(request);
         if (request.method !== 'GET') {
           if (response.ok) this.invalidate(request.url);
           return undefined;
         }
         if (response.status === 304) {
-          const hit = this.entries.get(key);
+          // The tag sent names the entry it was sent for; the one now held may be newer (a 200 raced this revalidation).
+          const held = this.entries.get(key);
+          const hit = sentFor ?? held;
           if (!hit) return undefined;
-          this.remember(key, hit); // marks it most recently used
+          if (held === undefined || held === hit) this.remember(key, hit); // most recently used; a newer entry stays
           this.hits++;
           return new Response(hit.body, { status: hit.status, headers: hit.headers });
         }
