@@ -23,7 +23,8 @@ export async function openConfiguredStore(config: Config, onDatabaseError?: (err
   } catch (err) {
     // DATABASE_URL must answer before we start; the message names the URL without its password.
     if (config.databaseUrl) exitRefusing(`DATABASE_URL ${redactUrl(config.databaseUrl)} is unreachable: ${(err as Error).message || String(err)}`);
-    throw err;
+    // DATA_DIR that cannot hold the SQLite file (a file by that name, no permission, a read-only place).
+    exitRefusing(`DATA_DIR ${config.dataDir} cannot hold the database: ${(err as Error).message || String(err)}`);
   }
   await store.migrate();
   return store;
@@ -59,7 +60,14 @@ export async function prepareDemo(config: Config, store: Store): Promise<{ seede
  */
 export async function listenOrRefuse(server: Server, port: number, host: string, variable: 'PORT' | 'METRICS_PORT', backlog?: number): Promise<number> {
   await new Promise<void>((resolve, reject) => {
-    server.once('error', (err: NodeJS.ErrnoException) => (err.code === 'EADDRINUSE' ? exitRefusing(`${variable} ${port} is already in use on ${host}`) : reject(err)));
+    server.once('error', (err: NodeJS.ErrnoException) => {
+      if (err.code === 'EADDRINUSE') return exitRefusing(`${variable} ${port} is already in use on ${host}`);
+      // The host names no address of this machine (unresolvable, or another machine's): the host variable's fault.
+      const hostVariable = variable === 'PORT' ? 'HOST' : 'METRICS_HOST';
+      if (err.code === 'ENOTFOUND' || err.code === 'EAI_AGAIN') return exitRefusing(`${hostVariable} ${host} does not resolve to an address`);
+      if (err.code === 'EADDRNOTAVAIL') return exitRefusing(`${hostVariable} ${host} is not an address of this machine`);
+      reject(err);
+    });
     server.listen({ port, host, backlog }, resolve);
   });
   const address = server.address();

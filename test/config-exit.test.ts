@@ -21,6 +21,10 @@ describe('startup configuration errors', () => {
     [{ DATABASE_URL: 'postgres://user:hunter2@127.0.0.1:1/nope' }, /^orderline: DATABASE_URL postgres:\/\/user:\*\*\*@127\.0\.0\.1:1\/nope is unreachable/],
     [{ REDIS_URL: 'redis://:hunter2@127.0.0.1:1' }, /^orderline: REDIS_URL redis:\/\/:\*\*\*@127\.0\.0\.1:1 is unreachable: connect ECONNREFUSED/],
     [{ WORKERS: '2', REDIS_URL: 'redis://:hunter2@127.0.0.1:1' }, /^orderline: REDIS_URL redis:\/\/:\*\*\*@127\.0\.0\.1:1 is unreachable/],
+    [{ HOST: 'no-such-host.invalid', PORT: '0' }, /^orderline: HOST no-such-host\.invalid does not resolve to an address/],
+    [{ HOST: '192.0.2.1', PORT: '0' }, /^orderline: HOST 192\.0\.2\.1 is not an address of this machine/],
+    [{ METRICS_HOST: 'no-such-host.invalid', METRICS_TOKEN: 'a-token-of-sixteen-chars', PORT: '0', METRICS_PORT: '0' }, /^orderline: METRICS_HOST no-such-host\.invalid does not resolve to an address/],
+    [{ DATA_DIR: join(root, 'package.json'), PORT: '0' }, /^orderline: DATA_DIR .*package\.json cannot hold the database/],
   ])(
     '%j exits 2 with one line',
     (env, message) => {
