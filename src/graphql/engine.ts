@@ -208,9 +208,14 @@ function deciding(ranges: readonly Range[], type: string): Range | undefined {
 /** graphql-http's answer when no Accept entry is acceptable: 406 naming the two it serves, no body. */
 const notAcceptable = (): Response => [null, { status: 406, statusText: 'Not Acceptable', headers: { accept: `${GRAPHQL_RESPONSE_JSON}, ${JSON_UTF8}` } }];
 
-function errorsBody(errors: readonly GraphQLError[], code: GraphqlCode, extensions?: Record<string, unknown>): string {
+/** Errors as /graphql writes them: each with an `extensions.code`, its own or `code`. */
+function coded(errors: readonly GraphQLError[], code: GraphqlCode) {
   // `?.`: graphql-jit's errors have no `extensions` object when there is nothing in it.
-  return JSON.stringify({ errors: errors.map((e) => ({ ...e.toJSON(), extensions: { ...e.extensions, code: e.extensions?.code ?? code } })), ...(extensions ? { extensions } : {}) });
+  return errors.map((e) => ({ ...e.toJSON(), extensions: { ...e.extensions, code: e.extensions?.code ?? code } }));
+}
+
+function errorsBody(errors: readonly GraphQLError[], code: GraphqlCode, extensions?: Record<string, unknown>): string {
+  return JSON.stringify({ errors: coded(errors, code), ...(extensions ? { extensions } : {}) });
 }
 
 function errorResponse(accept: string | undefined, status: number, code: GraphqlCode, message: string, headers: Record<string, string> = {}): Response {
@@ -400,7 +405,7 @@ export function graphqlEngine(deps: GraphqlEngineDeps): GraphqlEngine {
     if (result.errors !== undefined && result.errors.length > 0) {
       // Partial data (200): each error with a code, as every error of /graphql has (the
       // resolver's own, else INTERNAL_SERVER_ERROR); values written as graphql-http writes them (errorReplacer).
-      const errors = result.errors.map((e) => ({ ...e.toJSON(), extensions: { ...e.extensions, code: e.extensions?.code ?? GRAPHQL_CODES.INTERNAL_SERVER_ERROR } }));
+      const errors = coded(result.errors, GRAPHQL_CODES.INTERNAL_SERVER_ERROR);
       return [JSON.stringify({ ...result, errors, ...(cost ? { extensions: { ...result.extensions, cost } } : {}) }, errorReplacer), head];
     }
     // Data and no errors, the common answer: a plain JSON.stringify (a replacer, needed
