@@ -16,7 +16,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { buildASTSchema, parse, type DocumentNode, type OperationDefinitionNode } from 'graphql';
+import { buildASTSchema, NoDeprecatedCustomRule, parse, validate, type DocumentNode, type OperationDefinitionNode } from 'graphql';
 import { codegen } from '@graphql-codegen/core';
 import * as typescript from '@graphql-codegen/typescript';
 import * as typescriptResolvers from '@graphql-codegen/typescript-resolvers';
@@ -80,13 +80,19 @@ export async function generateGraphql(root: string): Promise<Record<string, stri
     const def = parse(o.text).definitions[0] as OperationDefinitionNode;
     return `${o.name}${def.operation[0].toUpperCase()}${def.operation.slice(1)}`;
   };
+  // A released operation is never edited (its hash is what released clients send), so one that
+  // reads a field deprecated since is superseded by a new operation; its type says so.
+  const deprecationDoc = (o: PersistedOperation): string[] => {
+    const uses = validate(schemaAst, parse(o.text), [NoDeprecatedCustomRule]).map((e) => e.message);
+    return uses.length ? [`  /** @deprecated It reads deprecated schema: ${uses.join(' ').replaceAll('*/', '* /')} */`] : [];
+  };
   const persistedHead = (from: string) => [
     HEADER,
     `import type * as Ops from '${from}';`,
     '',
     '/** Result and variables types of each operation, by name. */',
     'export interface OperationTypes {',
-    ...ops.map((o) => `  ${o.name}: { result: Ops.${typeName(o)}; variables: Ops.${typeName(o)}Variables };`),
+    ...ops.flatMap((o) => [...deprecationDoc(o), `  ${o.name}: { result: Ops.${typeName(o)}; variables: Ops.${typeName(o)}Variables };`]),
     '}',
     '',
     '/** The operations of contracts/operations/, with the hash of the exact text the SDK sends. */',

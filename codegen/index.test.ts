@@ -42,6 +42,14 @@ describe('codegen', () => {
     for (const [rel, text] of Object.entries(first)) expect({ file: rel, same: committed[rel] === text }).toEqual({ file: rel, same: true });
   });
 
+  it('marks an operation that reads deprecated schema @deprecated in the SDK types, naming the field', () => {
+    const sdkTypes = first['sdk/src/generated/persisted.ts'];
+    const docOf = (name: string) => new RegExp(`/\\*\\* @deprecated ([^\\n]*) \\*/\\n  ${name}: `).exec(sdkTypes)?.[1];
+    expect(docOf('ViewerOrders')).toContain('Order.totalCents is deprecated');
+    expect(docOf('ViewerOrdersV2')).toBeUndefined();
+    expect(sdkTypes).toContain('\n  ViewerOrdersV2: { result');
+  });
+
   it('hashes persisted operations as plain hex SHA-256 of the text sent', () => {
     const manifest = JSON.parse(first['generated/graphql/persisted.json']) as Record<string, string>;
     expect(Object.keys(manifest).length).toBeGreaterThan(0);

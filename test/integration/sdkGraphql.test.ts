@@ -61,6 +61,23 @@ describe('SDK GraphQL client', () => {
       expect((err as GraphqlRequestError).status).toBe(400);
     }));
 
+  it('the V2 operations read any total REST accepts (totalCentsSafe); the released ones, which read totalCents, get a field error', () =>
+    withServer({ GRAPHQL_PERSISTED: 'allowlist' }, {}, async (srv, token) => {
+      const created = await fetch(`${srv.url}/orders`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ items: [{ sku: 'BIG-1', quantity: 1000, unit_price_cents: 99_999_999 }], currency: 'EUR' }),
+      });
+      const id = String(((await created.json()) as { id: number }).id);
+      const gql = createGraphqlClient({ baseUrl: srv.url, token });
+      expect((await gql.query('OrderV2', { id })).order?.totalCentsSafe).toBe(99_999_999_000);
+      const mine = (await gql.query('ViewerOrdersV2', { first: 100 })).viewer?.orders.find((o) => o.id === id);
+      expect(mine?.totalCentsSafe).toBe(99_999_999_000);
+      const old = await gql.query('Order', { id }).catch((e: unknown) => e);
+      expect(old).toBeInstanceOf(GraphqlRequestError);
+      expect((old as GraphqlRequestError).errors.map((e) => e.extensions?.code)).toEqual(['INTERNAL_SERVER_ERROR']);
+    }));
+
   it('runs a client-defined TypedDocumentNode: its hash first, the printed text once on NOT_FOUND, then hash only', () =>
     withServer({}, {}, async (srv, token) => {
       const sent: Sent[] = [];

@@ -9,7 +9,7 @@ import { createGraphqlClient, type GraphqlRequestError, type OperationTypes } fr
 import { startTestServer, type TestServer } from '../support/server';
 import { createOrder, touch } from '../support/streams';
 
-type Event = OperationTypes['OrderEvents']['result']['orderEvents'];
+type Event = OperationTypes['OrderEventsV2']['result']['orderEvents'];
 
 async function until(cond: () => boolean, what: () => string, ms = 10_000): Promise<void> {
   const deadline = Date.now() + ms;
@@ -33,7 +33,7 @@ describe('SDK subscribe', () => {
     const delays: number[] = [];
     const client = createGraphqlClient({ baseUrl: srv.url, token: srv.alice.token, WebSocket, backoff: { baseMs: 20, capMs: 200 }, random: () => (delays.push(1), 0.5) });
     const sub = client.subscribe(
-      'OrderEvents',
+      'OrderEventsV2',
       { id: String(id) },
       {
         next: (data) => got.push(data.orderEvents), // typed: OrderEventsSubscription
@@ -101,7 +101,7 @@ describe('SDK subscribe', () => {
     const errors: GraphqlRequestError[] = [];
     const refused = client.subscribe('OrderEvents', { id: String(bobs.id) }, { next: () => undefined, error: (e) => errors.push(e) });
     const got: Event[] = [];
-    const resumed = client.subscribe('OrderEvents', { id: String(mine.id), since: 2 }, { next: (d) => got.push(d.orderEvents) });
+    const resumed = client.subscribe('OrderEventsV2', { id: String(mine.id), since: 2 }, { next: (d) => got.push(d.orderEvents) });
     await until(
       () => errors.length === 1 && got.length === 2,
       () => JSON.stringify({ errors, got }),

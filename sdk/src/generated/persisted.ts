@@ -4,11 +4,17 @@ import type * as Ops from './operations.js';
 /** Result and variables types of each operation, by name. */
 export interface OperationTypes {
   FriendsOfFriends: { result: Ops.FriendsOfFriendsQuery; variables: Ops.FriendsOfFriendsQueryVariables };
+  /** @deprecated It reads deprecated schema: The field Order.totalCents is deprecated. An Int holds at most 2,147,483,647 cents, and the REST API accepts larger totals: such a total is a field error (INTERNAL_SERVER_ERROR) that nulls the order. Read totalCentsSafe. */
   Order: { result: Ops.OrderQuery; variables: Ops.OrderQueryVariables };
+  /** @deprecated It reads deprecated schema: The field Order.totalCents is deprecated. An Int holds at most 2,147,483,647 cents, and the REST API accepts larger totals: such a total is a field error (INTERNAL_SERVER_ERROR) that nulls the order. Read totalCentsSafe. */
   OrderEvents: { result: Ops.OrderEventsSubscription; variables: Ops.OrderEventsSubscriptionVariables };
+  OrderEventsV2: { result: Ops.OrderEventsV2Subscription; variables: Ops.OrderEventsV2SubscriptionVariables };
+  OrderV2: { result: Ops.OrderV2Query; variables: Ops.OrderV2QueryVariables };
   User: { result: Ops.UserQuery; variables: Ops.UserQueryVariables };
   UserFeed: { result: Ops.UserFeedQuery; variables: Ops.UserFeedQueryVariables };
+  /** @deprecated It reads deprecated schema: The field Order.totalCents is deprecated. An Int holds at most 2,147,483,647 cents, and the REST API accepts larger totals: such a total is a field error (INTERNAL_SERVER_ERROR) that nulls the order. Read totalCentsSafe. */
   ViewerOrders: { result: Ops.ViewerOrdersQuery; variables: Ops.ViewerOrdersQueryVariables };
+  ViewerOrdersV2: { result: Ops.ViewerOrdersV2Query; variables: Ops.ViewerOrdersV2QueryVariables };
 }
 
 /** The operations of contracts/operations/, with the hash of the exact text the SDK sends. */
@@ -25,6 +31,14 @@ export const persistedOperations = {
     "hash": "87cf71ff0e6784c54a3c840fa4978b6f19f4c2ba1c4048466ec15228b0e55f6c",
     "text": "subscription OrderEvents($id: ID!, $since: Int) {\n  orderEvents(id: $id, since: $since) {\n    seq\n    type\n    resync\n    order {\n      id\n      status\n      items {\n        sku\n        quantity\n        unitPriceCents\n      }\n      totalCents\n      currency\n      discount {\n        code\n        percent\n      }\n      note\n      revision\n      updatedAt\n    }\n  }\n}"
   },
+  "OrderEventsV2": {
+    "hash": "226cd8962cf4788465d9ed83470e3cb6bda0117bb52ea1d21f10a5e42f235c73",
+    "text": "subscription OrderEventsV2($id: ID!, $since: Int) {\n  orderEvents(id: $id, since: $since) {\n    seq\n    type\n    resync\n    order {\n      id\n      status\n      items {\n        sku\n        quantity\n        unitPriceCents\n      }\n      totalCentsSafe\n      currency\n      discount {\n        code\n        percent\n      }\n      note\n      revision\n      updatedAt\n    }\n  }\n}"
+  },
+  "OrderV2": {
+    "hash": "faa41f98878043a89a439d2d7682445f143d9b0b554f1d387fae76900755d932",
+    "text": "query OrderV2($id: ID!) {\n  order(id: $id) {\n    id\n    status\n    items {\n      sku\n      quantity\n      unitPriceCents\n    }\n    totalCentsSafe\n    currency\n    discount {\n      code\n      percent\n    }\n    note\n    revision\n    updatedAt\n  }\n}"
+  },
   "User": {
     "hash": "93d24fb3f919a4193dc915d5fbdb9375cbfd29e268504ba2cf204c81086b30ba",
     "text": "query User($id: ID!) {\n  user(id: $id) {\n    id\n    name\n  }\n}"
@@ -36,5 +50,9 @@ export const persistedOperations = {
   "ViewerOrders": {
     "hash": "0a33b2230c692693264e564ac54bed2909a473700908d22e0f2897e07e78e977",
     "text": "query ViewerOrders($first: Int = 10) {\n  viewer {\n    id\n    name\n    orders(first: $first) {\n      id\n      status\n      totalCents\n      currency\n      revision\n    }\n  }\n}"
+  },
+  "ViewerOrdersV2": {
+    "hash": "52874f76ef1eea8cd6ae40863d2013ebfbf73789e1f465ea4c041bc0804e407b",
+    "text": "query ViewerOrdersV2($first: Int = 10) {\n  viewer {\n    id\n    name\n    orders(first: $first) {\n      id\n      status\n      totalCentsSafe\n      currency\n      revision\n    }\n  }\n}"
   }
 } as const;

@@ -132,7 +132,7 @@ async function main(): Promise<void> {
 
   // 4. GraphQL: a contract operation by name and a client-defined typed document.
   const gql = sdk.createGraphqlClient({ baseUrl, token, fetch: logged });
-  const byName = await gql.query('Order', { id: String(id) });
+  const byName = await gql.query('OrderV2', { id: String(id) });
   assert.strictEqual(byName.order?.id, String(id));
   const own = await gql.execute(UserNameDocument, { id: 'u1' });
   assert.ok(own.user && own.user.id === 'u1' && typeof own.user.name === 'string');
