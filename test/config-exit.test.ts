@@ -25,6 +25,8 @@ describe('startup configuration errors', () => {
     [{ HOST: '192.0.2.1', PORT: '0' }, /^orderline: HOST 192\.0\.2\.1 is not an address of this machine/],
     [{ METRICS_HOST: 'no-such-host.invalid', METRICS_TOKEN: 'a-token-of-sixteen-chars', PORT: '0', METRICS_PORT: '0' }, /^orderline: METRICS_HOST no-such-host\.invalid does not resolve to an address/],
     [{ DATA_DIR: join(root, 'package.json'), PORT: '0' }, /^orderline: DATA_DIR .*package\.json cannot hold the database/],
+    // A path the kernel refuses with ENOENT under a directory that exists (procfs): once a hang in mkdir -p.
+    [{ DATA_DIR: '/proc/orderline/data', PORT: '0' }, /^orderline: DATA_DIR \/proc\/orderline\/data cannot hold the database: ENOENT/],
   ])(
     '%j exits 2 with one line',
     (env, message) => {

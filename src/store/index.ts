@@ -1,6 +1,6 @@
 /** The store capability's public entry: the ports, their adapters, the store's errors and token helpers. */
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { SqliteStore } from './sqlite/SqliteStore';
 import { openPostgresStore } from './postgres/PostgresStore';
 import type { Store } from './store';
@@ -27,12 +27,26 @@ export interface StoreConfig {
 }
 
 /**
+ * `mkdir -p`, one level at a time. Node 20's `mkdirSync(dir, { recursive: true })` never
+ * returns when the kernel answers ENOENT for a parent that exists (a path under /proc):
+ * each level here is a plain mkdir, so such a path throws that ENOENT instead.
+ */
+function makeDirectory(dir: string): void {
+  const missing: string[] = [];
+  for (let d = resolve(dir); !existsSync(d); d = dirname(d)) {
+    missing.push(d);
+    if (dirname(d) === d) break;
+  }
+  for (const d of missing.reverse()) mkdirSync(d);
+}
+
+/**
  * The store the configuration names: PostgreSQL when `databaseUrl` is set (checked
  * reachable first: rejects with the reason, never silently falls back to a local
  * file), else the embedded store on `${dataDir}/orderline.sqlite`. Not migrated yet.
  */
 export async function openStore(config: StoreConfig): Promise<Store> {
   if (config.databaseUrl) return openPostgresStore(config.databaseUrl, { schema: config.databaseSchema, onError: config.onDatabaseError });
-  mkdirSync(config.dataDir, { recursive: true });
+  makeDirectory(config.dataDir);
   return new SqliteStore(join(config.dataDir, 'orderline.sqlite'), config.sqliteSynchronous);
 }
