@@ -66,6 +66,7 @@ export function createApp(deps: AppDeps): App {
     config: config.realtime,
     authenticateToken: (token) => resolveToken(token, store, authCache),
     onBackpressure: () => metrics.streamBackpressure.inc(),
+    onHeartbeatTimeout: () => metrics.wsHeartbeatTimeouts.inc(),
     onError: (err) => deps.logger.error({ err }, 'realtime error'),
     now: deps.now,
   });

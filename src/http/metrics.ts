@@ -117,6 +117,13 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  /** WebSocket connections cut for leaving a ping unanswered (WS_HEARTBEAT_S): clients gone without a goodbye. */
+  readonly wsHeartbeatTimeouts = new Counter({
+    name: 'orderline_ws_heartbeat_timeouts_total',
+    help: 'WebSocket connections cut because the previous ping was still unanswered (WS_HEARTBEAT_S)',
+    registers: [this.registry],
+  });
+
   /** /graphql requests by outcome: `ok` or the error's `extensions.code` (rejections by the cost rule show as GRAPHQL_VALIDATION_FAILED). */
   readonly graphqlRequests = new Counter({
     name: 'orderline_graphql_requests_total',

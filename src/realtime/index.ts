@@ -12,6 +12,7 @@ import { AcceptLimiter } from './acceptLimiter';
 import { AdmissionQueue } from './admission';
 import { TopicHub } from './hub';
 import { SlowPeers } from './slowPeers';
+import type { WsHeartbeat } from './heartbeat';
 import { SseStreams, sseRoute } from './sse';
 import { WriteBatcher } from './writer';
 import { WsEndpoint, type WsProtocol } from './ws';
@@ -44,6 +45,8 @@ export interface RealtimeConfig {
   writeDelayMs: number;
   /** Seconds between SSE comment heartbeats (`: ping`), which keep proxies from closing an idle stream. */
   sseHeartbeatS: number;
+  /** Seconds between WebSocket pings; a connection that left the last one unanswered is cut (heartbeat.ts). 0: none. */
+  wsHeartbeatS: number;
   acceptRate: number;
   acceptBurst: number;
 }
@@ -56,6 +59,8 @@ export interface RealtimeDeps {
   /** Resolves a bearer token (header or `access_token`), or the 401 refusal: WebSocket upgrades and SSE streams. */
   authenticateToken: (token: string | undefined) => Promise<Account | Refusal>;
   onBackpressure?: () => void;
+  /** A WebSocket connection was cut for leaving a ping unanswered. */
+  onHeartbeatTimeout?: () => void;
   onError?: (err: unknown) => void;
   /** Milliseconds clock of the accept limiter and the slow-peer sweep (tests inject one). */
   now?: () => number;
@@ -79,6 +84,8 @@ export interface Realtime {
   dropConnections(): void;
   /** Connections closed as slow consumers whose sockets wait for the peer to read its way to the goodbye. */
   readonly slowPeers: SlowPeers;
+  /** WebSocket pings and the cut of connections that stopped answering them. */
+  readonly wsHeartbeat: WsHeartbeat;
 }
 
 export function createRealtime(deps: RealtimeDeps): Realtime {
@@ -92,11 +99,12 @@ export function createRealtime(deps: RealtimeDeps): Realtime {
   const batcher = config.writeDelayMs > 0 ? new WriteBatcher(config.writeDelayMs) : undefined;
   const common = { store: deps.store, hub, limiter, admission, slowPeers, maxBufferBytes: config.maxBufferBytes, batcher, onBackpressure: deps.onBackpressure };
   const streams = new SseStreams({ ...common, authenticate: deps.authenticateToken, onError: deps.onError }, config.sseHeartbeatS * 1000);
-  const ws = new WsEndpoint({ ...common, authenticate: deps.authenticateToken, onError: deps.onError });
+  const ws = new WsEndpoint({ ...common, authenticate: deps.authenticateToken, onError: deps.onError, heartbeatMs: config.wsHeartbeatS * 1000, onHeartbeatTimeout: deps.onHeartbeatTimeout });
   const handleUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => ws.handleUpgrade(req, socket, head);
   return {
     hub,
     slowPeers,
+    wsHeartbeat: ws.heartbeat,
     sseRoute: (finalizer) => sseRoute(streams, finalizer),
     publish: (event) => deps.bus.publish(event),
     handleUpgrade,

@@ -27,6 +27,7 @@ import type { AcceptLimiter } from './acceptLimiter';
 import type { AdmissionQueue } from './admission';
 import { resyncMessage, SEQ_TEXT, topicOf, wsFrame, type Frame } from './frames';
 import type { Subscriber, TopicHub } from './hub';
+import { WsHeartbeat } from './heartbeat';
 import type { SlowPeers } from './slowPeers';
 import { BoundedWriter, type WriteBatcher, type WriteResult } from './writer';
 
@@ -52,6 +53,10 @@ export interface WsDeps {
   batcher?: WriteBatcher;
   onBackpressure?: () => void;
   onError?: (err: unknown) => void;
+  /** Ping every connection this often, and cut one that left the last ping unanswered (heartbeat.ts); 0: never. */
+  heartbeatMs: number;
+  /** Told of each connection cut for a missing pong. */
+  onHeartbeatTimeout?: () => void;
 }
 
 /** Messages of one connection waiting their turn before it stops reading (see `connection`). */
@@ -236,8 +241,17 @@ export class WsEndpoint {
   /** Every open connection's goodbye for shutdown, whatever its protocol. */
   private readonly conns = new Set<{ goAway(): void }>();
   private readonly mounted = new Map<string, Mounted>();
+  /** Liveness of every connection, whatever its path. */
+  readonly heartbeat: WsHeartbeat;
 
-  constructor(private readonly deps: WsDeps) {}
+  constructor(private readonly deps: WsDeps) {
+    this.heartbeat = new WsHeartbeat(() => this.allClients(), deps.heartbeatMs, deps.onHeartbeatTimeout);
+  }
+
+  private *allClients(): Iterable<WebSocket> {
+    yield* this.wss.clients;
+    for (const m of this.mounted.values()) yield* m.wss.clients;
+  }
 
   get clients(): number {
     let n = this.wss.clients.size;
@@ -291,7 +305,10 @@ export class WsEndpoint {
     const admitted = this.deps.limiter.take();
     if (!admitted.ok) return refuseOnSocket(req, socket, refusal('SERVICE_UNAVAILABLE', 'Too many new connections: retry later', { 'Retry-After': String(admitted.retryAfterS) }));
     const since = sinceParam === null ? undefined : Number(sinceParam);
-    this.wss.handleUpgrade(req, socket, head, (ws) => this.connection(ws, socket, account, since));
+    this.wss.handleUpgrade(req, socket, head, (ws) => {
+      this.heartbeat.watch(ws);
+      this.connection(ws, socket, account, since);
+    });
   }
 
   /**
@@ -310,6 +327,7 @@ export class WsEndpoint {
     const admitted = this.deps.limiter.take();
     if (!admitted.ok) return refuseOnSocket(req, socket, refusal('SERVICE_UNAVAILABLE', 'Too many new connections: retry later', { 'Retry-After': String(admitted.retryAfterS) }));
     wss.handleUpgrade(req, socket, head, (ws) => {
+      this.heartbeat.watch(ws);
       const outbox = new Outbox(ws, socket, this.deps);
       const closeListeners: ((code: number, reason: string) => void)[] = [];
       let ended = false;
@@ -439,12 +457,12 @@ export class WsEndpoint {
 
   /** Cuts every connection as a network failure would (no close frame). */
   dropAll(): void {
-    for (const ws of this.wss.clients) ws.terminate();
-    for (const m of this.mounted.values()) for (const ws of m.wss.clients) ws.terminate();
+    for (const ws of this.allClients()) ws.terminate();
   }
 
   /** Shutdown: close 1001 so clients reconnect (to another instance if there is one). */
   close(): void {
+    this.heartbeat.close();
     for (const conn of this.conns) conn.goAway();
     this.wss.close();
     for (const m of this.mounted.values()) m.wss.close();
