@@ -28,7 +28,9 @@ const tcpPages = () => Number(/TCP:.* mem (\d+)/.exec(readFileSync('/proc/net/so
 
 async function stalled(clients: Clients, kind: 'ws' | 'sse'): Promise<Row> {
   return withServer(
-    () => startService({ ...SERVICE_ENV, MAX_BUFFER_BYTES: String(STALLED_MAX_BUFFER) }),
+    // No WebSocket heartbeat: a client stalled for over a minute would be cut for its unanswered
+    // ping before its queue overflows, and this phase measures the overflow bound.
+    () => startService({ ...SERVICE_ENV, MAX_BUFFER_BYTES: String(STALLED_MAX_BUFFER), WS_HEARTBEAT_S: '0' }),
     async (svc) => {
       const token = await tokenOf(svc);
       const pid = pidOfPort(portOf(svc));
