@@ -1,5 +1,18 @@
 import fc from 'fast-check';
-import { DEFAULT_BACKOFF, MAX_RETRY_AFTER_S, Reconnects, SCHEDULED_REFUSALS, parseRetryAfter, reconnectDelay, refusalRetryAfter, retryDelay, streamOrder, type WebSocketLike } from './realtime';
+import {
+  DEFAULT_BACKOFF,
+  MAX_RETRY_AFTER_S,
+  Reconnects,
+  SCHEDULED_REFUSALS,
+  SSE_IDLE_TIMEOUT_MS,
+  WS_IDLE_TIMEOUT_MS,
+  parseRetryAfter,
+  reconnectDelay,
+  refusalRetryAfter,
+  retryDelay,
+  streamOrder,
+  type WebSocketLike,
+} from './realtime';
 
 describe('reconnectDelay', () => {
   it('is base x 2^attempt + random(0, base), capped (generated)', () => {
@@ -295,5 +308,135 @@ describe('retryDelay and parseRetryAfter', () => {
     expect(parseRetryAfter('0.001')).toBeUndefined();
     expect(parseRetryAfter('-3')).toBeUndefined();
     expect(parseRetryAfter(null)).toBeUndefined();
+  });
+});
+
+describe('streamOrder drops a connection on which nothing arrives (idleTimeoutMs)', () => {
+  afterEach(() => jest.useRealTimers());
+  const settle = async () => {
+    for (let i = 0; i < 20; i++) await Promise.resolve();
+  };
+
+  /** A `ws`-like socket that opens, shows the server's pings, and records how it was dropped. */
+  class PingWs implements WebSocketLike {
+    static all: PingWs[] = [];
+    readyState = 1;
+    sent: unknown[] = [];
+    terminated = false;
+    onopen: ((ev: unknown) => void) | null = null;
+    onmessage: ((ev: { data: unknown }) => void) | null = null;
+    onclose: ((ev: { code: number; reason: string }) => void) | null = null;
+    onerror: ((ev: unknown) => void) | null = null;
+    private pingListener: () => void = () => undefined;
+    constructor(readonly url: string) {
+      PingWs.all.push(this);
+      queueMicrotask(() => this.onopen?.({}));
+    }
+    on(_event: 'ping', listener: () => void): unknown {
+      this.pingListener = listener;
+      return this;
+    }
+    ping() {
+      this.pingListener();
+    }
+    push(msg: unknown) {
+      this.onmessage?.({ data: JSON.stringify(msg) });
+    }
+    send(data: string) {
+      this.sent.push(JSON.parse(data));
+    }
+    terminate() {
+      this.terminated = true;
+      queueMicrotask(() => this.onclose?.({ code: 1006, reason: '' }));
+    }
+    close() {
+      queueMicrotask(() => this.onclose?.({ code: 1005, reason: '' }));
+    }
+  }
+  /** The same without `on` and `terminate`: a browser's WebSocket, which shows no pings. */
+  class BrowserWs extends PingWs {
+    override on = undefined as unknown as PingWs['on'];
+    override terminate = undefined as unknown as PingWs['terminate'];
+  }
+
+  const event = (seq: number) => ({ type: 'order.updated', channel: 'order:1', seq, status: 'paid', order: { id: 1 } });
+
+  it('WebSocket with ws: pings and messages keep it; 75 s of silence drops it (terminate) and resumes from the last seq', async () => {
+    jest.useFakeTimers({ doNotFake: ['queueMicrotask', 'nextTick'] });
+    PingWs.all = [];
+    const seen: number[] = [];
+    const s = streamOrder({ baseUrl: 'http://x', token: 't', orderId: 1, transport: 'ws', since: 0, WebSocket: PingWs, random: () => 0, backoff: { baseMs: 100, capMs: 1000 }, onEvent: (m) => seen.push(m.seq) });
+    await settle();
+    const first = PingWs.all[0];
+    first.push({ type: 'subscribed', channel: 'order:1', seq: 0, head: 1 });
+    first.push(event(1));
+    for (let i = 0; i < 5; i++) {
+      await jest.advanceTimersByTimeAsync(WS_IDLE_TIMEOUT_MS - 1);
+      first.ping(); // the server's ping, every 30 s: alive however long the order stays quiet
+    }
+    expect(first.terminated).toBe(false);
+    await jest.advanceTimersByTimeAsync(WS_IDLE_TIMEOUT_MS);
+    expect(first.terminated).toBe(true);
+    await jest.advanceTimersByTimeAsync(100);
+    expect(PingWs.all).toHaveLength(2);
+    expect(PingWs.all[1].sent).toEqual([{ type: 'subscribe', channel: 'order:1', since: 1 }]);
+    expect(seen).toEqual([1]);
+    s.close();
+  });
+
+  it('WebSocket without visible pings (browsers): no default watchdog, a quiet order keeps its connection', async () => {
+    jest.useFakeTimers({ doNotFake: ['queueMicrotask', 'nextTick'] });
+    PingWs.all = [];
+    const s = streamOrder({ baseUrl: 'http://x', token: 't', orderId: 1, transport: 'ws', WebSocket: BrowserWs, onEvent: () => undefined });
+    await settle();
+    await jest.advanceTimersByTimeAsync(10 * WS_IDLE_TIMEOUT_MS);
+    expect(PingWs.all).toHaveLength(1);
+    s.close();
+  });
+
+  it('SSE: the `: ping` comments keep it; 45 s without a byte aborts it and it resumes with Last-Event-ID', async () => {
+    jest.useFakeTimers({ doNotFake: ['queueMicrotask', 'nextTick'] });
+    const enc = new TextEncoder();
+    const streams: { push(text: string): void; aborted: boolean }[] = [];
+    const lastEventIds: (string | null)[] = [];
+    const fetchStream = (async (_input: unknown, init?: RequestInit) => {
+      lastEventIds.push(new Headers(init?.headers).get('last-event-id'));
+      let controller!: ReadableStreamDefaultController<Uint8Array>;
+      const body = new ReadableStream<Uint8Array>({ start: (c) => void (controller = c) });
+      const entry = { push: (text: string) => controller.enqueue(enc.encode(text)), aborted: false };
+      init?.signal?.addEventListener('abort', () => {
+        entry.aborted = true;
+        controller.error(new DOMException('aborted', 'AbortError'));
+      });
+      streams.push(entry);
+      return new Response(body, { status: 200, headers: { 'content-type': 'text/event-stream' } });
+    }) as unknown as typeof fetch;
+    const seen: number[] = [];
+    const s = streamOrder({ baseUrl: 'http://x', token: 't', orderId: 1, transport: 'sse', since: 0, fetch: fetchStream, random: () => 0, backoff: { baseMs: 100, capMs: 1000 }, onEvent: (m) => seen.push(m.seq) });
+    await settle();
+    streams[0].push(`id: 1\nevent: order.updated\ndata: ${JSON.stringify(event(1))}\n\n`);
+    for (let i = 0; i < 5; i++) {
+      await jest.advanceTimersByTimeAsync(SSE_IDLE_TIMEOUT_MS - 1);
+      streams[0].push(': ping\n\n');
+    }
+    await settle();
+    expect(streams[0].aborted).toBe(false);
+    await jest.advanceTimersByTimeAsync(SSE_IDLE_TIMEOUT_MS);
+    expect(streams[0].aborted).toBe(true);
+    await jest.advanceTimersByTimeAsync(100);
+    expect(lastEventIds).toEqual(['0', '1']);
+    expect(seen).toEqual([1]);
+    s.close();
+  });
+
+  it('idleTimeoutMs: 0 turns it off', async () => {
+    jest.useFakeTimers({ doNotFake: ['queueMicrotask', 'nextTick'] });
+    PingWs.all = [];
+    const s = streamOrder({ baseUrl: 'http://x', token: 't', orderId: 1, transport: 'ws', WebSocket: PingWs, idleTimeoutMs: 0, onEvent: () => undefined });
+    await settle();
+    await jest.advanceTimersByTimeAsync(10 * WS_IDLE_TIMEOUT_MS);
+    expect(PingWs.all).toHaveLength(1);
+    expect(PingWs.all[0].terminated).toBe(false);
+    s.close();
   });
 });

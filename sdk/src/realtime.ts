@@ -171,6 +171,10 @@ export interface WebSocketLike {
    * is honoured (browsers do not show it to scripts; there the backoff alone applies).
    */
   once?(event: 'unexpected-response', listener: (request: unknown, response: { statusCode?: number; headers: { 'retry-after'?: string | string[] } }) => void): unknown;
+  /** Node's `ws` package only: the server's ping frames, which prove the connection alive (browsers answer them unseen). */
+  on?(event: 'ping', listener: () => void): unknown;
+  /** Node's `ws` package only: drops the connection at once, without a closing handshake a gone peer would never answer. */
+  terminate?(): void;
 }
 export type WebSocketCtor = new (url: string) => WebSocketLike;
 
@@ -196,6 +200,18 @@ export interface OrderStreamOptions {
   onFatal?(error: OrderlineError): void;
   /** Each (re)connection, for tests and UIs. */
   onConnect?(attempt: number): void;
+  /**
+   * Drop the connection and resume on a new one (from the last seq) when nothing has
+   * arrived on it for this many ms: a server or network gone without closing it (a
+   * suspended laptop, a NAT entry expired) sends no close, and a quiet order sends no
+   * events either. What counts as arriving: over SSE any bytes, the server's `: ping`
+   * comments included (every 15 s by default, `SSE_HEARTBEAT_S`); over WebSocket any
+   * message and, with the `ws` package, the server's ping frames (every 30 s by default,
+   * `WS_HEARTBEAT_S`). Default: 45,000 over SSE, 75,000 over WebSocket with `ws`; off
+   * for a WebSocket that does not show pings (browsers, Node 22's), where a quiet order
+   * would look dead. Keep it above the server's heartbeat; 0: off.
+   */
+  idleTimeoutMs?: number;
   backoff?: Partial<Backoff>;
   random?: () => number;
   WebSocket?: WebSocketCtor;
@@ -213,6 +229,22 @@ const FATAL_STATUSES = new Set([401, 403, 404]);
 /** Whether a failure stops the stream (onFatal) rather than dropping one connection. */
 /** The problem code the service sends with each fatal upgrade refusal (the body of ws's unexpected response is not read). */
 const UPGRADE_CODES: Readonly<Record<number, string>> = { 401: 'UNAUTHORIZED', 403: 'FORBIDDEN', 404: 'NOT_FOUND' };
+
+/** Defaults of `idleTimeoutMs`: three of the server's default SSE heartbeats, two and a half of its WebSocket pings. */
+export const SSE_IDLE_TIMEOUT_MS = 45_000;
+export const WS_IDLE_TIMEOUT_MS = 75_000;
+
+/** A timer pushed back by every sign of life; `onIdle` when none came for `ms` (0: never). */
+function idleWatch(ms: number, onIdle: () => void): { alive: () => void; stop: () => void } {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const stop = () => clearTimeout(timer);
+  const alive = () => {
+    stop();
+    if (ms > 0) timer = setTimeout(onIdle, ms);
+  };
+  alive();
+  return { alive, stop };
+}
 
 const isFatal = (err: unknown): err is OrderlineError => err instanceof OrderlineError && (FATAL_STATUSES.has(err.status) || err.code === 'UNSUPPORTED_PLATFORM');
 
@@ -315,7 +347,11 @@ export function streamOrder(opts: OrderStreamOptions): OrderStream {
     const ws = new Ctor(url);
     let done = false;
     let retryAfterS: number | undefined;
+    // Pings are seen only with `ws`; elsewhere a quiet order would look dead, so no default there.
+    const idle = idleWatch(opts.idleTimeoutMs ?? (typeof ws.on === 'function' ? WS_IDLE_TIMEOUT_MS : 0), () => (typeof ws.terminate === 'function' ? ws.terminate() : ws.close()));
+    ws.on?.('ping', idle.alive);
     const finish = () => {
+      idle.stop();
       if (done) return;
       done = true;
       scheduleReconnect(retryAfterS);
@@ -336,6 +372,7 @@ export function streamOrder(opts: OrderStreamOptions): OrderStream {
     stopCurrent = () => ws.close();
     ws.onopen = () => ws.send(JSON.stringify({ type: 'subscribe', channel, ...(hasPosition ? { since: lastSeq } : {}) }));
     ws.onmessage = (ev) => {
+      idle.alive();
       try {
         enqueue(JSON.parse(String(ev.data)) as ServerMessage);
       } catch {
@@ -349,6 +386,8 @@ export function streamOrder(opts: OrderStreamOptions): OrderStream {
   function connectSse(): void {
     const abort = new AbortController();
     stopCurrent = () => abort.abort();
+    // From the request on: a server that accepts the connection and never answers is as gone.
+    const idle = idleWatch(opts.idleTimeoutMs ?? SSE_IDLE_TIMEOUT_MS, () => abort.abort());
     void (async () => {
       let retryAfterS: number | undefined;
       try {
@@ -360,6 +399,7 @@ export function streamOrder(opts: OrderStreamOptions): OrderStream {
           throw await errorFromResponse(res, 'realtime');
         }
         if (!res.body) throw new Error(`stream: HTTP ${res.status} without a body`);
+        idle.alive();
         reconnects.reset();
         const parser = createParser({
           onEvent: (ev) => {
@@ -371,10 +411,13 @@ export function streamOrder(opts: OrderStreamOptions): OrderStream {
         for (;;) {
           const { value, done } = await reader.read();
           if (done) break;
+          idle.alive();
           parser.feed(decoder.decode(value, { stream: true }));
         }
       } catch (err) {
         if (isFatal(err)) return fail(err);
+      } finally {
+        idle.stop();
       }
       await chain.catch(() => undefined);
       scheduleReconnect(retryAfterS);
