@@ -13,6 +13,7 @@ import { ApolloClient, HttpLink, InMemoryCache, gql } from '@apollo/client';
 import { PersistedQueryLink } from '@apollo/client/link/persisted-queries';
 import { generatePersistedQueryManifest, type PersistedQueryManifest } from '@apollo/generate-persisted-query-manifest';
 import { readOperationsDir, type ApolloManifest } from '../codegen/operations';
+import { release } from './release';
 import { sha256Hex } from '../src/graphql/persisted';
 import { startTestServer, type TestServer } from '../test/support/server';
 import { checkOperations } from './compat/operations';
@@ -105,23 +106,28 @@ describe('npm run operations:import', () => {
     }
   });
 
-  it("the compatibility gate protects a partner's released operations like ours", () => {
+  it("the compatibility gate protects a partner's released operations like ours (npm run release snapshots them)", () => {
     const { root, cleanup } = tempRoot();
-    const released = mkdtempSync(join(tmpdir(), 'orderline-import-released-'));
+    const released = join(root, 'contracts/released/operations');
     try {
       importManifest(root, 'android', relayManifest, {});
-      cpSync(join(root, 'contracts/operations'), released, { recursive: true });
+      for (const f of ['openapi.yaml', 'asyncapi.yaml']) cpSync(join(ROOT, 'contracts', f), join(root, 'contracts', f));
+      expect(release(root)).toContain('contracts/released/operations/android/UserNameQuery.graphql');
       const schema = buildSchema(readFileSync(join(root, 'contracts/schema.graphql'), 'utf8'));
       expect(checkOperations(join(root, 'contracts/operations'), released, schema).findings).toEqual([]);
       rmSync(join(root, 'contracts/operations/android/UserNameQuery.graphql'));
       const removed = checkOperations(join(root, 'contracts/operations'), released, schema).findings;
       expect(removed).toEqual([expect.objectContaining({ rule: 'operation-removed', location: expect.stringContaining('UserNameQuery (android/UserNameQuery.graphql') })]);
+      // Its text edited under the same id: the app would get other fields for the id it sends.
+      writeFileSync(join(root, 'contracts/operations/android/UserNameQuery.graphql'), `# id: ${sha256(RELAY_TEXT)}\n${RELAY_TEXT.replace('name', 'id name')}`);
+      expect(checkOperations(join(root, 'contracts/operations'), released, schema).findings).toEqual([
+        expect.objectContaining({ rule: 'operation-changed', message: expect.stringContaining('changed under the same id') }),
+      ]);
       // Its text reprinted by a formatter: a new id, so the app's id is gone.
       writeFileSync(join(root, 'contracts/operations/android/UserNameQuery.graphql'), `# id: ${'0'.repeat(64)}\n${RELAY_TEXT}`);
       expect(checkOperations(join(root, 'contracts/operations'), released, schema).findings.map((f) => f.rule)).toEqual(['operation-changed']);
     } finally {
       cleanup();
-      rmSync(released, { recursive: true, force: true });
     }
   });
 });

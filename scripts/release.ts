@@ -3,8 +3,8 @@
  * baseline the compatibility gate compares against. Run it when a version ships;
  * commit the snapshot with the release.
  */
-import { cpSync, existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { cpSync, existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 
 export const CONTRACT_FILES = ['openapi.yaml', 'asyncapi.yaml', 'schema.graphql'] as const;
 
@@ -19,11 +19,23 @@ export function release(root: string): string[] {
     cpSync(join(src, f), join(dest, f));
     written.push(`contracts/released/${f}`);
   }
-  for (const f of readdirSync(join(src, 'operations'))
-    .filter((n) => n.endsWith('.graphql'))
-    .sort()) {
-    cpSync(join(src, 'operations', f), join(dest, 'operations', f));
-    written.push(`contracts/released/operations/${f}`);
+  // Ours (operations/*.graphql) and each partner's folder (operations/<client>/*.graphql):
+  // released apps send both, so the gate must find both in the baseline.
+  const ops = join(src, 'operations');
+  for (const entry of readdirSync(ops).sort()) {
+    const files = statSync(join(ops, entry)).isDirectory()
+      ? readdirSync(join(ops, entry))
+          .filter((n) => n.endsWith('.graphql'))
+          .sort()
+          .map((n) => `${entry}/${n}`)
+      : entry.endsWith('.graphql')
+        ? [entry]
+        : [];
+    for (const rel of files) {
+      mkdirSync(dirname(join(dest, 'operations', rel)), { recursive: true });
+      cpSync(join(ops, rel), join(dest, 'operations', rel));
+      written.push(`contracts/released/operations/${rel}`);
+    }
   }
   writeFileSync(
     join(dest, 'README.md'),

@@ -32,11 +32,24 @@ export function readOperationsDir(dir: string): Operation[] {
 export function checkOperations(currentDir: string, releasedDir: string, schema: GraphQLSchema): KindResult {
   const current = readOperationsDir(currentDir);
   const released = readOperationsDir(releasedDir);
-  const hashes = new Set(current.map((o) => o.hash));
+  const byHash = new Map(current.map((o) => [o.hash, o]));
   const findings: Finding[] = [];
   for (const op of released) {
     const location = `operation ${op.name} (${op.file}, sha256 ${op.hash.slice(0, 12)})`;
-    if (!hashes.has(op.hash)) {
+    const same = byHash.get(op.hash);
+    // A partner's id is its tool's, kept as sent, so an edited text can keep it: the app
+    // would get other fields under the id it sends. (Ours are hashed from the text itself.)
+    if (same && same.text !== op.text) {
+      findings.push({
+        kind: 'operations',
+        group: 'persisted operations',
+        location,
+        message: `changed under the same id: the partner's app sends ${op.hash.slice(0, 12)} and would get what the new text selects; restore the released text (a new operation needs a new id from the partner's tool)`,
+        rule: 'operation-changed',
+        contract: `contracts/operations/${same.file}`,
+      });
+    }
+    if (!same) {
       const renamed = current.find((o) => o.client === op.client && (o.name === op.name || o.file === op.file));
       findings.push({
         kind: 'operations',
