@@ -77,6 +77,27 @@ export const BREAKING: Mutation[] = [
     },
   },
   {
+    name: 'openapi: an error status replaced (PATCH answers 409 where it answered 412; INFO in oasdiff, raised)',
+    expect: 'breaking',
+    kinds: ['openapi'],
+    mentions: ['PATCH /v2/orders/{orderId}', '412', 'response-non-success-status-removed'],
+    apply: (c) => {
+      const responses = c.openapi.paths['/v2/orders/{orderId}'].patch.responses;
+      responses['409'] = responses['412'];
+      delete responses['412'];
+    },
+  },
+  {
+    name: "openapi: a branch added to a response's anyOf (a v3 list on /orders; INFO in oasdiff, raised)",
+    expect: 'breaking',
+    kinds: ['openapi'],
+    mentions: ['GET /orders', 'response-body-any-of-added'],
+    apply: (c) => {
+      schemas(c).OrderListV3 = { type: 'object', required: ['items'], properties: { items: { type: 'array', items: { type: 'string' } } } };
+      c.openapi.paths['/orders'].get.responses['200'].content['application/json'].schema.anyOf.push({ $ref: '#/components/schemas/OrderListV3' });
+    },
+  },
+  {
     name: 'openapi: optional response field removed (only a WARN in oasdiff)',
     expect: 'breaking',
     kinds: ['openapi'],

