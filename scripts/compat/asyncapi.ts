@@ -13,7 +13,9 @@ import { join } from 'node:path';
 import { diff, type DiffOutputItem, type OverrideObject } from '@asyncapi/diff';
 import { readAsyncApi, readOptional, referencedFiles } from './asyncapi-reader';
 import { ContractFiles } from './causes';
+import { parse } from 'yaml';
 import { checkPayloads, type Direction, type Message } from './payloads';
+import { checkAsyncApiSecurity } from './security';
 import type { Finding, KindResult } from './types';
 
 /**
@@ -24,6 +26,9 @@ import type { Finding, KindResult } from './types';
  */
 export const OVERRIDES: OverrideObject = {
   '/operations/*/channel/address': { add: 'breaking', remove: 'breaking', edit: 'breaking' },
+  // Security is judged by security.ts, which knows an added alternative loosens and a changed scheme tightens.
+  '/operations/*/security': { add: 'non-breaking', remove: 'non-breaking', edit: 'non-breaking' },
+  '/operations/*/security/*': { add: 'non-breaking', remove: 'non-breaking', edit: 'non-breaking' },
 };
 
 /** `/channels/orders/messages/error` -> `channel orders, message error`. */
@@ -75,6 +80,8 @@ export function withDirections(messages: Record<string, Message>, other: Record<
   return Object.fromEntries(Object.entries(messages).map(([name, m]) => [name, m.directions.length > 0 ? m : { ...m, directions: other[name]?.directions.length ? other[name].directions : both }]));
 }
 
+const obj = (v: unknown): Record<string, unknown> => (typeof v === 'object' && v !== null ? (v as Record<string, unknown>) : {});
+
 /** Fields that only document: an edit of one is no one's break, and no note. */
 const DOC_KEYS = new Set(['title', 'summary', 'description', 'examples', 'externalDocs', 'tags']);
 const isDocEdit = (pointer: string) => pointer.split('/').some((p) => DOC_KEYS.has(p));
@@ -111,8 +118,9 @@ export async function checkAsyncApi(current: string, released: string, files = n
   );
   return {
     kind: 'asyncapi',
-    findings: [...structural, ...payloads],
+    // Security schemes and requirements, which @asyncapi/diff leaves unclassified: security.ts.
+    findings: [...structural, ...payloads, ...checkAsyncApiSecurity(obj(parse(readOptional(join(released, 'asyncapi.yaml')) ?? '')), obj(parse(readOptional(join(current, 'asyncapi.yaml')) ?? '')))],
     checked: scope,
-    notes: unclassified.map((c) => `asyncapi: not judged by @asyncapi/diff (review it): ${c.action} ${c.path}`),
+    notes: unclassified.filter((c) => !/\/security(\/|$)|^\/components\/securitySchemes\//.test(c.path)).map((c) => `asyncapi: not judged by @asyncapi/diff (review it): ${c.action} ${c.path}`),
   };
 }

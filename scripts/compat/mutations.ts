@@ -162,6 +162,46 @@ export const BREAKING: Mutation[] = [
   },
   // --- AsyncAPI ------------------------------------------------------------
   {
+    name: 'openapi: an anonymous operation now needs the token (/healthz loses its security: [])',
+    expect: 'breaking',
+    kinds: ['openapi'],
+    mentions: ['GET /healthz', 'security-tightened', 'no credentials'],
+    causes: ['security of GET /healthz tightened'],
+    apply: (c) => {
+      c.openapi.paths['/healthz'].get.security = [{ bearerAuth: [] }];
+    },
+  },
+  {
+    name: 'openapi: the bearer scheme redefined as an API key header',
+    expect: 'breaking',
+    kinds: ['openapi'],
+    mentions: ['GET /v2/orders/{orderId}', 'bearerAuth redefined', 'type: "http" -> "apiKey"'],
+    causes: ['security scheme `bearerAuth` redefined'],
+    apply: (c) => {
+      c.openapi.components.securitySchemes.bearerAuth = { type: 'apiKey', in: 'header', name: 'X-Api-Key' };
+    },
+  },
+  {
+    name: 'openapi: a scope added to the document-wide requirement',
+    expect: 'breaking',
+    kinds: ['openapi'],
+    mentions: ['scopes orders:write'],
+    causes: ['the document-wide security tightened'],
+    apply: (c) => {
+      c.openapi.security = [{ bearerAuth: ['orders:write'] }];
+    },
+  },
+  {
+    name: "asyncapi: the access_token query parameter renamed (browsers' credential)",
+    expect: 'breaking',
+    kinds: ['asyncapi'],
+    mentions: ['accessToken redefined', 'name: "access_token" -> "token"'],
+    causes: ['security scheme `accessToken` redefined'],
+    apply: (c) => {
+      c.asyncapi.components.securitySchemes.accessToken.name = 'token';
+    },
+  },
+  {
     name: 'asyncapi: channel removed (orderStream, with its operation)',
     expect: 'breaking',
     kinds: ['asyncapi'],
@@ -349,6 +389,15 @@ export const BREAKING: Mutation[] = [
 ];
 
 export const COMPATIBLE: Mutation[] = [
+  {
+    name: 'openapi and asyncapi: security loosened (another way to authenticate added; /healthz stays anonymous)',
+    expect: 'compatible',
+    apply: (c) => {
+      c.openapi.components.securitySchemes.apiKey = { type: 'apiKey', in: 'header', name: 'X-Api-Key' };
+      c.openapi.security = [{ bearerAuth: [] }, { apiKey: [] }];
+      for (const op of Object.values<Doc>(c.asyncapi.operations)) op.security = [...op.security, { $ref: '#/components/securitySchemes/bearer' }];
+    },
+  },
   {
     name: 'openapi: new response field (OrderV2.tracking_code)',
     expect: 'compatible',

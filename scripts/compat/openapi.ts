@@ -10,7 +10,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { causeAt, ContractFiles } from './causes';
+import { parse } from 'yaml';
 import { oasdiffBreaking, type OasdiffChange } from './oasdiff';
+import { checkOpenApiSecurity } from './security';
 import type { Finding, KindResult } from './types';
 
 /**
@@ -27,6 +29,8 @@ export function restVersion(change: Pick<OasdiffChange, 'path' | 'text'>): strin
   if (byBranch) return `v${byBranch[1]}`;
   return undefined;
 }
+
+const obj = (v: unknown): Record<string, unknown> => (typeof v === 'object' && v !== null ? (v as Record<string, unknown>) : {});
 
 /** `GET /v2/orders/{orderId}` from oasdiff's operation and path. */
 function location(change: OasdiffChange): string {
@@ -70,5 +74,7 @@ export async function checkOpenApi(current: string, released: string, files = ne
       rule: c.id,
     };
   });
+  // oasdiff rates security changes INFO (and misses some): security.ts judges them.
+  findings.push(...checkOpenApiSecurity(obj(parse(readFileSync(base, 'utf8'))), obj(parse(text))));
   return { kind: 'openapi', findings, checked: `${scope} checked against the release`, notes: [] };
 }
