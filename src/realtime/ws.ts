@@ -237,7 +237,8 @@ interface Connection {
 }
 
 export class WsEndpoint {
-  private readonly wss = refuseAsProblem(new WebSocketServer({ noServer: true, perMessageDeflate: false, maxPayload: MAX_CLIENT_MESSAGE_BYTES }));
+  // /orders speaks no subprotocol: one a client offers is not echoed (RFC 6455 4.2.2; ws would pick the first).
+  private readonly wss = refuseAsProblem(new WebSocketServer({ noServer: true, perMessageDeflate: false, maxPayload: MAX_CLIENT_MESSAGE_BYTES, handleProtocols: () => false }));
   /** Every open connection's goodbye for shutdown, whatever its protocol. */
   private readonly conns = new Set<{ goAway(): void }>();
   private readonly mounted = new Map<string, Mounted>();
@@ -289,7 +290,9 @@ export class WsEndpoint {
   }
 
   private async upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
-    const url = new URL(req.url ?? '/', 'http://localhost');
+    // An absolute-form target node passed on (`http://x:99999/orders`) that is no URL: the client's error.
+    const url = URL.canParse(req.url ?? '/', 'http://localhost') ? new URL(req.url ?? '/', 'http://localhost') : undefined;
+    if (!url) return refuseOnSocket(req, socket, refusal('BAD_REQUEST', 'The request target is not a valid URL'));
     const mounted = this.mounted.get(url.pathname);
     if (url.pathname !== WS_PATH && !mounted) return refuseOnSocket(req, socket, refusal('NOT_FOUND', `No WebSocket endpoint at ${url.pathname}`));
     const badHandshake = handshakeRefusal(req);
@@ -432,6 +435,8 @@ export class WsEndpoint {
       this.deps.hub.unsubscribe(orderId, sub);
       return conn.send({ type: 'unsubscribed', channel: msg.channel, seq: sub.lastSeq });
     }
+    // A position beyond 2^53 - 1 cannot be read back exactly (I-JSON, RFC 7493 2.2), as SSE's Last-Event-ID and `?since=` refuse it.
+    if (msg.since !== undefined && !Number.isSafeInteger(msg.since)) return conn.error(msg.channel, 'invalid_message', 'since must be an integer from 0 to 2^53 - 1');
     if (conn.subs.has(orderId)) return conn.error(msg.channel, 'already_subscribed', 'Already subscribed to this channel');
     let order: Awaited<ReturnType<Store['getOrder']>>;
     try {

@@ -177,6 +177,31 @@ describe('a WebSocket handshake with bad fields', () => {
   });
 });
 
+describe('a WebSocket handshake whose target is no URL', () => {
+  it.each(['http://x:99999/orders', 'http://[::1/orders', 'http://x:99999/graphql'])('%s: 400 problem+json, not a 503', async (target) => {
+    await onWire(async (wire) => {
+      const answer = await wire.exchange(
+        `GET ${target} HTTP/1.1\r\n${host()}\r\n${auth()}\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n`,
+      );
+      expect(answer.status).toBe(400);
+      expect(answer.headers['content-type']).toBe('application/problem+json');
+      expect(JSON.parse(answer.body)).toMatchObject({ status: 400, code: 'BAD_REQUEST' });
+    });
+  });
+});
+
+describe('subprotocols on /orders', () => {
+  it('it speaks none: an offered one is not echoed (RFC 6455 4.2.2)', async () => {
+    await onWire(async (wire) => {
+      const answer = await wire.exchange(
+        `GET /orders HTTP/1.1\r\n${host()}\r\n${auth()}\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Protocol: a, b, graphql-transport-ws\r\n\r\n`,
+      );
+      expect(answer.status).toBe(101);
+      expect(answer.headers['sec-websocket-protocol']).toBeUndefined();
+    });
+  });
+});
+
 describe('a WebSocket handshake over HTTP/1.0', () => {
   it('is refused 400 problem+json (RFC 6455 4.1: the opening handshake is an HTTP/1.1 GET), on /orders and /graphql', async () => {
     for (const path of ['/orders', '/graphql']) {

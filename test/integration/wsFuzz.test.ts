@@ -335,6 +335,8 @@ function expected(m: Sent, subscribed: Set<string>): { type: string; code?: stri
   if (!asyncValidators.validateClientMessage(m.json)) return { type: 'error', code: 'invalid_message' };
   const msg = m.json;
   if (msg.type === 'unsubscribe') return subscribed.has(msg.channel) ? { type: 'unsubscribed' } : { type: 'error', code: 'not_subscribed' };
+  // The contract's Seq, read as I-JSON (RFC 7493): a since above 2^53 - 1 (1e300, 2^53) cannot be read back exactly.
+  if (msg.since !== undefined && !Number.isSafeInteger(msg.since)) return { type: 'error', code: 'invalid_message' };
   if (subscribed.has(msg.channel)) return { type: 'error', code: 'already_subscribed' };
   return msg.channel === `order:${own}` ? { type: 'subscribed', channel: msg.channel } : { type: 'error', code: 'not_found', channel: msg.channel };
 }
