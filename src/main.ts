@@ -12,7 +12,7 @@ import { createServer, type Server } from 'node:http';
 import { parseConfig, type Config } from './config';
 import { createLogger } from './logger';
 import { createApp } from './app';
-import { answerClientErrors, answerExpectations, Drain, lendRegistryToPrimary, Metrics, startFieldReadFlusher, startIdempotencySweeper } from './http';
+import { createHttpServer, Drain, lendRegistryToPrimary, Metrics, startFieldReadFlusher, startIdempotencySweeper } from './http';
 import { runPrimary } from './cluster';
 import { banner, prepareDemo, openConfiguredShared, openConfiguredStore, exitRefusing, listenOrRefuse, urlOf } from './startup';
 
@@ -34,9 +34,7 @@ async function serve(config: Config): Promise<void> {
   await fieldReads.seed();
 
   const drain = new Drain(listener);
-  const server: Server = createServer(drain.listener);
-  answerClientErrors(server);
-  answerExpectations(server, config.bodyLimitBytes);
+  const server: Server = createHttpServer(drain.listener, config.bodyLimitBytes);
   realtime.attach(server);
   const url = urlOf(config.host, await listenOrRefuse(server, config.port, config.host, 'PORT', config.listenBacklog));
   // The operator listener: a cluster's primary serves it (the whole instance's metrics), a lone process here.

@@ -191,4 +191,6 @@ export function answerExpectations(server: Server, limit: number): void {
     else res.writeContinue();
     server.emit('request', req, res);
   });
+  // Any other expectation: served by the pipeline, whose first step refuses it 417 as a problem (framing.ts).
+  server.on('checkExpectation', (req: IncomingMessage, res) => server.emit('request', req, res));
 }

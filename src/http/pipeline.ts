@@ -26,6 +26,7 @@
  * tomorrow's included, runs the same short path.
  */
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import { framingRefusal } from './framing';
 import { matchPath, type Resource } from '../../generated/openapi/routes';
 import type { Account, Store } from '../store';
 import { cachedAccount, resolveToken, bearerTokenOf } from './auth';
@@ -210,6 +211,11 @@ export function createPipeline(deps: PipelineDeps): RequestListener {
     const q = url.indexOf('?');
     const path = q < 0 ? url : url.slice(0, q);
     const search = q < 0 ? '' : url.slice(q + 1);
+    const framing = framingRefusal(req);
+    if (framing) {
+      const x = fin.begin(req, res, path, search);
+      return void fin.end(x, sendProblem(fin, x, framing));
+    }
     const matched = matchPath(path);
     if (matched) return resource(req, res, matched.resource, matched.params, path, search);
     for (const t of deps.transports) if (t.matches(path)) return transport(req, res, t, path, search);

@@ -33,12 +33,14 @@ export const PROBLEMS = {
   PRECONDITION_FAILED: [412, 'Precondition failed'],
   PAYLOAD_TOO_LARGE: [413, 'Payload too large'],
   UNSUPPORTED_MEDIA_TYPE: [415, 'Unsupported media type'],
+  EXPECTATION_FAILED: [417, 'Expectation failed'],
   IDEMPOTENCY_KEY_REUSED: [422, 'Idempotency key reused'],
   PRECONDITION_REQUIRED: [428, 'Precondition required'],
   RATE_LIMITED: [429, 'Too many requests'],
   HEADER_FIELDS_TOO_LARGE: [431, 'Request header fields too large'],
   SERVICE_UNAVAILABLE: [503, 'Service unavailable'],
   INTERNAL: [500, 'Internal server error'],
+  NOT_IMPLEMENTED: [501, 'Not implemented'],
 } as const satisfies Record<string, readonly [number, string]>;
 
 export type ProblemCode = keyof typeof PROBLEMS;

@@ -136,3 +136,62 @@ describe('a request node:http cannot parse', () => {
     );
   });
 });
+
+describe('requests node:http reads but the service will not serve', () => {
+  const token = () => s.tokenFor('demo');
+  const orders = async (t: string) => ((await (await fetch(`${s.url}/orders?limit=100`, { headers: { authorization: `Bearer ${t}` } })).json()) as { orders: unknown[] }).orders.length;
+
+  it('an HTTP/1.1 request without Host: 400 problem+json with a request id, connection closed', async () => {
+    const t = await token();
+    for (const target of ['/orders', '/graphql?query=%7B__typename%7D', '/healthz', '/nowhere']) {
+      const { head, body } = await rawExchange(`GET ${target} HTTP/1.1\r\nAuthorization: Bearer ${t}\r\n\r\n`);
+      expect(head).toMatch(/^HTTP\/1\.1 400 /);
+      expect(head).toMatch(/\r\nX-Request-Id: \S+/i);
+      expect(head).toMatch(/\r\nConnection: close/i);
+      expect(JSON.parse(body)).toMatchObject({ status: 400, code: 'BAD_REQUEST', detail: expect.stringContaining('Host') });
+    }
+    // HTTP/1.0 needs none.
+    expect((await rawExchange('GET /healthz HTTP/1.0\r\n\r\n')).head).toMatch(/^HTTP\/1\.1 200 /);
+  });
+
+  it('an expectation other than 100-continue: 417 problem+json, nothing stored (generated)', async () => {
+    const t = await token();
+    const before = await orders(t);
+    const expectation = fc.stringMatching(/^[a-z0-9-]{1,20}(=[a-z0-9]{1,8})?$/).filter((e) => !/(?:^|\W)100-continue(?:$|\W)/i.test(e));
+    await fc.assert(
+      fc.asyncProperty(expectation, async (e) => {
+        const body = '{}';
+        const { head, body: answer } = await rawExchange(
+          `POST /orders HTTP/1.1\r\n${host()}\r\nAuthorization: Bearer ${t}\r\nContent-Type: application/json\r\nExpect: ${e}\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
+        );
+        expect(head).toMatch(/^HTTP\/1\.1 417 /);
+        expect(JSON.parse(answer)).toMatchObject({ status: 417, code: 'EXPECTATION_FAILED' });
+      }),
+      { numRuns: 25 },
+    );
+    expect(await orders(t)).toBe(before);
+  });
+
+  it('a transfer coding other than chunked: 501 problem+json, nothing stored (generated)', async () => {
+    const t = await token();
+    const before = await orders(t);
+    const codings = fc.array(fc.constantFrom('gzip', 'deflate', 'compress', 'identity', 'x-custom', 'br;q=1'), { minLength: 1, maxLength: 3 });
+    await fc.assert(
+      fc.asyncProperty(codings, async (list) => {
+        const body = '{"items":[{"sku":"TE","quantity":1,"unit_price_cents":1}]}';
+        const chunked = `${body.length.toString(16)}\r\n${body}\r\n0\r\n\r\n`;
+        const { head, body: answer } = await rawExchange(
+          `POST /orders HTTP/1.1\r\n${host()}\r\nAuthorization: Bearer ${t}\r\nContent-Type: application/json\r\nTransfer-Encoding: ${list.join(', ')}, chunked\r\n\r\n${chunked}`,
+        );
+        expect(head).toMatch(/^HTTP\/1\.1 501 /);
+        expect(JSON.parse(answer)).toMatchObject({ status: 501, code: 'NOT_IMPLEMENTED' });
+      }),
+      { numRuns: 25 },
+    );
+    expect(await orders(t)).toBe(before);
+    // chunked alone is read as ever.
+    const body = '{}';
+    const ok = await rawExchange(`POST /orders HTTP/1.1\r\n${host()}\r\nAuthorization: Bearer ${t}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n2\r\n${body}\r\n0\r\n\r\n`);
+    expect(ok.head).toMatch(/^HTTP\/1\.1 201 /);
+  });
+});

@@ -40,7 +40,7 @@ async function openTestStore(dir: string): Promise<{ store: Store; drop: () => P
     },
   };
 }
-import { answerClientErrors, answerExpectations, Metrics } from '../../src/http';
+import { createHttpServer, Metrics } from '../../src/http';
 import type { AuthCache, FieldReadTally } from '../../src/http';
 import type { Realtime } from '../../src/realtime';
 
@@ -100,9 +100,7 @@ export async function startTestServer(env: Record<string, string> = {}, deps: Pi
     buckets: shared.buckets,
     ...deps,
   });
-  const server: Server = createServer(listener);
-  answerClientErrors(server);
-  answerExpectations(server, config.bodyLimitBytes);
+  const server: Server = createHttpServer(listener, config.bodyLimitBytes);
   realtime.attach(server);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const port = (server.address() as { port: number }).port;
