@@ -23,7 +23,7 @@
  *   response to finish: node:http attaches a new connection's responses to a socket only
  *   when none is in flight, and would otherwise hold the new one forever.
  */
-import { ServerResponse, type IncomingMessage, type Server } from 'node:http';
+import { IncomingMessage, ServerResponse, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { requestIdFor } from './finalize';
 import { PROBLEM_MEDIA_TYPE, refusal, type ProblemCode, type Refusal } from './problem';
@@ -112,6 +112,35 @@ const CLIENT_ERROR_STATUS: Readonly<Record<string, ProblemCode>> = {
  * connection (a request whose body broke after its head was routed has its answer
  * pending; it is not sent), and the connection closes, since what follows cannot be framed.
  */
+/**
+ * Runs `then` once every response to the requests read before the broken one has been
+ * sent: pipelined requests are answered in the order received (RFC 9112 9.3.2), so a
+ * valid request ahead of the broken one gets its own answer (a create its 201) before the
+ * refusal, rather than losing it to the refusal's close. node hands the connection's next
+ * queued response to the socket when one finishes ('finish' runs node's listener first),
+ * so each finish looks again. A connection that closes meanwhile gets nothing more.
+ */
+function afterPendingResponses(socket: Duplex, then: () => void): void {
+  const inFlight: unknown = Reflect.get(socket, '_httpMessage'); // node's response on this connection, if any
+  if (!(inFlight instanceof ServerResponse) || inFlight.writableFinished || !(inFlight.req instanceof IncomingMessage && inFlight.req.complete)) {
+    // No answer pending, or the one pending is the broken request's own (its body broke after
+    // its head was routed: that answer cannot come). Once its head is out, nothing can follow it.
+    if (socket.writable && !(inFlight instanceof ServerResponse && !inFlight.writableFinished && inFlight.headersSent)) then();
+    else socket.destroy();
+    return;
+  }
+  const next = () => {
+    inFlight.off('close', gone);
+    afterPendingResponses(socket, then);
+  };
+  const gone = () => {
+    inFlight.off('finish', next);
+    socket.destroy();
+  };
+  inFlight.once('finish', next);
+  inFlight.once('close', gone);
+}
+
 export function answerClientErrors(server: Server): void {
   // CONNECT asks for a tunnel, which only a proxy opens: node:http hands it to 'connect' and,
   // with no listener, closes the connection without a word. It is the client's error here.
@@ -119,8 +148,7 @@ export function answerClientErrors(server: Server): void {
     refuseOnSocket(req, socket, refusal('BAD_REQUEST', 'CONNECT opens a tunnel through a proxy: this server is not one'));
   });
   server.on('clientError', (err: Error & { code?: string }, socket: Duplex) => {
-    const inFlight: unknown = Reflect.get(socket, '_httpMessage'); // node's response on this connection, if any
-    if (err.code === 'ECONNRESET' || !socket.writable || (inFlight instanceof ServerResponse && inFlight.headersSent)) {
+    if (err.code === 'ECONNRESET' || !socket.writable) {
       socket.destroy();
       return;
     }
@@ -129,6 +157,6 @@ export function answerClientErrors(server: Server): void {
     // The bytes node failed on, when they begin a HEAD request: its answer has no body.
     const raw: unknown = Reflect.get(err, 'rawPacket');
     const head = Buffer.isBuffer(raw) && raw.subarray(0, 5).toString('latin1') === 'HEAD ';
-    refuseOnSocket(undefined, socket, refusal(code, detail), head);
+    afterPendingResponses(socket, () => refuseOnSocket(undefined, socket, refusal(code, detail), head));
   });
 }

@@ -114,6 +114,26 @@ describe('a request node:http cannot parse', () => {
     expect((await fetch(`${s.url}/healthz`)).status).toBe(200);
   });
 
+  it('answers the valid requests pipelined ahead of it first, in order: a create behind which it comes keeps its 201 (generated)', async () => {
+    const token = await s.tokenFor('demo');
+    await fc.assert(
+      fc.asyncProperty(unparsable, fc.constantFrom('create', 'read'), async ({ wire, status }, ahead) => {
+        const note = `pipelined-${Math.random().toString(36).slice(2)}`;
+        const body = JSON.stringify({ note });
+        const first =
+          ahead === 'create'
+            ? `POST /orders HTTP/1.1\r\n${host()}\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`
+            : `GET /orders?limit=1 HTTP/1.1\r\n${host()}\r\nAuthorization: Bearer ${token}\r\n\r\n`;
+        const { head, body: rest } = await rawExchange(first + wire);
+        expect(head).toMatch(ahead === 'create' ? /^HTTP\/1\.1 201 / : /^HTTP\/1\.1 200 /);
+        const second = /HTTP\/1\.1 (\d{3}) [^\r]*\r\n(?:[^\r]+\r\n)*\r\n/.exec(rest);
+        expect(status).toContain(Number(second?.[1]));
+        expect(second?.[0]).toMatch(/\r\ncontent-type: application\/problem\+json/i);
+      }),
+      { numRuns: 30 },
+    );
+  });
+
   it('answers CONNECT (a tunnel request, for proxies) with a 400 problem, whatever its target', async () => {
     for (const target of ['/graphql', '/orders', 'example.com:443']) {
       const { head, body } = await rawExchange(`CONNECT ${target} HTTP/1.1\r\n${host()}\r\n\r\n`);
