@@ -230,7 +230,12 @@ async function admit(deps: SseDeps, r: StreamRequest): Promise<Admitted | Refusa
   const account = await deps.authenticate(bearerTokenOf(r.authorization, r.accessToken));
   if (isRefusal(account)) return account;
   const orderId = parseOrderId(r.id);
-  if (orderId === null) return refusal('NOT_FOUND', 'No such order');
+  // One URL per resource, as on REST (`/orders/01` is 400 there): an id not in canonical form names no order.
+  if (orderId === null) {
+    return refusal('VALIDATION_FAILED', 'Invalid path parameter', undefined, {
+      errors: [{ pointer: 'path:orderId', rule: 'integer', message: 'must be a positive integer in canonical decimal form (no sign, no leading zero)' }],
+    });
+  }
   const order = await deps.store.getOrder(account.id, orderId);
   if (!order) return refusal('NOT_FOUND', 'No such order');
   if (!acceptsType(r.accept, EVENT_STREAM)) return refusal('NOT_ACCEPTABLE', `This is an event stream: Accept must admit ${EVENT_STREAM}`);

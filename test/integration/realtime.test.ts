@@ -163,7 +163,7 @@ describe('SSE /api/orders/{id}/stream', () => {
     }
   });
 
-  it("401 without a token, access_token works, 404 for another account's order or a bad id", async () => {
+  it("401 without a token, access_token works, 404 for another account's order or a missing one, 400 for an id not in canonical form (generated)", async () => {
     const { id } = await createOrder(srv);
     const anon = await openSse(srv, id, {}, 'anonymous');
     expect(anon.res.status).toBe(401);
@@ -173,14 +173,27 @@ describe('SSE /api/orders/{id}/stream', () => {
     await viaQuery.body?.cancel();
     for (const [path, as] of [
       [`${id}`, 'bob'],
-      ['0', 'alice'],
-      ['abc', 'alice'],
       ['999999', 'alice'],
     ] as const) {
       const r = await srv.fetch(`/api/orders/${path}/stream`, { as });
       expect(r.status).toBe(404);
       expect(r.headers.get('content-type')).toMatch(/problem\+json/);
     }
+    // One URL per resource, as REST's /orders/01 is 400: 0, 01, 1., abc, -1, +1 name no order.
+    await fc.assert(
+      fc.asyncProperty(
+        fc.oneof(
+          fc.constantFrom('0', `0${id}`, `${id}.`, `+${id}`, '-1', '1e3'),
+          fc.stringMatching(/^[0-9a-z.+-]{1,8}$/).filter((t) => !/^[1-9][0-9]*$/.test(t) && !/^\.+$/.test(t)), // '.' and '..' are dot-segments, not ids
+        ),
+        async (path) => {
+          const r = await srv.fetch(`/api/orders/${path}/stream`, { as: 'alice' });
+          expect(r.status).toBe(400);
+          expect(await r.json()).toMatchObject({ code: 'VALIDATION_FAILED', errors: [{ pointer: 'path:orderId' }] });
+        },
+      ),
+      { numRuns: 30 },
+    );
   });
 });
 
