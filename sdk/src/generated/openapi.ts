@@ -819,7 +819,7 @@ export interface components {
                 /** @description Seconds a browser may reuse the preflight answer (preflight only). */
                 "Access-Control-Max-Age"?: number;
                 Allow: components["headers"]["Allow"];
-                /** @description `Origin` (not on a preflight). */
+                /** @description `Origin` when `CORS_ORIGINS` is set, on a preflight too (its answer depends on the origin). */
                 Vary?: string;
                 [name: string]: unknown;
             };
