@@ -24,6 +24,12 @@ function fakeStore(committed: OrderEvent[], delayMs = () => 0) {
       await new Promise((r) => setTimeout(r, delayMs()));
       return committed.filter((e) => e.seq > afterSeq).slice(0, limit);
     },
+    /** The events are order 1's. */
+    async latestSeqs(orderIds: readonly number[]) {
+      await Promise.resolve();
+      const newest = committed.at(-1)?.seq;
+      return new Map(orderIds.filter((id) => id === 1 && newest !== undefined).map((id) => [id, newest ?? 0]));
+    },
   };
 }
 
@@ -61,6 +67,25 @@ describe('TopicHub', () => {
       { kind: 'frame', seq: 3 },
     ]);
     expect(first.log).toEqual([
+      { kind: 'ack', seq: 2, head: 2 },
+      { kind: 'frame', seq: 3 },
+    ]);
+  });
+
+  it('reconcile: an event committed but never published (its news lost with its writer) reaches the subscribers; an up-to-date topic reads nothing', async () => {
+    const committed = [event(1), event(2)];
+    const store = fakeStore(committed);
+    const hub = new TopicHub({ store, ringSize: 10 });
+    const sub = recorder();
+    await hub.subscribe(1, undefined, sub, 2);
+    const reads = jest.spyOn(store, 'eventsAfter');
+    await hub.reconcile();
+    await drained(hub, 2);
+    expect(reads).not.toHaveBeenCalled();
+    committed.push(event(3)); // committed elsewhere; no publish ever comes
+    await hub.reconcile();
+    await drained(hub, 3);
+    expect(sub.log).toEqual([
       { kind: 'ack', seq: 2, head: 2 },
       { kind: 'frame', seq: 3 },
     ]);
@@ -247,7 +272,7 @@ describe('TopicHub', () => {
       const bus = fakeBus();
       const store = fakeStore(committed);
       const reads: string[] = [];
-      const hub = new TopicHub({ store: { eventsAfter: (...a) => (reads.push(`read after ${a[1]}`), store.eventsAfter(...a)) }, bus, ringSize: 10 });
+      const hub = new TopicHub({ store: { eventsAfter: (...a) => (reads.push(`read after ${a[1]}`), store.eventsAfter(...a)), latestSeqs: (ids) => store.latestSeqs(ids) }, bus, ringSize: 10 });
       const sub = recorder();
       const subscribed = hub.subscribe(1, undefined, sub, 1);
       await tick();

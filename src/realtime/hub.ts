@@ -19,9 +19,11 @@
  * instance with the same answer (replay, or resync beyond the ring). The bus only
  * brings news of events; the hub watches a topic on the bus before it loads the ring
  * (nothing published after the load can be missed) and reads back whatever the bus
- * lost (`catchUpAll` when the bus reconnects).
+ * lost (`catchUpAll` when the bus reconnects). News the bus never carried (a writer whose
+ * connection was down when it committed, and which died before it reconnected to say so)
+ * is found by `reconcile`, which compares every ring with the store's newest seq.
  */
-import type { OrderEvent, Store } from '../store';
+import { MAX_BATCH, type OrderEvent, type Store } from '../store';
 import { eventFrame, type Frame } from './frames';
 import { ReplayRing, RingBudget } from './ring';
 import type { Bus } from '../bus';
@@ -66,7 +68,7 @@ interface Topic {
 }
 
 export interface HubOptions {
-  store: Pick<Store, 'eventsAfter'>;
+  store: Pick<Store, 'eventsAfter' | 'latestSeqs'>;
   /** Where this instance hears of other instances' events (default: nothing to watch, one process). */
   bus?: Pick<Bus, 'watch' | 'unwatch'>;
   /** Frames kept per topic: REPLAY_RATE x REPLAY_WINDOW_S. */
@@ -207,13 +209,33 @@ export class TopicHub {
    * table after its ring's last seq and delivers what it finds, in its own queue.
    */
   catchUpAll(): void {
-    for (const topic of this.topics.values()) {
-      if (topic.catchUpQueued) continue;
-      topic.catchUpQueued = true;
-      void this.run(topic, () => {
-        topic.catchUpQueued = false; // a signal from now on may mean events this read misses: queue another
-        return topic.loaded ? this.catchUp(topic) : undefined;
-      });
+    for (const topic of this.topics.values()) this.queueCatchUp(topic);
+  }
+
+  private queueCatchUp(topic: Topic): void {
+    if (topic.catchUpQueued) return;
+    topic.catchUpQueued = true;
+    void this.run(topic, () => {
+      topic.catchUpQueued = false; // a signal from now on may mean events this read misses: queue another
+      return topic.loaded ? this.catchUp(topic) : undefined;
+    });
+  }
+
+  /**
+   * Anti-entropy, for news the bus never carried: an event reaches the other instances
+   * only as a bus message, and one whose writer lost its connection before publishing and
+   * died before reconnecting (when it would have told every instance to `catchUpAll`) is
+   * announced by nobody; its subscribers would wait for the topic's next event. Every
+   * loaded topic's ring is compared with the store's newest seq (one read per `MAX_BATCH`
+   * topics: `latestSeqs`) and the topics behind read the rest in their queue. Run every
+   * `RECONCILE_MS` (realtime/index.ts).
+   */
+  async reconcile(): Promise<void> {
+    const loaded = [...this.topics.values()].filter((t) => t.loaded);
+    for (let i = 0; i < loaded.length; i += MAX_BATCH) {
+      const chunk = loaded.slice(i, i + MAX_BATCH);
+      const heads = await this.opts.store.latestSeqs(chunk.map((t) => t.orderId));
+      for (const topic of chunk) if ((heads.get(topic.orderId) ?? 0) > topic.ring.lastSeq) this.queueCatchUp(topic);
     }
   }
 

@@ -6,7 +6,7 @@
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { ignoreUpgrade, isWebSocketHandshake, type Finalizer, type Refusal, type TransportRoute } from '../http';
-import type { Account, OrderEvent, Store } from '../store';
+import { StoreUnavailableError, type Account, type OrderEvent, type Store } from '../store';
 import type { Bus } from '../bus';
 import { AcceptLimiter } from './acceptLimiter';
 import { AdmissionQueue } from './admission';
@@ -88,6 +88,12 @@ export interface Realtime {
   readonly wsHeartbeat: WsHeartbeat;
 }
 
+/**
+ * How often the hub compares its rings with the store (hub.ts `reconcile`): the longest an
+ * event whose bus message was lost with its writer waits before its subscribers get it.
+ */
+export const RECONCILE_MS = 30_000;
+
 export function createRealtime(deps: RealtimeDeps): Realtime {
   const { config } = deps;
   const hub = new TopicHub({ store: deps.store, bus: deps.bus, ringSize: config.replayRate * config.replayWindowS, ringMaxBytes: config.replayMaxBytes, onError: deps.onError });
@@ -101,6 +107,9 @@ export function createRealtime(deps: RealtimeDeps): Realtime {
   const streams = new SseStreams({ ...common, authenticate: deps.authenticateToken, onError: deps.onError }, config.sseHeartbeatS * 1000);
   const ws = new WsEndpoint({ ...common, authenticate: deps.authenticateToken, onError: deps.onError, heartbeatMs: config.wsHeartbeatS * 1000, onHeartbeatTimeout: deps.onHeartbeatTimeout });
   const handleUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => ws.handleUpgrade(req, socket, head);
+  // A store outage is reported by the requests that meet it; the next round tries again.
+  const reconciling = setInterval(() => void hub.reconcile().catch((err: unknown) => err instanceof StoreUnavailableError || deps.onError?.(err)), RECONCILE_MS);
+  reconciling.unref();
   return {
     hub,
     slowPeers,
@@ -112,6 +121,7 @@ export function createRealtime(deps: RealtimeDeps): Realtime {
     attach: (server) => void server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => (isWebSocketHandshake(req) ? handleUpgrade(req, socket, head) : ignoreUpgrade(server, req, socket, head))),
     mount: (path, protocol) => ws.mount(path, protocol),
     close() {
+      clearInterval(reconciling);
       admission.close();
       streams.close();
       ws.close();

@@ -4,6 +4,7 @@
  */
 import type { OrderFields, OrderRecord, Orders, WriteDecision } from './orders';
 import { fields, setNote, statementsOf, type Closable, type Counted, type MakesAccounts } from './fixtures.contract';
+import { MAX_BATCH } from '../rows';
 
 export type OrdersStore = Orders & MakesAccounts & Counted & Closable;
 /** A migrated, empty store; the suite closes it. */
@@ -28,6 +29,22 @@ export function runOrdersContract(name: string, newStore: OrdersFactory): void {
         expect(event).toEqual({ orderId: order.id, accountId: a.id, seq: 1, type: 'order.created', order, createdAt: order.createdAt });
         expect(await store.getOrder(a.id, order.id)).toEqual(order);
         expect(await store.eventsAfter(order.id, 0, 10)).toEqual([event]);
+      });
+
+      it('reads the newest seq of many orders in one call, whoever owns them; missing ones are absent', async () => {
+        const a = await store.ensureAccount('a');
+        const b = await store.ensureAccount('b');
+        const { order: one } = await store.createOrder(a.id, fields());
+        const { order: two } = await store.createOrder(b.id, fields());
+        await store.writeOrder(b.id, two.id, setNote('changed'));
+        expect(await store.latestSeqs([one.id, two.id, two.id + 1000])).toEqual(
+          new Map([
+            [one.id, 1],
+            [two.id, 2],
+          ]),
+        );
+        expect(await store.latestSeqs([])).toEqual(new Map());
+        await expect(store.latestSeqs(Array.from({ length: MAX_BATCH + 1 }, (_, i) => i + 1))).rejects.toThrow(RangeError);
       });
 
       it('reads the current revision alone, scoped by account', async () => {

@@ -126,6 +126,12 @@ export interface Orders {
    */
   eventsAfter(orderId: number, afterSeq: number, limit: number): Promise<OrderEvent[]>;
   /**
+   * The newest event seq (the revision) of each of these orders that exists, in one read:
+   * what the realtime hub compares its rings with to find events its bus never brought.
+   * Not account-scoped. At most `MAX_BATCH` ids (RangeError above).
+   */
+  latestSeqs(orderIds: readonly number[]): Promise<Map<number, number>>;
+  /**
    * For each account id, its orders by ascending id, at most `first` each: a batch read
    * under the social graph's batch rules (aligned with the ids, one query, RangeError
    * above `MAX_BATCH`).

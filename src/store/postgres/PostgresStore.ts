@@ -345,6 +345,14 @@ export class PostgresStore extends GraphReads<OrderRow> implements StoreLifecycl
     return row ? toOrder(row) : null;
   }
 
+  async latestSeqs(orderIds: readonly number[]): Promise<Map<number, number>> {
+    if (orderIds.length > MAX_BATCH) throw new RangeError(`latestSeqs: at most ${MAX_BATCH} ids, got ${orderIds.length}`);
+    const ids = orderIds.filter(isId);
+    if (ids.length === 0) return new Map();
+    const rows = await this.q<{ id: string | number; revision: string | number }>(this.pool, 'latestSeqs', [ids]);
+    return new Map(rows.map((r) => [Number(r.id), Number(r.revision)]));
+  }
+
   async orderRevision(accountId: number, orderId: number): Promise<number | null> {
     if (!isId(orderId)) return null;
     const [row] = await this.q<{ revision: number }>(this.pool, 'orderRevision', [orderId, accountId]);

@@ -48,6 +48,7 @@ export const SQL = {
     SELECT ${ORDER_COLUMNS} FROM o`,
   getOrder: `SELECT ${ORDER_COLUMNS} FROM orders WHERE id = $1 AND account_id = $2`,
   orderRevision: 'SELECT revision FROM orders WHERE id = $1 AND account_id = $2',
+  latestSeqs: 'SELECT id, revision FROM orders WHERE id = ANY($1::bigint[])',
   // The row lock is the serialization point of a write in a transaction: a second writer
   // waits here and then reads the row as the first one committed it.
   lockOrder: `SELECT ${ORDER_COLUMNS} FROM orders WHERE id = $1 AND account_id = $2 FOR UPDATE`,

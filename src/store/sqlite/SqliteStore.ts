@@ -385,6 +385,13 @@ export class SqliteStore extends GraphReads<OrderRow> implements StoreLifecycle,
     return row ? toOrder(row) : null;
   }
 
+  async latestSeqs(orderIds: readonly number[]): Promise<Map<number, number>> {
+    if (orderIds.length > MAX_BATCH) throw new RangeError(`latestSeqs: at most ${MAX_BATCH} ids, got ${orderIds.length}`);
+    if (orderIds.length === 0) return new Map();
+    const rows = await this.turnRead(() => this.statements.latestSeqs.all(JSON.stringify(orderIds)));
+    return new Map(rows.map((r) => [r.id, r.revision]));
+  }
+
   async orderRevision(accountId: number, orderId: number): Promise<number | null> {
     return (await this.turnRead(() => this.statements.orderRevision.get(orderId, accountId))) ?? null;
   }

@@ -39,6 +39,7 @@ export function prepareStatements(db: Database.Database) {
     ),
     getOrder: db.prepare<[number, number], OrderRow>('SELECT * FROM orders WHERE id = ? AND account_id = ? LIMIT 1'),
     orderRevision: db.prepare<[number, number], number>('SELECT revision FROM orders WHERE id = ? AND account_id = ? LIMIT 1').pluck(),
+    latestSeqs: db.prepare<[string], { id: number; revision: number }>('SELECT id, revision FROM orders WHERE id IN (SELECT value FROM json_each(?))'),
     updateOrder: db.prepare<[OrderColumns & { id: number; revision: number; now: string }]>(
       `UPDATE orders SET revision = revision + 1, status = @status, items = @items, currency = @currency,
          discount_code = @discount_code, discount_percent = @discount_percent, note = @note, updated_at = @now
