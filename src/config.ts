@@ -75,7 +75,18 @@ export interface Config {
     /** How often the per-account read counts are written to the store (and at shutdown). */
     flushIntervalS: number;
   };
-  realtime: { replayRate: number; replayWindowS: number; replayMaxBytes: number; maxBufferBytes: number; writeDelayMs: number; sseHeartbeatS: number; wsHeartbeatS: number; acceptRate: number; acceptBurst: number };
+  realtime: {
+    replayRate: number;
+    replayWindowS: number;
+    replayMaxBytes: number;
+    maxBufferBytes: number;
+    writeDelayMs: number;
+    sseHeartbeatS: number;
+    wsHeartbeatS: number;
+    maxStreamsPerAccount: number;
+    acceptRate: number;
+    acceptBurst: number;
+  };
 }
 
 /**
@@ -226,6 +237,7 @@ export function parseConfig(env: Env): ConfigResult {
           writeDelayMs: int(env, 'WRITE_DELAY_MS', 0, 0, 1000),
           sseHeartbeatS: int(env, 'SSE_HEARTBEAT_S', 15, 1, 3600),
           wsHeartbeatS: int(env, 'WS_HEARTBEAT_S', 30, 0, 3600),
+          maxStreamsPerAccount: int(env, 'MAX_STREAMS_PER_ACCOUNT', 1000, 0, 1_000_000),
           // From the reconnect storm measured at 10,000 subscribers (bench/storm.ts, BENCHMARKS.md): an
           // instance here admits about 3,700 subscriptions/s with the limiter lifted, but its
           // connected clients' requests then wait seconds; 500/s (about a seventh of that) brings

@@ -186,7 +186,8 @@ export function startService(env: Record<string, string> = {}, at: { port?: numb
     cmd,
     args,
     port: at.port,
-    env: { DATA_DIR: dir, LOG_LEVEL: 'silent', ...env },
+    // Benches drive thousands of streams with one demo token: no per-account stream cap.
+    env: { DATA_DIR: dir, LOG_LEVEL: 'silent', MAX_STREAMS_PER_ACCOUNT: '0', ...env },
     metricsOnOwnPort: !targetOverride,
     cleanup: at.dataDir === undefined ? () => rmSync(dir, { recursive: true, force: true }) : undefined,
   });

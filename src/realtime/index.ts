@@ -12,6 +12,7 @@ import { AcceptLimiter } from './acceptLimiter';
 import { AdmissionQueue } from './admission';
 import { TopicHub } from './hub';
 import { SlowPeers } from './slowPeers';
+import { StreamQuota } from './quota';
 import type { WsHeartbeat } from './heartbeat';
 import { SseStreams, sseRoute } from './sse';
 import { WriteBatcher } from './writer';
@@ -45,6 +46,8 @@ export interface RealtimeConfig {
   writeDelayMs: number;
   /** Seconds between SSE comment heartbeats (`: ping`), which keep proxies from closing an idle stream. */
   sseHeartbeatS: number;
+  /** Concurrent streams (SSE, WebSocket) per account and process (quota.ts); 0: no cap. */
+  maxStreamsPerAccount: number;
   /** Seconds between WebSocket pings; a connection that left the last one unanswered is cut (heartbeat.ts). 0: none. */
   wsHeartbeatS: number;
   acceptRate: number;
@@ -102,8 +105,9 @@ export function createRealtime(deps: RealtimeDeps): Realtime {
   const limiter = new AcceptLimiter(config.acceptRate, config.acceptBurst, now);
   const admission = new AdmissionQueue(ADMISSIONS_PER_TURN);
   const slowPeers = new SlowPeers(now);
+  const quota = new StreamQuota(config.maxStreamsPerAccount);
   const batcher = config.writeDelayMs > 0 ? new WriteBatcher(config.writeDelayMs) : undefined;
-  const common = { store: deps.store, hub, limiter, admission, slowPeers, maxBufferBytes: config.maxBufferBytes, batcher, onBackpressure: deps.onBackpressure };
+  const common = { store: deps.store, hub, limiter, admission, slowPeers, quota, maxBufferBytes: config.maxBufferBytes, batcher, onBackpressure: deps.onBackpressure };
   const streams = new SseStreams({ ...common, authenticate: deps.authenticateToken, onError: deps.onError }, config.sseHeartbeatS * 1000);
   const ws = new WsEndpoint({ ...common, authenticate: deps.authenticateToken, onError: deps.onError, heartbeatMs: config.wsHeartbeatS * 1000, onHeartbeatTimeout: deps.onHeartbeatTimeout });
   const handleUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => ws.handleUpgrade(req, socket, head);

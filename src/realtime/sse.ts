@@ -21,6 +21,7 @@ import type { AdmissionQueue } from './admission';
 import { httpChunk, resyncMessage, SEQ_TEXT, sseFrame, topicOf, type Frame } from './frames';
 import type { Subscriber, TopicHub } from './hub';
 import type { SlowPeers } from './slowPeers';
+import type { StreamQuota } from './quota';
 import { BoundedWriter, type WriteBatcher } from './writer';
 
 export const SSE_PATH = /^\/api\/orders\/([^/]+)\/stream$/;
@@ -40,6 +41,8 @@ export interface SseDeps {
   /** Batches writes when WRITE_DELAY_MS > 0 (writer.ts). */
   batcher?: WriteBatcher;
   slowPeers: SlowPeers;
+  /** Concurrent streams per account (quota.ts): a stream holds a place from its start to its end. */
+  quota: StreamQuota;
   onBackpressure?: () => void;
   /** A failure that is not the client's (the store, while checking the request): logged, answered 500. */
   onError?: (err: unknown) => void;
@@ -74,6 +77,8 @@ class SseStream implements Subscriber {
     readonly res: ServerResponse,
     socket: Socket,
     private readonly orderId: number,
+    /** The account whose quota place the stream holds (given back at its end). */
+    private readonly account: number,
   ) {
     this.chunked = res.chunkedEncoding;
     this.writer = new BoundedWriter(socket, streams.deps.maxBufferBytes, streams.deps.batcher);
@@ -152,6 +157,7 @@ class SseStream implements Subscriber {
   end(last?: Buffer, slow = false): void {
     if (this.closed) return;
     this.closed = true;
+    this.streams.deps.quota.release(this.account);
     this.streams.open.delete(this);
     this.streams.deps.hub.unsubscribe(this.orderId, this);
     if (!slow) this.writer.flushDelayed();
@@ -213,6 +219,7 @@ const CLIENT_CLOSED = 499;
 const GONE = Symbol('client gone');
 
 interface Admitted {
+  account: number;
   orderId: number;
   /** Last-Event-ID: the stream continues after it; undefined: live only. */
   since: number | undefined;
@@ -246,7 +253,7 @@ async function admit(deps: SseDeps, r: StreamRequest): Promise<Admitted | Refusa
   const admitted = deps.limiter.take();
   if (!admitted.ok) return refusal('SERVICE_UNAVAILABLE', 'Too many new connections: retry later', { 'Retry-After': String(admitted.retryAfterS) });
   // Last-Event-ID 0 means "seen nothing": replay from seq 1, as WebSocket since 0 does.
-  return { orderId, since: lastEventId === undefined ? undefined : Number(lastEventId), revision: order.revision };
+  return { account: account.id, orderId, since: lastEventId === undefined ? undefined : Number(lastEventId), revision: order.revision };
 }
 
 /** A shared listener (no closure per stream): the request's stream ends when its connection closes. */
@@ -269,7 +276,7 @@ async function startStream(streams: SseStreams, x: Exchange, vary: string | unde
   // ends the request and the socket): its 'close' has passed, so nothing would end the stream.
   if (!socket || req.destroyed || !alive()) return false;
   writeStreamHead(x, vary);
-  const stream = new SseStream(streams, res, socket, a.orderId);
+  const stream = new SseStream(streams, res, socket, a.orderId, a.account);
   streams.open.add(stream);
   streamOf.set(req, stream);
   req.on('close', onRequestClose); // 'close' comes once; `on` spares the once-wrapper per stream
@@ -311,6 +318,8 @@ export function sseRoute(streams: SseStreams, finalizer: Finalizer): TransportRo
         x.res.end();
         return 200;
       }
+      const { quota } = streams.deps;
+      if (!quota.take(admitted.account)) return sendProblem(finalizer, x, quota.refusal());
       // A failure once the head is set is the topic's (the stream says so itself: SseStream.fail); logged, never a 500.
       let started = true;
       try {
@@ -318,6 +327,8 @@ export function sseRoute(streams: SseStreams, finalizer: Finalizer): TransportRo
       } catch (err) {
         streams.deps.onError?.(err);
       }
+      // A stream, once made, gives its place back when it ends; none was made for a client that had gone.
+      if (!streamOf.has(req)) quota.release(admitted.account);
       return started ? 200 : CLIENT_CLOSED;
     },
   };

@@ -29,6 +29,7 @@ import { resyncMessage, SEQ_TEXT, topicOf, wsFrame, type Frame } from './frames'
 import type { Subscriber, TopicHub } from './hub';
 import { WsHeartbeat } from './heartbeat';
 import type { SlowPeers } from './slowPeers';
+import type { StreamQuota } from './quota';
 import { BoundedWriter, type WriteBatcher, type WriteResult } from './writer';
 
 export const WS_PATH = '/orders';
@@ -46,6 +47,8 @@ export interface WsDeps {
   /** New connections are checked a slice per turn of the event loop (admission.ts). */
   admission: AdmissionQueue;
   slowPeers: SlowPeers;
+  /** Concurrent streams per account (quota.ts): a connection holds a place until its socket closes. */
+  quota: StreamQuota;
   /** Resolves a bearer token (header or `access_token`), or the 401 refusal. */
   authenticate: (token: string | undefined) => Promise<Account | Refusal>;
   maxBufferBytes: number;
@@ -102,6 +105,12 @@ export interface WsConnection {
   closeTryAgain(): void;
   onMessage(listener: (text: string) => void): void;
   onClose(listener: (code: number, reason: string) => void): void;
+  /**
+   * In-band authentication: holds a quota place for `account` until the connection closes;
+   * false when the account has none left. A connection whose upgrade carried a token holds
+   * its place already.
+   */
+  claim(account: number): boolean;
 }
 
 /** A protocol served on its own upgrade path (mounted with `WsEndpoint.mount`). */
@@ -304,6 +313,7 @@ export class WsEndpoint {
     if (isRefusal(account)) return refuseOnSocket(req, socket, account);
     const sinceParam = url.searchParams.get('since');
     if (sinceParam !== null && !SEQ_TEXT.test(sinceParam)) return refuseOnSocket(req, socket, refusal('BAD_REQUEST', 'since must be a non-negative integer'));
+    if (!this.claim(socket, account.id)) return refuseOnSocket(req, socket, this.deps.quota.refusal());
     if (this.deps.admission.isClosed) return refuseOnSocket(req, socket, shuttingDown());
     const admitted = this.deps.limiter.take();
     if (!admitted.ok) return refuseOnSocket(req, socket, refusal('SERVICE_UNAVAILABLE', 'Too many new connections: retry later', { 'Retry-After': String(admitted.retryAfterS) }));
@@ -324,6 +334,7 @@ export class WsEndpoint {
     if (token !== undefined) {
       const found = await this.deps.authenticate(token);
       if (isRefusal(found)) return refuseOnSocket(req, socket, found);
+      if (!this.claim(socket, found.id)) return refuseOnSocket(req, socket, this.deps.quota.refusal());
       account = found;
     }
     if (this.deps.admission.isClosed) return refuseOnSocket(req, socket, shuttingDown());
@@ -358,6 +369,7 @@ export class WsEndpoint {
           closeTryAgain: () => outbox.closeTryAgain(),
           onMessage: (listener) => void ws.on('message', (data, isBinary) => listener(isBinary ? '' : textOf(data))),
           onClose: (listener) => void closeListeners.push(listener),
+          claim: (id) => this.claim(socket, id),
         },
         account,
       );
@@ -458,6 +470,14 @@ export class WsEndpoint {
     conn.subs.set(orderId, sub);
     await this.deps.hub.subscribe(orderId, since, sub, order.revision);
     if (conn.subs.get(orderId) === sub) conn.urlSince = undefined;
+  }
+
+  /** A quota place for `account`, held until the socket closes (whatever ends it: a refusal, a close, a cut); false when none is left. */
+  private claim(socket: Duplex, account: number): boolean {
+    const { quota } = this.deps;
+    if (!quota.take(account)) return false;
+    socket.once('close', () => quota.release(account));
+    return true;
   }
 
   /** Cuts every connection as a network failure would (no close frame). */
