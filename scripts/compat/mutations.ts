@@ -202,6 +202,34 @@ export const BREAKING: Mutation[] = [
     },
   },
   {
+    name: 'openapi: the newest version changed (x-api-versions reversed: unpinned clients get v1)',
+    expect: 'breaking',
+    kinds: ['openapi'],
+    mentions: ['api-version-newest-changed', 'from 2 to 1'],
+    apply: (c) => {
+      c.openapi.info['x-api-versions'].reverse();
+    },
+  },
+  {
+    // Version 2 (no sunset announced, so never past it): the verdict does not depend on today's date.
+    name: 'openapi: a version dropped from x-api-versions with no sunset announced',
+    expect: 'breaking',
+    kinds: ['openapi'],
+    mentions: ['api-version-removed-before-sunset', 'version 2', 'none announced'],
+    apply: (c) => {
+      c.openapi.info['x-api-versions'] = c.openapi.info['x-api-versions'].filter((v: Doc) => v.version !== 2);
+    },
+  },
+  {
+    name: "openapi: version 1's sunset moved earlier",
+    expect: 'breaking',
+    kinds: ['openapi'],
+    mentions: ['api-version-sunset-earlier'],
+    apply: (c) => {
+      c.openapi.info['x-api-versions'][0].sunset = '2026-12-01T00:00:00Z';
+    },
+  },
+  {
     name: 'asyncapi: channel removed (orderStream, with its operation)',
     expect: 'breaking',
     kinds: ['asyncapi'],
@@ -389,6 +417,15 @@ export const BREAKING: Mutation[] = [
 ];
 
 export const COMPATIBLE: Mutation[] = [
+  {
+    name: "openapi: version 1's sunset moved later, version 2 deprecated with a sunset",
+    expect: 'compatible',
+    apply: (c) => {
+      const [v1, v2] = c.openapi.info['x-api-versions'];
+      v1.sunset = '2028-01-01T00:00:00Z';
+      Object.assign(v2, { deprecated: '2027-01-01T00:00:00Z', sunset: '2029-01-01T00:00:00Z', 'deprecation-link': '/docs#/section/versioning' });
+    },
+  },
   {
     name: 'openapi and asyncapi: security loosened (another way to authenticate added; /healthz stays anonymous)',
     expect: 'compatible',

@@ -13,6 +13,7 @@ import { causeAt, ContractFiles } from './causes';
 import { parse } from 'yaml';
 import { oasdiffBreaking, type OasdiffChange } from './oasdiff';
 import { checkOpenApiSecurity } from './security';
+import { checkVersions } from './versions';
 import type { Finding, KindResult } from './types';
 
 /**
@@ -75,6 +76,9 @@ export async function checkOpenApi(current: string, released: string, files = ne
     };
   });
   // oasdiff rates security changes INFO (and misses some): security.ts judges them.
-  findings.push(...checkOpenApiSecurity(obj(parse(readFileSync(base, 'utf8'))), obj(parse(text))));
+  const [releasedDoc, currentDoc] = [obj(parse(readFileSync(base, 'utf8'))), obj(parse(text))];
+  findings.push(...checkOpenApiSecurity(releasedDoc, currentDoc));
+  // info.x-api-versions, which oasdiff does not read: versions.ts.
+  findings.push(...checkVersions(releasedDoc, currentDoc));
   return { kind: 'openapi', findings, checked: `${scope} checked against the release`, notes: [] };
 }

@@ -1,0 +1,32 @@
+import { checkVersions } from './versions';
+
+const doc = (versions: Record<string, unknown>[]) => ({ info: { 'x-api-versions': versions } });
+const V1 = { version: 1, deprecated: '2026-11-01T00:00:00Z', sunset: '2027-06-30T23:59:59Z' };
+const V2 = { version: 2 };
+
+describe('checkVersions (info.x-api-versions)', () => {
+  const before = Date.parse('2027-06-01T00:00:00Z');
+  const after = Date.parse('2027-07-01T00:00:00Z');
+
+  it('a version removed after its sunset passes; before it, or with none announced, fails', () => {
+    expect(checkVersions(doc([V1, V2]), doc([V2]), after)).toEqual([]);
+    expect(checkVersions(doc([V1, V2]), doc([V2]), before).map((f) => f.rule)).toEqual(['api-version-removed-before-sunset']);
+    expect(
+      checkVersions(doc([V1, V2]), doc([V1]), after)
+        .map((f) => f.rule)
+        .sort(),
+    ).toEqual(['api-version-newest-changed', 'api-version-removed-before-sunset']);
+  });
+
+  it('the newest changed fails; a version added before the newest passes', () => {
+    expect(checkVersions(doc([V1, V2]), doc([V2, V1]), before).map((f) => f.rule)).toEqual(['api-version-newest-changed']);
+    expect(checkVersions(doc([V1, V2]), doc([V1, { version: 3 }, V2]), before)).toEqual([]);
+  });
+
+  it('a sunset moved earlier fails; later, added or removed passes', () => {
+    expect(checkVersions(doc([V1, V2]), doc([{ ...V1, sunset: '2027-01-01T00:00:00Z' }, V2]), before).map((f) => f.rule)).toEqual(['api-version-sunset-earlier']);
+    expect(checkVersions(doc([V1, V2]), doc([{ ...V1, sunset: '2028-01-01T00:00:00Z' }, V2]), before)).toEqual([]);
+    expect(checkVersions(doc([V1, V2]), doc([V1, { ...V2, sunset: '2029-01-01T00:00:00Z' }]), before)).toEqual([]);
+    expect(checkVersions(doc([V1, V2]), doc([{ version: 1 }, V2]), before)).toEqual([]);
+  });
+});

@@ -1,0 +1,71 @@
+/**
+ * The REST versions of `info.x-api-versions` (openapi.yaml), which codegen turns into what
+ * the server negotiates (VERSIONS, NEWEST) and into the Deprecation and Sunset headers. oasdiff
+ * does not read that extension, so the gate judges it here:
+ *
+ * - the last listed version (NEWEST) is what a client that names no version gets: changing
+ *   it changes their responses, so it fails (ship it as a release);
+ * - a released version left out of the list is no longer served: that fails until its
+ *   announced sunset has passed (then the removal is the documented last step);
+ * - a sunset moved earlier cuts the notice released clients were given: that fails. A
+ *   sunset added or moved later, a deprecation, a new version listed before the last: pass.
+ */
+import type { Finding } from './types';
+
+interface Version {
+  version: number;
+  sunset?: string;
+}
+
+function versionsOf(doc: Record<string, unknown>): Version[] {
+  const info = doc.info;
+  const list = typeof info === 'object' && info !== null ? (info as Record<string, unknown>)['x-api-versions'] : undefined;
+  if (!Array.isArray(list)) return [];
+  return list.flatMap((v: unknown) => {
+    if (typeof v !== 'object' || v === null) return [];
+    const { version, sunset } = v as Record<string, unknown>;
+    return typeof version === 'number' ? [{ version, ...(typeof sunset === 'string' ? { sunset } : {}) }] : [];
+  });
+}
+
+const finding = (location: string, message: string, rule: string): Finding => ({
+  kind: 'openapi',
+  group: 'versions',
+  location,
+  message,
+  rule,
+  cause: `info.x-api-versions: ${message.split(':')[0]}`,
+  contract: 'contracts/openapi.yaml',
+  pointer: '/info/x-api-versions',
+});
+
+export function checkVersions(released: Record<string, unknown>, current: Record<string, unknown>, now = Date.now()): Finding[] {
+  const before = versionsOf(released);
+  const after = versionsOf(current);
+  if (before.length === 0) return [];
+  const findings: Finding[] = [];
+  const newestBefore = before[before.length - 1].version;
+  const newestAfter = after.at(-1)?.version;
+  if (newestAfter !== undefined && newestAfter !== newestBefore) {
+    findings.push(
+      finding(
+        'clients that name no version',
+        `the newest version changed from ${newestBefore} to ${newestAfter}: a request that names no version now gets version ${newestAfter}'s representation`,
+        'api-version-newest-changed',
+      ),
+    );
+  }
+  for (const v of before) {
+    const still = after.find((a) => a.version === v.version);
+    if (!still) {
+      const sunsetPassed = v.sunset !== undefined && Date.parse(v.sunset) <= now;
+      if (!sunsetPassed)
+        findings.push(finding(`version ${v.version}`, `version ${v.version} removed before its sunset (${v.sunset ?? 'none announced'}): its clients are still promised it`, 'api-version-removed-before-sunset'));
+      continue;
+    }
+    if (v.sunset !== undefined && still.sunset !== undefined && Date.parse(still.sunset) < Date.parse(v.sunset)) {
+      findings.push(finding(`version ${v.version}`, `version ${v.version}'s sunset moved earlier, from ${v.sunset} to ${still.sunset}: the notice its clients were given is cut`, 'api-version-sunset-earlier'));
+    }
+  }
+  return findings;
+}
