@@ -73,6 +73,8 @@ export interface GraphqlClientOptions {
   /** Subscriptions: reconnect backoff (default base 500 ms, cap 30 s) and its random source. */
   backoff?: Partial<Backoff> | undefined;
   random?: (() => number) | undefined;
+  /** Subscriptions: drop a silent connection after this many ms and resubscribe (see `streamOrder`'s `idleTimeoutMs`). */
+  idleTimeoutMs?: number | undefined;
 }
 
 /** Per operation: cancel it, add headers. */
@@ -191,7 +193,12 @@ export function createGraphqlClient(options: GraphqlClientOptions): GraphqlClien
       return (await run(await prepare(document), variables, call)) as R;
     },
     subscribe(name, variables, handlers) {
-      return subscribeOperation({ baseUrl: options.baseUrl, token: options.token, WebSocket: options.WebSocket, backoff: options.backoff, random: options.random }, name, variables, handlers);
+      return subscribeOperation(
+        { baseUrl: options.baseUrl, token: options.token, WebSocket: options.WebSocket, backoff: options.backoff, random: options.random, idleTimeoutMs: options.idleTimeoutMs },
+        name,
+        variables,
+        handlers,
+      );
     },
   };
 }

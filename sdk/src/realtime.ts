@@ -235,7 +235,7 @@ export const SSE_IDLE_TIMEOUT_MS = 45_000;
 export const WS_IDLE_TIMEOUT_MS = 75_000;
 
 /** A timer pushed back by every sign of life; `onIdle` when none came for `ms` (0: never). */
-function idleWatch(ms: number, onIdle: () => void): { alive: () => void; stop: () => void } {
+export function idleWatch(ms: number, onIdle: () => void): { alive: () => void; stop: () => void } {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const stop = () => clearTimeout(timer);
   const alive = () => {

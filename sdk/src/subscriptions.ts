@@ -19,7 +19,7 @@ import type { GraphqlErrorJson } from './errors.js';
 import { GraphqlRequestError } from './graphqlErrors.js';
 import { tokenOf, type TokenSource } from './transport.js';
 import { persistedOperations, type OperationTypes } from './generated/persisted.js';
-import { DEFAULT_BACKOFF, Reconnects, refusalRetryAfter, type Backoff, type WebSocketLike } from './realtime.js';
+import { DEFAULT_BACKOFF, idleWatch, Reconnects, refusalRetryAfter, WS_IDLE_TIMEOUT_MS, type Backoff, type WebSocketLike } from './realtime.js';
 
 /** The contract's operations that resume with `since` (subscriptions over the replay ring). */
 export type SubscriptionName = { [N in keyof OperationTypes]: 'since' extends keyof OperationTypes[N]['variables'] ? N : never }[keyof OperationTypes];
@@ -34,6 +34,8 @@ export interface SubscribeOptions {
   WebSocket?: GraphqlWebSocketCtor | undefined;
   backoff?: Partial<Backoff> | undefined;
   random?: (() => number) | undefined;
+  /** Drop a connection on which nothing arrived for this long and resubscribe (as `streamOrder`'s `idleTimeoutMs`: default 75,000 with the `ws` package, whose pings count; off where pings are not shown; 0: off). */
+  idleTimeoutMs?: number | undefined;
 }
 
 export interface SubscriptionHandlers<R> {
@@ -128,6 +130,9 @@ export function subscribeOperation<N extends SubscriptionName>(
     if (!Ctor) return stop(new GraphqlRequestError(0, [{ message: 'no WebSocket implementation: pass options.WebSocket (e.g. the ws package in Node 20)' }]));
     const ws = new Ctor(url, PROTOCOL);
     current = ws;
+    // The server pings every WebSocket (WS_HEARTBEAT_S); only `ws` shows the pings, so only there is silence a sign of a dead connection by default.
+    const idle = idleWatch(opts.idleTimeoutMs ?? (typeof ws.on === 'function' ? WS_IDLE_TIMEOUT_MS : 0), () => (typeof ws.terminate === 'function' ? ws.terminate() : ws.close()));
+    ws.on?.('ping', idle.alive);
     let retryAfterS: number | undefined;
     // A refused upgrade (503 from the accept limiter, Node's `ws`): keep its Retry-After, then let `ws` abort (onclose follows).
     ws.once?.('unexpected-response', (_req, res) => {
@@ -142,6 +147,7 @@ export function subscribeOperation<N extends SubscriptionName>(
       );
     };
     ws.onmessage = (ev) => {
+      idle.alive();
       let msg: { type?: string; id?: string; payload?: unknown };
       try {
         msg = JSON.parse(String(ev.data)) as typeof msg;
@@ -165,6 +171,7 @@ export function subscribeOperation<N extends SubscriptionName>(
       }
     };
     ws.onclose = (ev) => {
+      idle.stop();
       if (current !== ws || closed) return;
       // 4403 is the server refusing the token: HTTP's 401 on every transport (the README's rule), not a network failure's 0.
       if (FATAL_CLOSES.has(ev.code))
