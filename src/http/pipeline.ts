@@ -34,7 +34,7 @@ import type { AuthCache } from './authCache';
 import type { Exchange, Finalizer } from './finalize';
 import { isRefusal, refusal, refusalOf, type Refusal } from './problem';
 import type { RateLimiter } from './rateLimit';
-import { send, sendProblem, sendResponse } from './respond';
+import { closingConnections, send, sendProblem, sendResponse } from './respond';
 import { readBody, readParameters, type AnyResponse, type Operation } from './rest/operations';
 import { notModified, readMatches } from './conditional';
 import type { RouteSpec } from '../../generated/openapi/routes';
@@ -206,6 +206,7 @@ export function createPipeline(deps: PipelineDeps): RequestListener {
   }
 
   function route(req: IncomingMessage, res: ServerResponse): void {
+    if (closingConnections.has(req.socket)) return; // pipelined behind a refusal that closes the connection (respond.ts)
     let url = req.url ?? '/';
     if (url.charCodeAt(0) !== 0x2f && ABSOLUTE_FORM.test(url)) req.url = url = originForm(url);
     const q = url.indexOf('?');

@@ -36,9 +36,18 @@ export function send(fin: Finalizer, x: Exchange, status: number, vary: string |
   return status;
 }
 
+/**
+ * Connections that end behind a refusal sent with `Connection: close` (a body over the
+ * limit, a request the pipeline will not frame): a request pipelined behind it on the same
+ * connection is neither run nor answered (pipeline.ts), since its answer could not be
+ * sent, and a write that ran with no answer would be a change the client never learns of.
+ */
+export const closingConnections = new WeakSet<object>();
+
 /** A problem+json answer: the refusal's fields, its JSON text. */
 export function sendProblem(fin: Finalizer, x: Exchange, r: Refusal): number {
   if (r.headers) for (const name in r.headers) x.fields.push(name, r.headers[name]);
+  if (r.headers?.Connection === 'close') closingConnections.add(x.req.socket);
   x.fields.push('Content-Type', PROBLEM_MEDIA_TYPE);
   return send(fin, x, r.problem.status, undefined, problemText(r));
 }

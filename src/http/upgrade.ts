@@ -122,10 +122,18 @@ const CLIENT_ERROR_STATUS: Readonly<Record<string, ProblemCode>> = {
  */
 function afterPendingResponses(socket: Duplex, then: () => void): void {
   const inFlight: unknown = Reflect.get(socket, '_httpMessage'); // node's response on this connection, if any
-  if (!(inFlight instanceof ServerResponse) || inFlight.writableFinished || !(inFlight.req instanceof IncomingMessage && inFlight.req.complete)) {
-    // No answer pending, or the one pending is the broken request's own (its body broke after
-    // its head was routed: that answer cannot come). Once its head is out, nothing can follow it.
-    if (socket.writable && !(inFlight instanceof ServerResponse && !inFlight.writableFinished && inFlight.headersSent)) then();
+  if (inFlight instanceof ServerResponse && !(inFlight.req instanceof IncomingMessage && inFlight.req.complete)) {
+    // The broken request's own answer (its body broke after its head was routed). Begun, it
+    // is the answer, and the connection ends behind it; not begun, the refusal replaces it
+    // (what its route waits for will not come). Never a second answer to one request.
+    if (!inFlight.headersSent) return socket.writable ? then() : void socket.destroy();
+    if (inFlight.writableFinished) return void socket.end();
+    inFlight.once('finish', () => socket.end());
+    inFlight.once('close', () => socket.destroy());
+    return;
+  }
+  if (!(inFlight instanceof ServerResponse) || inFlight.writableFinished) {
+    if (socket.writable) then();
     else socket.destroy();
     return;
   }
@@ -141,6 +149,9 @@ function afterPendingResponses(socket: Duplex, then: () => void): void {
   inFlight.once('close', gone);
 }
 
+/** Connections whose parser has failed: answered (or closed) once. */
+const broken = new WeakSet<Duplex>();
+
 export function answerClientErrors(server: Server): void {
   // CONNECT asks for a tunnel, which only a proxy opens: node:http hands it to 'connect' and,
   // with no listener, closes the connection without a word. It is the client's error here.
@@ -148,15 +159,21 @@ export function answerClientErrors(server: Server): void {
     refuseOnSocket(req, socket, refusal('BAD_REQUEST', 'CONNECT opens a tunnel through a proxy: this server is not one'));
   });
   server.on('clientError', (err: Error & { code?: string }, socket: Duplex) => {
+    // Once node's parser has failed, every later chunk on the connection fails it again: the first decides.
+    if (broken.has(socket)) return;
+    broken.add(socket);
     if (err.code === 'ECONNRESET' || !socket.writable) {
       socket.destroy();
       return;
     }
     const code = (err.code !== undefined && CLIENT_ERROR_STATUS[err.code]) || 'BAD_REQUEST';
     const detail = code === 'BAD_REQUEST' ? `The request is not well-formed HTTP/1.1 (${err.code ?? 'unparsable'})` : undefined;
-    // The bytes node failed on, when they begin a HEAD request: its answer has no body.
+    // The bytes node failed on, when they begin a HEAD request: its answer has no body. They
+    // begin the broken request only when none was read before it (`rawPacket` is the whole
+    // chunk); behind others, the answer keeps its body, which the close delimits anyway.
     const raw: unknown = Reflect.get(err, 'rawPacket');
-    const head = Buffer.isBuffer(raw) && raw.subarray(0, 5).toString('latin1') === 'HEAD ';
+    const first = !(Reflect.get(socket, '_httpMessage') instanceof ServerResponse);
+    const head = first && Buffer.isBuffer(raw) && raw.subarray(0, 5).toString('latin1') === 'HEAD ';
     afterPendingResponses(socket, () => refuseOnSocket(undefined, socket, refusal(code, detail), head));
   });
 }

@@ -2,6 +2,7 @@
  * Requests node:http cannot parse get a problem+json answer (with a request id), as every
  * other refusal does, and the connection closes; the service goes on serving.
  */
+import { ServerResponse } from 'node:http';
 import { connect } from 'node:net';
 import fc from 'fast-check';
 import { startTestServer, type TestServer } from '../support/server';
@@ -30,6 +31,28 @@ function rawExchange(bytes: string): Promise<{ head: string; body: string }> {
 }
 
 const host = () => `Host: ${new URL(s.url).host}`;
+
+/** Every response on a connection's bytes, in order (each with a Content-Length, as every answer here has); `heads`: the answers to HEAD requests, by position. */
+function responses(all: string, heads: number[] = []): { status: number; head: string; body: string }[] {
+  const out: { status: number; head: string; body: string }[] = [];
+  let at = 0;
+  while (at < all.length) {
+    const end = all.indexOf('\r\n\r\n', at);
+    if (end < 0) throw new Error(`a partial head: ${JSON.stringify(all.slice(at, at + 200))}`);
+    const head = all.slice(at, end);
+    const length = Number(/\r\ncontent-length: (\d+)/i.exec(head)?.[1] ?? 0);
+    const bodyless = heads.includes(out.length) || / 304 /.test(head.slice(0, 13));
+    out.push({ status: Number(head.slice(9, 12)), head, body: all.slice(end + 4, end + 4 + (bodyless ? 0 : length)) });
+    at = end + 4 + (bodyless ? 0 : length);
+  }
+  return out;
+}
+
+/** rawExchange's bytes, every response read. */
+async function exchangeAll(bytes: string, heads: number[] = []) {
+  const { head, body } = await rawExchange(bytes);
+  return responses(`${head}\r\n\r\n${body}`, heads);
+}
 
 /** Requests node's parser refuses, generated: an unknown method, broken framing, a head over node's limit. */
 const unparsable = fc.oneof(
@@ -124,14 +147,47 @@ describe('a request node:http cannot parse', () => {
           ahead === 'create'
             ? `POST /orders HTTP/1.1\r\n${host()}\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`
             : `GET /orders?limit=1 HTTP/1.1\r\n${host()}\r\nAuthorization: Bearer ${token}\r\n\r\n`;
-        const { head, body: rest } = await rawExchange(first + wire);
-        expect(head).toMatch(ahead === 'create' ? /^HTTP\/1\.1 201 / : /^HTTP\/1\.1 200 /);
-        const second = /HTTP\/1\.1 (\d{3}) [^\r]*\r\n(?:[^\r]+\r\n)*\r\n/.exec(rest);
-        expect(status).toContain(Number(second?.[1]));
-        expect(second?.[0]).toMatch(/\r\ncontent-type: application\/problem\+json/i);
+        const answers = await exchangeAll(first + wire);
+        // Exactly two answers, in order: the valid request's, then the refusal (never a second one to one request).
+        expect(answers.map((a) => a.status)).toEqual([ahead === 'create' ? 201 : 200, expect.any(Number)]);
+        expect(status).toContain(answers[1].status);
+        expect(answers[1].head).toMatch(/\r\ncontent-type: application\/problem\+json/i);
+        expect(JSON.parse(answers[1].body)).toMatchObject({ status: answers[1].status });
       }),
       { numRuns: 30 },
     );
+  });
+
+  it('behind a HEAD, the refusal keeps its body: the bytes that begin the chunk are the HEAD, not the broken request', async () => {
+    const answers = await exchangeAll(`HEAD /healthz HTTP/1.1\r\n${host()}\r\n\r\nGET /\x7f HTTP/1.1\r\n${host()}\r\n\r\n`, [0]);
+    expect(answers.map((a) => a.status)).toEqual([200, 400]);
+    expect(JSON.parse(answers[1].body)).toMatchObject({ status: 400, code: 'BAD_REQUEST' });
+  });
+
+  it('is handled once, however many bytes follow it, also behind an answer that never ends (an event stream)', async () => {
+    // Each handling of the error waits for the stream's answer with a 'finish' listener on it: count them.
+    const waits = jest.spyOn(ServerResponse.prototype, 'once');
+    try {
+      const created = await fetch(`${s.url}/orders`, { method: 'POST', headers: { authorization: `Bearer ${await s.tokenFor('demo')}`, 'content-type': 'application/json' }, body: '{}' });
+      const { id } = (await created.json()) as { id: number };
+      const token = await s.tokenFor('demo');
+      const { hostname, port } = new URL(s.url);
+      const socket = connect({ port: Number(port), host: hostname });
+      socket.on('error', () => undefined);
+      let got = '';
+      socket.on('data', (d: Buffer) => (got += d.toString('latin1')));
+      socket.write(`GET /api/orders/${id}/stream HTTP/1.1\r\n${host()}\r\nAuthorization: Bearer ${token}\r\nAccept: text/event-stream\r\n\r\nGET /\x7f HTTP/1.1\r\n\r\n`);
+      // Each byte on its own (each a chunk of its own for node's parser, which fails on each again).
+      for (let i = 0; i < 40; i++) await new Promise((r) => socket.write('x', () => setTimeout(r, 2)));
+      await new Promise<void>((r) => socket.write('y', () => r()));
+      // The stream answered; the broken request waits behind it (its answer would follow the stream's end).
+      for (let i = 0; i < 100 && !got.includes('event: subscribed'); i++) await new Promise((r) => setTimeout(r, 20));
+      expect(got).toMatch(/^HTTP\/1\.1 200 /);
+      socket.destroy();
+      expect(waits.mock.calls.filter(([event]) => event === 'finish').length).toBeLessThanOrEqual(1);
+    } finally {
+      waits.mockRestore();
+    }
   });
 
   it('answers CONNECT (a tunnel request, for proxies) with a 400 problem, whatever its target', async () => {
@@ -208,6 +264,19 @@ describe('requests node:http reads but the service will not serve', () => {
       }),
       { numRuns: 25 },
     );
+    expect(await orders(t)).toBe(before);
+    // One answer to the refused request, and a create pipelined behind it is neither run nor answered.
+    const create = (n: string) => `POST /orders HTTP/1.1\r\n${host()}\r\nAuthorization: Bearer ${t}\r\nContent-Type: application/json\r\nContent-Length: ${n.length}\r\n\r\n${n}`;
+    for (const refused of [
+      `POST /orders HTTP/1.1\r\n${host()}\r\nAuthorization: Bearer ${t}\r\nContent-Type: application/json\r\nTransfer-Encoding: gzip, chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n`,
+      `POST /orders HTTP/1.1\r\n${host()}\r\nAuthorization: Bearer ${t}\r\nContent-Type: application/json\r\nTransfer-Encoding: gzip, chunked\r\n\r\nzz\r\n`,
+      `GET /orders HTTP/1.1\r\nAuthorization: Bearer ${t}\r\n\r\n`,
+      `GET /orders HTTP/1.1\r\n${host()}\r\nExpect: later\r\nAuthorization: Bearer ${t}\r\n\r\n`,
+    ]) {
+      const answers = await exchangeAll(refused + create('{}'));
+      expect(answers).toHaveLength(1);
+      expect([400, 417, 501]).toContain(answers[0].status);
+    }
     expect(await orders(t)).toBe(before);
     // chunked alone is read as ever.
     const body = '{}';
