@@ -35,7 +35,9 @@ const CREDENTIAL_FIELDS = ['type', 'scheme', 'in', 'name'] as const;
 export function schemeChanges(released: SchemeDef | undefined, current: SchemeDef | undefined): string[] {
   if (!released) return [];
   if (!current) return ['removed'];
-  return CREDENTIAL_FIELDS.filter((f) => JSON.stringify(released[f]) !== JSON.stringify(current[f])).map((f) => `${f}: ${JSON.stringify(released[f])} -> ${JSON.stringify(current[f])}`);
+  // An HTTP auth scheme's name is case-insensitive (RFC 9110 11.1): `Bearer` is `bearer`.
+  const norm = (f: (typeof CREDENTIAL_FIELDS)[number], v: unknown) => (f === 'scheme' && typeof v === 'string' ? v.toLowerCase() : v);
+  return CREDENTIAL_FIELDS.filter((f) => JSON.stringify(norm(f, released[f])) !== JSON.stringify(norm(f, current[f]))).map((f) => `${f}: ${JSON.stringify(released[f])} -> ${JSON.stringify(current[f])}`);
 }
 
 /** The released alternatives no current alternative admits. `sameScheme(name)`: the scheme is defined as it was. */
@@ -74,7 +76,8 @@ export function checkOpenApiSecurity(released: Doc, current: Doc): Finding[] {
       const now = obj(obj(obj(current.paths)[path])[method]);
       if (!(method in obj(obj(current.paths)[path]))) continue; // a removed operation: oasdiff reports it
       const own = openapiRequirements(now.security);
-      const before = openapiRequirements(obj(obj(item)[method]).security) ?? openapiRequirements(released.security) ?? [];
+      const ownBefore = openapiRequirements(obj(obj(item)[method]).security);
+      const before = ownBefore ?? openapiRequirements(released.security) ?? [];
       const after = own ?? openapiRequirements(current.security) ?? [];
       for (const r of refusedAlternatives(before, after, (n) => changed.get(n)?.length === 0)) {
         const redefined = Object.keys(r).filter((n) => changed.get(n)?.length);
@@ -86,8 +89,13 @@ export function checkOpenApiSecurity(released: Doc, current: Doc): Finding[] {
           rule: 'security-tightened',
           ...(redefined.length
             ? { cause: `security scheme \`${redefined[0]}\` redefined`, contract: 'contracts/openapi.yaml', pointer: `/components/securitySchemes/${redefined[0]}` }
-            : own
-              ? { cause: `security of ${method.toUpperCase()} ${path} tightened`, contract: 'contracts/openapi.yaml', pointer: `/paths/${path.replace(/~/g, '~0').replace(/\//g, '~1')}/${method}/security` }
+            : own || ownBefore
+              ? // Its own requirement changed, or was removed (the document's now applies, `security: []` dropped say).
+                {
+                  cause: `security of ${method.toUpperCase()} ${path} ${own ? 'tightened' : 'removed: the document-wide requirement applies'}`,
+                  contract: 'contracts/openapi.yaml',
+                  pointer: `/paths/${path.replace(/~/g, '~0').replace(/\//g, '~1')}/${method}${own ? '/security' : ''}`,
+                }
               : { cause: 'the document-wide security tightened', contract: 'contracts/openapi.yaml', pointer: '/security' }),
         });
       }
@@ -96,12 +104,16 @@ export function checkOpenApiSecurity(released: Doc, current: Doc): Finding[] {
   return findings;
 }
 
-/** An AsyncAPI 3 `security` list (each entry one scheme, by `$ref` or inline) as requirements. */
-function asyncapiRequirements(v: unknown): Requirement[] {
+/**
+ * An AsyncAPI 3 `security` list (each entry one scheme, by `$ref` into `schemes` or inline)
+ * as requirements; the scopes an operation needs are its scheme object's `scopes`.
+ */
+function asyncapiRequirements(v: unknown, schemes: Doc): Requirement[] {
   return list(v).map((entry) => {
     const ref = obj(entry).$ref;
     const name = typeof ref === 'string' ? (ref.split('/').pop() ?? ref) : JSON.stringify(entry);
-    return { [name]: list(obj(entry).scopes).map(String) };
+    const scheme = typeof ref === 'string' ? obj(schemes[name]) : obj(entry);
+    return { [name]: list(scheme.scopes).map(String) };
   });
 }
 
@@ -113,8 +125,8 @@ export function checkAsyncApiSecurity(released: Doc, current: Doc, kind: Kind = 
   const findings: Finding[] = [];
   for (const [id, op] of Object.entries(obj(released.operations))) {
     if (!(id in obj(current.operations))) continue; // a removed operation: @asyncapi/diff reports it
-    const before = asyncapiRequirements(obj(op).security);
-    const after = asyncapiRequirements(obj(obj(current.operations)[id]).security);
+    const before = asyncapiRequirements(obj(op).security, oldSchemes);
+    const after = asyncapiRequirements(obj(obj(current.operations)[id]).security, newSchemes);
     for (const r of refusedAlternatives(before, after, (n) => changed(n).length === 0)) {
       const redefined = Object.keys(r).filter((n) => changed(n).length);
       findings.push({

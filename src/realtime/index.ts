@@ -112,7 +112,14 @@ export function createRealtime(deps: RealtimeDeps): Realtime {
   const ws = new WsEndpoint({ ...common, authenticate: deps.authenticateToken, onError: deps.onError, heartbeatMs: config.wsHeartbeatS * 1000, onHeartbeatTimeout: deps.onHeartbeatTimeout });
   const handleUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => ws.handleUpgrade(req, socket, head);
   // A store outage is reported by the requests that meet it; the next round tries again.
-  const reconciling = setInterval(() => void hub.reconcile().catch((err: unknown) => err instanceof StoreUnavailableError || deps.onError?.(err)), RECONCILE_MS);
+  // One round at a time: a store slower than the interval skips rounds rather than stacking them.
+  let round: Promise<void> | undefined;
+  const reconciling = setInterval(() => {
+    round ??= hub
+      .reconcile()
+      .catch((err: unknown) => void (err instanceof StoreUnavailableError || deps.onError?.(err)))
+      .finally(() => (round = undefined));
+  }, RECONCILE_MS);
   reconciling.unref();
   return {
     hub,
