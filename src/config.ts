@@ -4,6 +4,7 @@
  * can refuse bad config with exactly that line and a non-zero exit.
  */
 import { DEFAULT_BODY_LIMIT, parseCorsOrigins } from './http';
+import type { RealtimeConfig } from './realtime';
 
 export interface Config {
   port: number;
@@ -75,18 +76,8 @@ export interface Config {
     /** How often the per-account read counts are written to the store (and at shutdown). */
     flushIntervalS: number;
   };
-  realtime: {
-    replayRate: number;
-    replayWindowS: number;
-    replayMaxBytes: number;
-    maxBufferBytes: number;
-    writeDelayMs: number;
-    sseHeartbeatS: number;
-    wsHeartbeatS: number;
-    maxStreamsPerAccount: number;
-    acceptRate: number;
-    acceptBurst: number;
-  };
+  /** The realtime settings, as the realtime module declares (and documents) them. */
+  realtime: RealtimeConfig;
 }
 
 /**
