@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import { BrowserWs, PingingWs as PingWs } from './testing/pingingWs';
 import {
   DEFAULT_BACKOFF,
   MAX_RETRY_AFTER_S,
@@ -317,57 +318,15 @@ describe('streamOrder drops a connection on which nothing arrives (idleTimeoutMs
     for (let i = 0; i < 20; i++) await Promise.resolve();
   };
 
-  /** A `ws`-like socket that opens, shows the server's pings, and records how it was dropped. */
-  class PingWs implements WebSocketLike {
-    static all: PingWs[] = [];
-    readyState = 1;
-    sent: unknown[] = [];
-    terminated = false;
-    onopen: ((ev: unknown) => void) | null = null;
-    onmessage: ((ev: { data: unknown }) => void) | null = null;
-    onclose: ((ev: { code: number; reason: string }) => void) | null = null;
-    onerror: ((ev: unknown) => void) | null = null;
-    private pingListener: () => void = () => undefined;
-    constructor(readonly url: string) {
-      PingWs.all.push(this);
-      queueMicrotask(() => this.onopen?.({}));
-    }
-    on(_event: 'ping', listener: () => void): unknown {
-      this.pingListener = listener;
-      return this;
-    }
-    ping() {
-      this.pingListener();
-    }
-    push(msg: unknown) {
-      this.onmessage?.({ data: JSON.stringify(msg) });
-    }
-    send(data: string) {
-      this.sent.push(JSON.parse(data));
-    }
-    terminate() {
-      this.terminated = true;
-      queueMicrotask(() => this.onclose?.({ code: 1006, reason: '' }));
-    }
-    close() {
-      queueMicrotask(() => this.onclose?.({ code: 1005, reason: '' }));
-    }
-  }
-  /** The same without `on` and `terminate`: a browser's WebSocket, which shows no pings. */
-  class BrowserWs extends PingWs {
-    override on = undefined as unknown as PingWs['on'];
-    override terminate = undefined as unknown as PingWs['terminate'];
-  }
-
   const event = (seq: number) => ({ type: 'order.updated', channel: 'order:1', seq, status: 'paid', order: { id: 1 } });
 
   it('WebSocket with ws: pings and messages keep it; 75 s of silence drops it (terminate) and resumes from the last seq', async () => {
     jest.useFakeTimers({ doNotFake: ['queueMicrotask', 'nextTick'] });
-    PingWs.all = [];
+    PingWs.made = [];
     const seen: number[] = [];
     const s = streamOrder({ baseUrl: 'http://x', token: 't', orderId: 1, transport: 'ws', since: 0, WebSocket: PingWs, random: () => 0, backoff: { baseMs: 100, capMs: 1000 }, onEvent: (m) => seen.push(m.seq) });
     await settle();
-    const first = PingWs.all[0];
+    const first = PingWs.made[0];
     first.push({ type: 'subscribed', channel: 'order:1', seq: 0, head: 1 });
     first.push(event(1));
     for (let i = 0; i < 5; i++) {
@@ -378,19 +337,19 @@ describe('streamOrder drops a connection on which nothing arrives (idleTimeoutMs
     await jest.advanceTimersByTimeAsync(WS_IDLE_TIMEOUT_MS);
     expect(first.terminated).toBe(true);
     await jest.advanceTimersByTimeAsync(100);
-    expect(PingWs.all).toHaveLength(2);
-    expect(PingWs.all[1].sent).toEqual([{ type: 'subscribe', channel: 'order:1', since: 1 }]);
+    expect(PingWs.made).toHaveLength(2);
+    expect(PingWs.made[1].sent).toEqual([{ type: 'subscribe', channel: 'order:1', since: 1 }]);
     expect(seen).toEqual([1]);
     s.close();
   });
 
   it('WebSocket without visible pings (browsers): no default watchdog, a quiet order keeps its connection', async () => {
     jest.useFakeTimers({ doNotFake: ['queueMicrotask', 'nextTick'] });
-    PingWs.all = [];
+    PingWs.made = [];
     const s = streamOrder({ baseUrl: 'http://x', token: 't', orderId: 1, transport: 'ws', WebSocket: BrowserWs, onEvent: () => undefined });
     await settle();
     await jest.advanceTimersByTimeAsync(10 * WS_IDLE_TIMEOUT_MS);
-    expect(PingWs.all).toHaveLength(1);
+    expect(PingWs.made).toHaveLength(1);
     s.close();
   });
 
@@ -431,12 +390,12 @@ describe('streamOrder drops a connection on which nothing arrives (idleTimeoutMs
 
   it('idleTimeoutMs: 0 turns it off', async () => {
     jest.useFakeTimers({ doNotFake: ['queueMicrotask', 'nextTick'] });
-    PingWs.all = [];
+    PingWs.made = [];
     const s = streamOrder({ baseUrl: 'http://x', token: 't', orderId: 1, transport: 'ws', WebSocket: PingWs, idleTimeoutMs: 0, onEvent: () => undefined });
     await settle();
     await jest.advanceTimersByTimeAsync(10 * WS_IDLE_TIMEOUT_MS);
-    expect(PingWs.all).toHaveLength(1);
-    expect(PingWs.all[0].terminated).toBe(false);
+    expect(PingWs.made).toHaveLength(1);
+    expect(PingWs.made[0].terminated).toBe(false);
     s.close();
   });
 });

@@ -27,7 +27,7 @@ import { createParser } from 'eventsource-parser';
 import type { OrderEventMessage as GeneratedEventMessage, ServerMessage as GeneratedServerMessage } from './generated/messages.js';
 import { OrderlineError, errorFromResponse } from './errors.js';
 import type { Order, OrderStatus } from './orders.js';
-import { tokenOf, type TokenSource } from './transport.js';
+import { idleWatch, tokenOf, type TokenSource } from './transport.js';
 
 /** An event on an order's topic: the order as it stands after the write (the same `Order` the REST client reads). */
 export interface OrderEventMessage extends Omit<GeneratedEventMessage, 'order' | 'status'> {
@@ -233,18 +233,6 @@ const UPGRADE_CODES: Readonly<Record<number, string>> = { 401: 'UNAUTHORIZED', 4
 /** Defaults of `idleTimeoutMs`: three of the server's default SSE heartbeats, two and a half of its WebSocket pings. */
 export const SSE_IDLE_TIMEOUT_MS = 45_000;
 export const WS_IDLE_TIMEOUT_MS = 75_000;
-
-/** A timer pushed back by every sign of life; `onIdle` when none came for `ms` (0: never). */
-export function idleWatch(ms: number, onIdle: () => void): { alive: () => void; stop: () => void } {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const stop = () => clearTimeout(timer);
-  const alive = () => {
-    stop();
-    if (ms > 0) timer = setTimeout(onIdle, ms);
-  };
-  alive();
-  return { alive, stop };
-}
 
 const isFatal = (err: unknown): err is OrderlineError => err instanceof OrderlineError && (FATAL_STATUSES.has(err.status) || err.code === 'UNSUPPORTED_PLATFORM');
 

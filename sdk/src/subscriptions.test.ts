@@ -1,47 +1,15 @@
-import { WS_IDLE_TIMEOUT_MS, type WebSocketLike } from './realtime';
+import { WS_IDLE_TIMEOUT_MS } from './realtime';
+import { PingingWs } from './testing/pingingWs';
 import { subscribeOperation } from './subscriptions';
 
-/** A `ws`-like graphql-transport-ws peer the test drives: it shows pings and records what the client sends. */
-class GqlWs implements WebSocketLike {
-  static all: GqlWs[] = [];
-  readyState = 1;
-  sent: { type?: string; payload?: { variables?: Record<string, unknown> } }[] = [];
-  terminated = false;
-  onopen: ((ev: unknown) => void) | null = null;
-  onmessage: ((ev: { data: unknown }) => void) | null = null;
-  onclose: ((ev: { code: number; reason: string }) => void) | null = null;
-  onerror: ((ev: unknown) => void) | null = null;
-  private pingListener: () => void = () => undefined;
-  constructor(
-    readonly url: string,
-    readonly protocol: string,
-  ) {
-    GqlWs.all.push(this);
-    queueMicrotask(() => this.onopen?.({}));
-  }
-  on(_event: 'ping', listener: () => void): unknown {
-    this.pingListener = listener;
-    return this;
-  }
-  ping() {
-    this.pingListener();
-  }
-  push(msg: unknown) {
-    this.onmessage?.({ data: JSON.stringify(msg) });
-  }
-  send(data: string) {
-    this.sent.push(JSON.parse(data) as GqlWs['sent'][number]);
-    const msg = JSON.parse(data) as { type: string };
-    if (msg.type === 'connection_init') queueMicrotask(() => this.push({ type: 'connection_ack' }));
-  }
-  terminate() {
-    this.terminated = true;
-    queueMicrotask(() => this.onclose?.({ code: 1006, reason: '' }));
-  }
-  close() {
-    queueMicrotask(() => this.onclose?.({ code: 1000, reason: '' }));
+/** A graphql-transport-ws peer: it acknowledges connection_init as the server does. */
+class GqlWs extends PingingWs {
+  override send(data: string): void {
+    super.send(data);
+    if ((JSON.parse(data) as { type?: string }).type === 'connection_init') queueMicrotask(() => this.push({ type: 'connection_ack' }));
   }
 }
+const sentOf = (ws: PingingWs) => ws.sent as { type?: string; payload?: { variables?: Record<string, unknown> } }[];
 
 const event = (seq: number) => ({ id: '1', type: 'next', payload: { data: { orderEvents: { seq, type: 'order.updated', resync: null, order: null } } } });
 
@@ -50,7 +18,7 @@ describe('GraphQL subscribe drops a silent connection (idleTimeoutMs)', () => {
 
   it('with ws: pings keep it; 75 s of silence cuts it, and it resubscribes with since = the last seq', async () => {
     jest.useFakeTimers({ doNotFake: ['queueMicrotask', 'nextTick'] });
-    GqlWs.all = [];
+    PingingWs.made = [];
     const seqs: number[] = [];
     const sub = subscribeOperation(
       { baseUrl: 'http://x', token: 't', WebSocket: GqlWs, random: () => 0, backoff: { baseMs: 100, capMs: 1000 } },
@@ -59,7 +27,7 @@ describe('GraphQL subscribe drops a silent connection (idleTimeoutMs)', () => {
       { next: (d) => seqs.push(d.orderEvents.seq) },
     );
     await jest.advanceTimersByTimeAsync(0);
-    const first = GqlWs.all[0];
+    const first = PingingWs.made[0];
     first.push(event(1));
     for (let i = 0; i < 4; i++) {
       await jest.advanceTimersByTimeAsync(WS_IDLE_TIMEOUT_MS - 1);
@@ -69,8 +37,8 @@ describe('GraphQL subscribe drops a silent connection (idleTimeoutMs)', () => {
     await jest.advanceTimersByTimeAsync(WS_IDLE_TIMEOUT_MS);
     expect(first.terminated).toBe(true);
     await jest.advanceTimersByTimeAsync(200);
-    expect(GqlWs.all).toHaveLength(2);
-    expect(GqlWs.all[1].sent.find((m) => m.type === 'subscribe')?.payload?.variables).toMatchObject({ id: '1', since: 1 });
+    expect(PingingWs.made).toHaveLength(2);
+    expect(sentOf(PingingWs.made[1]).find((m) => m.type === 'subscribe')?.payload?.variables).toMatchObject({ id: '1', since: 1 });
     expect(seqs).toEqual([1]);
     sub.close();
   });

@@ -17,9 +17,9 @@
  */
 import type { GraphqlErrorJson } from './errors.js';
 import { GraphqlRequestError } from './graphqlErrors.js';
-import { tokenOf, type TokenSource } from './transport.js';
+import { idleWatch, tokenOf, type TokenSource } from './transport.js';
 import { persistedOperations, type OperationTypes } from './generated/persisted.js';
-import { DEFAULT_BACKOFF, idleWatch, Reconnects, refusalRetryAfter, WS_IDLE_TIMEOUT_MS, type Backoff, type WebSocketLike } from './realtime.js';
+import { DEFAULT_BACKOFF, Reconnects, refusalRetryAfter, WS_IDLE_TIMEOUT_MS, type Backoff, type WebSocketLike } from './realtime.js';
 
 /** The contract's operations that resume with `since` (subscriptions over the replay ring). */
 export type SubscriptionName = { [N in keyof OperationTypes]: 'since' extends keyof OperationTypes[N]['variables'] ? N : never }[keyof OperationTypes];

@@ -126,3 +126,15 @@ export function retryFetch(inner: RequestFetch, options: RetryOptions = {}): Req
     }
   };
 }
+
+/** A timer pushed back by every sign of life; `onIdle` when none came for `ms` (0: never). */
+export function idleWatch(ms: number, onIdle: () => void): { alive: () => void; stop: () => void } {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const stop = () => clearTimeout(timer);
+  const alive = () => {
+    stop();
+    if (ms > 0) timer = setTimeout(onIdle, ms);
+  };
+  alive();
+  return { alive, stop };
+}
