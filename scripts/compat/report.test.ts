@@ -13,6 +13,17 @@ const removedNote = (location: string, media: string): Finding => ({
 });
 
 describe('formatReport', () => {
+  it("closes with each failing kind's own way out, and only theirs", () => {
+    const failing = (kind: KindResult['kind']): KindResult => ({ kind, checked: 'x', notes: [], findings: [{ kind, location: 'somewhere', message: 'removed' }] });
+    const graphqlOnly = formatReport([ok('openapi'), ok('asyncapi'), failing('graphql'), ok('operations')]);
+    expect(graphqlOnly).toContain('compat-accepted.yaml');
+    expect(graphqlOnly).not.toContain('Versioning workflow');
+    const restAndOps = formatReport([failing('openapi'), ok('asyncapi'), ok('graphql'), failing('operations')]);
+    expect(restAndOps).toContain('Versioning workflow');
+    expect(restAndOps).toContain('add the new text as a new operation');
+    expect(restAndOps).not.toContain('compat-accepted.yaml');
+  });
+
   it('prints one summary line per kind when compatible, in kind order', () => {
     const text = formatReport([ok('graphql'), ok('openapi'), ok('operations'), ok('asyncapi')]);
     expect(text.split('\n')).toEqual(['compat: compatible with contracts/released/', '  openapi: compatible (x)', '  asyncapi: compatible (x)', '  graphql: compatible (x)', '  operations: compatible (x)']);

@@ -55,6 +55,17 @@ export const causePlace = (c: Pick<Cause, 'contract' | 'pointer'>) => [c.contrac
 /** What a cause breaks, as one line under it: the finding with its group (`REST v2`, `message payloads`). */
 const breakLine = (f: Finding) => `${f.group ? `${f.group}: ` : ''}${formatFinding(f)}`;
 
+/** What to do instead, for the kinds that have findings (each kind's way out differs). */
+function advice(results: KindResult[]): string[] {
+  const failing = new Set(results.filter((r) => r.findings.length > 0).map((r) => r.kind));
+  const out: string[] = [];
+  if (failing.has('openapi')) out.push('  REST: serve the change as a new version (README "Versioning workflow"), or ship it as a deliberate release (npm run release in the same change)');
+  if (failing.has('asyncapi')) out.push('  realtime: add a new message, field or channel beside the released one, or ship the change as a deliberate release');
+  if (failing.has('graphql')) out.push('  GraphQL: add a new field or type and deprecate the old one; a reviewed DANGEROUS change can be listed in contracts/compat-accepted.yaml (BREAKING ones cannot)');
+  if (failing.has('operations')) out.push('  persisted operations: keep the released file as it is and add the new text as a new operation (a new name, so a new hash)');
+  return out;
+}
+
 export function formatReport(results: KindResult[], releasedLabel = 'contracts/released/'): string {
   const ordered = [...results].sort((a, b) => KINDS.indexOf(a.kind) - KINDS.indexOf(b.kind));
   const total = ordered.reduce((n, r) => n + r.findings.length, 0);
@@ -71,11 +82,7 @@ export function formatReport(results: KindResult[], releasedLabel = 'contracts/r
       lines.push('', `${i + 1}. ${c.title}${place ? ` (${place})` : ''}`, `   what it breaks (${c.findings.length}):`);
       for (const f of c.findings) lines.push(`     ${breakLine(f)}`);
     });
-    lines.push(
-      '',
-      'Released clients break on each line above. Restore the released shape, or ship the change as a new version',
-      '(README "Versioning workflow"); a reviewed DANGEROUS GraphQL change can be listed in contracts/compat-accepted.yaml.',
-    );
+    lines.push('', 'Released clients break on each line above. Restore the released shape, or:', ...advice(ordered));
   }
   const notes = ordered.flatMap((r) => r.notes);
   if (notes.length > 0) lines.push('', 'Notes (not failing):', ...notes.map((n) => `  ${n}`));
