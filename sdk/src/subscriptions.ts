@@ -101,6 +101,10 @@ export function subscribeOperation<N extends SubscriptionName>(
   /** One `next` payload: the stream's rules, then the handler. */
   function onNext(payload: { data?: Record<string, unknown> | null; errors?: GraphqlErrorJson[] }): void {
     if (!payload.data) return stop(new GraphqlRequestError(200, payload.errors ?? []));
+    // A field error in an event (a total `totalCents` cannot hold): as every operation of this
+    // client, any error fails it, with the partial data on the error. It would recur on every
+    // event of the order, so resubscribing cannot help.
+    if (payload.errors?.length) return stop(new GraphqlRequestError(200, payload.errors, { data: payload.data }));
     const event = Object.values(payload.data)[0] as StreamEvent | null | undefined;
     const seq = typeof event?.seq === 'number' ? event.seq : undefined;
     if (seq === undefined) return handlers.next(payload.data as OperationTypes[N]['result']); // a selection without seq: no resume bookkeeping possible

@@ -46,7 +46,7 @@ import { StoreUnavailableError, type Account, type Store } from '../store';
 import { compiledExecutor } from './compiled';
 import { costRule } from './costRule';
 import { depthRule } from './depthRule';
-import { GRAPHQL_CODES, type GraphqlCode } from './errors';
+import { coded, GRAPHQL_CODES, type GraphqlCode } from './errors';
 import { firstArgumentRule } from './firstArgumentRule';
 import { createLoaders } from './loaders';
 import { manifestMap, resolveOperation, type PersistedMode } from './persisted';
@@ -207,12 +207,6 @@ function deciding(ranges: readonly Range[], type: string): Range | undefined {
 
 /** graphql-http's answer when no Accept entry is acceptable: 406 naming the two it serves, no body. */
 const notAcceptable = (): Response => [null, { status: 406, statusText: 'Not Acceptable', headers: { accept: `${GRAPHQL_RESPONSE_JSON}, ${JSON_UTF8}` } }];
-
-/** Errors as /graphql writes them: each with an `extensions.code`, its own or `code`. */
-function coded(errors: readonly GraphQLError[], code: GraphqlCode) {
-  // `?.`: graphql-jit's errors have no `extensions` object when there is nothing in it.
-  return errors.map((e) => ({ ...e.toJSON(), extensions: { ...e.extensions, code: e.extensions?.code ?? code } }));
-}
 
 function errorsBody(errors: readonly GraphQLError[], code: GraphqlCode, extensions?: Record<string, unknown>): string {
   return JSON.stringify({ errors: coded(errors, code), ...(extensions ? { extensions } : {}) });

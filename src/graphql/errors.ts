@@ -35,3 +35,12 @@ export type GraphqlCode = (typeof GRAPHQL_CODES)[keyof typeof GRAPHQL_CODES];
 export function validationError(message: string, nodes?: ASTNode | readonly ASTNode[], extra: Record<string, unknown> = {}): GraphQLError {
   return new GraphQLError(message, { nodes, extensions: { code: GRAPHQL_CODES.VALIDATION_FAILED, ...extra } });
 }
+
+/**
+ * Errors as the service writes them on every transport (/graphql over HTTP, subscription
+ * events): each with an `extensions.code`, its own or `code`.
+ */
+export function coded(errors: readonly GraphQLError[], code: GraphqlCode) {
+  // `?.`: graphql-jit's errors have no `extensions` object when there is nothing in it.
+  return errors.map((e) => ({ ...e.toJSON(), extensions: { ...e.extensions, code: e.extensions?.code ?? code } }));
+}

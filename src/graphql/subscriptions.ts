@@ -29,7 +29,7 @@ import { bearerTokenOf, isRefusal, parseClientJson, type Refusal } from '../http
 import type { Account, Store } from '../store';
 import { wsTextFrame, type Frame, type Subscriber, type TopicHub, type WsConnection, type WsProtocol } from '../realtime';
 import { validateOrderEventMessage } from '../../generated/asyncapi/validators';
-import { GRAPHQL_CODES } from './errors';
+import { coded, GRAPHQL_CODES } from './errors';
 import type { GraphqlEngine } from './engine';
 import { createLoaders } from './loaders';
 import type { GraphqlContext, OrderEventView } from './resolvers';
@@ -58,8 +58,12 @@ interface Extra {
  */
 const payloads = new WeakMap<Frame, Map<string, Buffer>>();
 
-/** An execution result as the shared end of a `next` message. */
-const messageBody = (result: ExecutionResult): Buffer => Buffer.from(`${JSON.stringify(result)}}`);
+/**
+ * An execution result as the shared end of a `next` message. A field error (an order total
+ * the deprecated `totalCents: Int!` cannot hold) gets its code as over HTTP: the resolver's,
+ * else INTERNAL_SERVER_ERROR.
+ */
+const messageBody = (result: ExecutionResult): Buffer => Buffer.from(`${JSON.stringify(result.errors?.length ? { ...result, errors: coded(result.errors, GRAPHQL_CODES.INTERNAL_SERVER_ERROR) } : result)}}`);
 const documentIds = new WeakMap<DocumentNode, number>();
 let nextDocumentId = 1;
 

@@ -26,6 +26,48 @@ describe('SDK subscribe', () => {
   });
   afterAll(() => srv.close());
 
+  it('an event with a field error (a total the deprecated totalCents cannot hold) carries its code on the wire and fails the SDK subscription with it; OrderEventsV2 reads it', async () => {
+    const big = { items: [{ sku: 'BIG', quantity: 1000, unit_price_cents: 99_999_999 }], currency: 'EUR' };
+    const { id } = await createOrder(srv, big);
+    // On the wire: graphql-transport-ws `next` with partial data and a coded error.
+    const raw = new WebSocket(`${srv.url.replace('http', 'ws')}/graphql`, 'graphql-transport-ws', { headers: { authorization: `Bearer ${srv.alice.token}` } });
+    const messages: { type: string; payload?: { data?: unknown; errors?: { extensions?: { code?: string } }[] } }[] = [];
+    raw.on('message', (d) => messages.push(JSON.parse((d as Buffer).toString()) as (typeof messages)[number]));
+    await new Promise((r) => raw.once('open', r));
+    raw.send(JSON.stringify({ type: 'connection_init' }));
+    await until(
+      () => messages.some((m) => m.type === 'connection_ack'),
+      () => JSON.stringify(messages),
+    );
+    raw.send(JSON.stringify({ id: '1', type: 'subscribe', payload: { query: `subscription { orderEvents(id: "${id}", since: 0) { seq order { totalCents } } }` } }));
+    await until(
+      () => messages.some((m) => m.type === 'next' && m.payload?.errors),
+      () => JSON.stringify(messages),
+    );
+    const next = messages.find((m) => m.type === 'next' && m.payload?.errors);
+    expect(next?.payload?.errors?.map((e) => e.extensions?.code)).toEqual(['INTERNAL_SERVER_ERROR']);
+    raw.close();
+
+    const client = createGraphqlClient({ baseUrl: srv.url, token: srv.alice.token, WebSocket });
+    const errors: GraphqlRequestError[] = [];
+    const old = client.subscribe('OrderEvents', { id: String(id), since: 0 }, { next: () => undefined, error: (e) => errors.push(e) });
+    await until(
+      () => errors.length === 1,
+      () => 'no error',
+    );
+    expect(errors[0].code).toBe('INTERNAL_SERVER_ERROR');
+    expect(errors[0].data).toMatchObject({ orderEvents: { seq: 1, order: null } });
+    old.close();
+    const totals: number[] = [];
+    const v2 = client.subscribe('OrderEventsV2', { id: String(id), since: 0 }, { next: (d) => void (d.orderEvents.order && totals.push(d.orderEvents.order.totalCentsSafe)) });
+    await until(
+      () => totals.length === 1,
+      () => 'no event',
+    );
+    expect(totals).toEqual([99_999_999_000]);
+    v2.close();
+  });
+
   it('delivers each event once, resumes with since after a drop (backoff with jitter), and passes no subscribed message on', async () => {
     const { id } = await createOrder(srv);
     const got: Event[] = [];
