@@ -16,7 +16,7 @@ import { ContractFiles } from './causes';
 import { parse } from 'yaml';
 import { checkPayloads, type Direction, type Message } from './payloads';
 import { checkAsyncApiSecurity } from './security';
-import type { Finding, KindResult } from './types';
+import { asRecord, type Finding, type KindResult } from './types';
 
 /**
  * Additions to @asyncapi/diff's v3 standard. In a dereferenced document an operation's
@@ -80,8 +80,6 @@ export function withDirections(messages: Record<string, Message>, other: Record<
   return Object.fromEntries(Object.entries(messages).map(([name, m]) => [name, m.directions.length > 0 ? m : { ...m, directions: other[name]?.directions.length ? other[name].directions : both }]));
 }
 
-const obj = (v: unknown): Record<string, unknown> => (typeof v === 'object' && v !== null ? (v as Record<string, unknown>) : {});
-
 /** Fields that only document: an edit of one is no one's break, and no note. */
 const DOC_KEYS = new Set(['title', 'summary', 'description', 'examples', 'externalDocs', 'tags']);
 const isDocEdit = (pointer: string) => pointer.split('/').some((p) => DOC_KEYS.has(p));
@@ -119,7 +117,7 @@ export async function checkAsyncApi(current: string, released: string, files = n
   return {
     kind: 'asyncapi',
     // Security schemes and requirements, which @asyncapi/diff leaves unclassified: security.ts.
-    findings: [...structural, ...payloads, ...checkAsyncApiSecurity(obj(parse(readOptional(join(released, 'asyncapi.yaml')) ?? '')), obj(parse(readOptional(join(current, 'asyncapi.yaml')) ?? '')))],
+    findings: [...structural, ...payloads, ...checkAsyncApiSecurity(asRecord(parse(readOptional(join(released, 'asyncapi.yaml')) ?? '')), asRecord(parse(readOptional(join(current, 'asyncapi.yaml')) ?? '')))],
     checked: scope,
     notes: unclassified.filter((c) => !/\/security(\/|$)|^\/components\/securitySchemes\//.test(c.path)).map((c) => `asyncapi: not judged by @asyncapi/diff (review it): ${c.action} ${c.path}`),
   };

@@ -14,7 +14,7 @@ import { parse } from 'yaml';
 import { oasdiffBreaking, type OasdiffChange } from './oasdiff';
 import { checkOpenApiSecurity } from './security';
 import { checkVersions } from './versions';
-import type { Finding, KindResult } from './types';
+import { asRecord, type Finding, type KindResult } from './types';
 
 /**
  * The REST version a change belongs to: the `/v<n>/` path prefix, else the vendor media
@@ -30,8 +30,6 @@ export function restVersion(change: Pick<OasdiffChange, 'path' | 'text'>): strin
   if (byBranch) return `v${byBranch[1]}`;
   return undefined;
 }
-
-const obj = (v: unknown): Record<string, unknown> => (typeof v === 'object' && v !== null ? (v as Record<string, unknown>) : {});
 
 /** `GET /v2/orders/{orderId}` from oasdiff's operation and path. */
 function location(change: OasdiffChange): string {
@@ -76,7 +74,7 @@ export async function checkOpenApi(current: string, released: string, files = ne
     };
   });
   // oasdiff rates security changes INFO (and misses some): security.ts judges them.
-  const [releasedDoc, currentDoc] = [obj(parse(readFileSync(base, 'utf8'))), obj(parse(text))];
+  const [releasedDoc, currentDoc] = [asRecord(parse(readFileSync(base, 'utf8'))), asRecord(parse(text))];
   findings.push(...checkOpenApiSecurity(releasedDoc, currentDoc));
   // info.x-api-versions, which oasdiff does not read: versions.ts.
   findings.push(...checkVersions(releasedDoc, currentDoc));

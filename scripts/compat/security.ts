@@ -16,7 +16,7 @@
  * A released alternative no current one admits is a breaking change. Loosening (a scheme
  * or scope dropped from a requirement, an alternative added, a requirement removed) passes.
  */
-import type { Finding, Kind } from './types';
+import { asRecord, type Finding, type Kind } from './types';
 
 /** Scheme name -> the scopes it needs. */
 export type Requirement = Record<string, string[]>;
@@ -54,7 +54,7 @@ const describe = (r: Requirement) => {
 
 /** Parsed YAML, read loosely: a contract the gate compares is already known to parse. */
 type Doc = Record<string, unknown>;
-const obj = (v: unknown): Doc => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Doc) : {});
+const obj = asRecord;
 const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 
 /** An OpenAPI security list as requirements; undefined when absent (the document's applies). */

@@ -46,3 +46,6 @@ export interface KindResult {
 export class GateError extends Error {
   override name = 'GateError';
 }
+
+/** A node of a parsed contract read as an object (anything else as an empty one): the contracts compared are known to parse. */
+export const asRecord = (v: unknown): Record<string, unknown> => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {});

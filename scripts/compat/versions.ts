@@ -10,7 +10,7 @@
  * - a sunset moved earlier cuts the notice released clients were given: that fails. A
  *   sunset added or moved later, a deprecation, a new version listed before the last: pass.
  */
-import type { Finding } from './types';
+import { asRecord, type Finding } from './types';
 
 interface Version {
   version: number;
@@ -18,12 +18,10 @@ interface Version {
 }
 
 function versionsOf(doc: Record<string, unknown>): Version[] {
-  const info = doc.info;
-  const list = typeof info === 'object' && info !== null ? (info as Record<string, unknown>)['x-api-versions'] : undefined;
+  const list = asRecord(doc.info)['x-api-versions'];
   if (!Array.isArray(list)) return [];
   return list.flatMap((v: unknown) => {
-    if (typeof v !== 'object' || v === null) return [];
-    const { version, sunset } = v as Record<string, unknown>;
+    const { version, sunset } = asRecord(v);
     return typeof version === 'number' ? [{ version, ...(typeof sunset === 'string' ? { sunset } : {}) }] : [];
   });
 }

@@ -27,7 +27,7 @@ import { createParser } from 'eventsource-parser';
 import type { OrderEventMessage as GeneratedEventMessage, ServerMessage as GeneratedServerMessage } from './generated/messages.js';
 import { OrderlineError, errorFromResponse } from './errors.js';
 import type { Order, OrderStatus } from './orders.js';
-import { idleWatch, tokenOf, type TokenSource } from './transport.js';
+import { idleWatch, SSE_IDLE_TIMEOUT_MS, tokenOf, watchWebSocket, type TokenSource } from './transport.js';
 
 /** An event on an order's topic: the order as it stands after the write (the same `Order` the REST client reads). */
 export interface OrderEventMessage extends Omit<GeneratedEventMessage, 'order' | 'status'> {
@@ -230,9 +230,7 @@ const FATAL_STATUSES = new Set([401, 403, 404]);
 /** The problem code the service sends with each fatal upgrade refusal (the body of ws's unexpected response is not read). */
 const UPGRADE_CODES: Readonly<Record<number, string>> = { 401: 'UNAUTHORIZED', 403: 'FORBIDDEN', 404: 'NOT_FOUND' };
 
-/** Defaults of `idleTimeoutMs`: three of the server's default SSE heartbeats, two and a half of its WebSocket pings. */
-export const SSE_IDLE_TIMEOUT_MS = 45_000;
-export const WS_IDLE_TIMEOUT_MS = 75_000;
+export { SSE_IDLE_TIMEOUT_MS, WS_IDLE_TIMEOUT_MS } from './transport.js';
 
 const isFatal = (err: unknown): err is OrderlineError => err instanceof OrderlineError && (FATAL_STATUSES.has(err.status) || err.code === 'UNSUPPORTED_PLATFORM');
 
@@ -335,9 +333,7 @@ export function streamOrder(opts: OrderStreamOptions): OrderStream {
     const ws = new Ctor(url);
     let done = false;
     let retryAfterS: number | undefined;
-    // Pings are seen only with `ws`; elsewhere a quiet order would look dead, so no default there.
-    const idle = idleWatch(opts.idleTimeoutMs ?? (typeof ws.on === 'function' ? WS_IDLE_TIMEOUT_MS : 0), () => (typeof ws.terminate === 'function' ? ws.terminate() : ws.close()));
-    ws.on?.('ping', idle.alive);
+    const idle = watchWebSocket(ws, opts.idleTimeoutMs);
     const finish = () => {
       idle.stop();
       if (done) return;

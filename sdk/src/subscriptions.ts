@@ -17,9 +17,9 @@
  */
 import type { GraphqlErrorJson } from './errors.js';
 import { GraphqlRequestError } from './graphqlErrors.js';
-import { idleWatch, tokenOf, type TokenSource } from './transport.js';
+import { tokenOf, watchWebSocket, type TokenSource } from './transport.js';
 import { persistedOperations, type OperationTypes } from './generated/persisted.js';
-import { DEFAULT_BACKOFF, Reconnects, refusalRetryAfter, WS_IDLE_TIMEOUT_MS, type Backoff, type WebSocketLike } from './realtime.js';
+import { DEFAULT_BACKOFF, Reconnects, refusalRetryAfter, type Backoff, type WebSocketLike } from './realtime.js';
 
 /** The contract's operations that resume with `since` (subscriptions over the replay ring). */
 export type SubscriptionName = { [N in keyof OperationTypes]: 'since' extends keyof OperationTypes[N]['variables'] ? N : never }[keyof OperationTypes];
@@ -134,9 +134,7 @@ export function subscribeOperation<N extends SubscriptionName>(
     if (!Ctor) return stop(new GraphqlRequestError(0, [{ message: 'no WebSocket implementation: pass options.WebSocket (e.g. the ws package in Node 20)' }]));
     const ws = new Ctor(url, PROTOCOL);
     current = ws;
-    // The server pings every WebSocket (WS_HEARTBEAT_S); only `ws` shows the pings, so only there is silence a sign of a dead connection by default.
-    const idle = idleWatch(opts.idleTimeoutMs ?? (typeof ws.on === 'function' ? WS_IDLE_TIMEOUT_MS : 0), () => (typeof ws.terminate === 'function' ? ws.terminate() : ws.close()));
-    ws.on?.('ping', idle.alive);
+    const idle = watchWebSocket(ws, opts.idleTimeoutMs);
     let retryAfterS: number | undefined;
     // A refused upgrade (503 from the accept limiter, Node's `ws`): keep its Retry-After, then let `ws` abort (onclose follows).
     ws.once?.('unexpected-response', (_req, res) => {

@@ -18,6 +18,7 @@
  * An aborted request is never retried: it fails at once with the signal's reason.
  */
 import { OrderlineError, errorFromResponse, retryAfterMs } from './errors.js';
+import type { WebSocketLike } from './realtime.js';
 
 /** A bearer token, or a function returning the current one (called before every request and every stream reconnect). */
 export type TokenSource = string | (() => string | undefined | Promise<string | undefined>);
@@ -137,4 +138,21 @@ export function idleWatch(ms: number, onIdle: () => void): { alive: () => void; 
   };
   alive();
   return { alive, stop };
+}
+
+/** Defaults of `idleTimeoutMs`: three of the server's default SSE heartbeats, two and a half of its WebSocket pings. */
+export const SSE_IDLE_TIMEOUT_MS = 45_000;
+export const WS_IDLE_TIMEOUT_MS = 75_000;
+
+/**
+ * The idle watch of one WebSocket (order streams and GraphQL subscriptions alike): the
+ * server's pings count as life where the socket shows them (the `ws` package), and only
+ * there is silence a sign of a dead connection by default (elsewhere a quiet stream would
+ * look dead). An idle one is cut at once (`terminate`) where it can be, rather than
+ * waiting for a closing handshake a gone peer never answers. Messages call `alive`.
+ */
+export function watchWebSocket(ws: Pick<WebSocketLike, 'on' | 'terminate' | 'close'>, idleTimeoutMs: number | undefined): { alive: () => void; stop: () => void } {
+  const idle = idleWatch(idleTimeoutMs ?? (typeof ws.on === 'function' ? WS_IDLE_TIMEOUT_MS : 0), () => (typeof ws.terminate === 'function' ? ws.terminate() : ws.close()));
+  ws.on?.('ping', idle.alive);
+  return idle;
 }
