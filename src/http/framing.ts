@@ -5,12 +5,17 @@
  *
  * - HTTP/1.1 without `Host`: 400 (RFC 9112 3.2 MUST). node's own check would answer a bare
  *   400, so the server turns it off (server.ts) and this answers it.
+ * - two `Host` fields (RFC 9112 3.2 MUST) or two `Authorization` fields: 400. node keeps the
+ *   first and drops the second, where a proxy in front may have acted on the last: the two
+ *   would serve, or authenticate, different requests.
  * - an expectation other than `100-continue`: 417 (RFC 9110 10.1.1). node hands such a
  *   request to 'checkExpectation' (body.ts), which serves it here.
  * - a transfer coding other than `chunked` (`gzip, chunked`): 501 (RFC 9112 6.1 SHOULD).
  *   node takes the chunks off and would hand the still-coded bytes on as the body.
  *
- * Three header reads on every request; none of the three is sent by ordinary clients.
+ * Three header reads and one pass over the raw field names (their lengths, mostly) on every
+ * request; none of these is sent by ordinary clients. WebSocket handshakes take the same
+ * checks (realtime/ws.ts).
  */
 import type { IncomingMessage } from 'node:http';
 import { refusal, type Refusal } from './problem';
@@ -20,9 +25,25 @@ const CONTINUE = /(?:^|\W)100-continue(?:$|\W)/i;
 const CHUNKED = /^\s*chunked\s*$/i;
 const CLOSE = { Connection: 'close' };
 
+/** The field a request carries twice of `Host` and `Authorization`, if any (node keeps only the first of each). */
+function repeatedSingleton(raw: readonly string[]): string | undefined {
+  let host = 0;
+  let authorization = 0;
+  for (let i = 0; i < raw.length; i += 2) {
+    const n = raw[i];
+    if (n.length === 4 && n.toLowerCase() === 'host') host++;
+    else if (n.length === 13 && n.toLowerCase() === 'authorization') authorization++;
+  }
+  if (host > 1) return 'Host';
+  if (authorization > 1) return 'Authorization';
+  return undefined;
+}
+
 export function framingRefusal(req: IncomingMessage): Refusal | undefined {
   const h = req.headers;
   if (h.host === undefined && req.httpVersionMajor === 1 && req.httpVersionMinor === 1) return refusal('BAD_REQUEST', 'An HTTP/1.1 request needs a Host header (RFC 9112 3.2)', CLOSE);
+  const repeated = repeatedSingleton(req.rawHeaders);
+  if (repeated !== undefined) return refusal('BAD_REQUEST', `A request carries one ${repeated} field, not two (RFC 9110 5.3)`, CLOSE);
   const expect = h.expect;
   if (expect !== undefined && !CONTINUE.test(expect)) return refusal('EXPECTATION_FAILED', 'The only expectation this server meets is 100-continue', CLOSE);
   const coding = h['transfer-encoding'];

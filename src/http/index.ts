@@ -19,6 +19,7 @@ export { isRefusal, problem, PROBLEM_MEDIA_TYPE, refusal, refusalOf, type Proble
 export { rateLimiter, type RateLimiter } from './rateLimit';
 export { problemText, send, sendProblem } from './respond';
 export { answerClientErrors, ignoreUpgrade, isWebSocketHandshake, refuseOnSocket } from './upgrade';
+export { framingRefusal } from './framing';
 export { createHttpServer } from './server';
 export { orderReads, restOperations, type OrderReads, type RestDeps, type HandlerContext, type AccountContext } from './rest';
 export { startIdempotencySweeper } from './rest/idempotency';

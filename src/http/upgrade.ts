@@ -49,7 +49,7 @@ export function refuseOnSocket(req: IncomingMessage | undefined, socket: Duplex,
     `Content-Length: ${Buffer.byteLength(json)}`,
     'Connection: close',
   ];
-  for (const [k, v] of Object.entries(r.headers ?? {})) lines.push(`${k}: ${v}`);
+  for (const [k, v] of Object.entries(r.headers ?? {})) if (k.toLowerCase() !== 'connection') lines.push(`${k}: ${v}`);
   socket.once('finish', () => socket.destroy());
   // A HEAD's answer is the head alone, with the length the body would have (RFC 9110 9.3.2).
   socket.end(`${lines.join('\r\n')}\r\n\r\n${headOnly ? '' : json}`);

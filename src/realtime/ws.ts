@@ -19,7 +19,7 @@ import { parse as parseQuery } from 'node:querystring';
 import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer, type RawData } from 'ws';
 import type { Account, Store } from '../store';
-import { bearerTokenOf, isRefusal, parseClientJson, refusal, refuseOnSocket, refusalOf, shuttingDown, type Refusal } from '../http';
+import { bearerTokenOf, framingRefusal, isRefusal, parseClientJson, refusal, refuseOnSocket, refusalOf, shuttingDown, type Refusal } from '../http';
 import { StoreUnavailableError } from '../store';
 import type { ErrorMessage, ServerMessage } from '../../generated/asyncapi/messages';
 import { validateClientMessage } from '../../generated/asyncapi/validators';
@@ -75,6 +75,8 @@ const WS_KEY = /^[+/0-9A-Za-z]{22}==$/;
  */
 function handshakeRefusal(req: IncomingMessage): Refusal | undefined {
   if (req.httpVersionMajor === 1 && req.httpVersionMinor === 0) return refusal('BAD_REQUEST', 'A WebSocket opening handshake is an HTTP/1.1 request (RFC 6455 4.1)');
+  const framing = framingRefusal(req); // Host present and single, one Authorization: what every request is checked for (http/framing.ts)
+  if (framing) return framing;
   const key = req.headers['sec-websocket-key'];
   if (key === undefined || !WS_KEY.test(key)) return refusal('BAD_REQUEST', 'Missing or invalid Sec-WebSocket-Key header');
   const version = Number(req.headers['sec-websocket-version']);

@@ -230,6 +230,39 @@ describe('requests node:http reads but the service will not serve', () => {
     expect((await rawExchange('GET /healthz HTTP/1.0\r\n\r\n')).head).toMatch(/^HTTP\/1\.1 200 /);
   });
 
+  it('a second Host or Authorization field: 400 problem+json, connection closed, nothing stored, WebSocket handshakes too (generated)', async () => {
+    const t = await token();
+    const other = await s.tokenFor('demo');
+    const before = await orders(t);
+    const body = '{"items":[{"sku":"DUP","quantity":1,"unit_price_cents":1}]}';
+    const cases = fc.record({
+      field: fc.constantFrom('host', 'authorization'),
+      names: fc.tuple(fc.constantFrom('Host', 'host', 'HOST'), fc.constantFrom('Authorization', 'authorization', 'AUTHORIZATION')),
+      same: fc.boolean(),
+      request: fc.constantFrom('create', 'read', 'upgrade'),
+    });
+    await fc.assert(
+      fc.asyncProperty(cases, async ({ field, names: [h, a], same, request }) => {
+        const hosts = field === 'host' ? [host(), same ? host() : 'Host: elsewhere.example'] : [host()];
+        const auths = field === 'authorization' ? [`Bearer ${t}`, same ? `Bearer ${t}` : `Bearer ${other}`] : [`Bearer ${t}`];
+        const fields = [...hosts.map((x) => `${h}: ${x.slice(6)}`), ...auths.map((x) => `${a}: ${x}`)].join('\r\n');
+        const bytes =
+          request === 'create'
+            ? `POST /orders HTTP/1.1\r\n${fields}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`
+            : request === 'read'
+              ? `GET /orders HTTP/1.1\r\n${fields}\r\n\r\n`
+              : `GET /orders HTTP/1.1\r\n${fields}\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n`;
+        const { head, body: answer } = await rawExchange(bytes);
+        expect(head).toMatch(/^HTTP\/1\.1 400 /);
+        expect(head).toMatch(/\r\nConnection: close/i);
+        expect(head.match(/\r\nConnection:/gi)).toHaveLength(1);
+        expect(JSON.parse(answer)).toMatchObject({ status: 400, code: 'BAD_REQUEST', detail: expect.stringContaining(field === 'host' ? 'Host' : 'Authorization') });
+      }),
+      { numRuns: 30 },
+    );
+    expect(await orders(t)).toBe(before);
+  });
+
   it('an expectation other than 100-continue: 417 problem+json, nothing stored (generated)', async () => {
     const t = await token();
     const before = await orders(t);
