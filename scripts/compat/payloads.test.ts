@@ -54,6 +54,11 @@ describe('checkPayloads', () => {
     );
     expect(findings.every((f) => f.kind === 'asyncapi' && f.group === 'message payloads')).toBe(true);
   });
+  it('fails a server message field whose format changed to one its readers do not parse (date-time -> date)', async () => {
+    const at = (format: string) => ({ Event: server(obj({ at: { type: 'string', format } }, ['at'])) });
+    const lines = (await checkPayloads(surface(at('date-time')), surface(at('date')))).map((f) => `${f.location}: ${f.message}`);
+    expect(lines).toEqual(['message Event: the property `at` format changed from `date-time` to `date`: a client that parses it as date-time fails']);
+  });
 });
 
 describe('handshake queries', () => {
