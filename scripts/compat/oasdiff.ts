@@ -115,12 +115,15 @@ function runOasdiff(args: string[], okExit: number): Promise<unknown> {
  */
 export async function oasdiffBreaking(base: string, revision: string): Promise<OasdiffChange[]> {
   const [breaking, diff] = await Promise.all([
-    runOasdiff(['breaking', base, revision, '--fail-on', 'WARN', '--format', 'json', '--severity-levels', severityLevels()], EXIT_BREAKING),
-    runOasdiff(['diff', base, revision, '--format', 'json'], 0),
+    runOasdiff(['breaking', base, revision, '--fail-on', 'WARN', '--format', 'json', '--severity-levels', severityLevels(), CASE_INSENSITIVE_HEADERS], EXIT_BREAKING),
+    runOasdiff(['diff', base, revision, '--format', 'json', CASE_INSENSITIVE_HEADERS], 0),
   ]);
   const changes = Array.isArray(breaking) ? (breaking as OasdiffChange[]) : [];
   return [...changes, ...responseFormatChanges(diff, changes)];
 }
+
+/** Header names are case-insensitive (RFC 9110 5.1): `ETag` spelled `Etag` is the same header, not one removed and one added. */
+const CASE_INSENSITIVE_HEADERS = '--case-insensitive-headers';
 
 /** The rule id of the finding responseFormatChanges adds. */
 export const RESPONSE_FORMAT_RULE = 'response-property-format-changed';
