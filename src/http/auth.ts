@@ -27,13 +27,18 @@ export function cachedAccount(authorization: string | undefined, cache: AuthCach
 
 const CHALLENGE = 'Bearer realm="orderline"';
 
+/** The 401 of a request that carries no bearer token. */
+export function missingToken(): Refusal {
+  return refusal('UNAUTHORIZED', 'A bearer token is required', { 'WWW-Authenticate': CHALLENGE });
+}
+
 /**
  * Resolves a bearer token to an account, or the 401 refusal with its
  * `WWW-Authenticate: Bearer` challenge (RFC 6750 3). Split tokens (store/tokens.ts): the
  * selector finds the row, the verifier's hash is compared in constant time.
  */
 export async function resolveToken(token: string | undefined, store: Pick<Store, 'tokenBySelector'>, cache: AuthCache): Promise<Account | Refusal> {
-  if (!token) return refusal('UNAUTHORIZED', 'A bearer token is required', { 'WWW-Authenticate': CHALLENGE });
+  if (!token) return missingToken();
   const cached = cache.get(token);
   if (cached) return cached;
   const invalid = () => refusal('UNAUTHORIZED', 'The bearer token is invalid', { 'WWW-Authenticate': `${CHALLENGE}, error="invalid_token"` });

@@ -13,6 +13,7 @@ import { AdmissionQueue } from './admission';
 import { TopicHub } from './hub';
 import { SlowPeers } from './slowPeers';
 import { StreamQuota } from './quota';
+import { TokenRecheck } from './tokenRecheck';
 import type { WsHeartbeat } from './heartbeat';
 import { SseStreams, sseRoute } from './sse';
 import { WriteBatcher } from './writer';
@@ -50,6 +51,8 @@ export interface RealtimeConfig {
   maxStreamsPerAccount: number;
   /** Seconds between WebSocket pings; a connection that left the last one unanswered is cut (heartbeat.ts). 0: none. */
   wsHeartbeatS: number;
+  /** Seconds between checks of the tokens open streams were opened with; a revoked one's streams end (tokenRecheck.ts). 0: never. */
+  streamTokenRecheckS: number;
   acceptRate: number;
   acceptBurst: number;
 }
@@ -89,6 +92,8 @@ export interface Realtime {
   readonly slowPeers: SlowPeers;
   /** WebSocket pings and the cut of connections that stopped answering them. */
   readonly wsHeartbeat: WsHeartbeat;
+  /** The tokens of open streams, checked again (a revoked one's streams end). */
+  readonly tokenRecheck: TokenRecheck;
 }
 
 /**
@@ -106,8 +111,9 @@ export function createRealtime(deps: RealtimeDeps): Realtime {
   const admission = new AdmissionQueue(ADMISSIONS_PER_TURN);
   const slowPeers = new SlowPeers(now);
   const quota = new StreamQuota(config.maxStreamsPerAccount);
+  const tokens = new TokenRecheck((token) => deps.authenticateToken(token), config.streamTokenRecheckS * 1000, deps.onError);
   const batcher = config.writeDelayMs > 0 ? new WriteBatcher(config.writeDelayMs) : undefined;
-  const common = { store: deps.store, hub, limiter, admission, slowPeers, quota, maxBufferBytes: config.maxBufferBytes, batcher, onBackpressure: deps.onBackpressure };
+  const common = { store: deps.store, hub, limiter, admission, slowPeers, quota, tokens, maxBufferBytes: config.maxBufferBytes, batcher, onBackpressure: deps.onBackpressure };
   const streams = new SseStreams({ ...common, authenticate: deps.authenticateToken, onError: deps.onError }, config.sseHeartbeatS * 1000);
   const ws = new WsEndpoint({ ...common, authenticate: deps.authenticateToken, onError: deps.onError, heartbeatMs: config.wsHeartbeatS * 1000, onHeartbeatTimeout: deps.onHeartbeatTimeout });
   const handleUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => ws.handleUpgrade(req, socket, head);
@@ -125,6 +131,7 @@ export function createRealtime(deps: RealtimeDeps): Realtime {
     hub,
     slowPeers,
     wsHeartbeat: ws.heartbeat,
+    tokenRecheck: tokens,
     sseRoute: (finalizer) => sseRoute(streams, finalizer),
     publish: (event) => deps.bus.publish(event),
     handleUpgrade,
@@ -133,6 +140,7 @@ export function createRealtime(deps: RealtimeDeps): Realtime {
     mount: (path, protocol) => ws.mount(path, protocol),
     close() {
       clearInterval(reconciling);
+      tokens.close();
       admission.close();
       streams.close();
       ws.close();

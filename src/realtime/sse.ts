@@ -15,13 +15,14 @@ import type { Socket } from 'node:net';
 import { parse as parseQuery } from 'node:querystring';
 import type { Account, Store } from '../store';
 import { parseOrderId } from '../orders';
-import { acceptsType, bearerTokenOf, isRefusal, refusal, sendProblem, shuttingDown, type Exchange, type Finalizer, type Refusal, type TransportRoute } from '../http';
+import { acceptsType, bearerTokenOf, isRefusal, missingToken, refusal, sendProblem, shuttingDown, type Exchange, type Finalizer, type Refusal, type TransportRoute } from '../http';
 import type { AcceptLimiter } from './acceptLimiter';
 import type { AdmissionQueue } from './admission';
 import { httpChunk, resyncMessage, SEQ_TEXT, sseFrame, topicOf, type Frame } from './frames';
 import type { Subscriber, TopicHub } from './hub';
 import type { SlowPeers } from './slowPeers';
 import type { StreamQuota } from './quota';
+import type { TokenRecheck } from './tokenRecheck';
 import { BoundedWriter, type WriteBatcher } from './writer';
 
 export const SSE_PATH = /^\/api\/orders\/([^/]+)\/stream$/;
@@ -43,6 +44,8 @@ export interface SseDeps {
   slowPeers: SlowPeers;
   /** Concurrent streams per account (quota.ts): a stream holds a place from its start to its end. */
   quota: StreamQuota;
+  /** The tokens streams were opened with, checked again: a revoked one's streams end (tokenRecheck.ts). */
+  tokens: TokenRecheck;
   onBackpressure?: () => void;
   /** A failure that is not the client's (the store, while checking the request): logged, answered 500. */
   onError?: (err: unknown) => void;
@@ -71,6 +74,8 @@ class SseStream implements Subscriber {
   private readonly chunked: boolean;
   private headOut = false;
   private closed = false;
+  /** Gives back the stream's hold on its token (tokenRecheck.ts). */
+  private readonly releaseToken: () => void;
 
   constructor(
     private readonly streams: SseStreams,
@@ -79,7 +84,10 @@ class SseStream implements Subscriber {
     private readonly orderId: number,
     /** The account whose quota place the stream holds (given back at its end). */
     private readonly account: number,
+    /** The bearer token it was opened with: revoked, the stream ends, and the client's reconnect gets 401. */
+    token: string,
   ) {
+    this.releaseToken = streams.deps.tokens.hold(token, () => this.end());
     this.chunked = res.chunkedEncoding;
     this.writer = new BoundedWriter(socket, streams.deps.maxBufferBytes, streams.deps.batcher);
   }
@@ -158,6 +166,7 @@ class SseStream implements Subscriber {
     if (this.closed) return;
     this.closed = true;
     this.streams.deps.quota.release(this.account);
+    this.releaseToken();
     this.streams.open.delete(this);
     this.streams.deps.hub.unsubscribe(this.orderId, this);
     if (!slow) this.writer.flushDelayed();
@@ -220,6 +229,8 @@ const GONE = Symbol('client gone');
 
 interface Admitted {
   account: number;
+  /** The bearer token that authenticated the request. */
+  token: string;
   orderId: number;
   /** Last-Event-ID: the stream continues after it; undefined: live only. */
   since: number | undefined;
@@ -234,7 +245,9 @@ async function admit(deps: SseDeps, r: StreamRequest): Promise<Admitted | Refusa
   const open = await deps.admission.turn(r.alive);
   if (!r.alive()) return GONE;
   if (!open) return shuttingDown();
-  const account = await deps.authenticate(bearerTokenOf(r.authorization, r.accessToken));
+  const token = bearerTokenOf(r.authorization, r.accessToken);
+  if (token === undefined) return missingToken();
+  const account = await deps.authenticate(token);
   if (isRefusal(account)) return account;
   const orderId = parseOrderId(r.id);
   // One URL per resource, as on REST (`/orders/01` is 400 there): an id not in canonical form names no order.
@@ -253,7 +266,7 @@ async function admit(deps: SseDeps, r: StreamRequest): Promise<Admitted | Refusa
   const admitted = deps.limiter.take();
   if (!admitted.ok) return refusal('SERVICE_UNAVAILABLE', 'Too many new connections: retry later', { 'Retry-After': String(admitted.retryAfterS) });
   // Last-Event-ID 0 means "seen nothing": replay from seq 1, as WebSocket since 0 does.
-  return { account: account.id, orderId, since: lastEventId === undefined ? undefined : Number(lastEventId), revision: order.revision };
+  return { account: account.id, token, orderId, since: lastEventId === undefined ? undefined : Number(lastEventId), revision: order.revision };
 }
 
 /** A shared listener (no closure per stream): the request's stream ends when its connection closes. */
@@ -276,7 +289,7 @@ async function startStream(streams: SseStreams, x: Exchange, vary: string | unde
   // ends the request and the socket): its 'close' has passed, so nothing would end the stream.
   if (!socket || req.destroyed || !alive()) return false;
   writeStreamHead(x, vary);
-  const stream = new SseStream(streams, res, socket, a.orderId, a.account);
+  const stream = new SseStream(streams, res, socket, a.orderId, a.account, a.token);
   streams.open.add(stream);
   streamOf.set(req, stream);
   req.on('close', onRequestClose); // 'close' comes once; `on` spares the once-wrapper per stream

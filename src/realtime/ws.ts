@@ -19,7 +19,7 @@ import { parse as parseQuery } from 'node:querystring';
 import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer, type RawData } from 'ws';
 import type { Account, Store } from '../store';
-import { bearerTokenOf, framingRefusal, isRefusal, parseClientJson, refusal, refuseOnSocket, refusalOf, shuttingDown, type Refusal } from '../http';
+import { bearerTokenOf, framingRefusal, isRefusal, missingToken, parseClientJson, refusal, refuseOnSocket, refusalOf, shuttingDown, type Refusal } from '../http';
 import { StoreUnavailableError } from '../store';
 import type { ErrorMessage, ServerMessage } from '../../generated/asyncapi/messages';
 import { validateClientMessage } from '../../generated/asyncapi/validators';
@@ -30,11 +30,14 @@ import type { Subscriber, TopicHub } from './hub';
 import { WsHeartbeat } from './heartbeat';
 import type { SlowPeers } from './slowPeers';
 import type { StreamQuota } from './quota';
+import type { TokenRecheck } from './tokenRecheck';
 import { BoundedWriter, type WriteBatcher, type WriteResult } from './writer';
 
 export const WS_PATH = '/orders';
 export const CLOSE_TRY_AGAIN = 1013;
 export const CLOSE_GOING_AWAY = 1001;
+/** Policy Violation (RFC 6455 7.4.1): the token the connection was opened with was revoked. */
+export const CLOSE_POLICY = 1008;
 /** Largest client message accepted (a subscribe is under 100 bytes); bigger closes with 1009. */
 export const MAX_CLIENT_MESSAGE_BYTES = 4096;
 
@@ -49,6 +52,8 @@ export interface WsDeps {
   slowPeers: SlowPeers;
   /** Concurrent streams per account (quota.ts): a connection holds a place until its socket closes. */
   quota: StreamQuota;
+  /** The tokens connections were opened with, checked again: a revoked one's connections close 1008 (tokenRecheck.ts). */
+  tokens: TokenRecheck;
   /** Resolves a bearer token (header or `access_token`), or the 401 refusal. */
   authenticate: (token: string | undefined) => Promise<Account | Refusal>;
   maxBufferBytes: number;
@@ -108,11 +113,11 @@ export interface WsConnection {
   onMessage(listener: (text: string) => void): void;
   onClose(listener: (code: number, reason: string) => void): void;
   /**
-   * In-band authentication: holds a quota place for `account` until the connection closes;
-   * false when the account has none left. A connection whose upgrade carried a token holds
-   * its place already.
+   * In-band authentication: holds a quota place for `account`, and `token` for its recheck
+   * (a revoked one closes the connection 1008), until the connection closes; false when the
+   * account has no place left. A connection whose upgrade carried a token holds both already.
    */
-  claim(account: number): boolean;
+  claim(account: number, token: string): boolean;
 }
 
 /** A protocol served on its own upgrade path (mounted with `WsEndpoint.mount`). */
@@ -250,6 +255,8 @@ interface Connection {
 export class WsEndpoint {
   // /orders speaks no subprotocol: one a client offers is not echoed (RFC 6455 4.2.2; ws would pick the first).
   private readonly wss = refuseAsProblem(new WebSocketServer({ noServer: true, perMessageDeflate: false, maxPayload: MAX_CLIENT_MESSAGE_BYTES, handleProtocols: () => false }));
+  /** The WebSocket on each upgraded socket (a revoked token closes it: claim). */
+  private readonly upgraded = new WeakMap<Duplex, WebSocket>();
   /** Every open connection's goodbye for shutdown, whatever its protocol. */
   private readonly conns = new Set<{ goAway(): void }>();
   private readonly mounted = new Map<string, Mounted>();
@@ -311,16 +318,18 @@ export class WsEndpoint {
     // The service's one bearer rule (http/auth.ts): the header, else one `access_token` (a repeated one is no token, as on SSE).
     const token = bearerTokenOf(req.headers.authorization, parseQuery(url.search.slice(1)).access_token);
     if (mounted) return this.upgradeMounted(mounted, token, req, socket, head);
+    if (token === undefined) return refuseOnSocket(req, socket, missingToken());
     const account = await this.deps.authenticate(token);
     if (isRefusal(account)) return refuseOnSocket(req, socket, account);
     const sinceParam = url.searchParams.get('since');
     if (sinceParam !== null && !SEQ_TEXT.test(sinceParam)) return refuseOnSocket(req, socket, refusal('BAD_REQUEST', 'since must be a non-negative integer'));
-    if (!this.claim(socket, account.id)) return refuseOnSocket(req, socket, this.deps.quota.refusal());
+    if (!this.claim(socket, account.id, token)) return refuseOnSocket(req, socket, this.deps.quota.refusal());
     if (this.deps.admission.isClosed) return refuseOnSocket(req, socket, shuttingDown());
     const admitted = this.deps.limiter.take();
     if (!admitted.ok) return refuseOnSocket(req, socket, refusal('SERVICE_UNAVAILABLE', 'Too many new connections: retry later', { 'Retry-After': String(admitted.retryAfterS) }));
     const since = sinceParam === null ? undefined : Number(sinceParam);
     this.wss.handleUpgrade(req, socket, head, (ws) => {
+      this.upgraded.set(socket, ws);
       this.heartbeat.watch(ws);
       this.connection(ws, socket, account, since);
     });
@@ -336,13 +345,14 @@ export class WsEndpoint {
     if (token !== undefined) {
       const found = await this.deps.authenticate(token);
       if (isRefusal(found)) return refuseOnSocket(req, socket, found);
-      if (!this.claim(socket, found.id)) return refuseOnSocket(req, socket, this.deps.quota.refusal());
+      if (!this.claim(socket, found.id, token)) return refuseOnSocket(req, socket, this.deps.quota.refusal());
       account = found;
     }
     if (this.deps.admission.isClosed) return refuseOnSocket(req, socket, shuttingDown());
     const admitted = this.deps.limiter.take();
     if (!admitted.ok) return refuseOnSocket(req, socket, refusal('SERVICE_UNAVAILABLE', 'Too many new connections: retry later', { 'Retry-After': String(admitted.retryAfterS) }));
     wss.handleUpgrade(req, socket, head, (ws) => {
+      this.upgraded.set(socket, ws);
       this.heartbeat.watch(ws);
       const outbox = new Outbox(ws, socket, this.deps);
       const closeListeners: ((code: number, reason: string) => void)[] = [];
@@ -371,7 +381,7 @@ export class WsEndpoint {
           closeTryAgain: () => outbox.closeTryAgain(),
           onMessage: (listener) => void ws.on('message', (data, isBinary) => listener(isBinary ? '' : textOf(data))),
           onClose: (listener) => void closeListeners.push(listener),
-          claim: (id) => this.claim(socket, id),
+          claim: (id, inBand) => this.claim(socket, id, inBand),
         },
         account,
       );
@@ -475,10 +485,23 @@ export class WsEndpoint {
   }
 
   /** A quota place for `account`, held until the socket closes (whatever ends it: a refusal, a close, a cut); false when none is left. */
-  private claim(socket: Duplex, account: number): boolean {
-    const { quota } = this.deps;
+  /**
+   * The connection on `socket` takes a place of `account`'s (quota.ts) and holds its token
+   * (tokenRecheck.ts) until the socket closes; false when the account has no place left.
+   * A revoked token closes the connection 1008 (its socket before the upgrade completes).
+   */
+  private claim(socket: Duplex, account: number, token: string): boolean {
+    const { quota, tokens } = this.deps;
     if (!quota.take(account)) return false;
-    socket.once('close', () => quota.release(account));
+    const release = tokens.hold(token, () => {
+      const ws = this.upgraded.get(socket);
+      if (ws) ws.close(CLOSE_POLICY, 'Token revoked');
+      else socket.destroy();
+    });
+    socket.once('close', () => {
+      quota.release(account);
+      release();
+    });
     return true;
   }
 
