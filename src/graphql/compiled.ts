@@ -16,19 +16,45 @@
  * that do not coerce are answered by graphql-js (graphql-jit words that message
  * differently). graphql-jit's errors have no `extensions` object when there is none to
  * show; the JSON is the same, and our glue reads `extensions` with `?.`.
+ *
+ * One case graphql-jit gets wrong is left to graphql-js: a nullable variable with a default
+ * may stand where a non-null value is needed (`$i: Boolean = true` in `@include(if: $i)`),
+ * and a client that sends it as an explicit `null` gets a field error from graphql-js
+ * ("must not be null"), where graphql-jit 0.8 takes the null for false and drops the field.
+ * A request that sends `null` for such a variable runs on graphql-js.
  */
-import { execute, type DocumentNode, type ExecutionArgs, type ExecutionResult, type GraphQLSchema } from 'graphql';
+import { execute, getOperationAST, Kind, type DocumentNode, type ExecutionArgs, type ExecutionResult, type GraphQLSchema } from 'graphql';
 import { setFlagsFromString } from 'node:v8';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 
 /** Executions of one document object before it is compiled (Mercurius's `jit` option). */
 export const COMPILE_AFTER = 1;
 
+/** An operation graphql-jit compiled. */
+interface Operation {
+  query: CompiledQuery;
+  /** Its variables declared nullable with a default: sent as `null`, graphql-js runs the request (see above). */
+  nullableWithDefault: readonly string[];
+}
+
 interface Compiled {
   /** Executions seen while not yet compiled. */
   seen: number;
   /** Per operation name ('' = the only one); null when graphql-jit could not compile it. */
-  operations: Map<string, CompiledQuery | null>;
+  operations: Map<string, Operation | null>;
+}
+
+/** The variables of `document`'s operation declared with a nullable type and a default value. */
+function nullableWithDefault(document: DocumentNode, operationName: string | undefined): string[] {
+  const op = getOperationAST(document, operationName);
+  return (op?.variableDefinitions ?? []).filter((v) => v.defaultValue !== undefined && v.type.kind !== Kind.NON_NULL_TYPE).map((v) => v.variable.name.value);
+}
+
+/** Whether `variables` sends an explicit null for one of `names`. */
+function sendsNull(variables: Readonly<Record<string, unknown>> | null | undefined, names: readonly string[]): boolean {
+  if (!variables) return false;
+  for (const name of names) if (variables[name] === null) return true;
+  return false;
 }
 
 type Result = ExecutionResult | Promise<ExecutionResult>;
@@ -57,7 +83,7 @@ export function compiledExecutor(schema: GraphQLSchema, options: CompiledExecuto
   setFlagsFromString('--no-compilation-cache');
   const byDocument = new WeakMap<DocumentNode, Compiled>();
 
-  function compiledFor(document: DocumentNode, operationName: string | null | undefined): CompiledQuery | null | undefined {
+  function compiledFor(document: DocumentNode, operationName: string | null | undefined): Operation | null | undefined {
     const entry = byDocument.get(document);
     if (!entry) {
       byDocument.set(document, { seen: 1, operations: new Map() });
@@ -68,16 +94,17 @@ export function compiledExecutor(schema: GraphQLSchema, options: CompiledExecuto
     if (entry.seen++ < COMPILE_AFTER) return undefined;
     const compiled = compileQuery(schema, document, operationName ?? undefined);
     options.onCompile?.(document, operationName ?? undefined);
-    const query = isCompiledQuery(compiled) ? compiled : null; // not compilable: graphql-js runs it
-    entry.operations.set(key, query);
-    return query;
+    // Not compilable: graphql-js runs it.
+    const operation = isCompiledQuery(compiled) ? { query: compiled, nullableWithDefault: nullableWithDefault(document, operationName ?? undefined) } : null;
+    entry.operations.set(key, operation);
+    return operation;
   }
 
   return function compiledExecute(args: ExecutionArgs): Result {
     if (args.schema !== schema) return execute(args);
     const compiled = compiledFor(args.document, args.operationName);
-    if (!compiled) return execute(args);
-    const result = compiled.query(args.rootValue, args.contextValue, args.variableValues ?? {});
+    if (!compiled || sendsNull(args.variableValues, compiled.nullableWithDefault)) return execute(args);
+    const result = compiled.query.query(args.rootValue, args.contextValue, args.variableValues ?? {});
     if (result instanceof Promise) return result.then(inGraphqlJsOrder);
     // No `data`: the variables did not coerce, nothing ran. graphql-js words that error
     // differently ("Expected type Int; ..."): it answers, so clients see one message.

@@ -37,10 +37,25 @@ export function validationError(message: string, nodes?: ASTNode | readonly ASTN
 }
 
 /**
+ * A field error graphql-js raises itself while reading a field's arguments (`getArgumentValues`):
+ * `Argument "if" of non-null type "Boolean!" must not be null.` when the client sent `null`
+ * for a variable with a default that stands where a value is required, and its like. The
+ * arguments are the client's (document and variables), so the error is BAD_USER_INPUT,
+ * not the server's INTERNAL_SERVER_ERROR. Recognized by graphql-js 16's wording: it carries
+ * no code and no error of a resolver to tell it by.
+ */
+function isArgumentError(e: GraphQLError): boolean {
+  // Raised by graphql-js, then located at the field: the original is graphql-js's own GraphQLError, not a resolver's Error.
+  const raised = e.originalError === undefined || (e.originalError instanceof GraphQLError && e.originalError.originalError === undefined);
+  return raised && e.message.startsWith('Argument "');
+}
+
+/**
  * Errors as the service writes them on every transport (/graphql over HTTP, subscription
- * events): each with an `extensions.code`, its own or `code`.
+ * events): each with an `extensions.code`, its own, BAD_USER_INPUT for an argument the
+ * client made null (isArgumentError), else `code`.
  */
 export function coded(errors: readonly GraphQLError[], code: GraphqlCode) {
   // `?.`: graphql-jit's errors have no `extensions` object when there is nothing in it.
-  return errors.map((e) => ({ ...e.toJSON(), extensions: { ...e.extensions, code: e.extensions?.code ?? code } }));
+  return errors.map((e) => ({ ...e.toJSON(), extensions: { ...e.extensions, code: e.extensions?.code ?? (isArgumentError(e) ? GRAPHQL_CODES.BAD_USER_INPUT : code) } }));
 }

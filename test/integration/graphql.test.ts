@@ -103,6 +103,21 @@ describe('GraphQL: execution and access', () => {
     }
   });
 
+  it('null sent for a defaulted variable where a value is required: the same field error on every run (compiled too), coded BAD_USER_INPUT', async () => {
+    const query = 'query A($i: Boolean = true, $id: ID = "u2") { viewer { id name @include(if: $i) } user(id: $id) { name } }';
+    for (let run = 0; run < 3; run++) {
+      const r = await t.post({ query, variables: { i: null, id: null } });
+      expect(r.status).toBe(200);
+      expect(r.json?.data).toEqual({ viewer: null, user: null });
+      expect(r.json?.errors?.map((e) => [e.message, e.extensions?.code]).sort()).toEqual([
+        ['Argument "id" of non-null type "ID!" must not be null.', 'BAD_USER_INPUT'],
+        ['Argument "if" of non-null type "Boolean!" must not be null.', 'BAD_USER_INPUT'],
+      ]);
+    }
+    // Not sent, the default applies, on every run.
+    for (let run = 0; run < 3; run++) expect((await t.post({ query })).json).toEqual({ data: { viewer: { id: 'u1', name: 'Ada' }, user: { name: 'Brian' } } });
+  });
+
   it('an operationName naming no operation is named in the refusal, the empty one too', async () => {
     for (const operationName of ['', 'Nope']) {
       const r = await t.post({ query: '{ viewer { id } }', operationName });
