@@ -16,7 +16,7 @@
  * with a new `since` after each drop is the SDK's own logic either way.
  */
 import type { GraphqlErrorJson } from './errors.js';
-import { GraphqlRequestError } from './graphqlErrors.js';
+import { GraphqlRequestError, requestErrorOverWebSocket } from './graphqlErrors.js';
 import { tokenOf, watchWebSocket, type TokenSource } from './transport.js';
 import { persistedOperations, type OperationTypes } from './generated/persisted.js';
 import { DEFAULT_BACKOFF, Reconnects, refusalRetryAfter, type Backoff, type WebSocketLike } from './realtime.js';
@@ -100,7 +100,7 @@ export function subscribeOperation<N extends SubscriptionName>(
 
   /** One `next` payload: the stream's rules, then the handler. */
   function onNext(payload: { data?: Record<string, unknown> | null; errors?: GraphqlErrorJson[] }): void {
-    if (!payload.data) return stop(new GraphqlRequestError(200, payload.errors ?? []));
+    if (!payload.data) return stop(requestErrorOverWebSocket(payload.errors ?? []));
     // A field error in an event (a total `totalCents` cannot hold): as every operation of this
     // client, any error fails it, with the partial data on the error. It would recur on every
     // event of the order, so resubscribing cannot help.
@@ -164,7 +164,7 @@ export function subscribeOperation<N extends SubscriptionName>(
         onNext(msg.payload as { data?: Record<string, unknown> | null; errors?: GraphqlErrorJson[] });
       } else if (msg.type === 'error' && msg.id === '1') {
         const errors = Array.isArray(msg.payload) ? (msg.payload as GraphqlErrorJson[]) : [];
-        const error = new GraphqlRequestError(200, errors);
+        const error = requestErrorOverWebSocket(errors);
         if (RETRYABLE.has(String(error.code)))
           ws.close(1000, 'Normal Closure'); // onclose resubscribes with backoff
         else stop(error);
