@@ -6,10 +6,19 @@
  * engine's answer with the one response writer. Refusals before the engine (401 with its
  * challenge, 413, an unreadable body) are answered in GraphQL's shape by the engine's
  * `refuse`, with `extensions.code`.
+ *
+ * A GET's 200 (a query, or a persisted one by its hash alone) is the account's own data:
+ * `Cache-Control: private, no-cache` (a browser's cache may keep it, a shared one may not,
+ * and either asks again each time) and a strong `ETag` of its bytes, so a client holding
+ * the answer revalidates with If-None-Match and gets 304 without the body, through the
+ * pipeline's one conditional step (http/conditional.ts `notModified`). A POST's answer has
+ * neither (POST responses are not reused: RFC 9110 9.3.3). An APQ miss keeps its own
+ * `Cache-Control` and no tag.
  */
+import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Response } from 'graphql-http';
-import { isRefusal, readRequestText, send, type Exchange, type Finalizer, type Refusal, type TransportRoute } from '../http';
+import { isRefusal, notModified, readRequestText, send, type Exchange, type Finalizer, type Refusal, type TransportRoute } from '../http';
 import type { Account } from '../store';
 import { GRAPHQL_PATH, type GraphqlEngine } from './engine';
 
@@ -21,6 +30,12 @@ export interface GraphqlRouteDeps {
   bodyLimit: number;
 }
 
+/** A GET 200's caching policy (see above). */
+export const GET_CACHE_CONTROL = 'private, no-cache';
+
+/** A strong tag of a GET answer's bytes: the first 16 bytes of their SHA-256, base64url. */
+const tagOf = (body: string) => `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"`;
+
 export function graphqlRoute({ engine, finalizer, authenticate, bodyLimit }: GraphqlRouteDeps): TransportRoute {
   /**
    * The engine's answer through the one response writer. Every answer names `Accept` in
@@ -30,6 +45,16 @@ export function graphqlRoute({ engine, finalizer, authenticate, bodyLimit }: Gra
    */
   function write(x: Exchange, [body, init]: Response): number {
     const headers = init.headers ?? {};
+    const method = x.req.method;
+    if (init.status === 200 && (method === 'GET' || method === 'HEAD') && body && !Object.keys(headers).some((n) => n.toLowerCase() === 'cache-control')) {
+      const validators = { ETag: tagOf(body), 'Cache-Control': GET_CACHE_CONTROL };
+      const unchanged = notModified(method, x.req.headers['if-none-match'], { status: 200, headers: validators });
+      if (unchanged) {
+        for (const name in unchanged.headers) x.fields.push(name, unchanged.headers[name]);
+        return send(finalizer, x, 304, 'Accept', undefined);
+      }
+      x.fields.push('ETag', validators.ETag, 'Cache-Control', GET_CACHE_CONTROL);
+    }
     let vary = 'Accept';
     for (const name in headers) {
       const value = headers[name];

@@ -338,6 +338,38 @@ describe('GraphQL: automatic persisted queries (Apollo protocol)', () => {
     expect(miss.headers.get('cache-control')).toBe('private, no-cache, must-revalidate');
     expect((await t.get({ query: q, extensions: ext(q) })).json).toEqual({ data: { user: { name: 'Emil' } } });
     expect((await t.get({ extensions: ext(q) })).json).toEqual({ data: { user: { name: 'Emil' } } });
+    expect(miss.headers.get('etag')).toBeNull();
+  });
+
+  it("a GET's answer is private, revalidated each time: an ETag of its bytes, 304 on If-None-Match; a POST's has neither", async () => {
+    const q = '{ viewer { id name } }';
+    const url = `${t.srv.url}/graphql?${new URLSearchParams({ extensions: JSON.stringify(ext(q)), query: q })}`;
+    const as = (token: string, extra: Record<string, string> = {}) => ({ headers: { authorization: `Bearer ${token}`, accept: 'application/json', ...extra } });
+    const first = await fetch(url, as(t.demo));
+    const etag = first.headers.get('etag');
+    expect(first.status).toBe(200);
+    expect(etag).toMatch(/^"[A-Za-z0-9_-]{22}"$/);
+    expect(first.headers.get('cache-control')).toBe('private, no-cache');
+    expect(await first.json()).toEqual({ data: { viewer: { id: 'u1', name: 'Ada' } } });
+    // The same answer: the same tag, and 304 without a body for a client that holds it (a list and a weak tag match too).
+    for (const inm of [etag!, `W/${etag!}`, `"other", ${etag!}`]) {
+      const again = await fetch(url, as(t.demo, { 'if-none-match': inm }));
+      expect(again.status).toBe(304);
+      expect(again.headers.get('etag')).toBe(etag);
+      expect(again.headers.get('cache-control')).toBe('private, no-cache');
+      expect(again.headers.get('vary')).toMatch(/Accept/);
+      expect(await again.text()).toBe('');
+    }
+    // Another account's answer differs: another tag, and its If-None-Match of the first is a 200.
+    const other = await fetch(url, as(t.acme, { 'if-none-match': etag! }));
+    expect(other.status).toBe(200);
+    expect(other.headers.get('etag')).not.toBe(etag);
+    // HEAD: the same head.
+    const head = await fetch(url, { method: 'HEAD', ...as(t.demo) });
+    expect([head.status, head.headers.get('etag')]).toEqual([200, etag]);
+    // POST: no tag, no caching policy.
+    const posted = await t.post({ query: q });
+    expect([posted.headers.get('etag'), posted.headers.get('cache-control')]).toEqual([null, null]);
   });
 
   it('a text that does not match its hash is a 400 and registers nothing', async () => {
