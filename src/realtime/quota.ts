@@ -18,11 +18,15 @@ export class StreamQuota {
   /** `max` places per account; 0: no cap. */
   constructor(readonly max: number) {}
 
+  /** Whether `account` may open one more stream now (checked before other admissions are spent on it). */
+  hasRoom(account: number): boolean {
+    return this.max === 0 || (this.open.get(account) ?? 0) < this.max;
+  }
+
   /** Takes a place for one more stream of `account`; false when it holds `max` already. */
   take(account: number): boolean {
-    const n = this.open.get(account) ?? 0;
-    if (this.max > 0 && n >= this.max) return false;
-    this.open.set(account, n + 1);
+    if (!this.hasRoom(account)) return false;
+    this.open.set(account, (this.open.get(account) ?? 0) + 1);
     return true;
   }
 

@@ -262,6 +262,9 @@ async function admit(deps: SseDeps, r: StreamRequest): Promise<Admitted | Refusa
   // Sent empty, it is judged like any other value (a 400), as every empty header field is: EventSource never sends one.
   const lastEventId = r.lastEventId;
   if (lastEventId !== undefined && !SEQ_TEXT.test(lastEventId.trim())) return refusal('BAD_REQUEST', 'Last-Event-ID must be a non-negative integer');
+  // An account at its cap is told so (429) before the accept limiter spends an admission on it;
+  // the place itself is taken once the stream starts (sseRoute), as on WebSocket (ws.ts `admit`).
+  if (!deps.quota.hasRoom(account.id)) return deps.quota.refusal();
   if (deps.admission.isClosed) return shuttingDown();
   const admitted = deps.limiter.take();
   if (!admitted.ok) return refusal('SERVICE_UNAVAILABLE', 'Too many new connections: retry later', { 'Retry-After': String(admitted.retryAfterS) });

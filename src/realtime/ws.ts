@@ -321,12 +321,13 @@ export class WsEndpoint {
     if (token === undefined) return refuseOnSocket(req, socket, missingToken());
     const account = await this.deps.authenticate(token);
     if (isRefusal(account)) return refuseOnSocket(req, socket, account);
-    const sinceParam = url.searchParams.get('since');
+    const sinces = url.searchParams.getAll('since');
+    // Two would be read as the first here and perhaps as the last by a proxy: refused, as a repeated access_token is.
+    if (sinces.length > 1) return refuseOnSocket(req, socket, refusal('BAD_REQUEST', 'since may appear once'));
+    const sinceParam = sinces.length === 1 ? sinces[0] : null;
     if (sinceParam !== null && !SEQ_TEXT.test(sinceParam)) return refuseOnSocket(req, socket, refusal('BAD_REQUEST', 'since must be a non-negative integer'));
-    if (!this.claim(socket, account.id, token)) return refuseOnSocket(req, socket, this.deps.quota.refusal());
-    if (this.deps.admission.isClosed) return refuseOnSocket(req, socket, shuttingDown());
-    const admitted = this.deps.limiter.take();
-    if (!admitted.ok) return refuseOnSocket(req, socket, refusal('SERVICE_UNAVAILABLE', 'Too many new connections: retry later', { 'Retry-After': String(admitted.retryAfterS) }));
+    const refused = this.admit(socket, account.id, token);
+    if (refused) return refuseOnSocket(req, socket, refused);
     const since = sinceParam === null ? undefined : Number(sinceParam);
     this.wss.handleUpgrade(req, socket, head, (ws) => {
       this.upgraded.set(socket, ws);
@@ -345,12 +346,10 @@ export class WsEndpoint {
     if (token !== undefined) {
       const found = await this.deps.authenticate(token);
       if (isRefusal(found)) return refuseOnSocket(req, socket, found);
-      if (!this.claim(socket, found.id, token)) return refuseOnSocket(req, socket, this.deps.quota.refusal());
       account = found;
     }
-    if (this.deps.admission.isClosed) return refuseOnSocket(req, socket, shuttingDown());
-    const admitted = this.deps.limiter.take();
-    if (!admitted.ok) return refuseOnSocket(req, socket, refusal('SERVICE_UNAVAILABLE', 'Too many new connections: retry later', { 'Retry-After': String(admitted.retryAfterS) }));
+    const refused = this.admit(socket, account?.id, token);
+    if (refused) return refuseOnSocket(req, socket, refused);
     wss.handleUpgrade(req, socket, head, (ws) => {
       this.upgraded.set(socket, ws);
       this.heartbeat.watch(ws);
@@ -485,6 +484,24 @@ export class WsEndpoint {
   }
 
   /** A quota place for `account`, held until the socket closes (whatever ends it: a refusal, a close, a cut); false when none is left. */
+  /**
+   * The last checks of an upgrade, in one order for every protocol: the account has a place
+   * left (429), the server is not shutting down (503), the accept limiter admits one more
+   * (503 with Retry-After); then the place is taken. The place is checked before the limiter
+   * is asked (an account over its cap spends no admission of others') and taken only after
+   * it admitted (an upgrade the limiter holds off holds no place). No account (a GraphQL
+   * connection that authenticates in band): the limiter alone; it claims its place then.
+   */
+  private admit(socket: Duplex, account: number | undefined, token: string | undefined): Refusal | undefined {
+    const { quota, admission, limiter } = this.deps;
+    if (account !== undefined && !quota.hasRoom(account)) return quota.refusal();
+    if (admission.isClosed) return shuttingDown();
+    const admitted = limiter.take();
+    if (!admitted.ok) return refusal('SERVICE_UNAVAILABLE', 'Too many new connections: retry later', { 'Retry-After': String(admitted.retryAfterS) });
+    if (account !== undefined && token !== undefined && !this.claim(socket, account, token)) return quota.refusal();
+    return undefined;
+  }
+
   /**
    * The connection on `socket` takes a place of `account`'s (quota.ts) and holds its token
    * (tokenRecheck.ts) until the socket closes; false when the account has no place left.

@@ -73,3 +73,28 @@ describe('streams per account', () => {
     bob.close();
   });
 });
+
+describe('the cap and the accept limiter together', () => {
+  it('an upgrade the limiter holds off (503) holds no place, and an account at its cap (429) spends no admission of others', async () => {
+    let clock = 1_000_000;
+    const limited = await startTestServer({ MAX_STREAMS_PER_ACCOUNT: '3', ACCEPT_RATE: '1', ACCEPT_BURST: '2' }, { now: () => clock });
+    try {
+      const { id } = await createOrder(limited);
+      const statusOf = (r: WsClient | { status: number }) => (r instanceof WsClient ? 101 : r.status);
+      // A storm of five: two admitted, three held off; none is told it is over its cap.
+      const storm = await Promise.all([1, 2, 3, 4, 5].map(() => openWs(limited)));
+      expect(storm.map(statusOf).sort()).toEqual([101, 101, 503, 503, 503]);
+      clock += 10_000; // the limiter's burst (2) is back
+      // The three held off took no place: a third connection fits the cap of three.
+      expect(statusOf(await openWs(limited))).toBe(101);
+      // Now at the cap: 429, on both transports, and no admission spent (one is left, for Bob).
+      expect(statusOf(await openWs(limited))).toBe(429);
+      expect((await openSse(limited, id)).res.status).toBe(429);
+      expect(statusOf(await openWs(limited, '', limited.bob.token))).toBe(101);
+      expect(statusOf(await openWs(limited, '', limited.bob.token))).toBe(503);
+      for (const c of storm) if (c instanceof WsClient) c.ws.close();
+    } finally {
+      await limited.close();
+    }
+  });
+});
