@@ -384,10 +384,13 @@ describe('WebSocket /orders', () => {
     c.ws.close();
   });
 
-  it('refuses the upgrade with problem+json (type, code): 401 without a token, 400 for a bad since, 404 elsewhere', async () => {
+  it('refuses the upgrade with problem+json (type, code): 401 without a token, 400 for a bad or repeated since, 404 elsewhere', async () => {
     const cases = [
       [`${srv.url}/orders`, {}, 401, 'UNAUTHORIZED'],
       [`${srv.url}/orders?since=-1`, { authorization: `Bearer ${srv.alice.token}` }, 400, 'BAD_REQUEST'],
+      // Twice, even the same: a proxy may have read the other one.
+      [`${srv.url}/orders?since=1&since=5`, { authorization: `Bearer ${srv.alice.token}` }, 400, 'BAD_REQUEST'],
+      [`${srv.url}/orders?since=1&since=1`, { authorization: `Bearer ${srv.alice.token}` }, 400, 'BAD_REQUEST'],
       [`${srv.url}/elsewhere`, { authorization: `Bearer ${srv.alice.token}` }, 404, 'NOT_FOUND'],
     ] as const;
     for (const [url, headers, status, code] of cases) {
