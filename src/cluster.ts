@@ -5,7 +5,8 @@
  * once (so N workers do not race for it), prints the banner once every worker listens,
  * and supervises: a worker that dies is replaced (restartPolicy.ts: delays double while
  * workers keep dying young, and the cluster stops after five such deaths in a row), one
- * that refused its configuration (exit 2) stops the whole cluster instead of looping. SIGTERM is passed to every
+ * that refused its configuration (exit 2) stops the whole cluster instead of looping (a worker
+ * never exits 2 for PostgreSQL or Redis not answering: it waits for them, startup.ts Unreachable). SIGTERM is passed to every
  * worker, each of which drains as a lone server does (`main.ts`).
  *
  * Connections are spread by node:cluster's default round-robin on Linux; a WebSocket

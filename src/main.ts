@@ -22,12 +22,18 @@ async function serve(config: Config): Promise<void> {
   const logger = createLogger(config.logLevel).child(worker ? { worker: cluster.worker?.id } : {});
   // Default metrics include the event-loop delay percentiles the benchmarks report.
   const metrics = new Metrics({ defaultMetrics: true });
-  const store = await openConfiguredStore(config, (err) => {
-    metrics.storeErrors.inc();
-    logger.warn({ err }, err.name === 'StoreUnavailableError' ? 'database unreachable' : 'database pool error');
-  });
+  // A worker waits out PostgreSQL or Redis not answering (startup.ts Unreachable); a lone server refuses.
+  const wait = worker ? { onRetry: (what: string, err: unknown, delayMs: number) => logger.error({ err, retryInMs: delayMs }, `${what} is unreachable; trying again`) } : undefined;
+  const store = await openConfiguredStore(
+    config,
+    (err) => {
+      metrics.storeErrors.inc();
+      logger.warn({ err }, err.name === 'StoreUnavailableError' ? 'database unreachable' : 'database pool error');
+    },
+    wait,
+  );
   if (worker) lendRegistryToPrimary(metrics);
-  const shared = await openConfiguredShared(config, metrics, (err) => logger.warn({ err }, 'redis'));
+  const shared = await openConfiguredShared(config, metrics, (err) => logger.warn({ err }, 'redis'), wait);
   // A cluster's primary prepared the demo before forking.
   const demo = worker ? { seeded: false, token: null } : await prepareDemo(config, store);
   const { listener, metricsListener, fieldReads, realtime } = createApp({ config, store, logger, metrics, bus: shared.bus, registry: shared.registry, buckets: shared.buckets });

@@ -15,11 +15,46 @@ export function exitRefusing(message: string): never {
   process.exit(2);
 }
 
-/** Opens and migrates the configured store; `onDatabaseError` hears the PostgreSQL pool's errors (a dropped idle connection). */
-export async function openConfiguredStore(config: Config, onDatabaseError?: (err: Error) => void): Promise<Store> {
+/** The longest wait between a cluster worker's attempts to reach PostgreSQL or Redis (untilReachable). */
+export const REACH_RETRY_MAX_MS = 30_000;
+
+/**
+ * How a process treats PostgreSQL or Redis not answering at its start. A lone server, and a
+ * cluster's primary, refuse (exit 2: the URL may be wrong, and a supervisor says so). A
+ * cluster worker waits: the primary reached both before forking it, so for a worker
+ * (above all one replacing a worker that died during an outage) an unreachable dependency
+ * is an outage, and an exit 2 would stop the whole cluster, the workers still serving
+ * included (cluster.ts). It tries again after 1 s, doubling up to REACH_RETRY_MAX_MS,
+ * telling `onRetry` of each failure; it listens once both answer.
+ */
+export interface Unreachable {
+  onRetry: (what: string, err: unknown, delayMs: number) => void;
+  /** Waits `ms` (tests pass a clock of their own). */
+  sleep?: (ms: number) => Promise<void>;
+}
+
+/** `open` until it resolves, with the waits `Unreachable` describes. */
+export async function untilReachable<T>(what: string, open: () => Promise<T>, wait: Unreachable): Promise<T> {
+  const sleep = wait.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+  for (let delayMs = 1000; ; delayMs = Math.min(delayMs * 2, REACH_RETRY_MAX_MS)) {
+    try {
+      return await open();
+    } catch (err) {
+      wait.onRetry(what, err, delayMs);
+      await sleep(delayMs);
+    }
+  }
+}
+
+/**
+ * Opens and migrates the configured store; `onDatabaseError` hears the PostgreSQL pool's
+ * errors (a dropped idle connection). `wait`: a cluster worker's (see Unreachable).
+ */
+export async function openConfiguredStore(config: Config, onDatabaseError?: (err: Error) => void, wait?: Unreachable): Promise<Store> {
   let store: Store;
+  const open = () => openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, databaseSchema: config.databaseSchema, sqliteSynchronous: config.sqliteSynchronous, onDatabaseError });
   try {
-    store = await openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, databaseSchema: config.databaseSchema, sqliteSynchronous: config.sqliteSynchronous, onDatabaseError });
+    store = config.databaseUrl && wait ? await untilReachable('DATABASE_URL', open, wait) : await open();
   } catch (err) {
     // DATABASE_URL must answer before we start; the message names the URL without its password.
     if (config.databaseUrl) exitRefusing(`DATABASE_URL ${redactUrl(config.databaseUrl)} is unreachable: ${(err as Error).message || String(err)}`);
@@ -30,9 +65,10 @@ export async function openConfiguredStore(config: Config, onDatabaseError?: (err
   return store;
 }
 
-export async function openConfiguredShared(config: Config, metrics: Metrics, onError: (err: unknown) => void): Promise<Shared> {
+/** The bus, APQ registry and rate-limit buckets (Redis when configured); `wait`: a cluster worker's (see Unreachable). */
+export async function openConfiguredShared(config: Config, metrics: Metrics, onError: (err: unknown) => void, wait?: Unreachable): Promise<Shared> {
   try {
-    return await openShared(config, metrics, onError);
+    return wait && config.redisUrl ? await untilReachable('REDIS_URL', () => openShared(config, metrics, onError), wait) : await openShared(config, metrics, onError);
   } catch (err) {
     exitRefusing(`REDIS_URL ${redactUrl(config.redisUrl ?? '')} is unreachable: ${(err as Error).message || String(err)}`);
   }

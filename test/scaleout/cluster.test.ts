@@ -98,3 +98,40 @@ describe.each(['sqlite', 'postgres'] as const)('WORKERS=2 on %s', (storeKind) =>
     }
   });
 });
+
+describe('WORKERS=2, a worker dying while Redis is down', () => {
+  it('is replaced by one that waits for Redis: the instance keeps serving on the other worker, and the new one joins when Redis is back', async () => {
+    const redis = await startRedis();
+    const srv = await startInstance({ WORKERS: '2', REDIS_URL: redis.url, LOG_LEVEL: 'info' });
+    try {
+      const primary = srv.child.pid!;
+      const [first, second] = workersOf(primary);
+      await redis.kill();
+      process.kill(first, 'SIGKILL');
+      for (let i = 0; i < 100 && !exited(first); i++) await sleep(50);
+      // The replacement cannot reach Redis: it says so and tries again (it used to exit 2, and the primary stopped the cluster).
+      for (let i = 0; i < 200 && !srv.stdout.join('').includes('REDIS_URL is unreachable; trying again'); i++) await sleep(50);
+      expect(srv.stdout.join('')).toContain('REDIS_URL is unreachable; trying again');
+      expect(srv.child.exitCode).toBeNull();
+      expect(workersOf(primary)).toContain(second);
+      // The other worker serves on, Redis or not (writes go on without the bus).
+      const { id } = await createOrder(srv);
+      expect((await srv.fetch(`/orders/${id}`)).status).toBe(200);
+      // Redis back: the replacement (the cluster's third worker) connects and listens.
+      const replacement = workersOf(primary).find((pid) => pid !== second)!;
+      await redis.start();
+      const listened = () =>
+        srv.stdout
+          .join('')
+          .split('\n')
+          .some((line) => line.includes('"worker":3') && line.includes('"msg":"listening"'));
+      for (let i = 0; i < 400 && !listened(); i++) await sleep(50);
+      expect(listened()).toBe(true);
+      expect(workersOf(primary).sort()).toEqual([second, replacement].sort());
+      expect(srv.child.exitCode).toBeNull();
+    } finally {
+      if (srv.child.exitCode === null) await srv.kill('SIGKILL');
+      await redis.kill();
+    }
+  });
+});

@@ -84,8 +84,10 @@ export interface Instance extends StreamTarget {
   child: ChildProcess;
   /** The operator listener's base URL (METRICS_PORT=0: any free port), from the banner. */
   metricsUrl: string;
-  /** Everything the process wrote on stderr (logs at LOG_LEVEL=warn). */
+  /** Everything the process wrote on stderr (a refusal at startup). */
   stderr: string[];
+  /** Everything it wrote on stdout: the banner, and the JSON log lines (LOG_LEVEL=warn unless `env` says otherwise). */
+  stdout: string[];
   /** Resolves with the exit code. */
   exited: Promise<number | null>;
   kill(signal: NodeJS.Signals): Promise<number | null>;
@@ -109,6 +111,8 @@ export async function startInstance(env: Record<string, string>): Promise<Instan
   const done = exited(child).then((code) => (children.delete(child), rmSync(dataDir, { recursive: true, force: true }), code));
   const stderr: string[] = [];
   child.stderr.on('data', (d: Buffer) => stderr.push(String(d)));
+  const stdout: string[] = [];
+  child.stdout.on('data', (d: Buffer) => stdout.push(String(d)));
   let metricsUrl = '';
   await new Promise<void>((resolve, reject) => {
     let out = '';
@@ -135,6 +139,7 @@ export async function startInstance(env: Record<string, string>): Promise<Instan
     metricsUrl,
     child,
     stderr,
+    stdout,
     exited: done,
     alice: { token },
     fetch(path, init = {}) {
