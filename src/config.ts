@@ -20,6 +20,8 @@ export interface Config {
   databaseUrl?: string;
   /** A PostgreSQL schema of its own (several deployments, or tests, in one database). */
   databaseSchema?: string;
+  /** PostgreSQL: how long one statement may take before the request is answered 503 (PostgresStoreOptions.queryTimeoutMillis). */
+  databaseQueryTimeoutMs: number;
   redisUrl?: string;
   /**
    * Load the demo data set (once) and print a demo token the first time: on by default for
@@ -196,6 +198,7 @@ export function parseConfig(env: Env): ConfigResult {
         databaseUrl,
         demo: oneOf(env, 'DEMO', databaseUrl ? '0' : '1', ['0', '1']) === '1',
         databaseSchema: matching(env, 'DATABASE_SCHEMA', /^[a-z_][a-z0-9_]{0,62}$/, 'a lowercase identifier'),
+        databaseQueryTimeoutMs: int(env, 'DATABASE_QUERY_TIMEOUT_MS', 10_000, 100, 600_000),
         redisUrl,
         redisPrefix: matching(env, 'REDIS_PREFIX', /^[A-Za-z0-9_:.-]{1,64}$/, 'up to 64 of A-Z a-z 0-9 _ : . -') ?? 'orderline:',
         workers,

@@ -52,7 +52,15 @@ export async function untilReachable<T>(what: string, open: () => Promise<T>, wa
  */
 export async function openConfiguredStore(config: Config, onDatabaseError?: (err: Error) => void, wait?: Unreachable): Promise<Store> {
   let store: Store;
-  const open = () => openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, databaseSchema: config.databaseSchema, sqliteSynchronous: config.sqliteSynchronous, onDatabaseError });
+  const open = () =>
+    openStore({
+      dataDir: config.dataDir,
+      databaseUrl: config.databaseUrl,
+      databaseSchema: config.databaseSchema,
+      databaseQueryTimeoutMs: config.databaseQueryTimeoutMs,
+      sqliteSynchronous: config.sqliteSynchronous,
+      onDatabaseError,
+    });
   try {
     store = config.databaseUrl && wait ? await untilReachable('DATABASE_URL', open, wait) : await open();
   } catch (err) {

@@ -20,6 +20,8 @@ export interface StoreConfig {
   databaseUrl?: string;
   /** PostgreSQL: a schema of its own (see PostgresStoreOptions). */
   databaseSchema?: string;
+  /** PostgreSQL: how long one statement may take (PostgresStoreOptions.queryTimeoutMillis; its default when absent). */
+  databaseQueryTimeoutMs?: number;
   /** SQLite `synchronous`; the adapter's default is `full` (see SqliteStore). */
   sqliteSynchronous?: 'normal' | 'full';
   /** PostgreSQL: told of each error the pool raises outside a query (see PostgresStoreOptions.onError); ignored when absent. */
@@ -53,7 +55,7 @@ function makeDirectory(dir: string): void {
  * file), else the embedded store on `${dataDir}/orderline.sqlite`. Not migrated yet.
  */
 export async function openStore(config: StoreConfig): Promise<Store> {
-  if (config.databaseUrl) return openPostgresStore(config.databaseUrl, { schema: config.databaseSchema, onError: config.onDatabaseError });
+  if (config.databaseUrl) return openPostgresStore(config.databaseUrl, { schema: config.databaseSchema, onError: config.onDatabaseError, queryTimeoutMillis: config.databaseQueryTimeoutMs });
   makeDirectory(config.dataDir);
   return new SqliteStore(join(config.dataDir, 'orderline.sqlite'), config.sqliteSynchronous);
 }

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createServer, connect, type AddressInfo, type Socket } from 'node:net';
 import { Pool } from 'pg';
 import { runAccountsContract } from '../ports/accounts.contract';
 import { runFieldReadCountsContract } from '../ports/fieldReadCounts.contract';
@@ -197,6 +198,46 @@ describe('PostgresStore specifics', () => {
     expect(settled.map((r) => r.status === 'rejected' && r.reason instanceof StoreUnavailableError)).toEqual(Array(5).fill(true));
     expect(s.queryCount).toBe(1);
     await s.close();
+  });
+
+  it('fails a statement the server stops answering (a partition) with StoreUnavailableError after queryTimeoutMillis, reads and writes, and serves again after', async () => {
+    // A TCP proxy in front of PostgreSQL that can stop passing bytes either way, as a partition does.
+    let frozen = false;
+    const held: Socket[] = [];
+    const proxy = createServer((client) => {
+      const server = connect(Number(new globalThis.URL(URL).port || 5432), new globalThis.URL(URL).hostname);
+      held.push(client, server);
+      const pass = (from: Socket, to: Socket) => from.on('data', (d: Buffer) => void (frozen || to.write(d)));
+      pass(client, server);
+      pass(server, client);
+      const end = () => (client.destroy(), server.destroy());
+      client.on('error', end).on('close', end);
+      server.on('error', end).on('close', end);
+    });
+    await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
+    const via = new globalThis.URL(URL);
+    via.hostname = '127.0.0.1';
+    via.port = String((proxy.address() as AddressInfo).port);
+    const schema = newSchema();
+    const s = new PostgresStore(via.toString(), { schema, queryTimeoutMillis: 300, connectionTimeoutMillis: 1000 });
+    try {
+      await s.migrate();
+      const account = await s.ensureAccount('part');
+      const { order } = await s.createOrder(account.id, fields);
+      frozen = true;
+      await expect(s.getOrder(account.id, order.id)).rejects.toBeInstanceOf(StoreUnavailableError);
+      await expect(s.writeOrder(account.id, order.id, setNote('lost'))).rejects.toBeInstanceOf(StoreUnavailableError);
+      frozen = false;
+      // The connections that met the partition were dropped; new ones serve.
+      expect((await s.getOrder(account.id, order.id))?.revision).toBe(order.revision);
+      expect(await s.writeOrder(account.id, order.id, setNote('after'))).toMatchObject({ ok: true });
+    } finally {
+      frozen = false;
+      await s.close();
+      await dropSchema(schema);
+      for (const sock of held) sock.destroy();
+      await new Promise((r) => proxy.close(r));
+    }
   });
 
   it('migrates once when four stores migrate the same fresh schema at once', async () => {

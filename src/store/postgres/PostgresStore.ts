@@ -51,7 +51,7 @@ import { NOW, SQL, type Statement } from './sql';
 import { TYPES, columnsOf, storable, toEvent, toOrder, type EventRow, type OrderRow } from './parsers';
 import { mergeFieldReads } from '../fieldReads';
 import { DEMO_ACCOUNTS, DEMO_COMMENTS, DEMO_FRIENDS, DEMO_ORDERS, DEMO_POSTS, DEMO_USERS } from '../demo';
-import { unavailableOr } from './unavailable';
+import { isUnavailable, unavailableOr } from './unavailable';
 import { StoreUnavailableError } from '../errors';
 
 export { MAX_BATCH, MAX_ROWS } from '../rows';
@@ -79,6 +79,16 @@ export interface PostgresStoreOptions {
   max?: number;
   /** How long to wait for a connection before a query fails (default 5000 ms), so an unreachable server is an error, not a hang. */
   connectionTimeoutMillis?: number;
+  /**
+   * How long one statement may take (default 10000 ms): on the client (pg's `query_timeout`),
+   * so a connection the server stopped answering on (a partition, a hung or failing-over
+   * server) fails the request with StoreUnavailableError (503) instead of holding it without
+   * limit, and on the server (`statement_timeout`), so the statement does not run on after
+   * the client gave up. A write whose COMMIT timed out may still have been applied: the 503
+   * says "unknown", and a retry with the same Idempotency-Key or If-Match settles it.
+   * TCP keep-alive (after 10 s idle) finds a dead peer of an idle pooled connection.
+   */
+  queryTimeoutMillis?: number;
   /**
    * Told of every error the pool emits outside a query: an idle connection the server
    * dropped (restart, failover, idle timeout on its side). The pool has already
@@ -120,11 +130,20 @@ export class PostgresStore extends GraphReads<OrderRow> implements StoreLifecycl
   /** @param url a `postgres://` connection string. Connects lazily: use `openPostgresStore` to check it answers first. */
   constructor(url: string, options: PostgresStoreOptions = {}) {
     super();
-    const { schema, max = 10, connectionTimeoutMillis = 5000, onError = () => {} } = options;
+    const { schema, max = 10, connectionTimeoutMillis = 5000, queryTimeoutMillis = 10_000, onError = () => {} } = options;
     if (schema !== undefined && !SCHEMA_NAME.test(schema)) throw new RangeError(`PostgresStore: schema must match ${SCHEMA_NAME}, got "${schema}"`);
     this.schema = schema;
     this.onError = onError;
-    const config: PoolConfig = { connectionString: url, max, connectionTimeoutMillis, types: TYPES };
+    const config: PoolConfig = {
+      connectionString: url,
+      max,
+      connectionTimeoutMillis,
+      query_timeout: queryTimeoutMillis,
+      statement_timeout: queryTimeoutMillis,
+      keepAlive: true,
+      keepAliveInitialDelayMillis: 10_000,
+      types: TYPES,
+    };
     if (schema) config.options = `-c search_path=${schema}`;
     this.pool = new Pool(config);
     // An idle connection the server dropped emits 'error' on the pool; unhandled, that
@@ -183,7 +202,11 @@ export class PostgresStore extends GraphReads<OrderRow> implements StoreLifecycl
       await c.query('COMMIT');
       return out;
     } catch (err) {
-      await c.query('ROLLBACK').catch((e: Error) => (broken = e));
+      // A connection the server stopped answering on (a statement timed out, a socket cut) is
+      // dropped, not asked to ROLLBACK (that would wait out another timeout): the server rolls
+      // back a transaction whose connection is gone.
+      if (isUnavailable(err)) broken = err instanceof Error ? err : new Error(String(err));
+      else await c.query('ROLLBACK').catch((e: Error) => (broken = e));
       throw this.failure(err);
     } finally {
       c.release(broken);

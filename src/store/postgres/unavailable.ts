@@ -11,17 +11,19 @@ const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', 'ETI
 /**
  * SQLSTATEs of an unavailable server (PostgreSQL, Appendix A): class 08 (connection
  * exception), 57P01 admin_shutdown (`pg_ctl stop -m fast`), 57P02 crash_shutdown,
- * 57P03 cannot_connect_now (starting up, or in recovery), 53300 too_many_connections.
+ * 57P03 cannot_connect_now (starting up, or in recovery), 53300 too_many_connections, and
+ * 57014 query_canceled: the store's `statement_timeout` (nothing else here cancels a statement).
  */
-const isUnavailableState = (code: string): boolean => code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03' || code === '53300';
+const isUnavailableState = (code: string): boolean => code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03' || code === '53300' || code === '57014';
 
 /**
  * Messages pg and pg-pool throw without a code: the pool's `connectionTimeoutMillis`
- * elapsed, the server closed the connection, a client already broken, a pool closed
- * by shutdown.
+ * elapsed, a statement's `query_timeout` elapsed, the server closed the connection, a
+ * client already broken, a pool closed by shutdown.
  */
 const UNAVAILABLE_MESSAGES = [
   'timeout exceeded when trying to connect',
+  'Query read timeout',
   'Connection terminated',
   'Client has encountered a connection error and is not queryable',
   'Client was closed and is not queryable',
