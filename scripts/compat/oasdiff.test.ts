@@ -113,6 +113,22 @@ describe('oasdiffBreaking', () => {
     expect(await oasdiffBreaking(base, write('hc-rev.json', withHeader('Etag')))).toEqual([]);
     expect((await oasdiffBreaking(base, write('hc-gone.json', withHeader(undefined)))).map((c) => c.id)).toEqual(['required-response-header-removed']);
   });
+  it('judges a parameter declared for the whole path as each operation’s: a raised minimum fails', async () => {
+    const pathParam = (minimum: number) =>
+      JSON.stringify({
+        openapi: '3.1.0',
+        info: { title: 't', version: '1' },
+        paths: { '/things/{id}': { parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'integer', minimum } }], get: { responses: { '200': { description: 'ok' } } } } },
+      });
+    const changes = await oasdiffBreaking(write('pp-base.json', pathParam(1)), write('pp-rev.json', pathParam(5)));
+    expect(changes.map((c) => [c.id, c.operation, c.path])).toEqual([['request-parameter-min-increased', 'GET', '/things/{id}']]);
+  });
+  it('fails a response media type renamed within its family (application/json to application/hal+json): a client asking for the released one gets 406', async () => {
+    const typed = (mediaType: string) =>
+      JSON.stringify({ openapi: '3.1.0', info: { title: 't', version: '1' }, paths: { '/things': { get: { responses: { '200': { description: 'ok', content: { [mediaType]: { schema: { type: 'object' } } } } } } } } });
+    const changes = await oasdiffBreaking(write('mt-base.json', typed('application/json')), write('mt-rev.json', typed('application/hal+json')));
+    expect(changes.map((c) => c.id)).toEqual(['response-media-type-name-specialized']);
+  });
   it('turns an unreadable spec into a GateError carrying oasdiff’s message', async () => {
     const good = write('good.json', spec({}));
     const bad = write('bad.yaml', 'paths: [');

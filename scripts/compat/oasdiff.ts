@@ -47,6 +47,8 @@ export const RAISED_RULES: Readonly<Record<string, string>> = {
   'response-non-success-status-removed': 'a client that acts on that status (the SDK retries a write refused with 412) gets another one instead',
   'response-body-any-of-added': 'a client that parses the response as one of the released branches can receive the new one (oasdiff rates the same change to a oneOf WARN)',
   'response-property-any-of-added': 'as response-body-any-of-added, for a property',
+  'response-media-type-name-specialized': 'a client that asks for the released type (`Accept: application/json`) is refused 406 once the response is `application/hal+json`',
+  'response-media-type-name-changed': 'as response-media-type-name-specialized: the released type is no longer what the response is',
 };
 
 let levelsFile: string | undefined;
@@ -115,8 +117,8 @@ function runOasdiff(args: string[], okExit: number): Promise<unknown> {
  */
 export async function oasdiffBreaking(base: string, revision: string): Promise<OasdiffChange[]> {
   const [breaking, diff] = await Promise.all([
-    runOasdiff(['breaking', base, revision, '--fail-on', 'WARN', '--format', 'json', '--severity-levels', severityLevels(), CASE_INSENSITIVE_HEADERS], EXIT_BREAKING),
-    runOasdiff(['diff', base, revision, '--format', 'json', CASE_INSENSITIVE_HEADERS], 0),
+    runOasdiff(['breaking', base, revision, '--fail-on', 'WARN', '--format', 'json', '--severity-levels', severityLevels(), CASE_INSENSITIVE_HEADERS, FLATTEN_PARAMS], EXIT_BREAKING),
+    runOasdiff(['diff', base, revision, '--format', 'json', CASE_INSENSITIVE_HEADERS, FLATTEN_PARAMS], 0),
   ]);
   const changes = Array.isArray(breaking) ? (breaking as OasdiffChange[]) : [];
   return [...changes, ...responseFormatChanges(diff, changes)];
@@ -124,6 +126,12 @@ export async function oasdiffBreaking(base: string, revision: string): Promise<O
 
 /** Header names are case-insensitive (RFC 9110 5.1): `ETag` spelled `Etag` is the same header, not one removed and one added. */
 const CASE_INSENSITIVE_HEADERS = '--case-insensitive-headers';
+/**
+ * Parameters declared once for a path (`/orders/{orderId}`'s `orderId`) are judged as each
+ * operation's own: oasdiff 1.15 compares path-level parameters only as added or removed, so
+ * `minimum: 1` raised to `5` there would pass while the server refuses released clients.
+ */
+const FLATTEN_PARAMS = '--flatten-params';
 
 /** The rule id of the finding responseFormatChanges adds. */
 export const RESPONSE_FORMAT_RULE = 'response-property-format-changed';

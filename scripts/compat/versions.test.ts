@@ -23,6 +23,11 @@ describe('checkVersions (info.x-api-versions)', () => {
     expect(checkVersions(doc([V1, V2]), doc([V1, { version: 3 }, V2]), before)).toEqual([]);
   });
 
+  it('a sunset that is no date fails, whatever it was', () => {
+    expect(checkVersions(doc([V1, V2]), doc([{ ...V1, sunset: 'soon' }, V2]), before).map((f) => f.rule)).toEqual(['api-version-sunset-invalid']);
+    expect(checkVersions(doc([V1, V2]), doc([V1, { ...V2, sunset: '2027-13-45' }]), before).map((f) => f.rule)).toEqual(['api-version-sunset-invalid']);
+  });
+
   it('a sunset moved earlier fails; later, added or removed passes', () => {
     expect(checkVersions(doc([V1, V2]), doc([{ ...V1, sunset: '2027-01-01T00:00:00Z' }, V2]), before).map((f) => f.rule)).toEqual(['api-version-sunset-earlier']);
     expect(checkVersions(doc([V1, V2]), doc([{ ...V1, sunset: '2028-01-01T00:00:00Z' }, V2]), before)).toEqual([]);

@@ -53,6 +53,12 @@ export function checkVersions(released: Record<string, unknown>, current: Record
       ),
     );
   }
+  // A sunset that is no date would be served as `Sunset: Invalid Date` and compare as nothing below.
+  for (const v of after) {
+    if (v.sunset !== undefined && Number.isNaN(Date.parse(v.sunset))) {
+      findings.push(finding(`version ${v.version}`, `version ${v.version}'s sunset "${v.sunset}" is not a date: clients would be sent Sunset: Invalid Date`, 'api-version-sunset-invalid'));
+    }
+  }
   for (const v of before) {
     const still = after.find((a) => a.version === v.version);
     if (!still) {
