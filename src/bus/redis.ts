@@ -100,7 +100,14 @@ export class RedisBus implements Bus {
       throw err;
     });
     const bus = new RedisBus(pub, sub, opts);
-    await sub.subscribe(bus.control);
+    try {
+      await sub.subscribe(bus.control);
+    } catch (err) {
+      // Both connections go with the failed open: a cluster worker tries again (startup.ts), and would leak two per attempt.
+      pub.disconnect();
+      sub.disconnect();
+      throw err;
+    }
     return bus;
   }
 

@@ -120,10 +120,12 @@ export function createRealtime(deps: RealtimeDeps): Realtime {
   // A store outage is reported by the requests that meet it; the next round tries again.
   // One round at a time: a store slower than the interval skips rounds rather than stacking them.
   let round: Promise<void> | undefined;
+  let closed = false;
   const reconciling = setInterval(() => {
     round ??= hub
       .reconcile()
-      .catch((err: unknown) => void (err instanceof StoreUnavailableError || deps.onError?.(err)))
+      // A round still running at close meets a closed store: not an error to report.
+      .catch((err: unknown) => void (closed || err instanceof StoreUnavailableError || deps.onError?.(err)))
       .finally(() => (round = undefined));
   }, RECONCILE_MS);
   reconciling.unref();
@@ -139,6 +141,7 @@ export function createRealtime(deps: RealtimeDeps): Realtime {
     attach: (server) => void server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => (isWebSocketHandshake(req) ? handleUpgrade(req, socket, head) : ignoreUpgrade(server, req, socket, head))),
     mount: (path, protocol) => ws.mount(path, protocol),
     close() {
+      closed = true;
       clearInterval(reconciling);
       tokens.close();
       admission.close();

@@ -509,6 +509,9 @@ export class WsEndpoint {
    */
   private claim(socket: Duplex, account: number, token: string): boolean {
     const { quota, tokens } = this.deps;
+    // A client that left while its token was checked: its 'close' has passed, so nothing would
+    // give the place back. It takes none (its refusal goes nowhere).
+    if (socket.destroyed) return false;
     if (!quota.take(account)) return false;
     const release = tokens.hold(token, () => {
       const ws = this.upgraded.get(socket);

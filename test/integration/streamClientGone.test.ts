@@ -7,7 +7,7 @@
  */
 import { connect, type Socket } from 'node:net';
 import { startTestServer, type TestServer } from '../support/server';
-import { createOrder, holdTokenReads } from '../support/streams';
+import { createOrder, holdTokenReads, openWs, WsClient } from '../support/streams';
 
 describe('a stream request whose client leaves during its check', () => {
   let srv: TestServer;
@@ -119,3 +119,38 @@ class RawClient {
     }
   }
 }
+
+describe('a WebSocket upgrade whose client leaves during its token check', () => {
+  it('takes no stream place: with a cap of one, the next connection is admitted (on /orders and /graphql)', async () => {
+    const srv = await startTestServer({ MAX_STREAMS_PER_ACCOUNT: '1' });
+    try {
+      for (const path of ['/orders', '/graphql']) {
+        const token = await srv.tokenFor('alice'); // not yet in the auth cache: its check reads the store
+        const { entered: inStore, release } = holdTokenReads(srv.store);
+        const s = connect(Number(new URL(srv.url).port), '127.0.0.1');
+        s.on('error', () => undefined);
+        const closed = new Promise<void>((r) => s.on('close', () => r()));
+        s.write(
+          `GET ${path} HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Protocol: graphql-transport-ws\r\nAuthorization: Bearer ${token}\r\n\r\n`,
+        );
+        await inStore;
+        // A reset (a FIN the server would not notice: it does not read an upgrading socket, and lets a half close).
+        s.resetAndDestroy();
+        await closed;
+        // The server's side is gone too once it sees the reset: wait for it, then let the check finish.
+        for (let i = 0; i < 100 && (await srv.connections()) > 0; i++) await new Promise((r) => setTimeout(r, 10));
+        release();
+        srv.store.tokenBySelector = Object.getPrototypeOf(srv.store).tokenBySelector.bind(srv.store);
+        const next = await openWs(srv, '', token);
+        expect(next).toBeInstanceOf(WsClient);
+        if (next instanceof WsClient) {
+          next.ws.close();
+          await next.closed();
+        }
+        for (let i = 0; i < 100 && (await srv.connections()) > 0; i++) await new Promise((r) => setTimeout(r, 10));
+      }
+    } finally {
+      await srv.close();
+    }
+  });
+});
