@@ -18,7 +18,7 @@
 import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Response } from 'graphql-http';
-import { isRefusal, notModified, readRequestText, send, type Exchange, type Finalizer, type Refusal, type TransportRoute } from '../http';
+import { connectionClosing, isRefusal, NOT_RUN, notModified, readRequestText, send, type Exchange, type Finalizer, type Refusal, type TransportRoute } from '../http';
 import type { Account } from '../store';
 import { GRAPHQL_PATH, type GraphqlEngine } from './engine';
 
@@ -77,6 +77,8 @@ export function graphqlRoute({ engine, finalizer, authenticate, bodyLimit }: Gra
     }
     // HEAD is the GET without its body (the response writer leaves it out).
     const method = req.method === 'HEAD' ? 'GET' : (req.method ?? 'GET');
+    // Pipelined behind an answer that closes the connection (http/respond.ts): not run (a mutation would be a change never answered).
+    if (connectionClosing(x)) return write(x, await engine.refuse(NOT_RUN, accept, account));
     return write(x, await engine.serve({ method, url: req.url ?? GRAPHQL_PATH, headers: req.headers, body, account }));
   }
 

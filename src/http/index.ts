@@ -17,7 +17,7 @@ export { metricsListener, METRICS_PATH } from './metricsListener';
 export { authenticator, createPipeline, type TransportRoute } from './pipeline';
 export { isRefusal, problem, PROBLEM_MEDIA_TYPE, refusal, refusalOf, type Problem, type ProblemCode, type Refusal } from './problem';
 export { rateLimiter, type RateLimiter } from './rateLimit';
-export { problemText, send, sendProblem } from './respond';
+export { connectionClosing, NOT_RUN, problemText, send, sendProblem } from './respond';
 export { answerClientErrors, ignoreUpgrade, isWebSocketHandshake, refuseOnSocket } from './upgrade';
 export { framingRefusal } from './framing';
 export { notModified } from './conditional';

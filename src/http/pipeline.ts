@@ -34,7 +34,7 @@ import type { AuthCache } from './authCache';
 import type { Exchange, Finalizer } from './finalize';
 import { isRefusal, refusal, refusalOf, type Refusal } from './problem';
 import type { RateLimiter } from './rateLimit';
-import { closingConnections, send, sendProblem, sendResponse } from './respond';
+import { connectionClosing, NOT_RUN, send, sendProblem, sendResponse } from './respond';
 import { readBody, readParameters, type AnyResponse, type Operation } from './rest/operations';
 import { notModified, readMatches } from './conditional';
 import type { RouteSpec } from '../../generated/openapi/routes';
@@ -143,6 +143,7 @@ export function createPipeline(deps: PipelineDeps): RequestListener {
     if (!op.auth) {
       const raw = await bind(req, op, params, x.search);
       if (isRefusal(raw)) return sendProblem(fin, x, raw);
+      if (connectionClosing(x)) return sendProblem(fin, x, NOT_RUN);
       return represent(x, await op.run(raw, { method: req.method ?? 'GET', path: x.path }));
     }
     // The auth cache first (synchronous): most requests of a client come after its first.
@@ -156,6 +157,8 @@ export function createPipeline(deps: PipelineDeps): RequestListener {
     }
     const raw = op.spec.body ? await bind(req, op, params, x.search) : readParameters(req, op, params, x.search);
     if (isRefusal(raw)) return sendProblem(fin, x, raw);
+    // The last moment a pipelined request can learn that the answer ahead of it closes the connection: then it is not run.
+    if (connectionClosing(x)) return sendProblem(fin, x, NOT_RUN);
     return represent(x, await op.run(raw, { method: req.method ?? 'GET', path: x.path, account }));
   }
 
@@ -206,7 +209,7 @@ export function createPipeline(deps: PipelineDeps): RequestListener {
   }
 
   function route(req: IncomingMessage, res: ServerResponse): void {
-    if (closingConnections.has(req.socket)) return; // pipelined behind a refusal that closes the connection (respond.ts)
+    if (connectionClosing({ req })) return; // pipelined behind a refusal that closes the connection (respond.ts)
     let url = req.url ?? '/';
     if (url.charCodeAt(0) !== 0x2f && ABSOLUTE_FORM.test(url)) req.url = url = originForm(url);
     const q = url.indexOf('?');

@@ -1,11 +1,13 @@
 /**
  * The one HTTP response writer: every answer of the pipeline, problems included, leaves
  * through `send`, and every problem through `sendProblem`. The Koa shell (koaShell.ts)
- * renders its problems with the same `problemText`.
+ * renders its problems with the same `problemText`. An answer with `Connection: close`
+ * (a refusal that leaves the connection unframed) marks its connection, so that a request
+ * pipelined behind it is neither run nor answered (connectionClosing).
  */
 import type { AnyResponse } from '../../generated/openapi/bind';
 import type { Exchange, Finalizer } from './finalize';
-import { PROBLEM_MEDIA_TYPE, type Refusal } from './problem';
+import { PROBLEM_MEDIA_TYPE, refusal, type Refusal } from './problem';
 import { serialized } from './rest/representationCache';
 
 /** The JSON text of a body: the representation cache's when it made this object, else serialized now. */
@@ -27,6 +29,7 @@ export const problemText = (r: Refusal): string => JSON.stringify(r.problem);
  */
 export function send(fin: Finalizer, x: Exchange, status: number, vary: string | undefined, body: string | undefined, lengthSet = false): number {
   const fields = x.fields;
+  if (closesConnection(fields)) closingConnections.add(x.req.socket);
   const v = fin.vary(vary);
   if (v !== undefined) fields.push('Vary', v);
   if (body !== undefined && !lengthSet) fields.push('Content-Length', String(Buffer.byteLength(body)));
@@ -44,10 +47,29 @@ export function send(fin: Finalizer, x: Exchange, status: number, vary: string |
  */
 export const closingConnections = new WeakSet<object>();
 
+/**
+ * Whether the exchange's connection closes behind an answer already decided (see
+ * closingConnections). Asked when a request pipelined behind that answer was routed, and
+ * again right before its operation runs: its head may have been read before the refusal
+ * ahead of it was decided (a body that crossed the size limit in the same read).
+ */
+export const connectionClosing = (x: Pick<Exchange, 'req'>): boolean => closingConnections.has(x.req.socket);
+
+/** The answer to a request that came behind one whose answer closes the connection: never sent (node stops at the close), logged. */
+export const NOT_RUN = refusal('SERVICE_UNAVAILABLE', 'Not run: the connection closes behind the answer to the request before it');
+
+/** Whether the response fields say `Connection: close` (names as sent: any case). */
+function closesConnection(fields: readonly string[]): boolean {
+  for (let i = 0; i < fields.length; i += 2) {
+    const name = fields[i];
+    if (name.length === 10 && name.toLowerCase() === 'connection' && /\bclose\b/i.test(fields[i + 1])) return true;
+  }
+  return false;
+}
+
 /** A problem+json answer: the refusal's fields, its JSON text. */
 export function sendProblem(fin: Finalizer, x: Exchange, r: Refusal): number {
   if (r.headers) for (const name in r.headers) x.fields.push(name, r.headers[name]);
-  if (r.headers?.Connection === 'close') closingConnections.add(x.req.socket);
   x.fields.push('Content-Type', PROBLEM_MEDIA_TYPE);
   return send(fin, x, r.problem.status, undefined, problemText(r));
 }

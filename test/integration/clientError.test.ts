@@ -317,3 +317,35 @@ describe('requests node:http reads but the service will not serve', () => {
     expect(ok.head).toMatch(/^HTTP\/1\.1 201 /);
   });
 });
+
+describe('a request pipelined behind a body over the limit, read in the same chunk', () => {
+  it('is neither run nor answered, behind REST and /graphql alike: the 413 alone comes back, and nothing is stored', async () => {
+    const limited = await startTestServer({ BODY_LIMIT_BYTES: '1024' });
+    try {
+      const t = limited.alice.token;
+      const count = async () => ((await (await limited.fetch('/orders?limit=100')).json()) as { orders: unknown[] }).orders.length;
+      const before = await count();
+      const big = 'x'.repeat(2048);
+      // Ahead: chunked, its one chunk over the limit; the next request right behind it in the same write.
+      const over = (path: string) =>
+        `POST ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${t}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n${big.length.toString(16)}\r\n${big}\r\n0\r\n\r\n`;
+      const post = (path: string, body: string) => `POST ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${t}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`;
+      const create = post('/orders', '{}');
+      const query = post('/graphql', '{"query":"{ viewer { id } }"}');
+      for (const bytes of [over('/orders') + create, over('/orders') + query, over('/graphql') + create]) {
+        const { port } = new URL(limited.url);
+        const answers = await new Promise<string>((resolve) => {
+          const s = connect(Number(port), '127.0.0.1', () => s.write(bytes));
+          const chunks: Buffer[] = [];
+          s.on('data', (d: Buffer) => chunks.push(d));
+          s.on('error', () => undefined);
+          s.on('close', () => resolve(Buffer.concat(chunks).toString('latin1')));
+        });
+        expect(answers.match(/^HTTP\/1\.1 \d{3}/gm)).toEqual(['HTTP/1.1 413']);
+      }
+      expect(await count()).toBe(before);
+    } finally {
+      await limited.close();
+    }
+  });
+});
