@@ -7,7 +7,7 @@
  */
 import type { Middleware } from 'koa';
 import type { Finalizer } from './finalize';
-import { PROBLEM_MEDIA_TYPE, refusal, refusalOf, type Refusal } from './problem';
+import { PROBLEM_MEDIA_TYPE, refusal, refusalForStatus, refusalOf, type Refusal } from './problem';
 import { problemText } from './respond';
 
 export function koaShell(fin: Finalizer): Middleware {
@@ -28,9 +28,16 @@ export function koaShell(fin: Finalizer): Middleware {
         ctx.status = 204;
       } else {
         await next();
-        // @koa/router's allowedMethods() leaves 405 or 501 with Allow and no body: answered as 405 problem+json.
-        if (ctx.body == null && (ctx.status === 405 || ctx.status === 501)) answer(refusal('METHOD_NOT_ALLOWED', `${ctx.method} is not allowed here`, { Allow: ctx.response.get('Allow') }));
-        else if (ctx.status === 404 && ctx.body == null) answer(refusal('NOT_FOUND', `No route for ${ctx.method} ${ctx.path}`));
+        // An error status left without a body (a route's `ctx.status = 403`, @koa/router's
+        // allowedMethods() 405 or 501 with Allow) is answered as every refusal is, problem+json.
+        // 501 there means a method no route implements: the client's, 405 like any other.
+        if (ctx.body == null && ctx.status >= 400) {
+          const allow = ctx.response.get('Allow');
+          const fields = allow ? { Allow: allow } : undefined;
+          if (ctx.status === 404) answer(refusal('NOT_FOUND', `No route for ${ctx.method} ${ctx.path}`));
+          else if (ctx.status === 405 || (ctx.status === 501 && allow)) answer(refusal('METHOD_NOT_ALLOWED', `${ctx.method} is not allowed here`, fields));
+          else answer(refusalForStatus(ctx.status, undefined, fields) ?? refusal('INTERNAL'));
+        }
       }
     } catch (err) {
       const known = refusalOf(err);

@@ -223,6 +223,14 @@ export function createPipeline(deps: PipelineDeps): RequestListener {
     const matched = matchPath(path);
     if (matched) return resource(req, res, matched.resource, matched.params, path, search);
     for (const t of deps.transports) if (t.matches(path)) return transport(req, res, t, path, search);
+    // A contract URL in another case or with a trailing slash is an unknown resource (404), not
+    // one for the Koa application: @koa/router matches case-insensitively and with a trailing
+    // slash by default, and a user's route there would serve a contract URL around its rules.
+    const loose = path.toLowerCase().replace(/\/+$/, '') || '/';
+    if (loose !== path && (matchPath(loose) || deps.transports.some((t) => t.matches(loose)))) {
+      const x = fin.begin(req, res, path, search);
+      return void fin.end(x, sendProblem(fin, x, refusal('NOT_FOUND', `No route for ${req.method ?? 'GET'} ${path}: paths match exactly`)));
+    }
     deps.fallback(req, res);
   }
 

@@ -4,6 +4,7 @@
  * where a transport writes (http/respond.ts; GraphQL and WebSocket in their own shapes).
  * `refusalOf` is the one funnel for exceptions: a client's refusal, or undefined (a 500).
  */
+import { STATUS_CODES } from 'node:http';
 import { StoreInputError, StoreUnavailableError } from '../store';
 
 export const PROBLEM_MEDIA_TYPE = 'application/problem+json';
@@ -24,6 +25,7 @@ export const PROBLEMS = {
   VALIDATION_FAILED: [400, 'Request validation failed'],
   BAD_CURSOR: [400, 'Invalid page cursor'],
   UNAUTHORIZED: [401, 'Missing or invalid bearer token'],
+  FORBIDDEN: [403, 'Forbidden'],
   NOT_FOUND: [404, 'Not found'],
   METHOD_NOT_ALLOWED: [405, 'Method not allowed'],
   NOT_ACCEPTABLE: [406, 'Not acceptable'],
@@ -35,12 +37,15 @@ export const PROBLEMS = {
   UNSUPPORTED_MEDIA_TYPE: [415, 'Unsupported media type'],
   EXPECTATION_FAILED: [417, 'Expectation failed'],
   IDEMPOTENCY_KEY_REUSED: [422, 'Idempotency key reused'],
+  UNPROCESSABLE_CONTENT: [422, 'Unprocessable content'],
   PRECONDITION_REQUIRED: [428, 'Precondition required'],
   RATE_LIMITED: [429, 'Too many requests'],
   HEADER_FIELDS_TOO_LARGE: [431, 'Request header fields too large'],
   SERVICE_UNAVAILABLE: [503, 'Service unavailable'],
   INTERNAL: [500, 'Internal server error'],
   NOT_IMPLEMENTED: [501, 'Not implemented'],
+  /** A client error with no code of its own (a custom Koa route's `ctx.throw(410)`): the problem's `status` and `title` are the HTTP status's. */
+  CLIENT_ERROR: [400, 'Client error'],
 } as const satisfies Record<string, readonly [number, string]>;
 
 export type ProblemCode = keyof typeof PROBLEMS;
@@ -78,16 +83,39 @@ export const refusal = (code: ProblemCode, detail?: string, headers?: Record<str
 /** Tells a refusal from the value a step returns when it lets the request on. */
 export const isRefusal = (v: object): v is Refusal => 'refused' in v && v.refused === true;
 
-/** Statuses of client errors raised as exceptions by libraries (Koa's `ctx.throw`, http-errors), mapped to our codes. */
+/** Statuses raised as exceptions by libraries (Koa's `ctx.throw`, http-errors) or set by a custom route, mapped to our codes. */
 const FROM_STATUS: Record<number, ProblemCode> = {
   400: 'BAD_REQUEST',
+  401: 'UNAUTHORIZED',
+  403: 'FORBIDDEN',
   404: 'NOT_FOUND',
   405: 'METHOD_NOT_ALLOWED',
   406: 'NOT_ACCEPTABLE',
+  408: 'REQUEST_TIMEOUT',
+  409: 'CONFLICT',
+  412: 'PRECONDITION_FAILED',
   413: 'PAYLOAD_TOO_LARGE',
   415: 'UNSUPPORTED_MEDIA_TYPE',
-  501: 'METHOD_NOT_ALLOWED', // an unknown method is the client's doing too
+  417: 'EXPECTATION_FAILED',
+  422: 'UNPROCESSABLE_CONTENT',
+  428: 'PRECONDITION_REQUIRED',
+  429: 'RATE_LIMITED',
+  431: 'HEADER_FIELDS_TOO_LARGE',
+  501: 'NOT_IMPLEMENTED',
+  503: 'SERVICE_UNAVAILABLE',
 };
+
+/**
+ * The refusal a status stands for: its code (FROM_STATUS), else, for another 4xx, CLIENT_ERROR
+ * with that status and its HTTP title; undefined for a 5xx other than 501 and 503 (a server
+ * error: the caller logs it and answers 500 without internals).
+ */
+export function refusalForStatus(status: number, detail?: string, headers?: Record<string, string>): Refusal | undefined {
+  const code = FROM_STATUS[status];
+  if (code) return refusal(code, detail, headers);
+  if (status >= 400 && status < 500) return refusal('CLIENT_ERROR', detail, headers, { status, title: STATUS_CODES[status] ?? 'Client error' });
+  return undefined;
+}
 
 /**
  * Seconds a client is told to wait when the store cannot be reached: about what a
@@ -106,9 +134,7 @@ export function refusalOf(err: unknown): Refusal | undefined {
   // The store is unreachable (refused, reset, shutting down): nothing was written, retrying later will do.
   if (err instanceof StoreUnavailableError) return refusal('SERVICE_UNAVAILABLE', 'The store is unavailable: retry later', { 'Retry-After': String(STORE_RETRY_AFTER_S) });
   if (typeof err !== 'object' || err === null || !('status' in err) || typeof err.status !== 'number') return undefined;
-  const code = FROM_STATUS[err.status];
-  if (!code) return undefined;
   const exposed = 'expose' in err && err.expose === true && 'message' in err && typeof err.message === 'string' ? err.message : undefined;
   const headers = 'headers' in err && typeof err.headers === 'object' && err.headers !== null ? Object.fromEntries(Object.entries(err.headers).map(([k, v]) => [k, String(v)])) : undefined;
-  return refusal(code, exposed, headers);
+  return refusalForStatus(err.status, exposed, headers);
 }

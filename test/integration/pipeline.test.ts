@@ -24,6 +24,10 @@ describe('the request pipeline', () => {
     buggy.get('/boom', () => {
       throw new Error('a bug in a user route');
     });
+    // Error statuses a user's route throws or sets, and a route that would shadow contract URLs.
+    buggy.get('/thrown/:status', (ctx) => ctx.throw(Number(ctx.params.status), 'refused here'));
+    buggy.get('/plain/:status', (ctx) => void (ctx.status = Number(ctx.params.status)));
+    buggy.all('/orders/:id', (ctx) => void (ctx.body = { shadow: true }));
     srv.app.use(buggy.routes());
   });
 
@@ -61,10 +65,36 @@ describe('the request pipeline', () => {
     expect(JSON.stringify(body)).not.toContain('a bug');
   });
 
-  it('a contract route owns its URL exactly: another case or a trailing slash is another (unknown) resource', async () => {
+  it('answers every error status a user route throws or sets as problem+json with that status, never a 500', async () => {
+    const codes: Record<number, string> = {
+      401: 'UNAUTHORIZED',
+      403: 'FORBIDDEN',
+      409: 'CONFLICT',
+      410: 'CLIENT_ERROR',
+      418: 'CLIENT_ERROR',
+      422: 'UNPROCESSABLE_CONTENT',
+      429: 'RATE_LIMITED',
+      501: 'NOT_IMPLEMENTED',
+      503: 'SERVICE_UNAVAILABLE',
+    };
+    for (const [status, code] of Object.entries(codes)) {
+      const thrown = await srv.fetch(`/thrown/${status}`);
+      expect({ status: thrown.status, type: thrown.headers.get('content-type'), body: await thrown.json() }).toMatchObject({
+        status: Number(status),
+        type: 'application/problem+json',
+        body: { status: Number(status), code, ...(Number(status) < 500 ? { detail: 'refused here' } : {}) },
+      });
+    }
+    for (const status of [403, 405, 410, 501]) {
+      const plain = await srv.fetch(`/plain/${status}`);
+      expect([plain.status, plain.headers.get('content-type'), ((await plain.json()) as { status: number }).status]).toEqual([status, 'application/problem+json', status]);
+    }
+  });
+
+  it('a contract route owns its URL exactly: another case or a trailing slash is another (unknown) resource, also with a user route that would match it', async () => {
     const { id } = await createOrder(srv);
     expect((await srv.fetch(`/orders/${id}`)).status).toBe(200);
-    for (const path of [`/ORDERS/${id}`, `/orders/${id}/`, `/V1/Orders/${id}`]) {
+    for (const path of [`/ORDERS/${id}`, `/orders/${id}/`, `/V1/Orders/${id}`, `/Orders/${id}`, '/GRAPHQL', '/orders/']) {
       const res = await srv.fetch(path);
       expect({ path, status: res.status, type: res.headers.get('content-type') }).toEqual({ path, status: 404, type: 'application/problem+json' });
     }
