@@ -91,6 +91,7 @@ export type CreateOrderResponse =
   | { status: 401; headers?: { "WWW-Authenticate"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrder"]['responses'][401]['content']["application/problem+json"] }
   | { status: 406; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrder"]['responses'][406]['content']["application/problem+json"] }
   | { status: 409; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrder"]['responses'][409]['content']["application/problem+json"] }
+  | { status: 412; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrder"]['responses'][412]['content']["application/problem+json"] }
   | { status: 413; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrder"]['responses'][413]['content']["application/problem+json"] }
   | { status: 415; headers?: { "Accept-Encoding"?: string; "Accept-Patch"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrder"]['responses'][415]['content']["application/problem+json"] }
   | { status: 422; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrder"]['responses'][422]['content']["application/problem+json"] }
@@ -113,6 +114,7 @@ export type CreateOrderV1Response =
   | { status: 401; headers?: { "WWW-Authenticate"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrderV1"]['responses'][401]['content']["application/problem+json"] }
   | { status: 406; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrderV1"]['responses'][406]['content']["application/problem+json"] }
   | { status: 409; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrderV1"]['responses'][409]['content']["application/problem+json"] }
+  | { status: 412; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrderV1"]['responses'][412]['content']["application/problem+json"] }
   | { status: 413; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrderV1"]['responses'][413]['content']["application/problem+json"] }
   | { status: 415; headers?: { "Accept-Encoding"?: string; "Accept-Patch"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrderV1"]['responses'][415]['content']["application/problem+json"] }
   | { status: 422; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrderV1"]['responses'][422]['content']["application/problem+json"] }
@@ -135,6 +137,7 @@ export type CreateOrderV2Response =
   | { status: 401; headers?: { "WWW-Authenticate"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrderV2"]['responses'][401]['content']["application/problem+json"] }
   | { status: 406; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrderV2"]['responses'][406]['content']["application/problem+json"] }
   | { status: 409; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrderV2"]['responses'][409]['content']["application/problem+json"] }
+  | { status: 412; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrderV2"]['responses'][412]['content']["application/problem+json"] }
   | { status: 413; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrderV2"]['responses'][413]['content']["application/problem+json"] }
   | { status: 415; headers?: { "Accept-Encoding"?: string; "Accept-Patch"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrderV2"]['responses'][415]['content']["application/problem+json"] }
   | { status: 422; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrderV2"]['responses'][422]['content']["application/problem+json"] }

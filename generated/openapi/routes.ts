@@ -63,7 +63,7 @@ export const routes: readonly RouteSpec[] = [
     integerParams: ["Api-Version"],
     validate: { path: null, query: null, header: p.createOrderHeader },
     body: { required: true, contentTypes: { "application/json": v.createOrderBody0, "application/vnd.orderline.order+json; version=1": v.OrderCreateV1, "application/vnd.orderline.order+json; version=2": v.OrderCreateV2 } },
-    responses: { "201": { "application/json": v.createOrder201R0, "application/vnd.orderline.order+json; version=1": v.OrderV1, "application/vnd.orderline.order+json; version=2": v.OrderV2 }, "400": { "application/problem+json": v.Problem }, "401": { "application/problem+json": v.Problem }, "406": { "application/problem+json": v.Problem }, "409": { "application/problem+json": v.Problem }, "413": { "application/problem+json": v.Problem }, "415": { "application/problem+json": v.Problem }, "422": { "application/problem+json": v.Problem }, "429": { "application/problem+json": v.Problem }, "503": { "application/problem+json": v.Problem } },
+    responses: { "201": { "application/json": v.createOrder201R0, "application/vnd.orderline.order+json; version=1": v.OrderV1, "application/vnd.orderline.order+json; version=2": v.OrderV2 }, "400": { "application/problem+json": v.Problem }, "401": { "application/problem+json": v.Problem }, "406": { "application/problem+json": v.Problem }, "409": { "application/problem+json": v.Problem }, "412": { "application/problem+json": v.Problem }, "413": { "application/problem+json": v.Problem }, "415": { "application/problem+json": v.Problem }, "422": { "application/problem+json": v.Problem }, "429": { "application/problem+json": v.Problem }, "503": { "application/problem+json": v.Problem } },
   },
   {
     operationId: "createOrderV1",
@@ -74,7 +74,7 @@ export const routes: readonly RouteSpec[] = [
     integerParams: [],
     validate: { path: null, query: null, header: p.createOrderV1Header },
     body: { required: true, contentTypes: { "application/json": v.OrderCreateV1, "application/vnd.orderline.order+json; version=1": v.OrderCreateV1 } },
-    responses: { "201": { "application/json": v.OrderV1, "application/vnd.orderline.order+json; version=1": v.OrderV1 }, "400": { "application/problem+json": v.Problem }, "401": { "application/problem+json": v.Problem }, "406": { "application/problem+json": v.Problem }, "409": { "application/problem+json": v.Problem }, "413": { "application/problem+json": v.Problem }, "415": { "application/problem+json": v.Problem }, "422": { "application/problem+json": v.Problem }, "429": { "application/problem+json": v.Problem }, "503": { "application/problem+json": v.Problem } },
+    responses: { "201": { "application/json": v.OrderV1, "application/vnd.orderline.order+json; version=1": v.OrderV1 }, "400": { "application/problem+json": v.Problem }, "401": { "application/problem+json": v.Problem }, "406": { "application/problem+json": v.Problem }, "409": { "application/problem+json": v.Problem }, "412": { "application/problem+json": v.Problem }, "413": { "application/problem+json": v.Problem }, "415": { "application/problem+json": v.Problem }, "422": { "application/problem+json": v.Problem }, "429": { "application/problem+json": v.Problem }, "503": { "application/problem+json": v.Problem } },
   },
   {
     operationId: "createOrderV2",
@@ -85,7 +85,7 @@ export const routes: readonly RouteSpec[] = [
     integerParams: [],
     validate: { path: null, query: null, header: p.createOrderV2Header },
     body: { required: true, contentTypes: { "application/json": v.OrderCreateV2, "application/vnd.orderline.order+json; version=2": v.OrderCreateV2 } },
-    responses: { "201": { "application/json": v.OrderV2, "application/vnd.orderline.order+json; version=2": v.OrderV2 }, "400": { "application/problem+json": v.Problem }, "401": { "application/problem+json": v.Problem }, "406": { "application/problem+json": v.Problem }, "409": { "application/problem+json": v.Problem }, "413": { "application/problem+json": v.Problem }, "415": { "application/problem+json": v.Problem }, "422": { "application/problem+json": v.Problem }, "429": { "application/problem+json": v.Problem }, "503": { "application/problem+json": v.Problem } },
+    responses: { "201": { "application/json": v.OrderV2, "application/vnd.orderline.order+json; version=2": v.OrderV2 }, "400": { "application/problem+json": v.Problem }, "401": { "application/problem+json": v.Problem }, "406": { "application/problem+json": v.Problem }, "409": { "application/problem+json": v.Problem }, "412": { "application/problem+json": v.Problem }, "413": { "application/problem+json": v.Problem }, "415": { "application/problem+json": v.Problem }, "422": { "application/problem+json": v.Problem }, "429": { "application/problem+json": v.Problem }, "503": { "application/problem+json": v.Problem } },
   },
   {
     operationId: "getAsyncApiYaml",

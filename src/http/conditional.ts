@@ -86,6 +86,21 @@ export function evaluate(req: ConditionalRequest): Outcome {
   return 'proceed';
 }
 
+/**
+ * The preconditions of a write whose target has representations but no entity tag (POST
+ * /orders: the collection), judged by the pipeline for every write that does not judge its
+ * own (RFC 9110 13.1: the origin MUST evaluate them when the request would otherwise
+ * succeed). If-Match holds only as `*` (the collection exists, and no tag names it);
+ * If-None-Match `*` fails (it does exist), a list of tags holds (none can match). A field
+ * that is neither `*` nor a list of entity tags is the client's error: `invalid`, as the
+ * writes that judge their own answer it (400).
+ */
+export function writeWithoutTags(ifMatch: string | undefined, ifNoneMatch: string | undefined): Outcome | { invalid: 'If-Match' | 'If-None-Match' } {
+  if (ifMatch !== undefined && 'invalid' in parseTagCondition(ifMatch)) return { invalid: 'If-Match' };
+  if (ifNoneMatch !== undefined && 'invalid' in parseTagCondition(ifNoneMatch)) return { invalid: 'If-None-Match' };
+  return evaluate({ method: 'POST', ifMatch, ifNoneMatch, current: { selected: '""', all: noTags } });
+}
+
 /** The `all` of a read: If-None-Match on GET and HEAD compares only the selected tag. */
 export const noTags = (): readonly string[] => [];
 

@@ -36,7 +36,7 @@ import { isRefusal, refusal, refusalOf, type Refusal } from './problem';
 import type { RateLimiter } from './rateLimit';
 import { connectionClosing, NOT_RUN, send, sendProblem, sendResponse } from './respond';
 import { readBody, readParameters, type AnyResponse, type Operation } from './rest/operations';
-import { notModified, readMatches } from './conditional';
+import { notModified, readMatches, writeWithoutTags } from './conditional';
 import type { RouteSpec } from '../../generated/openapi/routes';
 
 /**
@@ -143,6 +143,8 @@ export function createPipeline(deps: PipelineDeps): RequestListener {
     if (!op.auth) {
       const raw = await bind(req, op, params, x.search);
       if (isRefusal(raw)) return sendProblem(fin, x, raw);
+      const unmet = op.ownPreconditions ? undefined : writePreconditions(req);
+      if (unmet) return sendProblem(fin, x, unmet);
       if (connectionClosing(x)) return sendProblem(fin, x, NOT_RUN);
       return represent(x, await op.run(raw, { method: req.method ?? 'GET', path: x.path }));
     }
@@ -157,9 +159,30 @@ export function createPipeline(deps: PipelineDeps): RequestListener {
     }
     const raw = op.spec.body ? await bind(req, op, params, x.search) : readParameters(req, op, params, x.search);
     if (isRefusal(raw)) return sendProblem(fin, x, raw);
+    const unmet = op.ownPreconditions ? undefined : writePreconditions(req);
+    if (unmet) return sendProblem(fin, x, unmet);
     // The last moment a pipelined request can learn that the answer ahead of it closes the connection: then it is not run.
     if (connectionClosing(x)) return sendProblem(fin, x, NOT_RUN);
     return represent(x, await op.run(raw, { method: req.method ?? 'GET', path: x.path, account }));
+  }
+
+  /**
+   * If-Match and If-None-Match on a write that does not judge its own (conditional.ts
+   * `writeWithoutTags`): 412 when they fail, 400 when one is no list of entity tags; reads
+   * are judged in `represent`.
+   */
+  function writePreconditions(req: IncomingMessage): Refusal | undefined {
+    const method = req.method;
+    if (method === 'GET' || method === 'HEAD' || method === 'OPTIONS') return undefined;
+    const { 'if-match': im, 'if-none-match': inm } = req.headers;
+    if (im === undefined && inm === undefined) return undefined;
+    const outcome = writeWithoutTags(im, inm);
+    if (outcome === 'proceed') return undefined;
+    if (outcome === 'precondition_failed') return refusal('PRECONDITION_FAILED', 'The target exists and has no entity tag: only If-Match: * holds, and If-None-Match: * fails');
+    if (outcome === 'not_modified') return undefined;
+    return refusal('VALIDATION_FAILED', `${outcome.invalid} must be * or a list of quoted entity tags`, undefined, {
+      errors: [{ pointer: `header:${outcome.invalid}`, rule: 'entity-tag', message: 'must be * or a comma-separated list of quoted entity tags (RFC 9110 8.8.3)' }],
+    });
   }
 
   /** The bind step: parameters, then the body where the operation declares one. */

@@ -209,3 +209,32 @@ describe('a body sent with a content coding', () => {
     expect(plain.status).toBe(201);
   });
 });
+
+describe('preconditions on a create (the collection has representations but no entity tag)', () => {
+  it('If-Match holds only as *, If-None-Match: * fails, a malformed one is a 400; a refused create stores nothing (generated)', async () => {
+    const count = async () => ((await (await s.fetch('/orders?limit=100')).json()) as { orders: unknown[] }).orders.length;
+    const field = fc.oneof(
+      fc.constant(undefined),
+      fc.constant('*'),
+      fc.array(fc.stringMatching(/^[a-z0-9-]{1,8}$/), { minLength: 1, maxLength: 3 }).map((tags) => tags.map((t) => `"${t}"`).join(', ')),
+      fc.stringMatching(/^[a-z]{1,8}$/), // no entity tag
+    );
+    const valid = (v: string | undefined) => v === undefined || v === '*' || v.startsWith('"');
+    await fc.assert(
+      fc.asyncProperty(field, field, fc.constantFrom('/orders', '/v1/orders', '/v2/orders'), async (im, inm, path) => {
+        const before = await count();
+        const headers: Record<string, string> = {};
+        if (im !== undefined) headers['if-match'] = im;
+        if (inm !== undefined) headers['if-none-match'] = inm;
+        const res = await s.fetch(path, { method: 'POST', ...json({ items: [{ sku: 'P', quantity: 1, unit_price_cents: 1 }] }, headers) });
+        const expected = !valid(im) || !valid(inm) ? 400 : (im !== undefined && im !== '*') || inm === '*' ? 412 : 201;
+        expect(res.status).toBe(expected);
+        if (expected !== 201) {
+          expect(await res.json()).toMatchObject({ status: expected, code: expected === 412 ? 'PRECONDITION_FAILED' : 'VALIDATION_FAILED' });
+          expect(await count()).toBe(before);
+        }
+      }),
+      { numRuns: 40 },
+    );
+  });
+});

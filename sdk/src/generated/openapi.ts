@@ -709,6 +709,15 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /** @description A create sent with a precondition the collection does not meet: `If-Match` other than `*` (the collection has no entity tag), or `If-None-Match: *` (it exists). Nothing was created (RFC 9110 13.1.1, 13.1.2): `code` PRECONDITION_FAILED. An `If-Match` or `If-None-Match` that is no list of entity tags is a 400. */
+        E412Create: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
         /** @description A read whose `If-Match` names no entity tag of the selected representation (strong comparison; a response without an ETag matches only `*`), evaluated before `If-None-Match` (RFC 9110 13.1.1, 13.2.2): `code` PRECONDITION_FAILED. */
         E412Read: {
             headers: {
@@ -1354,6 +1363,7 @@ export interface operations {
             401: components["responses"]["E401"];
             406: components["responses"]["E406"];
             409: components["responses"]["E409InFlight"];
+            412: components["responses"]["E412Create"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
             422: components["responses"]["E422"];
@@ -1832,6 +1842,7 @@ export interface operations {
             401: components["responses"]["E401"];
             406: components["responses"]["E406"];
             409: components["responses"]["E409InFlight"];
+            412: components["responses"]["E412Create"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
             422: components["responses"]["E422"];
@@ -2203,6 +2214,7 @@ export interface operations {
             401: components["responses"]["E401"];
             406: components["responses"]["E406"];
             409: components["responses"]["E409InFlight"];
+            412: components["responses"]["E412Create"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
             422: components["responses"]["E422"];

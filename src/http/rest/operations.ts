@@ -61,7 +61,12 @@ export const CANONICAL_INTEGER = /^-?(0|[1-9][0-9]*)$/;
 const isCanonicalInteger = (v: string) => CANONICAL_INTEGER.test(v) && Number.isSafeInteger(Number(v));
 
 /** One operation, ready to serve: its route, its header parameters' wire names, its bound handler. */
-export type Operation = { spec: RouteSpec; headers: readonly (readonly [string, string])[] } & ({ auth: true; run: Bound<AccountContext> } | { auth: false; run: Bound<HandlerContext> });
+export type Operation = {
+  spec: RouteSpec;
+  headers: readonly (readonly [string, string])[];
+  /** A write that judges If-Match and If-None-Match in its handler (it declares If-Match); any other write has the pipeline judge them (conditional.ts `writeWithoutTags`). */
+  ownPreconditions: boolean;
+} & ({ auth: true; run: Bound<AccountContext> } | { auth: false; run: Bound<HandlerContext> });
 
 export interface OperationOptions {
   bodyLimit: number;
@@ -75,11 +80,12 @@ export function bindRoutes(handlers: OperationHandlers, opts: OperationOptions):
   const out = new Map<RouteSpec, Operation>();
   for (const spec of routes) {
     const headers = spec.headerNames.map((n) => [n, n.toLowerCase()] as const);
+    const ownPreconditions = spec.headerNames.includes('If-Match');
     if (spec.auth) {
       const bound = table[spec.operationId];
-      out.set(spec, { spec, headers, auth: true, run: IDEMPOTENT_OPERATIONS.has(spec.operationId) ? idempotent(bound, opts.idempotency) : bound });
+      out.set(spec, { spec, headers, ownPreconditions, auth: true, run: IDEMPOTENT_OPERATIONS.has(spec.operationId) ? idempotent(bound, opts.idempotency) : bound });
     } else {
-      out.set(spec, { spec, headers, auth: false, run: table[spec.operationId] });
+      out.set(spec, { spec, headers, ownPreconditions, auth: false, run: table[spec.operationId] });
     }
   }
   return out;
