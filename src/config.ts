@@ -35,6 +35,8 @@ export interface Config {
   logLevel: string;
   production: boolean;
   bodyLimitBytes: number;
+  /** Seconds a client has to send a whole request, head and body (its head: at most 20 s of them); then 408 and the connection closes (http/server.ts). */
+  requestTimeoutS: number;
   /** How long a token's account is cached in process (0 = no cache). */
   authCacheTtlMs: number;
   /** SQLite `synchronous`: NORMAL survives process crashes (kill -9), FULL also power loss. */
@@ -205,6 +207,7 @@ export function parseConfig(env: Env): ConfigResult {
         logLevel: oneOf(env, 'LOG_LEVEL', 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
         production: env.NODE_ENV === 'production',
         bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', DEFAULT_BODY_LIMIT, 1024, 16 * 1024 * 1024),
+        requestTimeoutS: int(env, 'REQUEST_TIMEOUT_S', 30, 1, 3600),
         authCacheTtlMs: int(env, 'AUTH_CACHE_TTL_MS', 5000, 0, 3_600_000),
         sqliteSynchronous: oneOf(env, 'SQLITE_SYNCHRONOUS', 'normal', ['normal', 'full'] as const),
         corsOrigins: corsOrigins(env),

@@ -40,7 +40,7 @@ async function serve(config: Config): Promise<void> {
   await fieldReads.seed();
 
   const drain = new Drain(listener);
-  const server: Server = createHttpServer(drain.listener, config.bodyLimitBytes);
+  const server: Server = createHttpServer(drain.listener, config.bodyLimitBytes, { requestTimeoutMs: config.requestTimeoutS * 1000 });
   realtime.attach(server);
   const url = urlOf(config.host, await listenOrRefuse(server, config.port, config.host, 'PORT', config.listenBacklog));
   // The operator listener: a cluster's primary serves it (the whole instance's metrics), a lone process here.

@@ -11,7 +11,9 @@
  * - an expectation other than `100-continue`: 417 (RFC 9110 10.1.1). node hands such a
  *   request to 'checkExpectation' (body.ts), which serves it here.
  * - a transfer coding other than `chunked` (`gzip, chunked`): 501 (RFC 9112 6.1 SHOULD).
- *   node takes the chunks off and would hand the still-coded bytes on as the body.
+ *   node takes the chunks off and would hand the still-coded bytes on as the body. Unless
+ *   `chunked` is not the last coding (`xchunked`, `chunked, gzip`): then the body's length
+ *   cannot be known at all, 400 (RFC 9112 6.3 MUST).
  *
  * Three header reads and one pass over the raw field names (their lengths, mostly) on every
  * request; none of these is sent by ordinary clients. WebSocket handshakes take the same
@@ -23,6 +25,7 @@ import { refusal, type Refusal } from './problem';
 /** node's own test for the expectation it continues (lib/_http_server.js). */
 const CONTINUE = /(?:^|\W)100-continue(?:$|\W)/i;
 const CHUNKED = /^\s*chunked\s*$/i;
+const LAST_CHUNKED = /(?:^|,)\s*chunked\s*$/i;
 const CLOSE = { Connection: 'close' };
 
 /** The field a request carries twice of `Host` and `Authorization`, if any (node keeps only the first of each). */
@@ -47,6 +50,9 @@ export function framingRefusal(req: IncomingMessage): Refusal | undefined {
   const expect = h.expect;
   if (expect !== undefined && !CONTINUE.test(expect)) return refusal('EXPECTATION_FAILED', 'The only expectation this server meets is 100-continue', CLOSE);
   const coding = h['transfer-encoding'];
-  if (coding !== undefined && !CHUNKED.test(coding)) return refusal('NOT_IMPLEMENTED', 'The only transfer coding this server reads is chunked (send the body uncoded)', CLOSE);
+  if (coding !== undefined && !CHUNKED.test(coding)) {
+    if (!LAST_CHUNKED.test(coding)) return refusal('BAD_REQUEST', 'chunked must be the last transfer coding: the body length cannot be read (RFC 9112 6.3)', CLOSE);
+    return refusal('NOT_IMPLEMENTED', 'The only transfer coding this server reads is chunked (send the body uncoded)', CLOSE);
+  }
   return undefined;
 }

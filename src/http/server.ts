@@ -7,9 +7,23 @@ import { createServer, type RequestListener, type Server } from 'node:http';
 import { answerExpectations } from './body';
 import { answerClientErrors } from './upgrade';
 
-export function createHttpServer(listener: RequestListener, bodyLimitBytes: number): Server {
+/**
+ * How long a client has to send a whole request (head and body), and its head, before it is
+ * answered 408 and the connection closed (node's defaults are 300 s and 60 s: a client dripping
+ * a body held a connection and a routed request for five minutes). The check runs every
+ * CHECK_INTERVAL_MS, so a request is cut between the limit and the limit plus that. Streams
+ * are not touched: their request is complete once its head is in.
+ */
+export interface RequestTimeouts {
+  requestTimeoutMs: number;
+}
+
+/** How often node looks for requests over their time (its default, 30 s, would double a short limit). */
+const CHECK_INTERVAL_MS = 1000;
+
+export function createHttpServer(listener: RequestListener, bodyLimitBytes: number, { requestTimeoutMs }: RequestTimeouts = { requestTimeoutMs: 30_000 }): Server {
   // node's own Host check answers a bare 400; the pipeline's (framing.ts) answers it as a problem.
-  const server = createServer({ requireHostHeader: false }, listener);
+  const server = createServer({ requireHostHeader: false, requestTimeout: requestTimeoutMs, headersTimeout: Math.min(requestTimeoutMs, 20_000), connectionsCheckingInterval: CHECK_INTERVAL_MS }, listener);
   answerClientErrors(server);
   answerExpectations(server, bodyLimitBytes);
   return server;

@@ -45,6 +45,7 @@ export function refuseOnSocket(req: IncomingMessage | undefined, socket: Duplex,
   const lines = [
     `HTTP/1.1 ${r.problem.status} ${r.problem.title}`,
     `X-Request-Id: ${requestIdFor(req?.headers['x-request-id'])}`,
+    `Date: ${new Date().toUTCString()}`, // RFC 9110 6.6.1: an origin with a clock MUST send it
     `Content-Type: ${PROBLEM_MEDIA_TYPE}`,
     `Content-Length: ${Buffer.byteLength(json)}`,
     'Connection: close',

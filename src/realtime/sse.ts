@@ -302,7 +302,8 @@ async function startStream(streams: SseStreams, x: Exchange, vary: string | unde
 
 /** The head of a stream's 200 (sent with its first bytes; a HEAD's alone). */
 function writeStreamHead(x: Exchange, vary: string | undefined): void {
-  x.fields.push('Content-Type', 'text/event-stream; charset=utf-8', 'Cache-Control', 'no-cache, no-transform', 'Connection', 'keep-alive', 'X-Accel-Buffering', 'no');
+  // HTTP/1.0 has no chunked framing: the stream's end is the connection's, and keep-alive would say otherwise (RFC 9112 9.3).
+  x.fields.push('Content-Type', 'text/event-stream; charset=utf-8', 'Cache-Control', 'no-cache, no-transform', 'Connection', x.req.httpVersionMinor === 0 ? 'close' : 'keep-alive', 'X-Accel-Buffering', 'no');
   if (vary !== undefined) x.fields.push('Vary', vary);
   x.res.writeHead(200, x.fields);
 }

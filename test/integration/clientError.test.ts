@@ -349,3 +349,63 @@ describe('a request pipelined behind a body over the limit, read in the same chu
     }
   });
 });
+
+describe('a request not sent in time (REQUEST_TIMEOUT_S)', () => {
+  it('a body that stalls, and a head that stalls, are answered 408 problem+json and the connection closes; nothing is stored', async () => {
+    const slow = await startTestServer({ REQUEST_TIMEOUT_S: '1' });
+    try {
+      const count = async () => ((await (await slow.fetch('/orders?limit=100')).json()) as { orders: unknown[] }).orders.length;
+      const before = await count();
+      const { port } = new URL(slow.url);
+      for (const partial of [
+        `POST /orders HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${slow.alice.token}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"items":`,
+        `GET /orders HTTP/1.1\r\nHost: x\r\nAuthorization: Bea`,
+      ]) {
+        const answer = await new Promise<string>((resolve) => {
+          const s = connect(Number(port), '127.0.0.1', () => s.write(partial));
+          const chunks: Buffer[] = [];
+          s.on('data', (d: Buffer) => chunks.push(d));
+          s.on('error', () => undefined);
+          s.on('close', () => resolve(Buffer.concat(chunks).toString('latin1')));
+        });
+        expect(answer).toMatch(/^HTTP\/1\.1 408 /);
+        expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))).toMatchObject({ status: 408, code: 'REQUEST_TIMEOUT' });
+      }
+      expect(await count()).toBe(before);
+    } finally {
+      await slow.close();
+    }
+  });
+});
+
+describe('framing edge cases', () => {
+  it('chunked not the last transfer coding is 400 (the length cannot be read); raw-socket refusals carry Date; an HTTP/1.0 stream says Connection: close', async () => {
+    const t = s.alice.token;
+    for (const coding of ['xchunked', 'chunked, gzip', 'gzip']) {
+      const { head } = await rawExchange(`POST /orders HTTP/1.1\r\n${host()}\r\nAuthorization: Bearer ${t}\r\nContent-Type: application/json\r\nTransfer-Encoding: ${coding}\r\n\r\n2\r\n{}\r\n0\r\n\r\n`);
+      expect(head).toMatch(/^HTTP\/1\.1 400 /);
+    }
+    // A refusal written on the raw socket (two Content-Lengths: node's parser refuses it) has a Date like every answer.
+    const broken = await rawExchange(`POST /orders HTTP/1.1\r\n${host()}\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}`);
+    expect(broken.head).toMatch(/^HTTP\/1\.1 400 /);
+    expect(broken.head).toMatch(/\r\nDate: \w{3}, \d{2} \w{3} \d{4} \d{2}:\d{2}:\d{2} GMT/);
+    // An HTTP/1.0 event stream ends with its connection: it does not promise keep-alive.
+    const created = await s.fetch('/orders', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    const { id } = (await created.json()) as { id: number };
+    const { port } = new URL(s.url);
+    const head = await new Promise<string>((resolve) => {
+      const sock = connect(Number(port), '127.0.0.1', () => sock.write(`GET /api/orders/${id}/stream HTTP/1.0\r\nAccept: text/event-stream\r\nAuthorization: Bearer ${t}\r\n\r\n`));
+      let got = '';
+      sock.on('data', (d: Buffer) => {
+        got += d.toString('latin1');
+        if (got.includes('\r\n\r\n')) {
+          sock.destroy();
+          resolve(got.slice(0, got.indexOf('\r\n\r\n')));
+        }
+      });
+    });
+    expect(head).toMatch(/^HTTP\/1\.1 200 /);
+    expect(head).toMatch(/\r\nConnection: close/i);
+    expect(head).not.toMatch(/keep-alive/i);
+  });
+});

@@ -100,7 +100,7 @@ export async function startTestServer(env: Record<string, string> = {}, deps: Pi
     buckets: shared.buckets,
     ...deps,
   });
-  const server: Server = createHttpServer(listener, config.bodyLimitBytes);
+  const server: Server = createHttpServer(listener, config.bodyLimitBytes, { requestTimeoutMs: config.requestTimeoutS * 1000 });
   realtime.attach(server);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const port = (server.address() as { port: number }).port;
