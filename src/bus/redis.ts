@@ -43,6 +43,9 @@ const RETRY = (attempt: number) => Math.min(100 * attempt, 2000);
  * - `subscriber`: commands wait for the connection, so a SUBSCRIBE issued during an
  *   outage is sent once Redis is back.
  */
+/** How long `watch` waits for a SUBSCRIBE Redis stopped answering before the topic loads without it. */
+export const WATCH_WAIT_MS = 2000;
+
 export async function connectRedis(url: string, role: 'commands' | 'subscriber', onError?: (err: unknown) => void): Promise<Redis> {
   const options: RedisOptions =
     role === 'commands'
@@ -152,8 +155,23 @@ export class RedisBus implements Bus {
     this.send(this.channel(event.orderId), { from: this.id, event });
   }
 
+  /**
+   * Subscribes to the order's channel. With Redis down the SUBSCRIBE waits in the subscriber
+   * connection's queue and goes out when Redis is back, and this resolves at once (or after
+   * WATCH_WAIT_MS, when Redis stopped answering mid-way): the topic loads from the store and
+   * its subscribers are served what this instance writes, rather than waiting without limit.
+   * What other instances wrote meanwhile comes with the catch-up of the reconnection
+   * (`reconnected`), and the hub's reconciliation.
+   */
   async watch(orderId: number): Promise<void> {
-    await this.sub.subscribe(this.channel(orderId));
+    const subscribing = this.sub.subscribe(this.channel(orderId)).then(
+      () => true,
+      (err: unknown) => (this.opts.onError?.(err), false),
+    );
+    if (this.sub.status !== 'ready') return;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([subscribing, new Promise<void>((r) => (timer = setTimeout(r, WATCH_WAIT_MS)))]);
+    clearTimeout(timer);
   }
 
   unwatch(orderId: number): void {

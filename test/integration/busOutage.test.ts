@@ -7,8 +7,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { connect } from 'node:net';
 import { freePort } from '../support/ports';
+import { RedisBus } from '../../src/bus';
+import { setNote } from '../../src/store/ports/fixtures.contract';
 import { startTestServer, type TestServer } from '../support/server';
-import { createOrder } from '../support/streams';
+import { createOrder, openSse, openWs, touch, WsClient } from '../support/streams';
 
 async function redisOn(port: number): Promise<ChildProcess> {
   const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
@@ -70,5 +72,45 @@ describe('Redis stopped under a running server', () => {
     }
     expect(status).toBe(200);
     expect((await srv.store.eventsAfter(id, 0, 100)).map((e) => e.seq)).toEqual([1, 2, 3, 4, 5, 6]);
+  });
+});
+
+describe('a subscription to an order this instance does not watch yet, with Redis down', () => {
+  it('starts at once on SSE and WebSocket (it does not wait for Redis), gets this instance’s writes, and another instance’s once Redis is back', async () => {
+    const port = await freePort();
+    let redis = await redisOn(port);
+    const env = { REDIS_URL: `redis://127.0.0.1:${port}`, REDIS_PREFIX: 'outage-watch:' };
+    const srv = await startTestServer(env);
+    // Another instance on the same database and Redis: its write goes to the store, its event to the bus.
+    const other = await RedisBus.open(env.REDIS_URL, { prefix: env.REDIS_PREFIX });
+    try {
+      const { id } = await createOrder(srv);
+      await stop(redis);
+      const sse = await openSse(srv, id);
+      expect(sse.res.status).toBe(200);
+      await sse.reader!.take(1); // subscribed
+      const ws = await openWs(srv);
+      if (!(ws instanceof WsClient)) throw new Error(`upgrade refused: ${ws.status}`);
+      ws.send({ type: 'subscribe', channel: `order:${id}` });
+      await ws.until((m) => m.some((x) => x.type === 'subscribed'));
+      // This instance's write reaches both at once.
+      await touch(srv, id, 1);
+      await sse.reader!.take(2);
+      await ws.until((m) => m.some((x) => x.seq === 2 && String(x.type).startsWith('order.')));
+      // Redis back: the other instance's write (to the same database) arrives too.
+      redis = await redisOn(port);
+      for (let i = 0; i < 100 && (await srv.fetch('/readyz')).status !== 200; i++) await new Promise((r) => setTimeout(r, 100));
+      const written = await srv.store.writeOrder(srv.alice.account.id, id, setNote('from another instance'));
+      if (!written.ok) throw new Error('not written');
+      other.publish(written.event);
+      await ws.until((m) => m.some((x) => x.seq === 3 && String(x.type).startsWith('order.')), 15_000);
+      await sse.reader!.take(3, 15_000);
+      sse.close();
+      ws.ws.close();
+    } finally {
+      await other.close();
+      await srv.close();
+      await stop(redis);
+    }
   });
 });
