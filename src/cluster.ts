@@ -28,7 +28,7 @@ export async function runPrimary(config: Config): Promise<void> {
   const logger = createLogger(config.logLevel).child({ role: 'primary' });
   const store = await openConfiguredStore(config); // migrates, once
   const { seeded, token } = await prepareDemo(config, store);
-  const shared = await openConfiguredShared(config, new Metrics(), () => undefined); // reachable, or refused here once
+  const shared = await openConfiguredShared(config, new Metrics(), () => undefined, store); // reachable and ours, or refused here once
   await shared.bus.close();
   await store.close();
   // The operator listener is the primary's: each scrape aggregates every worker (http/clusterMetrics.ts).

@@ -17,14 +17,15 @@ export interface Shared {
 }
 
 /** Rejects when REDIS_URL does not answer (startup refuses rather than serving without fan-out). */
-export async function openShared(config: Config, metrics: Metrics, onError: (err: unknown) => void): Promise<Shared> {
+/** `deployment`: the store's id (StoreLifecycle.deploymentId), which claims REDIS_PREFIX (redis.ts). */
+export async function openShared(config: Config, metrics: Metrics, onError: (err: unknown) => void, deployment?: string): Promise<Shared> {
   const local = new LruRegistry(config.graphql.apqCacheSize);
   if (!config.redisUrl) return { bus: new MemoryBus(), registry: local, buckets: new MemoryBuckets() };
   const reportError = (err: unknown) => {
     metrics.busErrors.inc();
     onError(err);
   };
-  const bus = await RedisBus.open(config.redisUrl, { prefix: config.redisPrefix, onError: reportError, onCatchUp: () => metrics.busCatchUps.inc() });
+  const bus = await RedisBus.open(config.redisUrl, { prefix: config.redisPrefix, deployment, onError: reportError, onCatchUp: () => metrics.busCatchUps.inc() });
   const registry = new RedisRegistry(bus.commands, { prefix: config.redisPrefix, ttlS: config.graphql.apqTtlS, local, onError: reportError });
   const buckets = new RedisBuckets(bus.commands, { prefix: `${config.redisPrefix}bucket:`, onError: reportError });
   return { bus, registry, buckets };

@@ -33,7 +33,7 @@ async function serve(config: Config): Promise<void> {
     wait,
   );
   if (worker) lendRegistryToPrimary(metrics);
-  const shared = await openConfiguredShared(config, metrics, (err) => logger.warn({ err }, 'redis'), wait);
+  const shared = await openConfiguredShared(config, metrics, (err) => logger.warn({ err }, 'redis'), store, wait);
   // A cluster's primary prepared the demo before forking.
   const demo = worker ? { seeded: false, token: null } : await prepareDemo(config, store);
   const { listener, metricsListener, fieldReads, realtime } = createApp({ config, store, logger, metrics, bus: shared.bus, registry: shared.registry, buckets: shared.buckets });

@@ -8,6 +8,7 @@ import type { Config } from './config';
 import { redactUrl } from './config';
 import type { Metrics } from './http';
 import { openShared, type Shared } from './deployment';
+import { DeploymentClashError } from './bus';
 import { issueToken, openStore, type Store } from './store';
 
 export function exitRefusing(message: string): never {
@@ -74,9 +75,16 @@ export async function openConfiguredStore(config: Config, onDatabaseError?: (err
 }
 
 /** The bus, APQ registry and rate-limit buckets (Redis when configured); `wait`: a cluster worker's (see Unreachable). */
-export async function openConfiguredShared(config: Config, metrics: Metrics, onError: (err: unknown) => void, wait?: Unreachable): Promise<Shared> {
+export async function openConfiguredShared(config: Config, metrics: Metrics, onError: (err: unknown) => void, store: Pick<Store, 'deploymentId'>, wait?: Unreachable): Promise<Shared> {
+  const deployment = await store.deploymentId();
+  const open = () =>
+    openShared(config, metrics, onError, deployment).catch((err: unknown) => {
+      // Another deployment's prefix is a configuration to fix, not an outage to wait out.
+      if (err instanceof DeploymentClashError) exitRefusing(err.message);
+      throw err;
+    });
   try {
-    return wait && config.redisUrl ? await untilReachable('REDIS_URL', () => openShared(config, metrics, onError), wait) : await openShared(config, metrics, onError);
+    return wait && config.redisUrl ? await untilReachable('REDIS_URL', open, wait) : await open();
   } catch (err) {
     exitRefusing(`REDIS_URL ${redactUrl(config.redisUrl ?? '')} is unreachable: ${(err as Error).message || String(err)}`);
   }

@@ -1,4 +1,4 @@
 /** The bus capability's public entry: the port and its adapters. */
 export type { Bus, BusHandlers } from './bus';
 export { MemoryBus } from './memory';
-export { RedisBus, connectRedis, type RedisBusOptions } from './redis';
+export { DeploymentClashError, RedisBus, connectRedis, type RedisBusOptions } from './redis';

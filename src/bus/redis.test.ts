@@ -1,6 +1,6 @@
 /** RedisBus against the real Redis (REDIS_TEST_URL, default the local one), each test under its own prefix. */
 import type Redis from 'ioredis';
-import { RedisBus, connectRedis } from './redis';
+import { DeploymentClashError, RedisBus, connectRedis } from './redis';
 import { busEvent, listener, runBusContract } from './bus.contract';
 
 const URL = process.env.REDIS_TEST_URL || 'redis://127.0.0.1:6379';
@@ -74,6 +74,33 @@ describe('RedisBus', () => {
     await a.pub.ping();
     await raw.publish(`${otherPrefix}order:1`, fromAnotherInstance(busEvent(1, 2)));
     expect((await onOther.until(1)).map((e) => e.seq)).toEqual([2]);
+  });
+
+  it('refuses a prefix another deployment holds (DeploymentClashError); the same deployment opens it again', async () => {
+    const p = prefix();
+    const first = await RedisBus.open(URL, { prefix: p, deployment: 'aaaa' });
+    open.push(first);
+    open.push(await RedisBus.open(URL, { prefix: p, deployment: 'aaaa' })); // another instance of it
+    await expect(RedisBus.open(URL, { prefix: p, deployment: 'bbbb' })).rejects.toBeInstanceOf(DeploymentClashError);
+    expect(await raw.get(`${p}deployment`)).toBe('aaaa');
+  });
+
+  it("drops another deployment's news on its channels (the prefix's claim lost with a flushed Redis), and takes its own and untagged", async () => {
+    const p = prefix();
+    const mine = await RedisBus.open(URL, { prefix: p, deployment: 'aaaa' });
+    open.push(mine);
+    const heard = listener(mine);
+    await mine.watch(1);
+    await raw.del(`${p}deployment`);
+    const theirs = await RedisBus.open(URL, { prefix: p, deployment: 'bbbb' });
+    open.push(theirs);
+    theirs.publish(busEvent(1, 1));
+    const sibling = await RedisBus.open(URL, { prefix: p, deployment: 'aaaa' }).catch(() => undefined); // the claim is theirs now
+    expect(sibling).toBeUndefined();
+    // After theirs, in order on the channel: one of ours (tagged) and one untagged (an older release).
+    await raw.publish(`${p}order:1`, JSON.stringify({ from: 'another instance', dep: 'aaaa', event: busEvent(1, 2) }));
+    await raw.publish(`${p}order:1`, fromAnotherInstance(busEvent(1, 3)));
+    expect((await heard.until(2)).map((e) => e.seq)).toEqual([2, 3]);
   });
 
   it('tells its hub to catch up once its subscriber connection is back and subscribed again, and then delivers', async () => {

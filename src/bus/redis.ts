@@ -24,12 +24,24 @@ import type { Bus, BusHandlers } from './bus';
 export interface RedisBusOptions {
   /** Namespace of every channel and key, so deployments (or tests) can share one Redis. */
   prefix: string;
+  /**
+   * The deployment this bus carries the news of (StoreLifecycle.deploymentId): the prefix is
+   * claimed for it when the bus opens (DeploymentClashError when another deployment holds it),
+   * and a message of another deployment is dropped, so that two deployments given the same
+   * prefix (the default one, say) never deliver each other's orders. Absent (tests): no claim.
+   */
+  deployment?: string;
   onError?: (err: unknown) => void;
   /** Each time the hubs are told to catch up (for metrics). */
   onCatchUp?: () => void;
 }
 
-type Wire = { from: string; event: OrderEvent } | { from: string; catchUp: true };
+type Wire = ({ from: string; event: OrderEvent } | { from: string; catchUp: true }) & { dep?: string };
+
+/** REDIS_PREFIX is another deployment's (another database, or schema): refused at start. */
+export class DeploymentClashError extends Error {
+  override readonly name = 'DeploymentClashError';
+}
 
 const RETRY = (attempt: number) => Math.min(100 * attempt, 2000);
 
@@ -70,6 +82,19 @@ export async function connectRedis(url: string, role: 'commands' | 'subscriber',
   return redis;
 }
 
+/**
+ * Claims `<prefix>deployment` for `deployment` (SET NX: the first deployment to open a bus on
+ * the prefix holds it for good); throws DeploymentClashError when another one holds it.
+ */
+async function claimPrefix(redis: Redis, prefix: string, deployment: string): Promise<void> {
+  const key = `${prefix}deployment`;
+  await redis.set(key, deployment, 'NX');
+  const holder = await redis.get(key);
+  if (holder !== deployment) {
+    throw new DeploymentClashError(`REDIS_PREFIX "${prefix}" is another deployment's (its database or schema is not this one's): give each deployment its own REDIS_PREFIX, or, if that deployment is gone, DEL ${key}`);
+  }
+}
+
 export class RedisBus implements Bus {
   readonly kind = 'redis';
   /** Tells this instance's own messages apart when Redis echoes them back. */
@@ -104,6 +129,7 @@ export class RedisBus implements Bus {
     });
     const bus = new RedisBus(pub, sub, opts);
     try {
+      if (opts.deployment !== undefined) await claimPrefix(pub, opts.prefix, opts.deployment);
       await sub.subscribe(bus.control);
     } catch (err) {
       // Both connections go with the failed open: a cluster worker tries again (startup.ts), and would leak two per attempt.
@@ -125,7 +151,8 @@ export class RedisBus implements Bus {
 
   private send(channel: string, wire: Wire): void {
     if (this.closed) return;
-    this.pub.publish(channel, JSON.stringify(wire)).catch((err) => this.opts.onError?.(err));
+    const tagged: Wire = this.opts.deployment === undefined ? wire : { ...wire, dep: this.opts.deployment };
+    this.pub.publish(channel, JSON.stringify(tagged)).catch((err) => this.opts.onError?.(err));
   }
 
   private receive(channel: string, message: string): void {
@@ -137,6 +164,8 @@ export class RedisBus implements Bus {
       return;
     }
     if (wire.from === this.id) return;
+    // Another deployment's news (the prefix's claim was lost with a flushed Redis): not ours.
+    if (wire.dep !== undefined && wire.dep !== this.opts.deployment) return; // (untagged: an instance of an older release, during a rolling upgrade)
     if ('catchUp' in wire) this.catchUp();
     else if (channel !== this.control) this.handlers?.event(wire.event);
   }

@@ -26,6 +26,20 @@ export function runLifecycleContract(name: string, newStore: LifecycleFactory): 
       expect(await store.getOrder(a.id, order.id)).toEqual(order);
     });
 
+    it('has a deployment id: the same on every call and after migrating again, another on another store', async () => {
+      const id = await store.deploymentId();
+      expect(id).toMatch(/^[0-9a-f]{32}$/);
+      await store.migrate();
+      expect(await store.deploymentId()).toBe(id);
+      const other = await newStore();
+      try {
+        await other.migrate();
+        expect(await other.deploymentId()).not.toBe(id);
+      } finally {
+        await other.close();
+      }
+    });
+
     it('answers ping false once closed (never a rejection), and closes twice without error', async () => {
       await store.close();
       expect(await store.ping()).toBe(false);

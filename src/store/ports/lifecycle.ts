@@ -16,6 +16,12 @@ export interface StoreLifecycle {
   seedDemo(): Promise<boolean>;
   /** True when the backing engine answers a trivial query; false (never a rejection) when not, closed included. */
   ping(): Promise<boolean>;
+  /**
+   * The deployment's id: random, made by the migration that created it, and the same for every
+   * process on this database (and schema) ever after. What tells two deployments apart where
+   * they share something else (a Redis: deployment.ts).
+   */
+  deploymentId(): Promise<string>;
   /** Releases the engine (file handle, pool). Idempotent. */
   close(): Promise<void>;
 }

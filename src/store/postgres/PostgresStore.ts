@@ -266,6 +266,11 @@ export class PostgresStore extends GraphReads<OrderRow> implements StoreLifecycl
     return (await this.probe()) === null;
   }
 
+  async deploymentId(): Promise<string> {
+    const [row] = await this.q<{ value: string }>(this.pool, 'deploymentId');
+    return row.value;
+  }
+
   /** Null when the server answers a trivial query, else why not (for `openPostgresStore`'s message). */
   async probe(): Promise<Error | null> {
     try {

@@ -118,4 +118,13 @@ export const MIGRATIONS: readonly { id: number; name: string; sql: string }[] = 
       );
     `,
   },
+  {
+    id: 4,
+    name: 'the deployment id',
+    // As SQLite's migration 5.
+    sql: `
+      CREATE TABLE meta (key text COLLATE "C" PRIMARY KEY, value text NOT NULL);
+      INSERT INTO meta (key, value) VALUES ('deployment', replace(gen_random_uuid()::text, '-', ''));
+    `,
+  },
 ];

@@ -29,6 +29,7 @@ const payloadOf = (r: string) =>
  */
 export const SQL = {
   ping: 'SELECT 1 AS ok',
+  deploymentId: "SELECT value FROM meta WHERE key = 'deployment'",
   accountByName: 'SELECT id, name, pinned_version FROM accounts WHERE name = $1',
   insertAccount: `INSERT INTO accounts (name, created_at) VALUES ($1, ${NOW}) ON CONFLICT (name) DO NOTHING`,
   insertToken: `INSERT INTO tokens (selector, verifier_hash, account_id, created_at) VALUES ($1, $2, $3, ${NOW})`,

@@ -166,6 +166,12 @@ export class SqliteStore extends GraphReads<OrderRow> implements StoreLifecycle,
       .immediate();
   }
 
+  async deploymentId(): Promise<string> {
+    const row = this.run(() => this.db.prepare<[], { value: string }>("SELECT value FROM meta WHERE key = 'deployment'").get());
+    if (!row) throw new Error('SqliteStore: no deployment id (migrate first)');
+    return row.value;
+  }
+
   async ping(): Promise<boolean> {
     try {
       return this.run(() => this.pingStmt.get())?.ok === 1;

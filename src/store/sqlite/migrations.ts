@@ -122,4 +122,13 @@ export const MIGRATIONS: readonly { id: number; name: string; sql: string }[] = 
       ) WITHOUT ROWID;
     `,
   },
+  {
+    id: 5,
+    name: 'the deployment id',
+    // StoreLifecycle.deploymentId: made once, here, so every process on this file reads the same one.
+    sql: `
+      CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+      INSERT INTO meta (key, value) VALUES ('deployment', lower(hex(randomblob(16))));
+    `,
+  },
 ];
