@@ -91,10 +91,16 @@ export function ignoreUpgrade(server: Server, req: IncomingMessage, socket: Dupl
     server.emit('connection', socket);
   };
   // The response node:http is still writing on this socket, if any (its own field: no public
-  // API names it). Its 'finish' listeners detach it from the socket before this one runs.
-  const inFlight = (socket as Duplex & { _httpMessage?: ServerResponse | null })._httpMessage;
-  if (inFlight) inFlight.once('finish', () => setImmediate(refeed));
-  else refeed();
+  // API names it). Its 'finish' listeners detach it from the socket before this one runs, and
+  // attach the next queued response of the connection (a second request pipelined ahead):
+  // so look again after each, and refeed only once none is left in flight.
+  const whenIdle = () => {
+    if (socket.destroyed) return;
+    const inFlight: unknown = Reflect.get(socket, '_httpMessage');
+    if (inFlight instanceof ServerResponse && !inFlight.writableFinished) inFlight.once('finish', () => setImmediate(whenIdle));
+    else refeed();
+  };
+  whenIdle();
 }
 
 /** node:http's parse errors: the status node answers each with (its own body-less default), else 400. */

@@ -6,6 +6,7 @@
 import { connect, type Socket } from 'node:net';
 import fc from 'fast-check';
 import { startTestServer, type TestServer } from '../support/server';
+import { holdTokenReads } from '../support/streams';
 
 let s: TestServer;
 beforeAll(async () => {
@@ -246,6 +247,26 @@ describe('the re-fed head is the head the client sent', () => {
       expect(second.status).toBe(200);
       expect(second.headers['x-request-id']).toBeTruthy();
     });
+  });
+
+  it('behind two requests still being answered (the second one slow: its token read waits), it waits for both, then is answered', async () => {
+    const slowToken = await s.tokenFor('alice'); // not in the auth cache: its check reads the store, held below
+    const { entered, release } = holdTokenReads(s.store);
+    try {
+      await onWire(async (wire) => {
+        const first = wire.exchange(
+          `GET /healthz HTTP/1.1\r\n${host()}\r\n\r\nGET /orders?limit=1 HTTP/1.1\r\n${host()}\r\nAuthorization: Bearer ${slowToken}\r\n\r\nGET /healthz HTTP/1.1\r\n${host()}\r\nConnection: Upgrade\r\nUpgrade: h2c\r\n\r\n`,
+        );
+        expect((await first).status).toBe(200);
+        await entered;
+        release();
+        expect((await wire.next()).status).toBe(200);
+        expect((await wire.next()).status).toBe(200);
+      });
+    } finally {
+      release();
+      s.store.tokenBySelector = Object.getPrototypeOf(s.store).tokenBySelector.bind(s.store);
+    }
   });
 
   it('a refused upgrade closes its connection even when the client keeps its side open', async () => {
