@@ -28,7 +28,7 @@ export async function generateAll(root: string, { docs = true } = {}): Promise<R
       const server = Object.fromEntries(parts.flatMap((p) => Object.entries(p)));
       const sdk = generateSdk(server, root);
       // The SDK's reference is rendered from the SDK as this run leaves it: every file this run
-      // generates is read from memory, the server's too (sdk/src/generated/operations.ts comes
+      // generates is read from memory, the server's too (sdk/src/generated/persisted.ts comes
       // from the GraphQL part), or a new operation would reach the page only on a second run.
       return { ...server, ...sdk, ...(docs ? await generateSdkDocs(root, { ...server, ...sdk }) : {}) };
     })(),
