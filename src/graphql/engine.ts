@@ -248,6 +248,9 @@ function takesJson(contentType: string | undefined): boolean {
 }
 const UTF8 = /^utf-?8$/i;
 
+/** The GraphQL-over-HTTP parameters of a GET. */
+const GET_PARAMS = ['query', 'operationName', 'variables', 'extensions'] as const;
+
 /** Reads GraphQL-over-HTTP parameters; `query` is '' when only a persisted hash is sent. */
 function readParams(req: HttpRequest): RequestParams | Response {
   const { accept } = req.context;
@@ -259,6 +262,8 @@ function readParams(req: HttpRequest): RequestParams | Response {
     // URLSearchParams would read `%FF` as U+FFFD: a query or variables the client did not send.
     if (query.includes('%') && !percentEncodedUtf8(query)) return bad('The query string is not percent-encoded UTF-8');
     const search = new URLSearchParams(query);
+    // Each parameter once: two would be read as the first here and perhaps as the last by a cache or proxy.
+    for (const name of GET_PARAMS) if (search.getAll(name).length > 1) return bad(`'${name}' may appear once`);
     const variables = jsonParam(search, 'variables');
     const extensions = jsonParam(search, 'extensions');
     if (!variables.ok) return bad(variables.why);

@@ -1,5 +1,7 @@
 import fc from 'fast-check';
-import { Kind } from 'graphql';
+import { buildClientSchema, buildSchema, introspectionFromSchema, Kind, printSchema } from 'graphql';
+import { typeDefs } from '../../generated/graphql/schema';
+import { createSchema } from './schema';
 import { SafeInt } from './scalars';
 
 describe('SafeInt', () => {
@@ -28,5 +30,12 @@ describe('SafeInt', () => {
     );
     expect(() => SafeInt.parseLiteral({ kind: Kind.INT, value: '9007199254740992' })).toThrow(/SafeInt cannot represent 9007199254740992/);
     expect(() => SafeInt.parseLiteral({ kind: Kind.FLOAT, value: '1.5' })).toThrow(/integer literal/);
+  });
+});
+
+describe('the served schema', () => {
+  it('is the contract, descriptions included: introspection prints what the SDL prints (custom scalars too)', () => {
+    const served = printSchema(buildClientSchema(introspectionFromSchema(createSchema())));
+    expect(served).toBe(printSchema(buildSchema(typeDefs)));
   });
 });

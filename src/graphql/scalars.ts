@@ -7,10 +7,9 @@ import { GraphQLError, GraphQLScalarType, Kind } from 'graphql';
 
 const notSafe = (value: unknown) => `SafeInt cannot represent ${typeof value === 'number' || typeof value === 'string' ? String(value) : typeof value}: an integer from -(2^53 - 1) to 2^53 - 1 is expected`;
 
-/** An integer within ±(2^53 - 1), a JSON number on the wire (GraphQL's Int stops at 2^31 - 1). */
+/** An integer within ±(2^53 - 1), a JSON number on the wire (GraphQL's Int stops at 2^31 - 1). Its description is the contract's (schema.graphql), which the schema keeps: none here to override it. */
 export const SafeInt = new GraphQLScalarType<number, number>({
   name: 'SafeInt',
-  description: 'An integer from -(2^53 - 1) to 2^53 - 1, written as a JSON number.',
   serialize(value) {
     if (typeof value === 'number' && Number.isSafeInteger(value)) return value;
     throw new GraphQLError(notSafe(value));

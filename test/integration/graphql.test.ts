@@ -72,6 +72,18 @@ describe('GraphQL: execution and access', () => {
     }
   });
 
+  it('a GET with a parameter given twice is a 400 BAD_REQUEST naming it, never the first one run', async () => {
+    const once: Record<string, string> = { query: 'query A { viewer { id } }', operationName: 'A', variables: '{}', extensions: '{}' };
+    for (const name of Object.keys(once)) {
+      const params = new URLSearchParams(once);
+      params.append(name, once[name]);
+      const res = await fetch(`${t.srv.url}/graphql?${params}`, { headers: { authorization: `Bearer ${t.demo}` } });
+      expect(res.status).toBe(400);
+      const body = (await res.json()) as GqlBody;
+      expect(body.errors?.[0]).toMatchObject({ message: `'${name}' may appear once`, extensions: { code: 'BAD_REQUEST' } });
+    }
+  });
+
   it('a GET reads everything after the first `?`: a later literal `?` is data (RFC 3986 3.4)', async () => {
     const res = await fetch(`${t.srv.url}/graphql?x=?&query=${encodeURIComponent('{ viewer { id } }')}`, { headers: { authorization: `Bearer ${t.demo}` } });
     expect(res.status).toBe(200);
