@@ -18,6 +18,14 @@ export function requestIdFor(sent: string | string[] | undefined): string {
   return typeof sent === 'string' && CLIENT_ID.test(sent) ? sent : randomUUID();
 }
 
+/** The id each request routed so far was given (begin), for an answer written outside its exchange (upgrade.ts). */
+const assigned = new WeakMap<IncomingMessage, string>();
+
+/** The id `req` was given when routed; a request never routed gets one now, by the same rule. */
+export function requestIdOf(req: IncomingMessage): string {
+  return assigned.get(req) ?? requestIdFor(req.headers['x-request-id']);
+}
+
 /**
  * One request on its way through the service, from routing to the last byte: who asked,
  * since when, and the header fields every answer to it carries.
@@ -57,6 +65,7 @@ export class Finalizer {
   begin(req: IncomingMessage, res: ServerResponse, path: string, search: string): Exchange {
     const started = process.hrtime.bigint();
     const id = requestIdFor(req.headers['x-request-id']);
+    assigned.set(req, id);
     const fields = ['X-Request-Id', id];
     if (this.cors) this.cors.simple(req.headers.origin, fields);
     return { req, res, id, started, path, search, fields, route: 'unmatched' };

@@ -28,6 +28,13 @@ export function koaShell(fin: Finalizer): Middleware {
         ctx.status = 204;
       } else {
         await next();
+        // @koa/router's allowedMethods() answers OPTIONS 200 with an empty body: the service's one
+        // OPTIONS rule is 204 with Allow naming OPTIONS too, as on every contract path.
+        const allowed = ctx.response.get('Allow');
+        if (ctx.method === 'OPTIONS' && ctx.status === 200 && !ctx.body && allowed) {
+          ctx.status = 204;
+          if (!/\bOPTIONS\b/.test(allowed)) ctx.set('Allow', `${allowed}, OPTIONS`);
+        }
         // An error status left without a body (a route's `ctx.status = 403`, @koa/router's
         // allowedMethods() 405 or 501 with Allow) is answered as every refusal is, problem+json.
         // 501 there means a method no route implements: the client's, 405 like any other.

@@ -102,6 +102,9 @@ export function originForm(url: string): string {
   return rest.startsWith('/') ? rest : `/${rest}`;
 }
 
+/** Every method some path of the service serves: the answer to `OPTIONS *`. */
+const SERVER_METHODS = 'GET, HEAD, POST, PUT, PATCH, OPTIONS';
+
 export function createPipeline(deps: PipelineDeps): RequestListener {
   const fin = deps.finalizer;
   const { limiter, bodyLimit } = deps;
@@ -231,6 +234,19 @@ export function createPipeline(deps: PipelineDeps): RequestListener {
     fin.end(x, sendProblem(fin, x, refused));
   }
 
+  /**
+   * The asterisk-form target (RFC 9112 3.2.4): `OPTIONS *` asks about the server itself, and
+   * is answered 204 with every method some path serves; with any other method it names nothing: 400.
+   */
+  function asterisk(req: IncomingMessage, res: ServerResponse): void {
+    const x = fin.begin(req, res, '*', '');
+    if (req.method === 'OPTIONS') {
+      x.fields.push('Allow', SERVER_METHODS);
+      return void fin.end(x, send(fin, x, 204, undefined, undefined));
+    }
+    fin.end(x, sendProblem(fin, x, refusal('BAD_REQUEST', 'The target * names the server, for OPTIONS only (RFC 9112 3.2.4)')));
+  }
+
   function route(req: IncomingMessage, res: ServerResponse): void {
     if (connectionClosing({ req })) return; // pipelined behind a refusal that closes the connection (respond.ts)
     let url = req.url ?? '/';
@@ -243,6 +259,7 @@ export function createPipeline(deps: PipelineDeps): RequestListener {
       const x = fin.begin(req, res, path, search);
       return void fin.end(x, sendProblem(fin, x, framing));
     }
+    if (path === '*') return asterisk(req, res);
     const matched = matchPath(path);
     if (matched) return resource(req, res, matched.resource, matched.params, path, search);
     for (const t of deps.transports) if (t.matches(path)) return transport(req, res, t, path, search);

@@ -25,7 +25,7 @@
  */
 import { IncomingMessage, ServerResponse, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { requestIdFor } from './finalize';
+import { requestIdFor, requestIdOf } from './finalize';
 import { PROBLEM_MEDIA_TYPE, refusal, type ProblemCode, type Refusal } from './problem';
 import { problemText } from './respond';
 
@@ -44,7 +44,7 @@ export function refuseOnSocket(req: IncomingMessage | undefined, socket: Duplex,
   const json = problemText(r);
   const lines = [
     `HTTP/1.1 ${r.problem.status} ${r.problem.title}`,
-    `X-Request-Id: ${requestIdFor(req?.headers['x-request-id'])}`,
+    `X-Request-Id: ${req ? requestIdOf(req) : requestIdFor(undefined)}`,
     `Date: ${new Date().toUTCString()}`, // RFC 9110 6.6.1: an origin with a clock MUST send it
     `Content-Type: ${PROBLEM_MEDIA_TYPE}`,
     `Content-Length: ${Buffer.byteLength(json)}`,
@@ -127,13 +127,14 @@ const CLIENT_ERROR_STATUS: Readonly<Record<string, ProblemCode>> = {
  * queued response to the socket when one finishes ('finish' runs node's listener first),
  * so each finish looks again. A connection that closes meanwhile gets nothing more.
  */
-function afterPendingResponses(socket: Duplex, then: () => void): void {
+function afterPendingResponses(socket: Duplex, then: (broken?: IncomingMessage) => void): void {
   const inFlight: unknown = Reflect.get(socket, '_httpMessage'); // node's response on this connection, if any
   if (inFlight instanceof ServerResponse && !(inFlight.req instanceof IncomingMessage && inFlight.req.complete)) {
     // The broken request's own answer (its body broke after its head was routed). Begun, it
     // is the answer, and the connection ends behind it; not begun, the refusal replaces it
-    // (what its route waits for will not come). Never a second answer to one request.
-    if (!inFlight.headersSent) return socket.writable ? then() : void socket.destroy();
+    // (what its route waits for will not come). Never a second answer to one request. The
+    // refusal is that request's answer: it carries the request's id, as its log line does.
+    if (!inFlight.headersSent) return socket.writable ? then(inFlight.req) : void socket.destroy();
     if (inFlight.writableFinished) return void socket.end();
     inFlight.once('finish', () => socket.end());
     inFlight.once('close', () => socket.destroy());
@@ -181,6 +182,6 @@ export function answerClientErrors(server: Server): void {
     const raw: unknown = Reflect.get(err, 'rawPacket');
     const first = !(Reflect.get(socket, '_httpMessage') instanceof ServerResponse);
     const head = first && Buffer.isBuffer(raw) && raw.subarray(0, 5).toString('latin1') === 'HEAD ';
-    afterPendingResponses(socket, () => refuseOnSocket(undefined, socket, refusal(code, detail), head));
+    afterPendingResponses(socket, (req) => refuseOnSocket(req, socket, refusal(code, detail), head));
   });
 }

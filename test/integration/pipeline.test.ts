@@ -7,6 +7,7 @@
 import Router from '@koa/router';
 import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { extend } from '../../examples/extend';
 import { startTestServer, type TestServer } from '../support/server';
@@ -89,6 +90,24 @@ describe('the request pipeline', () => {
       const plain = await srv.fetch(`/plain/${status}`);
       expect([plain.status, plain.headers.get('content-type'), ((await plain.json()) as { status: number }).status]).toEqual([status, 'application/problem+json', status]);
     }
+  });
+
+  it('OPTIONS * asks about the server: 204 with every method it serves; another method on * is 400; a user route answers OPTIONS by the same rule (204, Allow with OPTIONS)', async () => {
+    const { port } = new URL(srv.url);
+    const raw = (line: string) =>
+      new Promise<string>((resolve) => {
+        const sock = connect(Number(port), '127.0.0.1', () => sock.write(`${line}\r\nHost: x\r\nConnection: close\r\n\r\n`));
+        let got = '';
+        sock.on('data', (d: Buffer) => (got += d.toString('latin1')));
+        sock.on('close', () => resolve(got));
+      });
+    const star = await raw('OPTIONS * HTTP/1.1');
+    expect(star).toMatch(/^HTTP\/1\.1 204 /);
+    expect(star).toMatch(/\r\nAllow: GET, HEAD, POST, PUT, PATCH, OPTIONS\r\n/);
+    expect(await raw('GET * HTTP/1.1')).toMatch(/^HTTP\/1\.1 400 /);
+    const user = await srv.fetch('/hello/ada', { method: 'OPTIONS' });
+    expect(user.status).toBe(204);
+    expect(user.headers.get('allow')).toMatch(/GET.*OPTIONS|OPTIONS.*GET/);
   });
 
   it('a contract route owns its URL exactly: another case or a trailing slash is another (unknown) resource, also with a user route that would match it', async () => {
