@@ -134,7 +134,7 @@ function afterPendingResponses(socket: Duplex, then: (broken?: IncomingMessage) 
     // is the answer, and the connection ends behind it; not begun, the refusal replaces it
     // (what its route waits for will not come). Never a second answer to one request. The
     // refusal is that request's answer: it carries the request's id, as its log line does.
-    if (!inFlight.headersSent) return socket.writable ? then(inFlight.req) : void socket.destroy();
+    if (!inFlight.headersSent) return socket.writable ? then(inFlight.req instanceof IncomingMessage ? inFlight.req : undefined) : void socket.destroy();
     if (inFlight.writableFinished) return void socket.end();
     inFlight.once('finish', () => socket.end());
     inFlight.once('close', () => socket.destroy());
