@@ -13,21 +13,24 @@ beforeAll(async () => {
 });
 afterAll(() => s.close());
 
-/** Writes `bytes` on a fresh connection and reads until the server closes it. */
-function rawExchange(bytes: string): Promise<{ head: string; body: string }> {
-  const { hostname, port } = new URL(s.url);
-  return new Promise((resolve, reject) => {
+/** Writes `bytes` on a fresh connection to the server at `url` and reads everything until it closes the connection. */
+function untilClosed(url: string, bytes: string): Promise<string> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve) => {
     const socket = connect({ port: Number(port), host: hostname }, () => socket.write(bytes));
     const chunks: Buffer[] = [];
     socket.on('data', (d: Buffer) => chunks.push(d));
     socket.on('error', () => undefined); // a reset after the answer is fine: the answer is what is judged
-    socket.on('close', () => {
-      const all = Buffer.concat(chunks).toString('latin1');
-      const end = all.indexOf('\r\n\r\n');
-      if (end < 0) reject(new Error(`no answer: ${JSON.stringify(all)}`));
-      else resolve({ head: all.slice(0, end), body: all.slice(end + 4) });
-    });
+    socket.on('close', () => resolve(Buffer.concat(chunks).toString('latin1')));
   });
+}
+
+/** Writes `bytes` on a fresh connection and reads until the server closes it. */
+async function rawExchange(bytes: string): Promise<{ head: string; body: string }> {
+  const all = await untilClosed(s.url, bytes);
+  const end = all.indexOf('\r\n\r\n');
+  if (end < 0) throw new Error(`no answer: ${JSON.stringify(all)}`);
+  return { head: all.slice(0, end), body: all.slice(end + 4) };
 }
 
 const host = () => `Host: ${new URL(s.url).host}`;
@@ -333,14 +336,7 @@ describe('a request pipelined behind a body over the limit, read in the same chu
       const create = post('/orders', '{}');
       const query = post('/graphql', '{"query":"{ viewer { id } }"}');
       for (const bytes of [over('/orders') + create, over('/orders') + query, over('/graphql') + create]) {
-        const { port } = new URL(limited.url);
-        const answers = await new Promise<string>((resolve) => {
-          const s = connect(Number(port), '127.0.0.1', () => s.write(bytes));
-          const chunks: Buffer[] = [];
-          s.on('data', (d: Buffer) => chunks.push(d));
-          s.on('error', () => undefined);
-          s.on('close', () => resolve(Buffer.concat(chunks).toString('latin1')));
-        });
+        const answers = await untilClosed(limited.url, bytes);
         expect(answers.match(/^HTTP\/1\.1 \d{3}/gm)).toEqual(['HTTP/1.1 413']);
       }
       expect(await count()).toBe(before);
@@ -356,18 +352,11 @@ describe('a request not sent in time (REQUEST_TIMEOUT_S)', () => {
     try {
       const count = async () => ((await (await slow.fetch('/orders?limit=100')).json()) as { orders: unknown[] }).orders.length;
       const before = await count();
-      const { port } = new URL(slow.url);
       for (const partial of [
         `POST /orders HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${slow.alice.token}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"items":`,
         `GET /orders HTTP/1.1\r\nHost: x\r\nAuthorization: Bea`,
       ]) {
-        const answer = await new Promise<string>((resolve) => {
-          const s = connect(Number(port), '127.0.0.1', () => s.write(partial));
-          const chunks: Buffer[] = [];
-          s.on('data', (d: Buffer) => chunks.push(d));
-          s.on('error', () => undefined);
-          s.on('close', () => resolve(Buffer.concat(chunks).toString('latin1')));
-        });
+        const answer = await untilClosed(slow.url, partial);
         expect(answer).toMatch(/^HTTP\/1\.1 408 /);
         expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))).toMatchObject({ status: 408, code: 'REQUEST_TIMEOUT' });
       }
