@@ -193,10 +193,7 @@ export class RedisBus implements Bus {
    * (`reconnected`), and the hub's reconciliation.
    */
   async watch(orderId: number): Promise<void> {
-    const subscribing = this.sub.subscribe(this.channel(orderId)).then(
-      () => true,
-      (err: unknown) => (this.opts.onError?.(err), false),
-    );
+    const subscribing = this.sub.subscribe(this.channel(orderId)).catch((err: unknown) => this.opts.onError?.(err));
     if (this.sub.status !== 'ready') return;
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([subscribing, new Promise<void>((r) => (timer = setTimeout(r, WATCH_WAIT_MS)))]);

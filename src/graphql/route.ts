@@ -15,10 +15,9 @@
  * neither (POST responses are not reused: RFC 9110 9.3.3). An APQ miss keeps its own
  * `Cache-Control` and no tag.
  */
-import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Response } from 'graphql-http';
-import { connectionClosing, isRefusal, NOT_RUN, notModified, readRequestText, send, type Exchange, type Finalizer, type Refusal, type TransportRoute } from '../http';
+import { connectionClosing, contentTag, isRefusal, NOT_RUN, notModified, readRequestText, send, type Exchange, type Finalizer, type Refusal, type TransportRoute } from '../http';
 import type { Account } from '../store';
 import { GRAPHQL_PATH, type GraphqlEngine } from './engine';
 
@@ -33,9 +32,6 @@ export interface GraphqlRouteDeps {
 /** A GET 200's caching policy (see above). */
 export const GET_CACHE_CONTROL = 'private, no-cache';
 
-/** A strong tag of a GET answer's bytes: the first 16 bytes of their SHA-256, base64url. */
-const tagOf = (body: string) => `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"`;
-
 export function graphqlRoute({ engine, finalizer, authenticate, bodyLimit }: GraphqlRouteDeps): TransportRoute {
   /**
    * The engine's answer through the one response writer. Every answer names `Accept` in
@@ -47,7 +43,7 @@ export function graphqlRoute({ engine, finalizer, authenticate, bodyLimit }: Gra
     const headers = init.headers ?? {};
     const method = x.req.method;
     if (init.status === 200 && (method === 'GET' || method === 'HEAD') && body && !Object.keys(headers).some((n) => n.toLowerCase() === 'cache-control')) {
-      const validators = { ETag: tagOf(body), 'Cache-Control': GET_CACHE_CONTROL };
+      const validators = { ETag: contentTag(body), 'Cache-Control': GET_CACHE_CONTROL };
       const unchanged = notModified(method, x.req.headers['if-none-match'], { status: 200, headers: validators });
       if (unchanged) {
         for (const name in unchanged.headers) x.fields.push(name, unchanged.headers[name]);

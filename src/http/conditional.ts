@@ -8,6 +8,7 @@
  * - 13.2.1: preconditions are evaluated only when the request would otherwise
  *   succeed, so callers answer 404 (or any non-2xx) before calling `evaluate`.
  */
+import { createHash } from 'node:crypto';
 
 export interface EntityTag {
   weak: boolean;
@@ -95,11 +96,32 @@ export function evaluate(req: ConditionalRequest): Outcome {
  * that is neither `*` nor a list of entity tags is the client's error: `invalid`, as the
  * writes that judge their own answer it (400).
  */
-export function writeWithoutTags(ifMatch: string | undefined, ifNoneMatch: string | undefined): Outcome | { invalid: 'If-Match' | 'If-None-Match' } {
-  if (ifMatch !== undefined && 'invalid' in parseTagCondition(ifMatch)) return { invalid: 'If-Match' };
-  if (ifNoneMatch !== undefined && 'invalid' in parseTagCondition(ifNoneMatch)) return { invalid: 'If-None-Match' };
-  return evaluate({ method: 'POST', ifMatch, ifNoneMatch, current: { selected: '""', all: noTags } });
+export function writeWithoutTags(ifMatch: string | undefined, ifNoneMatch: string | undefined): 'proceed' | 'precondition_failed' | { invalid: TagField } {
+  const invalid = malformedTagField(ifMatch, ifNoneMatch);
+  if (invalid) return { invalid };
+  // A write's outcome is never `not_modified` (that is a read's).
+  return evaluate({ method: 'POST', ifMatch, ifNoneMatch, current: { selected: '""', all: noTags } }) === 'proceed' ? 'proceed' : 'precondition_failed';
 }
+
+export type TagField = 'If-Match' | 'If-None-Match';
+
+/** The first of If-Match and If-None-Match sent as neither `*` nor a list of entity tags, if any. */
+export function malformedTagField(ifMatch: string | undefined, ifNoneMatch: string | undefined): TagField | undefined {
+  if (ifMatch !== undefined && 'invalid' in parseTagCondition(ifMatch)) return 'If-Match';
+  if (ifNoneMatch !== undefined && 'invalid' in parseTagCondition(ifNoneMatch)) return 'If-None-Match';
+  return undefined;
+}
+
+/** The 400's detail and `errors` for a malformed If-Match or If-None-Match, the same for every write. */
+export function malformedTagProblem(field: TagField): { detail: string; extra: { errors: { pointer: string; rule: string; message: string }[] } } {
+  return {
+    detail: `${field} must be * or a list of quoted entity tags, e.g. "1-1-v2j"`,
+    extra: { errors: [{ pointer: `header:${field}`, rule: 'entity-tag', message: 'must be * or a comma-separated list of quoted entity tags (RFC 9110 8.8.3)' }] },
+  };
+}
+
+/** A strong entity tag of a body's bytes (documents, GraphQL GET answers): the first 16 bytes of their SHA-256, base64url. */
+export const contentTag = (body: string): string => `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"`;
 
 /** The `all` of a read: If-None-Match on GET and HEAD compares only the selected tag. */
 export const noTags = (): readonly string[] => [];

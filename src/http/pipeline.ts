@@ -36,7 +36,7 @@ import { isRefusal, refusal, refusalOf, type Refusal } from './problem';
 import type { RateLimiter } from './rateLimit';
 import { connectionClosing, NOT_RUN, send, sendProblem, sendResponse } from './respond';
 import { readBody, readParameters, type AnyResponse, type Operation } from './rest/operations';
-import { notModified, readMatches, writeWithoutTags } from './conditional';
+import { malformedTagProblem, notModified, readMatches, writeWithoutTags } from './conditional';
 import type { RouteSpec } from '../../generated/openapi/routes';
 
 /**
@@ -146,9 +146,8 @@ export function createPipeline(deps: PipelineDeps): RequestListener {
     if (!op.auth) {
       const raw = await bind(req, op, params, x.search);
       if (isRefusal(raw)) return sendProblem(fin, x, raw);
-      const unmet = op.ownPreconditions ? undefined : writePreconditions(req);
-      if (unmet) return sendProblem(fin, x, unmet);
-      if (connectionClosing(x)) return sendProblem(fin, x, NOT_RUN);
+      const stop = beforeRun(x, op);
+      if (stop) return sendProblem(fin, x, stop);
       return represent(x, await op.run(raw, { method: req.method ?? 'GET', path: x.path }));
     }
     // The auth cache first (synchronous): most requests of a client come after its first.
@@ -162,10 +161,8 @@ export function createPipeline(deps: PipelineDeps): RequestListener {
     }
     const raw = op.spec.body ? await bind(req, op, params, x.search) : readParameters(req, op, params, x.search);
     if (isRefusal(raw)) return sendProblem(fin, x, raw);
-    const unmet = op.ownPreconditions ? undefined : writePreconditions(req);
-    if (unmet) return sendProblem(fin, x, unmet);
-    // The last moment a pipelined request can learn that the answer ahead of it closes the connection: then it is not run.
-    if (connectionClosing(x)) return sendProblem(fin, x, NOT_RUN);
+    const stop = beforeRun(x, op);
+    if (stop) return sendProblem(fin, x, stop);
     return represent(x, await op.run(raw, { method: req.method ?? 'GET', path: x.path, account }));
   }
 
@@ -182,10 +179,17 @@ export function createPipeline(deps: PipelineDeps): RequestListener {
     const outcome = writeWithoutTags(im, inm);
     if (outcome === 'proceed') return undefined;
     if (outcome === 'precondition_failed') return refusal('PRECONDITION_FAILED', 'The target exists and has no entity tag: only If-Match: * holds, and If-None-Match: * fails');
-    if (outcome === 'not_modified') return undefined;
-    return refusal('VALIDATION_FAILED', `${outcome.invalid} must be * or a list of quoted entity tags`, undefined, {
-      errors: [{ pointer: `header:${outcome.invalid}`, rule: 'entity-tag', message: 'must be * or a comma-separated list of quoted entity tags (RFC 9110 8.8.3)' }],
-    });
+    const { detail, extra } = malformedTagProblem(outcome.invalid);
+    return refusal('VALIDATION_FAILED', detail, undefined, extra);
+  }
+
+  /**
+   * The last steps before an operation runs, once its request is bound: the preconditions of a
+   * write that does not judge its own, and the connection's state: a request pipelined behind
+   * an answer that closes the connection learns it at the latest here, and is not run.
+   */
+  function beforeRun(x: Exchange, op: Operation): Refusal | undefined {
+    return (op.ownPreconditions ? undefined : writePreconditions(x.req)) ?? (connectionClosing(x) ? NOT_RUN : undefined);
   }
 
   /** The bind step: parameters, then the body where the operation declares one. */

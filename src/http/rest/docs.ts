@@ -7,11 +7,10 @@
  * read once, tagged once (strong ETag over the bytes) and shared by caches for five
  * minutes; If-None-Match answers 304 (RFC 9110 13.1.2, weak comparison, lists and `*`).
  */
-import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import YAML from 'yaml';
-import { evaluate } from '../conditional';
+import { contentTag, evaluate } from '../conditional';
 import type { OperationHandlers } from './operations';
 import { serialized } from './representationCache';
 
@@ -38,7 +37,7 @@ export function projectRoot(from: string = __dirname): string {
 }
 
 function served<T extends string>(body: string, contentType: T): Served<T> {
-  return { body, contentType, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"` };
+  return { body, contentType, etag: contentTag(body) };
 }
 
 /** A JSON document served as its value (the contract's type), its text written once (respond.ts reads `serialized`). */

@@ -9,7 +9,7 @@ import type * as H from '../../../generated/openapi/handlers';
 import type { ValidateFunction } from 'ajv';
 import * as validators from '../../../generated/openapi/validators';
 import type { AccountContext, OperationHandlers } from './operations';
-import { evaluate, noTags, parseTagCondition } from '../conditional';
+import { evaluate, malformedTagField, malformedTagProblem, noTags } from '../conditional';
 import { negotiate, VENDOR, type Family, type Negotiated } from './negotiate';
 import { versionOf } from '../mediaType';
 import { problem, PROBLEM_MEDIA_TYPE, PROBLEMS, type ProblemCode, type Problem } from '../problem';
@@ -306,15 +306,10 @@ export function orderHandlers(deps: OrderDeps): Pick<OperationHandlers, OrderFam
     const ifMatch = req.headers['If-Match'];
     const ifNoneMatch = req.headers['If-None-Match'];
     // An unquoted or otherwise unparseable tag is the client's syntax error, not a changed order.
-    for (const [name, value] of [
-      ['If-Match', ifMatch],
-      ['If-None-Match', ifNoneMatch],
-    ] as const) {
-      if (value !== undefined && 'invalid' in parseTagCondition(value)) {
-        return fail('VALIDATION_FAILED', `${name} must be * or a list of quoted entity tags, e.g. "1-1-v2j"`, {
-          errors: [{ pointer: `header:${name}`, rule: 'entity-tag', message: 'must be * or a comma-separated list of quoted entity tags (RFC 9110 8.8.3)' }],
-        });
-      }
+    const malformed = malformedTagField(ifMatch, ifNoneMatch);
+    if (malformed) {
+      const { detail, extra } = malformedTagProblem(malformed);
+      return fail('VALIDATION_FAILED', detail, extra);
     }
     let conflict = '';
     // The row the decision saw, for answering a write that changes nothing without a re-read.
