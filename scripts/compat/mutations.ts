@@ -414,9 +414,34 @@ export const BREAKING: Mutation[] = [
       if (c.schema.includes('viewer:')) throw new Error('mutation: Query.viewer not found');
     },
   },
+  {
+    name: 'openapi: the order id retyped integer -> string uuid (oasdiff passes integer -> string without reading the new format)',
+    expect: 'breaking',
+    kinds: ['openapi'],
+    mentions: ['GET /orders/{orderId}', '`orderId`', '`uuid`'],
+    apply: (c) => {
+      c.openapi.components.parameters.OrderId.schema = { type: 'string', format: 'uuid' };
+    },
+  },
+  {
+    name: 'openapi: maxProperties set on a create body (oasdiff does not compare it)',
+    expect: 'breaking',
+    kinds: ['openapi'],
+    mentions: ['POST /v2/orders', 'maxProperties'],
+    apply: (c) => {
+      schemas(c).OrderCreateV2.maxProperties = 2;
+    },
+  },
 ];
 
 export const COMPATIBLE: Mutation[] = [
+  {
+    name: 'openapi: an order id retyped integer -> string without a format (every released id is still accepted)',
+    expect: 'compatible',
+    apply: (c) => {
+      c.openapi.components.parameters.OrderId.schema = { type: 'string' };
+    },
+  },
   {
     name: "openapi: version 1's sunset moved later, version 2 deprecated with a sunset",
     expect: 'compatible',

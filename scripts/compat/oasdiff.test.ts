@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { oasdiffBinary, oasdiffBreaking, RESPONSE_FORMAT_RULE } from './oasdiff';
+import { oasdiffBinary, oasdiffBreaking, REQUEST_FORMAT_RULE, REQUEST_PROPERTY_COUNT_RULE, RESPONSE_FORMAT_RULE } from './oasdiff';
 import { GateError } from './types';
 
 /** A one-operation spec whose 200 response has the given properties. */
@@ -100,6 +100,48 @@ describe('oasdiffBreaking', () => {
       expect(await oasdiffBreaking(write('h-base.json', formats('date-time')), write('h-rev.json', formats('date-time', 'int32')))).toEqual([]);
       const added = await oasdiffBreaking(write('i-base.json', formats(undefined)), write('i-rev.json', formats('date-time')));
       expect(added.filter((c) => c.id === RESPONSE_FORMAT_RULE)).toEqual([]);
+    });
+  });
+  describe('a request value narrowed where oasdiff does not look', () => {
+    /** POST /things/{id}: `id` with `idSchema`, a body object with `body` added to its schema and a `count` integer in `countFormat`. */
+    const request = (idSchema: object, body: object = {}, countFormat = 'int32') =>
+      JSON.stringify({
+        openapi: '3.1.0',
+        info: { title: 't', version: '1' },
+        paths: {
+          '/things/{id}': {
+            post: {
+              parameters: [{ name: 'id', in: 'path', required: true, schema: idSchema }],
+              requestBody: { content: { 'application/json': { schema: { type: 'object', properties: { count: { type: 'integer', format: countFormat }, tags: { type: 'object' } }, ...body } } } },
+              responses: { '204': { description: 'ok' } },
+            },
+          },
+        },
+      });
+    const ours = (changes: { id?: string; text?: string }[]) => changes.filter((c) => c.id === REQUEST_FORMAT_RULE || c.id === REQUEST_PROPERTY_COUNT_RULE);
+
+    it('fails a parameter retyped integer -> string + uuid, which oasdiff passes as integer -> string', async () => {
+      const changes = await oasdiffBreaking(write('r-base.json', request({ type: 'integer' })), write('r-rev.json', request({ type: 'string', format: 'uuid' })));
+      expect(ours(changes)).toEqual([
+        expect.objectContaining({ id: REQUEST_FORMAT_RULE, operation: 'POST', path: '/things/{id}', level: 2, text: expect.stringContaining('path parameter `id` now has format `uuid` (was none)') }),
+      ]);
+      expect(await oasdiffBreaking(write('r2-base.json', request({ type: 'integer' })), write('r2-rev.json', request({ type: 'string' })))).toEqual([]);
+    });
+    it('adds nothing where oasdiff already fails the format (added to the same type), and passes int32 -> int64', async () => {
+      const changes = await oasdiffBreaking(write('s-base.json', request({ type: 'string' })), write('s-rev.json', request({ type: 'string', format: 'uuid' })));
+      expect(changes.length).toBeGreaterThan(0);
+      expect(ours(changes)).toEqual([]);
+      expect(await oasdiffBreaking(write('t-base.json', request({ type: 'string' })), write('t-rev.json', request({ type: 'string' }, {}, 'int64')))).toEqual([]);
+    });
+    it('fails maxProperties set or lowered and minProperties raised on a body or a property of it; passes them loosened', async () => {
+      const set = await oasdiffBreaking(write('u-base.json', request({ type: 'string' })), write('u-rev.json', request({ type: 'string' }, { maxProperties: 1 })));
+      expect(ours(set)).toEqual([
+        expect.objectContaining({ id: REQUEST_PROPERTY_COUNT_RULE, text: expect.stringContaining('request body (media type: application/json) now has at most 1 members (maxProperties, was no limit)') }),
+      ]);
+      const nested = (tags: object) => request({ type: 'string' }, { properties: { count: { type: 'integer', format: 'int32' }, tags: { type: 'object', ...tags } } });
+      const raised = await oasdiffBreaking(write('v-base.json', nested({ minProperties: 1, maxProperties: 5 })), write('v-rev.json', nested({ minProperties: 2, maxProperties: 4 })));
+      expect(ours(raised).map((c) => c.text)).toEqual([expect.stringContaining('request property `tags`'), expect.stringContaining('request property `tags`')]);
+      expect(await oasdiffBreaking(write('w-base.json', nested({ minProperties: 2, maxProperties: 4 })), write('w-rev.json', nested({ minProperties: 1 })))).toEqual([]);
     });
   });
   it('passes a header name spelled in another case (RFC 9110 5.1), and fails one removed', async () => {

@@ -111,7 +111,8 @@ function runOasdiff(args: string[], okExit: number): Promise<unknown> {
 
 /**
  * The breaking changes (levels ERR and WARN) from `base` to `revision`, two OpenAPI
- * files: oasdiff's, and the response format changes it lets pass (responseFormatChanges).
+ * files: oasdiff's, and the response format changes and request narrowings it lets pass
+ * (responseFormatChanges, requestNarrowings).
  * oasdiff exits 1 when it found some and 0 when none; anything else (an unreadable spec,
  * a bad $ref) is a GateError carrying its stderr.
  */
@@ -121,7 +122,7 @@ export async function oasdiffBreaking(base: string, revision: string): Promise<O
     runOasdiff(['diff', base, revision, '--format', 'json', CASE_INSENSITIVE_HEADERS, FLATTEN_PARAMS], 0),
   ]);
   const changes = Array.isArray(breaking) ? (breaking as OasdiffChange[]) : [];
-  return [...changes, ...responseFormatChanges(diff, changes)];
+  return [...changes, ...responseFormatChanges(diff, changes), ...requestNarrowings(diff, changes)];
 }
 
 /** Header names are case-insensitive (RFC 9110 5.1): `ETag` spelled `Etag` is the same header, not one removed and one added. */
@@ -198,5 +199,81 @@ function walkFormats(node: unknown, where: string[], found: (where: string[], fr
     else if (key === 'headers') for (const [name, child] of Object.entries(asRecord(v.modified))) walkFormats(child, [...where, `header ${name}`], found, depth + 1);
     else if (key === 'items') walkFormats(value, [...where, 'items'], found, depth + 1);
     else walkFormats(value, where, found, depth + 1);
+  }
+}
+
+/** The rule ids of the findings requestNarrowings adds. */
+export const REQUEST_FORMAT_RULE = 'request-value-format-narrowed';
+export const REQUEST_PROPERTY_COUNT_RULE = 'request-object-size-narrowed';
+
+/** Formats every value of the released one still satisfies: an int32 is an int64, a float a double. */
+const WRITER_SAFE_FORMATS: ReadonlySet<string> = new Set(['int32>int64', 'float>double']);
+
+/**
+ * Request values the server now refuses where it accepted them, which oasdiff 1.15 lets
+ * pass (read from `oasdiff diff`, as responseFormatChanges):
+ * - a format added or changed on a parameter or body value in the same change as its type
+ *   (`orderId` from `integer` to `string` + `uuid`): oasdiff fails a format added to the
+ *   same type, but lets integer -> string pass as a widening (every integer is a string on
+ *   the wire) without looking at the new format, which no released client's `42` satisfies;
+ * - `maxProperties` set or lowered, `minProperties` raised, on a body object (or its
+ *   properties): oasdiff does not compare them, and a released client's body of three
+ *   members is refused once `maxProperties: 2` holds.
+ * Each is skipped when oasdiff's own findings already name the value for that operation.
+ */
+export function requestNarrowings(diff: unknown, reported: readonly OasdiffChange[]): OasdiffChange[] {
+  const out: OasdiffChange[] = [];
+  const paths = asRecord(asRecord(asRecord(diff).paths).modified);
+  for (const [path, pathDiff] of Object.entries(paths)) {
+    for (const [operation, opDiff] of Object.entries(asRecord(asRecord(asRecord(pathDiff).operations).modified))) {
+      const found = (place: string, leaf: string) => (key: string, from: unknown, to: unknown) => {
+        const named = (word: string) => (c: OasdiffChange) => c.operation === operation && c.path === path && (c.id ?? '').startsWith('request-') && (c.text ?? '').includes(`${leaf}\``) && (c.text ?? '').includes(word);
+        if (key === 'format' && typeof to === 'string' && to !== '' && from !== to && !WRITER_SAFE_FORMATS.has(`${String(from)}>${to}`)) {
+          if (reported.some(named(`/\`${to}\``))) return;
+          const was = typeof from === 'string' && from !== '' ? `\`${from}\`` : 'none';
+          out.push({ id: REQUEST_FORMAT_RULE, level: 2, operation, path, text: `the ${place} now has format \`${to}\` (was ${was}): a released client's value that is no ${to} is refused` });
+        } else if (key === 'maxProps' && typeof to === 'number' && (typeof from !== 'number' || to < from)) {
+          out.push({
+            id: REQUEST_PROPERTY_COUNT_RULE,
+            level: 2,
+            operation,
+            path,
+            text: `the ${place} now has at most ${to} members (maxProperties, was ${typeof from === 'number' ? from : 'no limit'}): a released client's larger object is refused`,
+          });
+        } else if (key === 'minProps' && typeof to === 'number' && to > (typeof from === 'number' ? from : 0)) {
+          out.push({
+            id: REQUEST_PROPERTY_COUNT_RULE,
+            level: 2,
+            operation,
+            path,
+            text: `the ${place} now needs at least ${to} member${to === 1 ? '' : 's'} (minProperties, was ${typeof from === 'number' ? from : 0}): a released client's smaller object is refused`,
+          });
+        }
+      };
+      const op = asRecord(opDiff);
+      for (const [where, byName] of Object.entries(asRecord(asRecord(op.parameters).modified))) {
+        for (const [name, paramDiff] of Object.entries(asRecord(byName)))
+          walkNarrowings(asRecord(paramDiff).schema, [], (at, key, from, to) => found(`${where} parameter \`${[name, ...at].join('/')}\``, at.at(-1) ?? name)(key, from, to));
+      }
+      for (const [mediaType, contentDiff] of Object.entries(asRecord(asRecord(asRecord(op.requestBody).content).modified))) {
+        walkNarrowings(asRecord(contentDiff).schema, [], (at, key, from, to) =>
+          found(`${at.length ? `request property \`${at.join('/')}\`` : 'request body'} (media type: ${mediaType})`, at.at(-1) ?? 'body')(key, from, to),
+        );
+      }
+    }
+  }
+  return out;
+}
+
+/** Calls `found` for each `format`, `maxProps` and `minProps` change in a request schema's diff, with the property names that lead to it (`items` for an array's items). */
+function walkNarrowings(node: unknown, where: string[], found: (where: string[], key: string, from: unknown, to: unknown) => void, depth = 0): void {
+  if (depth > 64 || typeof node !== 'object' || node === null) return;
+  for (const [key, value] of Object.entries(node)) {
+    const v = asRecord(value);
+    if (key === 'format' || key === 'maxProps' || key === 'minProps') {
+      if ('to' in v) found(where, key, v.from, v.to);
+    } else if (key === 'properties') for (const [name, child] of Object.entries(asRecord(v.modified))) walkNarrowings(child, [...where, name], found, depth + 1);
+    else if (key === 'items') walkNarrowings(value, [...where, 'items'], found, depth + 1);
+    else walkNarrowings(value, where, found, depth + 1);
   }
 }
