@@ -3,35 +3,10 @@
  * each other's writes through Redis; a worker that dies is replaced while the other
  * keeps its clients; SIGTERM drains every worker (WebSocket 1001) and exits 0.
  */
-import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { createOrder, openWs, WsClient, type StreamTarget } from '../support/streams';
-import { PG_URL, pgSchema, sleep, startInstance, startRedis } from '../support/instances';
+import { hasExited, PG_URL, pgSchema, sleep, startInstance, startRedis, workersOf } from '../support/instances';
 
 jest.setTimeout(90_000);
-
-/** The primary's worker processes (by command line: tsx may also run an esbuild service child). */
-const workersOf = (pid: number): number[] => {
-  try {
-    return execFileSync('pgrep', ['-P', String(pid), '-f', 'src/main.ts'], { encoding: 'utf8' })
-      .trim()
-      .split('\n')
-      .filter(Boolean)
-      .map(Number);
-  } catch {
-    return []; // pgrep exits 1 when there are none
-  }
-};
-
-/** Whether `pid` has exited (gone, or a zombie not yet reaped): the kernel has closed every socket it held. */
-const exited = (pid: number): boolean => {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8'); // pid (comm) state ...: comm may hold anything
-    return stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z');
-  } catch {
-    return true;
-  }
-};
 
 async function ws(srv: StreamTarget): Promise<WsClient> {
   const c = await openWs(srv);
@@ -65,8 +40,8 @@ describe.each(['sqlite', 'postgres'] as const)('WORKERS=2 on %s', (storeKind) =>
 
       // Kill one worker: the clients it held are cut, the others are not.
       process.kill(workers[0], 'SIGKILL');
-      for (let i = 0; i < 100 && !exited(workers[0]); i++) await sleep(50);
-      expect(exited(workers[0])).toBe(true);
+      for (let i = 0; i < 100 && !hasExited(workers[0]); i++) await sleep(50);
+      expect(hasExited(workers[0])).toBe(true);
       // The primary forks a replacement (by then this process has also seen the dead worker's
       // sockets close, so the write below cannot go out on a kept-alive one of them).
       let now: number[] = [];
@@ -108,7 +83,7 @@ describe('WORKERS=2, a worker dying while Redis is down', () => {
       const [first, second] = workersOf(primary);
       await redis.kill();
       process.kill(first, 'SIGKILL');
-      for (let i = 0; i < 100 && !exited(first); i++) await sleep(50);
+      for (let i = 0; i < 100 && !hasExited(first); i++) await sleep(50);
       // The replacement cannot reach Redis: it says so and tries again (it used to exit 2, and the primary stopped the cluster).
       for (let i = 0; i < 200 && !srv.stdout.join('').includes('REDIS_URL is unreachable; trying again'); i++) await sleep(50);
       expect(srv.stdout.join('')).toContain('REDIS_URL is unreachable; trying again');

@@ -7,7 +7,7 @@
  */
 import { request } from 'node:http';
 import { Registry } from 'prom-client';
-import { startInstance, startRedis } from '../support/instances';
+import { hasExited, sleep, startInstance, startRedis, workersOf } from '../support/instances';
 
 jest.setTimeout(180_000);
 
@@ -49,6 +49,35 @@ describe('/metrics', () => {
         // Default metrics are aggregated too: one series each, not one per worker.
         expect(scrape.body.match(/^nodejs_version_info\{/gm)).toHaveLength(1);
       }
+    } finally {
+      await srv.kill('SIGTERM');
+      await redis.kill();
+    }
+  });
+
+  it('with WORKERS=2, a summed counter never goes down when a worker dies and is replaced', async () => {
+    const redis = await startRedis();
+    const srv = await startInstance({ WORKERS: '2', REDIS_URL: redis.url });
+    const scrape = async () => countOf((await get(`${srv.metricsUrl}/metrics`)).body, '/healthz');
+    try {
+      const N = 24;
+      for (let i = 0; i < N; i++) expect((await get(`${srv.url}/healthz`)).status).toBe(200);
+      expect(await scrape()).toBe(N);
+      const workers = workersOf(srv.child.pid!);
+      expect(workers).toHaveLength(2);
+      process.kill(workers[0], 'SIGKILL');
+      for (let i = 0; i < 100 && !hasExited(workers[0]); i++) await sleep(50);
+      expect(hasExited(workers[0])).toBe(true);
+      // Prometheus reads any drop of a counter as a reset: the dead worker's share stays counted.
+      expect(await scrape()).toBe(N);
+      let now: number[] = [];
+      for (let i = 0; i < 100 && (now.length < 2 || now.includes(workers[0])); i++) {
+        await sleep(100);
+        now = workersOf(srv.child.pid!);
+      }
+      expect(now).toHaveLength(2);
+      for (let i = 0; i < N; i++) expect((await get(`${srv.url}/healthz`)).status).toBe(200);
+      expect(await scrape()).toBe(2 * N);
     } finally {
       await srv.kill('SIGTERM');
       await redis.kill();

@@ -3,9 +3,9 @@
  * `npm run dev` does) sharing one PostgreSQL schema and one Redis, and a Redis server of
  * the test's own (so it can be killed and restarted without touching anyone else's).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { connect } from 'node:net';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
@@ -33,6 +33,29 @@ const children = new Set<ChildProcess>();
 process.once('exit', () => children.forEach((c) => c.kill('SIGKILL')));
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** The primary's worker processes (by command line: tsx may also run an esbuild service child). */
+export const workersOf = (pid: number): number[] => {
+  try {
+    return execFileSync('pgrep', ['-P', String(pid), '-f', 'src/main.ts'], { encoding: 'utf8' })
+      .trim()
+      .split('\n')
+      .filter(Boolean)
+      .map(Number);
+  } catch {
+    return []; // pgrep exits 1 when there are none
+  }
+};
+
+/** Whether `pid` has exited (gone, or a zombie not yet reaped): the kernel has closed every socket it held. */
+export const hasExited = (pid: number): boolean => {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8'); // pid (comm) state ...: comm may hold anything
+    return stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z');
+  } catch {
+    return true;
+  }
+};
 
 const exited = (child: ChildProcess) => new Promise<number | null>((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve(child.exitCode) : child.once('exit', (code) => resolve(code))));
 
