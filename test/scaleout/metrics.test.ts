@@ -55,7 +55,7 @@ describe('/metrics', () => {
     }
   });
 
-  it('with WORKERS=2, a summed counter never goes down when a worker dies and is replaced', async () => {
+  it('with WORKERS=2, a summed counter never goes down when a worker dies and is replaced, nor fails while one hangs', async () => {
     const redis = await startRedis();
     const srv = await startInstance({ WORKERS: '2', REDIS_URL: redis.url });
     const scrape = async () => countOf((await get(`${srv.metricsUrl}/metrics`)).body, '/healthz');
@@ -78,6 +78,15 @@ describe('/metrics', () => {
       expect(now).toHaveLength(2);
       for (let i = 0; i < N; i++) expect((await get(`${srv.url}/healthz`)).status).toBe(200);
       expect(await scrape()).toBe(2 * N);
+      // A worker that cannot answer (stopped) counts with what it reported last; the scrape still answers.
+      process.kill(now[0], 'SIGSTOP');
+      try {
+        const hung = await get(`${srv.metricsUrl}/metrics`);
+        expect(hung.status).toBe(200);
+        expect(countOf(hung.body, '/healthz')).toBe(2 * N);
+      } finally {
+        process.kill(now[0], 'SIGCONT');
+      }
     } finally {
       await srv.kill('SIGTERM');
       await redis.kill();
