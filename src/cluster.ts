@@ -73,6 +73,9 @@ export async function runPrimary(config: Config): Promise<void> {
     const lived = Date.now() - (bornAt.get(w.id) ?? Date.now());
     bornAt.delete(w.id);
     if (closing) {
+      // A worker forced out of its drain (exit 1: a request still in flight after 10 s) or killed
+      // makes the instance exit 1, as the single process does: in-flight work was cut.
+      if (code !== 0 && exitCode === 0) exitCode = 1;
       if (alive().length === 0) process.exit(exitCode);
       return;
     }

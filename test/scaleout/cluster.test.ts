@@ -1,8 +1,10 @@
 /**
  * `WORKERS=2` under node:cluster, on each store: the workers share the port and hear
  * each other's writes through Redis; a worker that dies is replaced while the other
- * keeps its clients; SIGTERM drains every worker (WebSocket 1001) and exits 0.
+ * keeps its clients; SIGTERM drains every worker (WebSocket 1001) and exits 0, or 1 when
+ * a worker had to be forced out of its drain.
  */
+import { connect } from 'node:net';
 import { createOrder, openWs, WsClient, type StreamTarget } from '../support/streams';
 import { hasExited, PG_URL, pgSchema, sleep, startInstance, startRedis, workersOf } from '../support/instances';
 
@@ -106,6 +108,24 @@ describe('WORKERS=2, a worker dying while Redis is down', () => {
       expect(srv.child.exitCode).toBeNull();
     } finally {
       if (srv.child.exitCode === null) await srv.kill('SIGKILL');
+      await redis.kill();
+    }
+  });
+  it('exits 1 when a worker had to be forced out of its drain, as one process does', async () => {
+    const redis = await startRedis();
+    const srv = await startInstance({ WORKERS: '2', REDIS_URL: redis.url });
+    const { port } = new URL(srv.url);
+    // A request whose body never completes: in flight on its worker until the drain gives up.
+    const socket = connect(Number(port), '127.0.0.1');
+    try {
+      await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+      const received = new Promise<void>((resolve) => socket.once('data', () => resolve()));
+      socket.write(`POST /orders HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${srv.alice.token}\r\nContent-Type: application/json\r\nExpect: 100-continue\r\nContent-Length: 100\r\n\r\n`);
+      await received; // 100 Continue: a worker has the request
+      socket.write('{"items":');
+      expect(await srv.kill('SIGTERM')).toBe(1);
+    } finally {
+      socket.destroy();
       await redis.kill();
     }
   });
