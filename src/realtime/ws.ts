@@ -21,6 +21,7 @@ import { WebSocket, WebSocketServer, type RawData } from 'ws';
 import type { Account, Store } from '../store';
 import { bearerTokenOf, framingRefusal, isRefusal, missingToken, parseClientJson, refusal, refuseOnSocket, refusalOf, shuttingDown, type Refusal } from '../http';
 import { StoreUnavailableError } from '../store';
+import { parseOrderId } from '../orders';
 import type { ErrorMessage, ServerMessage } from '../../generated/asyncapi/messages';
 import { validateClientMessage } from '../../generated/asyncapi/validators';
 import type { AcceptLimiter } from './acceptLimiter';
@@ -450,7 +451,9 @@ export class WsEndpoint {
       const detail = validateClientMessage.errors?.[0];
       return conn.error(typeof channel === 'string' ? channel : null, 'invalid_message', `Not a subscribe or unsubscribe message${detail ? `: ${detail.instancePath || '/'} ${detail.message}` : ''}`);
     }
-    const orderId = Number(msg.channel.slice('order:'.length));
+    // The channel's pattern admits a few 16-digit numbers above 2^53 - 1: no order has such an id, and SSE refuses them (400) as REST does.
+    const orderId = parseOrderId(msg.channel.slice('order:'.length));
+    if (orderId === null) return conn.error(msg.channel, 'invalid_message', 'The channel names no order: order:<id>, id from 1 to 2^53 - 1');
     if (msg.type === 'unsubscribe') {
       const sub = conn.subs.get(orderId);
       if (!sub) return conn.error(msg.channel, 'not_subscribed', 'Not subscribed to this channel');

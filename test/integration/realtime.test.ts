@@ -357,6 +357,16 @@ describe('WebSocket /orders', () => {
     c.ws.close();
   });
 
+  it('an order id above 2^53 - 1 in a channel: invalid_message over WebSocket, 400 over SSE (no order has it)', async () => {
+    const c = await ws(srv);
+    c.send({ type: 'subscribe', channel: 'order:9007199254740992' });
+    await c.until((m) => m.length === 1);
+    expect(c.messages[0]).toMatchObject({ type: 'error', channel: 'order:9007199254740992', code: 'invalid_message' });
+    expect(validateErrorMessage(c.messages[0])).toBe(true);
+    c.ws.close();
+    expect((await srv.fetch('/api/orders/9007199254740992/stream', { headers: { accept: 'text/event-stream' } })).status).toBe(400);
+  });
+
   it('bad client messages (generated) each get an error message and the connection stays open', async () => {
     const c = await ws(srv);
     const { id } = await createOrder(srv);

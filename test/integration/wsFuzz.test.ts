@@ -22,6 +22,7 @@ import { enforceRaw, newTally, type Expectation, type RawGap, type Received, typ
 import { frame, OPCODE, RawWs } from '../support/fuzz/rawWs';
 import { COLLECT, openFuzzTarget, runsOr, seedOr, type FuzzTarget } from '../support/fuzz/target';
 import * as asyncValidators from '../../generated/asyncapi/validators';
+import { parseOrderId } from '../../src/orders';
 
 const RUNS = runsOr(60);
 const SEED = seedOr(11001);
@@ -334,6 +335,8 @@ function expected(m: Sent, subscribed: Set<string>): { type: string; code?: stri
   if (m.kind === 'binary' || m.json === undefined) return { type: 'error', code: 'bad_message' };
   if (!asyncValidators.validateClientMessage(m.json)) return { type: 'error', code: 'invalid_message' };
   const msg = m.json;
+  // The channel's pattern admits 16-digit numbers above 2^53 - 1, which name no order.
+  if (parseOrderId(msg.channel.slice('order:'.length)) === null) return { type: 'error', code: 'invalid_message' };
   if (msg.type === 'unsubscribe') return subscribed.has(msg.channel) ? { type: 'unsubscribed' } : { type: 'error', code: 'not_subscribed' };
   // The contract's Seq, read as I-JSON (RFC 7493): a since above 2^53 - 1 (1e300, 2^53) cannot be read back exactly.
   if (msg.since !== undefined && !Number.isSafeInteger(msg.since)) return { type: 'error', code: 'invalid_message' };
