@@ -100,6 +100,27 @@ export async function readRequestText(req: IncomingMessage, limit: number): Prom
   }
 }
 
+/** Whether the request carries a body (RFC 9112 6.3: a Content-Length above 0, or a Transfer-Encoding). */
+export function sendsBody(req: IncomingMessage): boolean {
+  const length = req.headers['content-length'];
+  return (length !== undefined && Number(length) > 0) || req.headers['transfer-encoding'] !== undefined;
+}
+
+/**
+ * Reads and drops the body of a request whose operation takes none, before the operation
+ * runs: undefined once it is read, else the same refusals as readRequestText (413 over the
+ * limit, with the connection closed; 400 when the bytes cannot be read). A cancel sent with a
+ * body is thus judged as a whole request first: one whose body breaks the framing, is over
+ * the limit or never arrives (REQUEST_TIMEOUT_S) changes nothing, where it used to commit
+ * before the body was read and leave the client a 400 or a 408 for a write that happened.
+ */
+export async function dropRequestBody(req: IncomingMessage, limit: number): Promise<Refusal | undefined> {
+  const bytes = Number(req.headers['content-length']) > limit ? TOO_LARGE : await bodyBytes(req, limit);
+  if (bytes === TOO_LARGE) return refusal('PAYLOAD_TOO_LARGE', `Request body exceeds ${limit} bytes`, { Connection: 'close' });
+  if (bytes === UNREADABLE) return refusal('BAD_REQUEST', 'The request body could not be read');
+  return undefined;
+}
+
 /**
  * The deepest nesting of arrays and objects in JSON text, counted without parsing (a
  * scan that skips strings), stopping as soon as it passes `max`.

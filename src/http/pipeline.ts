@@ -35,6 +35,7 @@ import type { Exchange, Finalizer } from './finalize';
 import { isRefusal, refusal, refusalOf, type Refusal } from './problem';
 import type { RateLimiter } from './rateLimit';
 import { connectionClosing, NOT_RUN, send, sendProblem, sendResponse } from './respond';
+import { sendsBody } from './body';
 import { readBody, readParameters, type AnyResponse, type Operation } from './rest/operations';
 import { malformedTagProblem, notModified, readMatches, writeWithoutTags } from './conditional';
 import type { RouteSpec } from '../../generated/openapi/routes';
@@ -159,7 +160,8 @@ export function createPipeline(deps: PipelineDeps): RequestListener {
       if (!taken.admitted) return sendProblem(fin, x, limiter.refusal(taken));
       limiter.pushFields(x.fields, taken);
     }
-    const raw = op.spec.body ? await bind(req, op, params, x.search) : readParameters(req, op, params, x.search);
+    // Synchronous for what sends no body (a read); a body, declared or not, is read before the operation runs.
+    const raw = op.spec.body || sendsBody(req) ? await bind(req, op, params, x.search) : readParameters(req, op, params, x.search);
     if (isRefusal(raw)) return sendProblem(fin, x, raw);
     const stop = beforeRun(x, op);
     if (stop) return sendProblem(fin, x, stop);

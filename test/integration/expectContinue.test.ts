@@ -73,3 +73,34 @@ describe('Expect: 100-continue', () => {
     expect(all).toMatch(/\r\nconnection: close\r\n/i);
   });
 });
+
+describe('a body sent to an operation that takes none (a cancel)', () => {
+  const cancel = (id: number, tail: string) => `POST /orders/${id}/cancel HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${s.alice.token}\r\nIf-Match: *\r\n${tail}`;
+  const cases: [string, string, RegExp][] = [
+    ['a chunk size that is no number', 'Transfer-Encoding: chunked\r\n\r\nzz\r\n', /^HTTP\/1\.1 400 /],
+    ['a Content-Length over the limit, no body', `Content-Length: ${DEFAULT_BODY_LIMIT + 1}\r\n\r\n`, /^HTTP\/1\.1 413 /],
+    ['a Content-Length over the limit with Expect: 100-continue', `Expect: 100-continue\r\nContent-Length: ${DEFAULT_BODY_LIMIT + 1}\r\n\r\n`, /^HTTP\/1\.1 413 /],
+  ];
+  it.each(cases)('%s: refused as a whole request before it runs; the order is not cancelled', async (_, tail, answer) => {
+    const created = await s.fetch('/orders', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ items: [{ sku: 'TEA-1', quantity: 1, unit_price_cents: 450 }] }) });
+    const { id } = (await created.json()) as { id: number };
+    const c = await open();
+    c.socket.write(cancel(id, tail));
+    const all = await c.closed;
+    expect(all).toMatch(answer);
+    expect(all).not.toMatch(/100 Continue|HTTP\/1\.1 200 /);
+    expect(await (await s.fetch(`/orders/${id}`)).json()).toMatchObject({ status: 'pending' });
+  });
+
+  it('a body within the limit is read, dropped, and the cancel runs', async () => {
+    const created = await s.fetch('/orders', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ items: [{ sku: 'TEA-1', quantity: 1, unit_price_cents: 450 }] }) });
+    const { id } = (await created.json()) as { id: number };
+    const c = await open();
+    c.socket.write(cancel(id, 'Content-Type: application/json\r\nContent-Length: 2\r\nExpect: 100-continue\r\n\r\n'));
+    expect(await c.until(/\r\n\r\n/)).toMatch(/^HTTP\/1\.1 100 Continue\r\n\r\n$/);
+    c.socket.write('{}');
+    expect(await c.until(/HTTP\/1\.1 200 /)).toMatch(/HTTP\/1\.1 200 OK/);
+    c.socket.destroy();
+    expect(await (await s.fetch(`/orders/${id}`)).json()).toMatchObject({ status: 'cancelled' });
+  });
+});

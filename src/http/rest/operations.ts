@@ -11,7 +11,7 @@ import { bindOperations, type AnyResponse, type Bound, type Invalid, type RawReq
 import type { Handlers } from '../../../generated/openapi/handlers';
 import { routes, type RouteSpec } from '../../../generated/openapi/routes';
 import type { Account } from '../../store';
-import { baseMediaType, readJsonBody, versionParam } from '../body';
+import { baseMediaType, dropRequestBody, readJsonBody, sendsBody, versionParam } from '../body';
 import { isRefusal, problem, PROBLEM_MEDIA_TYPE, refusal, type Refusal } from '../problem';
 import { fieldErrors } from './fieldErrors';
 import { idempotent, IDEMPOTENT_OPERATIONS, type IdempotencyOptions } from './idempotency';
@@ -137,9 +137,9 @@ export function readParameters(req: IncomingMessage, op: Operation, path: Record
 /** Reads the body of an operation that declares one: its media type (415), then the JSON (413, 400). */
 export async function readBody(req: IncomingMessage, op: Operation, raw: RawRequest, bodyLimit: number): Promise<RawRequest | Refusal> {
   const declared = op.spec.body;
-  if (!declared) return raw;
-  const length = Number(req.headers['content-length'] ?? 0);
-  const hasBody = length > 0 || req.headers['transfer-encoding'] !== undefined;
+  const hasBody = sendsBody(req);
+  // A body sent to an operation that takes none is read (and dropped) before it runs: body.ts dropRequestBody.
+  if (!declared) return hasBody ? ((await dropRequestBody(req, bodyLimit)) ?? raw) : raw;
   if (!hasBody && !declared.required) return raw;
   const contentType = contractMediaType(req.headers['content-type']);
   if (!declared.contentTypes[contentType]) {
