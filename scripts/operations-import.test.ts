@@ -74,12 +74,14 @@ describe('npm run operations:import', () => {
     }
   });
 
-  it('refuses the whole manifest, writing nothing, for an operation over the cost ceiling, invalid, or with an id clients cannot send', () => {
+  it('refuses the whole manifest, writing nothing, for an operation over the cost ceiling, invalid, refused in production, or with an id clients cannot send', () => {
     const { root, cleanup } = tempRoot();
     try {
       const expensive = 'query Deep($id: ID!) { user(id: $id) { friends { friends { friends { name } } } } }';
       const invalid = 'query Nope { user(id: "1") { shoeSize } }';
       const md5 = 'query Fine($id: ID!) { user(id: $id) { name } }';
+      const wide = 'query Wide { user(id: "u1") { friends(first: 101) { id } } }';
+      const introspect = 'query Types { __schema { types { name } } }';
       const manifest = {
         format: 'apollo-persisted-query-manifest',
         version: 1,
@@ -88,6 +90,8 @@ describe('npm run operations:import', () => {
           { id: sha256(expensive), name: 'Deep', type: 'query', body: expensive },
           { id: sha256(invalid), name: 'Nope', type: 'query', body: invalid },
           { id: 'd41d8cd98f00b204e9800998ecf8427e', name: 'Fine', type: 'query', body: md5 },
+          { id: sha256(wide), name: 'Wide', type: 'query', body: wide },
+          { id: sha256(introspect), name: 'Types', type: 'query', body: introspect },
         ],
       };
       const result = importManifest(root, 'ios', manifest, {});
@@ -96,6 +100,9 @@ describe('npm run operations:import', () => {
         expect.stringMatching(/\(Deep\): 'Deep' costs more than the cost ceiling allows/),
         expect.stringMatching(/\(Nope\): Cannot query field "shoeSize" on type "User"/),
         expect.stringMatching(/d41d8cd98f00b204: the id must be a hex SHA-256/),
+        // What a production server refuses too: `first` out of its range, introspection.
+        expect.stringMatching(/\(Wide\): 'first' must be between 0 and 100, got 101/),
+        expect.stringMatching(/\(Types\): GraphQL introspection has been disabled/),
       ]);
       expect(readOperationsDir(join(root, 'contracts/operations')).some((o) => o.client === 'ios')).toBe(false);
       // The ceiling is the server's: GRAPHQL_MAX_COST raised, the same query is admitted.

@@ -8,9 +8,11 @@
  *   `{format, version, operations: [{id, name, type, body}]}`;
  * - Relay's `persisted_queries.json`: `{"<id>": "<text>", ...}`.
  *
- * Each operation is validated against contracts/schema.graphql and priced by the
- * server's own depth and cost rules (GRAPHQL_MAX_DEPTH, GRAPHQL_MAX_COST as the server
- * reads them): one refused operation refuses the whole manifest, nothing is written. The
+ * Each operation is validated against contracts/schema.graphql by the server's own rules
+ * (src/graphql/rules.ts, as a production server runs them: graphql-js's, no introspection,
+ * the size with fragments written out, depth, cost and the range of `first`, with
+ * GRAPHQL_MAX_TOKENS, GRAPHQL_MAX_DEPTH and GRAPHQL_MAX_COST as the server reads them): one
+ * refused operation refuses the whole manifest, nothing is written. The
  * client's ids are kept as sent, so its apps change nothing; they must be hex SHA-256
  * (what `extensions.persistedQuery.sha256Hash` carries: Apollo's default; Relay with
  * `persistConfig.algorithm: "SHA256"`). Written as `contracts/operations/<client>/<Name>.graphql`
@@ -20,11 +22,10 @@
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { buildSchema, Kind, parse, specifiedRules, validate, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
+import { buildSchema, Kind, parse, validate, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
 import { ID_LINE, readOperationsDir } from '../codegen/operations';
 import { parseConfig } from '../src/config';
-import { costRule } from '../src/graphql/costRule';
-import { depthRule } from '../src/graphql/depthRule';
+import { documentRules, variableRules } from '../src/graphql/rules';
 
 export interface ManifestOperation {
   id: string;
@@ -75,9 +76,10 @@ export function importManifest(root: string, client: string, manifest: unknown, 
   }
   const config = parseConfig(env);
   if (!config.ok) return { written: [], refused: [config.error] };
-  const { maxDepth, maxCost } = config.config.graphql;
+  const limits = config.config.graphql;
   const schema: GraphQLSchema = buildSchema(readFileSync(join(root, 'contracts/schema.graphql'), 'utf8'));
-  const rules = [...specifiedRules, depthRule({ maxDepth }), costRule({ maxCost, variables: undefined })];
+  // The allowlist serves production: its rules, and the operation's own variable defaults (no request sends others).
+  const rules = [...documentRules(limits, true), ...variableRules(limits)(undefined)];
   const dir = join(root, 'contracts/operations');
   const known = new Map(readOperationsDir(dir).map((o) => [o.hash, o]));
 

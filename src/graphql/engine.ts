@@ -25,17 +25,14 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import {
   GraphQLError,
-  NoSchemaIntrospectionCustomRule,
   getOperationAST,
   getVariableValues,
   OperationTypeNode,
-  specifiedRules,
   type DocumentNode,
   type ExecutionArgs,
   type ExecutionResult,
   type GraphQLSchema,
   type OperationDefinitionNode,
-  type ValidationRule,
 } from 'graphql';
 import type { RequestParams, Response } from 'graphql-http';
 import { parseClientJson } from '../http/body';
@@ -44,16 +41,14 @@ import { parseAccept, type Range } from '../http/rest/negotiate';
 import { isRefusal, STORE_RETRY_AFTER_S, type Refusal } from '../http/problem';
 import { StoreUnavailableError, type Account, type Store } from '../store';
 import { compiledExecutor } from './compiled';
-import { costRule } from './costRule';
-import { depthRule } from './depthRule';
 import { coded, GRAPHQL_CODES, type GraphqlCode } from './errors';
-import { firstArgumentRule } from './firstArgumentRule';
 import { createLoaders } from './loaders';
 import { manifestMap, resolveOperation, type PersistedMode } from './persisted';
 import type { PersistedQueryRegistry } from './registry';
 import type { GraphqlContext } from './resolvers';
 import { createSchema } from './schema';
 import { DocumentCache } from './documents';
+import { documentRules, variableRules } from './rules';
 import { outcomeOf } from './outcome';
 import type { CostBudget, CostExtension } from './costBudget';
 
@@ -295,11 +290,9 @@ export function graphqlEngine(deps: GraphqlEngineDeps): GraphqlEngine {
   const { limits } = deps;
   const manifest = manifestMap(deps.manifest);
 
-  // graphql-js's rules and (in production) no introspection: they do not read variables, so cached per text.
-  const documents = new DocumentCache(schema, [...specifiedRules, ...(deps.production ? [NoSchemaIntrospectionCustomRule] : [])], limits.maxTokens, limits.documentCacheSize);
-  const depth = depthRule({ maxDepth: limits.maxDepth, showCost: limits.showCost });
-  // Depth, cost and `first` are registered together, in one pass on every request: cost and `first` read the variables.
-  const limitRules = (variables: RequestParams['variables']): ValidationRule[] => [depth, costRule({ maxCost: limits.maxCost, variables, showCost: limits.showCost }), firstArgumentRule(variables)];
+  // The rules of the text alone are cached per text; depth, cost and `first` run in one pass per variable set (rules.ts).
+  const documents = new DocumentCache(schema, documentRules(limits, deps.production), limits.maxTokens, limits.documentCacheSize);
+  const limitRules = variableRules(limits);
 
   /**
    * The request's variables as the selected operation's definitions coerce them (graphql-js

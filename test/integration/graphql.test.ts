@@ -252,6 +252,20 @@ describe('GraphQL: the validation pass rejects before any resolver runs', () => 
     for (const s of spies) expect(s).not.toHaveBeenCalled();
   });
 
+  it('a fragment bomb (cost 0, depth 1, 2^21 selections written out) is refused every time, never compiled', async () => {
+    let fragments = 'fragment F0 on User { __typename }\n';
+    for (let i = 1; i <= 21; i++) fragments += `fragment F${i} on User { ... on User { ...F${i - 1} } ... on User { ...F${i - 1} } }\n`;
+    const query = `{ viewer { ...F21 } }\n${fragments}`;
+    const spies = spyGraphReads(t.srv.store);
+    // The second run of a text is where graphql-jit would compile it: both are refused before.
+    for (let i = 0; i < 2; i++) {
+      const r = await t.post({ query });
+      expect(r.status).toBe(400);
+      expect(r.json?.errors?.[0]).toMatchObject({ message: expect.stringMatching(/more selections than the limit allows once its fragments are written out/), extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } });
+    }
+    for (const s of spies) expect(s).not.toHaveBeenCalled();
+  });
+
   it('counts requests by outcome in the operators’ /metrics', async () => {
     const count = async (outcome: string) => (await t.srv.metrics.graphqlRequests.get()).values.find((v) => v.labels.outcome === outcome)?.value ?? 0;
     const [rejected, ok] = [await count('GRAPHQL_VALIDATION_FAILED'), await count('ok')];

@@ -1,0 +1,38 @@
+/**
+ * The validation rules every operation passes, in one place for the server (engine.ts) and
+ * for `npm run operations:import` (scripts/operations-import.ts): an operation the import
+ * admits into the allowlist is one the server runs.
+ */
+import { NoSchemaIntrospectionCustomRule, specifiedRules, type ValidationRule } from 'graphql';
+import { costRule } from './costRule';
+import { depthRule } from './depthRule';
+import { expansionRule } from './expansionRule';
+import { firstArgumentRule } from './firstArgumentRule';
+import type { RawVariables } from './selection';
+
+export interface RuleLimits {
+  maxTokens: number;
+  maxDepth: number;
+  maxCost: number;
+  /** GRAPHQL_SHOW_COST: measured values beside the limits in a refusal's `extensions`. */
+  showCost?: boolean;
+}
+
+/**
+ * The rules that read the text alone, whose verdict is kept per text: graphql-js's own,
+ * no introspection in production, and the size of the operation with its fragments
+ * written out (bounded by the token limit: expansionRule.ts).
+ */
+export function documentRules(limits: RuleLimits, production: boolean): ValidationRule[] {
+  return [...specifiedRules, ...(production ? [NoSchemaIntrospectionCustomRule] : []), expansionRule({ maxSelections: limits.maxTokens, showCost: limits.showCost })];
+}
+
+/**
+ * The rules that read the variables (cost and `first` may come from them), registered
+ * together with depth so the three take one pass: the function builds them for one
+ * request's variables.
+ */
+export function variableRules(limits: RuleLimits): (variables: RawVariables) => ValidationRule[] {
+  const depth = depthRule({ maxDepth: limits.maxDepth, showCost: limits.showCost });
+  return (variables) => [depth, costRule({ maxCost: limits.maxCost, variables, showCost: limits.showCost }), firstArgumentRule(variables)];
+}
