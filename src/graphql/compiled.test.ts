@@ -59,6 +59,10 @@ const CASES: [name: string, query: string, variables?: Record<string, unknown>, 
     { i: null, id: null },
   ],
   ['null for a defaulted variable where null is allowed', 'query Q($n: Int = 2) { user(id: "u1") { friends(first: $n) { id } } }', { n: null }],
+  [
+    'a field aliased __proto__, a scalar, a list and an object, anywhere in the selection (graphql-jit would set a prototype)',
+    '{ viewer { __proto__: name id name2: name orders(first: 1) { __proto__: items { sku } id } } zz: viewer { id } __proto__: viewer { id } yy: viewer { id } }',
+  ],
   ['introspection', '{ __schema { queryType { name } types { name kind } } __type(name: "User") { fields { name args { name type { name kind ofType { name } } } } } }'],
 ];
 

@@ -22,8 +22,13 @@
  * and a client that sends it as an explicit `null` gets a field error from graphql-js
  * ("must not be null"), where graphql-jit 0.8 takes the null for false and drops the field.
  * A request that sends `null` for such a variable runs on graphql-js.
+ *
+ * Another: a field aliased `__proto__` (a valid GraphQL name). graphql-jit writes each
+ * response key into a plain object, where `__proto__` sets the prototype: the field
+ * vanished from the answer, or moved to its end. graphql-js builds results without a
+ * prototype, so a document with such an alias is never compiled.
  */
-import { execute, getOperationAST, Kind, type DocumentNode, type ExecutionArgs, type ExecutionResult, type GraphQLSchema } from 'graphql';
+import { BREAK, execute, getOperationAST, Kind, visit, type DocumentNode, type ExecutionArgs, type ExecutionResult, type GraphQLSchema } from 'graphql';
 import { setFlagsFromString } from 'node:v8';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 
@@ -48,6 +53,19 @@ interface Compiled {
 function nullableWithDefault(document: DocumentNode, operationName: string | undefined): string[] {
   const op = getOperationAST(document, operationName);
   return (op?.variableDefinitions ?? []).filter((v) => v.defaultValue !== undefined && v.type.kind !== Kind.NON_NULL_TYPE).map((v) => v.variable.name.value);
+}
+
+/** Whether a field of `document` answers under the response key `__proto__` (see above). */
+function aliasesProto(document: DocumentNode): boolean {
+  let found = false;
+  visit(document, {
+    Field(node) {
+      if (node.alias?.value !== '__proto__') return undefined;
+      found = true;
+      return BREAK;
+    },
+  });
+  return found;
 }
 
 /** Whether `variables` sends an explicit null for one of `names`. */
@@ -92,6 +110,10 @@ export function compiledExecutor(schema: GraphQLSchema, options: CompiledExecuto
     const key = operationName ?? '';
     if (entry.operations.has(key)) return entry.operations.get(key);
     if (entry.seen++ < COMPILE_AFTER) return undefined;
+    if (aliasesProto(document)) {
+      entry.operations.set(key, null);
+      return null;
+    }
     const compiled = compileQuery(schema, document, operationName ?? undefined);
     options.onCompile?.(document, operationName ?? undefined);
     // Not compilable: graphql-js runs it.
