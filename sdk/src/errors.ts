@@ -33,6 +33,7 @@ export type GraphqlErrorCode =
   | 'BAD_REQUEST'
   | 'UNAUTHENTICATED'
   | 'THROTTLED'
+  | 'PRECONDITION_FAILED'
   | (string & {});
 
 /** The `code` of a WebSocket `error` message (the service's `/asyncapi.yaml`). */

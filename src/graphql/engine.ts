@@ -485,7 +485,7 @@ export function graphqlEngine(deps: GraphqlEngineDeps): GraphqlEngine {
       return report(context.cost === undefined ? await withUnpricedCost(response, account) : response);
     },
     async refuse({ problem, headers }, accept, account) {
-      const code = problem.status === 401 ? GRAPHQL_CODES.UNAUTHENTICATED : problem.status === 503 ? GRAPHQL_CODES.UNAVAILABLE : GRAPHQL_CODES.BAD_REQUEST;
+      const code = problem.status === 401 ? GRAPHQL_CODES.UNAUTHENTICATED : problem.status === 503 ? GRAPHQL_CODES.UNAVAILABLE : problem.status === 412 ? GRAPHQL_CODES.PRECONDITION_FAILED : GRAPHQL_CODES.BAD_REQUEST;
       const refused = errorResponse(accept, problem.status, code, problem.detail ?? problem.title, headers);
       // No account (401): no bucket to report.
       return report(account ? await withUnpricedCost(refused, account) : refused);

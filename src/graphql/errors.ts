@@ -24,6 +24,8 @@ export const GRAPHQL_CODES = {
   NOT_FOUND: 'NOT_FOUND',
   /** A subscription's stream could not be loaded (store failure): subscribe again later. */
   UNAVAILABLE: 'UNAVAILABLE',
+  /** A GET's If-Match names no tag of the answer it would get (HTTP 412). */
+  PRECONDITION_FAILED: 'PRECONDITION_FAILED',
   /** The account's cost budget cannot pay for this operation now (HTTP 429, Retry-After). */
   THROTTLED: 'THROTTLED',
   /** A field of a partial answer could not be resolved, not by the client's doing (a value its type cannot hold, a resolver failure): `data` holds the rest. */

@@ -9,15 +9,17 @@
  *
  * A GET's 200 (a query, or a persisted one by its hash alone) is the account's own data:
  * `Cache-Control: private, no-cache` (a browser's cache may keep it, a shared one may not,
- * and either asks again each time) and a strong `ETag` of its bytes, so a client holding
- * the answer revalidates with If-None-Match and gets 304 without the body, through the
- * pipeline's one conditional step (http/conditional.ts `notModified`). A POST's answer has
+ * and either asks again each time) and an `ETag` (getTag below), so a client holding the
+ * answer revalidates with If-None-Match and gets 304 without the body, through the
+ * pipeline's one conditional step (http/conditional.ts `notModified`); If-Match is judged
+ * as on every read (`readMatches`: 412 `PRECONDITION_FAILED` when it names no tag of the
+ * answer, RFC 9110 13.1.1). A POST's answer has
  * neither (POST responses are not reused: RFC 9110 9.3.3). An APQ miss keeps its own
  * `Cache-Control` and no tag.
  */
 import type { IncomingMessage } from 'node:http';
 import type { Response } from 'graphql-http';
-import { connectionClosing, contentTag, isRefusal, NOT_RUN, notModified, readRequestText, send, type Exchange, type Finalizer, type Refusal, type TransportRoute } from '../http';
+import { connectionClosing, contentTag, isRefusal, NOT_RUN, notModified, readMatches, readRequestText, refusal, send, type Exchange, type Finalizer, type Refusal, type TransportRoute } from '../http';
 import type { Account } from '../store';
 import { GRAPHQL_PATH, type GraphqlEngine } from './engine';
 
@@ -32,6 +34,26 @@ export interface GraphqlRouteDeps {
 /** A GET 200's caching policy (see above). */
 export const GET_CACHE_CONTROL = 'private, no-cache';
 
+/**
+ * A GET 200's entity tag. Strong, over its media type and its bytes: the
+ * application/json and application/graphql-response+json answers of one query are two
+ * representations, each with its own tag (RFC 9110 8.8.1), as REST's versions and media
+ * types are. With the cost budget on, every answer carries the account's bucket as it
+ * stands (`extensions.cost`), which changes with each request: the tag is then weak, over
+ * the answer without `extensions.cost`, so an unchanged result still revalidates (304)
+ * while no two answers claim to be the same bytes.
+ */
+export function getTag(body: string, contentType: string): string {
+  if (body.includes('"extensions":')) {
+    const answer: unknown = JSON.parse(body);
+    if (typeof answer === 'object' && answer !== null && 'extensions' in answer && typeof answer.extensions === 'object' && answer.extensions !== null && 'cost' in answer.extensions) {
+      const { cost: _cost, ...extensions } = answer.extensions;
+      return `W/${contentTag(`${contentType}\n${JSON.stringify({ ...answer, extensions })}`)}`;
+    }
+  }
+  return contentTag(`${contentType}\n${body}`);
+}
+
 export function graphqlRoute({ engine, finalizer, authenticate, bodyLimit }: GraphqlRouteDeps): TransportRoute {
   /**
    * The engine's answer through the one response writer. Every answer names `Accept` in
@@ -39,11 +61,11 @@ export function graphqlRoute({ engine, finalizer, authenticate, bodyLimit }: Gra
    * application/json), so a cache keeping a GET's answer must not hand it to a client that
    * asked for the other.
    */
-  function write(x: Exchange, [body, init]: Response): number {
+  function write(x: Exchange, [body, init]: Response, etag?: string): number {
     const headers = init.headers ?? {};
-    const method = x.req.method;
-    if (init.status === 200 && (method === 'GET' || method === 'HEAD') && body && !Object.keys(headers).some((n) => n.toLowerCase() === 'cache-control')) {
-      const validators = { ETag: contentTag(body), 'Cache-Control': GET_CACHE_CONTROL };
+    const method = x.req.method ?? 'GET';
+    if (etag !== undefined) {
+      const validators = { ETag: etag, 'Cache-Control': GET_CACHE_CONTROL };
       const unchanged = notModified(method, x.req.headers['if-none-match'], { status: 200, headers: validators });
       if (unchanged) {
         for (const name in unchanged.headers) x.fields.push(name, unchanged.headers[name]);
@@ -75,7 +97,18 @@ export function graphqlRoute({ engine, finalizer, authenticate, bodyLimit }: Gra
     const method = req.method === 'HEAD' ? 'GET' : (req.method ?? 'GET');
     // Pipelined behind an answer that closes the connection (http/respond.ts): not run (a mutation would be a change never answered).
     if (connectionClosing(x)) return write(x, await engine.refuse(NOT_RUN, accept, account));
-    return write(x, await engine.serve({ method, url: req.url ?? GRAPHQL_PATH, headers: req.headers, body, account }));
+    const answer = await engine.serve({ method, url: req.url ?? GRAPHQL_PATH, headers: req.headers, body, account });
+    const etag = cacheable(answer, method) ? getTag(answer[0], answer[1].headers?.['content-type'] ?? '') : undefined;
+    // If-Match first (RFC 9110 13.2.2), on the answer it would get: a tag of it, or `*`, or 412.
+    const ifMatch = req.headers['if-match'];
+    if (etag !== undefined && ifMatch !== undefined && !readMatches(ifMatch, etag)) return write(x, await engine.refuse(refusal('PRECONDITION_FAILED', 'If-Match names no tag of this answer'), accept, account));
+    return write(x, answer, etag);
+  }
+
+  /** A GET's 200 with a body, the engine setting no caching policy of its own (an APQ miss does): tagged and revalidated. */
+  function cacheable(answer: Response, method: string): answer is readonly [string, Response[1]] {
+    const [body, init] = answer;
+    return init.status === 200 && method === 'GET' && typeof body === 'string' && body !== '' && !Object.keys(init.headers ?? {}).some((n) => n.toLowerCase() === 'cache-control');
   }
 
   /** The pipeline's refusals (405 for another method) in GraphQL's shape, with `extensions.code`, as every /graphql error. */

@@ -396,6 +396,24 @@ describe('GraphQL: automatic persisted queries (Apollo protocol)', () => {
     // POST: no tag, no caching policy.
     const posted = await t.post({ query: q });
     expect([posted.headers.get('etag'), posted.headers.get('cache-control')]).toEqual([null, null]);
+    // The graphql-response+json answer is another representation: its own tag (RFC 9110 8.8.1), and the json one's is no 304.
+    const typed = await fetch(url, as(t.demo, { accept: 'application/graphql-response+json', 'if-none-match': etag! }));
+    expect(typed.status).toBe(200);
+    expect(typed.headers.get('etag')).toMatch(/^"[A-Za-z0-9_-]{22}"$/);
+    expect(typed.headers.get('etag')).not.toBe(etag);
+  });
+
+  it("a GET's If-Match is judged on the answer it would get: its tag or * runs, any other tag is 412 PRECONDITION_FAILED", async () => {
+    const q = '{ viewer { name } }';
+    const url = `${t.srv.url}/graphql?${new URLSearchParams({ query: q })}`;
+    const as = (extra: Record<string, string> = {}) => ({ headers: { authorization: `Bearer ${t.demo}`, accept: 'application/json', ...extra } });
+    const etag = (await fetch(url, as())).headers.get('etag')!;
+    for (const ifMatch of [etag, '*', `"nope", ${etag}`]) expect((await fetch(url, as({ 'if-match': ifMatch }))).status).toBe(200);
+    for (const ifMatch of ['"nope"', `W/${etag}`]) {
+      const refused = await fetch(url, as({ 'if-match': ifMatch }));
+      expect(refused.status).toBe(412);
+      expect(((await refused.json()) as GqlBody).errors?.[0].extensions?.code).toBe('PRECONDITION_FAILED');
+    }
   });
 
   it('a text that does not match its hash is a 400 and registers nothing', async () => {
