@@ -51,17 +51,24 @@ const RETRY = (attempt: number) => Math.min(100 * attempt, 2000);
  * reconnects by itself.
  * - `commands`: no offline queue, one retry, so a command during an outage fails at
  *   once (APQ falls back to the client's text, a publish is made good by catch-up)
- *   instead of holding a request.
+ *   instead of holding a request; and a command Redis does not answer within
+ *   REDIS_COMMAND_TIMEOUT_MS fails too. A Redis that keeps its connections but stops
+ *   answering (paused, overloaded, a partition that drops packets) refuses nothing: without
+ *   the timeout every request waiting on it (a rate-limit take, a cost-budget charge, an APQ
+ *   lookup, /readyz's ping) hung until it came back.
  * - `subscriber`: commands wait for the connection, so a SUBSCRIBE issued during an
  *   outage is sent once Redis is back.
  */
 /** How long `watch` waits for a SUBSCRIBE Redis stopped answering before the topic loads without it. */
 export const WATCH_WAIT_MS = 2000;
 
+/** How long a command (a take, a charge, a lookup, a ping) waits for Redis before it fails as in an outage. */
+export const REDIS_COMMAND_TIMEOUT_MS = 1000;
+
 export async function connectRedis(url: string, role: 'commands' | 'subscriber', onError?: (err: unknown) => void): Promise<Redis> {
   const options: RedisOptions =
     role === 'commands'
-      ? { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 5000, retryStrategy: RETRY }
+      ? { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 5000, commandTimeout: REDIS_COMMAND_TIMEOUT_MS, retryStrategy: RETRY }
       : { lazyConnect: true, enableOfflineQueue: true, maxRetriesPerRequest: null, connectTimeout: 5000, retryStrategy: RETRY };
   const redis = new Redis(url, { ...options, connectionName: `orderline-${role}` });
   let started = false;

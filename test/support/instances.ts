@@ -60,7 +60,7 @@ export const hasExited = (pid: number): boolean => {
 const exited = (child: ChildProcess) => new Promise<number | null>((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve(child.exitCode) : child.once('exit', (code) => resolve(code))));
 
 /** A redis-server of its own on a free port, no persistence: a restart forgets everything. */
-export async function startRedis(): Promise<{ url: string; kill(): Promise<void>; start(): Promise<void> }> {
+export async function startRedis(): Promise<{ url: string; kill(): Promise<void>; start(): Promise<void>; pause(): void; resume(): void }> {
   const port = await freePort();
   let child: ChildProcess | undefined;
   const answers = () =>
@@ -76,8 +76,16 @@ export async function startRedis(): Promise<{ url: string; kill(): Promise<void>
       children.add(child);
       for (let i = 0; i < 100 && !(await answers()); i++) await sleep(50);
     },
+    /** SIGSTOP: the server keeps its connections and answers nothing (a hung or partitioned Redis). */
+    pause() {
+      child?.kill('SIGSTOP');
+    },
+    resume() {
+      child?.kill('SIGCONT');
+    },
     async kill() {
       if (!child) return;
+      child.kill('SIGCONT');
       const c = child;
       child = undefined;
       c.kill('SIGKILL');
