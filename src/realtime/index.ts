@@ -19,6 +19,9 @@ import { SseStreams, sseRoute } from './sse';
 import { WriteBatcher } from './writer';
 import { WsEndpoint, type WsProtocol } from './ws';
 
+/** How long a stream client told to go at shutdown (SSE `retry:`, WebSocket 1001) has to take its goodbye before its connection is cut: the drain's grace for idle connections. */
+export const STREAM_GOODBYE_MS = 2000;
+
 export { TopicHub, type Subscriber } from './hub';
 export { AcceptLimiter } from './acceptLimiter';
 export { AdmissionQueue } from './admission';
@@ -145,9 +148,19 @@ export function createRealtime(deps: RealtimeDeps): Realtime {
       clearInterval(reconciling);
       tokens.close();
       admission.close();
+      const sseSockets = [...streams.open].flatMap((stream) => (stream.res.socket ? [stream.res.socket] : []));
       streams.close();
       ws.close();
       slowPeers.close();
+      // A client that neither reads its goodbye nor answers the close frame (frozen, partitioned)
+      // would hold the drain until the process is forced out (exit 1, every in-flight request
+      // cut): its connection is cut once it has had the grace idle keep-alive connections get.
+      const cut = setTimeout(() => {
+        ws.dropAll();
+        for (const socket of sseSockets) socket.destroy();
+        slowPeers.destroyAll();
+      }, STREAM_GOODBYE_MS);
+      cut.unref();
     },
     dropConnections() {
       streams.dropAll();

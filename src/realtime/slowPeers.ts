@@ -61,4 +61,10 @@ export class SlowPeers {
   close(): void {
     clearInterval(this.timer);
   }
+
+  /** Shutdown: every socket still watched is destroyed (its peer had its goodbye and the grace). */
+  destroyAll(): void {
+    for (const socket of this.closing.keys()) socket.destroy();
+    this.closing.clear();
+  }
 }
