@@ -424,6 +424,33 @@ export const BREAKING: Mutation[] = [
     },
   },
   {
+    name: "openapi: a response header's type changed (Retry-After integer -> string; oasdiff does not compare header schemas)",
+    expect: 'breaking',
+    kinds: ['openapi'],
+    mentions: ['`retry-after`', 'changed type from `integer` to `string`'],
+    apply: (c) => {
+      c.openapi.components.headers.RetryAfter.schema.type = 'string';
+    },
+  },
+  {
+    name: "openapi: a value added to a response header's enum (Idempotent-Replayed)",
+    expect: 'breaking',
+    kinds: ['openapi'],
+    mentions: ['`idempotent-replayed`', '`1`'],
+    apply: (c) => {
+      c.openapi.components.headers.IdempotentReplayed.schema.enum.push('1');
+    },
+  },
+  {
+    name: 'openapi: a success status added to a released operation (202 on POST /v2/orders; INFO in oasdiff, raised)',
+    expect: 'breaking',
+    kinds: ['openapi'],
+    mentions: ['POST /v2/orders', '202'],
+    apply: (c) => {
+      c.openapi.paths['/v2/orders'].post.responses['202'] = { description: 'Queued.' };
+    },
+  },
+  {
     name: 'openapi: maxProperties set on a create body (oasdiff does not compare it)',
     expect: 'breaking',
     kinds: ['openapi'],
@@ -435,6 +462,13 @@ export const BREAKING: Mutation[] = [
 ];
 
 export const COMPATIBLE: Mutation[] = [
+  {
+    name: 'openapi: a format added to a response header (Location: uri-reference narrows what a reader gets)',
+    expect: 'compatible',
+    apply: (c) => {
+      c.openapi.components.headers.Location.schema.format = 'uri-reference';
+    },
+  },
   {
     name: 'openapi: an order id retyped integer -> string without a format (every released id is still accepted)',
     expect: 'compatible',

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { oasdiffBinary, oasdiffBreaking, REQUEST_FORMAT_RULE, REQUEST_PROPERTY_COUNT_RULE, RESPONSE_FORMAT_RULE } from './oasdiff';
+import { oasdiffBinary, oasdiffBreaking, REQUEST_FORMAT_RULE, REQUEST_PROPERTY_COUNT_RULE, RESPONSE_FORMAT_RULE, RESPONSE_HEADER_RULE } from './oasdiff';
 import { GateError } from './types';
 
 /** A one-operation spec whose 200 response has the given properties. */
@@ -100,6 +100,22 @@ describe('oasdiffBreaking', () => {
       expect(await oasdiffBreaking(write('h-base.json', formats('date-time')), write('h-rev.json', formats('date-time', 'int32')))).toEqual([]);
       const added = await oasdiffBreaking(write('i-base.json', formats(undefined)), write('i-rev.json', formats('date-time')));
       expect(added.filter((c) => c.id === RESPONSE_FORMAT_RULE)).toEqual([]);
+    });
+  });
+  describe("a response header's schema, which oasdiff does not compare", () => {
+    const withHeader = (schema: object) =>
+      JSON.stringify({ openapi: '3.1.0', info: { title: 't', version: '1' }, paths: { '/t': { get: { responses: { '200': { description: 'ok', headers: { 'X-A': { schema } } } } } } } });
+    const texts = async (from: object, to: object) =>
+      (await oasdiffBreaking(write('hh-base.json', withHeader(from)), write('hh-rev.json', withHeader(to)))).filter((c) => c.id === RESPONSE_HEADER_RULE).map((c) => c.text);
+
+    it('fails a type changed, a value added to its enum and a format dropped', async () => {
+      expect(await texts({ type: 'integer' }, { type: 'string' })).toEqual([expect.stringContaining('`x-a` changed type from `integer` to `string` for status `200`')]);
+      expect(await texts({ type: 'string', enum: ['a'] }, { type: 'string', enum: ['a', 'b'] })).toEqual([expect.stringContaining('new enum values `b`')]);
+      expect(await texts({ type: 'string', format: 'date-time' }, { type: 'string' })).toEqual([expect.stringContaining('lost its format `date-time`')]);
+    });
+    it('passes what narrows what a reader gets: a format added, an enum value removed', async () => {
+      expect(await texts({ type: 'string' }, { type: 'string', format: 'uri' })).toEqual([]);
+      expect(await texts({ type: 'string', enum: ['a', 'b'] }, { type: 'string', enum: ['a'] })).toEqual([]);
     });
   });
   describe('a request value narrowed where oasdiff does not look', () => {

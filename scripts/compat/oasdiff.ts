@@ -49,6 +49,7 @@ export const RAISED_RULES: Readonly<Record<string, string>> = {
   'response-property-any-of-added': 'as response-body-any-of-added, for a property',
   'response-media-type-name-specialized': 'a client that asks for the released type (`Accept: application/json`) is refused 406 once the response is `application/hal+json`',
   'response-media-type-name-changed': 'as response-media-type-name-specialized: the released type is no longer what the response is',
+  'response-success-status-added': "a client typed from the release reads every success as the released ones (the SDK's `unwrap` types a 2xx body as the order): a new 2xx (a body-less 202) breaks it",
 };
 
 let levelsFile: string | undefined;
@@ -111,8 +112,8 @@ function runOasdiff(args: string[], okExit: number): Promise<unknown> {
 
 /**
  * The breaking changes (levels ERR and WARN) from `base` to `revision`, two OpenAPI
- * files: oasdiff's, and the response format changes and request narrowings it lets pass
- * (responseFormatChanges, requestNarrowings).
+ * files: oasdiff's, and the response format and header changes and request narrowings it
+ * lets pass (responseFormatChanges, responseHeaderChanges, requestNarrowings).
  * oasdiff exits 1 when it found some and 0 when none; anything else (an unreadable spec,
  * a bad $ref) is a GateError carrying its stderr.
  */
@@ -122,7 +123,7 @@ export async function oasdiffBreaking(base: string, revision: string): Promise<O
     runOasdiff(['diff', base, revision, '--format', 'json', CASE_INSENSITIVE_HEADERS, FLATTEN_PARAMS], 0),
   ]);
   const changes = Array.isArray(breaking) ? (breaking as OasdiffChange[]) : [];
-  return [...changes, ...responseFormatChanges(diff, changes), ...requestNarrowings(diff, changes)];
+  return [...changes, ...responseFormatChanges(diff, changes), ...responseHeaderChanges(diff), ...requestNarrowings(diff, changes)];
 }
 
 /** Header names are case-insensitive (RFC 9110 5.1): `ETag` spelled `Etag` is the same header, not one removed and one added. */
@@ -276,4 +277,39 @@ function walkNarrowings(node: unknown, where: string[], found: (where: string[],
     else if (key === 'items') walkNarrowings(value, [...where, 'items'], found, depth + 1);
     else walkNarrowings(value, where, found, depth + 1);
   }
+}
+
+/** The rule id of the findings responseHeaderChanges adds. */
+export const RESPONSE_HEADER_RULE = 'response-header-schema-changed';
+
+/**
+ * Response header values a released client can no longer read, which oasdiff 1.15 does
+ * not see (it compares a response header's presence, not its schema): its type changed
+ * (`Retry-After` integer -> string), a value added to its enum (`Idempotent-Replayed`
+ * "true" -> "1"), its format dropped (a reader parsed it by that format). A format
+ * changed from one to another is responseFormatChanges'; a format added, a value removed
+ * from an enum, narrow what a reader gets and pass.
+ */
+export function responseHeaderChanges(diff: unknown): OasdiffChange[] {
+  const out: OasdiffChange[] = [];
+  const paths = asRecord(asRecord(asRecord(diff).paths).modified);
+  for (const [path, pathDiff] of Object.entries(paths)) {
+    for (const [operation, opDiff] of Object.entries(asRecord(asRecord(asRecord(pathDiff).operations).modified))) {
+      for (const [status, responseDiff] of Object.entries(asRecord(asRecord(asRecord(opDiff).responses).modified))) {
+        for (const [name, headerDiff] of Object.entries(asRecord(asRecord(asRecord(responseDiff).headers).modified))) {
+          const schema = asRecord(asRecord(headerDiff).schema);
+          const add = (what: string) =>
+            out.push({ id: RESPONSE_HEADER_RULE, level: 2, operation, path, text: `the response header \`${name}\` ${what} for status \`${status}\`: a client that reads the released value fails` });
+          const type = asRecord(schema.type);
+          const list = (v: unknown) => (Array.isArray(v) ? v.map(String) : []);
+          if (list(type.added).length || list(type.deleted).length) add(`changed type from \`${list(type.deleted).join(', ') || '-'}\` to \`${list(type.added).join(', ') || '-'}\``);
+          const added = list(asRecord(schema.enum).added);
+          if (added.length) add(`has new enum values ${added.map((v) => `\`${v}\``).join(', ')}`);
+          const format = asRecord(schema.format);
+          if (typeof format.from === 'string' && format.from !== '' && format.to === '') add(`lost its format \`${format.from}\``);
+        }
+      }
+    }
+  }
+  return out;
 }
