@@ -1,5 +1,6 @@
 import type { IncomingMessage, Server } from 'node:http';
 import { refusal, type Refusal } from './problem';
+import { meetsExpectation } from './framing';
 import { duplicateMember } from './duplicateMembers';
 import { parseMediaType, versionOf } from './mediaType';
 
@@ -208,7 +209,9 @@ export async function readJsonBody(req: IncomingMessage, limit: number): Promise
  */
 export function answerExpectations(server: Server, limit: number): void {
   server.on('checkContinue', (req: IncomingMessage, res) => {
-    if (Number(req.headers['content-length']) > limit) res.setHeader('Connection', 'close');
+    // An expectation beside 100-continue (`100-continue, foo`) is not met: no 100, the pipeline's 417 (framing.ts).
+    if (!meetsExpectation(req.headers.expect ?? '')) res.setHeader('Connection', 'close');
+    else if (Number(req.headers['content-length']) > limit) res.setHeader('Connection', 'close');
     else res.writeContinue();
     server.emit('request', req, res);
   });

@@ -3,13 +3,15 @@
  * chosen (pipeline.ts), with `Connection: close` (what follows on the connection cannot be
  * trusted to be framed as the client meant):
  *
- * - HTTP/1.1 without `Host`: 400 (RFC 9112 3.2 MUST). node's own check would answer a bare
+ * - HTTP/1.1 without `Host`, or with a Host that is no `uri-host [ ":" port ]` (`a b/c@d`):
+ *   400 (RFC 9112 3.2 MUST; an empty Host is allowed). node's own check would answer a bare
  *   400, so the server turns it off (server.ts) and this answers it.
- * - two `Host` fields (RFC 9112 3.2 MUST) or two `Authorization` fields: 400. node keeps the
- *   first and drops the second, where a proxy in front may have acted on the last: the two
- *   would serve, or authenticate, different requests.
- * - an expectation other than `100-continue`: 417 (RFC 9110 10.1.1). node hands such a
- *   request to 'checkExpectation' (body.ts), which serves it here.
+ * - two `Host` fields (RFC 9112 3.2 MUST), two `Authorization` or two `Content-Type` fields:
+ *   400. node keeps the first and drops the second, where a proxy in front may have acted on
+ *   the last: the two would serve, authenticate or parse different requests.
+ * - an expectation other than `100-continue` alone (`foo`, `100-continue, foo`): 417 (RFC
+ *   9110 10.1.1). node continues any field that contains `100-continue`; body.ts asks
+ *   `meetsExpectation` first, and this answers the rest.
  * - a transfer coding other than `chunked` (`gzip, chunked`): 501 (RFC 9112 6.1 SHOULD).
  *   node takes the chunks off and would hand the still-coded bytes on as the body. Unless
  *   `chunked` is not the last coding (`xchunked`, `chunked, gzip`): then the body's length
@@ -22,29 +24,41 @@
 import type { IncomingMessage } from 'node:http';
 import { refusal, type Refusal } from './problem';
 
-/** node's own test for the expectation it continues (lib/_http_server.js). */
-const CONTINUE = /(?:^|\W)100-continue(?:$|\W)/i;
+/** The one expectation met: `100-continue` and nothing else (node's own test admits it among others). */
+const CONTINUE = /^[ \t]*100-continue[ \t]*$/i;
+/** RFC 9112 3.2 / RFC 3986 3.2.2: an IP literal or a reg-name (IPv4 included), then an optional port. */
+const HOST = /^(?:\[[0-9A-Za-z:.]+\]|[A-Za-z0-9\-._~%!$&'()*+,;=]*)(?::[0-9]*)?$/;
+
+/** Whether an `Expect` field asks only for 100 Continue, the one expectation this server meets. */
+export function meetsExpectation(expect: string): boolean {
+  return CONTINUE.test(expect);
+}
 const CHUNKED = /^\s*chunked\s*$/i;
 const LAST_CHUNKED = /(?:^|,)\s*chunked\s*$/i;
 const CLOSE = { Connection: 'close' };
 
-/** The field a request carries twice of `Host` and `Authorization`, if any (node keeps only the first of each). */
+/** The field a request carries twice of `Host`, `Authorization` and `Content-Type`, if any (node keeps only the first of each). */
 function repeatedSingleton(raw: readonly string[]): string | undefined {
   let host = 0;
   let authorization = 0;
+  let contentType = 0;
   for (let i = 0; i < raw.length; i += 2) {
     const n = raw[i];
     if (n.length === 4 && n.toLowerCase() === 'host') host++;
     else if (n.length === 13 && n.toLowerCase() === 'authorization') authorization++;
+    else if (n.length === 12 && n.toLowerCase() === 'content-type') contentType++;
   }
   if (host > 1) return 'Host';
   if (authorization > 1) return 'Authorization';
+  if (contentType > 1) return 'Content-Type';
   return undefined;
 }
 
 export function framingRefusal(req: IncomingMessage): Refusal | undefined {
   const h = req.headers;
-  if (h.host === undefined && req.httpVersionMajor === 1 && req.httpVersionMinor === 1) return refusal('BAD_REQUEST', 'An HTTP/1.1 request needs a Host header (RFC 9112 3.2)', CLOSE);
+  if (h.host === undefined) {
+    if (req.httpVersionMajor === 1 && req.httpVersionMinor === 1) return refusal('BAD_REQUEST', 'An HTTP/1.1 request needs a Host header (RFC 9112 3.2)', CLOSE);
+  } else if (!HOST.test(h.host)) return refusal('BAD_REQUEST', 'The Host header is no host[:port] (RFC 9112 3.2)', CLOSE);
   const repeated = repeatedSingleton(req.rawHeaders);
   if (repeated !== undefined) return refusal('BAD_REQUEST', `A request carries one ${repeated} field, not two (RFC 9110 5.3)`, CLOSE);
   const expect = h.expect;
