@@ -98,7 +98,7 @@ export function createApp(deps: AppDeps): App {
 
   const app = new Koa();
   let koa: ReturnType<Koa['callback']> | undefined;
-  app.use(koaShell(finalizer));
+  app.use(koaShell(finalizer, config.bodyLimitBytes));
   // Errors are answered by the shell; this only sees what escapes Koa itself.
   app.on('error', (err) => deps.logger.error({ err }, 'koa error'));
 

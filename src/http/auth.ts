@@ -25,11 +25,12 @@ export function cachedAccount(authorization: string | undefined, cache: AuthCach
   return token === undefined ? undefined : cache.get(token);
 }
 
-const CHALLENGE = 'Bearer realm="orderline"';
+/** The challenge of every 401 (RFC 6750 3). */
+export const BEARER_CHALLENGE = 'Bearer realm="orderline"';
 
 /** The 401 of a request that carries no bearer token. */
 export function missingToken(): Refusal {
-  return refusal('UNAUTHORIZED', 'A bearer token is required', { 'WWW-Authenticate': CHALLENGE });
+  return refusal('UNAUTHORIZED', 'A bearer token is required', { 'WWW-Authenticate': BEARER_CHALLENGE });
 }
 
 /**
@@ -41,7 +42,7 @@ export async function resolveToken(token: string | undefined, store: Pick<Store,
   if (!token) return missingToken();
   const cached = cache.get(token);
   if (cached) return cached;
-  const invalid = () => refusal('UNAUTHORIZED', 'The bearer token is invalid', { 'WWW-Authenticate': `${CHALLENGE}, error="invalid_token"` });
+  const invalid = () => refusal('UNAUTHORIZED', 'The bearer token is invalid', { 'WWW-Authenticate': `${BEARER_CHALLENGE}, error="invalid_token"` });
   const parts = parseToken(token); // our exact format, or it cannot be valid
   if (!parts) return invalid();
   const found = await store.tokenBySelector(parts.selector);

@@ -74,6 +74,11 @@ function bodyBytes(req: IncomingMessage, limit: number): Promise<Buffer | typeof
   });
 }
 
+/** A body over `limit`: 413, and the connection closes (the rest of the body is not read: RFC 9112 9.6). */
+export function tooLarge(limit: number): Refusal {
+  return refusal('PAYLOAD_TOO_LARGE', `Request body exceeds ${limit} bytes`, { Connection: 'close' });
+}
+
 /**
  * Reads a request body as UTF-8 text: the service's one body reader (REST bodies,
  * /graphql). The refusals are the client's: 415 with `Accept-Encoding: identity` for a
@@ -91,7 +96,7 @@ export async function readRequestText(req: IncomingMessage, limit: number): Prom
   const declared = Number(req.headers['content-length']);
   const bytes = declared > limit ? TOO_LARGE : await bodyBytes(req, limit);
   // The body is left unread: the connection closes after the answer (RFC 9112 9.6), rather than reading what is refused.
-  if (bytes === TOO_LARGE) return refusal('PAYLOAD_TOO_LARGE', `Request body exceeds ${limit} bytes`, { Connection: 'close' });
+  if (bytes === TOO_LARGE) return tooLarge(limit);
   if (bytes === UNREADABLE) return refusal('BAD_REQUEST', 'The request body could not be read');
   try {
     return UTF8.decode(bytes);
@@ -117,7 +122,7 @@ export function sendsBody(req: IncomingMessage): boolean {
  */
 export async function dropRequestBody(req: IncomingMessage, limit: number): Promise<Refusal | undefined> {
   const bytes = Number(req.headers['content-length']) > limit ? TOO_LARGE : await bodyBytes(req, limit);
-  if (bytes === TOO_LARGE) return refusal('PAYLOAD_TOO_LARGE', `Request body exceeds ${limit} bytes`, { Connection: 'close' });
+  if (bytes === TOO_LARGE) return tooLarge(limit);
   if (bytes === UNREADABLE) return refusal('BAD_REQUEST', 'The request body could not be read');
   return undefined;
 }

@@ -3,14 +3,21 @@
  * users mount behind it (their middleware and @koa/router routes, for paths the contracts
  * do not declare) gets the same request id, CORS fields, problem+json errors, log line and
  * duration metric as the pipeline's routes, from the same functions (finalize.ts,
- * problem.ts, cors.ts): a thin shell over them.
+ * problem.ts, cors.ts): a thin shell over them. Two rules the service keeps for every
+ * request are kept here too: a declared body over the body limit is 413 before any user
+ * middleware runs (a route reading `ctx.req` itself would read it all; with
+ * `Expect: 100-continue` it would wait for a body the client was never asked for), and a
+ * 401 carries the service's `WWW-Authenticate` challenge unless the route set its own.
+ * A chunked body's size is the route's to bound: the shell cannot count it without reading it.
  */
 import type { Middleware } from 'koa';
 import type { Finalizer } from './finalize';
 import { PROBLEM_MEDIA_TYPE, refusal, refusalForStatus, refusalOf, type Refusal } from './problem';
 import { problemText } from './respond';
+import { BEARER_CHALLENGE } from './auth';
+import { tooLarge } from './body';
 
-export function koaShell(fin: Finalizer): Middleware {
+export function koaShell(fin: Finalizer, bodyLimit: number): Middleware {
   return async function orderlineShell(ctx, next) {
     const x = fin.begin(ctx.req, ctx.res, ctx.path, ctx.querystring);
     ctx.state.requestId = x.id;
@@ -26,6 +33,8 @@ export function koaShell(fin: Finalizer): Middleware {
         x.fields.length = 2;
         x.fields.push(...preflight);
         ctx.status = 204;
+      } else if (Number(ctx.get('content-length')) > bodyLimit) {
+        answer(tooLarge(bodyLimit));
       } else {
         await next();
         // @koa/router's allowedMethods() answers OPTIONS 200 with an empty body: the service's one
@@ -52,6 +61,7 @@ export function koaShell(fin: Finalizer): Middleware {
       answer(known ?? refusal('INTERNAL'));
     } finally {
       for (let i = 0; i < x.fields.length; i += 2) ctx.set(x.fields[i], x.fields[i + 1]);
+      if (ctx.status === 401 && !ctx.response.get('WWW-Authenticate')) ctx.set('WWW-Authenticate', BEARER_CHALLENGE);
       const vary = fin.vary(ctx.response.get('Vary') || undefined);
       if (vary !== undefined) ctx.set('Vary', vary);
       x.route = typeof ctx._matchedRoute === 'string' ? ctx._matchedRoute : 'unmatched';

@@ -11,6 +11,7 @@ import { connect } from 'node:net';
 import { join } from 'node:path';
 import { extend } from '../../examples/extend';
 import { startTestServer, type TestServer } from '../support/server';
+import { DEFAULT_BODY_LIMIT } from '../../src/http';
 import { createOrder } from '../support/streams';
 
 const APP = 'http://app.example.test';
@@ -29,6 +30,12 @@ describe('the request pipeline', () => {
     buggy.get('/thrown/:status', (ctx) => ctx.throw(Number(ctx.params.status), 'refused here'));
     buggy.get('/plain/:status', (ctx) => void (ctx.status = Number(ctx.params.status)));
     buggy.all('/orders/:id', (ctx) => void (ctx.body = { shadow: true }));
+    // A route that reads the body itself, from the raw request.
+    buggy.post('/echo', async (ctx) => {
+      let bytes = 0;
+      for await (const chunk of ctx.req) bytes += (chunk as Buffer).length;
+      ctx.body = { bytes };
+    });
     srv.app.use(buggy.routes());
   });
 
@@ -219,6 +226,34 @@ describe('the request pipeline', () => {
     });
     expect(gql.status).toBe(400);
     expect(((await gql.json()) as { errors: { extensions: { code: string } }[] }).errors[0].extensions.code).toBeDefined();
+  });
+
+  it('a user route gets the body limit: a declared body over it is 413 before the route runs, at once with Expect: 100-continue', async () => {
+    const { port } = new URL(srv.url);
+    const exchange = (bytes: string) =>
+      new Promise<string>((resolve) => {
+        let got = '';
+        const sock = connect(Number(port), '127.0.0.1', () => sock.write(bytes));
+        sock.on('data', (d: Buffer) => (got += d.toString('latin1')));
+        sock.on('error', () => undefined);
+        sock.on('close', () => resolve(got));
+      });
+    const head = (length: number) => `POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n`;
+    const waiting = await exchange(`${head(DEFAULT_BODY_LIMIT + 1)}Expect: 100-continue\r\n\r\n`);
+    expect(waiting).toMatch(/^HTTP\/1\.1 413 /);
+    expect(waiting).toMatch(/\r\nconnection: close\r\n/i);
+    expect(waiting).not.toMatch(/100 Continue/);
+    expect(await exchange(`${head(DEFAULT_BODY_LIMIT + 1)}\r\n${'x'.repeat(1000)}`)).toMatch(/^HTTP\/1\.1 413 /);
+    const within = await srv.fetch('/echo', { method: 'POST', body: 'x'.repeat(1000) });
+    expect([within.status, await within.json()]).toEqual([200, { bytes: 1000 }]);
+  });
+
+  it("a user route's 401, thrown or set, carries the service's WWW-Authenticate challenge", async () => {
+    for (const path of ['/thrown/401', '/plain/401']) {
+      const res = await srv.fetch(path);
+      expect(res.status).toBe(401);
+      expect(res.headers.get('www-authenticate')).toBe('Bearer realm="orderline"');
+    }
   });
 });
 
