@@ -130,7 +130,10 @@ export class PostgresStore extends GraphReads<OrderRow> implements StoreLifecycl
   /** @param url a `postgres://` connection string. Connects lazily: use `openPostgresStore` to check it answers first. */
   constructor(url: string, options: PostgresStoreOptions = {}) {
     super();
-    const { schema, max = 10, connectionTimeoutMillis = 5000, queryTimeoutMillis = 10_000, onError = () => {} } = options;
+    const { schema, max = 10, queryTimeoutMillis = 10_000, onError = () => {} } = options;
+    // A new connection waits no longer than a query may (5 s at most): during a partition the
+    // pool's connect, not a query, is what a request waits on, and it answers 503 within the same bound.
+    const connectionTimeoutMillis = options.connectionTimeoutMillis ?? Math.min(5000, queryTimeoutMillis);
     if (schema !== undefined && !SCHEMA_NAME.test(schema)) throw new RangeError(`PostgresStore: schema must match ${SCHEMA_NAME}, got "${schema}"`);
     this.schema = schema;
     this.onError = onError;
