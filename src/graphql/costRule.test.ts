@@ -1,6 +1,9 @@
 import fc from 'fast-check';
 import { parse, getOperationAST, ValidationContext, TypeInfo } from 'graphql';
-import { costRule, operationCost, simplifiedCost } from './costRule';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import YAML from 'yaml';
+import { costRule, operationCost, ORDER_ITEMS_MAX, simplifiedCost } from './costRule';
 import { check, contractSchema } from './testSchema';
 
 const rule = costRule({ maxCost: 1000 });
@@ -21,6 +24,15 @@ describe('costRule: the documented figures (522 accepted, 3222 refused)', () => 
     const q = '{ user(id: "u1") { posts { comments { author { name } } } } }';
     expect(costOf(q)).toBe(522);
     expect(check(q, [rule])).toEqual([]);
+  });
+
+  it("an order's items, served whole, are priced at the most an order holds (the contract's maxItems), not at the page size", () => {
+    const openapi = YAML.parse(readFileSync(join(__dirname, '../../contracts/openapi.yaml'), 'utf8')) as { components: { schemas: Record<string, { properties: { items: { maxItems: number } } }> } };
+    for (const schema of ['OrderCreateV1', 'OrderCreateV2']) expect(openapi.components.schemas[schema].properties.items.maxItems).toBe(ORDER_ITEMS_MAX);
+    // order 2 + items 100 x (2 + 3 scalars)
+    expect(costOf('{ order(id: "1") { items { sku quantity unitPriceCents } } }')).toBe(2 + 100 * (2 + 3));
+    // 19 orders of 100 items each: 1900 items, no longer admitted as 990 points
+    expect(costOf('{ viewer { orders(first: 19) { items { sku quantity unitPriceCents } } } }')).toBe(2 + 19 * (2 + 100 * 5));
   });
 
   it('exact: user{friends{friends{friends{name}}}} costs 3222 and is rejected', () => {
@@ -49,7 +61,7 @@ describe('costRule: field by field', () => {
   it('scalar 1, __typename 0, object 2 + selections, list of objects size x (2 + selections)', () => {
     expect(costOf('{ user(id: "u1") { id name __typename } }')).toBe(2 + 1 + 1);
     expect(costOf('{ user(id: "u1") { friends(first: 3) { id } } }')).toBe(2 + 3 * (2 + 1));
-    expect(costOf('{ order(id: "1") { items { sku } } }')).toBe(2 + 10 * (2 + 1));
+    expect(costOf('{ order(id: "1") { items { sku } } }')).toBe(2 + 100 * (2 + 1)); // an order's items: at most 100
   });
 
   it('takes first from variables, else the variable default, else listFactor', () => {

@@ -3,7 +3,8 @@
  * persisted operations included): a scalar or enum field costs `scalarCost` (`__typename` 0); an object
  * field `objectCost` plus its selections; a list field size x (objectCost + its
  * selections), or size x scalarCost for a list of scalars, where size is its `first`
- * argument (literal, variable or the variable's default) or else `listFactor`.
+ * argument (literal, variable or the variable's default), else the most it can hold where
+ * the contract bounds it (`listSizes`: an order's `items`, 100), else `listFactor`.
  * Fragments and inline fragments are priced where they are spread; aliases count each
  * time they appear.
  *
@@ -40,9 +41,19 @@ export interface CostWeights {
   scalarCost: number;
   objectCost: number;
   listFactor: number;
+  /** Lists without `first` served whole, by `Type.field`: priced at the most they can hold. */
+  listSizes?: Readonly<Record<string, number>>;
 }
-/** listFactor is the resolvers' default page size: a list without `first` is priced at the size it is served at. */
-export const DEFAULT_WEIGHTS: CostWeights = { scalarCost: 1, objectCost: 2, listFactor: DEFAULT_FIRST };
+
+/** The most items an order holds: the contract's `maxItems` of an order's `items` (contracts/openapi.yaml; costRule.test.ts checks they agree). */
+export const ORDER_ITEMS_MAX = 100;
+
+/**
+ * listFactor is the resolvers' default page size: a paged list without `first` is priced at
+ * the size it is served at. `Order.items` is no page: it is served whole, up to 100 items,
+ * and was priced at 10 until a client read 100 items at a tenth of their price.
+ */
+export const DEFAULT_WEIGHTS: CostWeights = { scalarCost: 1, objectCost: 2, listFactor: DEFAULT_FIRST, listSizes: { 'Order.items': ORDER_ITEMS_MAX } };
 
 export interface CostRuleOptions {
   maxCost: number;
@@ -78,7 +89,7 @@ export function operationCost(context: Pick<ValidationContext, 'getSchema' | 'ge
         if (isListType(getNullableType(def.type))) {
           const first = firstArgument(sel, variables, op).value;
           // A negative `first` is refused by firstArgumentRule; priced as 0 here, never as a discount.
-          const size = first === undefined ? w.listFactor : Math.max(0, first);
+          const size = first === undefined ? (w.listSizes?.[`${parent?.name ?? ''}.${name}`] ?? w.listFactor) : Math.max(0, first);
           total += size * inner;
         } else {
           total += inner;
