@@ -12,6 +12,12 @@ class FakeSink extends EventEmitter {
     return !this.destroyed && !this.writableEnded;
   }
   readonly highWaterMark = 100;
+  get writableHighWaterMark(): number {
+    return this.highWaterMark;
+  }
+  get writableCorked(): number {
+    return this.corked;
+  }
   delivered: Buffer[] = [];
   pending: Buffer[] = [];
   corked = 0;
@@ -135,14 +141,20 @@ describe('WriteBatcher (WRITE_DELAY_MS)', () => {
     expect(timers).toHaveLength(1); // the next window
   });
 
-  it('the bound holds while writes wait: over maxBytes is slow and the queue is dropped; a closing connection sends nothing more', () => {
+  it('over maxBytes while writes wait for the delay: they go out at once, as without a delay; over it while the peer does not read: slow; a closing connection sends nothing more', () => {
     const { batcher, fire } = manual();
     const s = new FakeSink();
     const w = new BoundedWriter(sinkOf(s), 100, batcher);
-    expect(w.write(Buffer.alloc(60))).toBe('ok');
-    expect(w.write(Buffer.alloc(60))).toBe('slow');
-    fire();
+    expect(w.write(Buffer.alloc(60, 1))).toBe('ok');
     expect(s.writes).toBe(0);
+    // 120 > 100, but the socket was taking bytes: what waited goes, then this write (no 1013 for a reader).
+    expect(w.write(Buffer.alloc(60, 2))).toBe('ok');
+    expect(s.writes).toBe(2);
+    // Now the socket needs draining (its peer has not read): over the bound is a slow consumer.
+    expect(w.write(Buffer.alloc(60, 3))).toBe('slow');
+    fire();
+    s.accept();
+    expect(Buffer.concat(s.delivered)).toEqual(Buffer.concat([Buffer.alloc(60, 1), Buffer.alloc(60, 2)]));
     let open = true;
     const c = new FakeSink();
     const wc = new BoundedWriter(sinkOf(c), 100, batcher, () => open);

@@ -15,7 +15,10 @@
  * once per delay, each in one corked batch: a socket that gets several messages within the
  * delay costs one system call for them instead of one each (on loopback a socket write's
  * kernel time is most of the CPU per delivered message), at the price of up to the delay in
- * latency. Off (0) by default: every write goes out at once.
+ * latency. Off (0) by default: every write goes out at once. A write that would take what
+ * waits for the delay over `maxBytes` does not make the connection slow: those bytes wait for
+ * the timer, not for the peer, so they go out at once and the write is judged as without a
+ * delay (a replay of a few MB to a client that reads was closed 1013 every time it resumed).
  *
  * Why not ws's `send` and its `bufferedAmount`: ws never drops what it has queued, so a
  * close frame sent on overflow waits behind every byte already buffered, and a client
@@ -24,7 +27,7 @@
 import type { Writable } from 'node:stream';
 
 /** What the writer needs of a socket or an http response. */
-export type Sink = Pick<Writable, 'write' | 'writableLength' | 'writableNeedDrain' | 'cork' | 'uncork' | 'once' | 'writable'>;
+export type Sink = Pick<Writable, 'write' | 'writableLength' | 'writableNeedDrain' | 'writableCorked' | 'writableHighWaterMark' | 'cork' | 'uncork' | 'once' | 'writable'>;
 
 export type WriteResult = 'ok' | 'slow' | 'closed';
 
@@ -80,6 +83,21 @@ export class BoundedWriter {
     return this.queuedBytes + this.sink.writableLength;
   }
 
+  /**
+   * Whether bytes must wait for the peer: the socket, not corked, holds its high-water mark or
+   * more that the kernel has not taken. Not node's `writableNeedDrain` alone: node raises it on
+   * any write that crosses the mark while the socket is corked (node corks a response's socket
+   * for the rest of its tick, and a delayed batch is written corked) and lowers it only with the
+   * next tick's 'drain', even when uncorking handed every byte to the kernel. A replay written in
+   * one turn to a client that reads was judged a slow consumer for it (1013, or the SSE
+   * stream's end, on every resume); a peer that does not read still leaves bytes in the socket
+   * once the turn is over, and the next write finds them.
+   */
+  private mustWait(): boolean {
+    const sink = this.sink;
+    return sink.writableNeedDrain && sink.writableCorked === 0 && sink.writableLength >= sink.writableHighWaterMark;
+  }
+
   /** True once the writer stopped (slow consumer, or `stop`): later writes are ignored. */
   get stopped(): boolean {
     return this.done;
@@ -91,17 +109,18 @@ export class BoundedWriter {
     // delivery at 10,000 connections.
     if (this.done || !this.sink.writable) return 'closed';
     if (this.batcher && !this.waitingForDrain) {
-      if (this.heldBytes + bytes.length > this.maxBytes) {
-        this.stop();
-        return 'slow';
+      if (this.heldBytes + bytes.length <= this.maxBytes) {
+        this.queue.push(bytes);
+        this.queuedBytes += bytes.length;
+        this.batcher.add(this);
+        return 'ok';
       }
-      this.queue.push(bytes);
-      this.queuedBytes += bytes.length;
-      this.batcher.add(this);
-      return 'ok';
+      // Over the bound while the bytes wait only for the delay: they go now (see above).
+      this.flushDelayed();
     }
-    if (!this.waitingForDrain && !this.sink.writableNeedDrain) {
-      if (!this.sink.write(bytes)) this.waitForDrain();
+    if (!this.waitingForDrain && !this.mustWait()) {
+      this.sink.write(bytes);
+      if (this.mustWait()) this.waitForDrain();
       return 'ok';
     }
     if (this.heldBytes + bytes.length > this.maxBytes) {
@@ -125,7 +144,7 @@ export class BoundedWriter {
   flushDelayed(): void {
     if (this.waitingForDrain || this.done || !this.sink.writable) return;
     if (this.canFlush && !this.canFlush()) return;
-    if (this.sink.writableNeedDrain) return this.waitForDrain();
+    if (this.mustWait()) return this.waitForDrain();
     this.flush();
   }
 
@@ -144,9 +163,8 @@ export class BoundedWriter {
     this.queue = [];
     this.queuedBytes = 0;
     this.sink.cork();
-    let ok = true;
-    for (const b of batch) ok = this.sink.write(b);
+    for (const b of batch) this.sink.write(b);
     this.sink.uncork();
-    if (!ok || this.sink.writableNeedDrain) this.waitForDrain();
+    if (this.mustWait()) this.waitForDrain();
   }
 }

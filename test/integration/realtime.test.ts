@@ -612,3 +612,34 @@ describe('backpressure, accept limiter, shutdown', () => {
     await srv.close();
   });
 });
+
+describe.each(['0', '5'])('WRITE_DELAY_MS=%s: a replay bigger than MAX_BUFFER_BYTES to a client that reads', (delay) => {
+  let srv: TestServer;
+  beforeAll(async () => {
+    srv = await startTestServer({ WRITE_DELAY_MS: delay, MAX_BUFFER_BYTES: '65536' });
+  });
+  afterAll(() => srv.close());
+
+  it('is delivered whole: bytes held for one turn (the write delay, node corking the socket) are no slow consumer (no 1013), over WebSocket and SSE', async () => {
+    // 100 items of 64-character SKUs: each event is about 11 KB, 30 of them about 330 KB.
+    const items = Array.from({ length: 100 }, (_, i) => ({ sku: `S${i}`.padEnd(64, 'x'), quantity: 1, unit_price_cents: 1 }));
+    const { id } = await createOrder(srv, { items });
+    await touch(srv, id, 30);
+    const c = await ws(srv);
+    try {
+      c.send({ type: 'subscribe', channel: `order:${id}`, since: 1 });
+      await c.until((m) => seqsOf(m).length === 30 || c.closeCode !== undefined);
+      expect(c.closeCode).toBeUndefined();
+      expect(seqsOf(c.messages)).toEqual(Array.from({ length: 30 }, (_, i) => i + 2));
+    } finally {
+      c.ws.close();
+    }
+    const s = await openSse(srv, id, { 'last-event-id': '1' });
+    try {
+      const events = await s.reader!.take(31); // subscribed, then the 30 events
+      expect(events.slice(1).map((e) => Number(e.id))).toEqual(Array.from({ length: 30 }, (_, i) => i + 2));
+    } finally {
+      s.close();
+    }
+  });
+});
