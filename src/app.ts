@@ -51,6 +51,8 @@ export interface App {
   fieldReads: FieldReadTally;
   authCache: AuthCache;
   realtime: Realtime;
+  /** What every answer owes (request id, CORS, log line, metric): for answers written outside the pipeline (the drain's 503, a request node could not parse). */
+  finalizer: Finalizer;
 }
 
 export function createApp(deps: AppDeps): App {
@@ -120,5 +122,5 @@ export function createApp(deps: AppDeps): App {
     token: config.metrics.token,
     onError: (err) => deps.logger.error({ err }, 'metrics scrape failed'),
   });
-  return { listener, metricsListener: operator, app, metrics, fieldReads, authCache, realtime };
+  return { listener, metricsListener: operator, app, metrics, fieldReads, authCache, realtime, finalizer };
 }

@@ -36,11 +36,11 @@ async function serve(config: Config): Promise<void> {
   const shared = await openConfiguredShared(config, metrics, (err) => logger.warn({ err }, 'redis'), store, wait);
   // A cluster's primary prepared the demo before forking.
   const demo = worker ? { seeded: false, token: null } : await prepareDemo(config, store);
-  const { listener, metricsListener, fieldReads, realtime } = createApp({ config, store, logger, metrics, bus: shared.bus, registry: shared.registry, buckets: shared.buckets });
+  const { listener, metricsListener, fieldReads, realtime, finalizer } = createApp({ config, store, logger, metrics, bus: shared.bus, registry: shared.registry, buckets: shared.buckets });
   await fieldReads.seed();
 
-  const drain = new Drain(listener);
-  const server: Server = createHttpServer(drain.listener, config.bodyLimitBytes, { requestTimeoutMs: config.requestTimeoutS * 1000 });
+  const drain = new Drain(listener, finalizer);
+  const server: Server = createHttpServer(drain.listener, config.bodyLimitBytes, { requestTimeoutMs: config.requestTimeoutS * 1000 }, (req, status, id) => finalizer.rawAnswer(req, status, id));
   realtime.attach(server);
   const url = urlOf(config.host, await listenOrRefuse(server, config.port, config.host, 'PORT', config.listenBacklog));
   // The operator listener: a cluster's primary serves it (the whole instance's metrics), a lone process here.

@@ -7,8 +7,10 @@
  *    `server.close()` does since Node 19);
  * 2. every request that arrives from then on, on any connection, is answered 503
  *    problem+json with `Retry-After` and `Connection: close` (the client retries,
- *    elsewhere or later); responses still being prepared carry `Connection: close`, so
- *    each connection ends after its last answer;
+ *    elsewhere or later), through the finalizer every answer goes through (its request id,
+ *    CORS fields, log line and metric: a browser app can read the 503 and its Retry-After);
+ *    responses still being prepared carry `Connection: close`, so each connection ends
+ *    after its last answer;
  * 3. the caller closes its streams (SSE `retry:` then end, WebSocket 1001);
  * 4. resolves once every connection has closed; connections still idle after `graceMs`
  *    are closed then (a client that sends on one after that meets what any keep-alive
@@ -18,8 +20,10 @@ import { Server as NetServer } from 'node:net';
 import { ServerResponse, type IncomingMessage, type RequestListener, type Server } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { PROBLEM_MEDIA_TYPE, refusal, type Refusal } from './problem';
-import { problemText } from './respond';
+import { refusal, type Refusal } from './problem';
+import { sendProblem } from './respond';
+import type { Finalizer } from './finalize';
+import { writeRefusal } from './upgrade';
 
 /** Seconds a client refused during shutdown is told to wait (another instance usually answers at once). */
 export const SHUTDOWN_RETRY_AFTER_S = 1;
@@ -31,13 +35,11 @@ export function shuttingDown(): Refusal {
   return refusal('SERVICE_UNAVAILABLE', 'The server is shutting down: retry', { 'Retry-After': String(SHUTDOWN_RETRY_AFTER_S) });
 }
 
-const GOING_AWAY = problemText(shuttingDown());
-const GOING_AWAY_HEAD = {
-  'Content-Type': PROBLEM_MEDIA_TYPE,
-  'Content-Length': String(Buffer.byteLength(GOING_AWAY)),
-  'Retry-After': String(SHUTDOWN_RETRY_AFTER_S),
-  Connection: 'close',
-};
+/** The answer to a request that arrives once the drain has begun: shuttingDown(), and the connection closes. */
+function goingAway(): Refusal {
+  const r = shuttingDown();
+  return { ...r, headers: { ...r.headers, Connection: 'close' } };
+}
 
 export class Drain {
   private draining = false;
@@ -50,11 +52,14 @@ export class Drain {
    */
   private readonly connections = new Set<Socket>();
 
-  constructor(private readonly next: RequestListener) {}
+  constructor(
+    private readonly next: RequestListener,
+    private readonly fin: Finalizer,
+  ) {}
 
   /** The server's request listener: the service's until draining begins, then the 503. */
   readonly listener: RequestListener = (req, res) => {
-    if (this.draining) return void goAway(res);
+    if (this.draining) return this.goAway(req, res);
     const socket = req.socket;
     if (!this.connections.has(socket)) {
       this.connections.add(socket);
@@ -62,6 +67,13 @@ export class Drain {
     }
     this.next(req, res);
   };
+
+  private goAway(req: IncomingMessage, res: ServerResponse): void {
+    const url = req.url ?? '/';
+    const q = url.indexOf('?');
+    const x = this.fin.begin(req, res, q < 0 ? url : url.slice(0, q), q < 0 ? '' : url.slice(q + 1));
+    this.fin.end(x, sendProblem(this.fin, x, goingAway()));
+  }
 
   get isDraining(): boolean {
     return this.draining;
@@ -84,21 +96,13 @@ export class Drain {
     }
     // An upgrade that arrives on a connection still open: refused as a request is.
     server.removeAllListeners('upgrade');
-    server.on('upgrade', (_req: IncomingMessage, socket: Duplex) => {
-      socket.end(
-        `HTTP/1.1 503 Service Unavailable\r\n${Object.entries(GOING_AWAY_HEAD)
-          .map(([k, v]) => `${k}: ${v}\r\n`)
-          .join('')}\r\n${GOING_AWAY}`,
-      );
+    server.on('upgrade', (req: IncomingMessage, socket: Duplex) => {
+      const r = goingAway();
+      this.fin.rawAnswer(req, r.problem.status, writeRefusal(req, socket, r));
     });
     closeStreams();
     const idle = setTimeout(() => server.closeIdleConnections(), graceMs);
     idle.unref();
     return closed.finally(() => clearTimeout(idle));
   }
-}
-
-function goAway(res: ServerResponse): void {
-  res.writeHead(503, GOING_AWAY_HEAD);
-  res.end(GOING_AWAY);
 }

@@ -86,6 +86,17 @@ export class Finalizer {
     }
   }
 
+  /**
+   * An answer written on the raw socket, outside any exchange (a request node could not
+   * parse, a CONNECT): the same log line and metric as every other answer, so the id the
+   * client was given is found in the log. `req` is undefined when node read no request.
+   */
+  rawAnswer(req: IncomingMessage | undefined, status: number, id: string): void {
+    const method = req?.method ?? 'UNPARSED';
+    this.timer.observe(method, 'unmatched', status, process.hrtime.bigint());
+    if (this.logger.isLevelEnabled('info')) this.logger.info({ reqId: id, method, path: req?.url ?? null, status, ms: 0 }, 'request');
+  }
+
   /** An error that is not the client's, with the request's id. */
   error(x: Pick<Exchange, 'id'>, err: unknown): void {
     this.logger.error({ err, reqId: x.id }, 'unhandled error');

@@ -5,7 +5,7 @@
  */
 import { createServer, type RequestListener, type Server } from 'node:http';
 import { answerExpectations } from './body';
-import { answerClientErrors } from './upgrade';
+import { answerClientErrors, type RawAnswerLog } from './upgrade';
 
 /**
  * How long a client has to send a whole request (head and body), and its head, before it is
@@ -21,10 +21,10 @@ export interface RequestTimeouts {
 /** How often node looks for requests over their time (its default, 30 s, would double a short limit). */
 const CHECK_INTERVAL_MS = 1000;
 
-export function createHttpServer(listener: RequestListener, bodyLimitBytes: number, { requestTimeoutMs }: RequestTimeouts = { requestTimeoutMs: 30_000 }): Server {
+export function createHttpServer(listener: RequestListener, bodyLimitBytes: number, { requestTimeoutMs }: RequestTimeouts = { requestTimeoutMs: 30_000 }, log?: RawAnswerLog): Server {
   // node's own Host check answers a bare 400; the pipeline's (framing.ts) answers it as a problem.
   const server = createServer({ requireHostHeader: false, requestTimeout: requestTimeoutMs, headersTimeout: Math.min(requestTimeoutMs, 20_000), connectionsCheckingInterval: CHECK_INTERVAL_MS }, listener);
-  answerClientErrors(server);
+  answerClientErrors(server, log);
   answerExpectations(server, bodyLimitBytes);
   return server;
 }

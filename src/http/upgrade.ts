@@ -41,10 +41,16 @@ export function isWebSocketHandshake(req: IncomingMessage): boolean {
  * the answer is flushed, as ws does, so a client that never closes holds no socket).
  */
 export function refuseOnSocket(req: IncomingMessage | undefined, socket: Duplex, r: Refusal, headOnly = false): void {
+  writeRefusal(req, socket, r, headOnly);
+}
+
+/** refuseOnSocket, answering the request id it wrote (for the answer's log line). */
+export function writeRefusal(req: IncomingMessage | undefined, socket: Duplex, r: Refusal, headOnly = false): string {
   const json = problemText(r);
+  const id = req ? requestIdOf(req) : requestIdFor(undefined);
   const lines = [
     `HTTP/1.1 ${r.problem.status} ${r.problem.title}`,
-    `X-Request-Id: ${req ? requestIdOf(req) : requestIdFor(undefined)}`,
+    `X-Request-Id: ${id}`,
     `Date: ${new Date().toUTCString()}`, // RFC 9110 6.6.1: an origin with a clock MUST send it
     `Content-Type: ${PROBLEM_MEDIA_TYPE}`,
     `Content-Length: ${Buffer.byteLength(json)}`,
@@ -54,6 +60,7 @@ export function refuseOnSocket(req: IncomingMessage | undefined, socket: Duplex,
   socket.once('finish', () => socket.destroy());
   // A HEAD's answer is the head alone, with the length the body would have (RFC 9110 9.3.2).
   socket.end(`${lines.join('\r\n')}\r\n\r\n${headOnly ? '' : json}`);
+  return id;
 }
 
 /** Connection options that only name the upgrade: dropped with it. */
@@ -160,11 +167,15 @@ function afterPendingResponses(socket: Duplex, then: (broken?: IncomingMessage) 
 /** Connections whose parser has failed: answered (or closed) once. */
 const broken = new WeakSet<Duplex>();
 
-export function answerClientErrors(server: Server): void {
+/** Told of each answer written here (for its log line and metric: Finalizer.rawAnswer). */
+export type RawAnswerLog = (req: IncomingMessage | undefined, status: number, id: string) => void;
+
+export function answerClientErrors(server: Server, log: RawAnswerLog = () => undefined): void {
+  const answer = (req: IncomingMessage | undefined, socket: Duplex, r: Refusal, headOnly = false) => log(req, r.problem.status, writeRefusal(req, socket, r, headOnly));
   // CONNECT asks for a tunnel, which only a proxy opens: node:http hands it to 'connect' and,
   // with no listener, closes the connection without a word. It is the client's error here.
   server.on('connect', (req: IncomingMessage, socket: Duplex) => {
-    refuseOnSocket(req, socket, refusal('BAD_REQUEST', 'CONNECT opens a tunnel through a proxy: this server is not one'));
+    answer(req, socket, refusal('BAD_REQUEST', 'CONNECT opens a tunnel through a proxy: this server is not one'));
   });
   server.on('clientError', (err: Error & { code?: string }, socket: Duplex) => {
     // Once node's parser has failed, every later chunk on the connection fails it again: the first decides.
@@ -182,6 +193,6 @@ export function answerClientErrors(server: Server): void {
     const raw: unknown = Reflect.get(err, 'rawPacket');
     const first = !(Reflect.get(socket, '_httpMessage') instanceof ServerResponse);
     const head = first && Buffer.isBuffer(raw) && raw.subarray(0, 5).toString('latin1') === 'HEAD ';
-    afterPendingResponses(socket, (req) => refuseOnSocket(req, socket, refusal(code, detail), head));
+    afterPendingResponses(socket, (req) => answer(req, socket, refusal(code, detail), head));
   });
 }

@@ -76,7 +76,7 @@ describe('graceful shutdown', () => {
     await store.addToken(account.id, issued.selector, issued.verifierHash);
     token = issued.token;
     app = createApp({ config: parsed.config, store, logger: pino({ level: 'silent' }) });
-    drain = new Drain(app.listener);
+    drain = new Drain(app.listener, app.finalizer);
     server = createServer(drain.listener);
     app.realtime.attach(server);
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -119,8 +119,10 @@ describe('graceful shutdown', () => {
     const drained = drain.drain(server, () => app.realtime.close(), 60_000);
 
     // Sent on the idle keep-alive connection after shutdown began: an answer, not a reset.
-    const late = await get(target.url, keepAlive, `/orders/${id}`, auth);
-    expect(late).toMatchObject({ status: 503, headers: { connection: 'close', 'retry-after': '1', 'content-type': 'application/problem+json' } });
+    // It goes through the finalizer every answer does: the client's request id echoed, the metric counted.
+    const late = await get(target.url, keepAlive, `/orders/${id}`, { ...auth, 'x-request-id': 'late-1' });
+    expect(late).toMatchObject({ status: 503, headers: { connection: 'close', 'retry-after': '1', 'content-type': 'application/problem+json', 'x-request-id': 'late-1' } });
+    expect(await app.metrics.registry.metrics()).toMatch(/orderline_http_request_duration_seconds_count\{method="GET",route="unmatched",status="503"\} 1/);
     if ('body' in late) expect(JSON.parse(late.body)).toMatchObject({ status: 503, code: 'SERVICE_UNAVAILABLE' });
     // No new connection is accepted.
     expect(await get(target.url, new Agent(), '/healthz')).toEqual({ error: 'ECONNREFUSED' });

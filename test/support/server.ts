@@ -91,7 +91,7 @@ export async function startTestServer(env: Record<string, string> = {}, deps: Pi
   const alice = await mk('alice');
   const bob = await mk('bob');
   const shared: Shared = await openShared(config, new Metrics(), () => undefined, await store.deploymentId());
-  const { listener, metricsListener, fieldReads, app, metrics, authCache, realtime } = make({
+  const { listener, metricsListener, fieldReads, app, metrics, authCache, realtime, finalizer } = make({
     config,
     store,
     logger: pino({ level: 'silent' }),
@@ -100,7 +100,7 @@ export async function startTestServer(env: Record<string, string> = {}, deps: Pi
     buckets: shared.buckets,
     ...deps,
   });
-  const server: Server = createHttpServer(listener, config.bodyLimitBytes, { requestTimeoutMs: config.requestTimeoutS * 1000 });
+  const server: Server = createHttpServer(listener, config.bodyLimitBytes, { requestTimeoutMs: config.requestTimeoutS * 1000 }, (req, status, id) => finalizer.rawAnswer(req, status, id));
   realtime.attach(server);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const port = (server.address() as { port: number }).port;
