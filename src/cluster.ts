@@ -27,13 +27,14 @@ const FORCE_EXIT_MS = 12_000;
 export async function runPrimary(config: Config): Promise<void> {
   const logger = createLogger(config.logLevel).child({ role: 'primary' });
   const store = await openConfiguredStore(config); // migrates, once
-  const { seeded, token } = await prepareDemo(config, store);
   const shared = await openConfiguredShared(config, new Metrics(), () => undefined, store); // reachable and ours, or refused here once
   await shared.bus.close();
-  await store.close();
   // The operator listener is the primary's: each scrape aggregates every worker (http/clusterMetrics.ts).
   const operator = createServer(metricsListener({ ...instanceScrape(), token: config.metrics.token, onError: (err) => logger.error({ err }, 'metrics scrape failed') }));
   const metricsUrl = urlOf(config.metrics.host, await listenOrRefuse(operator, config.metrics.port, config.metrics.host, 'METRICS_PORT'));
+  // Once METRICS_PORT is ours (a start refused for it must not spend the first start's one token).
+  const { seeded, token } = await prepareDemo(config, store);
+  await store.close();
 
   let closing = false;
   const listening = new Set<number>();

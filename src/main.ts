@@ -34,8 +34,6 @@ async function serve(config: Config): Promise<void> {
   );
   if (worker) lendRegistryToPrimary(metrics);
   const shared = await openConfiguredShared(config, metrics, (err) => logger.warn({ err }, 'redis'), store, wait);
-  // A cluster's primary prepared the demo before forking.
-  const demo = worker ? { seeded: false, token: null } : await prepareDemo(config, store);
   const { listener, metricsListener, fieldReads, realtime, finalizer } = createApp({ config, store, logger, metrics, bus: shared.bus, registry: shared.registry, buckets: shared.buckets });
   await fieldReads.seed();
 
@@ -46,6 +44,10 @@ async function serve(config: Config): Promise<void> {
   // The operator listener: a cluster's primary serves it (the whole instance's metrics), a lone process here.
   const operator: Server | undefined = worker ? undefined : createServer(metricsListener);
   const metricsUrl = operator ? urlOf(config.metrics.host, await listenOrRefuse(operator, config.metrics.port, config.metrics.host, 'METRICS_PORT')) : undefined;
+  // The demo is loaded and its token minted once both ports are ours: a start refused for a
+  // port in use must not spend the one token a first start prints. Until then no request can
+  // carry it. A cluster's primary prepared the demo before forking.
+  const demo = worker ? { seeded: false, token: null } : await prepareDemo(config, store);
   logger.info({ url, metricsUrl, seeded: demo.seeded, bus: shared.bus.kind }, 'listening');
   if (metricsUrl) process.stdout.write(banner(url, metricsUrl, demo.token));
   // Deprecated-field reads per account reach the store in batches, never one write per request.

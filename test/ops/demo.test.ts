@@ -4,6 +4,8 @@
  * loaded or minted unless DEMO=1; a restart never mints another token.
  */
 import { spawn } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -83,6 +85,22 @@ describe('demo data policy', () => {
     expect(second.token).toBeNull();
     expect(second.banner).toContain('npm run token -- --account <name>');
     expect(second.orders).toBe(first.orders);
+  }, 120_000);
+
+  it('a first start refused for a port in use mints nothing: the next start prints the token', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'orderline-demo-'));
+    dirs.push(dir);
+    const taken = createServer();
+    await new Promise<void>((r) => taken.listen(0, '127.0.0.1', r));
+    try {
+      const port = (taken.address() as AddressInfo).port;
+      await expect(startOnce({ DATA_DIR: dir, METRICS_PORT: String(port) })).rejects.toThrow(/exited with 2: .*METRICS_PORT/s);
+    } finally {
+      taken.close();
+    }
+    const next = await startOnce({ DATA_DIR: dir });
+    expect(next.token).not.toBeNull();
+    expect(next.orders).toBeGreaterThan(0);
   }, 120_000);
 
   it('DATABASE_URL: nothing loaded, no token minted', async () => {
