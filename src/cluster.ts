@@ -75,8 +75,11 @@ export async function runPrimary(config: Config): Promise<void> {
     bornAt.delete(w.id);
     if (closing) {
       // A worker forced out of its drain (exit 1: a request still in flight after 10 s) or killed
-      // makes the instance exit 1, as the single process does: in-flight work was cut.
-      if (code !== 0 && exitCode === 0) exitCode = 1;
+      // by another signal makes the instance exit 1, as the single process does: in-flight work
+      // was cut. One that the SIGTERM itself ended had no handler yet: it was still starting,
+      // and served nothing.
+      const cut = signal === null ? code !== 0 : signal !== 'SIGTERM';
+      if (cut && exitCode === 0) exitCode = 1;
       if (alive().length === 0) process.exit(exitCode);
       return;
     }
