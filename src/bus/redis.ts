@@ -85,8 +85,30 @@ export async function connectRedis(url: string, role: 'commands' | 'subscriber',
     redis.disconnect();
     throw firstError ?? err; // the socket's reason (ECONNREFUSED...), not "Connection is closed"
   }
+  if (role === 'commands') failFastAfterTimeout(redis);
   started = true;
   return redis;
+}
+
+/**
+ * After a command times out, the connection is dropped and made anew (ioredis's reconnect,
+ * RETRY), so the commands behind it fail at once instead of each waiting its own
+ * REDIS_COMMAND_TIMEOUT_MS: with the offline queue off, a command fails at once while the
+ * connection is not ready, and it is not ready again until Redis answers. Without this a
+ * request that takes a rate-limit token, charges the cost budget and looks up an APQ hash
+ * waited a second for each, and the commands sent to a Redis that reads nothing piled up in
+ * the socket for as long as it hung. ioredis reports a timeout only to the command's own
+ * promise, so the hook is on `sendCommand`, every command's way out.
+ */
+function failFastAfterTimeout(redis: Redis): void {
+  const send = redis.sendCommand.bind(redis);
+  redis.sendCommand = (command, stream) => {
+    const sent = send(command, stream);
+    command.promise.catch((err: unknown) => {
+      if (err instanceof Error && err.message === 'Command timed out' && redis.status === 'ready') redis.disconnect(true);
+    });
+    return sent;
+  };
 }
 
 /**
