@@ -49,8 +49,12 @@ async function main(): Promise<void> {
   if (!parsed.ok) exitRefusing(parsed.error);
   const store = await openConfiguredStore(parsed.config); // migrated: a fresh store works too
   try {
-    const account = await store.ensureAccount(name);
-    if (list) {
+    // Listing or revoking creates nothing: a name that is no account is said so (exit 1).
+    const account = list || typeof revoke === 'string' ? await store.findAccount(name) : await store.ensureAccount(name);
+    if (!account) {
+      process.stderr.write(`token: no account named "${name}"\n`);
+      process.exitCode = 1;
+    } else if (list) {
       const tokens = await store.listTokens(account.id);
       process.stdout.write(`Tokens of account "${account.name}": ${tokens.length}\n`);
       for (const t of tokens) process.stdout.write(`${t.selector}  created ${t.createdAt}\n`);

@@ -77,6 +77,13 @@ describe('npm run token', () => {
       const again = token('--account', 'acme', '--revoke', p1.selector);
       expect(again.status).toBe(1);
       expect(again.stderr).toContain(`has no token with selector "${p1.selector}"`);
+      // Listing or revoking for a name that is no account says so, and creates none.
+      for (const args of [['--list'], ['--revoke', p1.selector]]) {
+        const none = token('--account', 'nobody', ...args);
+        expect(none.status).toBe(1);
+        expect(none.stderr).toContain('no account named "nobody"');
+      }
+      expect(await store.findAccount('nobody')).toBeNull();
     } finally {
       await store.close();
     }

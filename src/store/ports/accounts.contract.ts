@@ -24,6 +24,13 @@ export function runAccountsContract(name: string, newStore: AccountsFactory): vo
       expect(b.id).not.toBe(a.id);
     });
 
+    it('finds an account by name without creating one', async () => {
+      expect(await store.findAccount('dora')).toBeNull();
+      expect(await store.findAccount('dora')).toBeNull(); // the lookup made none
+      const d = await store.ensureAccount('dora');
+      expect(await store.findAccount('dora')).toEqual(d);
+    });
+
     it('makes one account of concurrent ensureAccount calls for one name', async () => {
       const made = await Promise.all(Array.from({ length: 8 }, () => store.ensureAccount('carol')));
       expect(new Set(made.map((a) => a.id)).size).toBe(1);

@@ -24,6 +24,8 @@ export interface Accounts {
    * also under concurrent calls: one name is one account, distinct names distinct ids.
    */
   ensureAccount(name: string): Promise<Account>;
+  /** The account with that name, or null: a lookup that creates nothing (the token CLI's list and revoke). */
+  findAccount(name: string): Promise<Account | null>;
   /** Stores a token's selector and the hash of its verifier, bound to the account. */
   addToken(accountId: number, selector: string, verifierHash: string): Promise<void>;
   /**

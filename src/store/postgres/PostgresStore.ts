@@ -304,6 +304,11 @@ export class PostgresStore extends GraphReads<OrderRow> implements StoreLifecycl
     return this.ensureAccountOn(this.pool, storable(name));
   }
 
+  async findAccount(name: string): Promise<Account | null> {
+    const found = await this.q<AccountRow>(this.pool, 'accountByName', [storable(name)]);
+    return found[0] ? toAccount(found[0]) : null;
+  }
+
   async addToken(accountId: number, selector: string, verifierHash: string): Promise<void> {
     await this.q(this.pool, 'insertToken', [storable(selector), storable(verifierHash), accountId]);
   }

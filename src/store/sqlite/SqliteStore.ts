@@ -196,6 +196,11 @@ export class SqliteStore extends GraphReads<OrderRow> implements StoreLifecycle,
     return this.ensureAccountSync(name, new Date().toISOString());
   }
 
+  async findAccount(name: string): Promise<Account | null> {
+    const row = this.run(() => this.statements.accountByName.get(name));
+    return row ? toAccount(row) : null;
+  }
+
   async addToken(accountId: number, selector: string, verifierHash: string): Promise<void> {
     this.run(() => this.statements.insertToken.run(selector, verifierHash, accountId, new Date().toISOString()));
   }
