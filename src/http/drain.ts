@@ -22,7 +22,7 @@ import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { refusal, type Refusal } from './problem';
 import { sendProblem } from './respond';
-import type { Finalizer } from './finalize';
+import { splitTarget, type Finalizer } from './finalize';
 import { writeRefusal } from './upgrade';
 
 /** Seconds a client refused during shutdown is told to wait (another instance usually answers at once). */
@@ -69,9 +69,8 @@ export class Drain {
   };
 
   private goAway(req: IncomingMessage, res: ServerResponse): void {
-    const url = req.url ?? '/';
-    const q = url.indexOf('?');
-    const x = this.fin.begin(req, res, q < 0 ? url : url.slice(0, q), q < 0 ? '' : url.slice(q + 1));
+    const [path, search] = splitTarget(req.url ?? '/');
+    const x = this.fin.begin(req, res, path, search);
     this.fin.end(x, sendProblem(this.fin, x, goingAway()));
   }
 

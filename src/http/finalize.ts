@@ -18,8 +18,19 @@ export function requestIdFor(sent: string | string[] | undefined): string {
   return typeof sent === 'string' && CLIENT_ID.test(sent) ? sent : randomUUID();
 }
 
+/** A request target's path and query (without `?`): logs name the path alone (a query may carry `access_token`). */
+export function splitTarget(url: string): [path: string, search: string] {
+  const q = url.indexOf('?');
+  return q < 0 ? [url, ''] : [url.slice(0, q), url.slice(q + 1)];
+}
+
 /** The id each request routed so far was given (begin), for an answer written outside its exchange (upgrade.ts). */
 const assigned = new WeakMap<IncomingMessage, string>();
+
+/** Whether `req` was routed (has an exchange, which logs its answer). */
+export function wasRouted(req: IncomingMessage): boolean {
+  return assigned.has(req);
+}
 
 /** The id `req` was given when routed; a request never routed gets one now, by the same rule. */
 export function requestIdOf(req: IncomingMessage): string {
@@ -88,13 +99,14 @@ export class Finalizer {
 
   /**
    * An answer written on the raw socket, outside any exchange (a request node could not
-   * parse, a CONNECT): the same log line and metric as every other answer, so the id the
-   * client was given is found in the log. `req` is undefined when node read no request.
+   * parse, a CONNECT, a refused WebSocket handshake): the same log line and metric as every
+   * other answer, so the id the client was given is found in the log. `req` is undefined
+   * when node read no request. A routed request's answer is its exchange's to log, not this.
    */
   rawAnswer(req: IncomingMessage | undefined, status: number, id: string): void {
     const method = req?.method ?? 'UNPARSED';
     this.timer.observe(method, 'unmatched', status, process.hrtime.bigint());
-    if (this.logger.isLevelEnabled('info')) this.logger.info({ reqId: id, method, path: req?.url ?? null, status, ms: 0 }, 'request');
+    if (this.logger.isLevelEnabled('info')) this.logger.info({ reqId: id, method, path: req?.url === undefined ? null : splitTarget(req.url)[0], status, ms: 0 }, 'request');
   }
 
   /** An error that is not the client's, with the request's id. */

@@ -25,7 +25,7 @@
  */
 import { IncomingMessage, ServerResponse, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { requestIdFor, requestIdOf } from './finalize';
+import { requestIdFor, requestIdOf, wasRouted } from './finalize';
 import { PROBLEM_MEDIA_TYPE, refusal, type ProblemCode, type Refusal } from './problem';
 import { problemText } from './respond';
 
@@ -171,7 +171,11 @@ const broken = new WeakSet<Duplex>();
 export type RawAnswerLog = (req: IncomingMessage | undefined, status: number, id: string) => void;
 
 export function answerClientErrors(server: Server, log: RawAnswerLog = () => undefined): void {
-  const answer = (req: IncomingMessage | undefined, socket: Duplex, r: Refusal, headOnly = false) => log(req, r.problem.status, writeRefusal(req, socket, r, headOnly));
+  // A routed request whose body broke is logged by its own exchange (its route answers too, unheard): not twice.
+  const answer = (req: IncomingMessage | undefined, socket: Duplex, r: Refusal, headOnly = false) => {
+    const id = writeRefusal(req, socket, r, headOnly);
+    if (!req || !wasRouted(req)) log(req, r.problem.status, id);
+  };
   // CONNECT asks for a tunnel, which only a proxy opens: node:http hands it to 'connect' and,
   // with no listener, closes the connection without a word. It is the client's error here.
   server.on('connect', (req: IncomingMessage, socket: Duplex) => {

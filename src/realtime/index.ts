@@ -5,7 +5,7 @@
  */
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { ignoreUpgrade, isWebSocketHandshake, type Finalizer, type Refusal, type TransportRoute } from '../http';
+import { ignoreUpgrade, isWebSocketHandshake, type Finalizer, type RawAnswerLog, type Refusal, type TransportRoute } from '../http';
 import { StoreUnavailableError, type Account, type OrderEvent, type Store } from '../store';
 import type { Bus } from '../bus';
 import { AcceptLimiter } from './acceptLimiter';
@@ -71,6 +71,8 @@ export interface RealtimeDeps {
   /** A WebSocket connection was cut for leaving a ping unanswered. */
   onHeartbeatTimeout?: () => void;
   onError?: (err: unknown) => void;
+  /** Told of each refused WebSocket handshake, for its log line and metric. */
+  logRefusal?: RawAnswerLog;
   /** Milliseconds clock of the accept limiter and the slow-peer sweep (tests inject one). */
   now?: () => number;
 }
@@ -118,7 +120,7 @@ export function createRealtime(deps: RealtimeDeps): Realtime {
   const batcher = config.writeDelayMs > 0 ? new WriteBatcher(config.writeDelayMs) : undefined;
   const common = { store: deps.store, hub, limiter, admission, slowPeers, quota, tokens, maxBufferBytes: config.maxBufferBytes, batcher, onBackpressure: deps.onBackpressure };
   const streams = new SseStreams({ ...common, authenticate: deps.authenticateToken, onError: deps.onError }, config.sseHeartbeatS * 1000);
-  const ws = new WsEndpoint({ ...common, authenticate: deps.authenticateToken, onError: deps.onError, heartbeatMs: config.wsHeartbeatS * 1000, onHeartbeatTimeout: deps.onHeartbeatTimeout });
+  const ws = new WsEndpoint({ ...common, authenticate: deps.authenticateToken, onError: deps.onError, heartbeatMs: config.wsHeartbeatS * 1000, onHeartbeatTimeout: deps.onHeartbeatTimeout, logRefusal: deps.logRefusal });
   const handleUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => ws.handleUpgrade(req, socket, head);
   // A store outage is reported by the requests that meet it; the next round tries again.
   // One round at a time: a store slower than the interval skips rounds rather than stacking them.

@@ -19,7 +19,7 @@ import { parse as parseQuery } from 'node:querystring';
 import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer, type RawData } from 'ws';
 import type { Account, Store } from '../store';
-import { bearerTokenOf, framingRefusal, isRefusal, missingToken, parseClientJson, refusal, refuseOnSocket, refusalOf, shuttingDown, type Refusal } from '../http';
+import { bearerTokenOf, framingRefusal, isRefusal, missingToken, parseClientJson, refusal, refusalOf, writeRefusal, type RawAnswerLog, shuttingDown, type Refusal } from '../http';
 import { StoreUnavailableError } from '../store';
 import { parseOrderId } from '../orders';
 import type { ErrorMessage, ServerMessage } from '../../generated/asyncapi/messages';
@@ -66,6 +66,8 @@ export interface WsDeps {
   heartbeatMs: number;
   /** Told of each connection cut for a missing pong. */
   onHeartbeatTimeout?: () => void;
+  /** Told of each refused handshake, for its log line and metric (Finalizer.rawAnswer). */
+  logRefusal?: RawAnswerLog;
 }
 
 /** Messages of one connection waiting their turn before it stops reading (see `connection`). */
@@ -91,8 +93,8 @@ function handshakeRefusal(req: IncomingMessage): Refusal | undefined {
 }
 
 /** ws's own refusals of what handshakeRefusal does not check (a malformed subprotocol list), as problems too. */
-function refuseAsProblem(wss: WebSocketServer): WebSocketServer {
-  wss.on('wsClientError', (err: Error, socket: Duplex, req: IncomingMessage) => refuseOnSocket(req, socket, refusal('BAD_REQUEST', err.message)));
+function refuseAsProblem(wss: WebSocketServer, refuse: (req: IncomingMessage, socket: Duplex, r: Refusal) => void): WebSocketServer {
+  wss.on('wsClientError', (err: Error, socket: Duplex, req: IncomingMessage) => refuse(req, socket, refusal('BAD_REQUEST', err.message)));
   return wss;
 }
 
@@ -255,7 +257,9 @@ interface Connection {
 
 export class WsEndpoint {
   // /orders speaks no subprotocol: one a client offers is not echoed (RFC 6455 4.2.2; ws would pick the first).
-  private readonly wss = refuseAsProblem(new WebSocketServer({ noServer: true, perMessageDeflate: false, maxPayload: MAX_CLIENT_MESSAGE_BYTES, handleProtocols: () => false }));
+  private readonly wss = refuseAsProblem(new WebSocketServer({ noServer: true, perMessageDeflate: false, maxPayload: MAX_CLIENT_MESSAGE_BYTES, handleProtocols: () => false }), (req, socket, r) =>
+    this.refuse(req, socket, r),
+  );
   /** The WebSocket on each upgraded socket (a revoked token closes it: claim). */
   private readonly upgraded = new WeakMap<Duplex, WebSocket>();
   /** Every open connection's goodbye for shutdown, whatever its protocol. */
@@ -263,6 +267,12 @@ export class WsEndpoint {
   private readonly mounted = new Map<string, Mounted>();
   /** Liveness of every connection, whatever its path. */
   readonly heartbeat: WsHeartbeat;
+
+  /** A refused handshake: the problem on the raw socket, then its log line and metric. */
+  private refuse(req: IncomingMessage, socket: Duplex, r: Refusal): void {
+    const id = writeRefusal(req, socket, r);
+    this.deps.logRefusal?.(req, r.problem.status, id);
+  }
 
   constructor(private readonly deps: WsDeps) {
     this.heartbeat = new WsHeartbeat(() => this.allClients(), deps.heartbeatMs, deps.onHeartbeatTimeout);
@@ -281,7 +291,9 @@ export class WsEndpoint {
 
   /** Serves another protocol's upgrades on `path` (e.g. graphql-transport-ws on /graphql). */
   mount(path: string, protocol: WsProtocol): void {
-    const wss = refuseAsProblem(new WebSocketServer({ noServer: true, perMessageDeflate: false, maxPayload: protocol.maxPayload, handleProtocols: (offered) => protocol.selectProtocol(offered) }));
+    const wss = refuseAsProblem(new WebSocketServer({ noServer: true, perMessageDeflate: false, maxPayload: protocol.maxPayload, handleProtocols: (offered) => protocol.selectProtocol(offered) }), (req, socket, r) =>
+      this.refuse(req, socket, r),
+    );
     this.mounted.set(path, { protocol, wss });
   }
 
@@ -295,7 +307,7 @@ export class WsEndpoint {
       // since the client can retry.
       const known = refusalOf(err);
       if (!known) this.deps.onError?.(err);
-      if (!socket.destroyed && socket.writable) refuseOnSocket(req, socket, known ?? refusal('SERVICE_UNAVAILABLE', 'The service could not check the token: retry later', { 'Retry-After': '1' }));
+      if (!socket.destroyed && socket.writable) this.refuse(req, socket, known ?? refusal('SERVICE_UNAVAILABLE', 'The service could not check the token: retry later', { 'Retry-After': '1' }));
       else socket.destroy();
     });
   }
@@ -304,31 +316,31 @@ export class WsEndpoint {
   private async upgradeInTurn(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
     const open = await this.deps.admission.turn(() => isOpen(socket));
     if (!isOpen(socket)) return void socket.destroy();
-    if (!open) return refuseOnSocket(req, socket, shuttingDown());
+    if (!open) return this.refuse(req, socket, shuttingDown());
     return this.upgrade(req, socket, head);
   }
 
   private async upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
     // An absolute-form target node passed on (`http://x:99999/orders`) that is no URL: the client's error.
     const url = URL.canParse(req.url ?? '/', 'http://localhost') ? new URL(req.url ?? '/', 'http://localhost') : undefined;
-    if (!url) return refuseOnSocket(req, socket, refusal('BAD_REQUEST', 'The request target is not a valid URL'));
+    if (!url) return this.refuse(req, socket, refusal('BAD_REQUEST', 'The request target is not a valid URL'));
     const mounted = this.mounted.get(url.pathname);
-    if (url.pathname !== WS_PATH && !mounted) return refuseOnSocket(req, socket, refusal('NOT_FOUND', `No WebSocket endpoint at ${url.pathname}`));
+    if (url.pathname !== WS_PATH && !mounted) return this.refuse(req, socket, refusal('NOT_FOUND', `No WebSocket endpoint at ${url.pathname}`));
     const badHandshake = handshakeRefusal(req);
-    if (badHandshake) return refuseOnSocket(req, socket, badHandshake);
+    if (badHandshake) return this.refuse(req, socket, badHandshake);
     // The service's one bearer rule (http/auth.ts): the header, else one `access_token` (a repeated one is no token, as on SSE).
     const token = bearerTokenOf(req.headers.authorization, parseQuery(url.search.slice(1)).access_token);
     if (mounted) return this.upgradeMounted(mounted, token, req, socket, head);
-    if (token === undefined) return refuseOnSocket(req, socket, missingToken());
+    if (token === undefined) return this.refuse(req, socket, missingToken());
     const account = await this.deps.authenticate(token);
-    if (isRefusal(account)) return refuseOnSocket(req, socket, account);
+    if (isRefusal(account)) return this.refuse(req, socket, account);
     const sinces = url.searchParams.getAll('since');
     // Two would be read as the first here and perhaps as the last by a proxy: refused, as a repeated access_token is.
-    if (sinces.length > 1) return refuseOnSocket(req, socket, refusal('BAD_REQUEST', 'since may appear once'));
+    if (sinces.length > 1) return this.refuse(req, socket, refusal('BAD_REQUEST', 'since may appear once'));
     const sinceParam = sinces.length === 1 ? sinces[0] : null;
-    if (sinceParam !== null && !SEQ_TEXT.test(sinceParam)) return refuseOnSocket(req, socket, refusal('BAD_REQUEST', 'since must be a non-negative integer'));
+    if (sinceParam !== null && !SEQ_TEXT.test(sinceParam)) return this.refuse(req, socket, refusal('BAD_REQUEST', 'since must be a non-negative integer'));
     const refused = this.admit(socket, account.id, token);
-    if (refused) return refuseOnSocket(req, socket, refused);
+    if (refused) return this.refuse(req, socket, refused);
     const since = sinceParam === null ? undefined : Number(sinceParam);
     this.wss.handleUpgrade(req, socket, head, (ws) => {
       this.upgraded.set(socket, ws);
@@ -346,11 +358,11 @@ export class WsEndpoint {
     let account: Account | undefined;
     if (token !== undefined) {
       const found = await this.deps.authenticate(token);
-      if (isRefusal(found)) return refuseOnSocket(req, socket, found);
+      if (isRefusal(found)) return this.refuse(req, socket, found);
       account = found;
     }
     const refused = this.admit(socket, account?.id, token);
-    if (refused) return refuseOnSocket(req, socket, refused);
+    if (refused) return this.refuse(req, socket, refused);
     wss.handleUpgrade(req, socket, head, (ws) => {
       this.upgraded.set(socket, ws);
       this.heartbeat.watch(ws);

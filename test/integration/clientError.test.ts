@@ -202,6 +202,26 @@ describe('a request node:http cannot parse', () => {
     expect(await count()).toBe(before + 1);
   });
 
+  it('a routed request whose body breaks is counted once, by its own exchange; a refused WebSocket handshake is counted too', async () => {
+    const text = async () => s.metrics.registry.metrics();
+    const count = (metrics: string, method: string, route: string, status: number) =>
+      Number(new RegExp(`orderline_http_request_duration_seconds_count\\{method="${method}",route="${route.replace(/[/{}]/g, (c) => '\\' + c)}",status="${status}"\\} (\\d+)`).exec(metrics)?.[1] ?? 0);
+    const before = await text();
+    const t = await s.tokenFor('demo');
+    const { head } = await rawExchange(`POST /orders HTTP/1.1\r\n${host()}\r\nAuthorization: Bearer ${t}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n`);
+    expect(head).toMatch(/^HTTP\/1\.1 400 /);
+    let after = await text();
+    for (let i = 0; i < 100 && count(after, 'POST', '/orders', 400) === count(before, 'POST', '/orders', 400); i++) {
+      await new Promise((r) => setTimeout(r, 20)); // the route's own (unheard) answer follows the raw one
+      after = await text();
+    }
+    expect(count(after, 'POST', '/orders', 400)).toBe(count(before, 'POST', '/orders', 400) + 1);
+    expect(count(after, 'POST', 'unmatched', 400)).toBe(count(before, 'POST', 'unmatched', 400));
+    const refused = await rawExchange(`GET /orders HTTP/1.1\r\n${host()}\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n`);
+    expect(refused.head).toMatch(/^HTTP\/1\.1 401 /);
+    expect(count(await text(), 'GET', 'unmatched', 401)).toBe(count(before, 'GET', 'unmatched', 401) + 1);
+  });
+
   it('answers CONNECT (a tunnel request, for proxies) with a 400 problem, whatever its target', async () => {
     for (const target of ['/graphql', '/orders', 'example.com:443']) {
       const { head, body } = await rawExchange(`CONNECT ${target} HTTP/1.1\r\n${host()}\r\n\r\n`);
