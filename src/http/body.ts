@@ -93,11 +93,8 @@ export async function readRequestText(req: IncomingMessage, limit: number): Prom
   if (coding !== undefined && !IDENTITY_ONLY.test(coding)) {
     return refusal('UNSUPPORTED_MEDIA_TYPE', `Content-Encoding ${coding.trim()} is not supported: send the body uncoded`, { 'Accept-Encoding': 'identity' });
   }
-  const declared = Number(req.headers['content-length']);
-  const bytes = declared > limit ? TOO_LARGE : await bodyBytes(req, limit);
-  // The body is left unread: the connection closes after the answer (RFC 9112 9.6), rather than reading what is refused.
-  if (bytes === TOO_LARGE) return tooLarge(limit);
-  if (bytes === UNREADABLE) return refusal('BAD_REQUEST', 'The request body could not be read');
+  const bytes = await readBodyBytes(req, limit);
+  if (!Buffer.isBuffer(bytes)) return bytes;
   try {
     return UTF8.decode(bytes);
   } catch {
@@ -114,17 +111,28 @@ export function sendsBody(req: IncomingMessage): boolean {
 
 /**
  * Reads and drops the body of a request whose operation takes none, before the operation
- * runs: undefined once it is read, else the same refusals as readRequestText (413 over the
- * limit, with the connection closed; 400 when the bytes cannot be read). A cancel sent with a
+ * runs: undefined once it is read, else readBodyBytes' refusals (413 over the limit, with
+ * the connection closed; 400 when the bytes cannot be read; a content coding is no matter
+ * for bytes nobody reads). A cancel sent with a
  * body is thus judged as a whole request first: one whose body breaks the framing, is over
  * the limit or never arrives (REQUEST_TIMEOUT_S) changes nothing, where it used to commit
  * before the body was read and leave the client a 400 or a 408 for a write that happened.
  */
 export async function dropRequestBody(req: IncomingMessage, limit: number): Promise<Refusal | undefined> {
+  const bytes = await readBodyBytes(req, limit);
+  return Buffer.isBuffer(bytes) ? undefined : bytes;
+}
+
+/**
+ * The body's bytes, or its refusal: 413 over the limit (checked against Content-Length
+ * before reading, and while reading; the body is then left unread and the connection closes
+ * after the answer, RFC 9112 9.6), 400 when the bytes cannot be read.
+ */
+async function readBodyBytes(req: IncomingMessage, limit: number): Promise<Buffer | Refusal> {
   const bytes = Number(req.headers['content-length']) > limit ? TOO_LARGE : await bodyBytes(req, limit);
   if (bytes === TOO_LARGE) return tooLarge(limit);
   if (bytes === UNREADABLE) return refusal('BAD_REQUEST', 'The request body could not be read');
-  return undefined;
+  return bytes;
 }
 
 /**

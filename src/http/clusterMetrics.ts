@@ -49,7 +49,8 @@ interface Reply {
   metrics: RegistryJson[];
   error?: string;
 }
-const isReply = (m: unknown): m is Reply => typeof m === 'object' && m !== null && 'type' in m && m.type === REPLY && 'requestId' in m && typeof m.requestId === 'number' && 'metrics' in m && Array.isArray(m.metrics);
+/** A worker's answer: its registries, or an `error` (then no `metrics`: it counts with what it reported last). */
+const isReply = (m: unknown): m is Reply => typeof m === 'object' && m !== null && 'type' in m && m.type === REPLY && 'requestId' in m && typeof m.requestId === 'number';
 
 /** A registry's counters and histograms: what only grows while a process lives. */
 const monotone = (json: RegistryJson): RegistryJson => json.filter((m) => m.type === 'counter' || m.type === 'histogram');
@@ -66,7 +67,7 @@ export function instanceScrape(): { scrape: () => Promise<string>; contentType: 
     if (!isReply(message)) return;
     const scrape = scrapes.get(message.requestId);
     if (!scrape?.pending.has(worker.id)) return;
-    if (!message.error) lastSeen.set(worker.id, message.metrics.flat());
+    if (!message.error && Array.isArray(message.metrics)) lastSeen.set(worker.id, message.metrics.flat());
     scrape.pending.delete(worker.id);
     if (scrape.pending.size === 0) scrape.finish();
   });
@@ -79,16 +80,19 @@ export function instanceScrape(): { scrape: () => Promise<string>; contentType: 
     }
   });
 
+  let compacting = false;
   const retire = (share: RegistryJson) => {
     retired.push(share);
-    if (retired.length < RETIRED_COMPACT_AT) return;
+    if (compacting || retired.length < RETIRED_COMPACT_AT) return;
+    // One compaction at a time; `retired` is only appended to meanwhile, so the shares retired since stay as they are.
+    compacting = true;
     const batch = retired.slice();
     void AggregatorRegistry.aggregate(batch)
       .getMetricsAsJSON()
       .then((sum) => {
-        // Only appended to meanwhile: the shares retired since stay as they are.
         retired = [sum, ...retired.slice(batch.length)];
-      });
+      })
+      .finally(() => (compacting = false));
   };
 
   const scrape = () =>

@@ -5,7 +5,7 @@
  */
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { ignoreUpgrade, isWebSocketHandshake, type Finalizer, type RawAnswerLog, type Refusal, type TransportRoute } from '../http';
+import { DRAIN_GRACE_MS, ignoreUpgrade, isWebSocketHandshake, type Finalizer, type RawAnswerLog, type Refusal, type TransportRoute } from '../http';
 import { StoreUnavailableError, type Account, type OrderEvent, type Store } from '../store';
 import type { Bus } from '../bus';
 import { AcceptLimiter } from './acceptLimiter';
@@ -18,9 +18,6 @@ import type { WsHeartbeat } from './heartbeat';
 import { SseStreams, sseRoute } from './sse';
 import { WriteBatcher } from './writer';
 import { WsEndpoint, type WsProtocol } from './ws';
-
-/** How long a stream client told to go at shutdown (SSE `retry:`, WebSocket 1001) has to take its goodbye before its connection is cut: the drain's grace for idle connections. */
-export const STREAM_GOODBYE_MS = 2000;
 
 export { TopicHub, type Subscriber } from './hub';
 export { AcceptLimiter } from './acceptLimiter';
@@ -161,7 +158,7 @@ export function createRealtime(deps: RealtimeDeps): Realtime {
         ws.dropAll();
         for (const socket of sseSockets) socket.destroy();
         slowPeers.destroyAll();
-      }, STREAM_GOODBYE_MS);
+      }, DRAIN_GRACE_MS); // the drain's grace for idle connections
       cut.unref();
     },
     dropConnections() {

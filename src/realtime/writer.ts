@@ -1,7 +1,8 @@
 /**
  * The per-connection write queue (centrifuge's writer): every server-to-client byte of
  * a stream connection goes through one of these, so at most `maxBytes` of it is held in
- * user space, whatever the peer does.
+ * user space once a turn of the event loop is over, whatever the peer does (within one turn,
+ * what that turn writes: a replay, bounded by the ring's byte budget; see `mustWait`).
  *
  * Bytes go straight to the socket while it does not need draining (Node then holds at
  * most its highWaterMark); after that they wait here, and are handed over in one corked
@@ -115,7 +116,9 @@ export class BoundedWriter {
         this.batcher.add(this);
         return 'ok';
       }
-      // Over the bound while the bytes wait only for the delay: they go now (see above).
+      // Over the bound while the bytes wait only for the delay: they go now (see above); a
+      // connection that may send nothing more (its close frame is out) takes nothing more.
+      if (this.canFlush && !this.canFlush()) return 'closed';
       this.flushDelayed();
     }
     if (!this.waitingForDrain && !this.mustWait()) {

@@ -38,19 +38,6 @@ describe('GraphQL cost budget (budget 100, restore 10/s, ceiling 100)', () => {
     return { status: res.status, headers: res.headers, json: (await res.json()) as Body };
   };
 
-  it('a GET still revalidates, though each answer carries the bucket as it stands: a weak tag over the answer without it', async () => {
-    const url = `${s.url}/graphql?${new URLSearchParams({ query: '{ viewer { name } }' })}`;
-    const own = await s.tokenFor('acme'); // a bucket of its own: the other tests count on theirs
-    const init = (extra: Record<string, string> = {}) => ({ headers: { authorization: `Bearer ${own}`, accept: 'application/json', ...extra } });
-    const first = await fetch(url, init());
-    const etag = first.headers.get('etag')!;
-    expect(etag).toMatch(/^W\/"[A-Za-z0-9_-]{22}"$/);
-    t += 60_000; // the bucket refills: the next answer's extensions.cost differs, its data does not
-    const again = await fetch(url, init({ 'if-none-match': etag }));
-    expect(again.status).toBe(304);
-    expect(again.headers.get('etag')).toBe(etag);
-  });
-
   it('charges each query its cost, throttles exactly when the bucket would go below zero, and recovers after Retry-After', async () => {
     const spent: number[] = [];
     for (let i = 0; i < 3; i++) {
@@ -219,5 +206,29 @@ describe('GraphQL cost budget off (the default)', () => {
     } finally {
       await s.close();
     }
+  });
+});
+
+describe('GraphQL cost budget: GET revalidation', () => {
+  let s: TestServer;
+  let token: string;
+  let t = 1_700_000_000_000;
+  beforeAll(async () => {
+    s = await startTestServer({ GRAPHQL_COST_BUDGET: '100', GRAPHQL_COST_RESTORE_RATE: '10', GRAPHQL_MAX_COST: '100' }, { buckets: new MemoryBuckets(() => t) });
+    await s.store.seedDemo();
+    token = await s.tokenFor('demo');
+  });
+  afterAll(() => s.close());
+
+  it('a GET still revalidates, though each answer carries the bucket as it stands: a weak tag over the answer without it', async () => {
+    const url = `${s.url}/graphql?${new URLSearchParams({ query: '{ viewer { name } }' })}`;
+    const init = (extra: Record<string, string> = {}) => ({ headers: { authorization: `Bearer ${token}`, accept: 'application/json', ...extra } });
+    const first = await fetch(url, init());
+    const etag = first.headers.get('etag')!;
+    expect(etag).toMatch(/^W\/"[A-Za-z0-9_-]{22}"$/);
+    t += 60_000; // the bucket refills: the next answer's extensions.cost differs, its data does not
+    const again = await fetch(url, init({ 'if-none-match': etag }));
+    expect(again.status).toBe(304);
+    expect(again.headers.get('etag')).toBe(etag);
   });
 });
