@@ -54,10 +54,10 @@ export function contractMediaType(value: string | undefined): string {
 
 /**
  * The one accepted spelling of an integer parameter: one resource, one URL (`/orders/01`
- * or `/orders/1.` is not `/orders/1`). Its value must also be a safe integer: past 2^53 a
+ * or `/orders/1.` is not `/orders/1`; `-0` is not `0`). Its value must also be a safe integer: past 2^53 a
  * number has no exact double, and the validators would judge a neighbour instead.
  */
-export const CANONICAL_INTEGER = /^-?(0|[1-9][0-9]*)$/;
+export const CANONICAL_INTEGER = /^(0|-?[1-9][0-9]*)$/;
 const isCanonicalInteger = (v: string) => CANONICAL_INTEGER.test(v) && Number.isSafeInteger(Number(v));
 
 /** One operation, ready to serve: its route, its header parameters' wire names, its bound handler. */
