@@ -16,6 +16,19 @@ export function bearerTokenOf(authorization: string | undefined, accessToken: un
 }
 
 /**
+ * The bearer token of a stream request (SSE, a WebSocket handshake), where it may come in the
+ * header or in `access_token`: bearerTokenOf, or 400 `invalid_request` for a request that
+ * carries both (RFC 6750 3.1: "uses more than one method for including an access token"), rather
+ * than one of the two silently winning.
+ */
+export function streamToken(authorization: string | undefined, accessToken: unknown): string | undefined | Refusal {
+  if (authorization !== undefined && accessToken !== undefined) {
+    return refusal('BAD_REQUEST', 'Send the bearer token once: in Authorization or in access_token, not both (RFC 6750 3.1)', { 'WWW-Authenticate': `${BEARER_CHALLENGE}, error="invalid_request"` });
+  }
+  return bearerTokenOf(authorization, accessToken);
+}
+
+/**
  * The account of a bearer `Authorization` header when the auth cache already knows it;
  * undefined for anything else (no or malformed token, a cache miss), which the caller
  * leaves to `resolveToken`. Synchronous: most requests of a client come after its first.

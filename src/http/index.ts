@@ -3,7 +3,7 @@
  * main, realtime, GraphQL, tests) may use. The request pipeline (pipeline.ts) and its
  * stages live beside this file; the REST binding of contracts/openapi.yaml lives in `rest/`.
  */
-export { bearerTokenOf, missingToken, resolveToken } from './auth';
+export { bearerTokenOf, missingToken, resolveToken, streamToken } from './auth';
 export { AuthCache } from './authCache';
 export { answerExpectations, DEFAULT_BODY_LIMIT, MAX_JSON_DEPTH, parseClientJson, readRequestText } from './body';
 export { parseCorsOrigins } from './cors';

@@ -19,7 +19,7 @@ import { parse as parseQuery } from 'node:querystring';
 import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer, type RawData } from 'ws';
 import type { Account, Store } from '../store';
-import { bearerTokenOf, framingRefusal, isRefusal, missingToken, parseClientJson, refusal, refusalOf, writeRefusal, type RawAnswerLog, shuttingDown, type Refusal } from '../http';
+import { framingRefusal, streamToken, isRefusal, missingToken, parseClientJson, refusal, refusalOf, writeRefusal, type RawAnswerLog, shuttingDown, type Refusal } from '../http';
 import { StoreUnavailableError } from '../store';
 import { parseOrderId } from '../orders';
 import type { ErrorMessage, ServerMessage } from '../../generated/asyncapi/messages';
@@ -329,7 +329,8 @@ export class WsEndpoint {
     const badHandshake = handshakeRefusal(req);
     if (badHandshake) return this.refuse(req, socket, badHandshake);
     // The service's one bearer rule (http/auth.ts): the header, else one `access_token` (a repeated one is no token, as on SSE).
-    const token = bearerTokenOf(req.headers.authorization, parseQuery(url.search.slice(1)).access_token);
+    const token = streamToken(req.headers.authorization, parseQuery(url.search.slice(1)).access_token);
+    if (token !== undefined && typeof token !== 'string') return this.refuse(req, socket, token);
     if (mounted) return this.upgradeMounted(mounted, token, req, socket, head);
     if (token === undefined) return this.refuse(req, socket, missingToken());
     const account = await this.deps.authenticate(token);

@@ -357,6 +357,17 @@ describe('WebSocket /orders', () => {
     c.ws.close();
   });
 
+  it('a stream request carrying its token twice (Authorization and access_token): 400 invalid_request on SSE and WebSocket alike', async () => {
+    const { id } = await createOrder(srv);
+    const token = srv.alice.token;
+    const sse = await fetch(`${srv.url}/api/orders/${id}/stream?access_token=${token}`, { headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream' } });
+    expect(sse.status).toBe(400);
+    expect(sse.headers.get('www-authenticate')).toContain('error="invalid_request"');
+    const ws = await upgradeRequest(`${srv.url}/orders?access_token=${token}`, { authorization: `Bearer ${token}` });
+    expect(ws.status).toBe(400);
+    expect(JSON.parse(ws.body)).toMatchObject({ status: 400, code: 'BAD_REQUEST' });
+  });
+
   it('an order id above 2^53 - 1 in a channel: invalid_message over WebSocket, 400 over SSE (no order has it)', async () => {
     const c = await ws(srv);
     c.send({ type: 'subscribe', channel: 'order:9007199254740992' });
