@@ -23,17 +23,7 @@
  *   400 too, not a 200 without data; the store's outage a 503.
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import {
-  GraphQLError,
-  getOperationAST,
-  getVariableValues,
-  OperationTypeNode,
-  type DocumentNode,
-  type ExecutionArgs,
-  type ExecutionResult,
-  type GraphQLSchema,
-  type OperationDefinitionNode,
-} from 'graphql';
+import { GraphQLError, getOperationAST, getVariableValues, OperationTypeNode, type DocumentNode, type ExecutionArgs, type ExecutionResult, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
 import type { RequestParams, Response } from 'graphql-http';
 import { parseClientJson } from '../http/body';
 import { parseMediaType } from '../http/mediaType';
