@@ -18,14 +18,19 @@ interface Body {
   extensions?: { cost?: { requestedQueryCost: number; throttleStatus: { maximumAvailable: number; currentlyAvailable: number; restoreRate: number } } };
 }
 
+/** A server with budget 100, restore 10/s and ceiling 100, on the clock `now`, with the demo data and its token. */
+async function budgetServer(now: () => number): Promise<{ s: TestServer; token: string }> {
+  const s = await startTestServer({ GRAPHQL_COST_BUDGET: '100', GRAPHQL_COST_RESTORE_RATE: '10', GRAPHQL_MAX_COST: '100' }, { buckets: new MemoryBuckets(now) });
+  await s.store.seedDemo();
+  return { s, token: await s.tokenFor('demo') };
+}
+
 describe('GraphQL cost budget (budget 100, restore 10/s, ceiling 100)', () => {
   let s: TestServer;
   let token: string;
   let t = 1_700_000_000_000;
   beforeAll(async () => {
-    s = await startTestServer({ GRAPHQL_COST_BUDGET: '100', GRAPHQL_COST_RESTORE_RATE: '10', GRAPHQL_MAX_COST: '100' }, { buckets: new MemoryBuckets(() => t) });
-    await s.store.seedDemo();
-    token = await s.tokenFor('demo');
+    ({ s, token } = await budgetServer(() => t));
   });
   afterAll(() => s.close());
 
@@ -214,9 +219,7 @@ describe('GraphQL cost budget: GET revalidation', () => {
   let token: string;
   let t = 1_700_000_000_000;
   beforeAll(async () => {
-    s = await startTestServer({ GRAPHQL_COST_BUDGET: '100', GRAPHQL_COST_RESTORE_RATE: '10', GRAPHQL_MAX_COST: '100' }, { buckets: new MemoryBuckets(() => t) });
-    await s.store.seedDemo();
-    token = await s.tokenFor('demo');
+    ({ s, token } = await budgetServer(() => t));
   });
   afterAll(() => s.close());
 
