@@ -296,6 +296,24 @@ export const BREAKING: Mutation[] = [
     apply: (c) => dropRequired(payload(c, 'ResyncMessage'), 'reason'),
   },
   {
+    name: "asyncapi: a server message's enum dropped (ResyncMessage.reason: any string may come; oasdiff fails one value added, not this)",
+    expect: 'breaking',
+    kinds: ['asyncapi'],
+    mentions: ['message ResyncMessage', 'reason'],
+    apply: (c) => {
+      delete payload(c, 'ResyncMessage').properties.reason.enum;
+    },
+  },
+  {
+    name: 'openapi: maxItems lowered on a create body (an order of 11 to 100 items refused; oasdiff does not compare it)',
+    expect: 'breaking',
+    kinds: ['openapi'],
+    mentions: ['POST /v2/orders', 'maxItems'],
+    apply: (c) => {
+      schemas(c).OrderCreateV2.properties.items.maxItems = 10;
+    },
+  },
+  {
     name: 'asyncapi: payload field retyped (OrderEventMessage.seq integer -> string)',
     expect: 'breaking',
     kinds: ['asyncapi'],

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { oasdiffBinary, oasdiffBreaking, REQUEST_FORMAT_RULE, REQUEST_PROPERTY_COUNT_RULE, RESPONSE_FORMAT_RULE, RESPONSE_HEADER_RULE } from './oasdiff';
+import { oasdiffBinary, oasdiffBreaking, REQUEST_FORMAT_RULE, REQUEST_PROPERTY_COUNT_RULE, RESPONSE_ENUM_DROPPED_RULE, RESPONSE_FORMAT_RULE, RESPONSE_HEADER_RULE } from './oasdiff';
 import { GateError } from './types';
 
 /** A one-operation spec whose 200 response has the given properties. */
@@ -113,9 +113,21 @@ describe('oasdiffBreaking', () => {
       expect(await texts({ type: 'string', enum: ['a'] }, { type: 'string', enum: ['a', 'b'] })).toEqual([expect.stringContaining('new enum values `b`')]);
       expect(await texts({ type: 'string', format: 'date-time' }, { type: 'string' })).toEqual([expect.stringContaining('lost its format `date-time`')]);
     });
-    it('passes what narrows what a reader gets: a format added, an enum value removed', async () => {
+    it('passes what narrows what a reader gets: a format added, an enum value removed, an enum where there was none', async () => {
       expect(await texts({ type: 'string' }, { type: 'string', format: 'uri' })).toEqual([]);
       expect(await texts({ type: 'string', enum: ['a', 'b'] }, { type: 'string', enum: ['a'] })).toEqual([]);
+      expect(await texts({ type: 'string' }, { type: 'string', enum: ['a'] })).toEqual([]);
+    });
+    it('fails its enum dropped (any value may come), and so for a response body value', async () => {
+      expect(await texts({ type: 'string', enum: ['a', 'b'] }, { type: 'string' })).toEqual([expect.stringContaining('lost its enum')]);
+      const body = (kind: object) =>
+        JSON.stringify({
+          openapi: '3.1.0',
+          info: { title: 't', version: '1' },
+          paths: { '/t': { get: { responses: { '200': { description: 'ok', content: { 'application/json': { schema: { type: 'object', properties: { kind } } } } } } } } },
+        });
+      const dropped = await oasdiffBreaking(write('e-base.json', body({ type: 'string', enum: ['a', 'b'] })), write('e-rev.json', body({ type: 'string' })));
+      expect(dropped.filter((c) => c.id === RESPONSE_ENUM_DROPPED_RULE).map((c) => c.text)).toEqual([expect.stringContaining('response property `kind` lost its enum for status `200`')]);
     });
   });
   describe('a request value narrowed where oasdiff does not look', () => {
@@ -148,6 +160,15 @@ describe('oasdiffBreaking', () => {
       expect(changes.length).toBeGreaterThan(0);
       expect(ours(changes)).toEqual([]);
       expect(await oasdiffBreaking(write('t-base.json', request({ type: 'string' })), write('t-rev.json', request({ type: 'string' }, {}, 'int64')))).toEqual([]);
+    });
+    it('fails maxItems lowered, uniqueItems set and a multipleOf that does not divide the released one; passes them loosened', async () => {
+      const list = (items: object, count: object = {}) =>
+        request({ type: 'string' }, { properties: { count: { type: 'integer', format: 'int32', ...count }, tags: { type: 'array', items: { type: 'string' }, ...items } } });
+      const narrowed = await oasdiffBreaking(write('x-base.json', list({ maxItems: 100 }, { multipleOf: 2 })), write('x-rev.json', list({ maxItems: 10, uniqueItems: true }, { multipleOf: 3 })));
+      expect(ours(narrowed).map((c) => c.text)).toEqual(
+        expect.arrayContaining([expect.stringContaining('at most 10 items (maxItems, was 100)'), expect.stringContaining('refuses repeated items'), expect.stringContaining('a multiple of 3 (was of 2)')]),
+      );
+      expect(ours(await oasdiffBreaking(write('y-base.json', list({ maxItems: 10, uniqueItems: true }, { multipleOf: 2 })), write('y-rev.json', list({ maxItems: 100 }, { multipleOf: 1 }))))).toEqual([]);
     });
     it('fails maxProperties set or lowered and minProperties raised on a body or a property of it; passes them loosened', async () => {
       const set = await oasdiffBreaking(write('u-base.json', request({ type: 'string' })), write('u-rev.json', request({ type: 'string' }, { maxProperties: 1 })));

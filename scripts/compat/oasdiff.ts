@@ -123,7 +123,7 @@ export async function oasdiffBreaking(base: string, revision: string): Promise<O
     runOasdiff(['diff', base, revision, '--format', 'json', CASE_INSENSITIVE_HEADERS, FLATTEN_PARAMS], 0),
   ]);
   const changes = Array.isArray(breaking) ? (breaking as OasdiffChange[]) : [];
-  return [...changes, ...responseFormatChanges(diff, changes), ...responseHeaderChanges(diff), ...requestNarrowings(diff, changes)];
+  return [...changes, ...responseFormatChanges(diff, changes), ...responseHeaderChanges(diff), ...responseEnumsDropped(diff), ...requestNarrowings(diff, changes)];
 }
 
 /** Header names are case-insensitive (RFC 9110 5.1): `ETag` spelled `Etag` is the same header, not one removed and one added. */
@@ -219,7 +219,10 @@ const WRITER_SAFE_FORMATS: ReadonlySet<string> = new Set(['int32>int64', 'float>
  *   the wire) without looking at the new format, which no released client's `42` satisfies;
  * - `maxProperties` set or lowered, `minProperties` raised, on a body object (or its
  *   properties): oasdiff does not compare them, and a released client's body of three
- *   members is refused once `maxProperties: 2` holds.
+ *   members is refused once `maxProperties: 2` holds;
+ * - `maxItems` set or lowered, `uniqueItems` set, `multipleOf` set or changed to one that
+ *   does not divide the released one: oasdiff compares none of them (an order's `items` cut
+ *   from 100 to 10 passed).
  * Each is skipped when oasdiff's own findings already name the value for that operation.
  */
 export function requestNarrowings(diff: unknown, reported: readonly OasdiffChange[]): OasdiffChange[] {
@@ -240,6 +243,24 @@ export function requestNarrowings(diff: unknown, reported: readonly OasdiffChang
             operation,
             path,
             text: `the ${place} now has at most ${to} members (maxProperties, was ${typeof from === 'number' ? from : 'no limit'}): a released client's larger object is refused`,
+          });
+        } else if (key === 'maxItems' && typeof to === 'number' && (typeof from !== 'number' || to < from)) {
+          out.push({
+            id: REQUEST_PROPERTY_COUNT_RULE,
+            level: 2,
+            operation,
+            path,
+            text: `the ${place} now holds at most ${to} items (maxItems, was ${typeof from === 'number' ? from : 'no limit'}): a released client's longer list is refused`,
+          });
+        } else if (key === 'uniqueItems' && to === true && from !== true) {
+          out.push({ id: REQUEST_PROPERTY_COUNT_RULE, level: 2, operation, path, text: `the ${place} now refuses repeated items (uniqueItems): a released client's list with a repeat is refused` });
+        } else if (key === 'multipleOf' && typeof to === 'number' && (typeof from !== 'number' || from % to !== 0)) {
+          out.push({
+            id: REQUEST_FORMAT_RULE,
+            level: 2,
+            operation,
+            path,
+            text: `the ${place} must now be a multiple of ${to} (was ${typeof from === 'number' ? `of ${from}` : 'any'}): a released client's value is refused`,
           });
         } else if (key === 'minProps' && typeof to === 'number' && to > (typeof from === 'number' ? from : 0)) {
           out.push({
@@ -266,17 +287,60 @@ export function requestNarrowings(diff: unknown, reported: readonly OasdiffChang
   return out;
 }
 
-/** Calls `found` for each `format`, `maxProps` and `minProps` change in a request schema's diff, with the property names that lead to it (`items` for an array's items). */
-function walkNarrowings(node: unknown, where: string[], found: (where: string[], key: string, from: unknown, to: unknown) => void, depth = 0): void {
+/** Calls `found` for each `format`, `maxProps`, `minProps`, `maxItems`, `uniqueItems` and `multipleOf` change in a request schema's diff, with the property names that lead to it (`items` for an array's items). */
+function walkNarrowings(node: unknown, where: string[], found: (where: string[], key: string, from: unknown, to: unknown) => void): void {
+  walkSchemaDiff(node, where, NARROWING_KEYS, (at, key, value) => {
+    const v = asRecord(value);
+    if ('to' in v) found(at, key, v.from, v.to);
+  });
+}
+
+const NARROWING_KEYS: ReadonlySet<string> = new Set(['format', 'maxProps', 'minProps', 'maxItems', 'uniqueItems', 'multipleOf']);
+const ENUM_KEYS: ReadonlySet<string> = new Set(['enum']);
+
+/** Calls `found` with each of `keys` in a schema's diff, and the property names that lead to it (`items` for an array's items). */
+function walkSchemaDiff(node: unknown, where: string[], keys: ReadonlySet<string>, found: (where: string[], key: string, value: unknown) => void, depth = 0): void {
   if (depth > 64 || typeof node !== 'object' || node === null) return;
   for (const [key, value] of Object.entries(node)) {
-    const v = asRecord(value);
-    if (key === 'format' || key === 'maxProps' || key === 'minProps') {
-      if ('to' in v) found(where, key, v.from, v.to);
-    } else if (key === 'properties') for (const [name, child] of Object.entries(asRecord(v.modified))) walkNarrowings(child, [...where, name], found, depth + 1);
-    else if (key === 'items') walkNarrowings(value, [...where, 'items'], found, depth + 1);
-    else walkNarrowings(value, where, found, depth + 1);
+    if (keys.has(key)) found(where, key, value);
+    else if (key === 'properties') for (const [name, child] of Object.entries(asRecord(asRecord(value).modified))) walkSchemaDiff(child, [...where, name], keys, found, depth + 1);
+    else if (key === 'items') walkSchemaDiff(value, [...where, 'items'], keys, found, depth + 1);
+    else walkSchemaDiff(value, where, keys, found, depth + 1);
   }
+}
+
+/** The rule id of the findings responseEnumsDropped adds. */
+export const RESPONSE_ENUM_DROPPED_RULE = 'response-property-enum-dropped';
+
+/**
+ * A response value whose enum was dropped altogether, which oasdiff 1.15 lets pass while it
+ * fails one value added (`response-property-enum-value-added`): a client that switches on
+ * the released values (an event's `type`, a resync's `reason`) can now get any string.
+ * Read from `oasdiff diff`'s `enumDeleted` under an operation's response bodies.
+ */
+export function responseEnumsDropped(diff: unknown): OasdiffChange[] {
+  const out: OasdiffChange[] = [];
+  const paths = asRecord(asRecord(asRecord(diff).paths).modified);
+  for (const [path, pathDiff] of Object.entries(paths)) {
+    for (const [operation, opDiff] of Object.entries(asRecord(asRecord(asRecord(pathDiff).operations).modified))) {
+      for (const [status, responseDiff] of Object.entries(asRecord(asRecord(asRecord(opDiff).responses).modified))) {
+        for (const [mediaType, contentDiff] of Object.entries(asRecord(asRecord(asRecord(responseDiff).content).modified))) {
+          walkSchemaDiff(asRecord(contentDiff).schema, [], ENUM_KEYS, (at, _key, value) => {
+            if (asRecord(value).enumDeleted !== true) return;
+            const place = at.length ? `response property \`${at.join('/')}\`` : 'response body';
+            out.push({
+              id: RESPONSE_ENUM_DROPPED_RULE,
+              level: 2,
+              operation,
+              path,
+              text: `the ${place} lost its enum for status \`${status}\` (media type: ${mediaType}): a client that switches on the released values can get any value`,
+            });
+          });
+        }
+      }
+    }
+  }
+  return out;
 }
 
 /** The rule id of the findings responseHeaderChanges adds. */
@@ -286,9 +350,10 @@ export const RESPONSE_HEADER_RULE = 'response-header-schema-changed';
  * Response header values a released client can no longer read, which oasdiff 1.15 does
  * not see (it compares a response header's presence, not its schema): its type changed
  * (`Retry-After` integer -> string), a value added to its enum (`Idempotent-Replayed`
- * "true" -> "1"), its format dropped (a reader parsed it by that format). A format
- * changed from one to another is responseFormatChanges'; a format added, a value removed
- * from an enum, narrow what a reader gets and pass.
+ * "true" -> "1") or its enum dropped (any value may come), its format dropped (a reader
+ * parsed it by that format). A format changed from one to another is
+ * responseFormatChanges'; a format added, an enum added where there was none, a value
+ * removed from an enum, narrow what a reader gets and pass.
  */
 export function responseHeaderChanges(diff: unknown): OasdiffChange[] {
   const out: OasdiffChange[] = [];
@@ -303,8 +368,10 @@ export function responseHeaderChanges(diff: unknown): OasdiffChange[] {
           const type = asRecord(schema.type);
           const list = (v: unknown) => (Array.isArray(v) ? v.map(String) : []);
           if (list(type.added).length || list(type.deleted).length) add(`changed type from \`${list(type.deleted).join(', ') || '-'}\` to \`${list(type.added).join(', ') || '-'}\``);
-          const added = list(asRecord(schema.enum).added);
-          if (added.length) add(`has new enum values ${added.map((v) => `\`${v}\``).join(', ')}`);
+          const enumDiff = asRecord(schema.enum);
+          const added = list(enumDiff.added);
+          if (enumDiff.enumDeleted === true) add('lost its enum (any value may come)');
+          else if (added.length && enumDiff.enumAdded !== true) add(`has new enum values ${added.map((v) => `\`${v}\``).join(', ')}`);
           const format = asRecord(schema.format);
           if (typeof format.from === 'string' && format.from !== '' && format.to === '') add(`lost its format \`${format.from}\``);
         }
