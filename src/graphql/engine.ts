@@ -99,9 +99,11 @@ export interface GraphqlEngine {
   serve(input: GraphqlInput): Promise<Response>;
   /**
    * The answer to a request refused before the engine (401 with its challenge, 413, 400
-   * for an unreadable body), in GraphQL's shape; `account` when the caller is known.
+   * for an unreadable body), in GraphQL's shape; `account` when the caller is known;
+   * `charged`: what the cost budget already charged for it (a GET's 412, decided on the
+   * answer the query gave), 0 for a refusal before pricing.
    */
-  refuse(refusal: Refusal, accept: string | undefined, account: Account | undefined): Promise<Response>;
+  refuse(refusal: Refusal, accept: string | undefined, account: Account | undefined, charged?: number): Promise<Response>;
 }
 
 export const GRAPHQL_PATH = '/graphql';
@@ -409,7 +411,7 @@ export function graphqlEngine(deps: GraphqlEngineDeps): GraphqlEngine {
    * bucket as it stands, read without charging. Error paths only: a priced response
    * already has it (onSubscribe, onOperation). Bodiless answers (405, 406) have none.
    */
-  async function withUnpricedCost(response: Response, account: Account): Promise<Response> {
+  async function withUnpricedCost(response: Response, account: Account, charged = 0): Promise<Response> {
     const [body, init] = response;
     if (!deps.costBudget || typeof body !== 'string') return response;
     let json: unknown;
@@ -419,7 +421,7 @@ export function graphqlEngine(deps: GraphqlEngineDeps): GraphqlEngine {
       return response;
     }
     if (!isObject(json)) return response;
-    const cost = await deps.costBudget.status(account.id);
+    const cost = { ...(await deps.costBudget.status(account.id)), requestedQueryCost: charged };
     return [JSON.stringify({ ...json, extensions: { ...(isObject(json.extensions) ? json.extensions : {}), cost } }), init];
   }
 
@@ -474,11 +476,11 @@ export function graphqlEngine(deps: GraphqlEngineDeps): GraphqlEngine {
       if (!deps.costBudget) return report(response);
       return report(context.cost === undefined ? await withUnpricedCost(response, account) : response);
     },
-    async refuse({ problem, headers }, accept, account) {
+    async refuse({ problem, headers }, accept, account, charged = 0) {
       const code = problem.status === 401 ? GRAPHQL_CODES.UNAUTHENTICATED : problem.status === 503 ? GRAPHQL_CODES.UNAVAILABLE : problem.status === 412 ? GRAPHQL_CODES.PRECONDITION_FAILED : GRAPHQL_CODES.BAD_REQUEST;
       const refused = errorResponse(accept, problem.status, code, problem.detail ?? problem.title, headers);
       // No account (401): no bucket to report.
-      return report(account ? await withUnpricedCost(refused, account) : refused);
+      return report(account ? await withUnpricedCost(refused, account, charged) : refused);
     },
   };
 }

@@ -31,6 +31,15 @@ export interface GraphqlRouteDeps {
   bodyLimit: number;
 }
 
+/** What an answer's `extensions.cost` says was charged for it (0 without the cost budget). */
+function chargedBy(body: string | null): number {
+  if (body === null || !body.includes('"requestedQueryCost":')) return 0;
+  const answer: unknown = JSON.parse(body);
+  if (typeof answer !== 'object' || answer === null || !('extensions' in answer) || typeof answer.extensions !== 'object' || answer.extensions === null || !('cost' in answer.extensions)) return 0;
+  const cost = answer.extensions.cost;
+  return typeof cost === 'object' && cost !== null && 'requestedQueryCost' in cost && typeof cost.requestedQueryCost === 'number' ? cost.requestedQueryCost : 0;
+}
+
 /** A GET 200's caching policy (see above). */
 export const GET_CACHE_CONTROL = 'private, no-cache';
 
@@ -101,7 +110,10 @@ export function graphqlRoute({ engine, finalizer, authenticate, bodyLimit }: Gra
     const etag = cacheable(answer, method) ? getTag(answer[0], answer[1].headers?.['content-type'] ?? '') : undefined;
     // If-Match first (RFC 9110 13.2.2), on the answer it would get: a tag of it, or `*`, or 412.
     const ifMatch = req.headers['if-match'];
-    if (etag !== undefined && ifMatch !== undefined && !readMatches(ifMatch, etag)) return write(x, await engine.refuse(refusal('PRECONDITION_FAILED', 'If-Match names no tag of this answer'), accept, account));
+    if (etag !== undefined && ifMatch !== undefined && !readMatches(ifMatch, etag)) {
+      // The query ran (the tag is its answer's): the 412 says what the budget charged for it.
+      return write(x, await engine.refuse(refusal('PRECONDITION_FAILED', 'If-Match names no tag of this answer'), accept, account, chargedBy(answer[0])));
+    }
     return write(x, answer, etag);
   }
 

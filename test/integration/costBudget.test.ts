@@ -234,4 +234,13 @@ describe('GraphQL cost budget: GET revalidation', () => {
     expect(again.status).toBe(304);
     expect(again.headers.get('etag')).toBe(etag);
   });
+
+  it("a GET refused 412 on its If-Match says what its query was charged (it ran: the tag is its answer's)", async () => {
+    const url = `${s.url}/graphql?${new URLSearchParams({ query: '{ viewer { id name } }' })}`;
+    const refused = await fetch(url, { headers: { authorization: `Bearer ${token}`, accept: 'application/json', 'if-match': '"nope"' } });
+    expect(refused.status).toBe(412);
+    const body = (await refused.json()) as Body;
+    expect(body.errors?.[0].extensions?.code).toBe('PRECONDITION_FAILED');
+    expect(body.extensions?.cost?.requestedQueryCost).toBe(4);
+  });
 });
