@@ -68,9 +68,11 @@ async function serve(config: Config): Promise<void> {
     operator?.closeAllConnections();
     drain
       .drain(server, () => realtime.close())
-      // The reads tallied since the last flush, before the store closes.
-      .then(() => fieldReads.flush().catch((err) => logger.warn({ err }, 'field read counts lost at shutdown')))
-      .then(() => Promise.all([store.close(), shared.bus.close()]))
+      // The reads tallied since the last flush, before the store closes; a store that does not
+      // answer (a partition) would hold both until the forced exit, which cuts what is in flight:
+      // each gets SHUTDOWN_STEP_MS, and what it could not do is logged.
+      .then(() => within(SHUTDOWN_STEP_MS, fieldReads.flush()).catch((err: unknown) => logger.warn({ err }, 'field read counts lost at shutdown')))
+      .then(() => within(SHUTDOWN_STEP_MS, Promise.all([store.close(), shared.bus.close()])))
       .catch((err) => logger.error({ err }, 'close failed'))
       .finally(() => process.exit(0));
   };
@@ -78,6 +80,19 @@ async function serve(config: Config): Promise<void> {
   process.on('SIGINT', () => shutdown('SIGINT'));
   // A worker whose primary is gone (killed) would serve on unsupervised: it drains instead.
   if (worker) process.on('disconnect', () => shutdown('primary gone'));
+}
+
+/** How long each closing step after the drain (the field-read flush, closing the store and the bus) may take. */
+const SHUTDOWN_STEP_MS = 3000;
+
+/** `work`, or a rejection once `ms` have passed without it. */
+function within<T>(ms: number, work: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`not done within ${ms} ms`)), ms);
+    timer.unref();
+  });
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
 }
 
 async function main(): Promise<void> {

@@ -5,7 +5,7 @@
  * after 10 s with exit 1 (which a supervisor records as a failed stop).
  */
 import { connect } from 'node:net';
-import { startInstance } from '../support/instances';
+import { PG_URL, pgSchema, startInstance, startTcpProxy } from '../support/instances';
 
 jest.setTimeout(60_000);
 
@@ -22,5 +22,26 @@ it('exits 0 on SIGTERM though a WebSocket client never answers its close frame',
     expect(await srv.kill('SIGTERM')).toBe(0);
   } finally {
     socket.destroy();
+  }
+});
+
+it('exits 0 on SIGTERM though PostgreSQL stopped answering: the field-read flush and the store close are bounded, the loss logged', async () => {
+  const db = pgSchema();
+  const proxy = await startTcpProxy({ host: '127.0.0.1', port: Number(new URL(PG_URL).port || 5432) });
+  const url = new URL(PG_URL);
+  url.host = `127.0.0.1:${proxy.port}`;
+  // A query timeout past the forced exit's 10 s: without the bound the flush would wait for it.
+  const srv = await startInstance({ DATABASE_URL: url.toString(), DATABASE_SCHEMA: db.schema, DATABASE_QUERY_TIMEOUT_MS: '60000', LOG_LEVEL: 'warn' });
+  try {
+    const created = await srv.fetch('/orders', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ items: [{ sku: 'A', quantity: 1, unit_price_cents: 1 }] }) });
+    const { id } = (await created.json()) as { id: number };
+    // A version 1 read counts a deprecated field's read: a count waits for the next flush.
+    expect((await srv.fetch(`/v1/orders/${id}`)).status).toBe(200);
+    proxy.pause();
+    expect(await srv.kill('SIGTERM')).toBe(0);
+    expect(srv.stdout.join('')).toContain('field read counts lost at shutdown');
+  } finally {
+    await proxy.close();
+    await db.drop();
   }
 });

@@ -4,7 +4,7 @@
  * the test's own (so it can be killed and restarted without touching anyone else's).
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { connect } from 'node:net';
+import { connect, createServer as createNetServer } from 'node:net';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -182,6 +182,38 @@ export async function startInstance(env: Record<string, string>): Promise<Instan
     async kill(signal) {
       child.kill(signal);
       return done;
+    },
+  };
+}
+
+/**
+ * A TCP proxy on a free port in front of `target` (host:port): `pause()` stops forwarding in
+ * both directions while keeping every connection open, as a network partition that drops
+ * packets does (a stopped server would refuse, which is another outage).
+ */
+export async function startTcpProxy(target: { host: string; port: number }): Promise<{ port: number; pause(): void; close(): Promise<void> }> {
+  const sockets = new Set<import('node:net').Socket>();
+  let paused = false;
+  const server = createNetServer((client) => {
+    const upstream = connect(target.port, target.host);
+    for (const s of [client, upstream]) {
+      sockets.add(s);
+      s.on('close', () => sockets.delete(s));
+      s.on('error', () => undefined);
+    }
+    client.on('data', (d: Buffer) => void (paused || upstream.write(d)));
+    upstream.on('data', (d: Buffer) => void (paused || client.write(d)));
+    client.on('close', () => upstream.destroy());
+    upstream.on('close', () => client.destroy());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as import('node:net').AddressInfo).port;
+  return {
+    port,
+    pause: () => void (paused = true),
+    close: async () => {
+      for (const s of sockets) s.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
 }
