@@ -118,6 +118,21 @@ describe('oasdiffBreaking', () => {
       expect(await texts({ type: 'string', enum: ['a', 'b'] }, { type: 'string', enum: ['a'] })).toEqual([]);
       expect(await texts({ type: 'string' }, { type: 'string', enum: ['a'] })).toEqual([]);
     });
+    it('passes an enum given to a response body value that had none (oasdiff reports each value as added)', async () => {
+      const body = (kind: object) =>
+        JSON.stringify({
+          openapi: '3.1.0',
+          info: { title: 't', version: '1' },
+          paths: {
+            '/t': { get: { responses: { '200': { description: 'ok', content: { 'application/json': { schema: { type: 'object', properties: { kind, more: { type: 'object', properties: { k2: kind } } } } } } } } } },
+          },
+        });
+      expect(await oasdiffBreaking(write('n-base.json', body({ type: 'string' })), write('n-rev.json', body({ type: 'string', enum: ['a'] })))).toEqual([]);
+      // A value added to an enum it had still fails.
+      expect((await oasdiffBreaking(write('m-base.json', body({ type: 'string', enum: ['a'] })), write('m-rev.json', body({ type: 'string', enum: ['a', 'b'] })))).map((c) => c.id)).toContain(
+        'response-property-enum-value-added',
+      );
+    });
     it('fails its enum dropped (any value may come), and so for a response body value', async () => {
       expect(await texts({ type: 'string', enum: ['a', 'b'] }, { type: 'string' })).toEqual([expect.stringContaining('lost its enum')]);
       const body = (kind: object) =>

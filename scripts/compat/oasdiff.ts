@@ -122,7 +122,7 @@ export async function oasdiffBreaking(base: string, revision: string): Promise<O
     runOasdiff(['breaking', base, revision, '--fail-on', 'WARN', '--format', 'json', '--severity-levels', severityLevels(), CASE_INSENSITIVE_HEADERS, FLATTEN_PARAMS], EXIT_BREAKING),
     runOasdiff(['diff', base, revision, '--format', 'json', CASE_INSENSITIVE_HEADERS, FLATTEN_PARAMS], 0),
   ]);
-  const changes = Array.isArray(breaking) ? (breaking as OasdiffChange[]) : [];
+  const changes = withoutNewEnums(Array.isArray(breaking) ? (breaking as OasdiffChange[]) : [], diff);
   return [...changes, ...responseFormatChanges(diff, changes), ...responseHeaderChanges(diff), ...responseEnumsDropped(diff), ...requestNarrowings(diff, changes)];
 }
 
@@ -307,6 +307,30 @@ function walkSchemaDiff(node: unknown, where: string[], keys: ReadonlySet<string
     else if (key === 'items') walkSchemaDiff(value, [...where, 'items'], keys, found, depth + 1);
     else walkSchemaDiff(value, where, keys, found, depth + 1);
   }
+}
+
+/**
+ * oasdiff's `response-property-enum-value-added` findings for an enum given to a response
+ * value that had none: oasdiff reports each of its values as added, but a reader that took
+ * any string still gets one of them (the change narrows what it gets). Dropped where
+ * `oasdiff diff` marks the enum `enumAdded` for that operation's property.
+ */
+function withoutNewEnums(changes: OasdiffChange[], diff: unknown): OasdiffChange[] {
+  const fresh = new Set<string>();
+  const paths = asRecord(asRecord(asRecord(diff).paths).modified);
+  for (const [path, pathDiff] of Object.entries(paths)) {
+    for (const [operation, opDiff] of Object.entries(asRecord(asRecord(asRecord(pathDiff).operations).modified))) {
+      for (const responseDiff of Object.values(asRecord(asRecord(asRecord(opDiff).responses).modified))) {
+        for (const contentDiff of Object.values(asRecord(asRecord(asRecord(responseDiff).content).modified))) {
+          walkSchemaDiff(asRecord(contentDiff).schema, [], ENUM_KEYS, (at, _key, value) => {
+            if (asRecord(value).enumAdded === true) fresh.add(`${operation} ${path} \`${at.join('/')}\``);
+          });
+        }
+      }
+    }
+  }
+  if (fresh.size === 0) return changes;
+  return changes.filter((c) => c.id !== 'response-property-enum-value-added' || ![...fresh].some((f) => f.startsWith(`${c.operation} ${c.path} `) && (c.text ?? '').includes(f.slice(f.indexOf('`')))));
 }
 
 /** The rule id of the findings responseEnumsDropped adds. */
