@@ -79,7 +79,16 @@ async function serve(config: Config): Promise<void> {
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
   // A worker whose primary is gone (killed) would serve on unsupervised: it drains instead.
-  if (worker) process.on('disconnect', () => shutdown('primary gone'));
+  // node:cluster exits a worker at once when its channel to the primary closes unexpectedly
+  // (lib/internal/cluster/child.js), cutting what it serves, unless `exitedAfterDisconnect` is
+  // set by then: the worker's 'disconnect' event comes first, so setting it there lets the drain run.
+  const self = cluster.worker;
+  if (worker && self) {
+    self.once('disconnect', () => {
+      self.exitedAfterDisconnect = true;
+      shutdown('primary gone');
+    });
+  }
 }
 
 /** How long each closing step after the drain (the field-read flush, closing the store and the bus) may take. */

@@ -130,3 +130,28 @@ describe('WORKERS=2, a worker dying while Redis is down', () => {
     }
   });
 });
+
+it('a worker whose primary is killed drains: a request in flight is answered, not cut', async () => {
+  const redis = await startRedis();
+  const srv = await startInstance({ WORKERS: '2', REDIS_URL: redis.url, LOG_LEVEL: 'info' });
+  const { port } = new URL(srv.url);
+  const socket = connect(Number(port), '127.0.0.1');
+  try {
+    await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+    let received = '';
+    socket.on('data', (d: Buffer) => (received += d.toString('latin1')));
+    const body = JSON.stringify({ items: [{ sku: 'A', quantity: 1, unit_price_cents: 1 }] });
+    socket.write(`POST /orders HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${srv.alice.token}\r\nContent-Type: application/json\r\nExpect: 100-continue\r\nContent-Length: ${body.length}\r\n\r\n`);
+    for (let i = 0; i < 200 && !received.includes('100 Continue'); i++) await sleep(25); // a worker holds the request
+    srv.child.kill('SIGKILL');
+    const draining = () => srv.stdout.join('').includes('"signal":"primary gone"');
+    for (let i = 0; i < 400 && !draining(); i++) await sleep(25);
+    expect(draining()).toBe(true);
+    socket.write(body);
+    for (let i = 0; i < 400 && !/HTTP\/1\.1 201 /.test(received); i++) await sleep(25);
+    expect(received).toMatch(/HTTP\/1\.1 201 Created/);
+  } finally {
+    socket.destroy();
+    await redis.kill();
+  }
+});
