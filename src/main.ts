@@ -38,7 +38,7 @@ async function serve(config: Config): Promise<void> {
   await fieldReads.seed();
 
   const drain = new Drain(listener, finalizer);
-  const server: Server = createHttpServer(drain.listener, config.bodyLimitBytes, { requestTimeoutMs: config.requestTimeoutS * 1000 }, (req, status, id) => finalizer.rawAnswer(req, status, id));
+  const server: Server = drain.track(createHttpServer(drain.listener, config.bodyLimitBytes, { requestTimeoutMs: config.requestTimeoutS * 1000 }, (req, status, id) => finalizer.rawAnswer(req, status, id)));
   realtime.attach(server);
   const url = urlOf(config.host, await listenOrRefuse(server, config.port, config.host, 'PORT', config.listenBacklog));
   // The operator listener: a cluster's primary serves it (the whole instance's metrics), a lone process here.

@@ -14,7 +14,11 @@
  * 3. the caller closes its streams (SSE `retry:` then end, WebSocket 1001);
  * 4. resolves once every connection has closed; connections still idle after `graceMs`
  *    are closed then (a client that sends on one after that meets what any keep-alive
- *    timeout gives it).
+ *    timeout gives it), and so are those on which no request is being served: one that
+ *    never sent anything (a browser's preconnect, a balancer's spare) or only part of a head.
+ *    Only a request in flight holds the shutdown.
+ *
+ * `track(server)` before it serves: the drain knows every connection from its accept.
  */
 import { Server as NetServer } from 'node:net';
 import { ServerResponse, type IncomingMessage, type RequestListener, type Server } from 'node:http';
@@ -44,13 +48,22 @@ function goingAway(): Refusal {
 export class Drain {
   private draining = false;
   /**
-   * The open connections that have carried a request: when draining begins, the response
-   * each is preparing is told `Connection: close`. Kept per connection, not per response: a
-   * keep-alive connection carries many requests, and a `close` listener on every response
-   * (a wrapper added and removed per request) was a visible share of a cached query's CPU
-   * profile.
+   * The open connections, from their accept (`track`): when draining begins, the response
+   * each is preparing is told `Connection: close`, and at the grace those serving nothing are
+   * closed. Kept per connection, not per response: a keep-alive connection carries many
+   * requests, and a `close` listener on every response (a wrapper added and removed per
+   * request) was a visible share of a cached query's CPU profile.
    */
   private readonly connections = new Set<Socket>();
+
+  /** Watches `server`'s connections from their accept; returns it. */
+  track(server: Server): Server {
+    server.on('connection', (socket: Socket) => {
+      this.connections.add(socket);
+      socket.once('close', () => this.connections.delete(socket));
+    });
+    return server;
+  }
 
   constructor(
     private readonly next: RequestListener,
@@ -60,11 +73,6 @@ export class Drain {
   /** The server's request listener: the service's until draining begins, then the 503. */
   readonly listener: RequestListener = (req, res) => {
     if (this.draining) return this.goAway(req, res);
-    const socket = req.socket;
-    if (!this.connections.has(socket)) {
-      this.connections.add(socket);
-      socket.once('close', () => this.connections.delete(socket));
-    }
     this.next(req, res);
   };
 
@@ -100,7 +108,11 @@ export class Drain {
       this.fin.rawAnswer(req, r.problem.status, writeRefusal(req, socket, r));
     });
     closeStreams();
-    const idle = setTimeout(() => server.closeIdleConnections(), graceMs);
+    const idle = setTimeout(() => {
+      server.closeIdleConnections();
+      // Connections serving no request: nothing sent yet, or part of a head (node's idle list has neither).
+      for (const socket of this.connections) if (!(Reflect.get(socket, '_httpMessage') instanceof ServerResponse)) socket.destroy();
+    }, graceMs);
     idle.unref();
     return closed.finally(() => clearTimeout(idle));
   }

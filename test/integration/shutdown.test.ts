@@ -77,7 +77,7 @@ describe('graceful shutdown', () => {
     token = issued.token;
     app = createApp({ config: parsed.config, store, logger: pino({ level: 'silent' }) });
     drain = new Drain(app.listener, app.finalizer);
-    server = createServer(drain.listener);
+    server = drain.track(createServer(drain.listener));
     app.realtime.attach(server);
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     const url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;

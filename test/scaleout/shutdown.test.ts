@@ -45,3 +45,20 @@ it('exits 0 on SIGTERM though PostgreSQL stopped answering: the field-read flush
     await db.drop();
   }
 });
+
+it('exits 0 on SIGTERM though a connection sent nothing and another only part of a head: neither is a request in flight', async () => {
+  const srv = await startInstance({});
+  const { port } = new URL(srv.url);
+  const silent = connect(Number(port), '127.0.0.1');
+  const partial = connect(Number(port), '127.0.0.1');
+  try {
+    await Promise.all([silent, partial].map((s) => new Promise<void>((resolve) => s.once('connect', () => resolve()))));
+    partial.write('GET /healthz HTTP/1.1\r\nHost: x\r\n');
+    // The server has both (it answers a request on a third connection after them).
+    expect((await fetch(`${srv.url}/healthz`)).status).toBe(200);
+    expect(await srv.kill('SIGTERM')).toBe(0);
+  } finally {
+    silent.destroy();
+    partial.destroy();
+  }
+});
