@@ -25,7 +25,7 @@ import type { IncomingMessage } from 'node:http';
 import { refusal, type Refusal } from './problem';
 
 /** The one expectation met: `100-continue` and nothing else (node's own test admits it among others). */
-const CONTINUE = /^[ \t]*100-continue[ \t]*$/i;
+const CONTINUE = /^[ \t,]*100-continue[ \t,]*$/i; // empty list elements are ignored (RFC 9110 5.6.1)
 /** RFC 9112 3.2 / RFC 3986 3.2.2: an IP literal or a reg-name (IPv4 included), then an optional port. */
 const HOST = /^(?:\[[0-9A-Za-z:.]+\]|[A-Za-z0-9\-._~%!$&'()*+,;=]*)(?::[0-9]*)?$/;
 

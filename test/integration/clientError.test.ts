@@ -302,7 +302,7 @@ describe('requests node:http reads but the service will not serve', () => {
     // Also 100-continue beside another expectation: node would continue it (its own test finds the word), the server must not.
     const expectation = fc.oneof(
       fc.stringMatching(/^[a-z0-9-]{1,20}(=[a-z0-9]{1,8})?$/).filter((e) => !/(?:^|\W)100-continue(?:$|\W)/i.test(e)),
-      fc.constantFrom('100-continue, foo', 'foo, 100-continue', '100-continue; x=1', '100-continue,'),
+      fc.constantFrom('100-continue, foo', 'foo, 100-continue', '100-continue; x=1', ', 100-continue, x'),
     );
     await fc.assert(
       fc.asyncProperty(expectation, async (e) => {

@@ -55,6 +55,15 @@ describe('Expect: 100-continue', () => {
     );
   });
 
+  it('empty list elements around 100-continue are ignored (RFC 9110 5.6.1): asked for with 100 Continue', async () => {
+    for (const expectation of ['100-continue,', ', 100-continue', ' ,100-continue , ']) {
+      const c = await open();
+      c.socket.write(head('/orders', 2, true).replace('Expect: 100-continue', `Expect: ${expectation}`));
+      expect(await c.until(/\r\n\r\n/)).toMatch(/^HTTP\/1\.1 100 Continue\r\n\r\n$/);
+      c.socket.destroy();
+    }
+  });
+
   it('a body within the limit is asked for with 100 Continue and served', async () => {
     const body = JSON.stringify({ items: [{ sku: 'TEA-1', quantity: 1, unit_price_cents: 450 }], currency: 'EUR' });
     const c = await open();
