@@ -135,6 +135,13 @@ const CASE_INSENSITIVE_HEADERS = '--case-insensitive-headers';
  */
 const FLATTEN_PARAMS = '--flatten-params';
 
+/** Each operation `oasdiff diff` (its JSON: `diff`) found modified: its path, method and diff. */
+function* modifiedOperations(diff: unknown): Iterable<[path: string, operation: string, opDiff: unknown]> {
+  for (const [path, pathDiff] of Object.entries(asRecord(asRecord(asRecord(diff).paths).modified))) {
+    for (const [operation, opDiff] of Object.entries(asRecord(asRecord(asRecord(pathDiff).operations).modified))) yield [path, operation, opDiff];
+  }
+}
+
 /** The rule id of the finding responseFormatChanges adds. */
 export const RESPONSE_FORMAT_RULE = 'response-property-format-changed';
 
@@ -156,29 +163,26 @@ const READER_SAFE_FORMATS: ReadonlySet<string> = new Set(['int64>int32', 'double
  */
 export function responseFormatChanges(diff: unknown, reported: readonly OasdiffChange[]): OasdiffChange[] {
   const out: OasdiffChange[] = [];
-  const paths = asRecord(asRecord(asRecord(diff).paths).modified);
-  for (const [path, pathDiff] of Object.entries(paths)) {
-    for (const [operation, opDiff] of Object.entries(asRecord(asRecord(asRecord(pathDiff).operations).modified))) {
-      for (const [status, responseDiff] of Object.entries(asRecord(asRecord(asRecord(opDiff).responses).modified))) {
-        walkFormats(responseDiff, [], (where, from, to) => {
-          if (READER_SAFE_FORMATS.has(`${from}>${to}`)) return;
-          // oasdiff names an array's items `list/items/`, with a slash at the end.
-          const named = (c: OasdiffChange) =>
-            c.operation === operation &&
-            c.path === path &&
-            [`\`${where.join('/')}\``, `\`${where.join('/')}/\``].some((w) => (c.text ?? '').includes(w)) &&
-            (c.text ?? '').includes(`\`${from}\``) &&
-            (c.text ?? '').includes(`\`${to}\``);
-          if (reported.some(named)) return;
-          out.push({
-            id: RESPONSE_FORMAT_RULE,
-            level: 2,
-            operation,
-            path,
-            text: `the ${formatPlace(where)} format changed from \`${from}\` to \`${to}\` for status \`${status}\`: a client that parses it as ${from} fails`,
-          });
+  for (const [path, operation, opDiff] of modifiedOperations(diff)) {
+    for (const [status, responseDiff] of Object.entries(asRecord(asRecord(asRecord(opDiff).responses).modified))) {
+      walkFormats(responseDiff, [], (where, from, to) => {
+        if (READER_SAFE_FORMATS.has(`${from}>${to}`)) return;
+        // oasdiff names an array's items `list/items/`, with a slash at the end.
+        const named = (c: OasdiffChange) =>
+          c.operation === operation &&
+          c.path === path &&
+          [`\`${where.join('/')}\``, `\`${where.join('/')}/\``].some((w) => (c.text ?? '').includes(w)) &&
+          (c.text ?? '').includes(`\`${from}\``) &&
+          (c.text ?? '').includes(`\`${to}\``);
+        if (reported.some(named)) return;
+        out.push({
+          id: RESPONSE_FORMAT_RULE,
+          level: 2,
+          operation,
+          path,
+          text: `the ${formatPlace(where)} format changed from \`${from}\` to \`${to}\` for status \`${status}\`: a client that parses it as ${from} fails`,
         });
-      }
+      });
     }
   }
   return out;
@@ -227,61 +231,58 @@ const WRITER_SAFE_FORMATS: ReadonlySet<string> = new Set(['int32>int64', 'float>
  */
 export function requestNarrowings(diff: unknown, reported: readonly OasdiffChange[]): OasdiffChange[] {
   const out: OasdiffChange[] = [];
-  const paths = asRecord(asRecord(asRecord(diff).paths).modified);
-  for (const [path, pathDiff] of Object.entries(paths)) {
-    for (const [operation, opDiff] of Object.entries(asRecord(asRecord(asRecord(pathDiff).operations).modified))) {
-      const found = (place: string, leaf: string) => (key: string, from: unknown, to: unknown) => {
-        const named = (word: string) => (c: OasdiffChange) => c.operation === operation && c.path === path && (c.id ?? '').startsWith('request-') && (c.text ?? '').includes(`${leaf}\``) && (c.text ?? '').includes(word);
-        if (key === 'format' && typeof to === 'string' && to !== '' && from !== to && !WRITER_SAFE_FORMATS.has(`${String(from)}>${to}`)) {
-          if (reported.some(named(`/\`${to}\``))) return;
-          const was = typeof from === 'string' && from !== '' ? `\`${from}\`` : 'none';
-          out.push({ id: REQUEST_FORMAT_RULE, level: 2, operation, path, text: `the ${place} now has format \`${to}\` (was ${was}): a released client's value that is no ${to} is refused` });
-        } else if (key === 'maxProps' && typeof to === 'number' && (typeof from !== 'number' || to < from)) {
-          out.push({
-            id: REQUEST_PROPERTY_COUNT_RULE,
-            level: 2,
-            operation,
-            path,
-            text: `the ${place} now has at most ${to} members (maxProperties, was ${typeof from === 'number' ? from : 'no limit'}): a released client's larger object is refused`,
-          });
-        } else if (key === 'maxItems' && typeof to === 'number' && (typeof from !== 'number' || to < from)) {
-          out.push({
-            id: REQUEST_PROPERTY_COUNT_RULE,
-            level: 2,
-            operation,
-            path,
-            text: `the ${place} now holds at most ${to} items (maxItems, was ${typeof from === 'number' ? from : 'no limit'}): a released client's longer list is refused`,
-          });
-        } else if (key === 'uniqueItems' && to === true && from !== true) {
-          out.push({ id: REQUEST_PROPERTY_COUNT_RULE, level: 2, operation, path, text: `the ${place} now refuses repeated items (uniqueItems): a released client's list with a repeat is refused` });
-        } else if (key === 'multipleOf' && typeof to === 'number' && (typeof from !== 'number' || from % to !== 0)) {
-          out.push({
-            id: REQUEST_FORMAT_RULE,
-            level: 2,
-            operation,
-            path,
-            text: `the ${place} must now be a multiple of ${to} (was ${typeof from === 'number' ? `of ${from}` : 'any'}): a released client's value is refused`,
-          });
-        } else if (key === 'minProps' && typeof to === 'number' && to > (typeof from === 'number' ? from : 0)) {
-          out.push({
-            id: REQUEST_PROPERTY_COUNT_RULE,
-            level: 2,
-            operation,
-            path,
-            text: `the ${place} now needs at least ${to} member${to === 1 ? '' : 's'} (minProperties, was ${typeof from === 'number' ? from : 0}): a released client's smaller object is refused`,
-          });
-        }
-      };
-      const op = asRecord(opDiff);
-      for (const [where, byName] of Object.entries(asRecord(asRecord(op.parameters).modified))) {
-        for (const [name, paramDiff] of Object.entries(asRecord(byName)))
-          walkNarrowings(asRecord(paramDiff).schema, [], (at, key, from, to) => found(`${where} parameter \`${[name, ...at].join('/')}\``, at.at(-1) ?? name)(key, from, to));
+  for (const [path, operation, opDiff] of modifiedOperations(diff)) {
+    const found = (place: string, leaf: string) => (key: string, from: unknown, to: unknown) => {
+      const named = (word: string) => (c: OasdiffChange) => c.operation === operation && c.path === path && (c.id ?? '').startsWith('request-') && (c.text ?? '').includes(`${leaf}\``) && (c.text ?? '').includes(word);
+      if (key === 'format' && typeof to === 'string' && to !== '' && from !== to && !WRITER_SAFE_FORMATS.has(`${String(from)}>${to}`)) {
+        if (reported.some(named(`/\`${to}\``))) return;
+        const was = typeof from === 'string' && from !== '' ? `\`${from}\`` : 'none';
+        out.push({ id: REQUEST_FORMAT_RULE, level: 2, operation, path, text: `the ${place} now has format \`${to}\` (was ${was}): a released client's value that is no ${to} is refused` });
+      } else if (key === 'maxProps' && typeof to === 'number' && (typeof from !== 'number' || to < from)) {
+        out.push({
+          id: REQUEST_PROPERTY_COUNT_RULE,
+          level: 2,
+          operation,
+          path,
+          text: `the ${place} now has at most ${to} members (maxProperties, was ${typeof from === 'number' ? from : 'no limit'}): a released client's larger object is refused`,
+        });
+      } else if (key === 'maxItems' && typeof to === 'number' && (typeof from !== 'number' || to < from)) {
+        out.push({
+          id: REQUEST_PROPERTY_COUNT_RULE,
+          level: 2,
+          operation,
+          path,
+          text: `the ${place} now holds at most ${to} items (maxItems, was ${typeof from === 'number' ? from : 'no limit'}): a released client's longer list is refused`,
+        });
+      } else if (key === 'uniqueItems' && to === true && from !== true) {
+        out.push({ id: REQUEST_PROPERTY_COUNT_RULE, level: 2, operation, path, text: `the ${place} now refuses repeated items (uniqueItems): a released client's list with a repeat is refused` });
+      } else if (key === 'multipleOf' && typeof to === 'number' && (typeof from !== 'number' || from % to !== 0)) {
+        out.push({
+          id: REQUEST_FORMAT_RULE,
+          level: 2,
+          operation,
+          path,
+          text: `the ${place} must now be a multiple of ${to} (was ${typeof from === 'number' ? `of ${from}` : 'any'}): a released client's value is refused`,
+        });
+      } else if (key === 'minProps' && typeof to === 'number' && to > (typeof from === 'number' ? from : 0)) {
+        out.push({
+          id: REQUEST_PROPERTY_COUNT_RULE,
+          level: 2,
+          operation,
+          path,
+          text: `the ${place} now needs at least ${to} member${to === 1 ? '' : 's'} (minProperties, was ${typeof from === 'number' ? from : 0}): a released client's smaller object is refused`,
+        });
       }
-      for (const [mediaType, contentDiff] of Object.entries(asRecord(asRecord(asRecord(op.requestBody).content).modified))) {
-        walkNarrowings(asRecord(contentDiff).schema, [], (at, key, from, to) =>
-          found(`${at.length ? `request property \`${at.join('/')}\`` : 'request body'} (media type: ${mediaType})`, at.at(-1) ?? 'body')(key, from, to),
-        );
-      }
+    };
+    const op = asRecord(opDiff);
+    for (const [where, byName] of Object.entries(asRecord(asRecord(op.parameters).modified))) {
+      for (const [name, paramDiff] of Object.entries(asRecord(byName)))
+        walkNarrowings(asRecord(paramDiff).schema, [], (at, key, from, to) => found(`${where} parameter \`${[name, ...at].join('/')}\``, at.at(-1) ?? name)(key, from, to));
+    }
+    for (const [mediaType, contentDiff] of Object.entries(asRecord(asRecord(asRecord(op.requestBody).content).modified))) {
+      walkNarrowings(asRecord(contentDiff).schema, [], (at, key, from, to) =>
+        found(`${at.length ? `request property \`${at.join('/')}\`` : 'request body'} (media type: ${mediaType})`, at.at(-1) ?? 'body')(key, from, to),
+      );
     }
   }
   return out;
@@ -317,15 +318,12 @@ function walkSchemaDiff(node: unknown, where: string[], keys: ReadonlySet<string
  */
 function withoutNewEnums(changes: OasdiffChange[], diff: unknown): OasdiffChange[] {
   const fresh = new Set<string>();
-  const paths = asRecord(asRecord(asRecord(diff).paths).modified);
-  for (const [path, pathDiff] of Object.entries(paths)) {
-    for (const [operation, opDiff] of Object.entries(asRecord(asRecord(asRecord(pathDiff).operations).modified))) {
-      for (const responseDiff of Object.values(asRecord(asRecord(asRecord(opDiff).responses).modified))) {
-        for (const contentDiff of Object.values(asRecord(asRecord(asRecord(responseDiff).content).modified))) {
-          walkSchemaDiff(asRecord(contentDiff).schema, [], ENUM_KEYS, (at, _key, value) => {
-            if (asRecord(value).enumAdded === true) fresh.add(`${operation} ${path} \`${at.join('/')}\``);
-          });
-        }
+  for (const [path, operation, opDiff] of modifiedOperations(diff)) {
+    for (const responseDiff of Object.values(asRecord(asRecord(asRecord(opDiff).responses).modified))) {
+      for (const contentDiff of Object.values(asRecord(asRecord(asRecord(responseDiff).content).modified))) {
+        walkSchemaDiff(asRecord(contentDiff).schema, [], ENUM_KEYS, (at, _key, value) => {
+          if (asRecord(value).enumAdded === true) fresh.add(`${operation} ${path} \`${at.join('/')}\``);
+        });
       }
     }
   }
@@ -344,23 +342,20 @@ export const RESPONSE_ENUM_DROPPED_RULE = 'response-property-enum-dropped';
  */
 export function responseEnumsDropped(diff: unknown): OasdiffChange[] {
   const out: OasdiffChange[] = [];
-  const paths = asRecord(asRecord(asRecord(diff).paths).modified);
-  for (const [path, pathDiff] of Object.entries(paths)) {
-    for (const [operation, opDiff] of Object.entries(asRecord(asRecord(asRecord(pathDiff).operations).modified))) {
-      for (const [status, responseDiff] of Object.entries(asRecord(asRecord(asRecord(opDiff).responses).modified))) {
-        for (const [mediaType, contentDiff] of Object.entries(asRecord(asRecord(asRecord(responseDiff).content).modified))) {
-          walkSchemaDiff(asRecord(contentDiff).schema, [], ENUM_KEYS, (at, _key, value) => {
-            if (asRecord(value).enumDeleted !== true) return;
-            const place = at.length ? `response property \`${at.join('/')}\`` : 'response body';
-            out.push({
-              id: RESPONSE_ENUM_DROPPED_RULE,
-              level: 2,
-              operation,
-              path,
-              text: `the ${place} lost its enum for status \`${status}\` (media type: ${mediaType}): a client that switches on the released values can get any value`,
-            });
+  for (const [path, operation, opDiff] of modifiedOperations(diff)) {
+    for (const [status, responseDiff] of Object.entries(asRecord(asRecord(asRecord(opDiff).responses).modified))) {
+      for (const [mediaType, contentDiff] of Object.entries(asRecord(asRecord(asRecord(responseDiff).content).modified))) {
+        walkSchemaDiff(asRecord(contentDiff).schema, [], ENUM_KEYS, (at, _key, value) => {
+          if (asRecord(value).enumDeleted !== true) return;
+          const place = at.length ? `response property \`${at.join('/')}\`` : 'response body';
+          out.push({
+            id: RESPONSE_ENUM_DROPPED_RULE,
+            level: 2,
+            operation,
+            path,
+            text: `the ${place} lost its enum for status \`${status}\` (media type: ${mediaType}): a client that switches on the released values can get any value`,
           });
-        }
+        });
       }
     }
   }
@@ -381,24 +376,21 @@ export const RESPONSE_HEADER_RULE = 'response-header-schema-changed';
  */
 export function responseHeaderChanges(diff: unknown): OasdiffChange[] {
   const out: OasdiffChange[] = [];
-  const paths = asRecord(asRecord(asRecord(diff).paths).modified);
-  for (const [path, pathDiff] of Object.entries(paths)) {
-    for (const [operation, opDiff] of Object.entries(asRecord(asRecord(asRecord(pathDiff).operations).modified))) {
-      for (const [status, responseDiff] of Object.entries(asRecord(asRecord(asRecord(opDiff).responses).modified))) {
-        for (const [name, headerDiff] of Object.entries(asRecord(asRecord(asRecord(responseDiff).headers).modified))) {
-          const schema = asRecord(asRecord(headerDiff).schema);
-          const add = (what: string) =>
-            out.push({ id: RESPONSE_HEADER_RULE, level: 2, operation, path, text: `the response header \`${name}\` ${what} for status \`${status}\`: a client that reads the released value fails` });
-          const type = asRecord(schema.type);
-          const list = (v: unknown) => (Array.isArray(v) ? v.map(String) : []);
-          if (list(type.added).length || list(type.deleted).length) add(`changed type from \`${list(type.deleted).join(', ') || '-'}\` to \`${list(type.added).join(', ') || '-'}\``);
-          const enumDiff = asRecord(schema.enum);
-          const added = list(enumDiff.added);
-          if (enumDiff.enumDeleted === true) add('lost its enum (any value may come)');
-          else if (added.length && enumDiff.enumAdded !== true) add(`has new enum values ${added.map((v) => `\`${v}\``).join(', ')}`);
-          const format = asRecord(schema.format);
-          if (typeof format.from === 'string' && format.from !== '' && format.to === '') add(`lost its format \`${format.from}\``);
-        }
+  for (const [path, operation, opDiff] of modifiedOperations(diff)) {
+    for (const [status, responseDiff] of Object.entries(asRecord(asRecord(asRecord(opDiff).responses).modified))) {
+      for (const [name, headerDiff] of Object.entries(asRecord(asRecord(asRecord(responseDiff).headers).modified))) {
+        const schema = asRecord(asRecord(headerDiff).schema);
+        const add = (what: string) =>
+          out.push({ id: RESPONSE_HEADER_RULE, level: 2, operation, path, text: `the response header \`${name}\` ${what} for status \`${status}\`: a client that reads the released value fails` });
+        const type = asRecord(schema.type);
+        const list = (v: unknown) => (Array.isArray(v) ? v.map(String) : []);
+        if (list(type.added).length || list(type.deleted).length) add(`changed type from \`${list(type.deleted).join(', ') || '-'}\` to \`${list(type.added).join(', ') || '-'}\``);
+        const enumDiff = asRecord(schema.enum);
+        const added = list(enumDiff.added);
+        if (enumDiff.enumDeleted === true) add('lost its enum (any value may come)');
+        else if (added.length && enumDiff.enumAdded !== true) add(`has new enum values ${added.map((v) => `\`${v}\``).join(', ')}`);
+        const format = asRecord(schema.format);
+        if (typeof format.from === 'string' && format.from !== '' && format.to === '') add(`lost its format \`${format.from}\``);
       }
     }
   }
