@@ -2,6 +2,7 @@
  * The orders port's behaviour, one suite every adapter runs with its own factory: an
  * adapter that passes it can replace another without the service noticing.
  */
+import fc from 'fast-check';
 import type { OrderFields, OrderRecord, Orders, WriteDecision } from './orders';
 import { fields, setNote, statementsOf, type Closable, type Counted, type MakesAccounts } from './fixtures.contract';
 import { MAX_BATCH } from '../rows';
@@ -56,6 +57,22 @@ export function runOrdersContract(name: string, newStore: OrdersFactory): void {
         expect(await store.orderRevision(a.id, order.id)).toBe(2);
         expect(await store.orderRevision(b.id, order.id)).toBeNull();
         expect(await store.orderRevision(a.id, order.id + 1000)).toBeNull();
+      });
+
+      it('answers revision reads asked for together each with its own order, account and revision (generated)', async () => {
+        const a = await store.ensureAccount('a');
+        const b = await store.ensureAccount('b');
+        const mine = [(await store.createOrder(a.id, fields())).order.id, (await store.createOrder(a.id, fields())).order.id];
+        const theirs = (await store.createOrder(b.id, fields())).order.id;
+        await store.writeOrder(a.id, mine[1], setNote('changed'));
+        const truth = (account: number, id: number) => (account === a.id ? (id === mine[0] ? 1 : id === mine[1] ? 2 : null) : id === theirs ? 1 : null);
+        await fc.assert(
+          fc.asyncProperty(fc.array(fc.tuple(fc.constantFrom(a.id, b.id), fc.constantFrom(...mine, theirs, theirs + 1000, -1)), { minLength: 1, maxLength: 12 }), async (reads) => {
+            const got = await Promise.all(reads.map(([account, id]) => store.orderRevision(account, id)));
+            expect(got).toEqual(reads.map(([account, id]) => truth(account, id)));
+          }),
+          { numRuns: 25 },
+        );
       });
 
       it("scopes getOrder by account: another account's order reads as missing", async () => {

@@ -175,6 +175,26 @@ describe('PostgresStore specifics', () => {
     await s.close();
   });
 
+  it("sends one turn's revision reads as one statement, and a lone read as the single-row one", async () => {
+    const s = await migrated();
+    const [a, b] = [await s.ensureAccount('a'), await s.ensureAccount('b')];
+    const ids = [(await s.createOrder(a.id, fields)).order.id, (await s.createOrder(a.id, fields)).order.id];
+    const reads = () => Promise.all([...ids, ...ids].flatMap((id) => [s.orderRevision(a.id, id), s.orderRevision(b.id, id)]));
+    let got: (number | null)[] = [];
+    expect(await statementsOf(s, async () => void (got = await reads()))).toBe(1);
+    expect(got).toEqual([1, null, 1, null, 1, null, 1, null]);
+    expect(await statementsOf(s, () => s.orderRevision(a.id, ids[0]))).toBe(1);
+    await s.close();
+  });
+
+  it("fails every revision read of a turn's statement when the server cannot be reached", async () => {
+    const s = new PostgresStore('postgres://postgres@127.0.0.1:1/none', { connectionTimeoutMillis: 1000 });
+    const settled = await Promise.allSettled([1, 2, 3].map((id) => s.orderRevision(1, id)));
+    expect(settled.map((r) => r.status === 'rejected' && r.reason instanceof StoreUnavailableError)).toEqual([true, true, true]);
+    expect(s.queryCount).toBe(1);
+    await s.close();
+  });
+
   it("keeps another account's writes of an order out of the owner's turn", async () => {
     const s = await migrated();
     const [owner, other] = [await s.ensureAccount('a'), await s.ensureAccount('b')];
@@ -316,6 +336,10 @@ describe('PostgresStore specifics', () => {
       listOrders: await s.explain('listOrders', [1, 0, 10]),
       eventsAfter: await s.explain('eventsAfter', [1, 0, 10]),
       getOrder: await s.explain('getOrder', [1, 1]),
+      orderRevisions: await s.explain('orderRevisions', [
+        [1, 2],
+        [1, 1],
+      ]),
       lockOrder: await s.explain('lockOrder', [1, 1]),
       tokenBySelector: await s.explain('tokenBySelector', ['x']),
       accountByName: await s.explain('accountByName', ['x']),

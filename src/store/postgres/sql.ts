@@ -49,6 +49,9 @@ export const SQL = {
     SELECT ${ORDER_COLUMNS} FROM o`,
   getOrder: `SELECT ${ORDER_COLUMNS} FROM orders WHERE id = $1 AND account_id = $2`,
   orderRevision: 'SELECT revision FROM orders WHERE id = $1 AND account_id = $2',
+  // One turn's revision reads (see PostgresStore `orderRevision`): $1 and $2 pair ids with accounts.
+  orderRevisions: `SELECT o.id, o.account_id, o.revision FROM orders o
+    JOIN unnest($1::bigint[], $2::bigint[]) AS k(id, account_id) ON o.id = k.id AND o.account_id = k.account_id`,
   latestSeqs: 'SELECT id, revision FROM orders WHERE id = ANY($1::bigint[])',
   // The row lock is the serialization point of a write in a transaction: a second writer
   // waits here and then reads the row as the first one committed it.
