@@ -25,6 +25,33 @@ describe('EtagCache', () => {
     expect(cache.hits).toBe(1);
   });
 
+  it("passes a 304 to the caller's own If-None-Match on as it is: never the cache's older body", async () => {
+    const seen: string[] = [];
+    const etags = new Map([['/v2/orders/1', '"r1"']]);
+    const { api, cache } = createOrderlineClient({ baseUrl: 'http://x.test', fetch: stub(etags, seen) });
+    await api.GET('/v2/orders/{orderId}', { params: { path: { orderId: 1 } } }); // "r1" is cached
+    etags.set('/v2/orders/1', '"r2"'); // written elsewhere; the caller holds "r2" and asks with it
+    for (const inm of ['"r2"', '"r1"']) {
+      const own = await api.GET('/v2/orders/{orderId}', { params: { path: { orderId: 1 }, header: { 'If-None-Match': inm } } });
+      expect([own.response.status, own.response.headers.get('etag')]).toEqual(inm === '"r2"' ? [304, '"r2"'] : [200, '"r2"']);
+    }
+    expect(cache.hits).toBe(0);
+  });
+
+  it("updates the cached response's header fields with the 304's", async () => {
+    let n = 0;
+    const server: typeof fetch = async (input, init) => {
+      const req = new Request(input, init);
+      const id = `req-${++n}`;
+      if (req.headers.get('if-none-match') === '"a"') return new Response(null, { status: 304, headers: { etag: '"a"', 'x-request-id': id } });
+      return new Response('{"x":1}', { status: 200, headers: { etag: '"a"', 'content-type': 'application/json', 'x-request-id': id } });
+    };
+    const { api } = createOrderlineClient({ baseUrl: 'http://x.test', fetch: server });
+    await api.GET('/v2/orders/{orderId}', { params: { path: { orderId: 1 } } });
+    const again = await api.GET('/v2/orders/{orderId}', { params: { path: { orderId: 1 } } });
+    expect([again.response.status, again.response.headers.get('x-request-id'), again.response.headers.get('content-type')]).toEqual([200, 'req-2', 'application/json']);
+  });
+
   it('cacheSize 0 leaves revalidation to the platform: no If-None-Match from the SDK, nothing held', async () => {
     const seen: string[] = [];
     const { api, cache } = createOrderlineClient({ baseUrl: 'http://x.test', cacheSize: 0, fetch: stub(new Map(), seen) });

@@ -26,6 +26,15 @@ interface Entry {
  * the wire itself (the same 304s) under one cached preflight per URL
  * (measured in Chromium).
  */
+/** A stored response's header fields updated with a 304's (RFC 9111 3.2), Content-Length excepted. */
+function updated(stored: [string, string][], notModified: Headers): [string, string][] {
+  const out = new Headers(stored);
+  notModified.forEach((value, name) => {
+    if (name !== 'content-length') out.set(name, value);
+  });
+  return [...out.entries()];
+}
+
 export class EtagCache {
   private readonly entries = new Map<string, Entry>();
   /**
@@ -90,13 +99,19 @@ export class EtagCache {
           return undefined;
         }
         if (response.status === 304) {
+          // Only a revalidation this cache sent is answered from it. A 304 to the caller's own
+          // If-None-Match is the caller's: it names a representation the caller holds, which may
+          // be newer than this cache's (RFC 9111 4.3.4: a 304 freshens only the response its
+          // validator selects). Nor is one whose ETag is not the tag sent.
+          if (!sentFor) return undefined;
+          const tag = response.headers.get('etag');
+          if (tag !== null && tag !== sentFor.etag) return undefined;
+          const fresh = { ...sentFor, headers: updated(sentFor.headers, response.headers) };
           // The tag sent names the entry it was sent for; the one now held may be newer (a 200 raced this revalidation).
           const held = this.entries.get(key);
-          const hit = sentFor ?? held;
-          if (!hit) return undefined;
-          if (held === undefined || held === hit) this.remember(key, hit); // most recently used; a newer entry stays
+          if (held === undefined || held === sentFor) this.remember(key, fresh); // most recently used; a newer entry stays
           this.hits++;
-          return new Response(hit.body, { status: hit.status, headers: hit.headers });
+          return new Response(fresh.body, { status: fresh.status, headers: fresh.headers });
         }
         const etag = response.headers.get('etag');
         if (response.status === 200 && etag) {
