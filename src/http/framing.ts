@@ -12,6 +12,8 @@
  * - an expectation other than `100-continue` alone (`foo`, `100-continue, foo`): 417 (RFC
  *   9110 10.1.1). node continues any field that contains `100-continue`; body.ts asks
  *   `meetsExpectation` first, and this answers the rest.
+ * - `Transfer-Encoding` in an HTTP/1.0 request: 400 (RFC 9112 6.1 MUST: faulty framing; node
+ *   would read the chunks, where an HTTP/1.0 proxy in front reads to the connection's end).
  * - a transfer coding other than `chunked` (`gzip, chunked`): 501 (RFC 9112 6.1 SHOULD).
  *   node takes the chunks off and would hand the still-coded bytes on as the body. Unless
  *   `chunked` is not the last coding (`xchunked`, `chunked, gzip`): then the body's length
@@ -64,6 +66,7 @@ export function framingRefusal(req: IncomingMessage): Refusal | undefined {
   const expect = h.expect;
   if (expect !== undefined && !CONTINUE.test(expect)) return refusal('EXPECTATION_FAILED', 'The only expectation this server meets is 100-continue', CLOSE);
   const coding = h['transfer-encoding'];
+  if (coding !== undefined && req.httpVersionMajor === 1 && req.httpVersionMinor === 0) return refusal('BAD_REQUEST', 'An HTTP/1.0 message has no Transfer-Encoding: its framing is faulty (RFC 9112 6.1)', CLOSE);
   if (coding !== undefined && !CHUNKED.test(coding)) {
     if (!LAST_CHUNKED.test(coding)) return refusal('BAD_REQUEST', 'chunked must be the last transfer coding: the body length cannot be read (RFC 9112 6.3)', CLOSE);
     return refusal('NOT_IMPLEMENTED', 'The only transfer coding this server reads is chunked (send the body uncoded)', CLOSE);

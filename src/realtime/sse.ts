@@ -15,7 +15,7 @@ import type { Socket } from 'node:net';
 import { parse as parseQuery } from 'node:querystring';
 import type { Account, Store } from '../store';
 import { parseOrderId } from '../orders';
-import { acceptsType, isRefusal, streamToken, missingToken, refusal, sendProblem, shuttingDown, type Exchange, type Finalizer, type Refusal, type TransportRoute } from '../http';
+import { acceptsType, isRefusal, streamToken, missingToken, refusal, send, sendProblem, shuttingDown, type Exchange, type Finalizer, type Refusal, type TransportRoute } from '../http';
 import type { AcceptLimiter } from './acceptLimiter';
 import type { AdmissionQueue } from './admission';
 import { httpChunk, resyncMessage, SEQ_TEXT, sseFrame, topicOf, type Frame } from './frames';
@@ -301,10 +301,22 @@ async function startStream(streams: SseStreams, x: Exchange, vary: string | unde
   return true;
 }
 
-/** The head of a stream's 200 (sent with its first bytes; a HEAD's alone). */
+/** A `Connection` field with the `close` option (RFC 9112 9.6). */
+const CLOSE_OPTION = /(?:^|,)\s*close\s*(?:,|$)/i;
+
+/** The fields of a stream's 200, but Vary. */
+function pushStreamFields(x: Exchange): void {
+  // HTTP/1.0 has no chunked framing: the stream's end is the connection's, and keep-alive
+  // would say otherwise (RFC 9112 9.3); a client that sent `Connection: close` gets it
+  // back, and the connection ends with the answer (RFC 9112 9.6: a HEAD's at once).
+  const { connection } = x.req.headers;
+  const closes = x.req.httpVersionMinor === 0 || (connection !== undefined && CLOSE_OPTION.test(connection));
+  x.fields.push('Content-Type', 'text/event-stream; charset=utf-8', 'Cache-Control', 'no-cache, no-transform', 'Connection', closes ? 'close' : 'keep-alive', 'X-Accel-Buffering', 'no');
+}
+
+/** The head of a stream's 200, sent with its first bytes. */
 function writeStreamHead(x: Exchange, vary: string | undefined): void {
-  // HTTP/1.0 has no chunked framing: the stream's end is the connection's, and keep-alive would say otherwise (RFC 9112 9.3).
-  x.fields.push('Content-Type', 'text/event-stream; charset=utf-8', 'Cache-Control', 'no-cache, no-transform', 'Connection', x.req.httpVersionMinor === 0 ? 'close' : 'keep-alive', 'X-Accel-Buffering', 'no');
+  pushStreamFields(x);
   if (vary !== undefined) x.fields.push('Vary', vary);
   x.res.writeHead(200, x.fields);
 }
@@ -332,9 +344,8 @@ export function sseRoute(streams: SseStreams, finalizer: Finalizer): TransportRo
       if (admitted === GONE) return CLIENT_CLOSED;
       if (isRefusal(admitted)) return sendProblem(finalizer, x, admitted);
       if (req.method === 'HEAD') {
-        writeStreamHead(x, vary);
-        x.res.end();
-        return 200;
+        pushStreamFields(x);
+        return send(finalizer, x, 200, undefined, undefined);
       }
       const { quota } = streams.deps;
       if (!quota.take(admitted.account)) return sendProblem(finalizer, x, quota.refusal());

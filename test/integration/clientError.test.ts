@@ -424,6 +424,44 @@ describe('a request not sent in time (REQUEST_TIMEOUT_S)', () => {
 });
 
 describe('framing edge cases', () => {
+  it('refuses an HTTP/1.0 request with Transfer-Encoding (faulty framing) with 400 and closes: nothing stored, nothing behind it run', async () => {
+    const t = s.alice.token;
+    const count = async () => ((await (await s.fetch('/orders?limit=100')).json()) as { orders: unknown[] }).orders.length;
+    const before = await count();
+    const post = (version: string) => `POST /orders HTTP/${version}\r\n${host()}\r\nAuthorization: Bearer ${t}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n`;
+    const all = await exchangeAll(`${post('1.0')}GET /healthz HTTP/1.1\r\n${host()}\r\n\r\n`);
+    expect(all.map((r) => r.status)).toEqual([400]);
+    expect(JSON.parse(all[0].body)).toMatchObject({ status: 400, detail: expect.stringContaining('HTTP/1.0') });
+    expect(await count()).toBe(before);
+    // The same request in HTTP/1.1 is framed by its chunks and creates.
+    expect((await rawExchange(post('1.1').replace('\r\n\r\n', '\r\nConnection: close\r\n\r\n'))).head).toMatch(/^HTTP\/1\.1 201 /);
+  });
+
+  it("honours a stream request's Connection: close: the head says close, and a HEAD's connection ends with it", async () => {
+    const t = s.alice.token;
+    const created = await s.fetch('/orders', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    const { id } = (await created.json()) as { id: number };
+    const stream = `/api/orders/${id}/stream`;
+    const all = await exchangeAll(`HEAD ${stream} HTTP/1.1\r\n${host()}\r\nAccept: text/event-stream\r\nAuthorization: Bearer ${t}\r\nConnection: close\r\n\r\nGET /healthz HTTP/1.1\r\n${host()}\r\n\r\n`, [0]);
+    expect(all.map((r) => r.status)).toEqual([200]);
+    expect(all[0].head).toMatch(/\r\nConnection: close/i);
+    const { port } = new URL(s.url);
+    const head = await new Promise<string>((resolve) => {
+      const sock = connect(Number(port), '127.0.0.1', () => sock.write(`GET ${stream} HTTP/1.1\r\n${host()}\r\nAccept: text/event-stream\r\nAuthorization: Bearer ${t}\r\nConnection: keep-alive, close\r\n\r\n`));
+      let got = '';
+      sock.on('data', (d: Buffer) => {
+        got += d.toString('latin1');
+        if (got.includes('\r\n\r\n')) {
+          sock.destroy();
+          resolve(got.slice(0, got.indexOf('\r\n\r\n')));
+        }
+      });
+    });
+    expect(head).toMatch(/^HTTP\/1\.1 200 /);
+    expect(head).toMatch(/\r\nConnection: close/i);
+    expect(head).not.toMatch(/keep-alive/i);
+  });
+
   it('chunked not the last transfer coding is 400 (the length cannot be read); raw-socket refusals carry Date; an HTTP/1.0 stream says Connection: close', async () => {
     const t = s.alice.token;
     for (const coding of ['xchunked', 'chunked, gzip', 'gzip']) {
