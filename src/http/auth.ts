@@ -19,12 +19,14 @@ export function bearerTokenOf(authorization: string | undefined, accessToken: un
  * The bearer token of a stream request (SSE, a WebSocket handshake), where it may come in the
  * header or in `access_token`: bearerTokenOf, or 400 `invalid_request` for a request that
  * carries both (RFC 6750 3.1: "uses more than one method for including an access token"), rather
- * than one of the two silently winning.
+ * than one of the two silently winning, or `access_token` twice (RFC 6750 3.1: "repeats the same
+ * parameter"), rather than a 401 that would call a good token missing.
  */
 export function streamToken(authorization: string | undefined, accessToken: unknown): string | undefined | Refusal {
   if (authorization !== undefined && accessToken !== undefined) {
     return refusal('BAD_REQUEST', 'Send the bearer token once: in Authorization or in access_token, not both (RFC 6750 3.1)', { 'WWW-Authenticate': `${BEARER_CHALLENGE}, error="invalid_request"` });
   }
+  if (Array.isArray(accessToken)) return refusal('BAD_REQUEST', 'Send access_token once (RFC 6750 3.1)', { 'WWW-Authenticate': `${BEARER_CHALLENGE}, error="invalid_request"` });
   return bearerTokenOf(authorization, accessToken);
 }
 

@@ -87,8 +87,9 @@ function handshakeRefusal(req: IncomingMessage): Refusal | undefined {
   if (framing) return framing;
   const key = req.headers['sec-websocket-key'];
   if (key === undefined || !WS_KEY.test(key)) return refusal('BAD_REQUEST', 'Missing or invalid Sec-WebSocket-Key header');
-  const version = Number(req.headers['sec-websocket-version']);
-  if (version !== 13 && version !== 8) return refusal('BAD_REQUEST', 'Missing or unsupported Sec-WebSocket-Version: this server speaks 13 and 8', { 'Sec-WebSocket-Version': '13, 8' });
+  // The field's value exactly (RFC 6455 4.1: a version has no leading zero; ws would take `013` for 13).
+  const version = req.headers['sec-websocket-version']?.trim();
+  if (version !== '13' && version !== '8') return refusal('BAD_REQUEST', 'Missing or unsupported Sec-WebSocket-Version: this server speaks 13 and 8', { 'Sec-WebSocket-Version': '13, 8' });
   return undefined;
 }
 

@@ -366,6 +366,14 @@ describe('WebSocket /orders', () => {
     const ws = await upgradeRequest(`${srv.url}/orders?access_token=${token}`, { authorization: `Bearer ${token}` });
     expect(ws.status).toBe(400);
     expect(JSON.parse(ws.body)).toMatchObject({ status: 400, code: 'BAD_REQUEST' });
+    // access_token twice (the same token or another): the token is not missing, it is sent twice.
+    for (const second of [token, 'x']) {
+      const query = `access_token=${token}&access_token=${second}`;
+      const sse2 = await fetch(`${srv.url}/api/orders/${id}/stream?${query}`, { headers: { accept: 'text/event-stream' } });
+      expect([sse2.status, sse2.headers.get('www-authenticate')]).toEqual([400, 'Bearer realm="orderline", error="invalid_request"']);
+      const ws2 = await upgradeRequest(`${srv.url}/orders?${query}`, {});
+      expect(JSON.parse(ws2.body)).toMatchObject({ status: 400, code: 'BAD_REQUEST', detail: expect.stringContaining('access_token once') });
+    }
   });
 
   it('an order id above 2^53 - 1 in a channel: invalid_message over WebSocket, 400 over SSE (no order has it)', async () => {

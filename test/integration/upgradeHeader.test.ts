@@ -162,6 +162,8 @@ describe('a WebSocket handshake with bad fields', () => {
     ['a short key', 'Sec-WebSocket-Key: abc==\r\nSec-WebSocket-Version: 13\r\n'],
     ['no version', `Sec-WebSocket-Key: ${key}\r\n`, { 'sec-websocket-version': '13, 8' }],
     ['an unknown version', `Sec-WebSocket-Key: ${key}\r\nSec-WebSocket-Version: 12\r\n`, { 'sec-websocket-version': '13, 8' }],
+    ['a version with a leading zero', `Sec-WebSocket-Key: ${key}\r\nSec-WebSocket-Version: 013\r\n`, { 'sec-websocket-version': '13, 8' }],
+    ['a version in another notation', `Sec-WebSocket-Key: ${key}\r\nSec-WebSocket-Version: 0xd\r\n`, { 'sec-websocket-version': '13, 8' }],
     ['a malformed subprotocol list', `Sec-WebSocket-Key: ${key}\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Protocol: a,,b\r\n`],
   ];
   it.each(cases)('%s: 400 problem+json with a request id, on /orders and /graphql', async (_what, fields, extra = {}) => {
