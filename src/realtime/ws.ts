@@ -323,7 +323,10 @@ export class WsEndpoint {
 
   private async upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
     // An absolute-form target node passed on (`http://x:99999/orders`) that is no URL: the client's error.
-    const url = URL.canParse(req.url ?? '/', 'http://localhost') ? new URL(req.url ?? '/', 'http://localhost') : undefined;
+    // An origin-form one is a path whatever it starts with (`//orders` is no authority).
+    const target = req.url ?? '/';
+    const href = target.startsWith('/') ? `http://localhost${target}` : target;
+    const url = URL.canParse(href) ? new URL(href) : undefined;
     if (!url) return this.refuse(req, socket, refusal('BAD_REQUEST', 'The request target is not a valid URL'));
     const mounted = this.mounted.get(url.pathname);
     if (url.pathname !== WS_PATH && !mounted) return this.refuse(req, socket, refusal('NOT_FOUND', `No WebSocket endpoint at ${url.pathname}`));

@@ -180,6 +180,18 @@ describe('a WebSocket handshake with bad fields', () => {
   });
 });
 
+describe('a WebSocket handshake whose path starts with //', () => {
+  it.each(['//orders', '//x/orders', '//x/graphql'])('%s: 404 naming that path, not an endpoint at the path after the "authority"', async (target) => {
+    await onWire(async (wire) => {
+      const answer = await wire.exchange(
+        `GET ${target} HTTP/1.1\r\n${host()}\r\n${auth()}\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n`,
+      );
+      expect(answer.status).toBe(404);
+      expect(JSON.parse(answer.body)).toMatchObject({ status: 404, detail: `No WebSocket endpoint at ${target}` });
+    });
+  });
+});
+
 describe('a WebSocket handshake whose target is no URL', () => {
   it.each(['http://x:99999/orders', 'http://[::1/orders', 'http://x:99999/graphql'])('%s: 400 problem+json, not a 503', async (target) => {
     await onWire(async (wire) => {
