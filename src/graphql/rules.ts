@@ -8,6 +8,7 @@ import { costRule } from './costRule';
 import { depthRule } from './depthRule';
 import { expansionRule } from './expansionRule';
 import { firstArgumentRule } from './firstArgumentRule';
+import { knownOperationTypesRule } from './knownOperationTypesRule';
 import type { RawVariables } from './selection';
 
 export interface RuleLimits {
@@ -19,12 +20,12 @@ export interface RuleLimits {
 }
 
 /**
- * The rules that read the text alone, whose verdict is kept per text: graphql-js's own,
- * no introspection in production, and the size of the operation with its fragments
+ * The rules that read the text alone, whose verdict is kept per text: graphql-js's own, every
+ * operation's root type known (knownOperationTypesRule.ts), no introspection in production, and the size of the operation with its fragments
  * written out (bounded by the token limit: expansionRule.ts).
  */
 export function documentRules(limits: RuleLimits, production: boolean): ValidationRule[] {
-  return [...specifiedRules, ...(production ? [NoSchemaIntrospectionCustomRule] : []), expansionRule({ maxSelections: limits.maxTokens, showCost: limits.showCost })];
+  return [...specifiedRules, knownOperationTypesRule, ...(production ? [NoSchemaIntrospectionCustomRule] : []), expansionRule({ maxSelections: limits.maxTokens, showCost: limits.showCost })];
 }
 
 /**

@@ -240,6 +240,8 @@ describe('GraphQL: the validation pass rejects before any resolver runs', () => 
     ['five nested list levels', TOO_DEEP],
     ['a wide first: 1000', '{ user(id: "u1") { friends(first: 1000) { id } } }'],
     ['first out of range via a variable', { query: 'query Q($n: Int) { user(id: "u1") { friends(first: $n) { id } } }', variables: { n: 101 } }],
+    ['a mutation beside the query run (the schema has no Mutation type)', { query: 'query A { viewer { name } } mutation B { deleteEverything(really: true) { id } }', operationName: 'A' }],
+    ['a mutation alone', 'mutation { x }'],
   ])('%s: 400 whatever the Accept, GRAPHQL_VALIDATION_FAILED, no data, no resolver', async (_name, q) => {
     const spies = spyGraphReads(t.srv.store);
     for (const accept of ['application/json', 'application/graphql-response+json', '*/*']) {
@@ -429,6 +431,11 @@ describe('GraphQL: automatic persisted queries (Apollo protocol)', () => {
     expect(refused.json?.errors?.[0].extensions?.code).toBe('BAD_REQUEST');
     const after = await t.post({ extensions: ext(m) });
     expect(after.json?.errors?.[0].extensions?.code).toBe('PERSISTED_QUERY_NOT_FOUND');
+    // A GET mutation is 405 whatever else is wrong with it (an unused variable here).
+    for (const bad of ['mutation($a: Int) { x }', 'query Q { viewer { id } } mutation M { x }']) {
+      const r = await t.get({ query: bad, ...(bad.startsWith('query') ? { operationName: 'M' } : {}) });
+      expect([r.status, r.headers.get('allow')]).toEqual([405, 'POST']);
+    }
   });
 
   it('registers a text only after it validated', async () => {
