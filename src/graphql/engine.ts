@@ -342,7 +342,8 @@ export function graphqlEngine(deps: GraphqlEngineDeps): GraphqlEngine {
     const op = getOperationAST(document, params.operationName);
     // GraphQL over HTTP: a mutation is never run for a GET (405 with Allow, as graphql-http answers it, in GraphQL's shape),
     // whatever else is wrong with it: the method is what the client must change first (and this schema has no mutations).
-    if (op?.operation === OperationTypeNode.MUTATION && req.method === 'GET') return errorResponse(accept, 405, GRAPHQL_CODES.BAD_REQUEST, 'Only queries may be sent with GET: send mutations with POST', { allow: 'POST' });
+    if (op?.operation === OperationTypeNode.MUTATION && req.method === 'GET')
+      return errorResponse(accept, 405, GRAPHQL_CODES.BAD_REQUEST, 'Only queries may be sent with GET: send mutations with POST', { allow: 'POST' });
     const coerced = prepared.errors.length > 0 ? undefined : coerceVariables(op, params);
     if (coerced && !coerced.ok) return [errorsBody(coerced.errors, GRAPHQL_CODES.BAD_USER_INPUT), { status: 400, statusText: 'Bad Request', headers: { 'content-type': mediaTypeFor(accept) } }];
     const variables = coerced?.values;
