@@ -70,7 +70,7 @@ export function createApp(deps: AppDeps): App {
     onBackpressure: () => metrics.streamBackpressure.inc(),
     onHeartbeatTimeout: () => metrics.wsHeartbeatTimeouts.inc(),
     onError: (err) => deps.logger.error({ err }, 'realtime error'),
-    logRefusal: (req, status, id) => finalizer.rawAnswer(req, status, id),
+    logAnswer: (req, status, id, route) => finalizer.rawAnswer(req, status, id, route),
     now: deps.now,
   });
   const buckets = deps.buckets ?? new MemoryBuckets();

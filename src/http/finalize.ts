@@ -99,13 +99,14 @@ export class Finalizer {
 
   /**
    * An answer written on the raw socket, outside any exchange (a request node could not
-   * parse, a CONNECT, a refused WebSocket handshake): the same log line and metric as every
+   * parse, a CONNECT, a WebSocket handshake refused or accepted, whose metric is then its
+   * endpoint's route): the same log line and metric as every
    * other answer, so the id the client was given is found in the log. `req` is undefined
    * when node read no request. A routed request's answer is its exchange's to log, not this.
    */
-  rawAnswer(req: IncomingMessage | undefined, status: number, id: string): void {
+  rawAnswer(req: IncomingMessage | undefined, status: number, id: string, route = 'unmatched'): void {
     const method = req?.method ?? 'UNPARSED';
-    this.timer.observe(method, 'unmatched', status, process.hrtime.bigint());
+    this.timer.observe(method, route, status, process.hrtime.bigint());
     if (this.logger.isLevelEnabled('info')) this.logger.info({ reqId: id, method, path: req?.url === undefined ? null : splitTarget(req.url)[0], status, ms: 0 }, 'request');
   }
 

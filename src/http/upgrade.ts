@@ -167,8 +167,8 @@ function afterPendingResponses(socket: Duplex, then: (broken?: IncomingMessage) 
 /** Connections whose parser has failed: answered (or closed) once. */
 const broken = new WeakSet<Duplex>();
 
-/** Told of each answer written here (for its log line and metric: Finalizer.rawAnswer). */
-export type RawAnswerLog = (req: IncomingMessage | undefined, status: number, id: string) => void;
+/** Told of each answer written here (for its log line and metric: Finalizer.rawAnswer), with its route when it has one. */
+export type RawAnswerLog = (req: IncomingMessage | undefined, status: number, id: string, route?: string) => void;
 
 export function answerClientErrors(server: Server, log: RawAnswerLog = () => undefined): void {
   // A routed request whose body broke is logged by its own exchange (its route answers too, unheard): not twice.

@@ -19,7 +19,7 @@ import { parse as parseQuery } from 'node:querystring';
 import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer, type RawData } from 'ws';
 import type { Account, Store } from '../store';
-import { framingRefusal, streamToken, isRefusal, missingToken, parseClientJson, refusal, refusalOf, writeRefusal, type RawAnswerLog, shuttingDown, type Refusal } from '../http';
+import { framingRefusal, streamToken, isRefusal, missingToken, parseClientJson, refusal, refusalOf, requestIdOf, writeRefusal, type RawAnswerLog, shuttingDown, type Refusal } from '../http';
 import { StoreUnavailableError } from '../store';
 import { parseOrderId } from '../orders';
 import type { ErrorMessage, ServerMessage } from '../../generated/asyncapi/messages';
@@ -66,8 +66,8 @@ export interface WsDeps {
   heartbeatMs: number;
   /** Told of each connection cut for a missing pong. */
   onHeartbeatTimeout?: () => void;
-  /** Told of each refused handshake, for its log line and metric (Finalizer.rawAnswer). */
-  logRefusal?: RawAnswerLog;
+  /** Told of each handshake answered, refused or accepted (101), for its log line and metric (Finalizer.rawAnswer). */
+  logAnswer?: RawAnswerLog;
 }
 
 /** Messages of one connection waiting their turn before it stops reading (see `connection`). */
@@ -93,9 +93,16 @@ function handshakeRefusal(req: IncomingMessage): Refusal | undefined {
   return undefined;
 }
 
-/** ws's own refusals of what handshakeRefusal does not check (a malformed subprotocol list), as problems too. */
-function refuseAsProblem(wss: WebSocketServer, refuse: (req: IncomingMessage, socket: Duplex, r: Refusal) => void): WebSocketServer {
+/**
+ * ws's own refusals of what handshakeRefusal does not check (a malformed subprotocol list), as
+ * problems too; and the 101 of a handshake accepted carries its request id, as every answer does.
+ */
+function served(wss: WebSocketServer, refuse: (req: IncomingMessage, socket: Duplex, r: Refusal) => void, idOf: (req: IncomingMessage) => string | undefined): WebSocketServer {
   wss.on('wsClientError', (err: Error, socket: Duplex, req: IncomingMessage) => refuse(req, socket, refusal('BAD_REQUEST', err.message)));
+  wss.on('headers', (headers: string[], req: IncomingMessage) => {
+    const id = idOf(req);
+    if (id !== undefined) headers.push(`X-Request-Id: ${id}`);
+  });
   return wss;
 }
 
@@ -258,9 +265,13 @@ interface Connection {
 
 export class WsEndpoint {
   // /orders speaks no subprotocol: one a client offers is not echoed (RFC 6455 4.2.2; ws would pick the first).
-  private readonly wss = refuseAsProblem(new WebSocketServer({ noServer: true, perMessageDeflate: false, maxPayload: MAX_CLIENT_MESSAGE_BYTES, handleProtocols: () => false }), (req, socket, r) =>
-    this.refuse(req, socket, r),
+  private readonly wss = served(
+    new WebSocketServer({ noServer: true, perMessageDeflate: false, maxPayload: MAX_CLIENT_MESSAGE_BYTES, handleProtocols: () => false }),
+    (req, socket, r) => this.refuse(req, socket, r),
+    (req) => this.acceptedIds.get(req),
   );
+  /** The request id of each handshake being accepted, for its 101 (see `accept`). */
+  private readonly acceptedIds = new WeakMap<IncomingMessage, string>();
   /** The WebSocket on each upgraded socket (a revoked token closes it: claim). */
   private readonly upgraded = new WeakMap<Duplex, WebSocket>();
   /** Every open connection's goodbye for shutdown, whatever its protocol. */
@@ -272,7 +283,17 @@ export class WsEndpoint {
   /** A refused handshake: the problem on the raw socket, then its log line and metric. */
   private refuse(req: IncomingMessage, socket: Duplex, r: Refusal): void {
     const id = writeRefusal(req, socket, r);
-    this.deps.logRefusal?.(req, r.problem.status, id);
+    this.deps.logAnswer?.(req, r.problem.status, id);
+  }
+
+  /** An accepted handshake: its 101 with the request id, then its log line and metric (by the endpoint's path), then the connection. */
+  private accept(wss: WebSocketServer, route: string, req: IncomingMessage, socket: Duplex, head: Buffer, open: (ws: WebSocket) => void): void {
+    const id = requestIdOf(req);
+    this.acceptedIds.set(req, id);
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      this.deps.logAnswer?.(req, 101, id, route);
+      open(ws);
+    });
   }
 
   constructor(private readonly deps: WsDeps) {
@@ -292,8 +313,10 @@ export class WsEndpoint {
 
   /** Serves another protocol's upgrades on `path` (e.g. graphql-transport-ws on /graphql). */
   mount(path: string, protocol: WsProtocol): void {
-    const wss = refuseAsProblem(new WebSocketServer({ noServer: true, perMessageDeflate: false, maxPayload: protocol.maxPayload, handleProtocols: (offered) => protocol.selectProtocol(offered) }), (req, socket, r) =>
-      this.refuse(req, socket, r),
+    const wss = served(
+      new WebSocketServer({ noServer: true, perMessageDeflate: false, maxPayload: protocol.maxPayload, handleProtocols: (offered) => protocol.selectProtocol(offered) }),
+      (req, socket, r) => this.refuse(req, socket, r),
+      (req) => this.acceptedIds.get(req),
     );
     this.mounted.set(path, { protocol, wss });
   }
@@ -332,10 +355,10 @@ export class WsEndpoint {
     if (url.pathname !== WS_PATH && !mounted) return this.refuse(req, socket, refusal('NOT_FOUND', `No WebSocket endpoint at ${url.pathname}`));
     const badHandshake = handshakeRefusal(req);
     if (badHandshake) return this.refuse(req, socket, badHandshake);
-    // The service's one bearer rule (http/auth.ts): the header, else one `access_token` (a repeated one is no token, as on SSE).
+    // The service's one bearer rule for streams (http/auth.ts): the header, else one `access_token` (both, or a repeated one: 400, as on SSE).
     const token = streamToken(req.headers.authorization, parseQuery(url.search.slice(1)).access_token);
     if (token !== undefined && typeof token !== 'string') return this.refuse(req, socket, token);
-    if (mounted) return this.upgradeMounted(mounted, token, req, socket, head);
+    if (mounted) return this.upgradeMounted(mounted, url.pathname, token, req, socket, head);
     if (token === undefined) return this.refuse(req, socket, missingToken());
     const account = await this.deps.authenticate(token);
     if (isRefusal(account)) return this.refuse(req, socket, account);
@@ -347,7 +370,7 @@ export class WsEndpoint {
     const refused = this.admit(socket, account.id, token);
     if (refused) return this.refuse(req, socket, refused);
     const since = sinceParam === null ? undefined : Number(sinceParam);
-    this.wss.handleUpgrade(req, socket, head, (ws) => {
+    this.accept(this.wss, WS_PATH, req, socket, head, (ws) => {
       this.upgraded.set(socket, ws);
       this.heartbeat.watch(ws);
       this.connection(ws, socket, account, since);
@@ -359,7 +382,7 @@ export class WsEndpoint {
    * (401 otherwise); without one the protocol authenticates in band (graphql-transport-ws:
    * the `connection_init` payload, which browsers can send and headers they cannot).
    */
-  private async upgradeMounted({ protocol, wss }: Mounted, token: string | undefined, req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
+  private async upgradeMounted({ protocol, wss }: Mounted, path: string, token: string | undefined, req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
     let account: Account | undefined;
     if (token !== undefined) {
       const found = await this.deps.authenticate(token);
@@ -368,7 +391,7 @@ export class WsEndpoint {
     }
     const refused = this.admit(socket, account?.id, token);
     if (refused) return this.refuse(req, socket, refused);
-    wss.handleUpgrade(req, socket, head, (ws) => {
+    this.accept(wss, path, req, socket, head, (ws) => {
       this.upgraded.set(socket, ws);
       this.heartbeat.watch(ws);
       const outbox = new Outbox(ws, socket, this.deps);

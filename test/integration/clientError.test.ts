@@ -5,6 +5,7 @@
 import { ServerResponse } from 'node:http';
 import { connect } from 'node:net';
 import fc from 'fast-check';
+import { WebSocket } from 'ws';
 import { startTestServer, type TestServer } from '../support/server';
 
 let s: TestServer;
@@ -220,6 +221,29 @@ describe('a request node:http cannot parse', () => {
     const refused = await rawExchange(`GET /orders HTTP/1.1\r\n${host()}\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n`);
     expect(refused.head).toMatch(/^HTTP\/1\.1 401 /);
     expect(count(await text(), 'GET', 'unmatched', 401)).toBe(count(before, 'GET', 'unmatched', 401) + 1);
+  });
+
+  it('an accepted WebSocket handshake answers 101 with its request id, and is counted by its endpoint (/orders, /graphql)', async () => {
+    const count = async (route: string) =>
+      Number(new RegExp(`orderline_http_request_duration_seconds_count\\{method="GET",route="${route.replace('/', '\\/')}",status="101"\\} (\\d+)`).exec(await s.metrics.registry.metrics())?.[1] ?? 0);
+    const t = await s.tokenFor('demo');
+    for (const [path, protocol] of [
+      ['/orders', undefined],
+      ['/graphql', 'graphql-transport-ws'],
+    ] as const) {
+      const before = await count(path);
+      for (const sent of ['ws-trace-1', undefined]) {
+        const ws = new WebSocket(`${s.url.replace('http', 'ws')}${path}?access_token=${t}`, protocol, { headers: sent ? { 'x-request-id': sent } : {} });
+        const id = await new Promise<string | undefined>((resolve, reject) => {
+          ws.once('upgrade', (res) => resolve(res.headers['x-request-id'] as string | undefined));
+          ws.once('error', reject);
+        });
+        ws.close();
+        if (sent) expect(id).toBe(sent);
+        else expect(id).toMatch(/^[0-9a-f-]{36}$/);
+      }
+      expect(await count(path)).toBe(before + 2);
+    }
   });
 
   it('answers CONNECT (a tunnel request, for proxies) with a 400 problem, whatever its target', async () => {

@@ -431,13 +431,13 @@ describe('WebSocket /orders', () => {
     expect(await openWs(srv, '', null)).toMatchObject({ status: 401 });
   });
 
-  it('access_token in the upgrade URL follows the service-wide bearer rule: one is a token, a repeated one is none (401, as on SSE)', async () => {
+  it('access_token in the upgrade URL follows the service-wide bearer rule: one is a token, a repeated one is 400 invalid_request (as on SSE)', async () => {
     const once = await openWs(srv, `access_token=${srv.alice.token}`, null);
     expect(once).toBeInstanceOf(WsClient);
     if (once instanceof WsClient) once.ws.close();
     const twice = await upgradeRequest(`${srv.url}/orders?access_token=${srv.alice.token}&access_token=${srv.alice.token}`, {});
-    expect(twice.status).toBe(401);
-    expect(JSON.parse(twice.body)).toMatchObject({ status: 401, code: 'UNAUTHORIZED' });
+    expect(twice.status).toBe(400);
+    expect(JSON.parse(twice.body)).toMatchObject({ status: 400, code: 'BAD_REQUEST' });
   });
 
   it('a store outage while checking the token: 503 problem+json with Retry-After, not a silently destroyed socket', async () => {
