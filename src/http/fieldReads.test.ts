@@ -77,6 +77,27 @@ describe('FieldReadTally', () => {
     expect(await store.fieldReadTotals('2026-01-01', 10)).toEqual([{ account: 'a1', field: 'discount_code', reads: 2 }]);
   });
 
+  it('a flush asked for while another writes waits for it, then writes what that one could not: no read lost at shutdown', async () => {
+    let failFirst!: (err: Error) => void;
+    let calls = 0;
+    const slow: FieldReadCounts = {
+      addFieldReads: (batch) => (++calls === 1 ? new Promise((_, reject) => (failFirst = reject)) : store.addFieldReads(batch)),
+      fieldReadTotals: (since, limit) => store.fieldReadTotals(since, limit),
+    };
+    const tally = new FieldReadTally(new Metrics().deprecatedReads, slow, { topAccounts: 5, now: () => NOW });
+    tally.record(accounts[1], 'discount_code');
+    const periodic = tally.flush(); // in flight: its reads are no longer pending
+    let last = false;
+    const final = tally.flush().then(() => (last = true));
+    await new Promise((r) => setImmediate(r));
+    expect([calls, last]).toEqual([1, false]); // the last flush waits for the one in flight
+    failFirst(new Error('store slow'));
+    await expect(periodic).rejects.toThrow('store slow');
+    await final;
+    expect(calls).toBe(2);
+    expect(await store.fieldReadTotals('2026-01-01', 10)).toEqual([{ account: 'a1', field: 'discount_code', reads: 1 }]);
+  });
+
   it('labels first the accounts that read most over the last 30 days (seed), then the first to read', async () => {
     await store.addFieldReads([
       { accountId: accounts[3].id, field: 'discount_code', day: '2026-03-09', reads: 50 },

@@ -80,12 +80,29 @@ export class FieldReadTally {
     return [...this.labelled];
   }
 
+  /** The flush writing now, if any (see `flush`). */
+  private writing: Promise<void> | undefined;
+
   /**
    * Writes the reads tallied since the last flush to the store, counted on today's (UTC)
-   * date; on failure they stay tallied for the next flush, and the error is thrown.
+   * date; on failure they stay tallied for the next flush, and the error is thrown. One
+   * write at a time: a flush asked for while another writes waits for it, then writes what
+   * is left (that one's reads too, had it failed). So the last flush at shutdown settles
+   * only once a periodic one in flight has, and its reads are either stored or reported lost.
    */
   async flush(): Promise<void> {
+    while (this.writing) await this.writing.catch(() => undefined);
     if (this.pending.size === 0) return;
+    const writing = this.write();
+    this.writing = writing;
+    try {
+      await writing;
+    } finally {
+      if (this.writing === writing) this.writing = undefined;
+    }
+  }
+
+  private async write(): Promise<void> {
     const taken = this.pending;
     this.pending = new Map();
     const day = this.dayOf(this.now());
