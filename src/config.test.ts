@@ -18,6 +18,10 @@ describe('configuration', () => {
     [{ GRAPHQL_COST_BUDGET: '500' }, /^GRAPHQL_COST_BUDGET \(500\) must be 0 \(off\) or at least GRAPHQL_MAX_COST/],
     [{ RATE_LIMIT_RPS: '-1' }, /^RATE_LIMIT_RPS must be an integer/],
     [{ REPLAY_MAX_BYTES: '1000' }, /^REPLAY_MAX_BYTES must be an integer from 65536/],
+    [{ DATABASE_SCHEMA: 'prod' }, /^DATABASE_SCHEMA needs DATABASE_URL/],
+    [{ REDIS_PREFIX: 'a:' }, /^REDIS_PREFIX needs REDIS_URL/],
+    [{ DATABASE_URL: 'postgres://x/y', SQLITE_SYNCHRONOUS: 'full' }, /^SQLITE_SYNCHRONOUS is for the SQLite file/],
+    [{ RATE_LIMIT_BURST: '5' }, /^RATE_LIMIT_BURST needs RATE_LIMIT_RPS above 0/],
   ])('refuses %j with one line naming the variable', (env, message) => {
     const r = parseConfig(env);
     expect(r.ok).toBe(false);

@@ -175,6 +175,19 @@ function metricsConfig(env: Env, port: number): Config['metrics'] {
   };
 }
 
+/**
+ * A variable set where it can have no effect is refused like a bad value: it is a typo or a
+ * misunderstanding of the setup (`DATABASE_SCHEMA` with the URL's variable misspelled would
+ * start a production instance on a local SQLite file, with the demo data).
+ */
+function refuseIneffective(env: Env, config: Config): void {
+  const set = (name: string) => env[name] !== undefined && env[name] !== '';
+  if (set('DATABASE_SCHEMA') && !config.databaseUrl) throw new ConfigError('DATABASE_SCHEMA needs DATABASE_URL: without it the store is the SQLite file in DATA_DIR');
+  if (set('REDIS_PREFIX') && !config.redisUrl) throw new ConfigError('REDIS_PREFIX needs REDIS_URL: without it nothing is kept in Redis');
+  if (set('SQLITE_SYNCHRONOUS') && config.databaseUrl) throw new ConfigError('SQLITE_SYNCHRONOUS is for the SQLite file: with DATABASE_URL there is none');
+  if (set('RATE_LIMIT_BURST') && config.rateLimit.rps === 0) throw new ConfigError('RATE_LIMIT_BURST needs RATE_LIMIT_RPS above 0: the rate limit is off');
+}
+
 export function parseConfig(env: Env): ConfigResult {
   try {
     const workers = int(env, 'WORKERS', 1, 1, 256);
@@ -190,62 +203,61 @@ export function parseConfig(env: Env): ConfigResult {
       throw new ConfigError(`GRAPHQL_COST_BUDGET (${costBudget}) must be 0 (off) or at least GRAPHQL_MAX_COST (${maxCost}): a query the ceiling admits must fit a full budget`);
     }
     const port = int(env, 'PORT', 3000, 0, 65535);
-    return {
-      ok: true,
-      config: {
-        port,
-        host: env.HOST || '127.0.0.1',
-        listenBacklog: int(env, 'LISTEN_BACKLOG', 4096, 1, 65535),
-        dataDir: env.DATA_DIR || './data',
-        databaseUrl,
-        demo: oneOf(env, 'DEMO', databaseUrl ? '0' : '1', ['0', '1']) === '1',
-        databaseSchema: matching(env, 'DATABASE_SCHEMA', /^[a-z_][a-z0-9_]{0,62}$/, 'a lowercase identifier'),
-        databaseQueryTimeoutMs: int(env, 'DATABASE_QUERY_TIMEOUT_MS', 10_000, 100, 600_000),
-        redisUrl,
-        redisPrefix: matching(env, 'REDIS_PREFIX', /^[A-Za-z0-9_:.-]{1,64}$/, 'up to 64 of A-Z a-z 0-9 _ : . -') ?? 'orderline:',
-        workers,
-        logLevel: oneOf(env, 'LOG_LEVEL', 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
-        production: env.NODE_ENV === 'production',
-        bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', DEFAULT_BODY_LIMIT, 1024, 16 * 1024 * 1024),
-        requestTimeoutS: int(env, 'REQUEST_TIMEOUT_S', 30, 1, 3600),
-        authCacheTtlMs: int(env, 'AUTH_CACHE_TTL_MS', 5000, 0, 3_600_000),
-        sqliteSynchronous: oneOf(env, 'SQLITE_SYNCHRONOUS', 'normal', ['normal', 'full'] as const),
-        corsOrigins: corsOrigins(env),
-        graphql: {
-          maxDepth: int(env, 'GRAPHQL_MAX_DEPTH', 4, 1, 100),
-          maxCost,
-          showCost: oneOf(env, 'GRAPHQL_SHOW_COST', '0', ['0', '1']) === '1',
-          persisted: oneOf(env, 'GRAPHQL_PERSISTED', 'apq', ['apq', 'allowlist'] as const),
-          maxTokens: int(env, 'GRAPHQL_MAX_TOKENS', 2000, 100, 1_000_000),
-          apqCacheSize: int(env, 'GRAPHQL_APQ_CACHE_SIZE', 10_000, 1, 10_000_000),
-          apqTtlS: int(env, 'GRAPHQL_APQ_TTL_S', 86_400, 1, 31_536_000),
-          documentCacheSize: int(env, 'GRAPHQL_DOCUMENT_CACHE_SIZE', 1000, 0, 1_000_000),
-          costBudget,
-          costRestoreRate: int(env, 'GRAPHQL_COST_RESTORE_RATE', 100, 1, 1_000_000_000),
-        },
-        rateLimit: { rps, burst: int(env, 'RATE_LIMIT_BURST', Math.max(1, 2 * rps), 1, 1_000_000) },
-        idempotencyTtlS: int(env, 'IDEMPOTENCY_TTL_S', 86_400, 1, 31_536_000),
-        metrics: metricsConfig(env, port),
-        realtime: {
-          replayRate: int(env, 'REPLAY_RATE', 1, 1, 100_000),
-          replayWindowS: int(env, 'REPLAY_WINDOW_S', 300, 1, 86_400),
-          replayMaxBytes: int(env, 'REPLAY_MAX_BYTES', DEFAULT_REPLAY_MAX_BYTES, 64 * 1024, 2 ** 40),
-          maxBufferBytes: int(env, 'MAX_BUFFER_BYTES', 1024 * 1024, 1024, 1024 * 1024 * 1024),
-          writeDelayMs: int(env, 'WRITE_DELAY_MS', 0, 0, 1000),
-          sseHeartbeatS: int(env, 'SSE_HEARTBEAT_S', 15, 1, 3600),
-          wsHeartbeatS: int(env, 'WS_HEARTBEAT_S', 30, 0, 3600),
-          maxStreamsPerAccount: int(env, 'MAX_STREAMS_PER_ACCOUNT', 1000, 0, 1_000_000),
-          streamTokenRecheckS: int(env, 'STREAM_TOKEN_RECHECK_S', 30, 0, 86_400),
-          // From the reconnect storm measured at 10,000 subscribers (bench/storm.ts, BENCHMARKS.md): an
-          // instance here admits about 3,700 subscriptions/s with the limiter lifted, but its
-          // connected clients' requests then wait seconds; 500/s (about a seventh of that) brings
-          // 10,000 back in about 20 s once the new instance listens (N / rate), within 25 s of a
-          // kill -9 with room for the restart (21.8 s measured, against 27.7 s at 400/s that day).
-          acceptRate: int(env, 'ACCEPT_RATE', 500, 1, 1_000_000),
-          acceptBurst: int(env, 'ACCEPT_BURST', 1000, 1, 1_000_000),
-        },
+    const config: Config = {
+      port,
+      host: env.HOST || '127.0.0.1',
+      listenBacklog: int(env, 'LISTEN_BACKLOG', 4096, 1, 65535),
+      dataDir: env.DATA_DIR || './data',
+      databaseUrl,
+      demo: oneOf(env, 'DEMO', databaseUrl ? '0' : '1', ['0', '1']) === '1',
+      databaseSchema: matching(env, 'DATABASE_SCHEMA', /^[a-z_][a-z0-9_]{0,62}$/, 'a lowercase identifier'),
+      databaseQueryTimeoutMs: int(env, 'DATABASE_QUERY_TIMEOUT_MS', 10_000, 100, 600_000),
+      redisUrl,
+      redisPrefix: matching(env, 'REDIS_PREFIX', /^[A-Za-z0-9_:.-]{1,64}$/, 'up to 64 of A-Z a-z 0-9 _ : . -') ?? 'orderline:',
+      workers,
+      logLevel: oneOf(env, 'LOG_LEVEL', 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
+      production: env.NODE_ENV === 'production',
+      bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', DEFAULT_BODY_LIMIT, 1024, 16 * 1024 * 1024),
+      requestTimeoutS: int(env, 'REQUEST_TIMEOUT_S', 30, 1, 3600),
+      authCacheTtlMs: int(env, 'AUTH_CACHE_TTL_MS', 5000, 0, 3_600_000),
+      sqliteSynchronous: oneOf(env, 'SQLITE_SYNCHRONOUS', 'normal', ['normal', 'full'] as const),
+      corsOrigins: corsOrigins(env),
+      graphql: {
+        maxDepth: int(env, 'GRAPHQL_MAX_DEPTH', 4, 1, 100),
+        maxCost,
+        showCost: oneOf(env, 'GRAPHQL_SHOW_COST', '0', ['0', '1']) === '1',
+        persisted: oneOf(env, 'GRAPHQL_PERSISTED', 'apq', ['apq', 'allowlist'] as const),
+        maxTokens: int(env, 'GRAPHQL_MAX_TOKENS', 2000, 100, 1_000_000),
+        apqCacheSize: int(env, 'GRAPHQL_APQ_CACHE_SIZE', 10_000, 1, 10_000_000),
+        apqTtlS: int(env, 'GRAPHQL_APQ_TTL_S', 86_400, 1, 31_536_000),
+        documentCacheSize: int(env, 'GRAPHQL_DOCUMENT_CACHE_SIZE', 1000, 0, 1_000_000),
+        costBudget,
+        costRestoreRate: int(env, 'GRAPHQL_COST_RESTORE_RATE', 100, 1, 1_000_000_000),
+      },
+      rateLimit: { rps, burst: int(env, 'RATE_LIMIT_BURST', Math.max(1, 2 * rps), 1, 1_000_000) },
+      idempotencyTtlS: int(env, 'IDEMPOTENCY_TTL_S', 86_400, 1, 31_536_000),
+      metrics: metricsConfig(env, port),
+      realtime: {
+        replayRate: int(env, 'REPLAY_RATE', 1, 1, 100_000),
+        replayWindowS: int(env, 'REPLAY_WINDOW_S', 300, 1, 86_400),
+        replayMaxBytes: int(env, 'REPLAY_MAX_BYTES', DEFAULT_REPLAY_MAX_BYTES, 64 * 1024, 2 ** 40),
+        maxBufferBytes: int(env, 'MAX_BUFFER_BYTES', 1024 * 1024, 1024, 1024 * 1024 * 1024),
+        writeDelayMs: int(env, 'WRITE_DELAY_MS', 0, 0, 1000),
+        sseHeartbeatS: int(env, 'SSE_HEARTBEAT_S', 15, 1, 3600),
+        wsHeartbeatS: int(env, 'WS_HEARTBEAT_S', 30, 0, 3600),
+        maxStreamsPerAccount: int(env, 'MAX_STREAMS_PER_ACCOUNT', 1000, 0, 1_000_000),
+        streamTokenRecheckS: int(env, 'STREAM_TOKEN_RECHECK_S', 30, 0, 86_400),
+        // From the reconnect storm measured at 10,000 subscribers (bench/storm.ts, BENCHMARKS.md): an
+        // instance here admits about 3,700 subscriptions/s with the limiter lifted, but its
+        // connected clients' requests then wait seconds; 500/s (about a seventh of that) brings
+        // 10,000 back in about 20 s once the new instance listens (N / rate), within 25 s of a
+        // kill -9 with room for the restart (21.8 s measured, against 27.7 s at 400/s that day).
+        acceptRate: int(env, 'ACCEPT_RATE', 500, 1, 1_000_000),
+        acceptBurst: int(env, 'ACCEPT_BURST', 1000, 1, 1_000_000),
       },
     };
+    refuseIneffective(env, config);
+    return { ok: true, config };
   } catch (err) {
     if (err instanceof ConfigError) return { ok: false, error: err.message };
     throw err;
