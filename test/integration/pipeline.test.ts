@@ -42,6 +42,10 @@ describe('the request pipeline', () => {
   it('the README shows examples/extend.ts as it is', () => {
     const readme = readFileSync(join(__dirname, '../../README.md'), 'utf8');
     expect(readme).toContain(`\`\`\`typescript\n${readFileSync(join(__dirname, '../../examples/extend.ts'), 'utf8')}\`\`\``);
+    // The line it tells you to change in src/main.ts: that file's, with `app` taken too, so pasting it compiles.
+    const line = /\nand in `src\/main\.ts`[\s\S]*?```typescript\n(const \{ app, [^\n]*)\n/.exec(readme)?.[1];
+    expect(line).toBeDefined();
+    expect(readFileSync(join(__dirname, '../../src/main.ts'), 'utf8')).toContain(line!.replace('{ app, ', '{ '));
   });
   afterAll(() => srv.close());
 
