@@ -85,9 +85,27 @@ describe('RedisBus', () => {
     expect(await raw.get(`${p}deployment`)).toBe('aaaa');
   });
 
+  it('claims the prefix again while it runs: lost with a flushed Redis, it is back before another deployment takes it; a clash then is reported', async () => {
+    const p = prefix();
+    const errors: unknown[] = [];
+    const mine = await RedisBus.open(URL, { prefix: p, deployment: 'aaaa', claimEveryMs: 20, onError: (err) => errors.push(err) });
+    open.push(mine);
+    await raw.del(`${p}deployment`);
+    const deadline = Date.now() + 5000;
+    while ((await raw.get(`${p}deployment`)) !== 'aaaa' && Date.now() < deadline) await pollEvery(20);
+    const theirs = await RedisBus.open(URL, { prefix: p, deployment: 'bbbb' }).then(
+      (bus) => (open.push(bus), bus), // closed after the test, should it open
+      (err: unknown) => err,
+    );
+    expect(theirs).toBeInstanceOf(DeploymentClashError);
+    await raw.set(`${p}deployment`, 'bbbb'); // taken meanwhile all the same: this instance hears of it
+    while (!errors.some((e) => e instanceof DeploymentClashError) && Date.now() < deadline + 5000) await pollEvery(20);
+    expect(errors.some((e) => e instanceof DeploymentClashError)).toBe(true);
+  });
+
   it("drops another deployment's news on its channels (the prefix's claim lost with a flushed Redis), and takes its own and untagged", async () => {
     const p = prefix();
-    const mine = await RedisBus.open(URL, { prefix: p, deployment: 'aaaa' });
+    const mine = await RedisBus.open(URL, { prefix: p, deployment: 'aaaa', claimEveryMs: 2 ** 31 - 1 }); // no claim again during the test
     open.push(mine);
     const heard = listener(mine);
     await mine.watch(1);

@@ -31,6 +31,13 @@ export interface RedisBusOptions {
    * prefix (the default one, say) never deliver each other's orders. Absent (tests): no claim.
    */
   deployment?: string;
+  /**
+   * How often the claim is made again while the bus runs (default 10 s; also at each
+   * reconnection): a Redis that lost its data (restarted without persistence, FLUSHALL, a
+   * failover to an empty replica) would otherwise leave the prefix to the next deployment
+   * that starts on it, and refuse this one's next instance.
+   */
+  claimEveryMs?: number;
   onError?: (err: unknown) => void;
   /** Each time the hubs are told to catch up (for metrics). */
   onCatchUp?: () => void;
@@ -131,6 +138,8 @@ export class RedisBus implements Bus {
   private readonly control: string;
   private handlers: BusHandlers | undefined;
   private closed = false;
+  /** Makes the prefix's claim again (see `RedisBusOptions.claimEveryMs`). */
+  private claimTimer: NodeJS.Timeout | undefined;
 
   /** Both connections ready (see `connectRedis`); `start` subscribes to the control channel. */
   constructor(
@@ -147,7 +156,21 @@ export class RedisBus implements Bus {
         .then(() => this.catchUp())
         .catch((err) => this.opts.onError?.(err));
     });
-    pub.on('ready', () => this.send(this.control, { from: this.id, catchUp: true }));
+    pub.on('ready', () => {
+      this.send(this.control, { from: this.id, catchUp: true });
+      this.claimAgain();
+    });
+    if (opts.deployment !== undefined) {
+      this.claimTimer = setInterval(() => this.claimAgain(), opts.claimEveryMs ?? 10_000);
+      this.claimTimer.unref();
+    }
+  }
+
+  /** The prefix's claim while running: a clash found now is reported (this instance's messages are tagged and others' dropped meanwhile). */
+  private claimAgain(): void {
+    const deployment = this.opts.deployment;
+    if (deployment === undefined || this.closed || this.pub.status !== 'ready') return;
+    claimPrefix(this.pub, this.opts.prefix, deployment).catch((err: unknown) => this.opts.onError?.(err));
   }
 
   static async open(url: string, opts: RedisBusOptions): Promise<RedisBus> {
@@ -246,6 +269,7 @@ export class RedisBus implements Bus {
     if (this.closed) return;
     this.closed = true;
     this.handlers = undefined;
+    clearInterval(this.claimTimer);
     await Promise.all([this.sub, this.pub].map((r) => r.quit().catch(() => r.disconnect())));
   }
 }
