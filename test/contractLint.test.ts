@@ -58,3 +58,21 @@ describe('contracts under Redocly CLI recommended rules', () => {
     }
   });
 });
+
+describe('the contract declares what every answer of a kind carries', () => {
+  it('every 401 declares its WWW-Authenticate challenge (RFC 9110 11.6.1), HEAD included', () => {
+    type Response = { $ref?: string; headers?: Record<string, unknown> };
+    const doc = YAML.parse(readFileSync(join(root, 'contracts/openapi.yaml'), 'utf8')) as {
+      paths: Record<string, Record<string, { responses?: Record<string, Response> }>>;
+      components: { responses: Record<string, Response> };
+    };
+    const resolve = (r: Response): Response => (r.$ref ? doc.components.responses[r.$ref.replace('#/components/responses/', '')] : r);
+    const missing: string[] = [];
+    for (const [path, item] of Object.entries(doc.paths))
+      for (const [method, op] of Object.entries(item)) {
+        const r401 = op.responses?.['401'];
+        if (r401 && !resolve(r401).headers?.['WWW-Authenticate']) missing.push(`${method.toUpperCase()} ${path}`);
+      }
+    expect(missing).toEqual([]);
+  });
+});

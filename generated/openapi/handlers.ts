@@ -393,7 +393,7 @@ export type HeadOrderResponse =
   | { status: 200; headers: { "Api-Version": string; "Cache-Control": string; "Deprecation"?: string; "ETag": string; "Link"?: string; "Sunset"?: string; "Vary": string } & ResponseHeaders; contentType?: undefined; body?: undefined }
   | { status: 304; headers: { "Cache-Control": string; "ETag": string; "Vary": string } & ResponseHeaders; contentType?: undefined; body?: undefined }
   | { status: 400; headers?: ResponseHeaders; contentType?: undefined; body?: undefined }
-  | { status: 401; headers?: ResponseHeaders; contentType?: undefined; body?: undefined }
+  | { status: 401; headers?: { "WWW-Authenticate"?: string } & ResponseHeaders; contentType?: undefined; body?: undefined }
   | { status: 404; headers?: ResponseHeaders; contentType?: undefined; body?: undefined }
   | { status: 406; headers?: ResponseHeaders; contentType?: undefined; body?: undefined }
   | { status: 412; headers?: ResponseHeaders; contentType?: undefined; body?: undefined }
@@ -413,7 +413,7 @@ export type HeadOrderV1Response =
   | { status: 200; headers: { "Api-Version": string; "Cache-Control": string; "Deprecation"?: string; "ETag": string; "Link"?: string; "Sunset"?: string; "Vary": string } & ResponseHeaders; contentType?: undefined; body?: undefined }
   | { status: 304; headers: { "Cache-Control": string; "ETag": string; "Vary": string } & ResponseHeaders; contentType?: undefined; body?: undefined }
   | { status: 400; headers?: ResponseHeaders; contentType?: undefined; body?: undefined }
-  | { status: 401; headers?: ResponseHeaders; contentType?: undefined; body?: undefined }
+  | { status: 401; headers?: { "WWW-Authenticate"?: string } & ResponseHeaders; contentType?: undefined; body?: undefined }
   | { status: 404; headers?: ResponseHeaders; contentType?: undefined; body?: undefined }
   | { status: 406; headers?: ResponseHeaders; contentType?: undefined; body?: undefined }
   | { status: 412; headers?: ResponseHeaders; contentType?: undefined; body?: undefined }
@@ -433,7 +433,7 @@ export type HeadOrderV2Response =
   | { status: 200; headers: { "Api-Version": string; "Cache-Control": string; "ETag": string; "Vary": string } & ResponseHeaders; contentType?: undefined; body?: undefined }
   | { status: 304; headers: { "Cache-Control": string; "ETag": string; "Vary": string } & ResponseHeaders; contentType?: undefined; body?: undefined }
   | { status: 400; headers?: ResponseHeaders; contentType?: undefined; body?: undefined }
-  | { status: 401; headers?: ResponseHeaders; contentType?: undefined; body?: undefined }
+  | { status: 401; headers?: { "WWW-Authenticate"?: string } & ResponseHeaders; contentType?: undefined; body?: undefined }
   | { status: 404; headers?: ResponseHeaders; contentType?: undefined; body?: undefined }
   | { status: 406; headers?: ResponseHeaders; contentType?: undefined; body?: undefined }
   | { status: 412; headers?: ResponseHeaders; contentType?: undefined; body?: undefined }

@@ -788,6 +788,14 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /** @description Missing or invalid bearer token, without a body; the challenge as on GET. */
+        HeadE401: {
+            headers: {
+                "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
         /** @description The status GET would give, without a body. */
         HeadError: {
             headers: {
@@ -1540,7 +1548,7 @@ export interface operations {
             };
             304: components["responses"]["NotModified"];
             400: components["responses"]["HeadError"];
-            401: components["responses"]["HeadError"];
+            401: components["responses"]["HeadE401"];
             404: components["responses"]["HeadError"];
             406: components["responses"]["HeadError"];
             412: components["responses"]["HeadError"];
@@ -2010,7 +2018,7 @@ export interface operations {
             };
             304: components["responses"]["NotModified"];
             400: components["responses"]["HeadError"];
-            401: components["responses"]["HeadError"];
+            401: components["responses"]["HeadE401"];
             404: components["responses"]["HeadError"];
             406: components["responses"]["HeadError"];
             412: components["responses"]["HeadError"];
@@ -2373,7 +2381,7 @@ export interface operations {
             };
             304: components["responses"]["NotModified"];
             400: components["responses"]["HeadError"];
-            401: components["responses"]["HeadError"];
+            401: components["responses"]["HeadE401"];
             404: components["responses"]["HeadError"];
             406: components["responses"]["HeadError"];
             412: components["responses"]["HeadError"];
