@@ -51,9 +51,12 @@ describe('If-None-Match on writes', () => {
     for (const headers of <Record<string, string>[]>[{ 'if-none-match': '*' }, { 'if-none-match': etag }, { 'if-none-match': `W/${etag}` }, { 'if-match': etag, 'if-none-match': '*' }]) {
       const [p, u, c] = await Promise.all(writes(order.id, headers));
       expect([p.status, u.status, c.status]).toEqual([412, 412, 412]);
-      await expectContract('patchOrder', p);
-      await expectContract('cancelOrder', c);
+      const bodies = [await expectContract('patchOrder', p), await u.json(), await expectContract('cancelOrder', c)] as { detail: string }[];
+      // The detail names the failed condition: If-None-Match here, not a change of the order.
+      for (const b of bodies) expect(b.detail).toMatch(/^If-None-Match names the order as it stands/);
     }
+    const stale = await s.fetch(`/orders/${order.id}`, patch({ note: 'x' }, { 'if-match': '"1-0-v2j"', 'if-none-match': '*' }));
+    expect(((await stale.json()) as { detail: string }).detail).toMatch(/^The order changed since that ETag/);
     expect((await s.store.getOrder(s.alice.account.id, order.id))!.revision).toBe(1);
   });
   it('lets a write through when If-None-Match names no current tag and If-Match matches', async () => {

@@ -122,7 +122,7 @@ function writeIntent(kind: WriteKind, version: ApiVersion, body: unknown): BodyC
   }
 }
 
-type WriteRefusal = 'precondition_required' | 'precondition_failed' | 'conflict' | 'unchanged';
+type WriteRefusal = 'precondition_required' | 'precondition_failed' | 'none_matched' | 'conflict' | 'unchanged';
 
 /** What every order request carries, whatever its family. */
 interface OrderRequest {
@@ -325,8 +325,11 @@ export function orderHandlers(deps: OrderDeps): Pick<OperationHandlers, OrderFam
       (current) => {
         // On the row the write would replace: 428 and 412 see the revision that would be replaced.
         // RFC 9110 13.2.2: If-Match, then If-None-Match (`*` or a current tag: 412).
-        const outcome = evaluate({ method: 'PUT', ifMatch, ifNoneMatch, current: { selected: etagOf(current, version, false), all: () => allTags(current) } });
-        if (outcome !== 'proceed') return { apply: false, reason: 'precondition_failed' };
+        const state = { selected: etagOf(current, version, false), all: () => allTags(current) };
+        if (evaluate({ method: 'PUT', ifMatch, ifNoneMatch, current: state }) !== 'proceed') {
+          // Which one failed, for the detail: If-Match (the order changed) or, If-Match holding, If-None-Match.
+          return { apply: false, reason: evaluate({ method: 'PUT', ifMatch, current: state }) === 'proceed' ? 'none_matched' : 'precondition_failed' };
+        }
         // A write that passed If-None-Match alone still needs If-Match (no lost updates).
         if (ifMatch === undefined) return { apply: false, reason: 'precondition_required' };
         const decision = decideWrite(current, checked.intent);
@@ -345,6 +348,8 @@ export function orderHandlers(deps: OrderDeps): Pick<OperationHandlers, OrderFam
           return fail('PRECONDITION_REQUIRED', 'Send If-Match with the ETag you last saw');
         case 'precondition_failed':
           return fail('PRECONDITION_FAILED', 'The order changed since that ETag: reload it and reapply your change');
+        case 'none_matched':
+          return fail('PRECONDITION_FAILED', 'If-None-Match names the order as it stands (* names any state): nothing was written');
         case 'conflict':
           return fail('CONFLICT', conflict);
         case 'unchanged':
