@@ -12,11 +12,16 @@ export function encodeCursor(afterId: number): string {
   return Buffer.from(`${PREFIX}${afterId}`, 'utf8').toString('base64url');
 }
 
-/** The id to continue after, or null when the cursor is not one of ours. */
+/**
+ * The id to continue after, or null when the cursor is not in the form this service writes:
+ * its exact encoding too (Buffer's decoder skips characters it does not know and takes
+ * spare bits as given, so `YzE6M1` would read as `YzE6Mw`, `c1:3`).
+ */
 export function decodeCursor(cursor: string): number | null {
   const text = Buffer.from(cursor, 'base64url').toString('utf8');
   if (!text.startsWith(PREFIX)) return null;
   const rest = text.slice(PREFIX.length);
   // 0 starts the first page; anything else is an order id.
-  return rest === '0' ? 0 : parseOrderId(rest);
+  const id = rest === '0' ? 0 : parseOrderId(rest);
+  return id !== null && encodeCursor(id) === cursor ? id : null;
 }

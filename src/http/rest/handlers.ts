@@ -367,7 +367,7 @@ export function orderHandlers(deps: OrderDeps): Pick<OperationHandlers, OrderFam
       let after = 0;
       if (req.query.page !== undefined) {
         const decoded = decodeCursor(req.query.page);
-        if (decoded === null) return fail('BAD_CURSOR', 'The page cursor is not one this service issued; follow _links.next');
+        if (decoded === null) return fail('BAD_CURSOR', 'The page cursor is not in the form this service writes; follow _links.next');
         after = decoded;
       }
       const base = baseOf(req.pathVersion);
