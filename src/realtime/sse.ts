@@ -253,7 +253,7 @@ async function admit(deps: SseDeps, r: StreamRequest): Promise<Admitted | Refusa
   const orderId = parseOrderId(r.id);
   // One URL per resource, as on REST (`/orders/01` is 400 there): an id not in canonical form names no order.
   if (orderId === null) {
-    return refusal('VALIDATION_FAILED', 'Invalid path parameter', undefined, {
+    return refusal('VALIDATION_FAILED', 'Invalid path parameter orderId', undefined, {
       errors: [{ pointer: 'path:orderId', rule: 'integer', message: 'must be a positive integer in canonical decimal form (no sign, no leading zero)' }],
     });
   }

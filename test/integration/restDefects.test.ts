@@ -241,3 +241,19 @@ describe('preconditions on a create (the collection has representations but no e
     );
   });
 });
+
+describe('a refused parameter is named in the detail, as in errors[].pointer', () => {
+  it.each([
+    ['/orders/abc', 'path', 'orderId'],
+    ['/orders/01', 'path', 'orderId'],
+    ['/orders?limit=abc', 'query', 'limit'],
+    ['/orders?limit=1&limit=2', 'query', 'limit'],
+    ['/orders?limit=0', 'query', 'limit'],
+  ])('%s', async (url, where, name) => {
+    const res = await s.fetch(url);
+    expect(res.status).toBe(400);
+    const body = (await res.json()) as { detail: string; errors: { pointer: string }[] };
+    expect(body.detail).toBe(`Invalid ${where} parameter ${name}`);
+    expect(body.errors.map((e) => e.pointer)).toContain(`${where}:${name}`);
+  });
+});

@@ -101,7 +101,7 @@ const decode = (s: string): string => {
 };
 
 function integerRefusal(where: string, name: string): Refusal {
-  return refusal('VALIDATION_FAILED', `Invalid ${where} parameter`, undefined, {
+  return refusal('VALIDATION_FAILED', `Invalid ${where} parameter ${name}`, undefined, {
     errors: [{ pointer: `${where}:${name}`, rule: 'integer', message: 'must be an integer in canonical decimal form (no sign +, no leading zero), from -(2^53-1) to 2^53-1' }],
   });
 }
