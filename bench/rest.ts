@@ -322,6 +322,22 @@ async function measureStore(store: StoreKind): Promise<string> {
       sides: alternate(sides.map((s) => ({ name: s.name, load: { url: `${s.url}/orders?limit=5`, headers: s.auth } }))),
     });
 
+    // The read again, each request for the next of 100 orders in turn: the connections ask for
+    // different orders at once, as clients do, where GET /orders/1 has all of them read one.
+    console.error('get200-many:');
+    const many: Side[] = [];
+    for (const s of sides) {
+      const p = await probe(`${s.url}/orders?limit=100`, s.auth);
+      expect(s.name, 'GET /orders?limit=100', p, 200);
+      const ids = (JSON.parse(p.body) as { orders: { id: number }[] }).orders.map((o) => o.id);
+      if (ids.length !== 100) throw new Error(`${s.name}: GET /orders?limit=100 answered ${ids.length} orders, not 100`);
+      for (const id of [ids[0], ids[99]]) expect(s.name, `GET /orders/${id}`, await probe(`${s.url}/orders/${id}`, s.auth), 200, 'ETag');
+      const script = join(dir, `many-${s.name}.lua`);
+      writeFileSync(script, [`local ids = {${ids.join(',')}}`, 'local i = 0', 'request = function()', '  i = i % #ids + 1', '  return wrk.format(nil, "/orders/" .. ids[i])', 'end', ''].join('\n'));
+      many.push({ name: s.name, load: { url: `${s.url}/orders/${ids[0]}`, headers: s.auth, script } });
+    }
+    rows.push({ scenario: 'rest-get200-many', request: 'GET /orders/{id} over 100 orders in turn (each connection a different order at a time)', sides: alternate(many) });
+
     console.error('patch:');
     for (const s of sides) {
       const headers = { ...s.auth, 'Content-Type': 'application/merge-patch+json' };

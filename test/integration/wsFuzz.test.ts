@@ -448,14 +448,14 @@ describe('sse fuzz: the stream request', () => {
           }
           await reader.cancel();
         } else text = await res.text();
-        // The header first; else one `access_token` (a repeated one is no token: the service's one bearer rule).
+        // The header, or one `access_token` (RFC 6750 3.1: both, or a repeated one, is 400 invalid_request).
         const tokens = q.getAll('access_token');
         const authed = token === 'header' || token === 'both' || (tokens.length === 1 && tokens[0] === s.alice.token);
         const leOk = lastEventId === undefined || (/^(0|[1-9][0-9]*)$/.test(lastEventId.trim()) && Number.isSafeInteger(Number(lastEventId.trim())));
         const acceptOk = accept === undefined || !/application\/json|text\/event-stream;q=0/.test(accept);
         // The channel lists the refusals "checked in that order": 401, 400 (an id not in canonical form), 404, 406, 400 (Last-Event-ID), then 503 (the limiter).
         // The header and access_token both (RFC 6750 3.1: more than one way): 400 before the token is judged.
-        const twoWays = (token === 'header' || token === 'both') && tokens.length > 0;
+        const twoWays = ((token === 'header' || token === 'both') && tokens.length > 0) || tokens.length > 1;
         const want = twoWays ? 400 : !authed ? 401 : which === 'not an id' ? 400 : which !== 'own' ? 404 : !acceptOk ? 406 : !leOk ? 400 : 200;
         const req: SentRequest = { method: 'GET', path, headers, intent: `stream ${which}, token ${token}, Last-Event-ID ${String(lastEventId)}, Accept ${String(accept)}${extra ? `, ${extra.join('=')}` : ''}` };
         const received = asReceived(res.status, text, Object.fromEntries(res.headers.entries()));
