@@ -38,6 +38,18 @@ describe('EtagCache', () => {
     expect(cache.hits).toBe(0);
   });
 
+  it("answers its own revalidation from the entry it sent, when a proxy weakened the 304's tag: never a bare 304", async () => {
+    const weakening: typeof fetch = async (input, init) => {
+      const req = new Request(input, init);
+      if (req.headers.get('if-none-match') === '"a"') return new Response(null, { status: 304, headers: { etag: 'W/"a"' } });
+      return new Response('{"x":1}', { status: 200, headers: { etag: '"a"', 'content-type': 'application/json' } });
+    };
+    const { api } = createOrderlineClient({ baseUrl: 'http://x.test', fetch: weakening });
+    await api.GET('/v2/orders/{orderId}', { params: { path: { orderId: 1 } } });
+    const again = await api.GET('/v2/orders/{orderId}', { params: { path: { orderId: 1 } } });
+    expect([again.response.status, again.data]).toEqual([200, { x: 1 }]);
+  });
+
   it("updates the cached response's header fields with the 304's", async () => {
     let n = 0;
     const server: typeof fetch = async (input, init) => {

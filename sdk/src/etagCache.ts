@@ -99,13 +99,12 @@ export class EtagCache {
           return undefined;
         }
         if (response.status === 304) {
-          // Only a revalidation this cache sent is answered from it. A 304 to the caller's own
-          // If-None-Match is the caller's: it names a representation the caller holds, which may
-          // be newer than this cache's (RFC 9111 4.3.4: a 304 freshens only the response its
-          // validator selects). Nor is one whose ETag is not the tag sent.
+          // Only a revalidation this cache sent is answered from it, with the entry it sent the tag
+          // of (RFC 9111 4.3.4: a 304 freshens the response its validator selects; the server
+          // compared weakly, and a proxy may have weakened the tag it sends back). A 304 to the
+          // caller's own If-None-Match is the caller's: it names a representation the caller
+          // holds, which may be newer than this cache's.
           if (!sentFor) return undefined;
-          const tag = response.headers.get('etag');
-          if (tag !== null && tag !== sentFor.etag) return undefined;
           const fresh = { ...sentFor, headers: updated(sentFor.headers, response.headers) };
           // The tag sent names the entry it was sent for; the one now held may be newer (a 200 raced this revalidation).
           const held = this.entries.get(key);

@@ -160,17 +160,31 @@ export class RedisBus implements Bus {
       this.send(this.control, { from: this.id, catchUp: true });
       this.claimAgain();
     });
-    if (opts.deployment !== undefined) {
-      this.claimTimer = setInterval(() => this.claimAgain(), opts.claimEveryMs ?? 10_000);
-      this.claimTimer.unref();
-    }
   }
 
-  /** The prefix's claim while running: a clash found now is reported (this instance's messages are tagged and others' dropped meanwhile). */
+  /** Claims the prefix again every `claimEveryMs` from now (once the bus has opened: a failed open leaves no timer). */
+  private keepClaiming(): void {
+    if (this.opts.deployment === undefined) return;
+    this.claimTimer = setInterval(() => this.claimAgain(), this.opts.claimEveryMs ?? 10_000);
+    this.claimTimer.unref();
+  }
+
+  /** Whether the last claim found another deployment holding the prefix (reported once, until it is ours again). */
+  private clashing = false;
+
+  /** The prefix's claim while running: a clash found now is reported once (this instance's messages are tagged and others' dropped meanwhile). */
   private claimAgain(): void {
     const deployment = this.opts.deployment;
     if (deployment === undefined || this.closed || this.pub.status !== 'ready') return;
-    claimPrefix(this.pub, this.opts.prefix, deployment).catch((err: unknown) => this.opts.onError?.(err));
+    claimPrefix(this.pub, this.opts.prefix, deployment).then(
+      () => (this.clashing = false),
+      (err: unknown) => {
+        if (this.closed) return; // a claim cut by close(): nothing to report
+        const clash = err instanceof DeploymentClashError;
+        if (!clash || !this.clashing) this.opts.onError?.(err);
+        this.clashing = clash;
+      },
+    );
   }
 
   static async open(url: string, opts: RedisBusOptions): Promise<RedisBus> {
@@ -183,6 +197,7 @@ export class RedisBus implements Bus {
     try {
       if (opts.deployment !== undefined) await claimPrefix(pub, opts.prefix, opts.deployment);
       await sub.subscribe(bus.control);
+      bus.keepClaiming();
     } catch (err) {
       // Both connections go with the failed open: a cluster worker tries again (startup.ts), and would leak two per attempt.
       pub.disconnect();

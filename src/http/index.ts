@@ -8,7 +8,7 @@ export { AuthCache } from './authCache';
 export { answerExpectations, DEFAULT_BODY_LIMIT, MAX_JSON_DEPTH, parseClientJson, readRequestText } from './body';
 export { parseCorsOrigins } from './cors';
 export { Drain, DRAIN_GRACE_MS, SHUTDOWN_RETRY_AFTER_S, shuttingDown } from './drain';
-export { Finalizer, requestIdFor, requestIdOf, type Exchange } from './finalize';
+export { Finalizer, requestIdFor, requestIdOf, splitTarget, type Exchange } from './finalize';
 export { koaShell } from './koaShell';
 export { HttpTimer, Metrics } from './metrics';
 export { instanceScrape, lendRegistryToPrimary } from './clusterMetrics';

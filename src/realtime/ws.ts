@@ -19,7 +19,7 @@ import { parse as parseQuery } from 'node:querystring';
 import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer, type RawData } from 'ws';
 import type { Account, Store } from '../store';
-import { framingRefusal, streamToken, isRefusal, missingToken, parseClientJson, refusal, refusalOf, requestIdOf, writeRefusal, type RawAnswerLog, shuttingDown, type Refusal } from '../http';
+import { framingRefusal, streamToken, isRefusal, missingToken, parseClientJson, refusal, refusalOf, requestIdOf, splitTarget, writeRefusal, type RawAnswerLog, shuttingDown, type Refusal } from '../http';
 import { StoreUnavailableError } from '../store';
 import { parseOrderId } from '../orders';
 import type { ErrorMessage, ServerMessage } from '../../generated/asyncapi/messages';
@@ -286,12 +286,12 @@ export class WsEndpoint {
     this.deps.logAnswer?.(req, r.problem.status, id);
   }
 
-  /** An accepted handshake: its 101 with the request id, then its log line and metric (by the endpoint's path), then the connection. */
+  /** An accepted handshake: its 101 with the request id, then its log line and metric (route `ws:<path>`, apart from the HTTP routes of that path), then the connection. */
   private accept(wss: WebSocketServer, route: string, req: IncomingMessage, socket: Duplex, head: Buffer, open: (ws: WebSocket) => void): void {
     const id = requestIdOf(req);
     this.acceptedIds.set(req, id);
     wss.handleUpgrade(req, socket, head, (ws) => {
-      this.deps.logAnswer?.(req, 101, id, route);
+      this.deps.logAnswer?.(req, 101, id, `ws:${route}`);
       open(ws);
     });
   }
@@ -346,19 +346,21 @@ export class WsEndpoint {
 
   private async upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
     // An absolute-form target node passed on (`http://x:99999/orders`) that is no URL: the client's error.
-    // An origin-form one is a path whatever it starts with (`//orders` is no authority).
+    // An origin-form one is a path whatever it starts with (`//orders` is no authority), and its
+    // path is matched as sent, as the pipeline matches it (`/x/../orders` is no endpoint).
     const target = req.url ?? '/';
     const href = target.startsWith('/') ? `http://localhost${target}` : target;
     const url = URL.canParse(href) ? new URL(href) : undefined;
     if (!url) return this.refuse(req, socket, refusal('BAD_REQUEST', 'The request target is not a valid URL'));
-    const mounted = this.mounted.get(url.pathname);
-    if (url.pathname !== WS_PATH && !mounted) return this.refuse(req, socket, refusal('NOT_FOUND', `No WebSocket endpoint at ${url.pathname}`));
+    const path = target.startsWith('/') ? splitTarget(target)[0] : url.pathname;
+    const mounted = this.mounted.get(path);
+    if (path !== WS_PATH && !mounted) return this.refuse(req, socket, refusal('NOT_FOUND', `No WebSocket endpoint at ${path}`));
     const badHandshake = handshakeRefusal(req);
     if (badHandshake) return this.refuse(req, socket, badHandshake);
     // The service's one bearer rule for streams (http/auth.ts): the header, else one `access_token` (both, or a repeated one: 400, as on SSE).
     const token = streamToken(req.headers.authorization, parseQuery(url.search.slice(1)).access_token);
     if (token !== undefined && typeof token !== 'string') return this.refuse(req, socket, token);
-    if (mounted) return this.upgradeMounted(mounted, url.pathname, token, req, socket, head);
+    if (mounted) return this.upgradeMounted(mounted, path, token, req, socket, head);
     if (token === undefined) return this.refuse(req, socket, missingToken());
     const account = await this.deps.authenticate(token);
     if (isRefusal(account)) return this.refuse(req, socket, account);

@@ -223,7 +223,7 @@ describe('a request node:http cannot parse', () => {
     expect(count(await text(), 'GET', 'unmatched', 401)).toBe(count(before, 'GET', 'unmatched', 401) + 1);
   });
 
-  it('an accepted WebSocket handshake answers 101 with its request id, and is counted by its endpoint (/orders, /graphql)', async () => {
+  it('an accepted WebSocket handshake answers 101 with its request id, and is counted apart (route ws:/orders, ws:/graphql)', async () => {
     const count = async (route: string) =>
       Number(new RegExp(`orderline_http_request_duration_seconds_count\\{method="GET",route="${route.replace('/', '\\/')}",status="101"\\} (\\d+)`).exec(await s.metrics.registry.metrics())?.[1] ?? 0);
     const t = await s.tokenFor('demo');
@@ -231,7 +231,7 @@ describe('a request node:http cannot parse', () => {
       ['/orders', undefined],
       ['/graphql', 'graphql-transport-ws'],
     ] as const) {
-      const before = await count(path);
+      const before = await count(`ws:${path}`);
       for (const sent of ['ws-trace-1', undefined]) {
         const ws = new WebSocket(`${s.url.replace('http', 'ws')}${path}?access_token=${t}`, protocol, { headers: sent ? { 'x-request-id': sent } : {} });
         const id = await new Promise<string | undefined>((resolve, reject) => {
@@ -242,7 +242,7 @@ describe('a request node:http cannot parse', () => {
         if (sent) expect(id).toBe(sent);
         else expect(id).toMatch(/^[0-9a-f-]{36}$/);
       }
-      expect(await count(path)).toBe(before + 2);
+      expect(await count(`ws:${path}`)).toBe(before + 2);
     }
   });
 

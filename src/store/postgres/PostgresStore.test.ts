@@ -187,6 +187,15 @@ describe('PostgresStore specifics', () => {
     await s.close();
   });
 
+  it('answers the revision reads asked for before close, then closes', async () => {
+    const s = await migrated();
+    const a = await s.ensureAccount('a');
+    const { order } = await s.createOrder(a.id, fields);
+    const asked = [s.orderRevision(a.id, order.id), s.orderRevision(a.id, order.id + 1000), s.orderRevision(Number.MAX_SAFE_INTEGER + 2, order.id)];
+    await s.close();
+    expect(await Promise.all(asked)).toEqual([1, null, null]);
+  });
+
   it("fails every revision read of a turn's statement when the server cannot be reached", async () => {
     const s = new PostgresStore('postgres://postgres@127.0.0.1:1/none', { connectionTimeoutMillis: 1000 });
     const settled = await Promise.allSettled([1, 2, 3].map((id) => s.orderRevision(1, id)));

@@ -139,6 +139,8 @@ export class PostgresStore extends GraphReads<OrderRow> implements StoreLifecycl
   queryCount = 0;
   /** Revision reads waiting for this turn's statement (see `orderRevision`). */
   private pendingRevisions: PendingRevision[] = [];
+  /** Revision statements in flight (`close` waits for them). */
+  private readonly revisionReads = new Set<Promise<void>>();
 
   /** @param url a `postgres://` connection string. Connects lazily: use `openPostgresStore` to check it answers first. */
   constructor(url: string, options: PostgresStoreOptions = {}) {
@@ -300,6 +302,9 @@ export class PostgresStore extends GraphReads<OrderRow> implements StoreLifecycl
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    // Reads already asked for are answered first, as SqliteStore's are.
+    this.flushRevisions();
+    await Promise.allSettled([...this.revisionReads]);
     await this.pool.end();
   }
 
@@ -407,12 +412,13 @@ export class PostgresStore extends GraphReads<OrderRow> implements StoreLifecycl
    * statement (`orderRevisions`, one index lookup per distinct order), sent at
    * `setImmediate`, as SqliteStore's reads share a transaction: under load the requests a
    * turn received cost one round trip and one statement's overhead on the server, instead
-   * of one each (the order read on PostgreSQL, BENCHMARKS.md "REST against peers"). A lone
+   * of one each (the order read on PostgreSQL, BENCHMARKS.md "REST against hand-written peers"). A lone
    * read runs the single-row statement. Freshness is unchanged: the statement's snapshot is
    * taken after every request that asked was received. A failure fails every read of it.
    */
   orderRevision(accountId: number, orderId: number): Promise<number | null> {
-    if (!isId(orderId)) return Promise.resolve(null);
+    // An id no row can have is answered here: in the statement it would fail the turn's other reads.
+    if (!isId(orderId) || !isId(accountId)) return Promise.resolve(null);
     return new Promise((resolve, reject) => {
       if (this.pendingRevisions.push({ key: `${orderId}:${accountId}`, accountId, orderId, resolve, reject }) === 1) setImmediate(this.flushRevisions);
     });
@@ -421,7 +427,11 @@ export class PostgresStore extends GraphReads<OrderRow> implements StoreLifecycl
   private readonly flushRevisions = (): void => {
     const asked = this.pendingRevisions;
     this.pendingRevisions = [];
-    for (let i = 0; i < asked.length; i += REVISIONS_PER_STATEMENT) void this.readRevisions(asked.slice(i, i + REVISIONS_PER_STATEMENT));
+    for (let i = 0; i < asked.length; i += REVISIONS_PER_STATEMENT) {
+      const reading = this.readRevisions(asked.slice(i, i + REVISIONS_PER_STATEMENT));
+      this.revisionReads.add(reading);
+      void reading.finally(() => this.revisionReads.delete(reading));
+    }
   };
 
   private async readRevisions(asked: PendingRevision[]): Promise<void> {
