@@ -36,6 +36,22 @@ async function rawExchange(bytes: string): Promise<{ head: string; body: string 
 
 const host = () => `Host: ${new URL(s.url).host}`;
 
+/** The head of the answer to a stream request sent as `bytes` on a fresh connection (the stream itself is not read: the connection is cut). */
+function streamHead(bytes: string): Promise<string> {
+  const { port } = new URL(s.url);
+  return new Promise((resolve) => {
+    const sock = connect(Number(port), '127.0.0.1', () => sock.write(bytes));
+    let got = '';
+    sock.on('data', (d: Buffer) => {
+      got += d.toString('latin1');
+      if (got.includes('\r\n\r\n')) {
+        sock.destroy();
+        resolve(got.slice(0, got.indexOf('\r\n\r\n')));
+      }
+    });
+  });
+}
+
 /** Every response on a connection's bytes, in order (each with a Content-Length, as every answer here has); `heads`: the answers to HEAD requests, by position. */
 function responses(all: string, heads: number[] = []): { status: number; head: string; body: string }[] {
   const out: { status: number; head: string; body: string }[] = [];
@@ -469,18 +485,7 @@ describe('framing edge cases', () => {
     const all = await exchangeAll(`HEAD ${stream} HTTP/1.1\r\n${host()}\r\nAccept: text/event-stream\r\nAuthorization: Bearer ${t}\r\nConnection: close\r\n\r\nGET /healthz HTTP/1.1\r\n${host()}\r\n\r\n`, [0]);
     expect(all.map((r) => r.status)).toEqual([200]);
     expect(all[0].head).toMatch(/\r\nConnection: close/i);
-    const { port } = new URL(s.url);
-    const head = await new Promise<string>((resolve) => {
-      const sock = connect(Number(port), '127.0.0.1', () => sock.write(`GET ${stream} HTTP/1.1\r\n${host()}\r\nAccept: text/event-stream\r\nAuthorization: Bearer ${t}\r\nConnection: keep-alive, close\r\n\r\n`));
-      let got = '';
-      sock.on('data', (d: Buffer) => {
-        got += d.toString('latin1');
-        if (got.includes('\r\n\r\n')) {
-          sock.destroy();
-          resolve(got.slice(0, got.indexOf('\r\n\r\n')));
-        }
-      });
-    });
+    const head = await streamHead(`GET ${stream} HTTP/1.1\r\n${host()}\r\nAccept: text/event-stream\r\nAuthorization: Bearer ${t}\r\nConnection: keep-alive, close\r\n\r\n`);
     expect(head).toMatch(/^HTTP\/1\.1 200 /);
     expect(head).toMatch(/\r\nConnection: close/i);
     expect(head).not.toMatch(/keep-alive/i);
@@ -499,18 +504,7 @@ describe('framing edge cases', () => {
     // An HTTP/1.0 event stream ends with its connection: it does not promise keep-alive.
     const created = await s.fetch('/orders', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
     const { id } = (await created.json()) as { id: number };
-    const { port } = new URL(s.url);
-    const head = await new Promise<string>((resolve) => {
-      const sock = connect(Number(port), '127.0.0.1', () => sock.write(`GET /api/orders/${id}/stream HTTP/1.0\r\nAccept: text/event-stream\r\nAuthorization: Bearer ${t}\r\n\r\n`));
-      let got = '';
-      sock.on('data', (d: Buffer) => {
-        got += d.toString('latin1');
-        if (got.includes('\r\n\r\n')) {
-          sock.destroy();
-          resolve(got.slice(0, got.indexOf('\r\n\r\n')));
-        }
-      });
-    });
+    const head = await streamHead(`GET /api/orders/${id}/stream HTTP/1.0\r\nAccept: text/event-stream\r\nAuthorization: Bearer ${t}\r\n\r\n`);
     expect(head).toMatch(/^HTTP\/1\.1 200 /);
     expect(head).toMatch(/\r\nConnection: close/i);
     expect(head).not.toMatch(/keep-alive/i);
