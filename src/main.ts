@@ -48,13 +48,8 @@ async function serve(config: Config): Promise<void> {
   // port in use must not spend the one token a first start prints. Until then no request can
   // carry it. A cluster's primary prepared the demo before forking.
   const demo = worker ? { seeded: false, token: null } : await prepareDemo(config, store);
-  logger.info({ url, metricsUrl, seeded: demo.seeded, bus: shared.bus.kind }, 'listening');
-  if (metricsUrl) process.stdout.write(banner(url, metricsUrl, demo.token));
-  // Deprecated-field reads per account reach the store in batches, never one write per request.
-  startFieldReadFlusher(fieldReads, { everyMs: config.metrics.flushIntervalS * 1000, onError: (err) => logger.warn({ err }, 'field read counts not stored yet') });
-  // Expired Idempotency-Keys are deleted in the background (a claim never reads one as live anyway).
-  startIdempotencySweeper(store, { onError: (err) => logger.warn({ err }, 'idempotency sweep failed') });
-
+  // The signal handlers before the banner and the 'listening' line: a supervisor (or `npm start`'s
+  // caller) that signals as soon as it reads them finds the drain in place, not node's default exit.
   let closing = false;
   const shutdown = (signal: string) => {
     if (closing) return;
@@ -78,6 +73,14 @@ async function serve(config: Config): Promise<void> {
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
+
+  logger.info({ url, metricsUrl, seeded: demo.seeded, bus: shared.bus.kind }, 'listening');
+  if (metricsUrl) process.stdout.write(banner(url, metricsUrl, demo.token));
+  // Deprecated-field reads per account reach the store in batches, never one write per request.
+  startFieldReadFlusher(fieldReads, { everyMs: config.metrics.flushIntervalS * 1000, onError: (err) => logger.warn({ err }, 'field read counts not stored yet') });
+  // Expired Idempotency-Keys are deleted in the background (a claim never reads one as live anyway).
+  startIdempotencySweeper(store, { onError: (err) => logger.warn({ err }, 'idempotency sweep failed') });
+
   // A worker whose primary is gone (killed) would serve on unsupervised: it drains instead.
   // node:cluster exits a worker at once when its channel to the primary closes unexpectedly
   // (lib/internal/cluster/child.js), cutting what it serves, unless `exitedAfterDisconnect` is
