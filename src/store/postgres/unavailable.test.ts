@@ -36,7 +36,7 @@ describe('which pg errors mean "PostgreSQL is unreachable"', () => {
     fc.assert(
       fc.property(fc.anything(), (v) => {
         const out = unavailableOr(v);
-        expect(out === v || out instanceof StoreUnavailableError).toBe(true);
+        expect(Object.is(out, v) || out instanceof StoreUnavailableError).toBe(true); // Object.is: NaN is kept as it is too
       }),
     );
   });
