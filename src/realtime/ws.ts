@@ -17,7 +17,7 @@
 import type { IncomingMessage } from 'node:http';
 import { parse as parseQuery } from 'node:querystring';
 import type { Duplex } from 'node:stream';
-import { WebSocket, WebSocketServer, type RawData } from 'ws';
+import { WebSocket, WebSocketServer, type RawData, type ServerOptions } from 'ws';
 import type { Account, Store } from '../store';
 import { framingRefusal, streamToken, isRefusal, missingToken, parseClientJson, refusal, refusalOf, requestIdOf, splitTarget, writeRefusal, type RawAnswerLog, shuttingDown, type Refusal } from '../http';
 import { StoreUnavailableError } from '../store';
@@ -91,19 +91,6 @@ function handshakeRefusal(req: IncomingMessage): Refusal | undefined {
   const version = req.headers['sec-websocket-version']?.trim();
   if (version !== '13' && version !== '8') return refusal('BAD_REQUEST', 'Missing or unsupported Sec-WebSocket-Version: this server speaks 13 and 8', { 'Sec-WebSocket-Version': '13, 8' });
   return undefined;
-}
-
-/**
- * ws's own refusals of what handshakeRefusal does not check (a malformed subprotocol list), as
- * problems too; and the 101 of a handshake accepted carries its request id, as every answer does.
- */
-function served(wss: WebSocketServer, refuse: (req: IncomingMessage, socket: Duplex, r: Refusal) => void, idOf: (req: IncomingMessage) => string | undefined): WebSocketServer {
-  wss.on('wsClientError', (err: Error, socket: Duplex, req: IncomingMessage) => refuse(req, socket, refusal('BAD_REQUEST', err.message)));
-  wss.on('headers', (headers: string[], req: IncomingMessage) => {
-    const id = idOf(req);
-    if (id !== undefined) headers.push(`X-Request-Id: ${id}`);
-  });
-  return wss;
 }
 
 /**
@@ -265,11 +252,7 @@ interface Connection {
 
 export class WsEndpoint {
   // /orders speaks no subprotocol: one a client offers is not echoed (RFC 6455 4.2.2; ws would pick the first).
-  private readonly wss = served(
-    new WebSocketServer({ noServer: true, perMessageDeflate: false, maxPayload: MAX_CLIENT_MESSAGE_BYTES, handleProtocols: () => false }),
-    (req, socket, r) => this.refuse(req, socket, r),
-    (req) => this.acceptedIds.get(req),
-  );
+  private readonly wss = this.server({ maxPayload: MAX_CLIENT_MESSAGE_BYTES, handleProtocols: () => false });
   /** The request id of each handshake being accepted, for its 101 (see `accept`). */
   private readonly acceptedIds = new WeakMap<IncomingMessage, string>();
   /** The WebSocket on each upgraded socket (a revoked token closes it: claim). */
@@ -279,6 +262,21 @@ export class WsEndpoint {
   private readonly mounted = new Map<string, Mounted>();
   /** Liveness of every connection, whatever its path. */
   readonly heartbeat: WsHeartbeat;
+
+  /**
+   * A ws server for one path (upgrades handed to it, no compression): ws's own refusals of what
+   * handshakeRefusal does not check (a malformed subprotocol list) are problems too, and the 101
+   * of a handshake accepted carries its request id, as every answer does.
+   */
+  private server(options: Pick<ServerOptions, 'maxPayload' | 'handleProtocols'>): WebSocketServer {
+    const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, ...options });
+    wss.on('wsClientError', (err: Error, socket: Duplex, req: IncomingMessage) => this.refuse(req, socket, refusal('BAD_REQUEST', err.message)));
+    wss.on('headers', (headers: string[], req: IncomingMessage) => {
+      const id = this.acceptedIds.get(req);
+      if (id !== undefined) headers.push(`X-Request-Id: ${id}`);
+    });
+    return wss;
+  }
 
   /** A refused handshake: the problem on the raw socket, then its log line and metric. */
   private refuse(req: IncomingMessage, socket: Duplex, r: Refusal): void {
@@ -313,11 +311,7 @@ export class WsEndpoint {
 
   /** Serves another protocol's upgrades on `path` (e.g. graphql-transport-ws on /graphql). */
   mount(path: string, protocol: WsProtocol): void {
-    const wss = served(
-      new WebSocketServer({ noServer: true, perMessageDeflate: false, maxPayload: protocol.maxPayload, handleProtocols: (offered) => protocol.selectProtocol(offered) }),
-      (req, socket, r) => this.refuse(req, socket, r),
-      (req) => this.acceptedIds.get(req),
-    );
+    const wss = this.server({ maxPayload: protocol.maxPayload, handleProtocols: (offered) => protocol.selectProtocol(offered) });
     this.mounted.set(path, { protocol, wss });
   }
 
