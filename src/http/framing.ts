@@ -14,6 +14,9 @@
  *   `meetsExpectation` first, and this answers the rest.
  * - `Transfer-Encoding` in an HTTP/1.0 request: 400 (RFC 9112 6.1 MUST: faulty framing; node
  *   would read the chunks, where an HTTP/1.0 proxy in front reads to the connection's end).
+ * - a request line whose version is not HTTP/1.x (`HTTP/2.0`, `HTTP/0.9` with headers): 505
+ *   (RFC 9110 15.6.6). node parses both and would serve them as HTTP/1.1; HTTP/2 is spoken only
+ *   after its connection preface, which node answers 400 as a malformed request.
  * - a transfer coding other than `chunked` (`gzip, chunked`): 501 (RFC 9112 6.1 SHOULD).
  *   node takes the chunks off and would hand the still-coded bytes on as the body. Unless
  *   `chunked` is not the last coding (`xchunked`, `chunked, gzip`): then the body's length
@@ -57,6 +60,7 @@ function repeatedSingleton(raw: readonly string[]): string | undefined {
 }
 
 export function framingRefusal(req: IncomingMessage): Refusal | undefined {
+  if (req.httpVersionMajor !== 1) return refusal('HTTP_VERSION_NOT_SUPPORTED', `This server speaks HTTP/1.1 and HTTP/1.0, not HTTP/${req.httpVersion}`, CLOSE);
   const h = req.headers;
   if (h.host === undefined) {
     if (req.httpVersionMajor === 1 && req.httpVersionMinor === 1) return refusal('BAD_REQUEST', 'An HTTP/1.1 request needs a Host header (RFC 9112 3.2)', CLOSE);

@@ -44,6 +44,7 @@ export const PROBLEMS = {
   SERVICE_UNAVAILABLE: [503, 'Service unavailable'],
   INTERNAL: [500, 'Internal server error'],
   NOT_IMPLEMENTED: [501, 'Not implemented'],
+  HTTP_VERSION_NOT_SUPPORTED: [505, 'HTTP version not supported'],
   /** A client error with no code of its own (a custom Koa route's `ctx.throw(410)`): the problem's `status` and `title` are the HTTP status's. */
   CLIENT_ERROR: [400, 'Client error'],
 } as const satisfies Record<string, readonly [number, string]>;
@@ -102,12 +103,13 @@ const FROM_STATUS: Record<number, ProblemCode> = {
   429: 'RATE_LIMITED',
   431: 'HEADER_FIELDS_TOO_LARGE',
   501: 'NOT_IMPLEMENTED',
+  505: 'HTTP_VERSION_NOT_SUPPORTED',
   503: 'SERVICE_UNAVAILABLE',
 };
 
 /**
  * The refusal a status stands for: its code (FROM_STATUS), else, for another 4xx, CLIENT_ERROR
- * with that status and its HTTP title; undefined for a 5xx other than 501 and 503 (a server
+ * with that status and its HTTP title; undefined for a 5xx other than 501, 503 and 505 (a server
  * error: the caller logs it and answers 500 without internals).
  */
 export function refusalForStatus(status: number, detail?: string, headers?: Record<string, string>): Refusal | undefined {

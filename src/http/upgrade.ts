@@ -189,6 +189,10 @@ export function answerClientErrors(server: Server, log: RawAnswerLog = () => und
       socket.destroy();
       return;
     }
+    // Bytes after a request that closes the connection (`Connection: close`, HTTP/1.0, or a
+    // refusal that closes it): no request to answer. They are dropped unread and the
+    // connection ends after the answers owed (RFC 9112 9.6: no further request is processed).
+    if (err.code === 'HPE_CLOSED_CONNECTION') return afterPendingResponses(socket, () => socket.end());
     const code = (err.code !== undefined && CLIENT_ERROR_STATUS[err.code]) || 'BAD_REQUEST';
     const detail = code === 'BAD_REQUEST' ? `The request is not well-formed HTTP/1.1 (${err.code ?? 'unparsable'})` : undefined;
     // The bytes node failed on, when they begin a HEAD request: its answer has no body. They

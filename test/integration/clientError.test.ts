@@ -464,6 +464,29 @@ describe('a request not sent in time (REQUEST_TIMEOUT_S)', () => {
 });
 
 describe('framing edge cases', () => {
+  it('refuses a request line of another HTTP version (2.0, 0.9 with headers) with 505 and closes: nothing stored, nothing behind it run, upgrades too (generated)', async () => {
+    const t = s.alice.token;
+    const count = async () => ((await (await s.fetch('/orders?limit=100')).json()) as { orders: unknown[] }).orders.length;
+    const before = await count();
+    const body = '{"items":[{"sku":"V2","quantity":1,"unit_price_cents":1}]}';
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom('2.0', '0.9'), fc.constantFrom('create', 'read', 'upgrade'), async (version, request) => {
+        const head =
+          request === 'create'
+            ? `POST /orders HTTP/${version}\r\n${host()}\r\nAuthorization: Bearer ${t}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`
+            : request === 'read'
+              ? `GET /orders?limit=1 HTTP/${version}\r\n${host()}\r\nAuthorization: Bearer ${t}\r\n\r\n`
+              : `GET /orders HTTP/${version}\r\n${host()}\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nAuthorization: Bearer ${t}\r\n\r\n`;
+        const all = await exchangeAll(`${head}GET /healthz HTTP/1.1\r\n${host()}\r\n\r\n`);
+        expect(all.map((r) => r.status)).toEqual([505]);
+        expect(all[0].head).toMatch(/\r\nConnection: close/i);
+        expect(JSON.parse(all[0].body)).toMatchObject({ status: 505, code: 'HTTP_VERSION_NOT_SUPPORTED', detail: expect.stringContaining(`HTTP/${version}`) });
+      }),
+      { numRuns: 6 },
+    );
+    expect(await count()).toBe(before);
+  });
+
   it('refuses an HTTP/1.0 request with Transfer-Encoding (faulty framing) with 400 and closes: nothing stored, nothing behind it run', async () => {
     const t = s.alice.token;
     const count = async () => ((await (await s.fetch('/orders?limit=100')).json()) as { orders: unknown[] }).orders.length;
