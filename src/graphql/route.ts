@@ -19,7 +19,23 @@
  */
 import type { IncomingMessage } from 'node:http';
 import type { Response } from 'graphql-http';
-import { connectionClosing, contentTag, isRefusal, NOT_RUN, notModified, readMatches, readRequestText, refusal, send, type Exchange, type Finalizer, type Refusal, type TransportRoute } from '../http';
+import {
+  connectionClosing,
+  contentTag,
+  dropRequestBody,
+  isRefusal,
+  sendsBody,
+  NOT_RUN,
+  notModified,
+  readMatches,
+  readRequestText,
+  refusal,
+  send,
+  type Exchange,
+  type Finalizer,
+  type Refusal,
+  type TransportRoute,
+} from '../http';
 import type { Account } from '../store';
 import { GRAPHQL_PATH, type GraphqlEngine } from './engine';
 
@@ -101,6 +117,10 @@ export function graphqlRoute({ engine, finalizer, authenticate, bodyLimit }: Gra
       const text = await readRequestText(req, bodyLimit);
       if (typeof text !== 'string') return write(x, await engine.refuse(text, accept, account));
       body = text;
+    } else if (sendsBody(req)) {
+      // A GET takes no body: one sent is read and dropped under the same limit before the query runs, as on REST (http/body.ts).
+      const dropped = await dropRequestBody(req, bodyLimit);
+      if (dropped) return write(x, await engine.refuse(dropped, accept, account));
     }
     // HEAD is the GET without its body (the response writer leaves it out).
     const method = req.method === 'HEAD' ? 'GET' : (req.method ?? 'GET');

@@ -1,4 +1,4 @@
-import type { IncomingMessage, Server } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { refusal, type Refusal } from './problem';
 import { meetsExpectation } from './framing';
 import { duplicateMember } from './duplicateMembers';
@@ -46,6 +46,7 @@ const UNREADABLE = 'unreadable';
 function bodyBytes(req: IncomingMessage, limit: number): Promise<Buffer | typeof TOO_LARGE | typeof UNREADABLE> {
   // Already ended or destroyed (the client left while the request was being authenticated): no event would come.
   if (!req.readable) return Promise.resolve(UNREADABLE);
+  continueIfOwed(req);
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let received = 0;
@@ -212,20 +213,47 @@ export async function readJsonBody(req: IncomingMessage, limit: number): Promise
   return parseClientJson(raw);
 }
 
+/** Requests whose `Expect: 100-continue` is not answered yet, with the response to send the 100 on. */
+const continueOwed = new WeakMap<IncomingMessage, ServerResponse>();
+
+/** Sends the 100 Continue a request waits for, once, when its body is about to be read (a reader, or a Koa route that may read it). */
+export function continueIfOwed(req: IncomingMessage): void {
+  const res = continueOwed.get(req);
+  if (res === undefined) return;
+  continueOwed.delete(req);
+  if (!res.headersSent) res.writeContinue();
+}
+
+/**
+ * Whether an answer to `req` leaves part of its body unread: a body declared (RFC 9112 6.3)
+ * whose last byte has not been parsed, because no step read it (a refusal before the body:
+ * 401, 404, 405, 415; an OPTIONS; a route that takes none) or because it is over the limit.
+ * The answer then closes the connection (respond.ts `send`, the Koa shell): the rest is not
+ * read. Otherwise node:http would read and drop it to keep the connection, at any length,
+ * and a body still trickling in would time out after its answer with a second answer, 408.
+ * A request still owed its 100 Continue has not sent its body at all: the client may never
+ * send it, and what it sends next could not be told from it. A body already received in
+ * full (the common case: it came with the head) is dropped by node and the connection kept.
+ */
+export function leavesBodyUnread(req: IncomingMessage): boolean {
+  return !req.complete && sendsBody(req);
+}
+
 /**
  * `Expect: 100-continue` (RFC 9110 10.1.1): the client sends the body only once told 100
- * Continue. node:http tells every such request to continue; here a request whose declared
- * body is over `limit` is not told so: its final answer (413 from the body reader, or any
- * refusal that comes first) is sent at once with `Connection: close`, so the client never
- * sends bytes that would be refused, and no unsent body is awaited on the connection. Any
- * other request gets its 100 and is served as usual.
+ * Continue. node:http tells every such request to continue at once; here the 100 goes out
+ * when a step starts reading the body (continueIfOwed): a request refused first (401, 404,
+ * 405, 415), or one with no body to read, gets its final answer alone, with `Connection:
+ * close` (leavesBodyUnread), so the client never sends bytes that would not be read. A
+ * request whose declared body is over `limit` is never told to continue: its final answer
+ * (413 from the body reader, or any refusal that comes first) closes the connection.
  */
 export function answerExpectations(server: Server, limit: number): void {
   server.on('checkContinue', (req: IncomingMessage, res) => {
     // An expectation beside 100-continue (`100-continue, foo`) is not met: no 100, the pipeline's 417 (framing.ts).
     if (!meetsExpectation(req.headers.expect ?? '')) res.setHeader('Connection', 'close');
     else if (Number(req.headers['content-length']) > limit) res.setHeader('Connection', 'close');
-    else res.writeContinue();
+    else if (sendsBody(req)) continueOwed.set(req, res);
     server.emit('request', req, res);
   });
   // Any other expectation: served by the pipeline, whose first step refuses it 417 as a problem (framing.ts).

@@ -59,7 +59,11 @@ export interface Exchange {
   readonly fields: string[];
   /** The route template (metric label and log field): the contract's path, or `unmatched`. */
   route: string;
+  /** Its place among the exchanges begun (one counter for the process): of two requests on one connection, the later one's is higher. */
+  readonly seq: number;
 }
+
+let begun = 0;
 
 export class Finalizer {
   readonly cors: CorsPolicy | undefined;
@@ -79,7 +83,7 @@ export class Finalizer {
     assigned.set(req, id);
     const fields = ['X-Request-Id', id];
     if (this.cors) this.cors.simple(req.headers.origin, fields);
-    return { req, res, id, started, path, search, fields, route: 'unmatched' };
+    return { req, res, id, started, path, search, fields, route: 'unmatched', seq: ++begun };
   }
 
   /** The `Vary` value of a response: the route's own, plus Origin when CORS is on (an answer then depends on it). */

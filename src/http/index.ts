@@ -5,7 +5,7 @@
  */
 export { bearerTokenOf, missingToken, resolveToken, streamToken } from './auth';
 export { AuthCache } from './authCache';
-export { answerExpectations, DEFAULT_BODY_LIMIT, MAX_JSON_DEPTH, parseClientJson, readRequestText } from './body';
+export { answerExpectations, DEFAULT_BODY_LIMIT, dropRequestBody, MAX_JSON_DEPTH, parseClientJson, readRequestText, sendsBody } from './body';
 export { parseCorsOrigins } from './cors';
 export { Drain, DRAIN_GRACE_MS, SHUTDOWN_RETRY_AFTER_S, shuttingDown } from './drain';
 export { Finalizer, requestIdFor, requestIdOf, splitTarget, type Exchange } from './finalize';

@@ -8,14 +8,15 @@
  * middleware runs (a route reading `ctx.req` itself would read it all; with
  * `Expect: 100-continue` it would wait for a body the client was never asked for), and a
  * 401 carries the service's `WWW-Authenticate` challenge unless the route set its own.
- * A chunked body's size is the route's to bound: the shell cannot count it without reading it.
+ * A chunked body's size is the route's to bound: the shell cannot count it without reading it;
+ * what the route leaves unread is not read after its answer, which closes the connection.
  */
 import type { Middleware } from 'koa';
 import type { Finalizer } from './finalize';
 import { PROBLEM_MEDIA_TYPE, refusal, refusalForStatus, refusalOf, type Refusal } from './problem';
 import { problemText } from './respond';
 import { BEARER_CHALLENGE } from './auth';
-import { tooLarge } from './body';
+import { continueIfOwed, leavesBodyUnread, tooLarge } from './body';
 
 export function koaShell(fin: Finalizer, bodyLimit: number): Middleware {
   return async function orderlineShell(ctx, next) {
@@ -36,6 +37,7 @@ export function koaShell(fin: Finalizer, bodyLimit: number): Middleware {
       } else if (Number(ctx.get('content-length')) > bodyLimit) {
         answer(tooLarge(bodyLimit));
       } else {
+        continueIfOwed(ctx.req); // a route here may read the body: the client waiting on 100 Continue is told to send it
         await next();
         // @koa/router's allowedMethods() answers OPTIONS 200 with an empty body: the service's one
         // OPTIONS rule is 204 with Allow naming OPTIONS too, as on every contract path.
@@ -64,6 +66,8 @@ export function koaShell(fin: Finalizer, bodyLimit: number): Middleware {
       if (ctx.status === 401 && !ctx.response.get('WWW-Authenticate')) ctx.set('WWW-Authenticate', BEARER_CHALLENGE);
       const vary = fin.vary(ctx.response.get('Vary') || undefined);
       if (vary !== undefined) ctx.set('Vary', vary);
+      // A body the route left unread is not read after the answer: the connection ends with it (body.ts leavesBodyUnread).
+      if (!ctx.headerSent && leavesBodyUnread(ctx.req)) ctx.set('Connection', 'close');
       x.route = typeof ctx._matchedRoute === 'string' ? ctx._matchedRoute : 'unmatched';
     }
     // After Koa has written the response: the log line and metric see its final status.

@@ -9,6 +9,7 @@ import type { AnyResponse } from '../../generated/openapi/bind';
 import type { Exchange, Finalizer } from './finalize';
 import { PROBLEM_MEDIA_TYPE, refusal, type Refusal } from './problem';
 import { serialized } from './rest/representationCache';
+import { leavesBodyUnread } from './body';
 
 /** The JSON text of a body: the representation cache's when it made this object, else serialized now. */
 export function bodyText(body: unknown): string {
@@ -29,7 +30,12 @@ export const problemText = (r: Refusal): string => JSON.stringify(r.problem);
  */
 export function send(fin: Finalizer, x: Exchange, status: number, vary: string | undefined, body: string | undefined, lengthSet = false): number {
   const fields = x.fields;
-  if (closesConnection(fields)) closingConnections.add(x.req.socket);
+  if (closesConnection(fields)) closeBehind(x);
+  else if (leavesBodyUnread(x.req)) {
+    // The rest of the body is not read: the connection ends with this answer (body.ts leavesBodyUnread).
+    fields.push('Connection', 'close');
+    closeBehind(x);
+  }
   const v = fin.vary(vary);
   if (v !== undefined) fields.push('Vary', v);
   if (body !== undefined && !lengthSet) fields.push('Content-Length', String(Buffer.byteLength(body)));
@@ -45,7 +51,14 @@ export function send(fin: Finalizer, x: Exchange, status: number, vary: string |
  * connection is neither run nor answered (pipeline.ts), since its answer could not be
  * sent, and a write that ran with no answer would be a change the client never learns of.
  */
-export const closingConnections = new WeakSet<object>();
+const closingConnections = new WeakMap<object, number>();
+
+/** Marks the exchange's connection as closing behind its answer: the requests that came after it on the connection (a higher `seq`) are not run. */
+function closeBehind(x: Exchange): void {
+  const socket = x.req.socket;
+  const from = closingConnections.get(socket);
+  if (from === undefined || x.seq < from) closingConnections.set(socket, x.seq);
+}
 
 /**
  * Whether the exchange's connection closes behind an answer already decided (see
@@ -53,7 +66,11 @@ export const closingConnections = new WeakSet<object>();
  * again right before its operation runs: its head may have been read before the refusal
  * ahead of it was decided (a body that crossed the size limit in the same read).
  */
-export const connectionClosing = (x: Pick<Exchange, 'req'>): boolean => closingConnections.has(x.req.socket);
+export function connectionClosing(x: Pick<Exchange, 'req'> & { readonly seq?: number }): boolean {
+  const from = closingConnections.get(x.req.socket);
+  // A request not yet routed came after every answer decided on its connection; a routed one, only after those of lower seq.
+  return from !== undefined && (x.seq === undefined || x.seq > from);
+}
 
 /** The answer to a request that came behind one whose answer closes the connection: never sent (node stops at the close), logged. */
 export const NOT_RUN = refusal('SERVICE_UNAVAILABLE', 'Not run: the connection closes behind the answer to the request before it');

@@ -15,7 +15,7 @@ import type { Socket } from 'node:net';
 import { parse as parseQuery } from 'node:querystring';
 import type { Account, Store } from '../store';
 import { parseOrderId } from '../orders';
-import { acceptsType, isRefusal, streamToken, missingToken, refusal, send, sendProblem, shuttingDown, type Exchange, type Finalizer, type Refusal, type TransportRoute } from '../http';
+import { acceptsType, dropRequestBody, isRefusal, sendsBody, streamToken, missingToken, refusal, send, sendProblem, shuttingDown, type Exchange, type Finalizer, type Refusal, type TransportRoute } from '../http';
 import type { AcceptLimiter } from './acceptLimiter';
 import type { AdmissionQueue } from './admission';
 import { httpChunk, resyncMessage, SEQ_TEXT, sseFrame, topicOf, type Frame } from './frames';
@@ -322,7 +322,7 @@ function writeStreamHead(x: Exchange, vary: string | undefined): void {
 }
 
 /** The stream route of the request pipeline: GET of the stream path (and HEAD: the same checks and head, no stream). */
-export function sseRoute(streams: SseStreams, finalizer: Finalizer): TransportRoute {
+export function sseRoute(streams: SseStreams, finalizer: Finalizer, bodyLimit: number): TransportRoute {
   const vary = finalizer.vary(undefined);
   return {
     route: SSE_ROUTE,
@@ -343,6 +343,9 @@ export function sseRoute(streams: SseStreams, finalizer: Finalizer): TransportRo
       });
       if (admitted === GONE) return CLIENT_CLOSED;
       if (isRefusal(admitted)) return sendProblem(finalizer, x, admitted);
+      // A GET takes no body: one sent is read and dropped under the body limit before the stream starts, as on REST (http/body.ts).
+      const dropped = sendsBody(req) ? await dropRequestBody(req, bodyLimit) : undefined;
+      if (dropped) return sendProblem(finalizer, x, dropped);
       if (req.method === 'HEAD') {
         pushStreamFields(x);
         return send(finalizer, x, 200, undefined, undefined);

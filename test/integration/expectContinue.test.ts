@@ -113,3 +113,60 @@ describe('a body sent to an operation that takes none (a cancel)', () => {
     expect(await (await s.fetch(`/orders/${id}`)).json()).toMatchObject({ status: 'cancelled' });
   });
 });
+
+describe('an answer sent before the request body was read', () => {
+  /** Writes a chunked body in 64 KiB chunks until the server closes the connection, or `cap` bytes (then the server kept reading). */
+  async function pushUntilClosed(c: Awaited<ReturnType<typeof open>>, cap: number): Promise<number> {
+    const chunk = Buffer.concat([Buffer.from('10000\r\n'), Buffer.alloc(0x10000, 97), Buffer.from('\r\n')]);
+    let sent = 0;
+    let closed = false;
+    void c.closed.then(() => (closed = true));
+    while (!closed && !c.socket.destroyed && sent < cap) {
+      sent += 0x10000;
+      if (!c.socket.write(chunk)) await new Promise<void>((r) => (c.socket.once('drain', r), c.socket.once('close', r)));
+    }
+    return sent;
+  }
+
+  const early: [string, (t: string) => string, RegExp][] = [
+    ['OPTIONS (204)', () => 'OPTIONS /orders HTTP/1.1\r\nHost: x\r\n', /^HTTP\/1\.1 204 /],
+    ['a method the path lacks (405)', (t) => `DELETE /orders/1 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${t}\r\n`, /^HTTP\/1\.1 405 /],
+    ['no token (401)', () => 'POST /orders HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n', /^HTTP\/1\.1 401 /],
+    ['a path nothing serves (Koa, 404)', () => 'POST /nowhere HTTP/1.1\r\nHost: x\r\n', /^HTTP\/1\.1 404 /],
+    ['a PATCH without Content-Type (415)', (t) => `PATCH /orders/1 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${t}\r\nIf-Match: *\r\n`, /^HTTP\/1\.1 415 /],
+    ['GET /graphql (413 over the limit)', (t) => `GET /graphql?query=%7B__typename%7D HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${t}\r\n`, /^HTTP\/1\.1 413 /],
+    ['the SSE stream (413 over the limit)', (t) => `GET /api/orders/1/stream HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\nAuthorization: Bearer ${t}\r\n`, /^HTTP\/1\.1 413 /],
+  ];
+  it.each(early)('%s: the connection closes with the answer, and the rest of an endless body is not read', async (_, request, answer) => {
+    const c = await open();
+    c.socket.write(`${request(s.alice.token)}Transfer-Encoding: chunked\r\n\r\n`);
+    const sent = await pushUntilClosed(c, 256 * 1024 * 1024);
+    const all = await c.closed;
+    expect(all).toMatch(answer);
+    expect(all).toMatch(/\r\nconnection: close\r\n/i);
+    // What the kernel's buffers take before the close is seen; the body would go on without end.
+    expect(sent).toBeLessThan(256 * 1024 * 1024);
+  });
+
+  it('a declared Content-Length over the limit on GET /graphql or the SSE stream is 413 at once, as on REST', async () => {
+    for (const target of ['/graphql?query=%7B__typename%7D', '/api/orders/1/stream']) {
+      const c = await open();
+      c.socket.write(`GET ${target} HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream, application/json\r\nAuthorization: Bearer ${s.alice.token}\r\nContent-Length: ${DEFAULT_BODY_LIMIT + 1}\r\n\r\n`);
+      const all = await c.closed;
+      expect(all).toMatch(/^HTTP\/1\.1 413 /);
+    }
+  });
+
+  it('100 Continue is sent only when the body is about to be read: never to a request refused first, or to one with no body', async () => {
+    // Refused before its body (no token): the final answer alone, and the connection closes (the body was never asked for).
+    const refused = await open();
+    refused.socket.write(head('/orders', 2, false));
+    const all = await refused.closed;
+    expect(all).toMatch(/^HTTP\/1\.1 401 /);
+    expect(all).not.toMatch(/100 Continue/);
+    // No body to send: no 100.
+    const bodiless = await open();
+    bodiless.socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n');
+    expect(await bodiless.closed).toMatch(/^HTTP\/1\.1 200 /);
+  });
+});
