@@ -25,3 +25,4 @@ export { createHttpServer } from './server';
 export { orderReads, restOperations, type OrderReads, type RestDeps, type HandlerContext, type AccountContext } from './rest';
 export { startIdempotencySweeper } from './rest/idempotency';
 export { acceptsType } from './rest/negotiate';
+export { decodePathSegment } from './rest/operations';

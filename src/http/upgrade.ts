@@ -115,6 +115,9 @@ const CLIENT_ERROR_STATUS: Readonly<Record<string, ProblemCode>> = {
   HPE_HEADER_OVERFLOW: 'HEADER_FIELDS_TOO_LARGE',
   HPE_CHUNK_EXTENSIONS_OVERFLOW: 'PAYLOAD_TOO_LARGE',
   ERR_HTTP_REQUEST_TIMEOUT: 'REQUEST_TIMEOUT',
+  // A version node's parser reads no request of (`HTTP/3.0`, `HTTP/1.2`: it knows 0.9, 1.0, 1.1 and 2.0,
+  // and those the pipeline answers itself, framing.ts). RFC 9110 2.5 would serve HTTP/1.2 as 1.1; node cannot parse it.
+  HPE_INVALID_VERSION: 'HTTP_VERSION_NOT_SUPPORTED',
 };
 
 /**

@@ -15,7 +15,23 @@ import type { Socket } from 'node:net';
 import { parse as parseQuery } from 'node:querystring';
 import type { Account, Store } from '../store';
 import { parseOrderId } from '../orders';
-import { acceptsType, dropRequestBody, isRefusal, sendsBody, streamToken, missingToken, refusal, send, sendProblem, shuttingDown, type Exchange, type Finalizer, type Refusal, type TransportRoute } from '../http';
+import {
+  acceptsType,
+  decodePathSegment,
+  dropRequestBody,
+  isRefusal,
+  sendsBody,
+  streamToken,
+  missingToken,
+  refusal,
+  send,
+  sendProblem,
+  shuttingDown,
+  type Exchange,
+  type Finalizer,
+  type Refusal,
+  type TransportRoute,
+} from '../http';
 import type { AcceptLimiter } from './acceptLimiter';
 import type { AdmissionQueue } from './admission';
 import { httpChunk, resyncMessage, SEQ_TEXT, sseFrame, topicOf, type Frame } from './frames';
@@ -334,7 +350,7 @@ export function sseRoute(streams: SseStreams, finalizer: Finalizer, bodyLimit: n
       const socket = req.socket;
       const alive = () => !socket.destroyed && socket.writable;
       const admitted = await admit(streams.deps, {
-        id: m ? m[1] : '',
+        id: m ? decodePathSegment(m[1]) : '',
         authorization: req.headers.authorization,
         accessToken: x.search === '' ? undefined : parseQuery(x.search).access_token,
         lastEventId: req.headers['last-event-id'] as string | undefined,

@@ -484,6 +484,12 @@ describe('framing edge cases', () => {
       }),
       { numRuns: 6 },
     );
+    // Versions node's parser cannot read a request of at all: 505 too.
+    for (const version of ['3.0', '1.2', '10.1']) {
+      const { head, body } = await rawExchange(`GET /healthz HTTP/${version}\r\n${host()}\r\n\r\n`);
+      expect(head).toMatch(/^HTTP\/1\.1 505 /);
+      expect(JSON.parse(body)).toMatchObject({ status: 505, code: 'HTTP_VERSION_NOT_SUPPORTED' });
+    }
     expect(await count()).toBe(before);
   });
 

@@ -195,6 +195,16 @@ describe('SSE /api/orders/{id}/stream', () => {
       { numRuns: 30 },
     );
   });
+
+  it('reads a percent-encoded id as REST does: /api/orders/%31/stream is the stream of /orders/%31, invalid encoding is 400', async () => {
+    const { id } = await createOrder(srv);
+    const encoded = [...String(id)].map((d) => `%3${d}`).join('');
+    expect((await srv.fetch(`/orders/${encoded}`, { as: 'alice' })).status).toBe(200);
+    const r = await srv.fetch(`/api/orders/${encoded}/stream`, { as: 'alice' });
+    expect(r.status).toBe(200);
+    await r.body?.cancel();
+    expect((await srv.fetch('/api/orders/%E0%A4%A/stream', { as: 'alice' })).status).toBe(400);
+  });
 });
 
 describe('WebSocket /orders', () => {

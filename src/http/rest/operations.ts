@@ -91,7 +91,8 @@ export function bindRoutes(handlers: OperationHandlers, opts: OperationOptions):
   return out;
 }
 
-const decode = (s: string): string => {
+/** A path segment percent-decoded (`%31` is `1`, RFC 3986 6.2.2.2), as every route reads its parameters; invalid encoding is left as sent, for the validator to refuse. */
+export const decodePathSegment = (s: string): string => {
   if (!s.includes('%')) return s;
   try {
     return decodeURIComponent(s);
@@ -118,7 +119,7 @@ function integerRefused(values: Record<string, unknown>, name: string): boolean 
 export function readParameters(req: IncomingMessage, op: Operation, path: Record<string, string>, search: string): RawRequest | Refusal {
   const { spec } = op;
   const params: Record<string, unknown> = {};
-  for (const name in path) params[name] = decode(path[name]);
+  for (const name in path) params[name] = decodePathSegment(path[name]);
   const query: Record<string, unknown> = spec.validate.query && search !== '' ? { ...parseQuery(search) } : {};
   const headers: Record<string, unknown> = {};
   for (const [name, wire] of op.headers) {
