@@ -110,13 +110,18 @@ export function createPipeline(deps: PipelineDeps): RequestListener {
   const fin = deps.finalizer;
   const { limiter, bodyLimit } = deps;
 
+  /** Whether the request is a CORS preflight this service allows: its fields are then set (the methods allowed: `allow`, else every method). */
+  function preflight(x: Exchange, allow?: string): boolean {
+    const fields = fin.cors?.preflight(x.req.headers.origin, x.req.headers['access-control-request-method'], allow);
+    if (!fields) return false;
+    x.fields.length = 2; // the request id stays; a preflight carries no Expose-Headers
+    x.fields.push(...fields);
+    return true;
+  }
+
   /** OPTIONS: a CORS preflight's 204, else a 204 with `Allow` (RFC 9110 9.3.7). */
   function options(x: Exchange, allow: string): number {
-    const preflight = fin.cors?.preflight(x.req.headers.origin, x.req.headers['access-control-request-method'], allow);
-    if (preflight) {
-      x.fields.length = 2; // the request id stays; a preflight carries no Expose-Headers
-      x.fields.push(...preflight);
-    }
+    preflight(x, allow);
     x.fields.push('Allow', allow);
     return send(fin, x, 204, undefined, undefined);
   }
@@ -275,6 +280,8 @@ export function createPipeline(deps: PipelineDeps): RequestListener {
     const loose = path.toLowerCase().replace(/\/+$/, '') || '/';
     if (loose !== path && (matchPath(loose) || deps.transports.some((t) => t.matches(loose)))) {
       const x = fin.begin(req, res, path, search);
+      // Its preflight passes, as every unknown path's does (koaShell.ts): the browser then shows the page the 404 itself, not a CORS failure.
+      if (req.method === 'OPTIONS' && preflight(x)) return void fin.end(x, send(fin, x, 204, undefined, undefined));
       return void fin.end(x, sendProblem(fin, x, refusal('NOT_FOUND', `No route for ${req.method ?? 'GET'} ${path}: paths match exactly`)));
     }
     deps.fallback(req, res);

@@ -63,6 +63,16 @@ describe('CORS', () => {
       expect(pre.headers.get('access-control-allow-credentials')).toBeNull();
     });
 
+    it('a preflight to a path nothing serves passes, another spelling of a contract path too, so the page reads the 404 itself', async () => {
+      for (const path of ['/nowhere', '/ORDERS/1', '/orders/', '/graphql/', '/orders/1/cancel/']) {
+        const pre = await srv.fetch(path, { method: 'OPTIONS', as: 'anonymous', headers: { origin: APP, 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization' } });
+        expect({ path, status: pre.status, origin: pre.headers.get('access-control-allow-origin') }).toEqual({ path, status: 204, origin: APP });
+        const res = await srv.fetch(path, { headers: { origin: APP } });
+        expect({ path, status: res.status, origin: res.headers.get('access-control-allow-origin') }).toEqual({ path, status: 404, origin: APP });
+        expect(split(res.headers.get('access-control-expose-headers'))).toContain('x-request-id');
+      }
+    });
+
     it('exposes ETag, Location, Retry-After, Sunset, Deprecation, Link, Api-Version on responses, errors included', async () => {
       const created = await srv.fetch('/v2/orders', { method: 'POST', headers: { origin: APP, 'content-type': 'application/json' }, body: '{}' });
       const missing = await srv.fetch('/v2/orders/999999', { headers: { origin: APP } });
