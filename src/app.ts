@@ -86,7 +86,7 @@ export function createApp(deps: AppDeps): App {
   });
   realtime.mount(
     GRAPHQL_PATH,
-    graphqlSubscriptions({ engine: graphql, store, hub: realtime.hub, authenticate: (token) => resolveToken(token, store, authCache), onError: (err) => deps.logger.error({ err }, 'graphql subscription error') }),
+    graphqlSubscriptions({ engine: graphql, store, hub: realtime.hub, authenticate: (token) => resolveToken(token, store, authCache), maxSubscriptions: config.realtime.maxSubscriptionsPerConnection, onError: (err) => deps.logger.error({ err }, 'graphql subscription error') }),
   );
   const operations = restOperations({
     store,

@@ -246,6 +246,7 @@ export function parseConfig(env: Env): ConfigResult {
         sseHeartbeatS: int(env, 'SSE_HEARTBEAT_S', 15, 1, 3600),
         wsHeartbeatS: int(env, 'WS_HEARTBEAT_S', 30, 0, 3600),
         maxStreamsPerAccount: int(env, 'MAX_STREAMS_PER_ACCOUNT', 1000, 0, 1_000_000),
+        maxSubscriptionsPerConnection: int(env, 'MAX_SUBSCRIPTIONS_PER_CONNECTION', 100, 1, 100_000),
         streamTokenRecheckS: int(env, 'STREAM_TOKEN_RECHECK_S', 30, 0, 86_400),
         // From the reconnect storm measured at 10,000 subscribers (bench/storm.ts, BENCHMARKS.md): an
         // instance here admits about 3,700 subscriptions/s with the limiter lifted, but its

@@ -6,10 +6,10 @@ export interface components {
         ErrorMessage: {
             channel: string | null;
             /**
-             * @description bad_message: not a JSON text frame, or one no JSON reader of the service takes (nested deeper than 64 levels, an unpaired surrogate escape, a member name repeated in one object: I-JSON). invalid_message: not a valid subscribe or unsubscribe. not_found: no such order (or another account's). already_subscribed, not_subscribed: the channel's subscription state. unavailable: the topic could not be loaded; subscribe again later. internal: the server failed to handle the message. Clients must accept codes added later.
+             * @description bad_message: not a JSON text frame, or one no JSON reader of the service takes (nested deeper than 64 levels, an unpaired surrogate escape, a member name repeated in one object: I-JSON). invalid_message: not a valid subscribe or unsubscribe. not_found: no such order (or another account's). already_subscribed, not_subscribed: the channel's subscription state. too_many_subscriptions: the connection holds as many subscriptions as one may (the server's MAX_SUBSCRIPTIONS_PER_CONNECTION, 100 by default): unsubscribe from one, or open another connection. unavailable: the topic could not be loaded; subscribe again later. internal: the server failed to handle the message. Clients must accept codes added later.
              * @enum {string}
              */
-            code: "bad_message" | "invalid_message" | "not_found" | "already_subscribed" | "not_subscribed" | "unavailable" | "internal";
+            code: "bad_message" | "invalid_message" | "not_found" | "already_subscribed" | "not_subscribed" | "too_many_subscriptions" | "unavailable" | "internal";
             message: string;
             seq: number | null;
             /** @constant */

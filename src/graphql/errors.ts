@@ -24,6 +24,8 @@ export const GRAPHQL_CODES = {
   NOT_FOUND: 'NOT_FOUND',
   /** A subscription's stream could not be loaded (store failure): subscribe again later. */
   UNAVAILABLE: 'UNAVAILABLE',
+  /** The connection already holds as many subscriptions as one may (MAX_SUBSCRIPTIONS_PER_CONNECTION). */
+  TOO_MANY_SUBSCRIPTIONS: 'TOO_MANY_SUBSCRIPTIONS',
   /** A GET's If-Match names no tag of the answer it would get (HTTP 412). */
   PRECONDITION_FAILED: 'PRECONDITION_FAILED',
   /** The account's cost budget cannot pay for this operation now (HTTP 429, Retry-After). */

@@ -43,6 +43,8 @@ export interface SubscriptionsDeps {
   hub: TopicHub;
   /** The service's token check (the 401 refusal for a bad one). */
   authenticate: (token: string | undefined) => Promise<Account | Refusal>;
+  /** Subscriptions one connection may hold at once (MAX_SUBSCRIPTIONS_PER_CONNECTION); one more is an `error` with TOO_MANY_SUBSCRIPTIONS. */
+  maxSubscriptions: number;
   onError?: (err: unknown) => void;
 }
 
@@ -261,6 +263,10 @@ export function graphqlSubscriptions(deps: SubscriptionsDeps): WsProtocol {
     async onSubscribe(ctx: Context<Record<string, unknown> | undefined, Extra>, id, payload) {
       const { conn, account } = ctx.extra;
       if (!account) return [new GraphQLError('Not authenticated', { extensions: { code: GRAPHQL_CODES.UNAUTHENTICATED } })];
+      // graphql-ws has entered this one already (its id maps to null until it starts).
+      if (Object.keys(ctx.subscriptions).length > deps.maxSubscriptions) {
+        return [new GraphQLError(`A connection holds at most ${deps.maxSubscriptions} subscriptions: complete one, or open another connection`, { extensions: { code: GRAPHQL_CODES.TOO_MANY_SUBSCRIPTIONS } })];
+      }
       const variables = payload.variables ?? undefined;
       const admission = await engine.admit({ query: payload.query, operationName: payload.operationName ?? undefined, variables, extensions: payload.extensions ?? undefined }, account);
       if (!admission.ok) return [...admission.errors];

@@ -23,7 +23,9 @@ export function bearerTokenOf(authorization: string | undefined, accessToken: un
  * parameter"), rather than a 401 that would call a good token missing.
  */
 export function streamToken(authorization: string | undefined, accessToken: unknown): string | undefined | Refusal {
-  if (authorization !== undefined && accessToken !== undefined) {
+  // Only a Bearer credential is a second token: `Authorization: Basic` (a browser sends it on its own to
+  // a site behind HTTP Basic auth) carries none, as it carries none on REST.
+  if (authorization !== undefined && accessToken !== undefined && BEARER_SCHEME.test(authorization)) {
     return refusal('BAD_REQUEST', 'Send the bearer token once: in Authorization or in access_token, not both (RFC 6750 3.1)', { 'WWW-Authenticate': `${BEARER_CHALLENGE}, error="invalid_request"` });
   }
   if (Array.isArray(accessToken)) return refusal('BAD_REQUEST', 'Send access_token once (RFC 6750 3.1)', { 'WWW-Authenticate': `${BEARER_CHALLENGE}, error="invalid_request"` });
@@ -39,6 +41,9 @@ export function cachedAccount(authorization: string | undefined, cache: AuthCach
   const token = bearerTokenOf(authorization, undefined);
   return token === undefined ? undefined : cache.get(token);
 }
+
+/** An Authorization field of the Bearer scheme (RFC 9110 11.1: the scheme is case-insensitive), well-formed or not. */
+const BEARER_SCHEME = /^\s*bearer(?:\s|$)/i;
 
 /** The challenge of every 401 (RFC 6750 3). */
 export const BEARER_CHALLENGE = 'Bearer realm="orderline"';

@@ -49,6 +49,8 @@ export interface RealtimeConfig {
   sseHeartbeatS: number;
   /** Concurrent streams (SSE, WebSocket) per account and process (quota.ts); 0: no cap. */
   maxStreamsPerAccount: number;
+  /** Subscriptions one WebSocket connection may hold at once (`/orders` channels, GraphQL subscriptions): each holds a subscriber and its state. */
+  maxSubscriptionsPerConnection: number;
   /** Seconds between WebSocket pings; a connection that left the last one unanswered is cut (heartbeat.ts). 0: none. */
   wsHeartbeatS: number;
   /** Seconds between checks of the tokens open streams were opened with; a revoked one's streams end (tokenRecheck.ts). 0: never. */
@@ -117,7 +119,7 @@ export function createRealtime(deps: RealtimeDeps): Realtime {
   const batcher = config.writeDelayMs > 0 ? new WriteBatcher(config.writeDelayMs) : undefined;
   const common = { store: deps.store, hub, limiter, admission, slowPeers, quota, tokens, maxBufferBytes: config.maxBufferBytes, batcher, onBackpressure: deps.onBackpressure };
   const streams = new SseStreams({ ...common, authenticate: deps.authenticateToken, onError: deps.onError }, config.sseHeartbeatS * 1000);
-  const ws = new WsEndpoint({ ...common, authenticate: deps.authenticateToken, onError: deps.onError, heartbeatMs: config.wsHeartbeatS * 1000, onHeartbeatTimeout: deps.onHeartbeatTimeout, logAnswer: deps.logAnswer });
+  const ws = new WsEndpoint({ ...common, authenticate: deps.authenticateToken, onError: deps.onError, heartbeatMs: config.wsHeartbeatS * 1000, maxSubscriptions: config.maxSubscriptionsPerConnection, onHeartbeatTimeout: deps.onHeartbeatTimeout, logAnswer: deps.logAnswer });
   const handleUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => ws.handleUpgrade(req, socket, head);
   // A store outage is reported by the requests that meet it; the next round tries again.
   // One round at a time: a store slower than the interval skips rounds rather than stacking them.

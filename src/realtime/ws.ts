@@ -68,6 +68,23 @@ export interface WsDeps {
   onHeartbeatTimeout?: () => void;
   /** Told of each handshake answered, refused or accepted (101), for its log line and metric (Finalizer.rawAnswer). */
   logAnswer?: RawAnswerLog;
+  /** Channels one connection may be subscribed to at once (MAX_SUBSCRIPTIONS_PER_CONNECTION); one more is `too_many_subscriptions`. */
+  maxSubscriptions: number;
+}
+
+/**
+ * What is wrong with a client message the schema refuses, in the client's terms: an unknown
+ * `type` named as such, else the first fault of the message its `type` names (the schema is a
+ * oneOf of the two, whose first error is often the other branch's `type` constant).
+ */
+export function invalidMessageText(msg: unknown, errors: readonly { instancePath: string; message?: string; params: Record<string, unknown> }[] | null | undefined): string {
+  const type = typeof msg === 'object' && msg !== null && 'type' in msg ? msg.type : undefined;
+  if (type !== 'subscribe' && type !== 'unsubscribe') return `type must be "subscribe" or "unsubscribe", not ${type === undefined ? 'absent' : (JSON.stringify(type) ?? 'absent').slice(0, 64)}`;
+  const fault = errors?.find((e) => e.instancePath !== '/type');
+  if (!fault) return `Not a valid ${type} message`;
+  const extra = fault.params.additionalProperty;
+  const what = typeof extra === 'string' ? `has no member "${extra}"` : (fault.message ?? 'is not valid');
+  return `Not a valid ${type} message: ${fault.instancePath || 'the message'} ${what}`;
 }
 
 /** Messages of one connection waiting their turn before it stops reading (see `connection`). */
@@ -484,8 +501,7 @@ export class WsEndpoint {
     const msg = parsed.json;
     if (!validateClientMessage(msg)) {
       const channel = typeof msg === 'object' && msg !== null && 'channel' in msg ? msg.channel : undefined;
-      const detail = validateClientMessage.errors?.[0];
-      return conn.error(typeof channel === 'string' ? channel : null, 'invalid_message', `Not a subscribe or unsubscribe message${detail ? `: ${detail.instancePath || '/'} ${detail.message}` : ''}`);
+      return conn.error(typeof channel === 'string' ? channel : null, 'invalid_message', invalidMessageText(msg, validateClientMessage.errors));
     }
     // The channel's pattern admits a few 16-digit numbers above 2^53 - 1: no order has such an id, and SSE refuses them (400) as REST does.
     const orderId = parseOrderId(msg.channel.slice('order:'.length));
@@ -500,6 +516,9 @@ export class WsEndpoint {
     // A position beyond 2^53 - 1 cannot be read back exactly (I-JSON, RFC 7493 2.2), as SSE's Last-Event-ID and `?since=` refuse it.
     if (msg.since !== undefined && !Number.isSafeInteger(msg.since)) return conn.error(msg.channel, 'invalid_message', 'since must be an integer from 0 to 2^53 - 1');
     if (conn.subs.has(orderId)) return conn.error(msg.channel, 'already_subscribed', 'Already subscribed to this channel');
+    if (conn.subs.size >= this.deps.maxSubscriptions) {
+      return conn.error(msg.channel, 'too_many_subscriptions', `A connection holds at most ${this.deps.maxSubscriptions} subscriptions: unsubscribe from one, or open another connection`);
+    }
     let order: Awaited<ReturnType<Store['getOrder']>>;
     try {
       order = await this.deps.store.getOrder(conn.account.id, orderId);

@@ -384,6 +384,14 @@ describe('WebSocket /orders', () => {
       const ws2 = await upgradeRequest(`${srv.url}/orders?${query}`, {});
       expect(JSON.parse(ws2.body)).toMatchObject({ status: 400, code: 'BAD_REQUEST', detail: expect.stringContaining('access_token once') });
     }
+    // Another scheme in Authorization (a browser behind HTTP Basic auth sends it unasked) is no second token: access_token authenticates.
+    const basic = { authorization: 'Basic Zm9vOmJhcg==' };
+    const sse3 = await fetch(`${srv.url}/api/orders/${id}/stream?access_token=${token}`, { headers: { ...basic, accept: 'text/event-stream' } });
+    expect(sse3.status).toBe(200);
+    await sse3.body?.cancel();
+    const opened = new WebSocket(`${srv.url.replace('http', 'ws')}/orders?access_token=${token}`, { headers: basic });
+    await new Promise((resolve, reject) => (opened.once('open', resolve), opened.once('error', reject)));
+    opened.close();
   });
 
   it('an order id above 2^53 - 1 in a channel: invalid_message over WebSocket, 400 over SSE (no order has it)', async () => {
