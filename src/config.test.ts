@@ -14,6 +14,8 @@ describe('configuration', () => {
     [{ GRAPHQL_PERSISTED: 'off' }, /^GRAPHQL_PERSISTED must be one of apq, allowlist/],
     [{ REDIS_URL: 'http://x' }, /^REDIS_URL must start with redis:\/\/ or rediss:/],
     [{ DATABASE_SCHEMA: 'Bad-Name' }, /^DATABASE_SCHEMA must be a lowercase identifier/],
+    [{ DATABASE_SCHEMA: 'pg_foo' }, /^DATABASE_SCHEMA must be a lowercase identifier, not pg_\* or information_schema/],
+    [{ DATABASE_SCHEMA: 'information_schema' }, /^DATABASE_SCHEMA must be a lowercase identifier, not pg_\*/],
     [{ REDIS_PREFIX: 'has space' }, /^REDIS_PREFIX must be up to 64/],
     [{ GRAPHQL_COST_BUDGET: '500' }, /^GRAPHQL_COST_BUDGET \(500\) must be 0 \(off\) or at least GRAPHQL_MAX_COST/],
     [{ RATE_LIMIT_RPS: '-1' }, /^RATE_LIMIT_RPS must be an integer/],

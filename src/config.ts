@@ -210,7 +210,8 @@ export function parseConfig(env: Env): ConfigResult {
       dataDir: env.DATA_DIR || './data',
       databaseUrl,
       demo: oneOf(env, 'DEMO', databaseUrl ? '0' : '1', ['0', '1']) === '1',
-      databaseSchema: matching(env, 'DATABASE_SCHEMA', /^[a-z_][a-z0-9_]{0,62}$/, 'a lowercase identifier'),
+      // PostgreSQL refuses to create pg_*, and information_schema is its own: the service's tables do not belong there.
+      databaseSchema: matching(env, 'DATABASE_SCHEMA', /^(?!pg_)(?!information_schema$)[a-z_][a-z0-9_]{0,62}$/, "a lowercase identifier, not pg_* or information_schema (PostgreSQL's own)"),
       databaseQueryTimeoutMs: int(env, 'DATABASE_QUERY_TIMEOUT_MS', 10_000, 100, 600_000),
       redisUrl,
       redisPrefix: matching(env, 'REDIS_PREFIX', /^[A-Za-z0-9_:.-]{1,64}$/, 'up to 64 of A-Z a-z 0-9 _ : . -') ?? 'orderline:',

@@ -17,34 +17,40 @@
  * It lives in src/ so `npm run build` compiles it into dist/: a production install
  * (`npm ci --omit=dev`, no tsx, no TypeScript) runs `node dist/src/token.js`.
  */
+import { parseArgs } from 'node:util';
 import { parseConfig } from './config';
 import { openConfiguredStore, exitRefusing } from './startup';
 import { issueToken } from './store';
 
 const USAGE = 'usage: npm run token -- --account <name> [--list | --revoke <selector>]   (name: 1-64 of A-Z a-z 0-9 . _ -)\n';
 
-/** The value of `--flag <value>` or `--flag=<value>`, true for a bare `--flag`, or undefined. */
-function option(argv: readonly string[], flag: string): string | true | undefined {
-  for (let i = 0; i < argv.length; i++) {
-    if (argv[i] === flag) return argv[i + 1] === undefined || argv[i + 1].startsWith('--') ? true : argv[i + 1];
-    if (argv[i].startsWith(`${flag}=`)) return argv[i].slice(flag.length + 1);
-  }
-  return undefined;
-}
-
-function usage(): never {
-  process.stderr.write(USAGE);
+function usage(why?: string): never {
+  process.stderr.write(`${why ? `token: ${why}\n` : ''}${USAGE}`);
   process.exit(2);
 }
 
+/**
+ * The options, strictly (node:util parseArgs): an unknown option or a stray argument is refused
+ * with the usage (exit 2) rather than ignored, since `--account x --lst` would otherwise mint a
+ * token. The word after `--revoke` is its selector whatever it starts with: a selector is
+ * base64url, and one in 64 starts with `-` (parseArgs alone would refuse it as ambiguous).
+ */
+function options(argv: string[]): { name: string | undefined; list: boolean; revoke: string | undefined } {
+  const args: string[] = [];
+  for (let i = 0; i < argv.length; i++) args.push(argv[i] === '--revoke' && i + 1 < argv.length ? `--revoke=${argv[++i]}` : argv[i]);
+  try {
+    const { values } = parseArgs({ args, strict: true, allowPositionals: false, options: { account: { type: 'string' }, list: { type: 'boolean' }, revoke: { type: 'string' } } });
+    return { name: values.account, list: values.list === true, revoke: values.revoke };
+  } catch (err) {
+    return usage(err instanceof Error ? err.message : String(err));
+  }
+}
+
 async function main(): Promise<void> {
-  const argv = process.argv.slice(2);
-  const name = option(argv, '--account');
-  const list = option(argv, '--list') === true;
-  const revoke = option(argv, '--revoke');
+  const { name, list, revoke } = options(process.argv.slice(2));
   // The name ends up in logs and terminals: keep it to a safe, printable set.
   if (typeof name !== 'string' || !/^[A-Za-z0-9._-]{1,64}$/.test(name) || name.startsWith('-')) usage();
-  if (revoke === true || (list && revoke !== undefined)) usage();
+  if (list && revoke !== undefined) usage('--list and --revoke exclude each other');
   const parsed = parseConfig(process.env);
   if (!parsed.ok) exitRefusing(parsed.error);
   const store = await openConfiguredStore(parsed.config); // migrated: a fresh store works too

@@ -92,6 +92,18 @@ describe('npm run token', () => {
   it('refuses bad usage and bad configuration with one line, exit 2', () => {
     expect(token('--account')).toMatchObject({ status: 2 });
     expect(token('--account', 'acme', '--revoke')).toMatchObject({ status: 2 });
+    // A typo or a stray word is refused, not ignored: `--lst` would otherwise mint a token.
+    for (const args of [
+      ['--account', 'acme', '--lst'],
+      ['--account', 'acme', 'list'],
+      ['--account', 'acme', '--list', '--revoke', 'x'],
+    ]) {
+      const r = token(...args);
+      expect({ args, status: r.status, stdout: r.stdout }).toEqual({ args, status: 2, stdout: '' });
+      expect(r.stderr).toMatch(/usage: /);
+    }
+    // A selector is base64url and may start with -: the word after --revoke is the selector (none such here: exit 1, not the usage).
+    for (const args of [['--revoke', '--AAAAAAAAAAAAAAA'], ['--revoke=-AAAAAAAAAAAAAAA']]) expect(token('--account', 'acme', ...args)).toMatchObject({ status: 1 });
     const bad = prod.run('src/token.js', ['--account', 'acme'], { DATABASE_URL: PG_URL, DATABASE_SCHEMA: 'Bad-Name' });
     expect(bad.status).toBe(2);
     expect(bad.stderr).toMatch(/^orderline: DATABASE_SCHEMA/);
