@@ -82,11 +82,19 @@ export function createApp(deps: AppDeps): App {
     limits: config.graphql,
     production: config.production,
     onOutcome: (outcome) => metrics.graphqlRequests.inc({ outcome }),
+    onFieldError: (err, reqId) => deps.logger.error({ err: err.originalError ?? err, path: err.path, reqId }, 'graphql field error'),
     costBudget: config.graphql.costBudget > 0 ? costBudget({ buckets, budget: config.graphql.costBudget, restoreRate: config.graphql.costRestoreRate }) : undefined,
   });
   realtime.mount(
     GRAPHQL_PATH,
-    graphqlSubscriptions({ engine: graphql, store, hub: realtime.hub, authenticate: (token) => resolveToken(token, store, authCache), maxSubscriptions: config.realtime.maxSubscriptionsPerConnection, onError: (err) => deps.logger.error({ err }, 'graphql subscription error') }),
+    graphqlSubscriptions({
+      engine: graphql,
+      store,
+      hub: realtime.hub,
+      authenticate: (token) => resolveToken(token, store, authCache),
+      maxSubscriptions: config.realtime.maxSubscriptionsPerConnection,
+      onError: (err) => deps.logger.error({ err }, 'graphql subscription error'),
+    }),
   );
   const operations = restOperations({
     store,

@@ -65,6 +65,12 @@ export interface GraphqlEngineDeps {
   onOutcome?: (outcome: string) => void;
   /** The per-account cost budget (costBudget.ts); absent when GRAPHQL_COST_BUDGET is 0. */
   costBudget?: CostBudget;
+  /**
+   * Each field error of a partial answer that is not the client's doing (answered
+   * INTERNAL_SERVER_ERROR: a resolver failure, a value its type cannot hold), with the
+   * request's id: logged as REST logs its 500s, so the id the client holds finds the cause.
+   */
+  onFieldError?: (err: GraphQLError, requestId: string | undefined) => void;
 }
 
 /** A request whose caller is known and whose body (POST) has been read. */
@@ -75,6 +81,8 @@ export interface GraphqlInput {
   /** The body text (POST), null otherwise. */
   body: string | null;
   account: Account;
+  /** The request's id (its log line's), which a field error not of the client's doing is logged with. */
+  requestId?: string;
 }
 
 /**
@@ -116,6 +124,7 @@ interface RequestContext {
   contentType: string | undefined;
   /** What the cost budget charged this request (set in onSubscribe), for `extensions.cost` on its response. */
   cost?: CostExtension;
+  requestId: string | undefined;
 }
 /** A request as the engine reads it: what the route passed, and what it knows of it. */
 interface HttpRequest {
@@ -386,7 +395,10 @@ export function graphqlEngine(deps: GraphqlEngineDeps): GraphqlEngine {
     if (result.errors !== undefined && result.errors.length > 0) {
       // Partial data (200): each error with a code, as every error of /graphql has (the
       // resolver's own, else INTERNAL_SERVER_ERROR); values written as graphql-http writes them (errorReplacer).
-      const errors = coded(result.errors, GRAPHQL_CODES.INTERNAL_SERVER_ERROR);
+      const raw = result.errors;
+      const errors = coded(raw, GRAPHQL_CODES.INTERNAL_SERVER_ERROR);
+      const onFieldError = deps.onFieldError;
+      if (onFieldError) errors.forEach((e, i) => e.extensions.code === GRAPHQL_CODES.INTERNAL_SERVER_ERROR && onFieldError(raw[i], req.context.requestId));
       return [JSON.stringify({ ...result, errors, ...(cost ? { extensions: { ...result.extensions, cost } } : {}) }, errorReplacer), head];
     }
     // Data and no errors, the common answer: a plain JSON.stringify (a replacer, needed
@@ -466,9 +478,9 @@ export function graphqlEngine(deps: GraphqlEngineDeps): GraphqlEngine {
       deps.onOutcome?.(admission.ok ? 'ok' : outcomeOf(400, JSON.stringify({ errors: admission.errors })));
       return admission;
     },
-    async serve({ method, url, headers, body, account }) {
+    async serve({ method, url, headers, body, account, requestId }) {
       // `cost` present from the start (set when charged): one object shape for every request.
-      const context: RequestContext = { account, accept: headers.accept || undefined, contentType: headers['content-type'] || undefined, cost: undefined };
+      const context: RequestContext = { account, accept: headers.accept || undefined, contentType: headers['content-type'] || undefined, cost: undefined, requestId };
       const response = await answer({ method, url, body, context });
       if (!deps.costBudget) return report(response);
       return report(context.cost === undefined ? await withUnpricedCost(response, account) : response);

@@ -126,7 +126,7 @@ export function graphqlRoute({ engine, finalizer, authenticate, bodyLimit }: Gra
     const method = req.method === 'HEAD' ? 'GET' : (req.method ?? 'GET');
     // Pipelined behind an answer that closes the connection (http/respond.ts): not run (a mutation would be a change never answered).
     if (connectionClosing(x)) return write(x, await engine.refuse(NOT_RUN, accept, account));
-    const answer = await engine.serve({ method, url: req.url ?? GRAPHQL_PATH, headers: req.headers, body, account });
+    const answer = await engine.serve({ method, url: req.url ?? GRAPHQL_PATH, headers: req.headers, body, account, requestId: x.id });
     const etag = cacheable(answer, method) ? getTag(answer[0], answer[1].headers?.['content-type'] ?? '') : undefined;
     // If-Match first (RFC 9110 13.2.2), on the answer it would get: a tag of it, or `*`, or 412.
     const ifMatch = req.headers['if-match'];
