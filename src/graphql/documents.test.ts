@@ -16,6 +16,14 @@ describe('DocumentCache', () => {
     expect(bad1.ok && bad2.ok && bad1.errors === bad2.errors).toBe(true);
   });
 
+  it('says what to change when graphql-js stops validating a selection that repeats a field too often', () => {
+    const cache = new DocumentCache(contractSchema, specifiedRules, 5000, 10);
+    const many = cache.prepare(`{ viewer { ${'name '.repeat(1000)}} }`);
+    expect(many.ok && many.errors.map((e) => e.message)).toEqual([expect.stringMatching(/^Validation aborted: a selection repeats fields too many times .*ask for each field once$/)]);
+    const few = cache.prepare(`{ viewer { ${'name '.repeat(100)}} }`);
+    expect(few.ok && few.errors).toEqual([]);
+  });
+
   it('does not cache parse failures, enforces the token limit, and size 0 turns caching off', () => {
     const cache = new DocumentCache(contractSchema, specifiedRules, 20, 10);
     expect(cache.prepare('{ viewer {')).toMatchObject({ ok: false });

@@ -16,6 +16,20 @@
 import { GraphQLError, parse, validate, type DocumentNode, type GraphQLSchema, type Token, type ValidationRule } from 'graphql';
 import { LRUCache } from 'lru-cache';
 
+/**
+ * graphql-js (16.15) stops validating a selection whose fields would take it over half a
+ * million comparisons to check that they merge (OverlappingFieldsCanBeMergedRule's work
+ * budget: about 700 fields of one name in one selection), with the bare message
+ * "Validation aborted.". Said here in the client's terms: what to change.
+ */
+const ABORTED = 'Validation aborted.';
+function explained(errors: readonly GraphQLError[]): readonly GraphQLError[] {
+  if (!errors.some((e) => e.message === ABORTED)) return errors;
+  return errors.map((e) =>
+    e.message === ABORTED ? new GraphQLError('Validation aborted: a selection repeats fields too many times to check that they merge (graphql-js work limit); ask for each field once', { extensions: e.extensions }) : e,
+  );
+}
+
 interface Entry {
   document: DocumentNode;
   /** Errors of the static rules, [] when valid. */
@@ -110,7 +124,7 @@ export class DocumentCache {
     } catch (err) {
       return { ok: false, parseError: err instanceof GraphQLError ? err : new GraphQLError('The query could not be parsed') };
     }
-    const entry: Entry = { document, errors: validate(this.schema, document, this.staticRules) };
+    const entry: Entry = { document, errors: explained(validate(this.schema, document, this.staticRules)) };
     if (this.lru) {
       entry.id = this.nextId++;
       this.lru.set(text, entry);

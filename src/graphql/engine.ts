@@ -283,7 +283,8 @@ function readParams(req: HttpRequest): RequestParams | Response {
   if (operationName != null && typeof operationName !== 'string') return bad("'operationName' must be a string");
   if (variables != null && !isObject(variables)) return bad("'variables' must be an object");
   if (extensions != null && !isObject(extensions)) return bad("'extensions' must be an object");
-  return { query: query ?? '', operationName, variables, extensions };
+  // An empty operationName names no operation: absent, as an empty `variables=` is (no operation can be named '').
+  return { query: query ?? '', operationName: operationName || undefined, variables, extensions };
 }
 
 export function graphqlEngine(deps: GraphqlEngineDeps): GraphqlEngine {

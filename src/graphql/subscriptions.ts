@@ -268,7 +268,7 @@ export function graphqlSubscriptions(deps: SubscriptionsDeps): WsProtocol {
         return [new GraphQLError(`A connection holds at most ${deps.maxSubscriptions} subscriptions: complete one, or open another connection`, { extensions: { code: GRAPHQL_CODES.TOO_MANY_SUBSCRIPTIONS } })];
       }
       const variables = payload.variables ?? undefined;
-      const admission = await engine.admit({ query: payload.query, operationName: payload.operationName ?? undefined, variables, extensions: payload.extensions ?? undefined }, account);
+      const admission = await engine.admit({ query: payload.query, operationName: payload.operationName || undefined, variables, extensions: payload.extensions ?? undefined }, account);
       if (!admission.ok) return [...admission.errors];
       const { document, op } = admission;
       const key = shareKey(document, op, variables);
@@ -292,7 +292,7 @@ export function graphqlSubscriptions(deps: SubscriptionsDeps): WsProtocol {
           return source;
         },
       };
-      const args: ExecutionArgs = { schema: engine.schema, document, operationName: payload.operationName, variableValues: variables, contextValue: context };
+      const args: ExecutionArgs = { schema: engine.schema, document, operationName: payload.operationName || undefined, variableValues: variables, contextValue: context };
       const stream = await createSourceEventStream(args);
       if (!(Symbol.asyncIterator in stream)) return withCodes(stream.errors ?? [new GraphQLError('The subscription could not start')]);
       sources.set(args, source!);

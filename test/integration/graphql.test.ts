@@ -130,12 +130,14 @@ describe('GraphQL: execution and access', () => {
     for (let run = 0; run < 3; run++) expect((await t.post({ query })).json).toEqual({ data: { viewer: { id: 'u1', name: 'Ada' }, user: { name: 'Brian' } } });
   });
 
-  it('an operationName naming no operation is named in the refusal, the empty one too', async () => {
-    for (const operationName of ['', 'Nope']) {
-      const r = await t.post({ query: '{ viewer { id } }', operationName });
-      expect(r.status).toBe(400);
-      expect(r.json?.errors?.[0].message).toBe(`No operation named '${operationName}'`);
-    }
+  it('an operationName naming no operation is named in the refusal; an empty one is absent, as an empty variables= is (GET and POST)', async () => {
+    const r = await t.post({ query: '{ viewer { id } }', operationName: 'Nope' });
+    expect(r.status).toBe(400);
+    expect(r.json?.errors?.[0].message).toBe("No operation named 'Nope'");
+    expect((await t.post({ query: '{ viewer { id } }', operationName: '' })).json).toEqual({ data: { viewer: { id: 'u1' } } });
+    expect((await t.get({ query: '{ viewer { id } }', operationName: '', variables: '' })).json).toEqual({ data: { viewer: { id: 'u1' } } });
+    const several = await t.post({ query: 'query A { viewer { id } } query B { viewer { name } }', operationName: '' });
+    expect([several.status, several.json?.errors?.[0].message]).toEqual([400, 'operationName is required for a document with several operations']);
   });
 
   it('answers in the type Accept prefers by q, and 406 naming both when q=0 refuses both', async () => {
