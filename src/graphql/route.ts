@@ -14,7 +14,9 @@
  * pipeline's one conditional step (http/conditional.ts `notModified`); If-Match is judged
  * as on every read (`readMatches`: 412 `PRECONDITION_FAILED` when it names no tag of the
  * answer, RFC 9110 13.1.1). A POST's answer has
- * neither (POST responses are not reused: RFC 9110 9.3.3). An APQ miss keeps its own
+ * neither (POST responses are not reused: RFC 9110 9.3.3); its If-Match and If-None-Match
+ * are judged as on a REST create (the endpoint exists and has no tag: only `If-Match: *`
+ * holds, `If-None-Match: *` fails, 412; a field that is no list of tags is 400). An APQ miss keeps its own
  * `Cache-Control` and no tag.
  */
 import type { IncomingMessage } from 'node:http';
@@ -31,6 +33,7 @@ import {
   readRequestText,
   refusal,
   send,
+  writePreconditions,
   type Exchange,
   type Finalizer,
   type Refusal,
@@ -126,6 +129,9 @@ export function graphqlRoute({ engine, finalizer, authenticate, bodyLimit }: Gra
     const method = req.method === 'HEAD' ? 'GET' : (req.method ?? 'GET');
     // Pipelined behind an answer that closes the connection (http/respond.ts): not run (a mutation would be a change never answered).
     if (connectionClosing(x)) return write(x, await engine.refuse(NOT_RUN, accept, account));
+    // A POST's If-Match and If-None-Match, judged as on a REST create: the endpoint has no tag (only If-Match: * holds, If-None-Match: * fails).
+    const precondition = writePreconditions(req);
+    if (precondition) return write(x, await engine.refuse(precondition, accept, account));
     const answer = await engine.serve({ method, url: req.url ?? GRAPHQL_PATH, headers: req.headers, body, account, requestId: x.id });
     const etag = cacheable(answer, method) ? getTag(answer[0], answer[1].headers?.['content-type'] ?? '') : undefined;
     // If-Match first (RFC 9110 13.2.2), on the answer it would get: a tag of it, or `*`, or 412.

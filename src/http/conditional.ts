@@ -9,6 +9,8 @@
  *   succeed, so callers answer 404 (or any non-2xx) before calling `evaluate`.
  */
 import { createHash } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import { refusal, type Refusal } from './problem';
 
 export interface EntityTag {
   weak: boolean;
@@ -101,6 +103,24 @@ export function writeWithoutTags(ifMatch: string | undefined, ifNoneMatch: strin
   if (invalid) return { invalid };
   // A write's outcome is never `not_modified` (that is a read's).
   return evaluate({ method: 'POST', ifMatch, ifNoneMatch, current: { selected: '""', all: noTags } }) === 'proceed' ? 'proceed' : 'precondition_failed';
+}
+
+/**
+ * If-Match and If-None-Match on a request whose target has no entity tag and that does not
+ * judge its own (writeWithoutTags): a REST write (pipeline.ts), a POST /graphql. 412 when
+ * they fail, 400 when one is no list of entity tags; undefined for a read (GET, HEAD and
+ * OPTIONS are judged on the representation they get) or when they hold.
+ */
+export function writePreconditions(req: IncomingMessage): Refusal | undefined {
+  const method = req.method;
+  if (method === 'GET' || method === 'HEAD' || method === 'OPTIONS') return undefined;
+  const { 'if-match': im, 'if-none-match': inm } = req.headers;
+  if (im === undefined && inm === undefined) return undefined;
+  const outcome = writeWithoutTags(im, inm);
+  if (outcome === 'proceed') return undefined;
+  if (outcome === 'precondition_failed') return refusal('PRECONDITION_FAILED', 'The target exists and has no entity tag: only If-Match: * holds, and If-None-Match: * fails');
+  const { detail, extra } = malformedTagProblem(outcome.invalid);
+  return refusal('VALIDATION_FAILED', detail, undefined, extra);
 }
 
 export type TagField = 'If-Match' | 'If-None-Match';

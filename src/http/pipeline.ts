@@ -37,7 +37,7 @@ import type { RateLimiter } from './rateLimit';
 import { connectionClosing, NOT_RUN, send, sendProblem, sendResponse } from './respond';
 import { sendsBody } from './body';
 import { readBody, readParameters, type AnyResponse, type Operation } from './rest/operations';
-import { malformedTagProblem, notModified, readMatches, writeWithoutTags } from './conditional';
+import { notModified, readMatches, writePreconditions } from './conditional';
 import type { RouteSpec } from '../../generated/openapi/routes';
 
 /**
@@ -171,23 +171,6 @@ export function createPipeline(deps: PipelineDeps): RequestListener {
     const stop = beforeRun(x, op);
     if (stop) return sendProblem(fin, x, stop);
     return represent(x, await op.run(raw, { method: req.method ?? 'GET', path: x.path, account }));
-  }
-
-  /**
-   * If-Match and If-None-Match on a write that does not judge its own (conditional.ts
-   * `writeWithoutTags`): 412 when they fail, 400 when one is no list of entity tags; reads
-   * are judged in `represent`.
-   */
-  function writePreconditions(req: IncomingMessage): Refusal | undefined {
-    const method = req.method;
-    if (method === 'GET' || method === 'HEAD' || method === 'OPTIONS') return undefined;
-    const { 'if-match': im, 'if-none-match': inm } = req.headers;
-    if (im === undefined && inm === undefined) return undefined;
-    const outcome = writeWithoutTags(im, inm);
-    if (outcome === 'proceed') return undefined;
-    if (outcome === 'precondition_failed') return refusal('PRECONDITION_FAILED', 'The target exists and has no entity tag: only If-Match: * holds, and If-None-Match: * fails');
-    const { detail, extra } = malformedTagProblem(outcome.invalid);
-    return refusal('VALIDATION_FAILED', detail, undefined, extra);
   }
 
   /**

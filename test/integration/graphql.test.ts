@@ -26,8 +26,8 @@ async function start(env: Record<string, string> = {}) {
   await srv.store.seedDemo();
   const demo = await srv.tokenFor('demo');
   const acme = await srv.tokenFor('acme');
-  const post = async (body: unknown, opts: { token?: string | null; accept?: string } = {}) => {
-    const headers: Record<string, string> = { 'content-type': 'application/json', accept: opts.accept ?? 'application/graphql-response+json' };
+  const post = async (body: unknown, opts: { token?: string | null; accept?: string; headers?: Record<string, string> } = {}) => {
+    const headers: Record<string, string> = { 'content-type': 'application/json', accept: opts.accept ?? 'application/graphql-response+json', ...opts.headers };
     if (opts.token !== null) headers.authorization = `Bearer ${opts.token ?? demo}`;
     const res = await fetch(`${srv.url}/graphql`, { method: 'POST', headers, body: typeof body === 'string' ? body : JSON.stringify(body) });
     const text = await res.text();
@@ -138,6 +138,19 @@ describe('GraphQL: execution and access', () => {
     expect((await t.get({ query: '{ viewer { id } }', operationName: '', variables: '' })).json).toEqual({ data: { viewer: { id: 'u1' } } });
     const several = await t.post({ query: 'query A { viewer { id } } query B { viewer { name } }', operationName: '' });
     expect([several.status, several.json?.errors?.[0].message]).toEqual([400, 'operationName is required for a document with several operations']);
+  });
+
+  it("judges a POST's If-Match and If-None-Match as a REST create does: the endpoint exists and has no tag", async () => {
+    const q = { query: '{ viewer { id } }' };
+    const answer = async (headers: Record<string, string>) => {
+      const r = await t.post(q, { headers });
+      return [r.status, r.json?.errors?.[0]?.extensions?.code ?? 'ok'];
+    };
+    expect(await answer({ 'if-match': '"nope"' })).toEqual([412, 'PRECONDITION_FAILED']);
+    expect(await answer({ 'if-none-match': '*' })).toEqual([412, 'PRECONDITION_FAILED']);
+    expect(await answer({ 'if-match': '*' })).toEqual([200, 'ok']);
+    expect(await answer({ 'if-none-match': '"a", "b"' })).toEqual([200, 'ok']);
+    expect(await answer({ 'if-match': 'no quotes' })).toEqual([400, 'BAD_REQUEST']);
   });
 
   it('answers in the type Accept prefers by q, and 406 naming both when q=0 refuses both', async () => {
