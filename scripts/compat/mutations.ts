@@ -152,6 +152,30 @@ export const BREAKING: Mutation[] = [
     },
   },
   {
+    // oasdiff pairs the two as one media type modified and fires no rule: requestMediaTypes.ts.
+    name: 'openapi: a request media type renamed (merge-patch+json to json): released clients get 415',
+    expect: 'breaking',
+    kinds: ['openapi'],
+    mentions: ['PATCH /v2/orders/{orderId}', 'application/merge-patch+json', '415'],
+    causes: ['PATCH /v2/orders/{orderId}: request media type `application/merge-patch+json` removed or renamed'],
+    apply: (c) => {
+      const content = c.openapi.paths['/v2/orders/{orderId}'].patch.requestBody.content;
+      content['application/json'] = content['application/merge-patch+json'];
+      delete content['application/merge-patch+json'];
+    },
+  },
+  {
+    name: 'openapi: a request media type removed beside another: reported once',
+    expect: 'breaking',
+    kinds: ['openapi'],
+    mentions: ['POST /orders'],
+    causes: ['`#/paths/~1orders/post/requestBody/content/application~1vnd.orderline.order+json; version=1` removed'],
+    apply: (c) => {
+      const content = c.openapi.paths['/orders'].post.requestBody.content;
+      delete content[Object.keys(content)[1]];
+    },
+  },
+  {
     name: 'openapi: Sunset header removed from a deprecated v1 response (a WARN)',
     expect: 'breaking',
     kinds: ['openapi'],

@@ -10,7 +10,9 @@ describe('checkVersions (info.x-api-versions)', () => {
 
   it('a version removed after its sunset passes; before it, or with none announced, fails', () => {
     expect(checkVersions(doc([V1, V2]), doc([V2]), after)).toEqual([]);
-    expect(checkVersions(doc([V1, V2]), doc([V2]), before).map((f) => f.rule)).toEqual(['api-version-removed-before-sunset']);
+    expect(checkVersions(doc([V1, V2]), doc([V2]), before).map((f) => [f.rule, f.cause])).toEqual([
+      ['api-version-removed-before-sunset', 'info.x-api-versions: version 1 removed before its sunset (2027-06-30T23:59:59Z)'],
+    ]);
     expect(
       checkVersions(doc([V1, V2]), doc([V1]), after)
         .map((f) => f.rule)

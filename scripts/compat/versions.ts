@@ -32,7 +32,7 @@ const finding = (location: string, message: string, rule: string): Finding => ({
   location,
   message,
   rule,
-  cause: `info.x-api-versions: ${message.split(':')[0]}`,
+  cause: `info.x-api-versions: ${message.split(': ')[0]}`,
   contract: 'contracts/openapi.yaml',
   pointer: '/info/x-api-versions',
 });
