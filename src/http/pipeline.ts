@@ -36,7 +36,7 @@ import { isRefusal, refusal, refusalOf, type Refusal } from './problem';
 import type { RateLimiter } from './rateLimit';
 import { connectionClosing, NOT_RUN, send, sendProblem, sendResponse } from './respond';
 import { sendsBody } from './body';
-import { readBody, readParameters, type AnyResponse, type Operation } from './rest/operations';
+import { acceptableTo, readBody, readParameters, type AnyResponse, type Operation } from './rest/operations';
 import { notModified, readMatches, writePreconditions } from './conditional';
 import type { RouteSpec } from '../../generated/openapi/routes';
 
@@ -174,12 +174,13 @@ export function createPipeline(deps: PipelineDeps): RequestListener {
   }
 
   /**
-   * The last steps before an operation runs, once its request is bound: the preconditions of a
+   * The last steps before an operation runs, once its request is bound: Accept for an operation
+   * that offers one media type (406), the preconditions of a
    * write that does not judge its own, and the connection's state: a request pipelined behind
    * an answer that closes the connection learns it at the latest here, and is not run.
    */
   function beforeRun(x: Exchange, op: Operation): Refusal | undefined {
-    return (op.ownPreconditions ? undefined : writePreconditions(x.req)) ?? (connectionClosing(x) ? NOT_RUN : undefined);
+    return acceptableTo(x.req, op) ?? (op.ownPreconditions ? undefined : writePreconditions(x.req)) ?? (connectionClosing(x) ? NOT_RUN : undefined);
   }
 
   /** The bind step: parameters, then the body where the operation declares one. */

@@ -23,7 +23,7 @@ const OPERATION = {
   get: {
     operationId: 'listOrderEvents',
     summary: "The order's events, oldest first",
-    parameters: [{ $ref: '#/components/parameters/IfNoneMatch' }],
+    parameters: [{ $ref: '#/components/parameters/IfNoneMatch' }, { $ref: '#/components/parameters/Accept' }],
     responses: {
       '200': {
         description: 'The events.',
@@ -42,6 +42,7 @@ const OPERATION = {
       '400': { $ref: '#/components/responses/E400' },
       '401': { $ref: '#/components/responses/E401' },
       '404': { $ref: '#/components/responses/E404' },
+      '406': { $ref: '#/components/responses/E406' },
       '429': { $ref: '#/components/responses/E429' },
       '503': { $ref: '#/components/responses/E503' },
     },
@@ -141,5 +142,14 @@ describe('a new contract operation is served by the pipeline with no code beyond
     const post = await srv.fetch(`/orders/${id}/events`, { method: 'POST' });
     expect(post.status).toBe(405);
     expect(post.headers.get('allow')).toBe('GET, HEAD, OPTIONS');
+  });
+
+  it('declaring Accept brings the 406: an Accept that admits not its one media type is refused, one that does is served', async () => {
+    const { id } = await createOrder(srv);
+    for (const accept of ['text/html', 'application/xml;q=1, application/json;q=0']) {
+      const r = await srv.fetch(`/orders/${id}/events`, { headers: { accept } });
+      expect({ accept, status: r.status, code: ((await r.json()) as { code: string }).code }).toEqual({ accept, status: 406, code: 'NOT_ACCEPTABLE' });
+    }
+    for (const accept of ['application/json', '*/*', 'application/*;q=0.5']) expect((await srv.fetch(`/orders/${id}/events`, { headers: { accept } })).status).toBe(200);
   });
 });

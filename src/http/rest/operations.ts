@@ -14,6 +14,7 @@ import type { Account } from '../../store';
 import { baseMediaType, dropRequestBody, readJsonBody, sendsBody, versionParam } from '../body';
 import { isRefusal, problem, PROBLEM_MEDIA_TYPE, refusal, type Refusal } from '../problem';
 import { fieldErrors } from './fieldErrors';
+import { acceptsType } from './negotiate';
 import { idempotent, IDEMPOTENT_OPERATIONS, type IdempotencyOptions } from './idempotency';
 
 /** What every handler receives besides its typed request. */
@@ -66,12 +67,34 @@ export type Operation = {
   headers: readonly (readonly [string, string])[];
   /** A write that judges If-Match and If-None-Match in its handler (it declares If-Match); any other write has the pipeline judge them (conditional.ts `writeWithoutTags`). */
   ownPreconditions: boolean;
+  /**
+   * The one media type its success responses declare, when it declares `Accept`: the pipeline
+   * answers 406 to an Accept that admits it not (acceptableTo). An operation whose successes
+   * declare several (the order operations' vendor versions) negotiates among them in its handler.
+   */
+  offers: string | undefined;
 } & ({ auth: true; run: Bound<AccountContext> } | { auth: false; run: Bound<HandlerContext> });
 
 export interface OperationOptions {
   bodyLimit: number;
   /** Idempotency-Key on the operations that take it (idempotency.ts). */
   idempotency: IdempotencyOptions;
+}
+
+/** The media type every success response of the route declares, when they declare one and the same (undefined otherwise). */
+function onlySuccessType(spec: RouteSpec): string | undefined {
+  const types = new Set(
+    Object.keys(spec.responses)
+      .filter((status) => status.startsWith('2'))
+      .flatMap((status) => Object.keys(spec.responses[status])),
+  );
+  return types.size === 1 ? [...types][0] : undefined;
+}
+
+/** 406 for an operation that offers one media type (`offers`) to an Accept that admits it not (RFC 9110 12.5.1); undefined when it does, or when the operation negotiates itself. */
+export function acceptableTo(req: IncomingMessage, op: Operation): Refusal | undefined {
+  if (op.offers === undefined || acceptsType(req.headers.accept, op.offers)) return undefined;
+  return refusal('NOT_ACCEPTABLE', `This operation answers ${op.offers}: Accept must admit it`);
 }
 
 /** Every operation of the route table bound to its handler, keyed by route: built once. */
@@ -81,11 +104,12 @@ export function bindRoutes(handlers: OperationHandlers, opts: OperationOptions):
   for (const spec of routes) {
     const headers = spec.headerNames.map((n) => [n, n.toLowerCase()] as const);
     const ownPreconditions = spec.headerNames.includes('If-Match');
+    const offers = spec.headerNames.includes('Accept') ? onlySuccessType(spec) : undefined;
     if (spec.auth) {
       const bound = table[spec.operationId];
-      out.set(spec, { spec, headers, ownPreconditions, auth: true, run: IDEMPOTENT_OPERATIONS.has(spec.operationId) ? idempotent(bound, opts.idempotency) : bound });
+      out.set(spec, { spec, headers, ownPreconditions, offers, auth: true, run: IDEMPOTENT_OPERATIONS.has(spec.operationId) ? idempotent(bound, opts.idempotency) : bound });
     } else {
-      out.set(spec, { spec, headers, ownPreconditions, auth: false, run: table[spec.operationId] });
+      out.set(spec, { spec, headers, ownPreconditions, offers, auth: false, run: table[spec.operationId] });
     }
   }
   return out;
