@@ -170,7 +170,7 @@ export interface WebSocketLike {
    * Node's `ws` package only: the response to a refused upgrade, so its `Retry-After`
    * is honoured (browsers do not show it to scripts; there the backoff alone applies).
    */
-  once?(event: 'unexpected-response', listener: (request: unknown, response: { statusCode?: number; headers: { 'retry-after'?: string | string[] } }) => void): unknown;
+  once?(event: 'unexpected-response', listener: (request: unknown, response: { statusCode?: number; headers: { 'retry-after'?: string | string[]; 'x-request-id'?: string | string[] } }) => void): unknown;
   /** Node's `ws` package only: the server's ping frames, which prove the connection alive (browsers answer them unseen). */
   on?(event: 'ping', listener: () => void): unknown;
   /** Node's `ws` package only: drops the connection at once, without a closing handshake a gone peer would never answer. */
@@ -198,7 +198,11 @@ export interface OrderStreamOptions {
    * `error` message's code) and the request id when there was an HTTP answer.
    */
   onFatal?(error: OrderlineError): void;
-  /** Each (re)connection, for tests and UIs. */
+  /**
+   * Each (re)connection attempt, as it starts (`attempt`: the reconnects since the last one that
+   * worked): not a sign that it succeeded. A connection works once `onEvent` or `onResync` is
+   * called on it; a refusal is retried (or, when retrying cannot fix it, `onFatal`).
+   */
   onConnect?(attempt: number): void;
   /**
    * Drop the connection and resume on a new one (from the last seq) when nothing has
@@ -346,7 +350,9 @@ export function streamOrder(opts: OrderStreamOptions): OrderStream {
       // A refusal retrying cannot fix (401, 403, 404), as on SSE: the stream stops and onFatal is told.
       if (FATAL_STATUSES.has(status)) {
         done = true; // no reconnect when the socket closes
-        fail(new OrderlineError(status, undefined, { source: 'realtime', code: UPGRADE_CODES[status], message: `the WebSocket upgrade was refused with HTTP ${status}` }));
+        const sent = res.headers['x-request-id'];
+        const requestId = Array.isArray(sent) ? sent[0] : sent;
+        fail(new OrderlineError(status, undefined, { source: 'realtime', code: UPGRADE_CODES[status], message: `the WebSocket upgrade was refused with HTTP ${status}`, requestId }));
         ws.close();
         return;
       }

@@ -172,7 +172,7 @@ describe('a refusal retrying cannot fix', () => {
     });
     await waitFor(() => fatal.length > 0, 5000);
     await new Promise((r) => setTimeout(r, 300)); // several backoffs: no attempt follows
-    expect(fatal).toEqual([expect.objectContaining({ status: 401, code: 'UNAUTHORIZED' })]);
+    expect(fatal).toEqual([expect.objectContaining({ status: 401, code: 'UNAUTHORIZED', requestId: expect.any(String) })]);
     expect(attempts).toBe(1);
     s.close();
   });
