@@ -55,7 +55,11 @@ async function serve(config: Config): Promise<void> {
     if (closing) return;
     closing = true;
     logger.info({ signal }, 'shutting down: no new connections, finishing in-flight requests');
-    const force = setTimeout(() => process.exit(1), 10_000);
+    const force = setTimeout(() => {
+      // What the exit cuts, so the log says why this instance ended with 1 (and which request ids to look for).
+      logger.error(drain.inFlight(), 'shutdown forced after 10 s: exiting with connections still open');
+      process.exit(1);
+    }, 10_000);
     force.unref();
     // No request is reset (http/drain.ts): new ones get 503 + Connection: close, in-flight
     // ones finish, stream clients are told to reconnect (SSE retry: then end; WebSocket 1001).

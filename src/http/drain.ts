@@ -21,12 +21,12 @@
  * `track(server)` before it serves: the drain knows every connection from its accept.
  */
 import { Server as NetServer } from 'node:net';
-import { ServerResponse, type IncomingMessage, type RequestListener, type Server } from 'node:http';
+import { IncomingMessage, ServerResponse, type RequestListener, type Server } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { refusal, type Refusal } from './problem';
 import { sendProblem } from './respond';
-import { splitTarget, type Finalizer } from './finalize';
+import { requestIdOf, splitTarget, type Finalizer } from './finalize';
 import { writeRefusal } from './upgrade';
 
 /** Seconds a client refused during shutdown is told to wait (another instance usually answers at once). */
@@ -84,6 +84,20 @@ export class Drain {
 
   get isDraining(): boolean {
     return this.draining;
+  }
+
+  /**
+   * What the drain still waits for: the open connections, and the request ids of the
+   * responses being prepared on them (at most `max`): logged when the shutdown gives up on
+   * them (main.ts), so the log says which requests the forced exit cut.
+   */
+  inFlight(max = 20): { connections: number; requests: string[] } {
+    const requests: string[] = [];
+    for (const socket of this.connections) {
+      const res: unknown = Reflect.get(socket, '_httpMessage');
+      if (requests.length < max && res instanceof ServerResponse && res.req instanceof IncomingMessage) requests.push(requestIdOf(res.req));
+    }
+    return { connections: this.connections.size, requests };
   }
 
   /**

@@ -113,10 +113,12 @@ describe('graceful shutdown', () => {
     const warm = await get(target.url, keepAlive, `/orders/${id}`, auth);
     expect(warm).toMatchObject({ status: 200 });
     const slowAgent = new Agent({ keepAlive: true, maxSockets: 1 });
-    const slow = get(target.url, slowAgent, '/slow');
+    const slow = get(target.url, slowAgent, '/slow', { 'x-request-id': 'slow-1' });
     await inHandler;
 
     const drained = drain.drain(server, () => app.realtime.close(), 60_000);
+    // What a forced exit would cut is known by request id (main.ts logs it).
+    expect(drain.inFlight().requests).toContain('slow-1');
 
     // Sent on the idle keep-alive connection after shutdown began: an answer, not a reset.
     // It goes through the finalizer every answer does: the client's request id echoed, the metric counted.
