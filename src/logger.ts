@@ -4,3 +4,26 @@ import pino, { type Logger } from 'pino';
 export function createLogger(level: string): Logger {
   return pino({ level, base: { pid: process.pid }, timestamp: pino.stdTimeFunctions.isoTime });
 }
+
+/**
+ * A gate for a log line that can repeat per request (a store error during an outage: every
+ * query fails alike): the first passes, then at most one per `everyMs`, which carries how many
+ * it stood for (`suppressed`). Returns undefined when the line is to be left out. The metric
+ * beside such a line counts every occurrence; the log says the outage began and goes on,
+ * without a stack trace per failed request.
+ */
+export function throttle(everyMs: number, now: () => number = Date.now): () => { suppressed: number } | undefined {
+  let last = -Infinity;
+  let skipped = 0;
+  return () => {
+    const t = now();
+    if (t - last < everyMs) {
+      skipped++;
+      return undefined;
+    }
+    last = t;
+    const suppressed = skipped;
+    skipped = 0;
+    return { suppressed };
+  };
+}

@@ -10,7 +10,7 @@
 import cluster from 'node:cluster';
 import { createServer, type Server } from 'node:http';
 import { parseConfig, type Config } from './config';
-import { createLogger } from './logger';
+import { createLogger, throttle } from './logger';
 import { createApp } from './app';
 import { createHttpServer, Drain, lendRegistryToPrimary, Metrics, startFieldReadFlusher, startIdempotencySweeper } from './http';
 import { runPrimary } from './cluster';
@@ -24,11 +24,14 @@ async function serve(config: Config): Promise<void> {
   const metrics = new Metrics({ defaultMetrics: true });
   // A worker waits out PostgreSQL or Redis not answering (startup.ts Unreachable); a lone server refuses.
   const wait = worker ? { onRetry: (what: string, err: unknown, delayMs: number) => logger.error({ err, retryInMs: delayMs }, `${what} is unreachable; trying again`) } : undefined;
+  // During an outage every query fails alike: the metric counts each, the log says so once per 5 s (each request's 503 has its own line).
+  const storeLog = throttle(5000);
   const store = await openConfiguredStore(
     config,
     (err) => {
       metrics.storeErrors.inc();
-      logger.warn({ err }, err.name === 'StoreUnavailableError' ? 'database unreachable' : 'database pool error');
+      const gate = storeLog();
+      if (gate) logger.warn({ err, ...gate }, err.name === 'StoreUnavailableError' ? 'database unreachable' : 'database pool error');
     },
     wait,
   );
