@@ -26,6 +26,15 @@ const problem = (status: number, code: string, headers: Record<string, string> =
 const order = { id: 1, status: 'pending', items: [], total_cents: 0, currency: 'EUR', discount: null, note: null, created_at: '', updated_at: '', _links: { self: { href: '/v2/orders/1' } } };
 const noWait = { sleep: () => Promise.resolve() };
 
+describe('client options', () => {
+  it('joins paths to a baseUrl without its trailing slashes, a path prefix kept', async () => {
+    const { fetch, seen } = fake(() => json(200, order, { etag: '"1-1-v2j"' }));
+    const { api } = createOrderlineClient({ baseUrl: 'http://x.test/api//', fetch });
+    await unwrap(api.GET('/v2/orders/{orderId}', { params: { path: { orderId: 1 } } }));
+    expect(seen[0].path).toBe('/api/v2/orders/1');
+  });
+});
+
 describe('REST client', () => {
   it('sends a PATCH as application/merge-patch+json without being told', async () => {
     const { fetch, seen } = fake(() => json(200, order, { etag: '"1-2-v2"' }));

@@ -2,7 +2,7 @@ import createClient, { type Client, type ClientOptions, type Middleware } from '
 import type { paths } from './generated/openapi.js';
 import { EtagCache } from './etagCache.js';
 import { OrderlineError, errorFromResponse, retryAfterMs, type Problem } from './errors.js';
-import { retryFetch, tokenOf, withTimeout, type RequestFetch, type RetryOptions, type TokenSource } from './transport.js';
+import { baseUrlOf, retryFetch, tokenOf, withTimeout, type RequestFetch, type RetryOptions, type TokenSource } from './transport.js';
 
 /**
  * A write operation with `If-Match` made a required header. The contract marks it
@@ -70,7 +70,7 @@ const bearer = (token: TokenSource | undefined): Middleware => ({
  */
 export function createRestClient(options: RestClientOptions): RestClient {
   const api = createClient<OrderlinePaths>({
-    baseUrl: options.baseUrl.replace(/\/$/, ''),
+    baseUrl: baseUrlOf(options.baseUrl),
     ...(options.fetch ? { fetch: options.fetch } : {}),
     ...(options.headers ? { headers: options.headers } : {}),
   });

@@ -26,7 +26,7 @@ import type { DocumentNode, OperationDefinitionNode } from 'graphql';
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import { persistedOperations, type OperationTypes } from './generated/persisted.js';
 import { OrderlineError, retryAfterMs, type GraphqlErrorCode, type GraphqlErrorJson } from './errors.js';
-import { sleep, tokenOf, withTimeout, type TokenSource } from './transport.js';
+import { baseUrlOf, sleep, tokenOf, withTimeout, type TokenSource } from './transport.js';
 import { GraphqlRequestError } from './graphqlErrors.js';
 import { subscribeOperation, type GraphqlSubscription, type GraphqlWebSocketCtor, type SubscriptionHandlers, type SubscriptionName } from './subscriptions.js';
 import type { Backoff } from './realtime.js';
@@ -109,7 +109,7 @@ interface Answer {
 
 export function createGraphqlClient(options: GraphqlClientOptions): GraphqlClient {
   const doFetch = options.fetch ?? ((input: string, init?: RequestInit) => fetch(input, init));
-  const url = `${options.baseUrl.replace(/\/$/, '')}/graphql`;
+  const url = `${baseUrlOf(options.baseUrl)}/graphql`;
   const { attempts = 3, maxDelayMs = 5000 } = options;
   const hash = options.sha256 ?? sha256Hex;
   // Printing and hashing once per document object (documents are module-level constants).

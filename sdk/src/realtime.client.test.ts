@@ -16,6 +16,66 @@ describe('realtime client', () => {
     expect(fatal).toMatchObject({ status: 401, code: 'UNAUTHORIZED', requestId: 'req-s', source: 'realtime' });
   });
 
+  it('a 400 over SSE, or invalid_message over WebSocket, stops the stream with onFatal: sending it again cannot help', async () => {
+    const sse400 = await new Promise<OrderlineError>((resolve) => {
+      streamOrder({ baseUrl: 'http://x.test', orderId: 0, transport: 'sse', fetch: () => Promise.resolve(problem(400, 'VALIDATION_FAILED')), onEvent: () => undefined, onFatal: resolve });
+    });
+    expect(sse400).toMatchObject({ status: 400, code: 'VALIDATION_FAILED' });
+    class Refusing {
+      readyState = 0;
+      onopen: (() => void) | null = null;
+      onmessage: ((ev: { data: unknown }) => void) | null = null;
+      onclose: (() => void) | null = null;
+      onerror: (() => void) | null = null;
+      once() {
+        return this;
+      }
+      constructor() {
+        queueMicrotask(() => this.onopen?.());
+      }
+      send() {
+        queueMicrotask(() => this.onmessage?.({ data: JSON.stringify({ type: 'error', channel: 'order:0', seq: null, code: 'invalid_message', message: 'The channel names no order' }) }));
+      }
+      close() {
+        this.onclose?.();
+      }
+    }
+    const ws400 = await new Promise<OrderlineError>((resolve) => {
+      streamOrder({ baseUrl: 'http://x.test', orderId: 0, transport: 'ws', WebSocket: Refusing, onEvent: () => undefined, onFatal: resolve });
+    });
+    expect(ws400).toMatchObject({ status: 400, code: 'invalid_message', source: 'realtime' });
+  });
+
+  it('in a browser (no refused-upgrade event), a WebSocket closed before it opened asks the SSE URL why: a 401 is fatal', async () => {
+    const asked: string[] = [];
+    class Browser {
+      readyState = 0;
+      onopen: (() => void) | null = null;
+      onmessage: ((ev: { data: unknown }) => void) | null = null;
+      onclose: (() => void) | null = null;
+      onerror: (() => void) | null = null;
+      constructor() {
+        queueMicrotask(() => (this.onerror?.(), this.onclose?.()));
+      }
+      send() {}
+      close() {}
+    }
+    const fatal = await new Promise<OrderlineError>((resolve) => {
+      streamOrder({
+        baseUrl: 'http://x.test',
+        token: 'revoked',
+        orderId: 7,
+        transport: 'ws',
+        WebSocket: Browser,
+        fetch: (input, init) => (asked.push(`${init?.method ?? 'GET'} ${typeof input === 'string' ? input : input instanceof URL ? input.href : input.url}`), Promise.resolve(problem(401, 'UNAUTHORIZED'))),
+        onEvent: () => undefined,
+        onFatal: resolve,
+      });
+    });
+    expect(fatal).toMatchObject({ status: 401, code: 'UNAUTHORIZED', requestId: 'req-s' });
+    expect(asked).toEqual(['HEAD http://x.test/api/orders/7/stream']);
+  });
+
   it('asks a token function at every reconnect: a rotated token carries the stream on', async () => {
     const tokens = ['old', 'new'];
     let asked = 0;

@@ -27,7 +27,7 @@ import { createParser } from 'eventsource-parser';
 import type { OrderEventMessage as GeneratedEventMessage, ServerMessage as GeneratedServerMessage } from './generated/messages.js';
 import { OrderlineError, errorFromResponse } from './errors.js';
 import type { Order, OrderStatus } from './orders.js';
-import { idleWatch, SSE_IDLE_TIMEOUT_MS, tokenOf, watchWebSocket, type TokenSource } from './transport.js';
+import { baseUrlOf, idleWatch, SSE_IDLE_TIMEOUT_MS, tokenOf, watchWebSocket, type TokenSource } from './transport.js';
 
 /** An event on an order's topic: the order as it stands after the write (the same `Order` the REST client reads). */
 export interface OrderEventMessage extends Omit<GeneratedEventMessage, 'order' | 'status'> {
@@ -229,7 +229,7 @@ export interface OrderStream {
   close(): void;
 }
 
-const FATAL_STATUSES = new Set([401, 403, 404]);
+const FATAL_STATUSES = new Set([400, 401, 403, 404]);
 /** Whether a failure stops the stream (onFatal) rather than dropping one connection. */
 /** The problem code the service sends with each fatal upgrade refusal (the body of ws's unexpected response is not read). */
 const UPGRADE_CODES: Readonly<Record<number, string>> = { 401: 'UNAUTHORIZED', 403: 'FORBIDDEN', 404: 'NOT_FOUND' };
@@ -241,7 +241,8 @@ const isFatal = (err: unknown): err is OrderlineError => err instanceof Orderlin
 export function streamOrder(opts: OrderStreamOptions): OrderStream {
   const doFetch = opts.fetch ?? fetch;
   const backoff = { ...DEFAULT_BACKOFF, ...opts.backoff };
-  const base = opts.baseUrl.replace(/\/$/, '');
+  const base = baseUrlOf(opts.baseUrl);
+  const streamUrl = `${base}/api/orders/${opts.orderId}/stream`;
   const channel = `order:${opts.orderId}`;
   let lastSeq = opts.since ?? 0;
   // Whether lastSeq is a real position (given, or learnt from the server); without one
@@ -285,7 +286,10 @@ export function streamOrder(opts: OrderStreamOptions): OrderStream {
     }
     if (msg.type === 'resync') return resync(msg.seq);
     if (msg.type === 'error') {
-      if (msg.code === 'not_found') throw new OrderlineError(404, undefined, { source: 'realtime', code: msg.code, message: `${msg.channel}: ${msg.message}` });
+      // No such order (404), or a subscribe refused as malformed (400: an order id or since no order can have): sending it again cannot help.
+      if (msg.code === 'not_found' || msg.code === 'invalid_message') {
+        throw new OrderlineError(msg.code === 'not_found' ? 404 : 400, undefined, { source: 'realtime', code: msg.code, message: `${msg.channel}: ${msg.message}` });
+      }
       // The topic could not be loaded: no subscription exists; reconnect with backoff and subscribe again.
       if (msg.code === 'unavailable') throw new Error(`${msg.channel}: ${msg.message}`);
       return;
@@ -360,7 +364,16 @@ export function streamOrder(opts: OrderStreamOptions): OrderStream {
       ws.close();
     });
     stopCurrent = () => ws.close();
-    ws.onopen = () => ws.send(JSON.stringify({ type: 'subscribe', channel, ...(hasPosition ? { since: lastSeq } : {}) }));
+    /**
+     * A browser's WebSocket shows a refused upgrade as a close, without its status: after one,
+     * the same check is asked of the stream's SSE URL (HEAD, same token, same refusals), and a
+     * refusal retrying cannot fix (400, 401, 403, 404) stops the stream, as it does in Node.
+     */
+    let opened = false;
+    ws.onopen = () => {
+      opened = true;
+      ws.send(JSON.stringify({ type: 'subscribe', channel, ...(hasPosition ? { since: lastSeq } : {}) }));
+    };
     ws.onmessage = (ev) => {
       idle.alive();
       try {
@@ -369,7 +382,17 @@ export function streamOrder(opts: OrderStreamOptions): OrderStream {
         // not JSON: ignore
       }
     };
-    ws.onclose = () => void chain.then(finish, finish);
+    ws.onclose = () => {
+      if (opened || ws.once) return void chain.then(finish, finish);
+      void authHeaders()
+        .then((headers) => doFetch(streamUrl, { method: 'HEAD', headers }))
+        .then(async (res) => {
+          // fail() stops the stream (no reconnect follows) for a refusal retrying cannot fix.
+          if (FATAL_STATUSES.has(res.status)) fail(await errorFromResponse(res, 'realtime'));
+          finish();
+        })
+        .catch(finish); // no answer either: an outage, retried as one
+    };
     ws.onerror = () => undefined; // onclose follows
   }
 
@@ -383,7 +406,7 @@ export function streamOrder(opts: OrderStreamOptions): OrderStream {
       try {
         const headers: Record<string, string> = { ...(await authHeaders()), accept: 'text/event-stream' };
         if (hasPosition) headers['last-event-id'] = String(lastSeq);
-        const res = await doFetch(`${base}/api/orders/${opts.orderId}/stream`, { headers, signal: abort.signal });
+        const res = await doFetch(streamUrl, { headers, signal: abort.signal });
         if (!res.ok) {
           retryAfterS = refusalRetryAfter(res.status, res.headers.get('retry-after'));
           throw await errorFromResponse(res, 'realtime');

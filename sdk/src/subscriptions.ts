@@ -17,7 +17,7 @@
  */
 import type { GraphqlErrorJson } from './errors.js';
 import { GraphqlRequestError, requestErrorOverWebSocket } from './graphqlErrors.js';
-import { tokenOf, watchWebSocket, type TokenSource } from './transport.js';
+import { baseUrlOf, tokenOf, watchWebSocket, type TokenSource } from './transport.js';
 import { persistedOperations, type OperationTypes } from './generated/persisted.js';
 import { DEFAULT_BACKOFF, Reconnects, refusalRetryAfter, type Backoff, type WebSocketLike } from './realtime.js';
 
@@ -72,7 +72,7 @@ export function subscribeOperation<N extends SubscriptionName>(
 ): GraphqlSubscription {
   const op = persistedOperations[name];
   const backoff = { ...DEFAULT_BACKOFF, ...opts.backoff };
-  const url = `${opts.baseUrl.replace(/\/$/, '').replace(/^http/, 'ws')}/graphql`;
+  const url = `${baseUrlOf(opts.baseUrl).replace(/^http/, 'ws')}/graphql`;
   const { since, ...rest } = variables;
   let lastSeq = since ?? 0;
   let hasPosition = since !== undefined;
