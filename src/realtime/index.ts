@@ -119,7 +119,15 @@ export function createRealtime(deps: RealtimeDeps): Realtime {
   const batcher = config.writeDelayMs > 0 ? new WriteBatcher(config.writeDelayMs) : undefined;
   const common = { store: deps.store, hub, limiter, admission, slowPeers, quota, tokens, maxBufferBytes: config.maxBufferBytes, batcher, onBackpressure: deps.onBackpressure };
   const streams = new SseStreams({ ...common, authenticate: deps.authenticateToken, onError: deps.onError }, config.sseHeartbeatS * 1000);
-  const ws = new WsEndpoint({ ...common, authenticate: deps.authenticateToken, onError: deps.onError, heartbeatMs: config.wsHeartbeatS * 1000, maxSubscriptions: config.maxSubscriptionsPerConnection, onHeartbeatTimeout: deps.onHeartbeatTimeout, logAnswer: deps.logAnswer });
+  const ws = new WsEndpoint({
+    ...common,
+    authenticate: deps.authenticateToken,
+    onError: deps.onError,
+    heartbeatMs: config.wsHeartbeatS * 1000,
+    maxSubscriptions: config.maxSubscriptionsPerConnection,
+    onHeartbeatTimeout: deps.onHeartbeatTimeout,
+    logAnswer: deps.logAnswer,
+  });
   const handleUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => ws.handleUpgrade(req, socket, head);
   // A store outage is reported by the requests that meet it; the next round tries again.
   // One round at a time: a store slower than the interval skips rounds rather than stacking them.
