@@ -120,7 +120,7 @@ export function createApp(deps: AppDeps): App {
     authCache,
     limiter: rps > 0 ? rateLimiter({ buckets, rps, burst }) : undefined,
     bodyLimit: config.bodyLimitBytes,
-    transports: [graphqlRoute({ engine: graphql, finalizer, authenticate: authenticator(store, authCache), bodyLimit: config.bodyLimitBytes }), realtime.sseRoute(finalizer, config.bodyLimitBytes)],
+    transports: [graphqlRoute({ engine: graphql, finalizer, authenticate: authenticator(store, authCache), bodyLimit: config.bodyLimitBytes }), realtime.sseRoute(finalizer)],
     // Composed at the first request it gets, so middleware and routes a user adds to `app`
     // after createApp (and before serving) are part of it.
     fallback: (req, res) => void (koa ??= app.callback())(req, res),

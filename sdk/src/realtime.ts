@@ -351,7 +351,7 @@ export function streamOrder(opts: OrderStreamOptions): OrderStream {
     // A refused upgrade (503 from the accept limiter): keep its Retry-After, then let `ws` abort (onclose follows).
     ws.once?.('unexpected-response', (_req, res) => {
       const status = res.statusCode ?? 0;
-      // A refusal retrying cannot fix (401, 403, 404), as on SSE: the stream stops and onFatal is told.
+      // A refusal retrying cannot fix (400, 401, 403, 404), as on SSE: the stream stops and onFatal is told.
       if (FATAL_STATUSES.has(status)) {
         done = true; // no reconnect when the socket closes
         const sent = res.headers['x-request-id'];
@@ -385,10 +385,10 @@ export function streamOrder(opts: OrderStreamOptions): OrderStream {
     ws.onclose = () => {
       if (opened || ws.once) return void chain.then(finish, finish);
       void authHeaders()
-        .then((headers) => doFetch(streamUrl, { method: 'HEAD', headers }))
+        .then((headers) => doFetch(streamUrl, { method: 'HEAD', headers, signal: AbortSignal.timeout(10_000) }))
         .then(async (res) => {
           // fail() stops the stream (no reconnect follows) for a refusal retrying cannot fix.
-          if (FATAL_STATUSES.has(res.status)) fail(await errorFromResponse(res, 'realtime'));
+          if (!closed && FATAL_STATUSES.has(res.status)) fail(await errorFromResponse(res, 'realtime'));
           finish();
         })
         .catch(finish); // no answer either: an outage, retried as one

@@ -31,7 +31,7 @@ import { matchPath, type Resource } from '../../generated/openapi/routes';
 import type { Account, Store } from '../store';
 import { cachedAccount, resolveToken, bearerTokenOf } from './auth';
 import type { AuthCache } from './authCache';
-import type { Exchange, Finalizer } from './finalize';
+import { splitTarget, type Exchange, type Finalizer } from './finalize';
 import { isRefusal, refusal, refusalOf, type Refusal } from './problem';
 import type { RateLimiter } from './rateLimit';
 import { connectionClosing, NOT_RUN, send, sendProblem, sendResponse } from './respond';
@@ -276,7 +276,7 @@ export function createPipeline(deps: PipelineDeps): RequestListener {
       route(req, res);
     } catch (err) {
       // The catch-all: a synchronous throw would otherwise reach node:http's 'request' emitter and end the process.
-      const x = fin.begin(req, res, req.url ?? '/', '');
+      const x = fin.begin(req, res, ...splitTarget(req.url ?? '/'));
       fin.end(x, fail(x, err));
     }
   };

@@ -79,7 +79,7 @@ export interface RealtimeDeps {
 export interface Realtime {
   hub: TopicHub;
   /** The SSE stream route of the request pipeline (http/pipeline.ts). */
-  sseRoute(finalizer: Finalizer, bodyLimit: number): TransportRoute;
+  sseRoute(finalizer: Finalizer): TransportRoute;
   /** A committed write's event: to every instance's hub through the bus, this one first. */
   publish(event: OrderEvent): void;
   handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void;
@@ -146,7 +146,7 @@ export function createRealtime(deps: RealtimeDeps): Realtime {
     slowPeers,
     wsHeartbeat: ws.heartbeat,
     tokenRecheck: tokens,
-    sseRoute: (finalizer, bodyLimit) => sseRoute(streams, finalizer, bodyLimit),
+    sseRoute: (finalizer) => sseRoute(streams, finalizer),
     publish: (event) => deps.bus.publish(event),
     handleUpgrade,
     // A request whose Upgrade is not a WebSocket handshake (h2c, ...) is served as plain HTTP (http/upgrade.ts).

@@ -15,23 +15,7 @@ import type { Socket } from 'node:net';
 import { parse as parseQuery } from 'node:querystring';
 import type { Account, Store } from '../store';
 import { parseOrderId } from '../orders';
-import {
-  acceptsType,
-  decodePathSegment,
-  dropRequestBody,
-  isRefusal,
-  sendsBody,
-  streamToken,
-  missingToken,
-  refusal,
-  send,
-  sendProblem,
-  shuttingDown,
-  type Exchange,
-  type Finalizer,
-  type Refusal,
-  type TransportRoute,
-} from '../http';
+import { acceptsType, decodePathSegment, isRefusal, sendsBody, streamToken, missingToken, refusal, send, sendProblem, shuttingDown, type Exchange, type Finalizer, type Refusal, type TransportRoute } from '../http';
 import type { AcceptLimiter } from './acceptLimiter';
 import type { AdmissionQueue } from './admission';
 import { httpChunk, resyncMessage, SEQ_TEXT, sseFrame, topicOf, type Frame } from './frames';
@@ -338,7 +322,7 @@ function writeStreamHead(x: Exchange, vary: string | undefined): void {
 }
 
 /** The stream route of the request pipeline: GET of the stream path (and HEAD: the same checks and head, no stream). */
-export function sseRoute(streams: SseStreams, finalizer: Finalizer, bodyLimit: number): TransportRoute {
+export function sseRoute(streams: SseStreams, finalizer: Finalizer): TransportRoute {
   const vary = finalizer.vary(undefined);
   return {
     route: SSE_ROUTE,
@@ -347,6 +331,10 @@ export function sseRoute(streams: SseStreams, finalizer: Finalizer, bodyLimit: n
     async serve(x) {
       const m = SSE_PATH.exec(x.path);
       const req = x.req;
+      // A stream request takes no body. One sent is refused unread, before any check spends an
+      // admission: 400, and the answer closes the connection (http/respond.ts). Reading it would
+      // end the request, which is how a stream learns that its client has gone (startStream).
+      if (sendsBody(req)) return sendProblem(finalizer, x, refusal('BAD_REQUEST', 'A stream request takes no body'));
       const socket = req.socket;
       const alive = () => !socket.destroyed && socket.writable;
       const admitted = await admit(streams.deps, {
@@ -359,9 +347,6 @@ export function sseRoute(streams: SseStreams, finalizer: Finalizer, bodyLimit: n
       });
       if (admitted === GONE) return CLIENT_CLOSED;
       if (isRefusal(admitted)) return sendProblem(finalizer, x, admitted);
-      // A GET takes no body: one sent is read and dropped under the body limit before the stream starts, as on REST (http/body.ts).
-      const dropped = sendsBody(req) ? await dropRequestBody(req, bodyLimit) : undefined;
-      if (dropped) return sendProblem(finalizer, x, dropped);
       if (req.method === 'HEAD') {
         pushStreamFields(x);
         return send(finalizer, x, 200, undefined, undefined);
