@@ -7,6 +7,15 @@ interface Entry {
   body: string;
 }
 
+/** A stored response's header fields updated with a 304's (RFC 9111 3.2), Content-Length excepted. */
+function updated(stored: [string, string][], notModified: Headers): [string, string][] {
+  const out = new Headers(stored);
+  notModified.forEach((value, name) => {
+    if (name !== 'content-length') out.set(name, value);
+  });
+  return [...out.entries()];
+}
+
 /**
  * A private HTTP cache for the client (RFC 9111 in miniature): remembers GET
  * responses that carry an ETag and revalidates them with If-None-Match; a 304 is
@@ -26,15 +35,6 @@ interface Entry {
  * the wire itself (the same 304s) under one cached preflight per URL
  * (measured in Chromium).
  */
-/** A stored response's header fields updated with a 304's (RFC 9111 3.2), Content-Length excepted. */
-function updated(stored: [string, string][], notModified: Headers): [string, string][] {
-  const out = new Headers(stored);
-  notModified.forEach((value, name) => {
-    if (name !== 'content-length') out.set(name, value);
-  });
-  return [...out.entries()];
-}
-
 export class EtagCache {
   private readonly entries = new Map<string, Entry>();
   /**

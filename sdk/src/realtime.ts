@@ -230,12 +230,12 @@ export interface OrderStream {
 }
 
 const FATAL_STATUSES = new Set([400, 401, 403, 404]);
-/** Whether a failure stops the stream (onFatal) rather than dropping one connection. */
 /** The problem code the service sends with each fatal upgrade refusal (the body of ws's unexpected response is not read). */
 const UPGRADE_CODES: Readonly<Record<number, string>> = { 401: 'UNAUTHORIZED', 403: 'FORBIDDEN', 404: 'NOT_FOUND' };
 
 export { SSE_IDLE_TIMEOUT_MS, WS_IDLE_TIMEOUT_MS } from './transport.js';
 
+/** Whether a failure stops the stream (onFatal) rather than dropping one connection. */
 const isFatal = (err: unknown): err is OrderlineError => err instanceof OrderlineError && (FATAL_STATUSES.has(err.status) || err.code === 'UNSUPPORTED_PLATFORM');
 
 export function streamOrder(opts: OrderStreamOptions): OrderStream {

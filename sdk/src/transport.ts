@@ -20,10 +20,10 @@
 import { OrderlineError, errorFromResponse, retryAfterMs } from './errors.js';
 import type { WebSocketLike } from './realtime.js';
 
-/** A bearer token, or a function returning the current one (called before every request and every stream reconnect). */
 /** A client's `baseUrl` as every client joins paths to it: without its trailing slashes (a path prefix is kept). */
 export const baseUrlOf = (baseUrl: string): string => baseUrl.trim().replace(/\/+$/, '');
 
+/** A bearer token, or a function returning the current one (called before every request and every stream reconnect). */
 export type TokenSource = string | (() => string | undefined | Promise<string | undefined>);
 
 export async function tokenOf(source: TokenSource | undefined): Promise<string | undefined> {

@@ -52,6 +52,12 @@ export class DeploymentClashError extends Error {
 
 const RETRY = (attempt: number) => Math.min(100 * attempt, 2000);
 
+/** How long `watch` waits for a SUBSCRIBE Redis stopped answering before the topic loads without it. */
+export const WATCH_WAIT_MS = 2000;
+
+/** How long a command (a take, a charge, a lookup, a ping) waits for Redis before it fails as in an outage. */
+export const REDIS_COMMAND_TIMEOUT_MS = 1000;
+
 /**
  * Connects and waits until Redis answers, or rejects with the reason (startup refuses
  * an unreachable REDIS_URL instead of serving without fan-out). After that, ioredis
@@ -66,12 +72,6 @@ const RETRY = (attempt: number) => Math.min(100 * attempt, 2000);
  * - `subscriber`: commands wait for the connection, so a SUBSCRIBE issued during an
  *   outage is sent once Redis is back.
  */
-/** How long `watch` waits for a SUBSCRIBE Redis stopped answering before the topic loads without it. */
-export const WATCH_WAIT_MS = 2000;
-
-/** How long a command (a take, a charge, a lookup, a ping) waits for Redis before it fails as in an outage. */
-export const REDIS_COMMAND_TIMEOUT_MS = 1000;
-
 export async function connectRedis(url: string, role: 'commands' | 'subscriber', onError?: (err: unknown) => void): Promise<Redis> {
   const options: RedisOptions =
     role === 'commands'

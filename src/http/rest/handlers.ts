@@ -24,7 +24,7 @@ import { orderPages, type Links } from './orderPages';
 
 export interface OrderDeps {
   store: Store;
-  /** Counts responses carrying a deprecated field, per account (spec 9.4). */
+  /** Counts responses carrying a deprecated field, per account, so a field is removed only once its readers have moved. */
   fieldReads: FieldReadTally;
   /** Called after each committed write with its event (the realtime hub listens here). */
   onEvent?: (event: OrderEvent) => void;

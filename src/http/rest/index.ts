@@ -14,7 +14,7 @@ export { orderReads, type OrderReads } from './handlers';
 
 export interface RestDeps {
   store: Store;
-  /** Counts responses carrying a deprecated field, per account (spec 9.4). */
+  /** Counts responses carrying a deprecated field, per account, so a field is removed only once its readers have moved. */
   fieldReads: FieldReadTally;
   /** Readiness probes of /readyz, by dependency name. */
   probes: Record<string, Probe>;

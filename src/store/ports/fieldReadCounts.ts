@@ -1,6 +1,6 @@
 /**
  * The field-read counts port: how often each account read each deprecated field, per day
- * (spec 9.4: track read volume per client before removing a field). Types only.
+ * (read volume per client, tracked before a field is removed). Types only.
  *
  * The exact per-account numbers live here, where an operator can query them, because a
  * Prometheus label per account would grow without bound (the metric keeps the top
