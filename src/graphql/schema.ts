@@ -5,7 +5,7 @@ import { typeDefs } from '../../generated/graphql/schema';
 import { resolvers } from './resolvers';
 
 export function createSchema(): GraphQLSchema {
-  const schema = makeExecutableSchema({ typeDefs, resolvers: resolvers as Parameters<typeof makeExecutableSchema>[0]['resolvers'] });
+  const schema = makeExecutableSchema({ typeDefs, resolvers });
   // A custom scalar's description is the contract's (what introspection and the SDL both show):
   // makeExecutableSchema takes the resolver's GraphQLScalarType whole, and scalars.ts states none.
   for (const type of Object.values(schema.getTypeMap())) {

@@ -25,7 +25,7 @@
  */
 import { createSourceEventStream, GraphQLError, Kind, visit, type DocumentNode, type ExecutionArgs, type ExecutionResult, type OperationDefinitionNode } from 'graphql';
 import { CloseCode, handleProtocols, makeServer, type Context } from 'graphql-ws';
-import { bearerTokenOf, isRefusal, parseClientJson, type Refusal } from '../http';
+import { isRefusal, parseClientJson, streamToken, type Refusal } from '../http';
 import type { Account, Store } from '../store';
 import { wsTextFrame, type Frame, type Subscriber, type TopicHub, type WsConnection, type WsProtocol } from '../realtime';
 import { validateOrderEventMessage } from '../../generated/asyncapi/validators';
@@ -199,7 +199,7 @@ export function graphqlSubscriptions(deps: SubscriptionsDeps): WsProtocol {
    * One subscription's hub subscriber: every message through one ordered chain, so a
    * payload that takes a promise never lets a later one overtake it.
    */
-  function subscriberFor(conn: WsConnection, accountId: number, id: string, args: ExecutionArgs, key: string, source: () => OrderEventSource): Subscriber {
+  function subscriberFor(conn: WsConnection, accountId: number, id: string, args: ExecutionArgs, key: string, source: () => OrderEventSource | undefined): Subscriber {
     // `{"id":...,"type":"next","payload":` is this subscription's; the payload and its `}` are shared (see wsTextFrame).
     const head = Buffer.from(`{"id":${JSON.stringify(id)},"type":"next","payload":`);
     let tail: Promise<void> | undefined;
@@ -236,7 +236,7 @@ export function graphqlSubscriptions(deps: SubscriptionsDeps): WsProtocol {
       resync: (seq, reason) => control({ seq, type: 'resync', order: null, resync: reason }),
       // A hole in delivery: the connection closes (1013) so the client resumes with `since`.
       drop: () => conn.closeTryAgain(),
-      fail: () => source().end(new GraphQLError("The order's stream could not be loaded: subscribe again later", { extensions: { code: GRAPHQL_CODES.UNAVAILABLE } })),
+      fail: () => source()?.end(new GraphQLError("The order's stream could not be loaded: subscribe again later", { extensions: { code: GRAPHQL_CODES.UNAVAILABLE } })),
     };
   }
 
@@ -245,7 +245,9 @@ export function graphqlSubscriptions(deps: SubscriptionsDeps): WsProtocol {
     async onConnect(ctx) {
       const params = ctx.connectionParams ?? {};
       const header = params.authorization ?? params.Authorization;
-      const token = bearerTokenOf(typeof header === 'string' ? header : undefined, params.access_token);
+      // A Bearer `authorization` and an `access_token` together are refused, as on the upgrade (RFC 6750 3.1).
+      const token = streamToken(typeof header === 'string' ? header : undefined, params.access_token);
+      if (token !== undefined && typeof token !== 'string') return false;
       if (token === undefined) return ctx.extra.account !== undefined; // the upgrade's token, if it carried one
       // A token in connection_init is checked even after the upgrade's: a bad one, or another
       // account's, closes 4403 rather than being ignored in silence.
@@ -284,7 +286,7 @@ export function graphqlSubscriptions(deps: SubscriptionsDeps): WsProtocol {
         orderEvents: async (orderId, since) => {
           const order = await store.getOrder(account.id, orderId);
           if (!order) return null;
-          const sub = subscriberFor(conn, account.id, id, args, key, () => source!);
+          const sub = subscriberFor(conn, account.id, id, args, key, () => source);
           source = new OrderEventSource(
             () => void hub.subscribe(orderId, since, sub, order.revision),
             () => hub.unsubscribe(orderId, sub),
@@ -295,7 +297,7 @@ export function graphqlSubscriptions(deps: SubscriptionsDeps): WsProtocol {
       const args: ExecutionArgs = { schema: engine.schema, document, operationName: payload.operationName || undefined, variableValues: variables, contextValue: context };
       const stream = await createSourceEventStream(args);
       if (!(Symbol.asyncIterator in stream)) return withCodes(stream.errors ?? [new GraphQLError('The subscription could not start')]);
-      sources.set(args, source!);
+      if (source) sources.set(args, source); // else subscribe() answers that it could not start
       return args;
     },
     subscribe: (args) => sources.get(args) ?? { errors: [new GraphQLError('The subscription could not start', { extensions: { code: GRAPHQL_CODES.BAD_REQUEST } })] },

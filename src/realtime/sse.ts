@@ -337,11 +337,12 @@ export function sseRoute(streams: SseStreams, finalizer: Finalizer): TransportRo
       if (sendsBody(req)) return sendProblem(finalizer, x, refusal('BAD_REQUEST', 'A stream request takes no body'));
       const socket = req.socket;
       const alive = () => !socket.destroyed && socket.writable;
+      const lastEventId = req.headers['last-event-id'];
       const admitted = await admit(streams.deps, {
         id: m ? decodePathSegment(m[1]) : '',
         authorization: req.headers.authorization,
         accessToken: x.search === '' ? undefined : parseQuery(x.search).access_token,
-        lastEventId: req.headers['last-event-id'] as string | undefined,
+        lastEventId: typeof lastEventId === 'string' ? lastEventId : undefined, // node joins repeated fields with ", "
         accept: req.headers.accept,
         alive,
       });

@@ -214,7 +214,7 @@ describe('authentication', () => {
   });
   afterAll(() => srv.close());
 
-  it('by the upgrade header, or by the connection_init payload (authorization or access_token); none or a bad one closes 4403', async () => {
+  it('by the upgrade header, or by the connection_init payload (authorization or access_token); none, a bad one or both closes 4403', async () => {
     const { id } = await createOrder(srv);
     const viaInit = await connectGraphqlWs(srv, { headerToken: null, init: { authorization: `Bearer ${srv.alice.token}` } });
     const viaAccessToken = await connectGraphqlWs(srv, { headerToken: null, init: { access_token: srv.alice.token } });
@@ -223,7 +223,8 @@ describe('authentication', () => {
       await c.until(() => eventsOf(c, '1').length === 1);
       c.ws.close();
     }
-    for (const init of [undefined, { authorization: 'Bearer nope' }, { access_token: 42 }]) {
+    const both = { authorization: `Bearer ${srv.alice.token}`, access_token: srv.alice.token }; // one token, sent twice (RFC 6750 3.1)
+    for (const init of [undefined, { authorization: 'Bearer nope' }, { access_token: 42 }, both]) {
       const c = await openGraphqlWs(srv, { headerToken: null });
       if (!(c instanceof WsClient)) throw new Error('refused');
       c.send({ type: 'connection_init', ...(init ? { payload: init } : {}) });

@@ -122,7 +122,8 @@ function writeIntent(kind: WriteKind, version: ApiVersion, body: unknown): BodyC
   }
 }
 
-type WriteRefusal = 'precondition_required' | 'precondition_failed' | 'none_matched' | 'conflict' | 'unchanged';
+/** Why a write was not applied, with what the answer needs: the conflict's detail, or the unchanged row (answered without a re-read). */
+type WriteRefusal = { kind: 'precondition_required' | 'precondition_failed' | 'none_matched' } | { kind: 'conflict'; detail: string } | { kind: 'unchanged'; order: OrderRecord };
 
 /** What every order request carries, whatever its family. */
 interface OrderRequest {
@@ -311,9 +312,6 @@ export function orderHandlers(deps: OrderDeps): Pick<OperationHandlers, OrderFam
       const { detail, extra } = malformedTagProblem(malformed);
       return fail('VALIDATION_FAILED', detail, extra);
     }
-    let conflict = '';
-    // The row the decision saw, for answering a write that changes nothing without a re-read.
-    let seen: OrderRecord | undefined;
     const base = baseOf(req.pathVersion);
     const written = (order: OrderRecord) => orderResponse(order, neg, ctx, base, checked.intent.version);
     // With an Idempotency-Key (cancel) an applied write's response is stored in its own transaction.
@@ -328,22 +326,19 @@ export function orderHandlers(deps: OrderDeps): Pick<OperationHandlers, OrderFam
         const state = { selected: etagOf(current, version, false), all: () => allTags(current) };
         if (evaluate({ method: 'PUT', ifMatch, ifNoneMatch, current: state }) !== 'proceed') {
           // Which one failed, for the detail: If-Match (the order changed) or, If-Match holding, If-None-Match.
-          return { apply: false, reason: evaluate({ method: 'PUT', ifMatch, current: state }) === 'proceed' ? 'none_matched' : 'precondition_failed' };
+          return { apply: false, reason: { kind: evaluate({ method: 'PUT', ifMatch, current: state }) === 'proceed' ? 'none_matched' : 'precondition_failed' } };
         }
         // A write that passed If-None-Match alone still needs If-Match (no lost updates).
-        if (ifMatch === undefined) return { apply: false, reason: 'precondition_required' };
+        if (ifMatch === undefined) return { apply: false, reason: { kind: 'precondition_required' } };
         const decision = decideWrite(current, checked.intent);
         if (decision.apply) return decision;
-        if (decision.reason === 'conflict') conflict = decision.detail;
-        else seen = current;
-        return { apply: false, reason: decision.reason };
+        return { apply: false, reason: decision.reason === 'conflict' ? { kind: 'conflict', detail: decision.detail } : { kind: 'unchanged', order: current } };
       },
       completion,
     );
     if (!result.ok) {
-      switch (result.reason) {
-        case 'not_found':
-          return fail('NOT_FOUND', `Order ${req.params.orderId} not found`);
+      if (result.reason === 'not_found') return fail('NOT_FOUND', `Order ${req.params.orderId} not found`);
+      switch (result.reason.kind) {
         case 'precondition_required':
           return fail('PRECONDITION_REQUIRED', 'Send If-Match with the ETag you last saw');
         case 'precondition_failed':
@@ -351,9 +346,9 @@ export function orderHandlers(deps: OrderDeps): Pick<OperationHandlers, OrderFam
         case 'none_matched':
           return fail('PRECONDITION_FAILED', 'If-None-Match names the order as it stands (* names any state): nothing was written');
         case 'conflict':
-          return fail('CONFLICT', conflict);
+          return fail('CONFLICT', result.reason.detail);
         case 'unchanged':
-          return written(seen!);
+          return written(result.reason.order);
       }
     }
     deps.onEvent?.(result.event);
