@@ -54,10 +54,13 @@ async function serve(config: Config): Promise<void> {
   // The signal handlers before the banner and the 'listening' line: a supervisor (or `npm start`'s
   // caller) that signals as soon as it reads them finds the drain in place, not node's default exit.
   let closing = false;
+  // The background jobs' stops: at shutdown no sweep or periodic flush starts against a store being closed.
+  const background: (() => void)[] = [];
   const shutdown = (signal: string) => {
     if (closing) return;
     closing = true;
     logger.info({ signal }, 'shutting down: no new connections, finishing in-flight requests');
+    for (const stop of background) stop();
     const force = setTimeout(() => {
       // What the exit cuts, so the log says why this instance ended with 1 (and which request ids to look for).
       logger.error(drain.inFlight(), 'shutdown forced after 10 s: exiting with connections still open');
@@ -84,9 +87,9 @@ async function serve(config: Config): Promise<void> {
   logger.info({ url, metricsUrl, seeded: demo.seeded, bus: shared.bus.kind }, 'listening');
   if (metricsUrl) process.stdout.write(banner(url, metricsUrl, demo.token));
   // Deprecated-field reads per account reach the store in batches, never one write per request.
-  startFieldReadFlusher(fieldReads, { everyMs: config.metrics.flushIntervalS * 1000, onError: (err) => logger.warn({ err }, 'field read counts not stored yet') });
+  background.push(startFieldReadFlusher(fieldReads, { everyMs: config.metrics.flushIntervalS * 1000, onError: (err) => logger.warn({ err }, 'field read counts not stored yet') }));
   // Expired Idempotency-Keys are deleted in the background (a claim never reads one as live anyway).
-  startIdempotencySweeper(store, { onError: (err) => logger.warn({ err }, 'idempotency sweep failed') });
+  background.push(startIdempotencySweeper(store, { onError: (err) => logger.warn({ err }, 'idempotency sweep failed') }));
 
   // A worker whose primary is gone (killed) would serve on unsupervised: it drains instead.
   // node:cluster exits a worker at once when its channel to the primary closes unexpectedly
