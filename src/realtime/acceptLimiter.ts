@@ -33,18 +33,38 @@ export class AcceptLimiter {
 
   /** Takes one token; when none is left, says in how many whole seconds this client will find its own. */
   take(): { ok: true } | { ok: false; retryAfterS: number } {
-    const t = this.now();
-    this.tokens = Math.min(this.burst, this.tokens + ((t - this.last) / 1000) * this.ratePerSecond);
-    this.last = t;
+    const t = this.refill();
     if (this.tokens >= 1) {
       this.tokens -= 1;
       return { ok: true };
     }
-    // Its place: after everyone promised before it, and no sooner than the next token.
-    const nextToken = t + ((1 - this.tokens) / this.ratePerSecond) * 1000;
-    const place = Math.max(this.lineEnd, nextToken);
+    const place = this.placeAt(t);
     this.lineEnd = place + this.spacingMs;
     return { ok: false, retryAfterS: Math.max(1, Math.ceil((place - t) / 1000)) };
+  }
+
+  /**
+   * What `take` would answer now, spending no token and promising no place: a HEAD of a
+   * stream asks what its GET would get (RFC 9110 9.3.2), and the SDK asks it after a refused
+   * WebSocket upgrade, so neither may use up the admission it asks about.
+   */
+  peek(): { ok: true } | { ok: false; retryAfterS: number } {
+    const t = this.refill();
+    if (this.tokens >= 1) return { ok: true };
+    return { ok: false, retryAfterS: Math.max(1, Math.ceil((this.placeAt(t) - t) / 1000)) };
+  }
+
+  /** Adds the tokens earned since the last call; returns the time it did so. */
+  private refill(): number {
+    const t = this.now();
+    this.tokens = Math.min(this.burst, this.tokens + ((t - this.last) / 1000) * this.ratePerSecond);
+    this.last = t;
+    return t;
+  }
+
+  /** A client refused at `t`: its place is after everyone promised before it, and no sooner than the next token. */
+  private placeAt(t: number): number {
+    return Math.max(this.lineEnd, t + ((1 - this.tokens) / this.ratePerSecond) * 1000);
   }
 
   /** Seconds of promises ahead of a client refused now (metrics, tests). */

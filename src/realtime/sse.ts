@@ -216,6 +216,8 @@ interface StreamRequest {
   accessToken: unknown;
   lastEventId: string | undefined;
   accept: string | undefined;
+  /** A HEAD: answered as its GET would be, without spending the accept limiter's admission. */
+  head: boolean;
   /** Whether the client is still there (checked when its turn comes: one that left is not checked). */
   alive: () => boolean;
 }
@@ -267,7 +269,7 @@ async function admit(deps: SseDeps, r: StreamRequest): Promise<Admitted | Refusa
   // the place itself is taken once the stream starts (sseRoute), as on WebSocket (ws.ts `admit`).
   if (!deps.quota.hasRoom(account.id)) return deps.quota.refusal();
   if (deps.admission.isClosed) return shuttingDown();
-  const admitted = deps.limiter.take();
+  const admitted = r.head ? deps.limiter.peek() : deps.limiter.take();
   if (!admitted.ok) return refusal('SERVICE_UNAVAILABLE', 'Too many new connections: retry later', { 'Retry-After': String(admitted.retryAfterS) });
   // Last-Event-ID 0 means "seen nothing": replay from seq 1, as WebSocket since 0 does.
   return { account: account.id, token, orderId, since: lastEventId === undefined ? undefined : Number(lastEventId), revision: order.revision };
@@ -344,6 +346,7 @@ export function sseRoute(streams: SseStreams, finalizer: Finalizer): TransportRo
         accessToken: x.search === '' ? undefined : parseQuery(x.search).access_token,
         lastEventId: typeof lastEventId === 'string' ? lastEventId : undefined, // node joins repeated fields with ", "
         accept: req.headers.accept,
+        head: req.method === 'HEAD',
         alive,
       });
       if (admitted === GONE) return CLIENT_CLOSED;

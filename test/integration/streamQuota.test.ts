@@ -25,6 +25,26 @@ async function eventually<T>(open: () => Promise<T>, admitted: (t: T) => boolean
   throw new Error('never admitted');
 }
 
+describe('HEAD of a stream', () => {
+  it('answers what a GET would get without spending the accept limiter', async () => {
+    const limited = await startTestServer({ ACCEPT_RATE: '1', ACCEPT_BURST: '1' });
+    try {
+      const { id } = await createOrder(limited);
+      const head = () => limited.fetch(`/api/orders/${id}/stream`, { method: 'HEAD', headers: { accept: 'text/event-stream' } });
+      // One admission in the bucket: HEADs leave it there for the GET.
+      expect([(await head()).status, (await head()).status, (await head()).status]).toEqual([200, 200, 200]);
+      const stream = await openSse(limited, id);
+      expect(stream.res.status).toBe(200);
+      // Now a GET would be refused, and HEAD says so (within the second a token takes to come back).
+      const after = await head();
+      if (after.status !== 200) expect({ status: after.status, retryAfter: after.headers.get('retry-after') }).toEqual({ status: 503, retryAfter: expect.stringMatching(/^\d+$/) });
+      stream.close();
+    } finally {
+      await limited.close();
+    }
+  });
+});
+
 describe('streams per account', () => {
   it('SSE and WebSocket share the cap: the fourth is 429 with Retry-After on every transport; another account is not touched; a closed one frees a place', async () => {
     const { id } = await createOrder(srv);
