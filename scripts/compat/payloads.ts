@@ -84,7 +84,6 @@ export function asMessageText(text: string): string {
     .replace(/ (from|to|in) the request body/g, ' $1 the message');
 }
 
-/** The breaking payload and handshake-query changes from `base` to `revision`. */
 /**
  * Where the released surface was read from, so each finding can name the node it is
  * about: the message payloads are compared dereferenced, the node is found by walking the
@@ -101,6 +100,7 @@ export interface PayloadSources {
 /** `removed the required property `order/note` from ...` -> `order/note`. */
 const propertyPath = (text: string | undefined) => /property `([^`]+)`/.exec(text ?? '')?.[1];
 
+/** The breaking payload and handshake-query changes from `base` to `revision`. */
 export async function checkPayloads(base: ClientSurface, revision: ClientSurface, sources?: PayloadSources): Promise<Finding[]> {
   const dir = await mkdtemp(join(tmpdir(), 'orderline-compat-'));
   try {

@@ -32,13 +32,13 @@ export function isPeekable<R extends object>(registry: R): registry is R & Peeka
   return typeof (registry as Partial<PeekableRegistry>).peek === 'function';
 }
 
+/** What one entry weighs against the byte bound: both strings at 2 bytes per UTF-16 unit, plus a fixed overhead. */
+export const registryEntryBytes = (text: string, hash: string): number => 16 + 2 * (text.length + hash.length);
+
 /**
  * Bounded in entries and in bytes of text: APQ lets any client register any valid
  * text, so an unbounded map would be a memory leak any caller can drive.
  */
-/** What one entry weighs against the byte bound: both strings at 2 bytes per UTF-16 unit, plus a fixed overhead. */
-export const registryEntryBytes = (text: string, hash: string): number => 16 + 2 * (text.length + hash.length);
-
 export class LruRegistry implements PersistedQueryRegistry, PeekableRegistry {
   private readonly lru: LRUCache<string, string>;
 

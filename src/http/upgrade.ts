@@ -121,15 +121,6 @@ const CLIENT_ERROR_STATUS: Readonly<Record<string, ProblemCode>> = {
 };
 
 /**
- * Requests node:http cannot parse (an unknown method, bad framing: a malformed chunk
- * size, two Content-Lengths, Content-Length with Transfer-Encoding; a head over node's
- * size limit; a request not sent in time) are answered as every other refusal is, as
- * problem+json with a request id, instead of node's body-less `400 Bad Request`. The
- * rest mirrors node's own handler: an answer only while no response has begun on the
- * connection (a request whose body broke after its head was routed has its answer
- * pending; it is not sent), and the connection closes, since what follows cannot be framed.
- */
-/**
  * Runs `then` once every response to the requests read before the broken one has been
  * sent: pipelined requests are answered in the order received (RFC 9112 9.3.2), so a
  * valid request ahead of the broken one gets its own answer (a create its 201) before the
@@ -173,6 +164,15 @@ const broken = new WeakSet<Duplex>();
 /** Told of each answer written here (for its log line and metric: Finalizer.rawAnswer), with its route when it has one. */
 export type RawAnswerLog = (req: IncomingMessage | undefined, status: number, id: string, route?: string) => void;
 
+/**
+ * Requests node:http cannot parse (an unknown method, bad framing: a malformed chunk
+ * size, two Content-Lengths, Content-Length with Transfer-Encoding; a head over node's
+ * size limit; a request not sent in time) are answered as every other refusal is, as
+ * problem+json with a request id, instead of node's body-less `400 Bad Request`. The
+ * rest mirrors node's own handler: an answer only while no response has begun on the
+ * connection (a request whose body broke after its head was routed has its answer
+ * pending; it is not sent), and the connection closes, since what follows cannot be framed.
+ */
 export function answerClientErrors(server: Server, log: RawAnswerLog = () => undefined): void {
   // A routed request whose body broke is logged by its own exchange (its route answers too, unheard): not twice.
   const answer = (req: IncomingMessage | undefined, socket: Duplex, r: Refusal, headOnly = false) => {

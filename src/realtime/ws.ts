@@ -541,7 +541,6 @@ export class WsEndpoint {
     if (conn.subs.get(orderId) === sub) conn.urlSince = undefined;
   }
 
-  /** A quota place for `account`, held until the socket closes (whatever ends it: a refusal, a close, a cut); false when none is left. */
   /**
    * The last checks of an upgrade, in one order for every protocol: the account has a place
    * left (429), the server is not shutting down (503), the accept limiter admits one more
@@ -562,7 +561,7 @@ export class WsEndpoint {
 
   /**
    * The connection on `socket` takes a place of `account`'s (quota.ts) and holds its token
-   * (tokenRecheck.ts) until the socket closes; false when the account has no place left.
+   * (tokenRecheck.ts) until the socket closes, whatever ends it (a refusal, a close, a cut); false when the account has no place left.
    * A revoked token closes the connection 1008 (its socket before the upgrade completes).
    */
   private claim(socket: Duplex, account: number, token: string): boolean {
