@@ -3,7 +3,10 @@
  * merge-patch media type, one error type, safe retries honouring Retry-After, abort
  * and timeouts, token functions, keys on an insecure origin, pages.
  */
+import fc from 'fast-check';
 import { createOrderlineClient, createRestClient, unwrap } from './client';
+import { createGraphqlClient } from './graphql';
+import { streamOrder } from './realtime';
 import { OrderlineError } from './errors';
 import { listOrders, allOrders, updateOrder } from './orders';
 
@@ -32,6 +35,43 @@ describe('client options', () => {
     const { api } = createOrderlineClient({ baseUrl: 'http://x.test/api//', fetch });
     await unwrap(api.GET('/v2/orders/{orderId}', { params: { path: { orderId: 1 } } }));
     expect(seen[0].path).toBe('/api/v2/orders/1');
+  });
+
+  it('a baseUrl that is no http(s) URL throws a TypeError when a client is made, not at its first call (generated)', () => {
+    const fetch = () => Promise.reject(new Error('no call expected'));
+    const make = [
+      (baseUrl: string) => createOrderlineClient({ baseUrl, fetch }),
+      (baseUrl: string) => createRestClient({ baseUrl, fetch }),
+      (baseUrl: string) => createGraphqlClient({ baseUrl, fetch }),
+      (baseUrl: string) => streamOrder({ baseUrl, orderId: 1, onEvent: () => undefined, fetch, signal: AbortSignal.abort() }),
+    ];
+    // No scheme (`localhost:3000` reads as scheme "localhost"), another scheme, or no URL at all; Node has no page to resolve a path against.
+    const bad = fc.oneof(
+      fc.domain().map((d) => `${d}:3000`),
+      fc.webUrl().map((u) => u.replace(/^https?/, 'ftp')),
+      fc.string().filter((s) => !/^\s*https?:/i.test(s)),
+    );
+    fc.assert(
+      fc.property(bad, (baseUrl) => {
+        for (const m of make) {
+          // By name: node's own "Invalid URL" TypeError is of another realm than jest's.
+          const err = ((): unknown => {
+            try {
+              m(baseUrl);
+            } catch (e) {
+              return e;
+            }
+            return undefined;
+          })();
+          expect(err).toHaveProperty('name', 'TypeError');
+        }
+      }),
+    );
+    fc.assert(
+      fc.property(fc.webUrl({ validSchemes: ['http', 'https'] }), (baseUrl) => {
+        for (const m of make) expect(() => m(baseUrl)).not.toThrow();
+      }),
+    );
   });
 });
 

@@ -44,7 +44,7 @@ export async function sha256Hex(text: string): Promise<string> {
     throw new OrderlineError(0, undefined, {
       source: 'client',
       code: 'INSECURE_CONTEXT',
-      message: 'crypto.subtle is missing (a page served over plain http from a host other than localhost): serve the app over https, run named operations with query(), or pass options.sha256',
+      message: 'crypto.subtle is missing (plain http, not localhost): serve over https, use query(), or pass options.sha256',
     });
   }
   const digest = await subtle.digest('SHA-256', new TextEncoder().encode(text));

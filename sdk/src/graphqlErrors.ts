@@ -2,7 +2,7 @@
  * The GraphQL client's error, in a module of its own so queries and subscriptions
  * share it without importing each other.
  */
-import { OrderlineError, type GraphqlErrorJson } from './errors.js';
+import { OrderlineError, type GraphqlErrorJson, type OrderlineErrorCode } from './errors.js';
 
 /**
  * A GraphQL response with errors: an OrderlineError (source `graphql`) whose `code` is
@@ -11,7 +11,7 @@ import { OrderlineError, type GraphqlErrorJson } from './errors.js';
  */
 export class GraphqlRequestError extends OrderlineError {
   override readonly name: string = 'GraphqlRequestError';
-  constructor(status: number, errors: GraphqlErrorJson[], init: { requestId?: string | undefined; data?: unknown; retryAfterMs?: number | undefined } = {}) {
+  constructor(status: number, errors: GraphqlErrorJson[], init: { requestId?: string | undefined; data?: unknown; retryAfterMs?: number | undefined; code?: OrderlineErrorCode } = {}) {
     super(status, undefined, { ...init, source: 'graphql', errors, message: errors[0]?.message ?? `GraphQL request failed with HTTP ${status}` });
   }
 }

@@ -137,6 +137,21 @@ export class Reconnects {
     return Math.min(MAX_RETRY_AFTER_S * 1000, delay);
   }
 
+  private timer: ReturnType<typeof setTimeout> | undefined;
+
+  /** Calls `connect` after `next(retryAfterS)` ms, unless a call is already scheduled. */
+  schedule(retryAfterS: number | undefined, connect: () => void): void {
+    this.timer ??= setTimeout(() => {
+      this.timer = undefined;
+      connect();
+    }, this.next(retryAfterS));
+  }
+
+  /** Drops the scheduled call (the stream was closed). */
+  cancel(): void {
+    clearTimeout(this.timer);
+  }
+
   /** A connection that worked (subscribed): the counts start again. */
   reset(): void {
     this.count = 0;
@@ -250,7 +265,6 @@ export function streamOrder(opts: OrderStreamOptions): OrderStream {
   let hasPosition = opts.since !== undefined;
   const reconnects = new Reconnects(backoff, opts.random);
   let closed = false;
-  let timer: ReturnType<typeof setTimeout> | undefined;
   let stopCurrent: () => void = () => undefined;
   // Messages are handled one at a time: a resync's GET must finish before the next event.
   let chain: Promise<void> = Promise.resolve();
@@ -324,12 +338,7 @@ export function streamOrder(opts: OrderStreamOptions): OrderStream {
   }
 
   function scheduleReconnect(retryAfterS?: number): void {
-    if (closed || timer) return;
-    const delay = reconnects.next(retryAfterS);
-    timer = setTimeout(() => {
-      timer = undefined;
-      connect();
-    }, delay);
+    if (!closed) reconnects.schedule(retryAfterS, connect);
   }
 
   async function connectWs(): Promise<void> {
@@ -356,7 +365,7 @@ export function streamOrder(opts: OrderStreamOptions): OrderStream {
         done = true; // no reconnect when the socket closes
         const sent = res.headers['x-request-id'];
         const requestId = Array.isArray(sent) ? sent[0] : sent;
-        fail(new OrderlineError(status, undefined, { source: 'realtime', code: UPGRADE_CODES[status], message: `the WebSocket upgrade was refused with HTTP ${status}`, requestId }));
+        fail(new OrderlineError(status, undefined, { source: 'realtime', code: UPGRADE_CODES[status], message: `WebSocket upgrade refused: HTTP ${status}`, requestId }));
         ws.close();
         return;
       }
@@ -446,7 +455,7 @@ export function streamOrder(opts: OrderStreamOptions): OrderStream {
 
   function close(): void {
     closed = true;
-    if (timer) clearTimeout(timer);
+    reconnects.cancel();
     stopCurrent();
   }
 

@@ -43,3 +43,18 @@ describe('GraphQL subscribe drops a silent connection (idleTimeoutMs)', () => {
     sub.close();
   });
 });
+
+describe('GraphQL subscribe on a platform without WebSocket', () => {
+  it('stops with UNSUPPORTED_PLATFORM, as streamOrder does', () => {
+    // Node 22 has a global WebSocket; this platform has none.
+    const saved = Object.getOwnPropertyDescriptor(globalThis, 'WebSocket');
+    Reflect.deleteProperty(globalThis, 'WebSocket');
+    try {
+      const errors: unknown[] = [];
+      subscribeOperation({ baseUrl: 'http://x', token: 't' }, 'OrderEventsV2', { id: '1' }, { next: () => undefined, error: (e) => errors.push(e) });
+      expect(errors).toEqual([expect.objectContaining({ code: 'UNSUPPORTED_PLATFORM', status: 0, source: 'graphql' })]);
+    } finally {
+      if (saved) Object.defineProperty(globalThis, 'WebSocket', saved);
+    }
+  });
+});

@@ -78,24 +78,18 @@ export function subscribeOperation<N extends SubscriptionName>(
   let hasPosition = since !== undefined;
   const reconnects = new Reconnects(backoff, opts.random);
   let closed = false;
-  let timer: ReturnType<typeof setTimeout> | undefined;
   let current: WebSocketLike | undefined;
 
   function stop(error?: GraphqlRequestError): void {
     closed = true;
-    if (timer) clearTimeout(timer);
+    reconnects.cancel();
     current?.close(1000, 'Normal Closure');
     if (error) handlers.error?.(error);
   }
 
   /** `retryAfterS`: a refused upgrade's Retry-After (the service's accept limiter), waited out as said. */
   function scheduleReconnect(retryAfterS?: number): void {
-    if (closed || timer) return;
-    const delay = reconnects.next(retryAfterS);
-    timer = setTimeout(() => {
-      timer = undefined;
-      connect();
-    }, delay);
+    if (!closed) reconnects.schedule(retryAfterS, connect);
   }
 
   /** One `next` payload: the stream's rules, then the handler. */
@@ -131,7 +125,7 @@ export function subscribeOperation<N extends SubscriptionName>(
     if (closed) return;
     handlers.onConnect?.(reconnects.attempt);
     const Ctor = opts.WebSocket ?? (globalThis as { WebSocket?: GraphqlWebSocketCtor }).WebSocket;
-    if (!Ctor) return stop(new GraphqlRequestError(0, [{ message: 'no WebSocket implementation: pass options.WebSocket (e.g. the ws package in Node 20)' }]));
+    if (!Ctor) return stop(new GraphqlRequestError(0, [{ message: 'no WebSocket implementation: pass options.WebSocket (e.g. the ws package in Node 20)' }], { code: 'UNSUPPORTED_PLATFORM' }));
     const ws = new Ctor(url, PROTOCOL);
     current = ws;
     const idle = watchWebSocket(ws, opts.idleTimeoutMs);

@@ -20,8 +20,18 @@
 import { OrderlineError, errorFromResponse, retryAfterMs } from './errors.js';
 import type { WebSocketLike } from './realtime.js';
 
-/** A client's `baseUrl` as every client joins paths to it: without its trailing slashes (a path prefix is kept). */
-export const baseUrlOf = (baseUrl: string): string => baseUrl.trim().replace(/\/+$/, '');
+/**
+ * A client's `baseUrl` as every client joins paths to it: without its trailing slashes (a path
+ * prefix is kept). One that is no http(s) URL (`localhost:3000`, a typo) throws a TypeError
+ * when the client is made, rather than at each call; a page may give a path (`/api`),
+ * resolved against its own URL.
+ */
+export function baseUrlOf(baseUrl: string): string {
+  const base = `${baseUrl}`.trim().replace(/\/+$/, '');
+  // No URL at all: the URL constructor's own TypeError (Invalid URL).
+  if (!/^https?:$/.test(new URL(base, (globalThis as { location?: { href: string } }).location?.href).protocol)) throw new TypeError(`baseUrl ${baseUrl} is no http(s) URL`);
+  return base;
+}
 
 /** A bearer token, or a function returning the current one (called before every request and every stream reconnect). */
 export type TokenSource = string | (() => string | undefined | Promise<string | undefined>);
