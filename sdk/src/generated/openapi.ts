@@ -682,7 +682,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description The status transition is not allowed (`code` CONFLICT), or an earlier request with this Idempotency-Key is still running (`code` IDEMPOTENCY_KEY_IN_USE). */
+        /** @description The write conflicts with the order as it stands (`code` CONFLICT, `detail` says which rule) - a status transition that is not allowed, or a merge patch that gives part of a discount the order does not have (a new discount needs both `code` and `percent`); or an earlier request with this Idempotency-Key is still running (`code` IDEMPOTENCY_KEY_IN_USE). */
         E409: {
             headers: {
                 [name: string]: unknown;
