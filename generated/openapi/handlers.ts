@@ -23,6 +23,7 @@ export type CancelOrderResponse =
   | { status: 406; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["cancelOrder"]['responses'][406]['content']["application/problem+json"] }
   | { status: 409; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["cancelOrder"]['responses'][409]['content']["application/problem+json"] }
   | { status: 412; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["cancelOrder"]['responses'][412]['content']["application/problem+json"] }
+  | { status: 413; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["cancelOrder"]['responses'][413]['content']["application/problem+json"] }
   | { status: 422; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["cancelOrder"]['responses'][422]['content']["application/problem+json"] }
   | { status: 428; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["cancelOrder"]['responses'][428]['content']["application/problem+json"] }
   | { status: 429; headers?: { "RateLimit"?: string; "RateLimit-Policy"?: string; "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["cancelOrder"]['responses'][429]['content']["application/problem+json"] }
@@ -46,6 +47,7 @@ export type CancelOrderV1Response =
   | { status: 406; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["cancelOrderV1"]['responses'][406]['content']["application/problem+json"] }
   | { status: 409; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["cancelOrderV1"]['responses'][409]['content']["application/problem+json"] }
   | { status: 412; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["cancelOrderV1"]['responses'][412]['content']["application/problem+json"] }
+  | { status: 413; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["cancelOrderV1"]['responses'][413]['content']["application/problem+json"] }
   | { status: 422; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["cancelOrderV1"]['responses'][422]['content']["application/problem+json"] }
   | { status: 428; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["cancelOrderV1"]['responses'][428]['content']["application/problem+json"] }
   | { status: 429; headers?: { "RateLimit"?: string; "RateLimit-Policy"?: string; "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["cancelOrderV1"]['responses'][429]['content']["application/problem+json"] }
@@ -69,6 +71,7 @@ export type CancelOrderV2Response =
   | { status: 406; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["cancelOrderV2"]['responses'][406]['content']["application/problem+json"] }
   | { status: 409; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["cancelOrderV2"]['responses'][409]['content']["application/problem+json"] }
   | { status: 412; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["cancelOrderV2"]['responses'][412]['content']["application/problem+json"] }
+  | { status: 413; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["cancelOrderV2"]['responses'][413]['content']["application/problem+json"] }
   | { status: 422; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["cancelOrderV2"]['responses'][422]['content']["application/problem+json"] }
   | { status: 428; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["cancelOrderV2"]['responses'][428]['content']["application/problem+json"] }
   | { status: 429; headers?: { "RateLimit"?: string; "RateLimit-Policy"?: string; "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["cancelOrderV2"]['responses'][429]['content']["application/problem+json"] }
@@ -158,6 +161,7 @@ export type GetAsyncApiYamlResponse =
   | { status: 304; headers: { "Cache-Control": string; "ETag": string } & ResponseHeaders; contentType?: undefined; body?: undefined }
   | { status: 400; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getAsyncApiYaml"]['responses'][400]['content']["application/problem+json"] }
   | { status: 412; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getAsyncApiYaml"]['responses'][412]['content']["application/problem+json"] }
+  | { status: 413; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getAsyncApiYaml"]['responses'][413]['content']["application/problem+json"] }
   | { status: 503; headers?: { "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["getAsyncApiYaml"]['responses'][503]['content']["application/problem+json"] };
 
 /** GET /docs */
@@ -174,6 +178,7 @@ export type GetDocsResponse =
   | { status: 304; headers: { "Cache-Control": string; "ETag": string } & ResponseHeaders; contentType?: undefined; body?: undefined }
   | { status: 400; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getDocs"]['responses'][400]['content']["application/problem+json"] }
   | { status: 412; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getDocs"]['responses'][412]['content']["application/problem+json"] }
+  | { status: 413; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getDocs"]['responses'][413]['content']["application/problem+json"] }
   | { status: 503; headers?: { "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["getDocs"]['responses'][503]['content']["application/problem+json"] };
 
 /** GET /docs/redoc.standalone.js */
@@ -190,6 +195,7 @@ export type GetDocsScriptResponse =
   | { status: 304; headers: { "Cache-Control": string; "ETag": string } & ResponseHeaders; contentType?: undefined; body?: undefined }
   | { status: 400; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getDocsScript"]['responses'][400]['content']["application/problem+json"] }
   | { status: 412; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getDocsScript"]['responses'][412]['content']["application/problem+json"] }
+  | { status: 413; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getDocsScript"]['responses'][413]['content']["application/problem+json"] }
   | { status: 503; headers?: { "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["getDocsScript"]['responses'][503]['content']["application/problem+json"] };
 
 /** GET /docs/graphql */
@@ -206,6 +212,7 @@ export type GetGraphqlDocsResponse =
   | { status: 304; headers: { "Cache-Control": string; "ETag": string } & ResponseHeaders; contentType?: undefined; body?: undefined }
   | { status: 400; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getGraphqlDocs"]['responses'][400]['content']["application/problem+json"] }
   | { status: 412; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getGraphqlDocs"]['responses'][412]['content']["application/problem+json"] }
+  | { status: 413; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getGraphqlDocs"]['responses'][413]['content']["application/problem+json"] }
   | { status: 503; headers?: { "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["getGraphqlDocs"]['responses'][503]['content']["application/problem+json"] };
 
 /** GET /schema.graphql */
@@ -222,6 +229,7 @@ export type GetGraphqlSchemaResponse =
   | { status: 304; headers: { "Cache-Control": string; "ETag": string } & ResponseHeaders; contentType?: undefined; body?: undefined }
   | { status: 400; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getGraphqlSchema"]['responses'][400]['content']["application/problem+json"] }
   | { status: 412; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getGraphqlSchema"]['responses'][412]['content']["application/problem+json"] }
+  | { status: 413; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getGraphqlSchema"]['responses'][413]['content']["application/problem+json"] }
   | { status: 503; headers?: { "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["getGraphqlSchema"]['responses'][503]['content']["application/problem+json"] };
 
 /** GET /healthz */
@@ -236,6 +244,7 @@ export type GetHealthRequest = {
 export type GetHealthResponse =
   | { status: 200; headers?: ResponseHeaders; contentType: "application/json"; body: operations["getHealth"]['responses'][200]['content']["application/json"] }
   | { status: 412; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getHealth"]['responses'][412]['content']["application/problem+json"] }
+  | { status: 413; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getHealth"]['responses'][413]['content']["application/problem+json"] }
   | { status: 503; headers?: { "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["getHealth"]['responses'][503]['content']["application/problem+json"] };
 
 /** GET /openapi.json */
@@ -252,6 +261,7 @@ export type GetOpenApiJsonResponse =
   | { status: 304; headers: { "Cache-Control": string; "ETag": string } & ResponseHeaders; contentType?: undefined; body?: undefined }
   | { status: 400; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getOpenApiJson"]['responses'][400]['content']["application/problem+json"] }
   | { status: 412; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getOpenApiJson"]['responses'][412]['content']["application/problem+json"] }
+  | { status: 413; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getOpenApiJson"]['responses'][413]['content']["application/problem+json"] }
   | { status: 503; headers?: { "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["getOpenApiJson"]['responses'][503]['content']["application/problem+json"] };
 
 /** GET /openapi.yaml */
@@ -268,6 +278,7 @@ export type GetOpenApiYamlResponse =
   | { status: 304; headers: { "Cache-Control": string; "ETag": string } & ResponseHeaders; contentType?: undefined; body?: undefined }
   | { status: 400; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getOpenApiYaml"]['responses'][400]['content']["application/problem+json"] }
   | { status: 412; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getOpenApiYaml"]['responses'][412]['content']["application/problem+json"] }
+  | { status: 413; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getOpenApiYaml"]['responses'][413]['content']["application/problem+json"] }
   | { status: 503; headers?: { "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["getOpenApiYaml"]['responses'][503]['content']["application/problem+json"] };
 
 /** GET /orders/{orderId} */
@@ -289,6 +300,7 @@ export type GetOrderResponse =
   | { status: 404; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getOrder"]['responses'][404]['content']["application/problem+json"] }
   | { status: 406; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getOrder"]['responses'][406]['content']["application/problem+json"] }
   | { status: 412; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getOrder"]['responses'][412]['content']["application/problem+json"] }
+  | { status: 413; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getOrder"]['responses'][413]['content']["application/problem+json"] }
   | { status: 429; headers?: { "RateLimit"?: string; "RateLimit-Policy"?: string; "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["getOrder"]['responses'][429]['content']["application/problem+json"] }
   | { status: 503; headers?: { "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["getOrder"]['responses'][503]['content']["application/problem+json"] };
 
@@ -310,6 +322,7 @@ export type GetOrderV1Response =
   | { status: 404; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getOrderV1"]['responses'][404]['content']["application/problem+json"] }
   | { status: 406; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getOrderV1"]['responses'][406]['content']["application/problem+json"] }
   | { status: 412; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getOrderV1"]['responses'][412]['content']["application/problem+json"] }
+  | { status: 413; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getOrderV1"]['responses'][413]['content']["application/problem+json"] }
   | { status: 429; headers?: { "RateLimit"?: string; "RateLimit-Policy"?: string; "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["getOrderV1"]['responses'][429]['content']["application/problem+json"] }
   | { status: 503; headers?: { "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["getOrderV1"]['responses'][503]['content']["application/problem+json"] };
 
@@ -331,6 +344,7 @@ export type GetOrderV2Response =
   | { status: 404; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getOrderV2"]['responses'][404]['content']["application/problem+json"] }
   | { status: 406; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getOrderV2"]['responses'][406]['content']["application/problem+json"] }
   | { status: 412; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getOrderV2"]['responses'][412]['content']["application/problem+json"] }
+  | { status: 413; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getOrderV2"]['responses'][413]['content']["application/problem+json"] }
   | { status: 429; headers?: { "RateLimit"?: string; "RateLimit-Policy"?: string; "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["getOrderV2"]['responses'][429]['content']["application/problem+json"] }
   | { status: 503; headers?: { "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["getOrderV2"]['responses'][503]['content']["application/problem+json"] };
 
@@ -346,6 +360,7 @@ export type GetReadyRequest = {
 export type GetReadyResponse =
   | { status: 200; headers?: ResponseHeaders; contentType: "application/json"; body: operations["getReady"]['responses'][200]['content']["application/json"] }
   | { status: 412; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getReady"]['responses'][412]['content']["application/problem+json"] }
+  | { status: 413; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getReady"]['responses'][413]['content']["application/problem+json"] }
   | { status: 503; headers?: { "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["getReady"]['responses'][503]['content']["application/problem+json"] };
 
 /** GET /docs/realtime */
@@ -362,6 +377,7 @@ export type GetRealtimeDocsResponse =
   | { status: 304; headers: { "Cache-Control": string; "ETag": string } & ResponseHeaders; contentType?: undefined; body?: undefined }
   | { status: 400; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getRealtimeDocs"]['responses'][400]['content']["application/problem+json"] }
   | { status: 412; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getRealtimeDocs"]['responses'][412]['content']["application/problem+json"] }
+  | { status: 413; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getRealtimeDocs"]['responses'][413]['content']["application/problem+json"] }
   | { status: 503; headers?: { "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["getRealtimeDocs"]['responses'][503]['content']["application/problem+json"] };
 
 /** GET /docs/sdk */
@@ -378,6 +394,7 @@ export type GetSdkDocsResponse =
   | { status: 304; headers: { "Cache-Control": string; "ETag": string } & ResponseHeaders; contentType?: undefined; body?: undefined }
   | { status: 400; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getSdkDocs"]['responses'][400]['content']["application/problem+json"] }
   | { status: 412; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getSdkDocs"]['responses'][412]['content']["application/problem+json"] }
+  | { status: 413; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["getSdkDocs"]['responses'][413]['content']["application/problem+json"] }
   | { status: 503; headers?: { "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["getSdkDocs"]['responses'][503]['content']["application/problem+json"] };
 
 /** HEAD /orders/{orderId} */
@@ -397,6 +414,7 @@ export type HeadOrderResponse =
   | { status: 404; headers?: ResponseHeaders; contentType?: undefined; body?: undefined }
   | { status: 406; headers?: ResponseHeaders; contentType?: undefined; body?: undefined }
   | { status: 412; headers?: ResponseHeaders; contentType?: undefined; body?: undefined }
+  | { status: 413; headers?: ResponseHeaders; contentType?: undefined; body?: undefined }
   | { status: 429; headers?: { "RateLimit"?: string; "RateLimit-Policy"?: string; "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["headOrder"]['responses'][429]['content']["application/problem+json"] }
   | { status: 503; headers?: { "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["headOrder"]['responses'][503]['content']["application/problem+json"] };
 
@@ -417,6 +435,7 @@ export type HeadOrderV1Response =
   | { status: 404; headers?: ResponseHeaders; contentType?: undefined; body?: undefined }
   | { status: 406; headers?: ResponseHeaders; contentType?: undefined; body?: undefined }
   | { status: 412; headers?: ResponseHeaders; contentType?: undefined; body?: undefined }
+  | { status: 413; headers?: ResponseHeaders; contentType?: undefined; body?: undefined }
   | { status: 429; headers?: { "RateLimit"?: string; "RateLimit-Policy"?: string; "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["headOrderV1"]['responses'][429]['content']["application/problem+json"] }
   | { status: 503; headers?: { "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["headOrderV1"]['responses'][503]['content']["application/problem+json"] };
 
@@ -437,6 +456,7 @@ export type HeadOrderV2Response =
   | { status: 404; headers?: ResponseHeaders; contentType?: undefined; body?: undefined }
   | { status: 406; headers?: ResponseHeaders; contentType?: undefined; body?: undefined }
   | { status: 412; headers?: ResponseHeaders; contentType?: undefined; body?: undefined }
+  | { status: 413; headers?: ResponseHeaders; contentType?: undefined; body?: undefined }
   | { status: 429; headers?: { "RateLimit"?: string; "RateLimit-Policy"?: string; "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["headOrderV2"]['responses'][429]['content']["application/problem+json"] }
   | { status: 503; headers?: { "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["headOrderV2"]['responses'][503]['content']["application/problem+json"] };
 
@@ -457,6 +477,7 @@ export type ListOrdersResponse =
   | { status: 401; headers?: { "WWW-Authenticate"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["listOrders"]['responses'][401]['content']["application/problem+json"] }
   | { status: 406; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["listOrders"]['responses'][406]['content']["application/problem+json"] }
   | { status: 412; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["listOrders"]['responses'][412]['content']["application/problem+json"] }
+  | { status: 413; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["listOrders"]['responses'][413]['content']["application/problem+json"] }
   | { status: 429; headers?: { "RateLimit"?: string; "RateLimit-Policy"?: string; "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["listOrders"]['responses'][429]['content']["application/problem+json"] }
   | { status: 503; headers?: { "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["listOrders"]['responses'][503]['content']["application/problem+json"] };
 
@@ -476,6 +497,7 @@ export type ListOrdersV1Response =
   | { status: 401; headers?: { "WWW-Authenticate"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["listOrdersV1"]['responses'][401]['content']["application/problem+json"] }
   | { status: 406; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["listOrdersV1"]['responses'][406]['content']["application/problem+json"] }
   | { status: 412; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["listOrdersV1"]['responses'][412]['content']["application/problem+json"] }
+  | { status: 413; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["listOrdersV1"]['responses'][413]['content']["application/problem+json"] }
   | { status: 429; headers?: { "RateLimit"?: string; "RateLimit-Policy"?: string; "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["listOrdersV1"]['responses'][429]['content']["application/problem+json"] }
   | { status: 503; headers?: { "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["listOrdersV1"]['responses'][503]['content']["application/problem+json"] };
 
@@ -495,6 +517,7 @@ export type ListOrdersV2Response =
   | { status: 401; headers?: { "WWW-Authenticate"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["listOrdersV2"]['responses'][401]['content']["application/problem+json"] }
   | { status: 406; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["listOrdersV2"]['responses'][406]['content']["application/problem+json"] }
   | { status: 412; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["listOrdersV2"]['responses'][412]['content']["application/problem+json"] }
+  | { status: 413; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["listOrdersV2"]['responses'][413]['content']["application/problem+json"] }
   | { status: 429; headers?: { "RateLimit"?: string; "RateLimit-Policy"?: string; "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["listOrdersV2"]['responses'][429]['content']["application/problem+json"] }
   | { status: 503; headers?: { "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["listOrdersV2"]['responses'][503]['content']["application/problem+json"] };
 

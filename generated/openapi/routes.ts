@@ -30,7 +30,7 @@ export const routes: readonly RouteSpec[] = [
     integerParams: ["orderId", "Api-Version"],
     validate: { path: p.cancelOrderPath, query: null, header: p.cancelOrderHeader },
     body: null,
-    responses: { "200": { "application/json": v.cancelOrder200R0, "application/vnd.orderline.order+json; version=1": v.OrderV1, "application/vnd.orderline.order+json; version=2": v.OrderV2 }, "400": { "application/problem+json": v.Problem }, "401": { "application/problem+json": v.Problem }, "404": { "application/problem+json": v.Problem }, "406": { "application/problem+json": v.Problem }, "409": { "application/problem+json": v.Problem }, "412": { "application/problem+json": v.Problem }, "422": { "application/problem+json": v.Problem }, "428": { "application/problem+json": v.Problem }, "429": { "application/problem+json": v.Problem }, "503": { "application/problem+json": v.Problem } },
+    responses: { "200": { "application/json": v.cancelOrder200R0, "application/vnd.orderline.order+json; version=1": v.OrderV1, "application/vnd.orderline.order+json; version=2": v.OrderV2 }, "400": { "application/problem+json": v.Problem }, "401": { "application/problem+json": v.Problem }, "404": { "application/problem+json": v.Problem }, "406": { "application/problem+json": v.Problem }, "409": { "application/problem+json": v.Problem }, "412": { "application/problem+json": v.Problem }, "413": { "application/problem+json": v.Problem }, "422": { "application/problem+json": v.Problem }, "428": { "application/problem+json": v.Problem }, "429": { "application/problem+json": v.Problem }, "503": { "application/problem+json": v.Problem } },
   },
   {
     operationId: "cancelOrderV1",
@@ -41,7 +41,7 @@ export const routes: readonly RouteSpec[] = [
     integerParams: ["orderId"],
     validate: { path: p.cancelOrderV1Path, query: null, header: p.cancelOrderV1Header },
     body: null,
-    responses: { "200": { "application/json": v.OrderV1, "application/vnd.orderline.order+json; version=1": v.OrderV1 }, "400": { "application/problem+json": v.Problem }, "401": { "application/problem+json": v.Problem }, "404": { "application/problem+json": v.Problem }, "406": { "application/problem+json": v.Problem }, "409": { "application/problem+json": v.Problem }, "412": { "application/problem+json": v.Problem }, "422": { "application/problem+json": v.Problem }, "428": { "application/problem+json": v.Problem }, "429": { "application/problem+json": v.Problem }, "503": { "application/problem+json": v.Problem } },
+    responses: { "200": { "application/json": v.OrderV1, "application/vnd.orderline.order+json; version=1": v.OrderV1 }, "400": { "application/problem+json": v.Problem }, "401": { "application/problem+json": v.Problem }, "404": { "application/problem+json": v.Problem }, "406": { "application/problem+json": v.Problem }, "409": { "application/problem+json": v.Problem }, "412": { "application/problem+json": v.Problem }, "413": { "application/problem+json": v.Problem }, "422": { "application/problem+json": v.Problem }, "428": { "application/problem+json": v.Problem }, "429": { "application/problem+json": v.Problem }, "503": { "application/problem+json": v.Problem } },
   },
   {
     operationId: "cancelOrderV2",
@@ -52,7 +52,7 @@ export const routes: readonly RouteSpec[] = [
     integerParams: ["orderId"],
     validate: { path: p.cancelOrderV2Path, query: null, header: p.cancelOrderV2Header },
     body: null,
-    responses: { "200": { "application/json": v.OrderV2, "application/vnd.orderline.order+json; version=2": v.OrderV2 }, "400": { "application/problem+json": v.Problem }, "401": { "application/problem+json": v.Problem }, "404": { "application/problem+json": v.Problem }, "406": { "application/problem+json": v.Problem }, "409": { "application/problem+json": v.Problem }, "412": { "application/problem+json": v.Problem }, "422": { "application/problem+json": v.Problem }, "428": { "application/problem+json": v.Problem }, "429": { "application/problem+json": v.Problem }, "503": { "application/problem+json": v.Problem } },
+    responses: { "200": { "application/json": v.OrderV2, "application/vnd.orderline.order+json; version=2": v.OrderV2 }, "400": { "application/problem+json": v.Problem }, "401": { "application/problem+json": v.Problem }, "404": { "application/problem+json": v.Problem }, "406": { "application/problem+json": v.Problem }, "409": { "application/problem+json": v.Problem }, "412": { "application/problem+json": v.Problem }, "413": { "application/problem+json": v.Problem }, "422": { "application/problem+json": v.Problem }, "428": { "application/problem+json": v.Problem }, "429": { "application/problem+json": v.Problem }, "503": { "application/problem+json": v.Problem } },
   },
   {
     operationId: "createOrder",
@@ -96,7 +96,7 @@ export const routes: readonly RouteSpec[] = [
     integerParams: [],
     validate: { path: null, query: null, header: p.getAsyncApiYamlHeader },
     body: null,
-    responses: { "200": {  }, "304": {  }, "400": { "application/problem+json": v.Problem }, "412": { "application/problem+json": v.Problem }, "503": { "application/problem+json": v.Problem } },
+    responses: { "200": {  }, "304": {  }, "400": { "application/problem+json": v.Problem }, "412": { "application/problem+json": v.Problem }, "413": { "application/problem+json": v.Problem }, "503": { "application/problem+json": v.Problem } },
   },
   {
     operationId: "getDocs",
@@ -107,7 +107,7 @@ export const routes: readonly RouteSpec[] = [
     integerParams: [],
     validate: { path: null, query: null, header: p.getDocsHeader },
     body: null,
-    responses: { "200": {  }, "304": {  }, "400": { "application/problem+json": v.Problem }, "412": { "application/problem+json": v.Problem }, "503": { "application/problem+json": v.Problem } },
+    responses: { "200": {  }, "304": {  }, "400": { "application/problem+json": v.Problem }, "412": { "application/problem+json": v.Problem }, "413": { "application/problem+json": v.Problem }, "503": { "application/problem+json": v.Problem } },
   },
   {
     operationId: "getDocsScript",
@@ -118,7 +118,7 @@ export const routes: readonly RouteSpec[] = [
     integerParams: [],
     validate: { path: null, query: null, header: p.getDocsScriptHeader },
     body: null,
-    responses: { "200": {  }, "304": {  }, "400": { "application/problem+json": v.Problem }, "412": { "application/problem+json": v.Problem }, "503": { "application/problem+json": v.Problem } },
+    responses: { "200": {  }, "304": {  }, "400": { "application/problem+json": v.Problem }, "412": { "application/problem+json": v.Problem }, "413": { "application/problem+json": v.Problem }, "503": { "application/problem+json": v.Problem } },
   },
   {
     operationId: "getGraphqlDocs",
@@ -129,7 +129,7 @@ export const routes: readonly RouteSpec[] = [
     integerParams: [],
     validate: { path: null, query: null, header: p.getGraphqlDocsHeader },
     body: null,
-    responses: { "200": {  }, "304": {  }, "400": { "application/problem+json": v.Problem }, "412": { "application/problem+json": v.Problem }, "503": { "application/problem+json": v.Problem } },
+    responses: { "200": {  }, "304": {  }, "400": { "application/problem+json": v.Problem }, "412": { "application/problem+json": v.Problem }, "413": { "application/problem+json": v.Problem }, "503": { "application/problem+json": v.Problem } },
   },
   {
     operationId: "getGraphqlSchema",
@@ -140,7 +140,7 @@ export const routes: readonly RouteSpec[] = [
     integerParams: [],
     validate: { path: null, query: null, header: p.getGraphqlSchemaHeader },
     body: null,
-    responses: { "200": {  }, "304": {  }, "400": { "application/problem+json": v.Problem }, "412": { "application/problem+json": v.Problem }, "503": { "application/problem+json": v.Problem } },
+    responses: { "200": {  }, "304": {  }, "400": { "application/problem+json": v.Problem }, "412": { "application/problem+json": v.Problem }, "413": { "application/problem+json": v.Problem }, "503": { "application/problem+json": v.Problem } },
   },
   {
     operationId: "getHealth",
@@ -151,7 +151,7 @@ export const routes: readonly RouteSpec[] = [
     integerParams: [],
     validate: { path: null, query: null, header: null },
     body: null,
-    responses: { "200": { "application/json": v.Health }, "412": { "application/problem+json": v.Problem }, "503": { "application/problem+json": v.Problem } },
+    responses: { "200": { "application/json": v.Health }, "412": { "application/problem+json": v.Problem }, "413": { "application/problem+json": v.Problem }, "503": { "application/problem+json": v.Problem } },
   },
   {
     operationId: "getOpenApiJson",
@@ -162,7 +162,7 @@ export const routes: readonly RouteSpec[] = [
     integerParams: [],
     validate: { path: null, query: null, header: p.getOpenApiJsonHeader },
     body: null,
-    responses: { "200": { "application/json": v.getOpenApiJson200R0 }, "304": {  }, "400": { "application/problem+json": v.Problem }, "412": { "application/problem+json": v.Problem }, "503": { "application/problem+json": v.Problem } },
+    responses: { "200": { "application/json": v.getOpenApiJson200R0 }, "304": {  }, "400": { "application/problem+json": v.Problem }, "412": { "application/problem+json": v.Problem }, "413": { "application/problem+json": v.Problem }, "503": { "application/problem+json": v.Problem } },
   },
   {
     operationId: "getOpenApiYaml",
@@ -173,7 +173,7 @@ export const routes: readonly RouteSpec[] = [
     integerParams: [],
     validate: { path: null, query: null, header: p.getOpenApiYamlHeader },
     body: null,
-    responses: { "200": {  }, "304": {  }, "400": { "application/problem+json": v.Problem }, "412": { "application/problem+json": v.Problem }, "503": { "application/problem+json": v.Problem } },
+    responses: { "200": {  }, "304": {  }, "400": { "application/problem+json": v.Problem }, "412": { "application/problem+json": v.Problem }, "413": { "application/problem+json": v.Problem }, "503": { "application/problem+json": v.Problem } },
   },
   {
     operationId: "getOrder",
@@ -184,7 +184,7 @@ export const routes: readonly RouteSpec[] = [
     integerParams: ["orderId", "Api-Version"],
     validate: { path: p.getOrderPath, query: null, header: p.getOrderHeader },
     body: null,
-    responses: { "200": { "application/json": v.getOrder200R0, "application/vnd.orderline.order+json; version=1": v.OrderV1, "application/vnd.orderline.order+json; version=2": v.OrderV2 }, "304": {  }, "400": { "application/problem+json": v.Problem }, "401": { "application/problem+json": v.Problem }, "404": { "application/problem+json": v.Problem }, "406": { "application/problem+json": v.Problem }, "412": { "application/problem+json": v.Problem }, "429": { "application/problem+json": v.Problem }, "503": { "application/problem+json": v.Problem } },
+    responses: { "200": { "application/json": v.getOrder200R0, "application/vnd.orderline.order+json; version=1": v.OrderV1, "application/vnd.orderline.order+json; version=2": v.OrderV2 }, "304": {  }, "400": { "application/problem+json": v.Problem }, "401": { "application/problem+json": v.Problem }, "404": { "application/problem+json": v.Problem }, "406": { "application/problem+json": v.Problem }, "412": { "application/problem+json": v.Problem }, "413": { "application/problem+json": v.Problem }, "429": { "application/problem+json": v.Problem }, "503": { "application/problem+json": v.Problem } },
   },
   {
     operationId: "getOrderV1",
@@ -195,7 +195,7 @@ export const routes: readonly RouteSpec[] = [
     integerParams: ["orderId"],
     validate: { path: p.getOrderV1Path, query: null, header: p.getOrderV1Header },
     body: null,
-    responses: { "200": { "application/json": v.OrderV1, "application/vnd.orderline.order+json; version=1": v.OrderV1 }, "304": {  }, "400": { "application/problem+json": v.Problem }, "401": { "application/problem+json": v.Problem }, "404": { "application/problem+json": v.Problem }, "406": { "application/problem+json": v.Problem }, "412": { "application/problem+json": v.Problem }, "429": { "application/problem+json": v.Problem }, "503": { "application/problem+json": v.Problem } },
+    responses: { "200": { "application/json": v.OrderV1, "application/vnd.orderline.order+json; version=1": v.OrderV1 }, "304": {  }, "400": { "application/problem+json": v.Problem }, "401": { "application/problem+json": v.Problem }, "404": { "application/problem+json": v.Problem }, "406": { "application/problem+json": v.Problem }, "412": { "application/problem+json": v.Problem }, "413": { "application/problem+json": v.Problem }, "429": { "application/problem+json": v.Problem }, "503": { "application/problem+json": v.Problem } },
   },
   {
     operationId: "getOrderV2",
@@ -206,7 +206,7 @@ export const routes: readonly RouteSpec[] = [
     integerParams: ["orderId"],
     validate: { path: p.getOrderV2Path, query: null, header: p.getOrderV2Header },
     body: null,
-    responses: { "200": { "application/json": v.OrderV2, "application/vnd.orderline.order+json; version=2": v.OrderV2 }, "304": {  }, "400": { "application/problem+json": v.Problem }, "401": { "application/problem+json": v.Problem }, "404": { "application/problem+json": v.Problem }, "406": { "application/problem+json": v.Problem }, "412": { "application/problem+json": v.Problem }, "429": { "application/problem+json": v.Problem }, "503": { "application/problem+json": v.Problem } },
+    responses: { "200": { "application/json": v.OrderV2, "application/vnd.orderline.order+json; version=2": v.OrderV2 }, "304": {  }, "400": { "application/problem+json": v.Problem }, "401": { "application/problem+json": v.Problem }, "404": { "application/problem+json": v.Problem }, "406": { "application/problem+json": v.Problem }, "412": { "application/problem+json": v.Problem }, "413": { "application/problem+json": v.Problem }, "429": { "application/problem+json": v.Problem }, "503": { "application/problem+json": v.Problem } },
   },
   {
     operationId: "getReady",
@@ -217,7 +217,7 @@ export const routes: readonly RouteSpec[] = [
     integerParams: [],
     validate: { path: null, query: null, header: null },
     body: null,
-    responses: { "200": { "application/json": v.Ready }, "412": { "application/problem+json": v.Problem }, "503": { "application/problem+json": v.Problem } },
+    responses: { "200": { "application/json": v.Ready }, "412": { "application/problem+json": v.Problem }, "413": { "application/problem+json": v.Problem }, "503": { "application/problem+json": v.Problem } },
   },
   {
     operationId: "getRealtimeDocs",
@@ -228,7 +228,7 @@ export const routes: readonly RouteSpec[] = [
     integerParams: [],
     validate: { path: null, query: null, header: p.getRealtimeDocsHeader },
     body: null,
-    responses: { "200": {  }, "304": {  }, "400": { "application/problem+json": v.Problem }, "412": { "application/problem+json": v.Problem }, "503": { "application/problem+json": v.Problem } },
+    responses: { "200": {  }, "304": {  }, "400": { "application/problem+json": v.Problem }, "412": { "application/problem+json": v.Problem }, "413": { "application/problem+json": v.Problem }, "503": { "application/problem+json": v.Problem } },
   },
   {
     operationId: "getSdkDocs",
@@ -239,7 +239,7 @@ export const routes: readonly RouteSpec[] = [
     integerParams: [],
     validate: { path: null, query: null, header: p.getSdkDocsHeader },
     body: null,
-    responses: { "200": {  }, "304": {  }, "400": { "application/problem+json": v.Problem }, "412": { "application/problem+json": v.Problem }, "503": { "application/problem+json": v.Problem } },
+    responses: { "200": {  }, "304": {  }, "400": { "application/problem+json": v.Problem }, "412": { "application/problem+json": v.Problem }, "413": { "application/problem+json": v.Problem }, "503": { "application/problem+json": v.Problem } },
   },
   {
     operationId: "headOrder",
@@ -250,7 +250,7 @@ export const routes: readonly RouteSpec[] = [
     integerParams: ["orderId", "Api-Version"],
     validate: { path: p.headOrderPath, query: null, header: p.headOrderHeader },
     body: null,
-    responses: { "200": {  }, "304": {  }, "400": {  }, "401": {  }, "404": {  }, "406": {  }, "412": {  }, "429": { "application/problem+json": v.Problem }, "503": { "application/problem+json": v.Problem } },
+    responses: { "200": {  }, "304": {  }, "400": {  }, "401": {  }, "404": {  }, "406": {  }, "412": {  }, "413": {  }, "429": { "application/problem+json": v.Problem }, "503": { "application/problem+json": v.Problem } },
   },
   {
     operationId: "headOrderV1",
@@ -261,7 +261,7 @@ export const routes: readonly RouteSpec[] = [
     integerParams: ["orderId"],
     validate: { path: p.headOrderV1Path, query: null, header: p.headOrderV1Header },
     body: null,
-    responses: { "200": {  }, "304": {  }, "400": {  }, "401": {  }, "404": {  }, "406": {  }, "412": {  }, "429": { "application/problem+json": v.Problem }, "503": { "application/problem+json": v.Problem } },
+    responses: { "200": {  }, "304": {  }, "400": {  }, "401": {  }, "404": {  }, "406": {  }, "412": {  }, "413": {  }, "429": { "application/problem+json": v.Problem }, "503": { "application/problem+json": v.Problem } },
   },
   {
     operationId: "headOrderV2",
@@ -272,7 +272,7 @@ export const routes: readonly RouteSpec[] = [
     integerParams: ["orderId"],
     validate: { path: p.headOrderV2Path, query: null, header: p.headOrderV2Header },
     body: null,
-    responses: { "200": {  }, "304": {  }, "400": {  }, "401": {  }, "404": {  }, "406": {  }, "412": {  }, "429": { "application/problem+json": v.Problem }, "503": { "application/problem+json": v.Problem } },
+    responses: { "200": {  }, "304": {  }, "400": {  }, "401": {  }, "404": {  }, "406": {  }, "412": {  }, "413": {  }, "429": { "application/problem+json": v.Problem }, "503": { "application/problem+json": v.Problem } },
   },
   {
     operationId: "listOrders",
@@ -283,7 +283,7 @@ export const routes: readonly RouteSpec[] = [
     integerParams: ["limit", "Api-Version"],
     validate: { path: null, query: p.listOrdersQuery, header: p.listOrdersHeader },
     body: null,
-    responses: { "200": { "application/json": v.listOrders200R0, "application/vnd.orderline.order-list+json; version=1": v.OrderListV1, "application/vnd.orderline.order-list+json; version=2": v.OrderListV2 }, "400": { "application/problem+json": v.Problem }, "401": { "application/problem+json": v.Problem }, "406": { "application/problem+json": v.Problem }, "412": { "application/problem+json": v.Problem }, "429": { "application/problem+json": v.Problem }, "503": { "application/problem+json": v.Problem } },
+    responses: { "200": { "application/json": v.listOrders200R0, "application/vnd.orderline.order-list+json; version=1": v.OrderListV1, "application/vnd.orderline.order-list+json; version=2": v.OrderListV2 }, "400": { "application/problem+json": v.Problem }, "401": { "application/problem+json": v.Problem }, "406": { "application/problem+json": v.Problem }, "412": { "application/problem+json": v.Problem }, "413": { "application/problem+json": v.Problem }, "429": { "application/problem+json": v.Problem }, "503": { "application/problem+json": v.Problem } },
   },
   {
     operationId: "listOrdersV1",
@@ -294,7 +294,7 @@ export const routes: readonly RouteSpec[] = [
     integerParams: ["limit"],
     validate: { path: null, query: p.listOrdersV1Query, header: p.listOrdersV1Header },
     body: null,
-    responses: { "200": { "application/json": v.OrderListV1, "application/vnd.orderline.order-list+json; version=1": v.OrderListV1 }, "400": { "application/problem+json": v.Problem }, "401": { "application/problem+json": v.Problem }, "406": { "application/problem+json": v.Problem }, "412": { "application/problem+json": v.Problem }, "429": { "application/problem+json": v.Problem }, "503": { "application/problem+json": v.Problem } },
+    responses: { "200": { "application/json": v.OrderListV1, "application/vnd.orderline.order-list+json; version=1": v.OrderListV1 }, "400": { "application/problem+json": v.Problem }, "401": { "application/problem+json": v.Problem }, "406": { "application/problem+json": v.Problem }, "412": { "application/problem+json": v.Problem }, "413": { "application/problem+json": v.Problem }, "429": { "application/problem+json": v.Problem }, "503": { "application/problem+json": v.Problem } },
   },
   {
     operationId: "listOrdersV2",
@@ -305,7 +305,7 @@ export const routes: readonly RouteSpec[] = [
     integerParams: ["limit"],
     validate: { path: null, query: p.listOrdersV2Query, header: p.listOrdersV2Header },
     body: null,
-    responses: { "200": { "application/json": v.OrderListV2, "application/vnd.orderline.order-list+json; version=2": v.OrderListV2 }, "400": { "application/problem+json": v.Problem }, "401": { "application/problem+json": v.Problem }, "406": { "application/problem+json": v.Problem }, "412": { "application/problem+json": v.Problem }, "429": { "application/problem+json": v.Problem }, "503": { "application/problem+json": v.Problem } },
+    responses: { "200": { "application/json": v.OrderListV2, "application/vnd.orderline.order-list+json; version=2": v.OrderListV2 }, "400": { "application/problem+json": v.Problem }, "401": { "application/problem+json": v.Problem }, "406": { "application/problem+json": v.Problem }, "412": { "application/problem+json": v.Problem }, "413": { "application/problem+json": v.Problem }, "429": { "application/problem+json": v.Problem }, "503": { "application/problem+json": v.Problem } },
   },
   {
     operationId: "patchOrder",

@@ -727,7 +727,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description Body larger than the limit (`code` PAYLOAD_TOO_LARGE). */
+        /** @description Body larger than the limit (`code` PAYLOAD_TOO_LARGE). An operation that takes no body reads and drops one sent with it, so it answers this too; the connection then closes. */
         E413: {
             headers: {
                 [name: string]: unknown;
@@ -927,6 +927,7 @@ export interface operations {
             304: components["responses"]["NotModifiedPublic"];
             400: components["responses"]["E400"];
             412: components["responses"]["E412Read"];
+            413: components["responses"]["E413"];
             503: components["responses"]["E503"];
         };
     };
@@ -977,6 +978,7 @@ export interface operations {
             };
             400: components["responses"]["E400"];
             412: components["responses"]["E412Read"];
+            413: components["responses"]["E413"];
             503: components["responses"]["E503"];
         };
     };
@@ -1019,6 +1021,7 @@ export interface operations {
             304: components["responses"]["NotModifiedPublic"];
             400: components["responses"]["E400"];
             412: components["responses"]["E412Read"];
+            413: components["responses"]["E413"];
             503: components["responses"]["E503"];
         };
     };
@@ -1061,6 +1064,7 @@ export interface operations {
             304: components["responses"]["NotModifiedPublic"];
             400: components["responses"]["E400"];
             412: components["responses"]["E412Read"];
+            413: components["responses"]["E413"];
             503: components["responses"]["E503"];
         };
     };
@@ -1103,6 +1107,7 @@ export interface operations {
             304: components["responses"]["NotModifiedPublic"];
             400: components["responses"]["E400"];
             412: components["responses"]["E412Read"];
+            413: components["responses"]["E413"];
             503: components["responses"]["E503"];
         };
     };
@@ -1145,6 +1150,7 @@ export interface operations {
             304: components["responses"]["NotModifiedPublic"];
             400: components["responses"]["E400"];
             412: components["responses"]["E412Read"];
+            413: components["responses"]["E413"];
             503: components["responses"]["E503"];
         };
     };
@@ -1180,6 +1186,7 @@ export interface operations {
                 };
             };
             412: components["responses"]["E412Read"];
+            413: components["responses"]["E413"];
             503: components["responses"]["E503"];
         };
     };
@@ -1224,6 +1231,7 @@ export interface operations {
             304: components["responses"]["NotModifiedPublic"];
             400: components["responses"]["E400"];
             412: components["responses"]["E412Read"];
+            413: components["responses"]["E413"];
             503: components["responses"]["E503"];
         };
     };
@@ -1266,6 +1274,7 @@ export interface operations {
             304: components["responses"]["NotModifiedPublic"];
             400: components["responses"]["E400"];
             412: components["responses"]["E412Read"];
+            413: components["responses"]["E413"];
             503: components["responses"]["E503"];
         };
     };
@@ -1321,6 +1330,7 @@ export interface operations {
             401: components["responses"]["E401"];
             406: components["responses"]["E406"];
             412: components["responses"]["E412Read"];
+            413: components["responses"]["E413"];
             429: components["responses"]["E429"];
             503: components["responses"]["E503"];
         };
@@ -1435,6 +1445,7 @@ export interface operations {
             404: components["responses"]["E404"];
             406: components["responses"]["E406"];
             412: components["responses"]["E412Read"];
+            413: components["responses"]["E413"];
             429: components["responses"]["E429"];
             503: components["responses"]["E503"];
         };
@@ -1552,6 +1563,7 @@ export interface operations {
             404: components["responses"]["HeadError"];
             406: components["responses"]["HeadError"];
             412: components["responses"]["HeadError"];
+            413: components["responses"]["HeadError"];
             429: components["responses"]["E429"];
             503: components["responses"]["E503"];
         };
@@ -1660,6 +1672,7 @@ export interface operations {
             406: components["responses"]["E406"];
             409: components["responses"]["E409"];
             412: components["responses"]["E412"];
+            413: components["responses"]["E413"];
             422: components["responses"]["E422"];
             428: components["responses"]["E428"];
             429: components["responses"]["E429"];
@@ -1701,6 +1714,7 @@ export interface operations {
                 };
             };
             412: components["responses"]["E412Read"];
+            413: components["responses"]["E413"];
             /** @description A dependency is unreachable. */
             503: {
                 headers: {
@@ -1752,6 +1766,7 @@ export interface operations {
             304: components["responses"]["NotModifiedPublic"];
             400: components["responses"]["E400"];
             412: components["responses"]["E412Read"];
+            413: components["responses"]["E413"];
             503: components["responses"]["E503"];
         };
     };
@@ -1804,6 +1819,7 @@ export interface operations {
             401: components["responses"]["E401"];
             406: components["responses"]["E406"];
             412: components["responses"]["E412Read"];
+            413: components["responses"]["E413"];
             429: components["responses"]["E429"];
             503: components["responses"]["E503"];
         };
@@ -1911,6 +1927,7 @@ export interface operations {
             404: components["responses"]["E404"];
             406: components["responses"]["E406"];
             412: components["responses"]["E412Read"];
+            413: components["responses"]["E413"];
             429: components["responses"]["E429"];
             503: components["responses"]["E503"];
         };
@@ -2022,6 +2039,7 @@ export interface operations {
             404: components["responses"]["HeadError"];
             406: components["responses"]["HeadError"];
             412: components["responses"]["HeadError"];
+            413: components["responses"]["HeadError"];
             429: components["responses"]["E429"];
             503: components["responses"]["E503"];
         };
@@ -2124,6 +2142,7 @@ export interface operations {
             406: components["responses"]["E406"];
             409: components["responses"]["E409"];
             412: components["responses"]["E412"];
+            413: components["responses"]["E413"];
             422: components["responses"]["E422"];
             428: components["responses"]["E428"];
             429: components["responses"]["E429"];
@@ -2179,6 +2198,7 @@ export interface operations {
             401: components["responses"]["E401"];
             406: components["responses"]["E406"];
             412: components["responses"]["E412Read"];
+            413: components["responses"]["E413"];
             429: components["responses"]["E429"];
             503: components["responses"]["E503"];
         };
@@ -2280,6 +2300,7 @@ export interface operations {
             404: components["responses"]["E404"];
             406: components["responses"]["E406"];
             412: components["responses"]["E412Read"];
+            413: components["responses"]["E413"];
             429: components["responses"]["E429"];
             503: components["responses"]["E503"];
         };
@@ -2385,6 +2406,7 @@ export interface operations {
             404: components["responses"]["HeadError"];
             406: components["responses"]["HeadError"];
             412: components["responses"]["HeadError"];
+            413: components["responses"]["HeadError"];
             429: components["responses"]["E429"];
             503: components["responses"]["E503"];
         };
@@ -2481,6 +2503,7 @@ export interface operations {
             406: components["responses"]["E406"];
             409: components["responses"]["E409"];
             412: components["responses"]["E412"];
+            413: components["responses"]["E413"];
             422: components["responses"]["E422"];
             428: components["responses"]["E428"];
             429: components["responses"]["E429"];

@@ -43,7 +43,7 @@ describe('client options', () => {
       (baseUrl: string) => createOrderlineClient({ baseUrl, fetch }),
       (baseUrl: string) => createRestClient({ baseUrl, fetch }),
       (baseUrl: string) => createGraphqlClient({ baseUrl, fetch }),
-      (baseUrl: string) => streamOrder({ baseUrl, orderId: 1, onEvent: () => undefined, fetch, signal: AbortSignal.abort() }),
+      (baseUrl: string) => streamOrder({ baseUrl, orderId: 1, transport: 'sse', onEvent: () => undefined, fetch, signal: AbortSignal.abort() }),
     ];
     // No scheme (`localhost:3000` reads as scheme "localhost"), another scheme, or no URL at all; Node has no page to resolve a path against.
     const bad = fc.oneof(
