@@ -149,6 +149,8 @@ class OrderEventSource implements AsyncIterableIterator<never> {
   constructor(
     private readonly start: () => void,
     private readonly stop: () => void,
+    /** Told once when it ends, whichever side ended it. */
+    private readonly onEnd: () => void,
   ) {}
 
   [Symbol.asyncIterator](): this {
@@ -177,6 +179,7 @@ class OrderEventSource implements AsyncIterableIterator<never> {
     this.ended = true;
     this.failure = failure;
     if (this.started) this.stop();
+    this.onEnd();
     const w = this.waiting;
     this.waiting = undefined;
     if (!w) return;
@@ -185,9 +188,84 @@ class OrderEventSource implements AsyncIterableIterator<never> {
   }
 }
 
+/** graphql-transport-ws message types only the server sends. */
+const SERVER_ONLY = new Set(['connection_ack', 'next', 'error']);
+
+/** A client message's `type` and `id`, where they are strings. */
+function messageKey(json: unknown): { type: string | undefined; id: string | undefined } {
+  if (typeof json !== 'object' || json === null) return { type: undefined, id: undefined };
+  const type: unknown = Reflect.get(json, 'type');
+  const id: unknown = Reflect.get(json, 'id');
+  return { type: typeof type === 'string' ? type : undefined, id: typeof id === 'string' ? id : undefined };
+}
+
+/**
+ * The protocol lets a client use an id again once it completed it. graphql-ws keys its
+ * subscriptions by id alone, so a `subscribe`, `complete`, `subscribe` of one id, sent
+ * while the first is still starting (its document checked, its order read), left two
+ * subscriptions under the id: the first, which it then took for the second, ran on and
+ * outlived the connection (its events sent twice, then to nobody, past the per-connection
+ * cap), or the first's end completed the second. So a `subscribe` whose id a `complete`
+ * freed while its first subscribe is still in graphql-ws's hands waits, with every message
+ * behind it, until that one has finished (then at once: a completed subscription ends
+ * without starting). Any other message goes straight through.
+ */
+class IdReuse {
+  /** Subscribes graphql-ws is handling, by id; `completed`: the client completed the id since. */
+  private readonly inFlight = new Map<string, { completed: boolean; done: Promise<void> }>();
+  /** Set while messages wait behind a reused id: everything after them waits too, in order. */
+  private queue: Promise<void> | undefined;
+
+  deliver(type: string | undefined, id: string | undefined, handle: () => Promise<void>): void {
+    if (this.queue) {
+      const next = this.queue.then(() => this.now(type, id, handle));
+      this.queue = next;
+      void next.then(() => {
+        if (this.queue === next) this.queue = undefined;
+      });
+      return;
+    }
+    const waited = this.now(type, id, handle);
+    if (waited) {
+      this.queue = waited;
+      void waited.then(() => {
+        if (this.queue === waited) this.queue = undefined;
+      });
+    }
+  }
+
+  /** Hands the message to graphql-ws, or returns what it waits for first. */
+  private now(type: string | undefined, id: string | undefined, handle: () => Promise<void>): Promise<void> | undefined {
+    if (id === undefined) return void handle();
+    if (type === 'complete') {
+      const entry = this.inFlight.get(id);
+      if (entry) entry.completed = true;
+      return void handle();
+    }
+    if (type !== 'subscribe') return void handle();
+    const prior = this.inFlight.get(id);
+    if (prior?.completed) return prior.done.then(() => void this.start(id, handle));
+    this.start(id, handle);
+    return undefined;
+  }
+
+  private start(id: string, handle: () => Promise<void>): void {
+    const entry = { completed: false, done: handle() };
+    this.inFlight.set(id, entry);
+    void entry.done.then(() => {
+      if (this.inFlight.get(id) === entry) this.inFlight.delete(id);
+    });
+  }
+}
+
 export function graphqlSubscriptions(deps: SubscriptionsDeps): WsProtocol {
   const { engine, store, hub } = deps;
   const sources = new WeakMap<ExecutionArgs, OrderEventSource>();
+  /**
+   * Each connection's sources that have not ended, ended when it closes: graphql-ws ends
+   * those it holds, and one it lost track of must not outlive the connection either.
+   */
+  const live = new WeakMap<WsConnection, Set<OrderEventSource>>();
 
   /** Executes one stream message for an operation (synchronously for OrderEvent's resolvers; a promise if one ever is async). */
   function render(args: ExecutionArgs, view: OrderEventView): Buffer | Promise<Buffer> {
@@ -287,11 +365,17 @@ export function graphqlSubscriptions(deps: SubscriptionsDeps): WsProtocol {
           const order = await store.getOrder(account.id, orderId);
           if (!order) return null;
           const sub = subscriberFor(conn, account.id, id, args, key, () => source);
-          source = new OrderEventSource(
+          let own = live.get(conn);
+          if (!own) live.set(conn, (own = new Set()));
+          const held = own;
+          const made: OrderEventSource = new OrderEventSource(
             () => void hub.subscribe(orderId, since, sub, order.revision),
             () => hub.unsubscribe(orderId, sub),
+            () => held.delete(made),
           );
-          return source;
+          held.add(made);
+          source = made;
+          return made;
         },
       };
       const args: ExecutionArgs = { schema: engine.schema, document, operationName: payload.operationName || undefined, variableValues: variables, contextValue: context };
@@ -307,6 +391,7 @@ export function graphqlSubscriptions(deps: SubscriptionsDeps): WsProtocol {
     maxPayload: MAX_SUBSCRIBE_MESSAGE_BYTES,
     selectProtocol: (offered) => handleProtocols(offered),
     open(conn, account) {
+      const order = new IdReuse();
       const closed = server.opened(
         {
           protocol: conn.protocol,
@@ -320,17 +405,24 @@ export function graphqlSubscriptions(deps: SubscriptionsDeps): WsProtocol {
               // then parses the accepted text itself).
               const read = parseClientJson(text, 'The message');
               if (isRefusal(read)) return conn.close(CloseCode.BadRequest, closeReason(read.problem.detail ?? read.problem.title));
-              cb(text).catch((err: unknown) => {
-                // graphql-ws's own answer to a failure of its handler (use/ws.ts does the same).
-                deps.onError?.(err);
-                conn.close(CloseCode.InternalServerError, 'Internal server error');
-              });
+              const { type, id } = messageKey(read.json);
+              // A message only the server sends (`next`, `error`, `connection_ack`): the client's protocol error, 4400
+              // as graphql-ws closes for an invalid message, where its handler would throw and close 4500.
+              if (type !== undefined && SERVER_ONLY.has(type)) return conn.close(CloseCode.BadRequest, 'Invalid message received');
+              order.deliver(type, id, () =>
+                cb(text).catch((err: unknown) => {
+                  // graphql-ws's own answer to a failure of its handler (use/ws.ts does the same).
+                  deps.onError?.(err);
+                  conn.close(CloseCode.InternalServerError, 'Internal server error');
+                }),
+              );
             });
           },
         },
         { conn, account },
       );
       conn.onClose((code, reason) => {
+        for (const s of live.get(conn) ?? []) s.end();
         closed(code, reason).catch((err: unknown) => deps.onError?.(err));
       });
     },

@@ -44,6 +44,44 @@ describe('subscription orderEvents over graphql-transport-ws', () => {
     c.ws.close();
   });
 
+  it('an id used again after complete (subscribe, complete, subscribe at once, generated counts): one subscription, each event once; none outlives the connection', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 1, max: 30 }), async (pairs) => {
+        const { id } = await createOrder(srv);
+        const c = await connectGraphqlWs(srv);
+        const payload = { query: ORDER_EVENTS, variables: { id: String(id) } };
+        // All in one burst: each subscribe is still starting when its complete arrives.
+        for (let i = 0; i < pairs; i++) {
+          c.send({ id: 'r', type: 'subscribe', payload });
+          c.send({ id: 'r', type: 'complete' });
+        }
+        c.send({ id: 'r', type: 'subscribe', payload });
+        // The last subscribe is live: its `subscribed`, then one event per write.
+        await c.until(() => eventsOf(c, 'r').some((e) => e.type === 'subscribed') && c.messages.length > 0);
+        await touch(srv, id, 2);
+        await c.until(() => eventsOf(c, 'r').filter((e) => e.type === 'order.updated').length >= 2);
+        await touch(srv, id, 1); // a marker: everything before it has arrived once it has
+        await c.until(() => eventsOf(c, 'r').some((e) => e.seq === 4));
+        const updates = eventsOf(c, 'r')
+          .filter((e) => e.type === 'order.updated')
+          .map((e) => e.seq);
+        expect(updates).toEqual([2, 3, 4]);
+        expect(c.messages.filter((m) => m.type === 'complete' || m.type === 'error')).toEqual([]);
+        c.ws.close();
+        await c.until(() => srv.realtime.stats().topics === 0);
+      }),
+      { numRuns: 5 },
+    );
+  });
+
+  it('a message only the server sends (next, error, connection_ack) closes 4400, not 4500', async () => {
+    for (const msg of [{ id: '1', type: 'next', payload: {} }, { type: 'connection_ack' }, { id: '1', type: 'error', payload: [] }]) {
+      const c = await connectGraphqlWs(srv);
+      c.send(msg);
+      expect(await c.closed()).toBe(4400);
+    }
+  });
+
   it('since replays the missed events exactly once, then live', async () => {
     const { id } = await createOrder(srv);
     await touch(srv, id, 3); // seqs 2..4
