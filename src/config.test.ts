@@ -24,6 +24,9 @@ describe('configuration', () => {
     [{ REDIS_PREFIX: 'a:' }, /^REDIS_PREFIX needs REDIS_URL/],
     [{ DATABASE_URL: 'postgres://x/y', SQLITE_SYNCHRONOUS: 'full' }, /^SQLITE_SYNCHRONOUS is for the SQLite file/],
     [{ RATE_LIMIT_BURST: '5' }, /^RATE_LIMIT_BURST needs RATE_LIMIT_RPS above 0/],
+    [{ DATABASE_QUERY_TIMEOUT_MS: '5000' }, /^DATABASE_QUERY_TIMEOUT_MS needs DATABASE_URL/],
+    [{ GRAPHQL_APQ_TTL_S: '100' }, /^GRAPHQL_APQ_TTL_S needs REDIS_URL/],
+    [{ GRAPHQL_COST_RESTORE_RATE: '50' }, /^GRAPHQL_COST_RESTORE_RATE needs GRAPHQL_COST_BUDGET above 0/],
   ])('refuses %j with one line naming the variable', (env, message) => {
     const r = parseConfig(env);
     expect(r.ok).toBe(false);

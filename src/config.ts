@@ -186,6 +186,9 @@ function refuseIneffective(env: Env, config: Config): void {
   if (set('REDIS_PREFIX') && !config.redisUrl) throw new ConfigError('REDIS_PREFIX needs REDIS_URL: without it nothing is kept in Redis');
   if (set('SQLITE_SYNCHRONOUS') && config.databaseUrl) throw new ConfigError('SQLITE_SYNCHRONOUS is for the SQLite file: with DATABASE_URL there is none');
   if (set('RATE_LIMIT_BURST') && config.rateLimit.rps === 0) throw new ConfigError('RATE_LIMIT_BURST needs RATE_LIMIT_RPS above 0: the rate limit is off');
+  if (set('DATABASE_QUERY_TIMEOUT_MS') && !config.databaseUrl) throw new ConfigError('DATABASE_QUERY_TIMEOUT_MS needs DATABASE_URL: it bounds PostgreSQL queries, and the store is the SQLite file');
+  if (set('GRAPHQL_APQ_TTL_S') && !config.redisUrl) throw new ConfigError("GRAPHQL_APQ_TTL_S needs REDIS_URL: it is the Redis registry's expiry; the in-process one keeps the most recently used");
+  if (set('GRAPHQL_COST_RESTORE_RATE') && config.graphql.costBudget === 0) throw new ConfigError('GRAPHQL_COST_RESTORE_RATE needs GRAPHQL_COST_BUDGET above 0: the cost budget is off');
 }
 
 export function parseConfig(env: Env): ConfigResult {
