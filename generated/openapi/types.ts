@@ -316,17 +316,22 @@ export interface paths {
         };
         /**
          * List the caller's orders (version 1, deprecated field `discount_code`)
+         * @deprecated
          * @description Keyset pagination: follow `_links.next` (present only when more orders exist). The cursor is opaque; every order is visited exactly once even while orders are inserted.
          */
         get: operations["listOrdersV1"];
         put?: never;
         /**
          * Create an order (version 1, deprecated field `discount_code`)
+         * @deprecated
          * @description Any subset of the writable fields; `{}` creates an empty pending order. The body version is the `Content-Type` vendor version if given, else the request version.
          */
         post: operations["createOrderV1"];
         delete?: never;
-        /** The methods of this path; the CORS preflight */
+        /**
+         * The methods of this path; the CORS preflight
+         * @deprecated
+         */
         options: operations["optionsV1Orders"];
         head?: never;
         patch?: never;
@@ -344,22 +349,31 @@ export interface paths {
         };
         /**
          * Read an order (version 1, deprecated field `discount_code`)
+         * @deprecated
          * @description Conditional with `If-None-Match` (weak comparison, lists and `*`): 304 with no body but with ETag, Cache-Control and Vary.
          */
         get: operations["getOrderV1"];
         /**
          * Replace an order's writable fields (version 1, deprecated field `discount_code`)
+         * @deprecated
          * @description Requires `If-Match` (strong comparison): 428 without it, 412 when it does not match. A status change must be an allowed transition (409 otherwise).
          */
         put: operations["replaceOrderV1"];
         post?: never;
         delete?: never;
-        /** The methods of this path; the CORS preflight */
+        /**
+         * The methods of this path; the CORS preflight
+         * @deprecated
+         */
         options: operations["optionsV1OrdersOrderId"];
-        /** GET's headers without the body (version 1, deprecated field `discount_code`) */
+        /**
+         * GET's headers without the body (version 1, deprecated field `discount_code`)
+         * @deprecated
+         */
         head: operations["headOrderV1"];
         /**
          * Merge-patch an order (RFC 7396) (version 1, deprecated field `discount_code`)
+         * @deprecated
          * @description `application/merge-patch+json`; `null` removes an optional field. Requires `If-Match` (428 without, 412 on mismatch). `status` may be set along the allowed transitions (409 otherwise).
          */
         patch: operations["patchOrderV1"];
@@ -379,11 +393,15 @@ export interface paths {
         put?: never;
         /**
          * Cancel an order (version 1, deprecated field `discount_code`)
+         * @deprecated
          * @description Allowed from `pending` and `paid` (409 otherwise). Requires `If-Match`. No body. The order carries `_links.cancel` while it is cancellable.
          */
         post: operations["cancelOrderV1"];
         delete?: never;
-        /** The methods of this path; the CORS preflight */
+        /**
+         * The methods of this path; the CORS preflight
+         * @deprecated
+         */
         options: operations["optionsV1OrdersOrderIdCancel"];
         head?: never;
         patch?: never;
