@@ -36,7 +36,18 @@ async function serve(config: Config): Promise<void> {
     wait,
   );
   if (worker) lendRegistryToPrimary(metrics);
-  const shared = await openConfiguredShared(config, metrics, (err) => logger.warn({ err }, 'redis'), store, wait);
+  // A Redis outage fails every command at once (a rate-limit take, an APQ lookup, a publish): one line per 5 s, as for the store.
+  const redisLog = throttle(5000);
+  const shared = await openConfiguredShared(
+    config,
+    metrics,
+    (err) => {
+      const gate = redisLog();
+      if (gate) logger.warn({ err, ...gate }, 'redis');
+    },
+    store,
+    wait,
+  );
   const { listener, metricsListener, fieldReads, realtime, finalizer } = createApp({ config, store, logger, metrics, bus: shared.bus, registry: shared.registry, buckets: shared.buckets });
   await fieldReads.seed();
 

@@ -1,6 +1,7 @@
 /** RedisBus against the real Redis (REDIS_TEST_URL, default the local one), each test under its own prefix. */
+import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import type Redis from 'ioredis';
-import { DeploymentClashError, RedisBus, connectRedis } from './redis';
+import { DeploymentClashError, RedisBus, WATCH_WAIT_MS, connectRedis } from './redis';
 import { busEvent, listener, runBusContract } from './bus.contract';
 
 const URL = process.env.REDIS_TEST_URL || 'redis://127.0.0.1:6379';
@@ -17,6 +18,35 @@ async function instance(p: string, errors: unknown[] = []) {
   const bus = new RedisBus(pub, sub, { prefix: p, onError: (e) => errors.push(e) });
   await sub.subscribe(`${p}control`);
   return { bus, pub, sub, errors };
+}
+
+/** A TCP proxy to Redis that can stop forwarding what clients send (a Redis that hangs: connections open, no answers). */
+async function hangingProxy() {
+  const target = new globalThis.URL(URL);
+  let hung = false;
+  const held: [Socket, Buffer][] = [];
+  const sockets = new Set<Socket>();
+  const server = createServer((client) => {
+    const upstream = connect(Number(target.port || 6379), target.hostname);
+    sockets.add(client).add(upstream);
+    client.on('data', (d: Buffer) => (hung ? held.push([upstream, d]) : upstream.write(d)));
+    upstream.pipe(client);
+    client.on('error', () => upstream.destroy());
+    upstream.on('error', () => client.destroy());
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    url: `redis://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    hang: () => void (hung = true),
+    answer: () => {
+      hung = false;
+      for (const [up, d] of held.splice(0)) up.write(d);
+    },
+    close: () => {
+      for (const s of sockets) s.destroy();
+      server.close();
+    },
+  };
 }
 
 runBusContract('RedisBus', async () => {
@@ -148,15 +178,48 @@ describe('RedisBus', () => {
     expect(a.errors.length).toBeGreaterThanOrEqual(1);
   });
 
+  it('a Redis that hangs makes one watch wait WATCH_WAIT_MS; the next ones start at once until it answers again', async () => {
+    const proxy = await hangingProxy();
+    const p = prefix();
+    const pub = await connectRedis(URL, 'commands');
+    const sub = await connectRedis(proxy.url, 'subscriber');
+    const bus = new RedisBus(pub, sub, { prefix: p });
+    open.push(bus);
+    jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask', 'setInterval', 'clearInterval', 'Date', 'performance', 'hrtime'] });
+    try {
+      /** Whether `w` settled by the time the pending I/O and microtasks ran (no timer advanced). */
+      const settledNow = (w: Promise<void>) => Promise.race([w.then(() => true), new Promise<boolean>((r) => setImmediate(() => setImmediate(() => r(false))))]);
+      proxy.hang();
+      const first = bus.watch(1);
+      expect(await settledNow(first)).toBe(false); // waits for the SUBSCRIBE
+      await jest.advanceTimersByTimeAsync(WATCH_WAIT_MS);
+      await first;
+      expect(await settledNow(bus.watch(2))).toBe(true); // known to hang: no wait
+      proxy.answer();
+      await sub.ping(); // Redis answered the held SUBSCRIBEs (they come before the PING)
+      proxy.hang();
+      expect(await settledNow(bus.watch(3))).toBe(false); // answering again: a watch waits once more
+      proxy.answer();
+    } finally {
+      jest.useRealTimers();
+      proxy.close();
+    }
+  });
+
   it('survives a foreign message on its channels (reported, not thrown)', async () => {
     const p = prefix();
     const b = track(await instance(p));
     const onB = listener(b.bus);
     await b.bus.watch(5);
+    // Not JSON, and JSON of other shapes (on an order channel and on the control channel): none may throw in ioredis' listener.
+    for (const m of ['null', '1', '{"from":"x"}', '{"from":"x","event":null}', '{"from":"x","event":{"orderId":5}}']) {
+      await raw.publish(`${p}order:5`, m);
+      await raw.publish(`${p}control`, m);
+    }
     await raw.publish(`${p}order:5`, 'not json');
     // A barrier, not a pause: a valid message published after it on the same connection arrives after it.
     await raw.publish(`${p}order:5`, fromAnotherInstance(busEvent(5, 1)));
     expect((await onB.until(1)).map((e) => e.seq)).toEqual([1]);
-    expect(b.errors).toHaveLength(1);
+    expect(b.errors).toHaveLength(11);
   });
 });

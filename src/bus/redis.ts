@@ -45,6 +45,29 @@ export interface RedisBusOptions {
 
 type Wire = ({ from: string; event: OrderEvent } | { from: string; catchUp: true }) & { dep?: string };
 
+const EVENT_TYPES: ReadonlySet<unknown> = new Set<OrderEvent['type']>(['order.created', 'order.updated', 'order.cancelled']);
+const field = (o: object, name: string): unknown => Reflect.get(o, name);
+
+/** Whether `x` has the shape of a message this bus publishes (the event's order is the store's record, taken as sent). */
+function isWire(x: unknown): x is Wire {
+  if (typeof x !== 'object' || x === null || typeof field(x, 'from') !== 'string') return false;
+  const dep = field(x, 'dep');
+  if (dep !== undefined && typeof dep !== 'string') return false;
+  if (field(x, 'catchUp') === true) return true;
+  const e = field(x, 'event');
+  if (typeof e !== 'object' || e === null) return false;
+  const order = field(e, 'order');
+  return (
+    Number.isSafeInteger(field(e, 'orderId')) &&
+    Number.isSafeInteger(field(e, 'accountId')) &&
+    Number.isSafeInteger(field(e, 'seq')) &&
+    EVENT_TYPES.has(field(e, 'type')) &&
+    typeof order === 'object' &&
+    order !== null &&
+    typeof field(e, 'createdAt') === 'string'
+  );
+}
+
 /** REDIS_PREFIX is another deployment's (another database, or schema): refused at start. */
 export class DeploymentClashError extends Error {
   override readonly name = 'DeploymentClashError';
@@ -153,7 +176,10 @@ export class RedisBus implements Bus {
     sub.on('ready', () => {
       this.sub
         .ping()
-        .then(() => this.catchUp())
+        .then(() => {
+          this.subStalled = false;
+          this.catchUp();
+        })
         .catch((err) => this.opts.onError?.(err));
     });
     pub.on('ready', () => {
@@ -171,6 +197,9 @@ export class RedisBus implements Bus {
 
   /** Whether the last claim found another deployment holding the prefix (reported once, until it is ours again). */
   private clashing = false;
+
+  /** A SUBSCRIBE went unanswered for WATCH_WAIT_MS on a connection still open: Redis hangs (cleared when it answers). */
+  private subStalled = false;
 
   /** The prefix's claim while running: a clash found now is reported once (this instance's messages are tagged and others' dropped meanwhile). */
   private claimAgain(): void {
@@ -222,19 +251,24 @@ export class RedisBus implements Bus {
     this.pub.publish(channel, JSON.stringify(tagged)).catch((err) => this.opts.onError?.(err));
   }
 
+  /**
+   * A message on one of its channels. Anything may be published there (another program, an
+   * older release): what is not this bus's wire format is reported and dropped, and a failure
+   * of a handler is reported too. ioredis throws a listener's exception on the next tick,
+   * which would end every subscribed process at once.
+   */
   private receive(channel: string, message: string): void {
-    let wire: Wire;
     try {
-      wire = JSON.parse(message) as Wire;
+      const wire: unknown = JSON.parse(message);
+      if (!isWire(wire)) throw new Error(`not a message of this bus on ${channel}: ${message.slice(0, 200)}`);
+      if (wire.from === this.id) return;
+      // Another deployment's news (the prefix's claim was lost with a flushed Redis): not ours.
+      if (wire.dep !== undefined && wire.dep !== this.opts.deployment) return; // (untagged: an instance of an older release, during a rolling upgrade)
+      if ('catchUp' in wire) this.catchUp();
+      else if (channel !== this.control) this.handlers?.event(wire.event);
     } catch (err) {
       this.opts.onError?.(err);
-      return;
     }
-    if (wire.from === this.id) return;
-    // Another deployment's news (the prefix's claim was lost with a flushed Redis): not ours.
-    if (wire.dep !== undefined && wire.dep !== this.opts.deployment) return; // (untagged: an instance of an older release, during a rolling upgrade)
-    if ('catchUp' in wire) this.catchUp();
-    else if (channel !== this.control) this.handlers?.event(wire.event);
   }
 
   private catchUp(): void {
@@ -260,11 +294,21 @@ export class RedisBus implements Bus {
    * (`reconnected`), and the hub's reconciliation.
    */
   async watch(orderId: number): Promise<void> {
-    const subscribing = this.sub.subscribe(this.channel(orderId)).catch((err: unknown) => this.opts.onError?.(err));
-    if (this.sub.status !== 'ready') return;
+    let answered = false;
+    const subscribing = this.sub.subscribe(this.channel(orderId)).then(
+      () => {
+        answered = true;
+        this.subStalled = false;
+      },
+      (err: unknown) => this.opts.onError?.(err),
+    );
+    // A Redis that keeps the connection but stopped answering made one watch wait: until it
+    // answers again (any SUBSCRIBE, or a reconnect), later watches do not wait for it either.
+    if (this.sub.status !== 'ready' || this.subStalled) return;
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([subscribing, new Promise<void>((r) => (timer = setTimeout(r, WATCH_WAIT_MS)))]);
     clearTimeout(timer);
+    if (!answered) this.subStalled = true;
   }
 
   unwatch(orderId: number): void {

@@ -106,7 +106,8 @@ export function idempotent(bound: Bound<AccountContext>, { store, ttlMs, now = D
       throw err;
     }
     // A success was stored by the handler's write; anything else stored nothing: free the key.
-    if (res.status >= 300) await store.releaseIdempotencyKey(accountId, key, claim.token);
+    // A release that fails (the store went away) does not turn the answer into a 503: the key's lock expires by itself.
+    if (res.status >= 300) await store.releaseIdempotencyKey(accountId, key, claim.token).catch(() => undefined);
     return res;
   };
 }

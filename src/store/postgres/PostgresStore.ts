@@ -223,7 +223,8 @@ export class PostgresStore extends GraphReads<OrderRow> implements StoreLifecycl
       // A connection the server stopped answering on (a statement timed out, a socket cut) is
       // dropped, not asked to ROLLBACK (that would wait out another timeout): the server rolls
       // back a transaction whose connection is gone.
-      if (isUnavailable(err)) broken = err instanceof Error ? err : new Error(String(err));
+      // (Statements run through `q`/`exec`, which already made such an error a StoreUnavailableError.)
+      if (err instanceof StoreUnavailableError || isUnavailable(err)) broken = err instanceof Error ? err : new Error(String(err));
       else await c.query('ROLLBACK').catch((e: Error) => (broken = e));
       throw this.failure(err);
     } finally {
