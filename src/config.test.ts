@@ -27,6 +27,7 @@ describe('configuration', () => {
     [{ DATABASE_QUERY_TIMEOUT_MS: '5000' }, /^DATABASE_QUERY_TIMEOUT_MS needs DATABASE_URL/],
     [{ GRAPHQL_APQ_TTL_S: '100' }, /^GRAPHQL_APQ_TTL_S needs REDIS_URL/],
     [{ GRAPHQL_COST_RESTORE_RATE: '50' }, /^GRAPHQL_COST_RESTORE_RATE needs GRAPHQL_COST_BUDGET above 0/],
+    [{ REPLAY_RATE: '100000', REPLAY_WINDOW_S: '86400' }, /^REPLAY_RATE x REPLAY_WINDOW_S \(8640000000\) must be at most 10000000/],
   ])('refuses %j with one line naming the variable', (env, message) => {
     const r = parseConfig(env);
     expect(r.ok).toBe(false);

@@ -97,6 +97,9 @@ type Env = Record<string, string | undefined>;
 
 class ConfigError extends Error {}
 
+/** The most events one topic's replay ring may hold (REPLAY_RATE x REPLAY_WINDOW_S; REPLAY_MAX_BYTES bounds all rings' bytes). */
+const MAX_RING_EVENTS = 10_000_000;
+
 function int(env: Env, name: string, def: number, min: number, max: number): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return def;
@@ -262,6 +265,8 @@ export function parseConfig(env: Env): ConfigResult {
       },
     };
     refuseIneffective(env, config);
+    const ringSlots = config.realtime.replayRate * config.realtime.replayWindowS;
+    if (ringSlots > MAX_RING_EVENTS) throw new ConfigError(`REPLAY_RATE x REPLAY_WINDOW_S (${ringSlots}) must be at most ${MAX_RING_EVENTS}: events one topic's ring may hold`);
     return { ok: true, config };
   } catch (err) {
     if (err instanceof ConfigError) return { ok: false, error: err.message };

@@ -34,7 +34,14 @@ const WIDE = /[\u0100-\uffff]/;
 const storedBytes = (json: string): number => STORED_EVENT_OVERHEAD_BYTES + (WIDE.test(json) ? 2 : 1) * json.length;
 
 export class ReplayRing {
-  private readonly slots: (Stored | undefined)[];
+  /**
+   * Grown as events come, up to `capacity` (then used as a circle): a ring that holds few
+   * events holds few slots. Allocated whole, 30,000 slots (REPLAY_RATE 100 x REPLAY_WINDOW_S
+   * 300) took 240 KB per watched topic, which REPLAY_MAX_BYTES, counting events, never saw.
+   * A write lands at most one past the end: until the ring first fills, `start + count` is
+   * the number of events pushed since the last reset, which is the array's length.
+   */
+  private readonly slots: (Stored | undefined)[] = [];
   private start = 0; // index of the oldest event
   private count = 0;
   /** Bytes this ring holds (counted as `storedBytes`), shared with its budget. */
@@ -45,7 +52,6 @@ export class ReplayRing {
     private budget?: RingBudget,
   ) {
     if (!Number.isInteger(capacity) || capacity < 1) throw new RangeError('ring capacity must be a positive integer');
-    this.slots = new Array<Stored | undefined>(capacity);
     budget?.add(this);
   }
 
@@ -94,7 +100,7 @@ export class ReplayRing {
   /** Starts an empty ring at a seq (the topic's current seq, nothing older kept). */
   resetTo(seq: number): void {
     this.budget?.shrank(this.bytes);
-    this.slots.fill(undefined);
+    this.slots.length = 0;
     this.start = 0;
     this.count = 0;
     this.bytes = 0;

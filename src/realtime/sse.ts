@@ -362,7 +362,10 @@ export function sseRoute(streams: SseStreams, finalizer: Finalizer): TransportRo
       try {
         started = await startStream(streams, x, vary, admitted, alive);
       } catch (err) {
+        // The head is set but not sent: the stream ends as one whose topic failed (`retry:`, then the
+        // end: the client reconnects), giving its place back, instead of a request never answered.
         streams.deps.onError?.(err);
+        streamOf.get(req)?.fail();
       }
       // A stream, once made, gives its place back when it ends; none was made for a client that had gone.
       if (!streamOf.has(req)) quota.release(admitted.account);
