@@ -495,6 +495,10 @@ export async function generateOpenApi(root: string): Promise<Record<string, stri
           .filter((x) => x.schema.type === 'integer')
           .map((x) => q(x.name))
           .join(', ')}],`,
+        `    arrayQueryParams: [${op.params
+          .filter((x) => x.in === 'query' && x.schema.type === 'array')
+          .map((x) => q(x.name))
+          .join(', ')}],`,
         `    validate: { path: ${pv('path')}, query: ${pv('query')}, header: ${pv('header')} },`,
         `    body: ${body},`,
         `    responses: { ${responses} },`,
@@ -519,6 +523,8 @@ export async function generateOpenApi(root: string): Promise<Record<string, stri
     '  headerNames: readonly string[];',
     '  /** Parameters typed integer: only their canonical decimal form is accepted (Ajv coercion alone would take `1.` or `01`). */',
     '  integerParams: readonly string[];',
+    '  /** Query parameters typed array (`style: form, explode: true`): one given once is a list of one. */',
+    '  arrayQueryParams: readonly string[];',
     '  validate: { path: ValidateFunction | null; query: ValidateFunction | null; header: ValidateFunction | null };',
     '  body: { required: boolean; contentTypes: Record<string, ValidateFunction> } | null;',
     '  /** status -> JSON media type -> validator (non-JSON bodies are not validated). */',

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { parse } from 'yaml';
 import { parseConfig } from '../../src/config';
 import { CORS_ALLOW_HEADERS, CORS_EXPOSE_HEADERS } from '../../src/http/cors';
+import { routes } from '../../generated/openapi/routes';
 import { startTestServer, type TestServer } from '../support/server';
 import { createOrder } from '../support/streams';
 
@@ -111,6 +112,14 @@ describe('CORS', () => {
 });
 
 const contractText = readFileSync(join(__dirname, '../../contracts/openapi.yaml'), 'utf8');
+
+it('every request header a contract operation declares is one a preflight allows (a browser could not send it otherwise)', () => {
+  // CORS-safelisted request headers need no preflight permission (Fetch standard).
+  const safelisted = new Set(['accept', 'accept-language', 'content-language', 'content-type']);
+  const allowed = new Set(CORS_ALLOW_HEADERS.map((h) => h.toLowerCase()));
+  const missing = routes.flatMap((r) => r.headerNames.filter((h) => !safelisted.has(h.toLowerCase()) && !allowed.has(h.toLowerCase())).map((h) => `${h} (${r.operationId})`));
+  expect(missing).toEqual([]);
+});
 
 it('the contract documents the CORS policy the server applies (headers allowed and exposed)', () => {
   const line = contractText.split('\n').find((l) => l.includes('CORS (browser apps')) ?? '';

@@ -23,7 +23,12 @@ const OPERATION = {
   get: {
     operationId: 'listOrderEvents',
     summary: "The order's events, oldest first",
-    parameters: [{ $ref: '#/components/parameters/IfNoneMatch' }, { $ref: '#/components/parameters/Accept' }],
+    parameters: [
+      { $ref: '#/components/parameters/IfNoneMatch' },
+      { $ref: '#/components/parameters/Accept' },
+      // A filter given as a repeated query parameter (style form, explode: the defaults).
+      { name: 'type', in: 'query', required: false, schema: { type: 'array', items: { type: 'string', enum: ['order.created', 'order.updated', 'order.cancelled'] } } },
+    ],
     responses: {
       '200': {
         description: 'The events.',
@@ -66,7 +71,8 @@ export const eventHandlers = (store: Store): Pick<OperationHandlers, 'listOrderE
   async listOrderEvents(req, ctx) {
     const order = await store.getOrder(ctx.account.id, req.params.orderId);
     if (!order) return { status: 404, contentType: PROBLEM_MEDIA_TYPE, body: problem('NOT_FOUND', 'No such order') };
-    const events = await store.eventsAfter(order.id, 0, 100);
+    const types = req.query.type;
+    const events = (await store.eventsAfter(order.id, 0, 100)).filter((e) => !types || types.includes(e.type));
     return { status: 200, headers: { ETag: \`"events-\${order.id}-\${order.revision}"\` }, contentType: 'application/json', body: { events: events.map((e) => ({ seq: e.seq, type: e.type })) } };
   },
 });
@@ -142,6 +148,16 @@ describe('a new contract operation is served by the pipeline with no code beyond
     const post = await srv.fetch(`/orders/${id}/events`, { method: 'POST' });
     expect(post.status).toBe(405);
     expect(post.headers.get('allow')).toBe('GET, HEAD, OPTIONS');
+  });
+
+  it('a query array takes one value or many; a value outside its enum is 400', async () => {
+    const { id } = await createOrder(srv);
+    await srv.fetch(`/orders/${id}`, { method: 'PATCH', headers: { 'content-type': 'application/merge-patch+json', 'if-match': `"${id}-1-v2j"` }, body: '{"note":"y"}' });
+    const typesOf = async (query: string) => ((await (await srv.fetch(`/orders/${id}/events${query}`)).json()) as { events: { type: string }[] }).events.map((e) => e.type);
+    expect(await typesOf('?type=order.updated')).toEqual(['order.updated']);
+    expect(await typesOf('?type=order.created&type=order.updated')).toEqual(['order.created', 'order.updated']);
+    expect(await typesOf('')).toEqual(['order.created', 'order.updated']);
+    expect((await srv.fetch(`/orders/${id}/events?type=order.shipped`)).status).toBe(400);
   });
 
   it('declaring Accept brings the 406: an Accept that admits not its one media type is refused, one that does is served', async () => {

@@ -145,6 +145,8 @@ export function readParameters(req: IncomingMessage, op: Operation, path: Record
   const params: Record<string, unknown> = {};
   for (const name in path) params[name] = decodePathSegment(path[name]);
   const query: Record<string, unknown> = spec.validate.query && search !== '' ? { ...parseQuery(search) } : {};
+  // `?tag=a` is a list of one where the contract says array (querystring gives a list only for a repeated name).
+  for (const name of spec.arrayQueryParams) if (typeof query[name] === 'string') query[name] = [query[name]];
   const headers: Record<string, unknown> = {};
   for (const [name, wire] of op.headers) {
     // Sent empty is not absent: the contract's schema judges '' (an empty Idempotency-Key or Api-Version is a 400).
