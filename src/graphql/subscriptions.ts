@@ -332,6 +332,8 @@ export function graphqlSubscriptions(deps: SubscriptionsDeps): WsProtocol {
       const found = await deps.authenticate(token);
       if (isRefusal(found)) return false;
       if (ctx.extra.account && ctx.extra.account.id !== found.id) return false;
+      // The same account's second credential: revoking it ends the connection too, as revoking the upgrade's does.
+      if (ctx.extra.account) ctx.extra.conn.holdToken(token);
       if (!ctx.extra.account && !ctx.extra.conn.claim(found.id, token)) {
         // The account's streams are all taken (realtime/quota.ts): 1008, which graphql-ws clients retry with backoff.
         ctx.extra.conn.close(1008, 'Too many streams for this account: close one, or retry later');

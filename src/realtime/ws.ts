@@ -133,6 +133,8 @@ export interface WsConnection {
    * account has no place left. A connection whose upgrade carried a token holds both already.
    */
   claim(account: number, token: string): boolean;
+  /** Holds one more token for its recheck (a revoked one closes the connection 1008) until the connection closes: a second credential it was given in band. */
+  holdToken(token: string): void;
 }
 
 /** A protocol served on its own upgrade path (mounted with `WsEndpoint.mount`). */
@@ -435,6 +437,7 @@ export class WsEndpoint {
           onMessage: (listener) => void ws.on('message', (data, isBinary) => listener(isBinary ? '' : textOf(data))),
           onClose: (listener) => void closeListeners.push(listener),
           claim: (id, inBand) => this.claim(socket, id, inBand),
+          holdToken: (inBand) => this.holdToken(socket, inBand),
         },
         account,
       );
@@ -565,21 +568,24 @@ export class WsEndpoint {
    * A revoked token closes the connection 1008 (its socket before the upgrade completes).
    */
   private claim(socket: Duplex, account: number, token: string): boolean {
-    const { quota, tokens } = this.deps;
+    const { quota } = this.deps;
     // A client that left while its token was checked: its 'close' has passed, so nothing would
     // give the place back. It takes none (its refusal goes nowhere).
     if (socket.destroyed) return false;
     if (!quota.take(account)) return false;
-    const release = tokens.hold(token, () => {
+    socket.once('close', () => quota.release(account));
+    this.holdToken(socket, token);
+    return true;
+  }
+
+  /** Holds `token` for the recheck until `socket` closes: revoked, it closes the connection 1008 (the socket, before the upgrade completes). */
+  private holdToken(socket: Duplex, token: string): void {
+    const release = this.deps.tokens.hold(token, () => {
       const ws = this.upgraded.get(socket);
       if (ws) ws.close(CLOSE_POLICY, 'Token revoked');
       else socket.destroy();
     });
-    socket.once('close', () => {
-      quota.release(account);
-      release();
-    });
-    return true;
+    socket.once('close', release);
   }
 
   /** Cuts every connection as a network failure would (no close frame). */

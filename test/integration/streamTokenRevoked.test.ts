@@ -35,14 +35,16 @@ describe('a revoked token', () => {
     const keptWs = await openWs(srv);
     const gqlUpgrade = await connectGraphqlWs(srv, { headerToken: second });
     const gqlInBand = await connectGraphqlWs(srv, { headerToken: null, init: { authorization: `Bearer ${second}` } });
+    // The kept token on the upgrade, the revoked one in connection_init (as behind a gateway that adds its own).
+    const gqlBoth = await connectGraphqlWs(srv, { init: { authorization: `Bearer ${second}` } });
     const keptGql = await connectGraphqlWs(srv);
     if (!(ws instanceof WsClient) || !(keptWs instanceof WsClient)) throw new Error('upgrade refused');
     for (const c of [ws, keptWs]) {
       c.send({ type: 'subscribe', channel: `order:${id}` });
       await c.until((m) => m.some((x) => x.type === 'subscribed'));
     }
-    for (const c of [gqlUpgrade, gqlInBand, keptGql]) subscribe(c, 's', { id: String(id), since: 0 });
-    for (const c of [gqlUpgrade, gqlInBand, keptGql]) await c.until(() => eventsOf(c, 's').length > 0);
+    for (const c of [gqlUpgrade, gqlInBand, gqlBoth, keptGql]) subscribe(c, 's', { id: String(id), since: 0 });
+    for (const c of [gqlUpgrade, gqlInBand, gqlBoth, keptGql]) await c.until(() => eventsOf(c, 's').length > 0);
     await sse.reader!.take(1);
     await keptSse.reader!.take(1);
 
@@ -50,11 +52,11 @@ describe('a revoked token', () => {
     expect(await srv.realtime.tokenRecheck.recheck()).toBe(0);
 
     await revoke(second);
-    expect(await srv.realtime.tokenRecheck.recheck()).toBe(4);
+    expect(await srv.realtime.tokenRecheck.recheck()).toBe(5);
 
     await sse.reader!.done;
     expect(sse.reader!.ended).toBe(true);
-    for (const c of [ws, gqlUpgrade, gqlInBand]) {
+    for (const c of [ws, gqlUpgrade, gqlInBand, gqlBoth]) {
       expect(await c.closed()).toBe(1008);
       expect(c.closeReason).toBe('Token revoked');
     }
