@@ -16,8 +16,11 @@ export interface Shared {
   buckets: Buckets;
 }
 
-/** Rejects when REDIS_URL does not answer (startup refuses rather than serving without fan-out). */
-/** `deployment`: the store's id (StoreLifecycle.deploymentId), which claims REDIS_PREFIX (redis.ts). */
+/**
+ * The bus, the APQ registry and the rate-limit buckets: in process, or on Redis. Rejects when
+ * REDIS_URL does not answer (startup refuses rather than serving without fan-out).
+ * `deployment`: the store's id (StoreLifecycle.deploymentId), which claims REDIS_PREFIX (redis.ts).
+ */
 export async function openShared(config: Config, metrics: Metrics, onError: (err: unknown) => void, deployment?: string): Promise<Shared> {
   const local = new LruRegistry(config.graphql.apqCacheSize);
   if (!config.redisUrl) return { bus: new MemoryBus(), registry: local, buckets: new MemoryBuckets() };

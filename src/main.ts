@@ -104,7 +104,7 @@ async function serve(config: Config): Promise<void> {
 
   // A worker whose primary is gone (killed) would serve on unsupervised: it drains instead.
   // node:cluster exits a worker at once when its channel to the primary closes unexpectedly
-  // (lib/internal/cluster/child.js), cutting what it serves, unless `exitedAfterDisconnect` is
+  // (node:cluster's worker side), cutting what it serves, unless `exitedAfterDisconnect` is
   // set by then: the worker's 'disconnect' event comes first, so setting it there lets the drain run.
   const self = cluster.worker;
   if (worker && self) {

@@ -2,8 +2,9 @@
  * Every store port on an embedded SQLite file (better-sqlite3, WAL).
  *
  * better-sqlite3 is synchronous: every statement blocks the event loop while it runs,
- * so every query here is bounded by an index and a LIMIT, and statements
- * are prepared once, in `migrate()`, never per call. WAL keeps readers off the
+ * so every query here is bounded by an index and a LIMIT, and the statements of the
+ * request path are prepared once, in `migrate()`, never per call (a few rare ones, such as
+ * reading the deployment id at start, are prepared where they run). WAL keeps readers off the
  * writer's back; `busy_timeout` makes a second process (e.g. `npm run token` next to
  * the service) wait for the write lock instead of failing. Writes are committed in groups
  * (`batched`) and reads share a read transaction (`turnRead`), both per turn of the
