@@ -288,6 +288,23 @@ describe('TopicHub', () => {
       expect(hub.topicCount).toBe(0);
     });
 
+    it('catchUpAll reads the events of the topics that are behind only (one query finds them)', async () => {
+      const committed = [event(1)];
+      const store = fakeStore(committed);
+      const hub = new TopicHub({ store, ringSize: 10 });
+      await hub.subscribe(1, undefined, recorder(), 1);
+      await hub.subscribe(2, undefined, recorder(), 0); // a topic with no news
+      const reads = jest.spyOn(store, 'eventsAfter');
+      const heads = jest.spyOn(store, 'latestSeqs');
+      await hub.catchUpAll();
+      await drained(hub, 1);
+      expect([heads.mock.calls.length, reads.mock.calls.length]).toEqual([1, 0]); // nobody behind: no event read
+      committed.push(event(2));
+      await hub.catchUpAll();
+      await drained(hub, 2);
+      expect(reads.mock.calls.map((c) => c[0])).toEqual([1]); // topic 1 only
+    });
+
     it('catchUpAll delivers, in order, the events the bus never brought', async () => {
       const committed = [event(1)];
       const store = fakeStore(committed);
@@ -296,7 +313,7 @@ describe('TopicHub', () => {
       await hub.subscribe(1, undefined, sub, 1);
       committed.push(event(2), event(3)); // committed elsewhere; their messages were lost
       const reads = jest.spyOn(store, 'eventsAfter');
-      for (let i = 0; i < 5; i++) hub.catchUpAll(); // five peers reconnecting: one read is queued, not five
+      await Promise.all(Array.from({ length: 5 }, () => hub.catchUpAll())); // five peers reconnecting: one read is queued, not five
       await hub.subscribe(1, undefined, recorder(), 1); // queued behind the catch-up: resolves once it is done
       expect(reads).toHaveBeenCalledTimes(1);
       expect(sub.log).toEqual([

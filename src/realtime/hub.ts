@@ -205,11 +205,18 @@ export class TopicHub {
   }
 
   /**
-   * The bus may have lost messages (it reconnected): every loaded topic reads the event
-   * table after its ring's last seq and delivers what it finds, in its own queue.
+   * The bus may have lost messages (it reconnected): every loaded topic that is behind the
+   * event table reads it after its ring's last seq and delivers what it finds, in its own
+   * queue. Which are behind is read as `reconcile` reads it, one query per `MAX_BATCH`
+   * topics: a reconnect, which every instance hears at once, would otherwise cost each one
+   * a query per watched topic, all at once, ahead of the requests in the pool. If that read
+   * fails, every topic reads its own (their failures are reported per topic). Resolves once
+   * the catch-ups are queued.
    */
-  catchUpAll(): void {
-    for (const topic of this.topics.values()) this.queueCatchUp(topic);
+  async catchUpAll(): Promise<void> {
+    await this.reconcile().catch(() => {
+      for (const topic of this.topics.values()) if (topic.loaded) this.queueCatchUp(topic);
+    });
   }
 
   private queueCatchUp(topic: Topic): void {

@@ -109,7 +109,7 @@ export const RECONCILE_MS = 30_000;
 export function createRealtime(deps: RealtimeDeps): Realtime {
   const { config } = deps;
   const hub = new TopicHub({ store: deps.store, bus: deps.bus, ringSize: config.replayRate * config.replayWindowS, ringMaxBytes: config.replayMaxBytes, onError: deps.onError });
-  deps.bus.listen({ event: (event) => hub.publish(event), reconnected: () => hub.catchUpAll() });
+  deps.bus.listen({ event: (event) => hub.publish(event), reconnected: () => void hub.catchUpAll() });
   const now = deps.now ?? (() => performance.now());
   const limiter = new AcceptLimiter(config.acceptRate, config.acceptBurst, now);
   const admission = new AdmissionQueue(ADMISSIONS_PER_TURN);
