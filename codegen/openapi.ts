@@ -502,6 +502,7 @@ export async function generateOpenApi(root: string): Promise<Record<string, stri
         `    validate: { path: ${pv('path')}, query: ${pv('query')}, header: ${pv('header')} },`,
         `    body: ${body},`,
         `    responses: { ${responses} },`,
+        `    successTypes: [${[...new Set(op.responses.filter((r) => r.status.startsWith('2')).flatMap((r) => r.contentTypes.map(([ct]) => ct)))].map(q).join(', ')}],`,
         '  },',
       ].join('\n'),
     );
@@ -529,6 +530,8 @@ export async function generateOpenApi(root: string): Promise<Record<string, stri
     '  body: { required: boolean; contentTypes: Record<string, ValidateFunction> } | null;',
     '  /** status -> JSON media type -> validator (non-JSON bodies are not validated). */',
     '  responses: Record<string, Record<string, ValidateFunction>>;',
+    '  /** Every media type a success (2xx) response declares, JSON or not. */',
+    '  successTypes: readonly string[];',
     '}',
     '/** One operation: `auth` (the operation requires a bearer token) says which kind of handler context it takes. */',
     'export type RouteSpec = RouteBase & ({ auth: true; operationId: AuthenticatedOperationId } | { auth: false; operationId: PublicOperationId });',

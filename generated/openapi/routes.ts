@@ -18,6 +18,8 @@ interface RouteBase {
   body: { required: boolean; contentTypes: Record<string, ValidateFunction> } | null;
   /** status -> JSON media type -> validator (non-JSON bodies are not validated). */
   responses: Record<string, Record<string, ValidateFunction>>;
+  /** Every media type a success (2xx) response declares, JSON or not. */
+  successTypes: readonly string[];
 }
 /** One operation: `auth` (the operation requires a bearer token) says which kind of handler context it takes. */
 export type RouteSpec = RouteBase & ({ auth: true; operationId: AuthenticatedOperationId } | { auth: false; operationId: PublicOperationId });
@@ -34,6 +36,7 @@ export const routes: readonly RouteSpec[] = [
     validate: { path: p.cancelOrderPath, query: null, header: p.cancelOrderHeader },
     body: null,
     responses: { "200": { "application/json": v.cancelOrder200R0, "application/vnd.orderline.order+json; version=1": v.OrderV1, "application/vnd.orderline.order+json; version=2": v.OrderV2 }, "400": { "application/problem+json": v.Problem }, "401": { "application/problem+json": v.Problem }, "404": { "application/problem+json": v.Problem }, "406": { "application/problem+json": v.Problem }, "409": { "application/problem+json": v.Problem }, "412": { "application/problem+json": v.Problem }, "413": { "application/problem+json": v.Problem }, "422": { "application/problem+json": v.Problem }, "428": { "application/problem+json": v.Problem }, "429": { "application/problem+json": v.Problem }, "503": { "application/problem+json": v.Problem } },
+    successTypes: ["application/json", "application/vnd.orderline.order+json; version=1", "application/vnd.orderline.order+json; version=2"],
   },
   {
     operationId: "cancelOrderV1",
@@ -46,6 +49,7 @@ export const routes: readonly RouteSpec[] = [
     validate: { path: p.cancelOrderV1Path, query: null, header: p.cancelOrderV1Header },
     body: null,
     responses: { "200": { "application/json": v.OrderV1, "application/vnd.orderline.order+json; version=1": v.OrderV1 }, "400": { "application/problem+json": v.Problem }, "401": { "application/problem+json": v.Problem }, "404": { "application/problem+json": v.Problem }, "406": { "application/problem+json": v.Problem }, "409": { "application/problem+json": v.Problem }, "412": { "application/problem+json": v.Problem }, "413": { "application/problem+json": v.Problem }, "422": { "application/problem+json": v.Problem }, "428": { "application/problem+json": v.Problem }, "429": { "application/problem+json": v.Problem }, "503": { "application/problem+json": v.Problem } },
+    successTypes: ["application/json", "application/vnd.orderline.order+json; version=1"],
   },
   {
     operationId: "cancelOrderV2",
@@ -58,6 +62,7 @@ export const routes: readonly RouteSpec[] = [
     validate: { path: p.cancelOrderV2Path, query: null, header: p.cancelOrderV2Header },
     body: null,
     responses: { "200": { "application/json": v.OrderV2, "application/vnd.orderline.order+json; version=2": v.OrderV2 }, "400": { "application/problem+json": v.Problem }, "401": { "application/problem+json": v.Problem }, "404": { "application/problem+json": v.Problem }, "406": { "application/problem+json": v.Problem }, "409": { "application/problem+json": v.Problem }, "412": { "application/problem+json": v.Problem }, "413": { "application/problem+json": v.Problem }, "422": { "application/problem+json": v.Problem }, "428": { "application/problem+json": v.Problem }, "429": { "application/problem+json": v.Problem }, "503": { "application/problem+json": v.Problem } },
+    successTypes: ["application/json", "application/vnd.orderline.order+json; version=2"],
   },
   {
     operationId: "createOrder",
@@ -70,6 +75,7 @@ export const routes: readonly RouteSpec[] = [
     validate: { path: null, query: null, header: p.createOrderHeader },
     body: { required: true, contentTypes: { "application/json": v.createOrderBody0, "application/vnd.orderline.order+json; version=1": v.OrderCreateV1, "application/vnd.orderline.order+json; version=2": v.OrderCreateV2 } },
     responses: { "201": { "application/json": v.createOrder201R0, "application/vnd.orderline.order+json; version=1": v.OrderV1, "application/vnd.orderline.order+json; version=2": v.OrderV2 }, "400": { "application/problem+json": v.Problem }, "401": { "application/problem+json": v.Problem }, "406": { "application/problem+json": v.Problem }, "409": { "application/problem+json": v.Problem }, "412": { "application/problem+json": v.Problem }, "413": { "application/problem+json": v.Problem }, "415": { "application/problem+json": v.Problem }, "422": { "application/problem+json": v.Problem }, "429": { "application/problem+json": v.Problem }, "503": { "application/problem+json": v.Problem } },
+    successTypes: ["application/json", "application/vnd.orderline.order+json; version=1", "application/vnd.orderline.order+json; version=2"],
   },
   {
     operationId: "createOrderV1",
@@ -82,6 +88,7 @@ export const routes: readonly RouteSpec[] = [
     validate: { path: null, query: null, header: p.createOrderV1Header },
     body: { required: true, contentTypes: { "application/json": v.OrderCreateV1, "application/vnd.orderline.order+json; version=1": v.OrderCreateV1 } },
     responses: { "201": { "application/json": v.OrderV1, "application/vnd.orderline.order+json; version=1": v.OrderV1 }, "400": { "application/problem+json": v.Problem }, "401": { "application/problem+json": v.Problem }, "406": { "application/problem+json": v.Problem }, "409": { "application/problem+json": v.Problem }, "412": { "application/problem+json": v.Problem }, "413": { "application/problem+json": v.Problem }, "415": { "application/problem+json": v.Problem }, "422": { "application/problem+json": v.Problem }, "429": { "application/problem+json": v.Problem }, "503": { "application/problem+json": v.Problem } },
+    successTypes: ["application/json", "application/vnd.orderline.order+json; version=1"],
   },
   {
     operationId: "createOrderV2",
@@ -94,6 +101,7 @@ export const routes: readonly RouteSpec[] = [
     validate: { path: null, query: null, header: p.createOrderV2Header },
     body: { required: true, contentTypes: { "application/json": v.OrderCreateV2, "application/vnd.orderline.order+json; version=2": v.OrderCreateV2 } },
     responses: { "201": { "application/json": v.OrderV2, "application/vnd.orderline.order+json; version=2": v.OrderV2 }, "400": { "application/problem+json": v.Problem }, "401": { "application/problem+json": v.Problem }, "406": { "application/problem+json": v.Problem }, "409": { "application/problem+json": v.Problem }, "412": { "application/problem+json": v.Problem }, "413": { "application/problem+json": v.Problem }, "415": { "application/problem+json": v.Problem }, "422": { "application/problem+json": v.Problem }, "429": { "application/problem+json": v.Problem }, "503": { "application/problem+json": v.Problem } },
+    successTypes: ["application/json", "application/vnd.orderline.order+json; version=2"],
   },
   {
     operationId: "getAsyncApiYaml",
@@ -106,6 +114,7 @@ export const routes: readonly RouteSpec[] = [
     validate: { path: null, query: null, header: p.getAsyncApiYamlHeader },
     body: null,
     responses: { "200": {  }, "304": {  }, "400": { "application/problem+json": v.Problem }, "412": { "application/problem+json": v.Problem }, "413": { "application/problem+json": v.Problem }, "503": { "application/problem+json": v.Problem } },
+    successTypes: ["application/yaml"],
   },
   {
     operationId: "getDocs",
@@ -118,6 +127,7 @@ export const routes: readonly RouteSpec[] = [
     validate: { path: null, query: null, header: p.getDocsHeader },
     body: null,
     responses: { "200": {  }, "304": {  }, "400": { "application/problem+json": v.Problem }, "412": { "application/problem+json": v.Problem }, "413": { "application/problem+json": v.Problem }, "503": { "application/problem+json": v.Problem } },
+    successTypes: ["text/html"],
   },
   {
     operationId: "getDocsScript",
@@ -130,6 +140,7 @@ export const routes: readonly RouteSpec[] = [
     validate: { path: null, query: null, header: p.getDocsScriptHeader },
     body: null,
     responses: { "200": {  }, "304": {  }, "400": { "application/problem+json": v.Problem }, "412": { "application/problem+json": v.Problem }, "413": { "application/problem+json": v.Problem }, "503": { "application/problem+json": v.Problem } },
+    successTypes: ["text/javascript"],
   },
   {
     operationId: "getGraphqlDocs",
@@ -142,6 +153,7 @@ export const routes: readonly RouteSpec[] = [
     validate: { path: null, query: null, header: p.getGraphqlDocsHeader },
     body: null,
     responses: { "200": {  }, "304": {  }, "400": { "application/problem+json": v.Problem }, "412": { "application/problem+json": v.Problem }, "413": { "application/problem+json": v.Problem }, "503": { "application/problem+json": v.Problem } },
+    successTypes: ["text/html"],
   },
   {
     operationId: "getGraphqlSchema",
@@ -154,6 +166,7 @@ export const routes: readonly RouteSpec[] = [
     validate: { path: null, query: null, header: p.getGraphqlSchemaHeader },
     body: null,
     responses: { "200": {  }, "304": {  }, "400": { "application/problem+json": v.Problem }, "412": { "application/problem+json": v.Problem }, "413": { "application/problem+json": v.Problem }, "503": { "application/problem+json": v.Problem } },
+    successTypes: ["text/plain"],
   },
   {
     operationId: "getHealth",
@@ -166,6 +179,7 @@ export const routes: readonly RouteSpec[] = [
     validate: { path: null, query: null, header: null },
     body: null,
     responses: { "200": { "application/json": v.Health }, "412": { "application/problem+json": v.Problem }, "413": { "application/problem+json": v.Problem }, "503": { "application/problem+json": v.Problem } },
+    successTypes: ["application/json"],
   },
   {
     operationId: "getOpenApiJson",
@@ -178,6 +192,7 @@ export const routes: readonly RouteSpec[] = [
     validate: { path: null, query: null, header: p.getOpenApiJsonHeader },
     body: null,
     responses: { "200": { "application/json": v.getOpenApiJson200R0 }, "304": {  }, "400": { "application/problem+json": v.Problem }, "412": { "application/problem+json": v.Problem }, "413": { "application/problem+json": v.Problem }, "503": { "application/problem+json": v.Problem } },
+    successTypes: ["application/json"],
   },
   {
     operationId: "getOpenApiYaml",
@@ -190,6 +205,7 @@ export const routes: readonly RouteSpec[] = [
     validate: { path: null, query: null, header: p.getOpenApiYamlHeader },
     body: null,
     responses: { "200": {  }, "304": {  }, "400": { "application/problem+json": v.Problem }, "412": { "application/problem+json": v.Problem }, "413": { "application/problem+json": v.Problem }, "503": { "application/problem+json": v.Problem } },
+    successTypes: ["application/yaml"],
   },
   {
     operationId: "getOrder",
@@ -202,6 +218,7 @@ export const routes: readonly RouteSpec[] = [
     validate: { path: p.getOrderPath, query: null, header: p.getOrderHeader },
     body: null,
     responses: { "200": { "application/json": v.getOrder200R0, "application/vnd.orderline.order+json; version=1": v.OrderV1, "application/vnd.orderline.order+json; version=2": v.OrderV2 }, "304": {  }, "400": { "application/problem+json": v.Problem }, "401": { "application/problem+json": v.Problem }, "404": { "application/problem+json": v.Problem }, "406": { "application/problem+json": v.Problem }, "412": { "application/problem+json": v.Problem }, "413": { "application/problem+json": v.Problem }, "429": { "application/problem+json": v.Problem }, "503": { "application/problem+json": v.Problem } },
+    successTypes: ["application/json", "application/vnd.orderline.order+json; version=1", "application/vnd.orderline.order+json; version=2"],
   },
   {
     operationId: "getOrderV1",
@@ -214,6 +231,7 @@ export const routes: readonly RouteSpec[] = [
     validate: { path: p.getOrderV1Path, query: null, header: p.getOrderV1Header },
     body: null,
     responses: { "200": { "application/json": v.OrderV1, "application/vnd.orderline.order+json; version=1": v.OrderV1 }, "304": {  }, "400": { "application/problem+json": v.Problem }, "401": { "application/problem+json": v.Problem }, "404": { "application/problem+json": v.Problem }, "406": { "application/problem+json": v.Problem }, "412": { "application/problem+json": v.Problem }, "413": { "application/problem+json": v.Problem }, "429": { "application/problem+json": v.Problem }, "503": { "application/problem+json": v.Problem } },
+    successTypes: ["application/json", "application/vnd.orderline.order+json; version=1"],
   },
   {
     operationId: "getOrderV2",
@@ -226,6 +244,7 @@ export const routes: readonly RouteSpec[] = [
     validate: { path: p.getOrderV2Path, query: null, header: p.getOrderV2Header },
     body: null,
     responses: { "200": { "application/json": v.OrderV2, "application/vnd.orderline.order+json; version=2": v.OrderV2 }, "304": {  }, "400": { "application/problem+json": v.Problem }, "401": { "application/problem+json": v.Problem }, "404": { "application/problem+json": v.Problem }, "406": { "application/problem+json": v.Problem }, "412": { "application/problem+json": v.Problem }, "413": { "application/problem+json": v.Problem }, "429": { "application/problem+json": v.Problem }, "503": { "application/problem+json": v.Problem } },
+    successTypes: ["application/json", "application/vnd.orderline.order+json; version=2"],
   },
   {
     operationId: "getReady",
@@ -238,6 +257,7 @@ export const routes: readonly RouteSpec[] = [
     validate: { path: null, query: null, header: null },
     body: null,
     responses: { "200": { "application/json": v.Ready }, "412": { "application/problem+json": v.Problem }, "413": { "application/problem+json": v.Problem }, "503": { "application/problem+json": v.Problem } },
+    successTypes: ["application/json"],
   },
   {
     operationId: "getRealtimeDocs",
@@ -250,6 +270,7 @@ export const routes: readonly RouteSpec[] = [
     validate: { path: null, query: null, header: p.getRealtimeDocsHeader },
     body: null,
     responses: { "200": {  }, "304": {  }, "400": { "application/problem+json": v.Problem }, "412": { "application/problem+json": v.Problem }, "413": { "application/problem+json": v.Problem }, "503": { "application/problem+json": v.Problem } },
+    successTypes: ["text/html"],
   },
   {
     operationId: "getSdkDocs",
@@ -262,6 +283,7 @@ export const routes: readonly RouteSpec[] = [
     validate: { path: null, query: null, header: p.getSdkDocsHeader },
     body: null,
     responses: { "200": {  }, "304": {  }, "400": { "application/problem+json": v.Problem }, "412": { "application/problem+json": v.Problem }, "413": { "application/problem+json": v.Problem }, "503": { "application/problem+json": v.Problem } },
+    successTypes: ["text/html"],
   },
   {
     operationId: "headOrder",
@@ -274,6 +296,7 @@ export const routes: readonly RouteSpec[] = [
     validate: { path: p.headOrderPath, query: null, header: p.headOrderHeader },
     body: null,
     responses: { "200": {  }, "304": {  }, "400": {  }, "401": {  }, "404": {  }, "406": {  }, "412": {  }, "413": {  }, "429": { "application/problem+json": v.Problem }, "503": { "application/problem+json": v.Problem } },
+    successTypes: [],
   },
   {
     operationId: "headOrderV1",
@@ -286,6 +309,7 @@ export const routes: readonly RouteSpec[] = [
     validate: { path: p.headOrderV1Path, query: null, header: p.headOrderV1Header },
     body: null,
     responses: { "200": {  }, "304": {  }, "400": {  }, "401": {  }, "404": {  }, "406": {  }, "412": {  }, "413": {  }, "429": { "application/problem+json": v.Problem }, "503": { "application/problem+json": v.Problem } },
+    successTypes: [],
   },
   {
     operationId: "headOrderV2",
@@ -298,6 +322,7 @@ export const routes: readonly RouteSpec[] = [
     validate: { path: p.headOrderV2Path, query: null, header: p.headOrderV2Header },
     body: null,
     responses: { "200": {  }, "304": {  }, "400": {  }, "401": {  }, "404": {  }, "406": {  }, "412": {  }, "413": {  }, "429": { "application/problem+json": v.Problem }, "503": { "application/problem+json": v.Problem } },
+    successTypes: [],
   },
   {
     operationId: "listOrders",
@@ -310,6 +335,7 @@ export const routes: readonly RouteSpec[] = [
     validate: { path: null, query: p.listOrdersQuery, header: p.listOrdersHeader },
     body: null,
     responses: { "200": { "application/json": v.listOrders200R0, "application/vnd.orderline.order-list+json; version=1": v.OrderListV1, "application/vnd.orderline.order-list+json; version=2": v.OrderListV2 }, "400": { "application/problem+json": v.Problem }, "401": { "application/problem+json": v.Problem }, "406": { "application/problem+json": v.Problem }, "412": { "application/problem+json": v.Problem }, "413": { "application/problem+json": v.Problem }, "429": { "application/problem+json": v.Problem }, "503": { "application/problem+json": v.Problem } },
+    successTypes: ["application/json", "application/vnd.orderline.order-list+json; version=1", "application/vnd.orderline.order-list+json; version=2"],
   },
   {
     operationId: "listOrdersV1",
@@ -322,6 +348,7 @@ export const routes: readonly RouteSpec[] = [
     validate: { path: null, query: p.listOrdersV1Query, header: p.listOrdersV1Header },
     body: null,
     responses: { "200": { "application/json": v.OrderListV1, "application/vnd.orderline.order-list+json; version=1": v.OrderListV1 }, "400": { "application/problem+json": v.Problem }, "401": { "application/problem+json": v.Problem }, "406": { "application/problem+json": v.Problem }, "412": { "application/problem+json": v.Problem }, "413": { "application/problem+json": v.Problem }, "429": { "application/problem+json": v.Problem }, "503": { "application/problem+json": v.Problem } },
+    successTypes: ["application/json", "application/vnd.orderline.order-list+json; version=1"],
   },
   {
     operationId: "listOrdersV2",
@@ -334,6 +361,7 @@ export const routes: readonly RouteSpec[] = [
     validate: { path: null, query: p.listOrdersV2Query, header: p.listOrdersV2Header },
     body: null,
     responses: { "200": { "application/json": v.OrderListV2, "application/vnd.orderline.order-list+json; version=2": v.OrderListV2 }, "400": { "application/problem+json": v.Problem }, "401": { "application/problem+json": v.Problem }, "406": { "application/problem+json": v.Problem }, "412": { "application/problem+json": v.Problem }, "413": { "application/problem+json": v.Problem }, "429": { "application/problem+json": v.Problem }, "503": { "application/problem+json": v.Problem } },
+    successTypes: ["application/json", "application/vnd.orderline.order-list+json; version=2"],
   },
   {
     operationId: "patchOrder",
@@ -346,6 +374,7 @@ export const routes: readonly RouteSpec[] = [
     validate: { path: p.patchOrderPath, query: null, header: p.patchOrderHeader },
     body: { required: true, contentTypes: { "application/merge-patch+json": v.patchOrderBody0 } },
     responses: { "200": { "application/json": v.patchOrder200R0, "application/vnd.orderline.order+json; version=1": v.OrderV1, "application/vnd.orderline.order+json; version=2": v.OrderV2 }, "400": { "application/problem+json": v.Problem }, "401": { "application/problem+json": v.Problem }, "404": { "application/problem+json": v.Problem }, "406": { "application/problem+json": v.Problem }, "409": { "application/problem+json": v.Problem }, "412": { "application/problem+json": v.Problem }, "413": { "application/problem+json": v.Problem }, "415": { "application/problem+json": v.Problem }, "428": { "application/problem+json": v.Problem }, "429": { "application/problem+json": v.Problem }, "503": { "application/problem+json": v.Problem } },
+    successTypes: ["application/json", "application/vnd.orderline.order+json; version=1", "application/vnd.orderline.order+json; version=2"],
   },
   {
     operationId: "patchOrderV1",
@@ -358,6 +387,7 @@ export const routes: readonly RouteSpec[] = [
     validate: { path: p.patchOrderV1Path, query: null, header: p.patchOrderV1Header },
     body: { required: true, contentTypes: { "application/merge-patch+json": v.OrderPatchV1 } },
     responses: { "200": { "application/json": v.OrderV1, "application/vnd.orderline.order+json; version=1": v.OrderV1 }, "400": { "application/problem+json": v.Problem }, "401": { "application/problem+json": v.Problem }, "404": { "application/problem+json": v.Problem }, "406": { "application/problem+json": v.Problem }, "409": { "application/problem+json": v.Problem }, "412": { "application/problem+json": v.Problem }, "413": { "application/problem+json": v.Problem }, "415": { "application/problem+json": v.Problem }, "428": { "application/problem+json": v.Problem }, "429": { "application/problem+json": v.Problem }, "503": { "application/problem+json": v.Problem } },
+    successTypes: ["application/json", "application/vnd.orderline.order+json; version=1"],
   },
   {
     operationId: "patchOrderV2",
@@ -370,6 +400,7 @@ export const routes: readonly RouteSpec[] = [
     validate: { path: p.patchOrderV2Path, query: null, header: p.patchOrderV2Header },
     body: { required: true, contentTypes: { "application/merge-patch+json": v.OrderPatchV2 } },
     responses: { "200": { "application/json": v.OrderV2, "application/vnd.orderline.order+json; version=2": v.OrderV2 }, "400": { "application/problem+json": v.Problem }, "401": { "application/problem+json": v.Problem }, "404": { "application/problem+json": v.Problem }, "406": { "application/problem+json": v.Problem }, "409": { "application/problem+json": v.Problem }, "412": { "application/problem+json": v.Problem }, "413": { "application/problem+json": v.Problem }, "415": { "application/problem+json": v.Problem }, "428": { "application/problem+json": v.Problem }, "429": { "application/problem+json": v.Problem }, "503": { "application/problem+json": v.Problem } },
+    successTypes: ["application/json", "application/vnd.orderline.order+json; version=2"],
   },
   {
     operationId: "replaceOrder",
@@ -382,6 +413,7 @@ export const routes: readonly RouteSpec[] = [
     validate: { path: p.replaceOrderPath, query: null, header: p.replaceOrderHeader },
     body: { required: true, contentTypes: { "application/json": v.replaceOrderBody0, "application/vnd.orderline.order+json; version=1": v.OrderReplaceV1, "application/vnd.orderline.order+json; version=2": v.OrderReplaceV2 } },
     responses: { "200": { "application/json": v.replaceOrder200R0, "application/vnd.orderline.order+json; version=1": v.OrderV1, "application/vnd.orderline.order+json; version=2": v.OrderV2 }, "400": { "application/problem+json": v.Problem }, "401": { "application/problem+json": v.Problem }, "404": { "application/problem+json": v.Problem }, "406": { "application/problem+json": v.Problem }, "409": { "application/problem+json": v.Problem }, "412": { "application/problem+json": v.Problem }, "413": { "application/problem+json": v.Problem }, "415": { "application/problem+json": v.Problem }, "428": { "application/problem+json": v.Problem }, "429": { "application/problem+json": v.Problem }, "503": { "application/problem+json": v.Problem } },
+    successTypes: ["application/json", "application/vnd.orderline.order+json; version=1", "application/vnd.orderline.order+json; version=2"],
   },
   {
     operationId: "replaceOrderV1",
@@ -394,6 +426,7 @@ export const routes: readonly RouteSpec[] = [
     validate: { path: p.replaceOrderV1Path, query: null, header: p.replaceOrderV1Header },
     body: { required: true, contentTypes: { "application/json": v.OrderReplaceV1, "application/vnd.orderline.order+json; version=1": v.OrderReplaceV1 } },
     responses: { "200": { "application/json": v.OrderV1, "application/vnd.orderline.order+json; version=1": v.OrderV1 }, "400": { "application/problem+json": v.Problem }, "401": { "application/problem+json": v.Problem }, "404": { "application/problem+json": v.Problem }, "406": { "application/problem+json": v.Problem }, "409": { "application/problem+json": v.Problem }, "412": { "application/problem+json": v.Problem }, "413": { "application/problem+json": v.Problem }, "415": { "application/problem+json": v.Problem }, "428": { "application/problem+json": v.Problem }, "429": { "application/problem+json": v.Problem }, "503": { "application/problem+json": v.Problem } },
+    successTypes: ["application/json", "application/vnd.orderline.order+json; version=1"],
   },
   {
     operationId: "replaceOrderV2",
@@ -406,6 +439,7 @@ export const routes: readonly RouteSpec[] = [
     validate: { path: p.replaceOrderV2Path, query: null, header: p.replaceOrderV2Header },
     body: { required: true, contentTypes: { "application/json": v.OrderReplaceV2, "application/vnd.orderline.order+json; version=2": v.OrderReplaceV2 } },
     responses: { "200": { "application/json": v.OrderV2, "application/vnd.orderline.order+json; version=2": v.OrderV2 }, "400": { "application/problem+json": v.Problem }, "401": { "application/problem+json": v.Problem }, "404": { "application/problem+json": v.Problem }, "406": { "application/problem+json": v.Problem }, "409": { "application/problem+json": v.Problem }, "412": { "application/problem+json": v.Problem }, "413": { "application/problem+json": v.Problem }, "415": { "application/problem+json": v.Problem }, "428": { "application/problem+json": v.Problem }, "429": { "application/problem+json": v.Problem }, "503": { "application/problem+json": v.Problem } },
+    successTypes: ["application/json", "application/vnd.orderline.order+json; version=2"],
   },
 ];
 

@@ -62,12 +62,38 @@ const OPERATION = {
   },
 };
 
+/** A second one: the same events as CSV, one media type, with Accept declared (so the 406 comes with it). */
+const CSV_OPERATION = {
+  parameters: [{ $ref: '#/components/parameters/OrderId' }],
+  get: {
+    operationId: 'exportOrderEvents',
+    summary: "The order's events as CSV",
+    parameters: [{ $ref: '#/components/parameters/Accept' }],
+    responses: {
+      '200': { description: 'seq,type lines.', content: { 'text/csv': { schema: { type: 'string' } } } },
+      '400': { $ref: '#/components/responses/E400' },
+      '401': { $ref: '#/components/responses/E401' },
+      '404': { $ref: '#/components/responses/E404' },
+      '406': { $ref: '#/components/responses/E406' },
+      '429': { $ref: '#/components/responses/E429' },
+      '503': { $ref: '#/components/responses/E503' },
+    },
+  },
+  options: OPERATION.options,
+};
+
 /** The handler, as the developer writes it. */
 const HANDLER = `import type { Store } from '../../store';
 import { problem, PROBLEM_MEDIA_TYPE } from '../problem';
 import type { OperationHandlers } from './operations';
 
-export const eventHandlers = (store: Store): Pick<OperationHandlers, 'listOrderEvents'> => ({
+export const eventHandlers = (store: Store): Pick<OperationHandlers, 'listOrderEvents' | 'exportOrderEvents'> => ({
+  async exportOrderEvents(req, ctx) {
+    const order = await store.getOrder(ctx.account.id, req.params.orderId);
+    if (!order) return { status: 404, contentType: PROBLEM_MEDIA_TYPE, body: problem('NOT_FOUND', 'No such order') };
+    const events = await store.eventsAfter(order.id, 0, 100);
+    return { status: 200, contentType: 'text/csv', body: events.map((e) => \`\${e.seq},\${e.type}\\n\`).join('') };
+  },
   async listOrderEvents(req, ctx) {
     const order = await store.getOrder(ctx.account.id, req.params.orderId);
     if (!order) return { status: 404, contentType: PROBLEM_MEDIA_TYPE, body: problem('NOT_FOUND', 'No such order') };
@@ -89,6 +115,7 @@ describe('a new contract operation is served by the pipeline with no code beyond
     const contractPath = join(copy, 'contracts/openapi.yaml');
     const contract = YAML.parse(readFileSync(contractPath, 'utf8')) as { paths: Record<string, unknown> };
     contract.paths['/orders/{orderId}/events'] = OPERATION;
+    contract.paths['/orders/{orderId}/events.csv'] = CSV_OPERATION;
     writeFileSync(contractPath, YAML.stringify(contract));
     execFileSync(process.execPath, [require.resolve('tsx/cli'), join(copy, 'codegen/index.ts'), '--root', copy, '--no-docs'], { cwd: ROOT, stdio: 'pipe' });
     writeFileSync(join(copy, 'src/http/rest/events.ts'), HANDLER);
@@ -148,6 +175,14 @@ describe('a new contract operation is served by the pipeline with no code beyond
     const post = await srv.fetch(`/orders/${id}/events`, { method: 'POST' });
     expect(post.status).toBe(405);
     expect(post.headers.get('allow')).toBe('GET, HEAD, OPTIONS');
+  });
+
+  it('declaring Accept brings the 406 for a non-JSON media type too', async () => {
+    const { id } = await createOrder(srv);
+    const csv = await srv.fetch(`/orders/${id}/events.csv`, { headers: { accept: 'text/csv' } });
+    expect({ status: csv.status, type: csv.headers.get('content-type'), body: await csv.text() }).toEqual({ status: 200, type: expect.stringMatching(/^text\/csv/), body: '1,order.created\n' });
+    expect((await srv.fetch(`/orders/${id}/events.csv`, { headers: { accept: 'application/json' } })).status).toBe(406);
+    expect((await srv.fetch(`/orders/${id}/events.csv`, { headers: { accept: 'text/*' } })).status).toBe(200);
   });
 
   it('a query array takes one value or many; a value outside its enum is 400', async () => {

@@ -83,12 +83,7 @@ export interface OperationOptions {
 
 /** The media type every success response of the route declares, when they declare one and the same (undefined otherwise). */
 function onlySuccessType(spec: RouteSpec): string | undefined {
-  const types = new Set(
-    Object.keys(spec.responses)
-      .filter((status) => status.startsWith('2'))
-      .flatMap((status) => Object.keys(spec.responses[status])),
-  );
-  return types.size === 1 ? [...types][0] : undefined;
+  return spec.successTypes.length === 1 ? spec.successTypes[0] : undefined;
 }
 
 /** 406 for an operation that offers one media type (`offers`) to an Accept that admits it not (RFC 9110 12.5.1); undefined when it does, or when the operation negotiates itself. */
