@@ -79,7 +79,7 @@ async function parseAsyncApi(file: string): Promise<AsyncApiContract> {
     throw new GateError(`asyncapi: ${file} cannot be read:\n${diagnostics.map((d) => `  ${d.path.join('.')}: ${d.message}`).join('\n')}`);
   }
   // A message in a `send` operation is one the client sends (the document is written
-  // from the client's side: codegen/asyncapi.ts's CLIENT_MESSAGES are exactly those).
+  // from the client's side: codegen/asyncapi.ts reads its client messages the same way).
   const directions = new Map<string, Set<Direction>>();
   for (const op of document.operations().all()) {
     for (const m of op.messages().all()) {
