@@ -27,7 +27,7 @@
  */
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { framingRefusal } from './framing';
-import { matchPath, type Resource } from '../../generated/openapi/routes';
+import { matchPath, routes, type Resource } from '../../generated/openapi/routes';
 import type { Account, Store } from '../store';
 import { cachedAccount, resolveToken, bearerTokenOf } from './auth';
 import type { AuthCache } from './authCache';
@@ -103,8 +103,10 @@ export function originForm(url: string): string {
   return rest.startsWith('/') ? rest : `/${rest}`;
 }
 
-/** Every method some path of the service serves: the answer to `OPTIONS *`. */
-const SERVER_METHODS = 'GET, HEAD, POST, PUT, PATCH, OPTIONS';
+/** Every method some path of the service serves, from the route table (/graphql's GET and POST are among them): the answer to `OPTIONS *`. */
+const SERVER_METHODS = ((served: ReadonlySet<string>) => ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'].filter((m) => served.has(m) || m === 'OPTIONS' || (m === 'HEAD' && served.has('GET'))).join(', '))(
+  new Set(routes.map((r) => r.method)),
+);
 
 export function createPipeline(deps: PipelineDeps): RequestListener {
   const fin = deps.finalizer;
