@@ -1,6 +1,6 @@
 /**
  * `npm run operations:import -- <client> <manifest.json>`: registers a partner's
- * persisted operations in the allowlist (spec 4.5: adding a partner's query shapes means
+ * persisted operations in the allowlist (adding a partner's query shapes means
  * registering them), from the manifest its own tool produced:
  *
  * - Apollo's `apollo-persisted-query-manifest` version 1 (Apollo iOS, Apollo Kotlin,

@@ -1,4 +1,4 @@
-/** Spec 1.5: one slow request must not stall the streams. */
+/** One slow request must not stall the streams. */
 import { pidOfPort } from '../lib/realtime-proc';
 import { type Running, startService } from '../lib/server';
 import { Clients } from './clients';

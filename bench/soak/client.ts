@@ -6,7 +6,7 @@
  * Each subscriber follows one order across every reconnect. It resumes with its last seq
  * (WebSocket `subscribe.since`, SSE `Last-Event-ID`), judges every message by the wire
  * rule in a SeqAccount (seqs.ts), GETs the order on a gap or a `resync` as the contract
- * says, and reconnects with backoff and jitter (spec 6.3: base * 2^attempt + random(0,
+ * says, and reconnects with backoff and jitter (as the SDK does: base * 2^attempt + random(0,
  * base), jitter on the first attempt too), to the next instance when its own refuses
  * connections. A refusal's Retry-After (HTTP 503 from the accept limiter, on the WebSocket
  * upgrade or the SSE request) is honoured as the SDK's realtime client honours it: the

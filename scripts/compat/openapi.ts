@@ -1,7 +1,7 @@
 /**
  * OpenAPI check: contracts/openapi.yaml against the released one, by oasdiff.
  *
- * Spec 9.1: "each live REST version's response schema is checked against its last
+ * The rule: "each live REST version's response schema is checked against its last
  * release, and a removed field fails the check". One oasdiff run covers every version
  * (the /v1 and /v2 paths and the negotiated /orders paths, whose media types carry
  * `version=<n>`); the findings are then grouped per REST version so the report says

@@ -63,7 +63,7 @@ export interface CostRuleOptions {
   weights?: CostWeights;
 }
 
-/** Spec 8.1 rule 3, the simplified estimate: objectCost x listFactor^d for d nested list levels. */
+/** The simplified estimate (the same rule, without the schema): objectCost x listFactor^d for d nested list levels. */
 export const simplifiedCost = (listLevels: number, w: CostWeights = DEFAULT_WEIGHTS): number => w.objectCost * w.listFactor ** listLevels;
 
 /** The exact cost of one operation; exported for tests and for the benchmark's report. */

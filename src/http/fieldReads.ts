@@ -1,5 +1,5 @@
 /**
- * Spec 9.4, read volume of a deprecated field per client, kept where it scales:
+ * The read volume of a deprecated field per client (what decides when it can go), kept where it scales:
  * - in Prometheus, `orderline_deprecated_field_reads_total{account,field}` has a series for
  *   at most `topAccounts` accounts; every other account counts in `account="(other)"`. A
  *   label per account would grow the series with the number of accounts (Prometheus'

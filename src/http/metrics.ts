@@ -99,7 +99,7 @@ export class Metrics {
     registers: [this.registry],
   });
   /**
-   * Spec 9.4: read volume of a deprecated field, per client (account). Recorded only through
+   * The read volume of a deprecated field, per client (account). Recorded only through
    * `FieldReadTally` (fieldReads.ts), which bounds the `account` label to the top accounts
    * plus `(other)` and keeps the exact per-account counts in the store.
    */

@@ -16,7 +16,7 @@
  * So: reads are cheap when the SDK leaves revalidation to the browser (`cacheSize: 0`): the
  * page sends a plain GET, the browser's HTTP cache adds If-None-Match on the wire itself
  * (the server still answers 304), and one preflight per URL serves them all. Writes must
- * carry If-Match (spec 4.2), so each cross-origin write pays one preflight.
+ * carry If-Match (every write requires it), so each cross-origin write pays one preflight.
  */
 import { createServer, type Server } from 'node:http';
 import { type Browser, type Page } from 'playwright-core';

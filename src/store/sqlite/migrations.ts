@@ -110,7 +110,7 @@ export const MIGRATIONS: readonly { id: number; name: string; sql: string }[] = 
   {
     id: 4,
     name: 'deprecated field reads per account and day',
-    // Spec 9.4's read volume per client, flushed in batches (http/fieldReads.ts). `day` is
+    // Deprecated-field read volume per client, flushed in batches (http/fieldReads.ts). `day` is
     // the UTC date as YYYY-MM-DD text, which sorts and compares as dates do.
     sql: `
       CREATE TABLE field_reads (
