@@ -58,6 +58,8 @@ export const DEFAULT_WEIGHTS: CostWeights = { scalarCost: 1, objectCost: 2, list
 export interface CostRuleOptions {
   maxCost: number;
   variables?: RawVariables;
+  /** The operation the variables were sent for (the others are priced with their own defaults); absent: every operation. */
+  selected?: OperationDefinitionNode | null | undefined;
   /** GRAPHQL_SHOW_COST: put `cost` and `maxCost` in the error's extensions. */
   showCost?: boolean;
   weights?: CostWeights;
@@ -107,10 +109,10 @@ export function operationCost(context: Pick<ValidationContext, 'getSchema' | 'ge
   return selectionCost(op.selectionSet, schema.getRootType(op.operation));
 }
 
-export function costRule({ maxCost, variables, showCost = false, weights = DEFAULT_WEIGHTS }: CostRuleOptions): ValidationRule {
+export function costRule({ maxCost, variables, selected, showCost = false, weights = DEFAULT_WEIGHTS }: CostRuleOptions): ValidationRule {
   return (context: ValidationContext): ASTVisitor => ({
     OperationDefinition(op) {
-      const cost = operationCost(context, op, variables, weights);
+      const cost = operationCost(context, op, !selected || op === selected ? variables : undefined, weights);
       if (cost > maxCost) {
         const name = op.name ? `'${op.name.value}'` : 'The operation';
         context.reportError(validationError(`${name} costs more than the cost ceiling allows`, op, showCost ? { cost, maxCost } : {}));

@@ -43,15 +43,15 @@ describe('DocumentCache', () => {
     const verdict = (n: number) => {
       const p = cache.prepare(q);
       if (!p.ok) throw new Error('parse');
-      return cache.limitErrors(p, { n }, rules({ n })).length;
+      return cache.limitErrors(p, { n }, undefined, rules({ n })).length;
     };
     expect([verdict(5), verdict(50), verdict(5), verdict(50)]).toEqual([0, 1, 0, 1]);
     expect(computed).toBe(2);
     const off = new DocumentCache(contractSchema, specifiedRules, 1000, 0);
     const p = off.prepare(q);
     if (!p.ok) throw new Error('parse');
-    off.limitErrors(p, { n: 5 }, rules({ n: 5 }));
-    off.limitErrors(p, { n: 5 }, rules({ n: 5 }));
+    off.limitErrors(p, { n: 5 }, undefined, rules({ n: 5 }));
+    off.limitErrors(p, { n: 5 }, undefined, rules({ n: 5 }));
     expect(computed).toBe(4);
   });
 });
@@ -70,7 +70,7 @@ describe('DocumentCache bounds', () => {
             // Distinct texts too (whitespace padding), so the text cache is driven as well.
             const p = cache.prepare(`${' '.repeat(pad * 5000)}${text}`);
             if (!p.ok) return false;
-            cache.limitErrors(p, { n, blob: blob.repeat(3) }, () => [costRule({ maxCost: 1000, variables: { n } })]);
+            cache.limitErrors(p, { n, blob: blob.repeat(3) }, undefined, () => [costRule({ maxCost: 1000, variables: { n } })]);
             const u = cache.usage;
             if (u.textBytes > maxBytes || u.verdictBytes > verdictMaxBytes) return false;
           }
@@ -86,9 +86,9 @@ describe('DocumentCache bounds', () => {
     const p = cache.prepare('{ viewer { id } }');
     if (!p.ok) throw new Error('parse');
     const vars = { blob: 'x'.repeat(1000) };
-    cache.limitErrors(p, vars, () => []);
+    cache.limitErrors(p, vars, undefined, () => []);
     const once = cache.usage.verdictBytes;
-    cache.limitErrors(p, vars, () => []);
+    cache.limitErrors(p, vars, undefined, () => []);
     expect(cache.usage).toMatchObject({ verdicts: 1, verdictBytes: once });
     expect(once).toBeGreaterThan(2000);
   });

@@ -146,10 +146,11 @@ export class DocumentCache {
   }
 
   /** The variable-dependent rules' verdict for this document and these variables (computed, or remembered). */
-  limitErrors(prepared: Entry, variables: unknown, rules: () => readonly ValidationRule[]): readonly GraphQLError[] {
+  limitErrors(prepared: Entry, variables: unknown, operation: string | undefined, rules: () => readonly ValidationRule[]): readonly GraphQLError[] {
     const json = this.verdicts && prepared.id !== undefined ? JSON.stringify(variables ?? null) : undefined;
-    // An evicted text's verdicts are orphans that age out; a new id is never reused, so never wrong.
-    const key = json !== undefined && json.length <= VERDICT_MAX_KEY_CHARS ? `${prepared.id}\u0000${json}` : undefined;
+    // An evicted text's verdicts are orphans that age out; a new id is never reused, so never wrong. The
+    // variables are the selected operation's, so its name is part of the key (`operation`: the name, or '').
+    const key = json !== undefined && json.length <= VERDICT_MAX_KEY_CHARS ? `${prepared.id}\u0000${operation ?? ''}\u0000${json}` : undefined;
     const known = key === undefined ? undefined : this.verdicts?.get(key);
     if (known) return known;
     const errors = validate(this.schema, prepared.document, rules());

@@ -357,7 +357,7 @@ export function graphqlEngine(deps: GraphqlEngineDeps): GraphqlEngine {
     const coerced = prepared.errors.length > 0 ? undefined : coerceVariables(op, params);
     if (coerced && !coerced.ok) return [errorsBody(coerced.errors, GRAPHQL_CODES.BAD_USER_INPUT), { status: 400, statusText: 'Bad Request', headers: { 'content-type': mediaTypeFor(accept) } }];
     const variables = coerced?.values;
-    const errors = prepared.errors.length > 0 ? prepared.errors : documents.limitErrors(prepared, variables, () => limitRules(variables));
+    const errors = prepared.errors.length > 0 ? prepared.errors : documents.limitErrors(prepared, variables, op?.name?.value, () => limitRules(variables, op));
     if (errors.length > 0) {
       return [errorsBody(errors, GRAPHQL_CODES.VALIDATION_FAILED), { status: 400, statusText: 'Bad Request', headers: { 'content-type': mediaTypeFor(accept) } }];
     }
@@ -454,7 +454,7 @@ export function graphqlEngine(deps: GraphqlEngineDeps): GraphqlEngine {
     const coerced = prepared.errors.length > 0 ? undefined : coerceVariables(op, params);
     if (coerced && !coerced.ok) return { ok: false, errors: coerced.errors.map((e) => new GraphQLError(e.message, { nodes: e.nodes, extensions: { ...e.extensions, code: GRAPHQL_CODES.BAD_USER_INPUT } })) };
     const variables = coerced?.values;
-    const errors = prepared.errors.length > 0 ? prepared.errors : documents.limitErrors(prepared, variables, () => limitRules(variables));
+    const errors = prepared.errors.length > 0 ? prepared.errors : documents.limitErrors(prepared, variables, op?.name?.value, () => limitRules(variables, op));
     if (errors.length > 0)
       return { ok: false, errors: errors.map((e) => (e.extensions?.code ? e : new GraphQLError(e.message, { nodes: e.nodes, extensions: { ...e.extensions, code: GRAPHQL_CODES.VALIDATION_FAILED } }))) };
     if (!op) return refused(GRAPHQL_CODES.BAD_REQUEST, params.operationName != null ? `No operation named '${params.operationName}'` : 'operationName is required for a document with several operations');

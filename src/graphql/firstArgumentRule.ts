@@ -4,27 +4,30 @@
  * never served. Checked in the validation pass, literal or variable alike, so a bad
  * size is a GRAPHQL_VALIDATION_FAILED before any resolver runs.
  */
-import { type ASTVisitor, type ValidationContext, type ValidationRule } from 'graphql';
+import { type ASTVisitor, type OperationDefinitionNode, type ValidationContext, type ValidationRule } from 'graphql';
 import { validationError } from './errors';
 import { firstArgument, type RawVariables } from './selection';
 import { MAX_FIRST } from './pageSize';
 
 export { MAX_FIRST };
 
-export function firstArgumentRule(variables: RawVariables): ValidationRule {
+/** `selected`: the operation the variables were sent for; another operation's `first` takes its own default. */
+export function firstArgumentRule(variables: RawVariables, selected?: OperationDefinitionNode | null): ValidationRule {
   return (context: ValidationContext): ASTVisitor => {
     let op: Parameters<typeof firstArgument>[2] = null;
+    let sent = variables;
     return {
       OperationDefinition: {
         enter(node) {
           op = node;
+          sent = !selected || node === selected ? variables : undefined;
         },
         leave() {
           op = null;
         },
       },
       Field(field) {
-        const { value, node } = firstArgument(field, variables, op);
+        const { value, node } = firstArgument(field, op ? sent : variables, op);
         if (value !== undefined && (value < 0 || value > MAX_FIRST)) {
           context.reportError(validationError(`'first' must be between 0 and ${MAX_FIRST}, got ${value}`, node ?? field));
         }

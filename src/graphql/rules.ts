@@ -3,7 +3,7 @@
  * for `npm run operations:import` (scripts/operations-import.ts): an operation the import
  * admits into the allowlist is one the server runs.
  */
-import { NoSchemaIntrospectionCustomRule, specifiedRules, type ValidationRule } from 'graphql';
+import { NoSchemaIntrospectionCustomRule, specifiedRules, type OperationDefinitionNode, type ValidationRule } from 'graphql';
 import { costRule } from './costRule';
 import { depthRule } from './depthRule';
 import { expansionRule } from './expansionRule';
@@ -31,9 +31,10 @@ export function documentRules(limits: RuleLimits, production: boolean): Validati
 /**
  * The rules that read the variables (cost and `first` may come from them), registered
  * together with depth so the three take one pass: the function builds them for one
- * request's variables.
+ * request's variables, which belong to `selected`, the operation the request runs (the
+ * document's others are judged with their own defaults); undefined: to every operation.
  */
-export function variableRules(limits: RuleLimits): (variables: RawVariables) => ValidationRule[] {
+export function variableRules(limits: RuleLimits): (variables: RawVariables, selected?: OperationDefinitionNode | null) => ValidationRule[] {
   const depth = depthRule({ maxDepth: limits.maxDepth, showCost: limits.showCost });
-  return (variables) => [depth, costRule({ maxCost: limits.maxCost, variables, showCost: limits.showCost }), firstArgumentRule(variables)];
+  return (variables, selected) => [depth, costRule({ maxCost: limits.maxCost, variables, selected, showCost: limits.showCost }), firstArgumentRule(variables, selected)];
 }

@@ -140,6 +140,20 @@ describe('GraphQL: execution and access', () => {
     expect([several.status, several.json?.errors?.[0].message]).toEqual([400, 'operationName is required for a document with several operations']);
   });
 
+  it("the variables are the selected operation's: the others are priced and checked with their own defaults (and the verdict is kept per operation)", async () => {
+    // A costs 3 x 50^3-ish with f = 50, and little with its default f = 1; B costs almost nothing.
+    const query = 'query A($f: Int = 1) { viewer { friends(first: $f) { friends(first: $f) { friends(first: $f) { id } } } } } query B { viewer { id } }';
+    const asB = await t.post({ query, operationName: 'B', variables: { f: 50 } });
+    expect([asB.status, asB.json]).toEqual([200, { data: { viewer: { id: 'u1' } } }]);
+    const asA = await t.post({ query, operationName: 'A', variables: { f: 50 } });
+    expect([asA.status, asA.json?.errors?.[0]?.extensions?.code]).toEqual([400, 'GRAPHQL_VALIDATION_FAILED']);
+    // `first` out of its range counts for the operation that runs only, too.
+    expect((await t.post({ query, operationName: 'B', variables: { f: 1000 } })).status).toBe(200);
+    expect((await t.post({ query, operationName: 'A', variables: { f: 1000 } })).status).toBe(400);
+    // Asked again in the other order: the verdicts are kept apart.
+    expect((await t.post({ query, operationName: 'B', variables: { f: 50 } })).status).toBe(200);
+  });
+
   it("judges a POST's If-Match and If-None-Match as a REST create does: the endpoint exists and has no tag", async () => {
     const q = { query: '{ viewer { id } }' };
     const answer = async (headers: Record<string, string>) => {
