@@ -217,21 +217,12 @@ class IdReuse {
   private queue: Promise<void> | undefined;
 
   deliver(type: string | undefined, id: string | undefined, handle: () => Promise<void>): void {
-    if (this.queue) {
-      const next = this.queue.then(() => this.now(type, id, handle));
-      this.queue = next;
-      void next.then(() => {
-        if (this.queue === next) this.queue = undefined;
-      });
-      return;
-    }
-    const waited = this.now(type, id, handle);
-    if (waited) {
-      this.queue = waited;
-      void waited.then(() => {
-        if (this.queue === waited) this.queue = undefined;
-      });
-    }
+    const waited = this.queue ? this.queue.then(() => this.now(type, id, handle)) : this.now(type, id, handle);
+    if (!waited) return;
+    this.queue = waited;
+    void waited.then(() => {
+      if (this.queue === waited) this.queue = undefined;
+    });
   }
 
   /** Hands the message to graphql-ws, or returns what it waits for first. */

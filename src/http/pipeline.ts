@@ -104,9 +104,10 @@ export function originForm(url: string): string {
 }
 
 /** Every method some path of the service serves, from the route table (/graphql's GET and POST are among them): the answer to `OPTIONS *`. */
-const SERVER_METHODS = ((served: ReadonlySet<string>) => ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'].filter((m) => served.has(m) || m === 'OPTIONS' || (m === 'HEAD' && served.has('GET'))).join(', '))(
-  new Set(routes.map((r) => r.method)),
-);
+const SERVER_METHODS = ((served: Set<string>) => {
+  if (served.has('GET')) served.add('HEAD');
+  return ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'].filter((m) => served.has(m)).join(', ');
+})(new Set([...routes.map((r) => r.method), 'OPTIONS']));
 
 export function createPipeline(deps: PipelineDeps): RequestListener {
   const fin = deps.finalizer;
