@@ -1,3 +1,7 @@
+import { refusal, shuttingDown, type Refusal } from '../http';
+import type { AcceptLimiter } from './acceptLimiter';
+import type { StreamQuota } from './quota';
+
 /**
  * New stream connections (WebSocket upgrades, SSE requests) are checked in arrival order,
  * at most `perTurn` per turn of the event loop; the rest wait their turn.
@@ -109,3 +113,27 @@ function always(): boolean {
 
 /** What a released place in `waiting` holds until the array is trimmed (no reference kept to the connection). */
 const DONE: Waiter = { resolve: () => undefined, alive: always };
+
+/** What the last checks of a new stream consult. */
+export interface StreamGate {
+  quota: StreamQuota;
+  admission: AdmissionQueue;
+  limiter: AcceptLimiter;
+}
+
+/**
+ * The last checks of a new stream, in one order for SSE and WebSocket: the account has a
+ * place left (429), the server is not shutting down (503), the accept limiter admits one
+ * more (503 with Retry-After). The place is checked before the limiter is asked (an account
+ * over its cap spends no admission of others'); the caller takes it only once the limiter
+ * admitted (a stream the limiter holds off holds no place). `peek` (a HEAD) asks the limiter
+ * without spending an admission. No account (a GraphQL connection that authenticates in
+ * band): the shutdown and the limiter alone; the place is claimed then.
+ */
+export function lastChecks(gate: StreamGate, account: number | undefined, peek = false): Refusal | undefined {
+  if (account !== undefined && !gate.quota.hasRoom(account)) return gate.quota.refusal();
+  if (gate.admission.isClosed) return shuttingDown();
+  const admitted = peek ? gate.limiter.peek() : gate.limiter.take();
+  if (!admitted.ok) return refusal('SERVICE_UNAVAILABLE', 'Too many new connections: retry later', { 'Retry-After': String(admitted.retryAfterS) });
+  return undefined;
+}

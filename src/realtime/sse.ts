@@ -17,7 +17,7 @@ import type { Account, Store } from '../store';
 import { parseOrderId } from '../orders';
 import { acceptsType, decodePathSegment, isRefusal, sendsBody, streamToken, missingToken, refusal, send, sendProblem, shuttingDown, type Exchange, type Finalizer, type Refusal, type TransportRoute } from '../http';
 import type { AcceptLimiter } from './acceptLimiter';
-import type { AdmissionQueue } from './admission';
+import { lastChecks, type AdmissionQueue } from './admission';
 import { httpChunk, resyncMessage, SEQ_TEXT, sseFrame, topicOf, type Frame } from './frames';
 import type { Subscriber, TopicHub } from './hub';
 import type { SlowPeers } from './slowPeers';
@@ -265,12 +265,9 @@ async function admit(deps: SseDeps, r: StreamRequest): Promise<Admitted | Refusa
   // Sent empty, it is judged like any other value (a 400), as every empty header field is: EventSource never sends one.
   const lastEventId = r.lastEventId;
   if (lastEventId !== undefined && !SEQ_TEXT.test(lastEventId.trim())) return refusal('BAD_REQUEST', 'Last-Event-ID must be a non-negative integer');
-  // An account at its cap is told so (429) before the accept limiter spends an admission on it;
-  // the place itself is taken once the stream starts (sseRoute), as on WebSocket (ws.ts `admit`).
-  if (!deps.quota.hasRoom(account.id)) return deps.quota.refusal();
-  if (deps.admission.isClosed) return shuttingDown();
-  const admitted = r.head ? deps.limiter.peek() : deps.limiter.take();
-  if (!admitted.ok) return refusal('SERVICE_UNAVAILABLE', 'Too many new connections: retry later', { 'Retry-After': String(admitted.retryAfterS) });
+  // The place itself is taken once the stream starts (sseRoute).
+  const refused = lastChecks(deps, account.id, r.head);
+  if (refused) return refused;
   // Last-Event-ID 0 means "seen nothing": replay from seq 1, as WebSocket since 0 does.
   return { account: account.id, token, orderId, since: lastEventId === undefined ? undefined : Number(lastEventId), revision: order.revision };
 }

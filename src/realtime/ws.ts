@@ -25,7 +25,7 @@ import { parseOrderId } from '../orders';
 import type { ErrorMessage, ServerMessage } from '../../generated/asyncapi/messages';
 import { validateClientMessage } from '../../generated/asyncapi/validators';
 import type { AcceptLimiter } from './acceptLimiter';
-import type { AdmissionQueue } from './admission';
+import { lastChecks, type AdmissionQueue } from './admission';
 import { resyncMessage, SEQ_TEXT, topicOf, wsFrame, type Frame } from './frames';
 import type { Subscriber, TopicHub } from './hub';
 import { WsHeartbeat } from './heartbeat';
@@ -544,21 +544,11 @@ export class WsEndpoint {
     if (conn.subs.get(orderId) === sub) conn.urlSince = undefined;
   }
 
-  /**
-   * The last checks of an upgrade, in one order for every protocol: the account has a place
-   * left (429), the server is not shutting down (503), the accept limiter admits one more
-   * (503 with Retry-After); then the place is taken. The place is checked before the limiter
-   * is asked (an account over its cap spends no admission of others') and taken only after
-   * it admitted (an upgrade the limiter holds off holds no place). No account (a GraphQL
-   * connection that authenticates in band): the limiter alone; it claims its place then.
-   */
+  /** The last checks of an upgrade (admission.ts `lastChecks`, as on SSE), then the account's place is taken. */
   private admit(socket: Duplex, account: number | undefined, token: string | undefined): Refusal | undefined {
-    const { quota, admission, limiter } = this.deps;
-    if (account !== undefined && !quota.hasRoom(account)) return quota.refusal();
-    if (admission.isClosed) return shuttingDown();
-    const admitted = limiter.take();
-    if (!admitted.ok) return refusal('SERVICE_UNAVAILABLE', 'Too many new connections: retry later', { 'Retry-After': String(admitted.retryAfterS) });
-    if (account !== undefined && token !== undefined && !this.claim(socket, account, token)) return quota.refusal();
+    const refused = lastChecks(this.deps, account);
+    if (refused) return refused;
+    if (account !== undefined && token !== undefined && !this.claim(socket, account, token)) return this.deps.quota.refusal();
     return undefined;
   }
 
