@@ -23,6 +23,7 @@ describe('configuration', () => {
     [{ DATABASE_SCHEMA: 'prod' }, /^DATABASE_SCHEMA needs DATABASE_URL/],
     [{ REDIS_PREFIX: 'a:' }, /^REDIS_PREFIX needs REDIS_URL/],
     [{ DATABASE_URL: 'postgres://x/y', SQLITE_SYNCHRONOUS: 'full' }, /^SQLITE_SYNCHRONOUS is for the SQLite file/],
+    [{ DATABASE_URL: 'postgres://x/y', SQLITE_BUSY_TIMEOUT_MS: '100' }, /^SQLITE_BUSY_TIMEOUT_MS is for the SQLite file/],
     [{ RATE_LIMIT_BURST: '5' }, /^RATE_LIMIT_BURST needs RATE_LIMIT_RPS above 0/],
     [{ DATABASE_QUERY_TIMEOUT_MS: '5000' }, /^DATABASE_QUERY_TIMEOUT_MS needs DATABASE_URL/],
     [{ GRAPHQL_APQ_TTL_S: '100' }, /^GRAPHQL_APQ_TTL_S needs REDIS_URL/],

@@ -41,6 +41,8 @@ export interface Config {
   authCacheTtlMs: number;
   /** SQLite `synchronous`: NORMAL survives process crashes (kill -9), FULL also power loss. */
   sqliteSynchronous: 'normal' | 'full';
+  /** SQLite: how long a write waits for another process's lock on the file before it is answered 503 (SqliteStore's `busyTimeoutMs`). */
+  sqliteBusyTimeoutMs: number;
   /** Origins whose browser scripts may call the API (CORS); empty = none (the default). */
   corsOrigins: string[];
   graphql: {
@@ -188,6 +190,7 @@ function refuseIneffective(env: Env, config: Config): void {
   if (set('DATABASE_SCHEMA') && !config.databaseUrl) throw new ConfigError('DATABASE_SCHEMA needs DATABASE_URL: without it the store is the SQLite file in DATA_DIR');
   if (set('REDIS_PREFIX') && !config.redisUrl) throw new ConfigError('REDIS_PREFIX needs REDIS_URL: without it nothing is kept in Redis');
   if (set('SQLITE_SYNCHRONOUS') && config.databaseUrl) throw new ConfigError('SQLITE_SYNCHRONOUS is for the SQLite file: with DATABASE_URL there is none');
+  if (set('SQLITE_BUSY_TIMEOUT_MS') && config.databaseUrl) throw new ConfigError('SQLITE_BUSY_TIMEOUT_MS is for the SQLite file: with DATABASE_URL there is none');
   if (set('RATE_LIMIT_BURST') && config.rateLimit.rps === 0) throw new ConfigError('RATE_LIMIT_BURST needs RATE_LIMIT_RPS above 0: the rate limit is off');
   if (set('DATABASE_QUERY_TIMEOUT_MS') && !config.databaseUrl) throw new ConfigError('DATABASE_QUERY_TIMEOUT_MS needs DATABASE_URL: it bounds PostgreSQL queries, and the store is the SQLite file');
   if (set('GRAPHQL_APQ_TTL_S') && !config.redisUrl) throw new ConfigError("GRAPHQL_APQ_TTL_S needs REDIS_URL: it is the Redis registry's expiry; the in-process one keeps the most recently used");
@@ -228,6 +231,7 @@ export function parseConfig(env: Env): ConfigResult {
       requestTimeoutS: int(env, 'REQUEST_TIMEOUT_S', 30, 1, 3600),
       authCacheTtlMs: int(env, 'AUTH_CACHE_TTL_MS', 5000, 0, 3_600_000),
       sqliteSynchronous: oneOf(env, 'SQLITE_SYNCHRONOUS', 'normal', ['normal', 'full'] as const),
+      sqliteBusyTimeoutMs: int(env, 'SQLITE_BUSY_TIMEOUT_MS', 5000, 0, 600_000),
       corsOrigins: corsOrigins(env),
       graphql: {
         maxDepth: int(env, 'GRAPHQL_MAX_DEPTH', 4, 1, 100),

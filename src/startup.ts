@@ -60,6 +60,7 @@ export async function openConfiguredStore(config: Config, onDatabaseError?: (err
       databaseSchema: config.databaseSchema,
       databaseQueryTimeoutMs: config.databaseQueryTimeoutMs,
       sqliteSynchronous: config.sqliteSynchronous,
+      sqliteBusyTimeoutMs: config.sqliteBusyTimeoutMs,
       onDatabaseError,
     });
   try {

@@ -127,13 +127,13 @@ export const STORE_RETRY_AFTER_S = 5;
 
 /**
  * The error funnel: the refusal an exception stands for when it is the client's doing
- * (or a store that is unreachable for now: 503, retry later), undefined when it is not
+ * (or a store that cannot serve it now: 503, retry later), undefined when it is not
  * (the caller logs it and answers 500 without internals).
  */
 export function refusalOf(err: unknown): Refusal | undefined {
   // What the client sent cannot be stored (PostgreSQL text holds no U+0000): nothing was written.
   if (err instanceof StoreInputError) return refusal('BAD_REQUEST', err.message);
-  // The store is unreachable (refused, reset, shutting down): nothing was written, retrying later will do.
+  // The store cannot serve it now (unreachable, shutting down, a file locked past its timeout): nothing was written, retrying later will do.
   if (err instanceof StoreUnavailableError) return refusal('SERVICE_UNAVAILABLE', 'The store is unavailable: retry later', { 'Retry-After': String(STORE_RETRY_AFTER_S) });
   if (typeof err !== 'object' || err === null || !('status' in err) || typeof err.status !== 'number') return undefined;
   const exposed = 'expose' in err && err.expose === true && 'message' in err && typeof err.message === 'string' ? err.message : undefined;

@@ -26,9 +26,10 @@ export class StoreInputError extends RangeError {
 export type StoreEngine = 'postgres' | 'sqlite';
 
 /**
- * The store could not be reached: the connection was refused, reset or timed out, or the
- * server is shutting down or starting (PostgreSQL's connection-exception class and
- * admin shutdown). The operation did not commit, so the caller may retry it once the
+ * The store cannot serve the operation now: PostgreSQL could not be reached (the connection
+ * was refused, reset or timed out, or the server is shutting down or starting: its
+ * connection-exception class and admin shutdown), or the SQLite file stayed locked by
+ * another connection past the busy timeout, or its connection is closed. The operation did not commit, so the caller may retry it once the
  * store is back; nothing the store acknowledged is lost. The layer above answers it as
  * "unavailable, retry later" (HTTP 503 with Retry-After), never as a failure of its own.
  */
@@ -39,6 +40,6 @@ export class StoreUnavailableError extends Error {
     options: { cause: unknown },
   ) {
     const cause = options.cause;
-    super(`${engine} is unreachable: ${typeof cause === 'object' && cause !== null && 'message' in cause ? String(cause.message) : String(cause)}`, options);
+    super(`${engine} is unavailable: ${typeof cause === 'object' && cause !== null && 'message' in cause ? String(cause.message) : String(cause)}`, options);
   }
 }

@@ -24,6 +24,8 @@ export interface StoreConfig {
   databaseQueryTimeoutMs?: number;
   /** SQLite `synchronous`; the adapter's default is `full` (see SqliteStore). */
   sqliteSynchronous?: 'normal' | 'full';
+  /** SQLite: how long a statement waits for another connection's lock (SqliteStore's `busyTimeoutMs`; its default when absent). */
+  sqliteBusyTimeoutMs?: number;
   /** PostgreSQL: told of each error the pool raises outside a query (see PostgresStoreOptions.onError); ignored when absent. */
   onDatabaseError?: (err: Error) => void;
 }
@@ -57,5 +59,5 @@ function makeDirectory(dir: string): void {
 export async function openStore(config: StoreConfig): Promise<Store> {
   if (config.databaseUrl) return openPostgresStore(config.databaseUrl, { schema: config.databaseSchema, onError: config.onDatabaseError, queryTimeoutMillis: config.databaseQueryTimeoutMs });
   makeDirectory(config.dataDir);
-  return new SqliteStore(join(config.dataDir, 'orderline.sqlite'), config.sqliteSynchronous);
+  return new SqliteStore(join(config.dataDir, 'orderline.sqlite'), config.sqliteSynchronous, config.sqliteBusyTimeoutMs);
 }

@@ -11,6 +11,7 @@ import { runLifecycleContract } from '../ports/lifecycle.contract';
 import { runOrdersContract } from '../ports/orders.contract';
 import { setNote } from '../ports/fixtures.contract';
 import { runSocialGraphContract } from '../ports/socialGraph.contract';
+import { StoreUnavailableError } from '../errors';
 import type { OrderFields } from '../store';
 import { MIGRATIONS } from './migrations';
 import { MAX_BATCH, SqliteStore } from './SqliteStore';
@@ -108,6 +109,36 @@ describe('SqliteStore specifics', () => {
     await s.close();
   });
 
+  it('fails the writes of a file another connection holds locked past the busy timeout as unavailable, writing none of them', async () => {
+    const file = freshFile();
+    const s = new SqliteStore(file, 'full', 0);
+    await s.migrate();
+    const a = await s.ensureAccount('a');
+    const { order } = await s.createOrder(a.id, fields);
+    const other = new Database(file);
+    other.exec('BEGIN IMMEDIATE'); // another process's write, not yet committed
+    const settled = await Promise.allSettled([
+      s.createOrder(a.id, fields),
+      s.writeOrder(a.id, order.id, setNote('w')),
+      s.claimIdempotencyKey(a.id, { key: 'k', fingerprint: 'f', now: Date.now(), lockMs: 1000, ttlMs: 60_000 }),
+      s.revokeToken(a.id, 'sel'),
+    ]);
+    for (const r of settled) {
+      expect(r.status).toBe('rejected');
+      const reason = (r as PromiseRejectedResult).reason as Error & { engine?: string; cause?: { code?: string } };
+      expect(reason).toBeInstanceOf(StoreUnavailableError);
+      expect(reason.engine).toBe('sqlite');
+      expect(reason.cause?.code).toMatch(/^SQLITE_BUSY/);
+    }
+    // Reads are not held up by a writer (WAL), and once the lock is free the same writes succeed.
+    expect((await s.getOrder(a.id, order.id))?.revision).toBe(1);
+    other.exec('ROLLBACK');
+    other.close();
+    expect((await s.listOrders(a.id, 0, 10)).orders).toHaveLength(1);
+    expect((await s.writeOrder(a.id, order.id, setNote('w'))).ok).toBe(true);
+    await s.close();
+  });
+
   it('commits the writes accepted before close, and answers them', async () => {
     const file = freshFile();
     const s = new SqliteStore(file);
@@ -120,7 +151,7 @@ describe('SqliteStore specifics', () => {
     await again.migrate();
     expect(await again.getOrder(a.id, order.id)).toEqual(order);
     await again.close();
-    await expect(s.createOrder(a.id, fields)).rejects.toThrow(/not open/);
+    await expect(s.createOrder(a.id, fields)).rejects.toThrow(StoreUnavailableError);
   });
 
   it('keeps committed data across close and reopen of the file', async () => {
@@ -347,6 +378,7 @@ describe('SqliteStore reads: one read transaction per turn', () => {
     const asked = [s.orderRevision(a.id, order.id), s.getOrder(a.id, order.id)];
     await s.close();
     expect(await Promise.all(asked)).toEqual([1, order]);
+    await expect(s.orderRevision(a.id, order.id)).rejects.toThrow(StoreUnavailableError);
     await expect(s.orderRevision(a.id, order.id)).rejects.toThrow(/not open/);
   });
 });

@@ -36,6 +36,7 @@ import type {
 } from '../store';
 import { MIGRATIONS } from './migrations';
 import { SqliteIdempotency } from './idempotency';
+import { unavailableOr } from './unavailable';
 import type { IdempotencyClaim, IdempotencyClaimRequest, IdempotentCompletion } from '../idempotency';
 import { GraphReads, MAX_BATCH, clampRows, toAccount, type GraphStatements } from '../rows';
 import { columnsOf, toEvent, toOrder, type BatchParams, type OrderRow } from './parsers';
@@ -91,14 +92,16 @@ export class SqliteStore extends GraphReads<OrderRow> implements StoreLifecycle,
    *   the service may choose via `SQLITE_SYNCHRONOUS`, still survives the process being
    *   killed (the commit is in the OS's cache) but may lose the last commits on power
    *   loss, for more write throughput (BENCHMARKS.md measures both).
+   * @param busyTimeoutMs how long a statement waits for another connection's write lock
+   *   (another worker, `npm run token`) before failing with `StoreUnavailableError`.
    */
-  constructor(file: string, synchronous: 'normal' | 'full' = 'full') {
+  constructor(file: string, synchronous: 'normal' | 'full' = 'full', busyTimeoutMs = 5000) {
     super();
     this.db = new Database(file);
     this.db.pragma('journal_mode = WAL');
     this.db.pragma(`synchronous = ${synchronous === 'normal' ? 'NORMAL' : 'FULL'}`);
     this.db.pragma('foreign_keys = ON');
-    this.db.pragma('busy_timeout = 5000');
+    this.db.pragma(`busy_timeout = ${Math.max(0, Math.trunc(busyTimeoutMs))}`);
     this.pingStmt = this.db.prepare<[], { ok: number }>('SELECT 1 AS ok');
     this.inTransaction = this.transactionOf();
   }
@@ -118,10 +121,19 @@ export class SqliteStore extends GraphReads<OrderRow> implements StoreLifecycle,
     return this.stmts;
   }
 
-  /** Runs one statement execution, counted. */
+  /** Runs one statement execution, counted (see `guarded`). */
   private run<T>(fn: () => T): T {
     this.queryCount++;
-    return fn();
+    return this.guarded(fn);
+  }
+
+  /** Runs `fn`; a locked file or a closed connection fails it with `StoreUnavailableError` (./unavailable.ts). */
+  private guarded<T>(fn: () => T): T {
+    try {
+      return fn();
+    } catch (error) {
+      throw unavailableOr(error);
+    }
   }
 
   async migrate(): Promise<void> {
@@ -385,7 +397,9 @@ export class SqliteStore extends GraphReads<OrderRow> implements StoreLifecycle,
         }
       });
     } catch (error) {
-      for (const w of batch) w.fail(error);
+      // BEGIN IMMEDIATE waits `busy_timeout` for another process's write lock, then fails: retry later.
+      const failure = unavailableOr(error);
+      for (const w of batch) w.fail(failure);
       return;
     }
     this.groupCommits++;
@@ -434,23 +448,25 @@ export class SqliteStore extends GraphReads<OrderRow> implements StoreLifecycle,
   }
 
   async claimIdempotencyKey(accountId: number, req: IdempotencyClaimRequest): Promise<IdempotencyClaim> {
-    return this.idempotency.claim(accountId, req);
+    return this.guarded(() => this.idempotency.claim(accountId, req));
   }
 
   async releaseIdempotencyKey(accountId: number, key: string, token: string): Promise<void> {
-    this.idempotency.releaseKey(accountId, key, token);
+    this.guarded(() => this.idempotency.releaseKey(accountId, key, token));
   }
 
   async sweepIdempotencyKeys(now: number, limit: number): Promise<number> {
-    return this.idempotency.sweepExpired(now, limit);
+    return this.guarded(() => this.idempotency.sweepExpired(now, limit));
   }
 
   async addFieldReads(batch: readonly FieldReads[]): Promise<void> {
     const entries = mergeFieldReads(batch);
     if (entries.length === 0) return;
-    this.inTransaction.immediate(() => {
-      for (const e of entries) this.run(() => this.statements.addFieldReads.run(e.accountId, e.field, e.day, e.reads));
-    });
+    this.guarded(() =>
+      this.inTransaction.immediate(() => {
+        for (const e of entries) this.run(() => this.statements.addFieldReads.run(e.accountId, e.field, e.day, e.reads));
+      }),
+    );
   }
 
   async fieldReadTotals(sinceDay: string, limit: number): Promise<FieldReadTotal[]> {
