@@ -37,6 +37,8 @@ export function newAjv(opts: { coerceTypes?: boolean } = {}): Ajv2020 {
     allErrors: true,
     // Only parameter validators coerce: path, query and header values arrive as strings.
     coerceTypes: opts.coerceTypes ?? false,
+    // They also fill in a parameter's `default` when it is absent: the handler sees the contract's value.
+    useDefaults: opts.coerceTypes ?? false,
     strict: false,
     code: { source: true, esm: true, lines: true },
     discriminator: true,

@@ -466,7 +466,7 @@ export type ListOrdersRequest = {
   /** The version the path fixes; null where the version is negotiated. */
   pathVersion: null;
   params: Record<string, never>;
-  query: NonNullable<operations["listOrders"]['parameters']["query"]>;
+  query: Omit<NonNullable<operations["listOrders"]['parameters']["query"]>, "limit"> & Required<Pick<NonNullable<operations["listOrders"]['parameters']["query"]>, "limit">>;
   headers: NonNullable<operations["listOrders"]['parameters']["header"]>;
 } & ({ contentType?: undefined; body?: undefined });
 export type ListOrdersResponse =
@@ -487,7 +487,7 @@ export type ListOrdersV1Request = {
   /** The version the path fixes; null where the version is negotiated. */
   pathVersion: 1;
   params: Record<string, never>;
-  query: NonNullable<operations["listOrdersV1"]['parameters']["query"]>;
+  query: Omit<NonNullable<operations["listOrdersV1"]['parameters']["query"]>, "limit"> & Required<Pick<NonNullable<operations["listOrdersV1"]['parameters']["query"]>, "limit">>;
   headers: NonNullable<operations["listOrdersV1"]['parameters']["header"]>;
 } & ({ contentType?: undefined; body?: undefined });
 export type ListOrdersV1Response =
@@ -507,7 +507,7 @@ export type ListOrdersV2Request = {
   /** The version the path fixes; null where the version is negotiated. */
   pathVersion: 2;
   params: Record<string, never>;
-  query: NonNullable<operations["listOrdersV2"]['parameters']["query"]>;
+  query: Omit<NonNullable<operations["listOrdersV2"]['parameters']["query"]>, "limit"> & Required<Pick<NonNullable<operations["listOrdersV2"]['parameters']["query"]>, "limit">>;
   headers: NonNullable<operations["listOrdersV2"]['parameters']["header"]>;
 } & ({ contentType?: undefined; body?: undefined });
 export type ListOrdersV2Response =

@@ -3479,6 +3479,9 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.limit === undefined){
+data.limit = 20;
+}
 if(data.page !== undefined){
 let data0 = data.page;
 if(typeof data0 !== "string"){
@@ -3542,7 +3545,6 @@ errors++;
 }
 }
 }
-if(data.limit !== undefined){
 let data1 = data.limit;
 if(!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))){
 let dataType1 = typeof data1;
@@ -3590,7 +3592,6 @@ else {
 vErrors.push(err6);
 }
 errors++;
-}
 }
 }
 }
@@ -3688,6 +3689,9 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.limit === undefined){
+data.limit = 20;
+}
 if(data.page !== undefined){
 let data0 = data.page;
 if(typeof data0 !== "string"){
@@ -3751,7 +3755,6 @@ errors++;
 }
 }
 }
-if(data.limit !== undefined){
 let data1 = data.limit;
 if(!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))){
 let dataType1 = typeof data1;
@@ -3799,7 +3802,6 @@ else {
 vErrors.push(err6);
 }
 errors++;
-}
 }
 }
 }
@@ -3897,6 +3899,9 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.limit === undefined){
+data.limit = 20;
+}
 if(data.page !== undefined){
 let data0 = data.page;
 if(typeof data0 !== "string"){
@@ -3960,7 +3965,6 @@ errors++;
 }
 }
 }
-if(data.limit !== undefined){
 let data1 = data.limit;
 if(!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))){
 let dataType1 = typeof data1;
@@ -4008,7 +4012,6 @@ else {
 vErrors.push(err6);
 }
 errors++;
-}
 }
 }
 }
@@ -5687,11 +5690,11 @@ export const headOrderV1Path = raw_headOrderV1Path as unknown as ValidateFunctio
 export const headOrderV2Header = raw_headOrderV2Header as unknown as ValidateFunction<NonNullable<operations["headOrderV2"]['parameters']["header"]>>;
 export const headOrderV2Path = raw_headOrderV2Path as unknown as ValidateFunction<NonNullable<operations["headOrderV2"]['parameters']["path"]>>;
 export const listOrdersHeader = raw_listOrdersHeader as unknown as ValidateFunction<NonNullable<operations["listOrders"]['parameters']["header"]>>;
-export const listOrdersQuery = raw_listOrdersQuery as unknown as ValidateFunction<NonNullable<operations["listOrders"]['parameters']["query"]>>;
+export const listOrdersQuery = raw_listOrdersQuery as unknown as ValidateFunction<Omit<NonNullable<operations["listOrders"]['parameters']["query"]>, "limit"> & Required<Pick<NonNullable<operations["listOrders"]['parameters']["query"]>, "limit">>>;
 export const listOrdersV1Header = raw_listOrdersV1Header as unknown as ValidateFunction<NonNullable<operations["listOrdersV1"]['parameters']["header"]>>;
-export const listOrdersV1Query = raw_listOrdersV1Query as unknown as ValidateFunction<NonNullable<operations["listOrdersV1"]['parameters']["query"]>>;
+export const listOrdersV1Query = raw_listOrdersV1Query as unknown as ValidateFunction<Omit<NonNullable<operations["listOrdersV1"]['parameters']["query"]>, "limit"> & Required<Pick<NonNullable<operations["listOrdersV1"]['parameters']["query"]>, "limit">>>;
 export const listOrdersV2Header = raw_listOrdersV2Header as unknown as ValidateFunction<NonNullable<operations["listOrdersV2"]['parameters']["header"]>>;
-export const listOrdersV2Query = raw_listOrdersV2Query as unknown as ValidateFunction<NonNullable<operations["listOrdersV2"]['parameters']["query"]>>;
+export const listOrdersV2Query = raw_listOrdersV2Query as unknown as ValidateFunction<Omit<NonNullable<operations["listOrdersV2"]['parameters']["query"]>, "limit"> & Required<Pick<NonNullable<operations["listOrdersV2"]['parameters']["query"]>, "limit">>>;
 export const patchOrderHeader = raw_patchOrderHeader as unknown as ValidateFunction<NonNullable<operations["patchOrder"]['parameters']["header"]>>;
 export const patchOrderPath = raw_patchOrderPath as unknown as ValidateFunction<NonNullable<operations["patchOrder"]['parameters']["path"]>>;
 export const patchOrderV1Header = raw_patchOrderV1Header as unknown as ValidateFunction<NonNullable<operations["patchOrderV1"]['parameters']["header"]>>;

@@ -28,6 +28,8 @@ const OPERATION = {
       { $ref: '#/components/parameters/Accept' },
       // A filter given as a repeated query parameter (style form, explode: the defaults).
       { name: 'type', in: 'query', required: false, schema: { type: 'array', items: { type: 'string', enum: ['order.created', 'order.updated', 'order.cancelled'] } } },
+      // A page size with a default: the handler is given 2 when the client names none.
+      { name: 'max', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: 100, default: 2 } },
     ],
     responses: {
       '200': {
@@ -98,7 +100,7 @@ export const eventHandlers = (store: Store): Pick<OperationHandlers, 'listOrderE
     const order = await store.getOrder(ctx.account.id, req.params.orderId);
     if (!order) return { status: 404, contentType: PROBLEM_MEDIA_TYPE, body: problem('NOT_FOUND', 'No such order') };
     const types = req.query.type;
-    const events = (await store.eventsAfter(order.id, 0, 100)).filter((e) => !types || types.includes(e.type));
+    const events = (await store.eventsAfter(order.id, 0, 100)).filter((e) => !types || types.includes(e.type)).slice(0, req.query.max);
     return { status: 200, headers: { ETag: \`"events-\${order.id}-\${order.revision}"\` }, contentType: 'application/json', body: { events: events.map((e) => ({ seq: e.seq, type: e.type })) } };
   },
 });
@@ -185,13 +187,16 @@ describe('a new contract operation is served by the pipeline with no code beyond
     expect((await srv.fetch(`/orders/${id}/events.csv`, { headers: { accept: 'text/*' } })).status).toBe(200);
   });
 
-  it('a query array takes one value or many; a value outside its enum is 400', async () => {
+  it("a query parameter's default is applied when the client names none; a query array takes one value or many; a value outside its enum is 400", async () => {
     const { id } = await createOrder(srv);
     await srv.fetch(`/orders/${id}`, { method: 'PATCH', headers: { 'content-type': 'application/merge-patch+json', 'if-match': `"${id}-1-v2j"` }, body: '{"note":"y"}' });
+    await srv.fetch(`/orders/${id}/cancel`, { method: 'POST', headers: { 'if-match': `"${id}-2-v2j"` } });
     const typesOf = async (query: string) => ((await (await srv.fetch(`/orders/${id}/events${query}`)).json()) as { events: { type: string }[] }).events.map((e) => e.type);
-    expect(await typesOf('?type=order.updated')).toEqual(['order.updated']);
-    expect(await typesOf('?type=order.created&type=order.updated')).toEqual(['order.created', 'order.updated']);
     expect(await typesOf('')).toEqual(['order.created', 'order.updated']);
+    expect(await typesOf('?max=5')).toEqual(['order.created', 'order.updated', 'order.cancelled']);
+    expect(await typesOf('?type=order.cancelled')).toEqual(['order.cancelled']);
+    expect(await typesOf('?type=order.created&type=order.cancelled')).toEqual(['order.created', 'order.cancelled']);
+    expect((await srv.fetch(`/orders/${id}/events?max=0`)).status).toBe(400);
     expect((await srv.fetch(`/orders/${id}/events?type=order.shipped`)).status).toBe(400);
   });
 

@@ -36,7 +36,6 @@ type OrderFamilies = 'listOrders' | 'createOrder' | 'getOrder' | 'headOrder' | '
 
 export const CACHE_CONTROL = 'private, max-age=0, must-revalidate';
 export const VARY = 'Accept, Api-Version';
-const DEFAULT_LIMIT = 20;
 
 /** A problem response whose status is the code's own literal (so the family's union must declare it). */
 function fail<C extends ProblemCode>(code: C, detail?: string, extra?: Partial<Problem>): { status: (typeof PROBLEMS)[C][0]; contentType: typeof PROBLEM_MEDIA_TYPE; body: Problem } {
@@ -366,11 +365,13 @@ export function orderHandlers(deps: OrderDeps): Pick<OperationHandlers, OrderFam
         after = decoded;
       }
       const base = baseOf(req.pathVersion);
-      const limit = req.query.limit ?? DEFAULT_LIMIT;
+      // The contract's default when the client gave none (the binding fills it in).
+      const limit = req.query.limit;
       // No escaping needed: a cursor is base64url (the contract's pattern for `page` says so too) and a limit digits.
-      const asked = [req.query.page ? `page=${req.query.page}` : '', req.query.limit ? `limit=${limit}` : ''].filter((p) => p !== '').join('&');
+      // `self` names the page with its size, as `next` does.
+      const self = req.query.page === undefined ? `${base}?limit=${limit}` : `${base}?page=${req.query.page}&limit=${limit}`;
       const links = (lastId: number | undefined, hasMore: boolean): Links => {
-        const l: Links = { self: { href: asked === '' ? base : `${base}?${asked}` } };
+        const l: Links = { self: { href: self } };
         if (hasMore && lastId !== undefined) l.next = { href: `${base}?page=${encodeCursor(lastId)}&limit=${limit}` };
         return l;
       };
