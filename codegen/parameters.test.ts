@@ -1,0 +1,55 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import YAML from 'yaml';
+import { parameterRuleProblems } from './parameters';
+
+type Doc = { paths: Record<string, Record<string, { parameters?: unknown[] }>>; components: { parameters: Record<string, Record<string, unknown>> } };
+const contract = () => YAML.parse(readFileSync(join(__dirname, '../contracts/openapi.yaml'), 'utf8')) as Doc;
+const withParameter = (p: Record<string, unknown>): Doc => {
+  const doc = contract();
+  doc.paths['/orders'].get.parameters = [...(doc.paths['/orders'].get.parameters ?? []), p];
+  return doc;
+};
+
+describe('the parameter rule: every parameter is one the pipeline reads as declared', () => {
+  it('holds for contracts/openapi.yaml', () => {
+    expect(parameterRuleProblems(contract())).toEqual([]);
+  });
+
+  it('takes the serializations the pipeline reads: scalars, and repeated query arrays (form, explode)', () => {
+    for (const p of [
+      { name: 'q', in: 'query', schema: { type: 'string' } },
+      { name: 'tag', in: 'query', schema: { type: 'array', items: { type: 'string' } } },
+      { name: 'tag', in: 'query', style: 'form', explode: true, schema: { type: 'array', items: { type: 'string' } } },
+      { name: 'X-Trace', in: 'header', style: 'simple', schema: { type: 'string' } },
+      { name: 'status', in: 'query', schema: { $ref: '#/components/schemas/OrderStatus' } },
+    ])
+      expect(parameterRuleProblems(withParameter(p))).toEqual([]);
+  });
+
+  it('refuses, naming operation and parameter, what would reach the handler wrong or not at all', () => {
+    const refused: [Record<string, unknown>, RegExp][] = [
+      [{ name: 'tag', in: 'query', explode: false, schema: { type: 'array', items: { type: 'string' } } }, /explode: false/],
+      [{ name: 'filter', in: 'query', style: 'deepObject', schema: { type: 'object' } }, /style: deepObject/],
+      [{ name: 'filter', in: 'query', schema: { type: 'object', properties: { a: { type: 'string' } } } }, /object parameter/],
+      [{ name: 'tag', in: 'query', style: 'pipeDelimited', schema: { type: 'array' } }, /style: pipeDelimited/],
+      [{ name: 'session', in: 'cookie', schema: { type: 'string' } }, /in: cookie/],
+      [{ name: 'q', in: 'query', content: { 'application/json': { schema: { type: 'object' } } } }, /`content` is not read/],
+      [{ name: 'X-Tags', in: 'header', schema: { type: 'array', items: { type: 'string' } } }, /array header parameter/],
+      [{ name: 'X-Trace', in: 'header', style: 'form', schema: { type: 'string' } }, /style: form/],
+    ];
+    for (const [p, why] of refused) {
+      const problems = parameterRuleProblems(withParameter(p));
+      expect(problems).toEqual([expect.stringMatching(new RegExp(`^GET /orders: parameter \`${String(p.name)}\`: .*${why.source}`))]);
+    }
+  });
+
+  it('reads shared parameters through their $ref, on every operation that uses them', () => {
+    const doc = contract();
+    doc.components.parameters.Limit.explode = false;
+    doc.components.parameters.Limit.schema = { type: 'array', items: { type: 'integer' } };
+    const problems = parameterRuleProblems(doc);
+    expect(problems.length).toBeGreaterThan(1);
+    expect(problems.every((p) => /parameter `limit`: `explode: false`/.test(p))).toBe(true);
+  });
+});

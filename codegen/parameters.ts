@@ -1,0 +1,56 @@
+/**
+ * The parameter serializations the pipeline reads (src/http/rest/operations.ts
+ * `readParameters`): path and header parameters `style: simple` with a scalar schema, query
+ * parameters `style: form` with `explode: true` (OpenAPI's defaults: `?tag=a&tag=b` for an
+ * array), each described by a `schema`. Anything else would be served wrong without a
+ * word: `explode: false` (`?tag=a,b`) would reach the handler as one string, a
+ * `deepObject` (`?filter[status]=x`) as a member named `filter[status]`, a cookie never.
+ * So codegen refuses such a parameter, naming it, until the pipeline learns to read it.
+ */
+
+const METHODS = ['get', 'head', 'post', 'put', 'patch', 'delete', 'options'] as const;
+const DEFAULT_STYLE = { path: 'simple', header: 'simple', query: 'form' } as const;
+
+type Json = Record<string, unknown>;
+
+const isLocation = (v: unknown): v is keyof typeof DEFAULT_STYLE => v === 'path' || v === 'header' || v === 'query';
+
+/** A `#/components/...` reference resolved in `doc` (parameters are often shared components). */
+function deref(doc: Json, node: Json): Json {
+  const ref = node.$ref;
+  if (typeof ref !== 'string') return node;
+  let at: unknown = doc;
+  for (const part of ref.replace(/^#\//, '').split('/')) at = (at as Json | undefined)?.[part.replace(/~1/g, '/').replace(/~0/g, '~')];
+  return typeof at === 'object' && at !== null ? deref(doc, at as Json) : {};
+}
+
+/** Why the pipeline cannot read `p` as declared, or undefined when it can. */
+function problemOf(doc: Json, p: Json): string | undefined {
+  if (!isLocation(p.in)) return `\`in: ${String(p.in)}\` is not read (path, query and header are)`;
+  if (p.content !== undefined || typeof p.schema !== 'object' || p.schema === null) return 'give it a `schema` (`content` is not read)';
+  const style = p.style ?? DEFAULT_STYLE[p.in];
+  if (style !== DEFAULT_STYLE[p.in]) return `\`style: ${typeof style === 'string' ? style : JSON.stringify(style)}\` is not read (a ${p.in} parameter is \`${DEFAULT_STYLE[p.in]}\`)`;
+  const schema = deref(doc, p.schema as Json);
+  if (schema.type === 'object') return 'an object parameter is not read: give each member a parameter of its own';
+  if (p.in === 'query' && schema.type === 'array' && p.explode === false) return '`explode: false` is not read: a query array is the repeated parameter (`?a=1&a=2`)';
+  if (p.in !== 'query' && schema.type === 'array') return `an array ${p.in} parameter is not read`;
+  return undefined;
+}
+
+/** Every parameter the pipeline could not read as the contract declares it (empty when none). */
+export function parameterRuleProblems(doc: Json): string[] {
+  const problems: string[] = [];
+  for (const [path, item] of Object.entries((doc.paths ?? {}) as Record<string, Json>)) {
+    const shared = (item.parameters ?? []) as Json[];
+    for (const method of METHODS) {
+      const op = item[method] as Json | undefined;
+      if (!op) continue;
+      for (const node of [...shared, ...((op.parameters ?? []) as Json[])]) {
+        const p = deref(doc, node);
+        const problem = problemOf(doc, p);
+        if (problem) problems.push(`${method.toUpperCase()} ${path}: parameter \`${String(p.name)}\`: ${problem}`);
+      }
+    }
+  }
+  return problems;
+}
