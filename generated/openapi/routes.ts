@@ -20,6 +20,8 @@ interface RouteBase {
   responses: Record<string, Record<string, ValidateFunction>>;
   /** Every media type a success (2xx) response declares, JSON or not. */
   successTypes: readonly string[];
+  /** Header fields every response carries when the operation is deprecated on its own (Deprecation, Sunset, Link), name and value in turn; null when not. */
+  deprecation: readonly string[] | null;
 }
 /** One operation: `auth` (the operation requires a bearer token) says which kind of handler context it takes. */
 export type RouteSpec = RouteBase & ({ auth: true; operationId: AuthenticatedOperationId } | { auth: false; operationId: PublicOperationId });
@@ -36,6 +38,7 @@ export const routes: readonly RouteSpec[] = [
     validate: { path: p.cancelOrderPath, query: null, header: p.cancelOrderHeader },
     body: null,
     responses: { "200": { "application/json": v.cancelOrder200R0, "application/vnd.orderline.order+json; version=1": v.OrderV1, "application/vnd.orderline.order+json; version=2": v.OrderV2 }, "400": { "application/problem+json": v.Problem }, "401": { "application/problem+json": v.Problem }, "404": { "application/problem+json": v.Problem }, "406": { "application/problem+json": v.Problem }, "409": { "application/problem+json": v.Problem }, "412": { "application/problem+json": v.Problem }, "413": { "application/problem+json": v.Problem }, "422": { "application/problem+json": v.Problem }, "428": { "application/problem+json": v.Problem }, "429": { "application/problem+json": v.Problem }, "503": { "application/problem+json": v.Problem } },
+    deprecation: null,
     successTypes: ["application/json", "application/vnd.orderline.order+json; version=1", "application/vnd.orderline.order+json; version=2"],
   },
   {
@@ -49,6 +52,7 @@ export const routes: readonly RouteSpec[] = [
     validate: { path: p.cancelOrderV1Path, query: null, header: p.cancelOrderV1Header },
     body: null,
     responses: { "200": { "application/json": v.OrderV1, "application/vnd.orderline.order+json; version=1": v.OrderV1 }, "400": { "application/problem+json": v.Problem }, "401": { "application/problem+json": v.Problem }, "404": { "application/problem+json": v.Problem }, "406": { "application/problem+json": v.Problem }, "409": { "application/problem+json": v.Problem }, "412": { "application/problem+json": v.Problem }, "413": { "application/problem+json": v.Problem }, "422": { "application/problem+json": v.Problem }, "428": { "application/problem+json": v.Problem }, "429": { "application/problem+json": v.Problem }, "503": { "application/problem+json": v.Problem } },
+    deprecation: null,
     successTypes: ["application/json", "application/vnd.orderline.order+json; version=1"],
   },
   {
@@ -62,6 +66,7 @@ export const routes: readonly RouteSpec[] = [
     validate: { path: p.cancelOrderV2Path, query: null, header: p.cancelOrderV2Header },
     body: null,
     responses: { "200": { "application/json": v.OrderV2, "application/vnd.orderline.order+json; version=2": v.OrderV2 }, "400": { "application/problem+json": v.Problem }, "401": { "application/problem+json": v.Problem }, "404": { "application/problem+json": v.Problem }, "406": { "application/problem+json": v.Problem }, "409": { "application/problem+json": v.Problem }, "412": { "application/problem+json": v.Problem }, "413": { "application/problem+json": v.Problem }, "422": { "application/problem+json": v.Problem }, "428": { "application/problem+json": v.Problem }, "429": { "application/problem+json": v.Problem }, "503": { "application/problem+json": v.Problem } },
+    deprecation: null,
     successTypes: ["application/json", "application/vnd.orderline.order+json; version=2"],
   },
   {
@@ -75,6 +80,7 @@ export const routes: readonly RouteSpec[] = [
     validate: { path: null, query: null, header: p.createOrderHeader },
     body: { required: true, contentTypes: { "application/json": v.createOrderBody0, "application/vnd.orderline.order+json; version=1": v.OrderCreateV1, "application/vnd.orderline.order+json; version=2": v.OrderCreateV2 } },
     responses: { "201": { "application/json": v.createOrder201R0, "application/vnd.orderline.order+json; version=1": v.OrderV1, "application/vnd.orderline.order+json; version=2": v.OrderV2 }, "400": { "application/problem+json": v.Problem }, "401": { "application/problem+json": v.Problem }, "406": { "application/problem+json": v.Problem }, "409": { "application/problem+json": v.Problem }, "412": { "application/problem+json": v.Problem }, "413": { "application/problem+json": v.Problem }, "415": { "application/problem+json": v.Problem }, "422": { "application/problem+json": v.Problem }, "429": { "application/problem+json": v.Problem }, "503": { "application/problem+json": v.Problem } },
+    deprecation: null,
     successTypes: ["application/json", "application/vnd.orderline.order+json; version=1", "application/vnd.orderline.order+json; version=2"],
   },
   {
@@ -88,6 +94,7 @@ export const routes: readonly RouteSpec[] = [
     validate: { path: null, query: null, header: p.createOrderV1Header },
     body: { required: true, contentTypes: { "application/json": v.OrderCreateV1, "application/vnd.orderline.order+json; version=1": v.OrderCreateV1 } },
     responses: { "201": { "application/json": v.OrderV1, "application/vnd.orderline.order+json; version=1": v.OrderV1 }, "400": { "application/problem+json": v.Problem }, "401": { "application/problem+json": v.Problem }, "406": { "application/problem+json": v.Problem }, "409": { "application/problem+json": v.Problem }, "412": { "application/problem+json": v.Problem }, "413": { "application/problem+json": v.Problem }, "415": { "application/problem+json": v.Problem }, "422": { "application/problem+json": v.Problem }, "429": { "application/problem+json": v.Problem }, "503": { "application/problem+json": v.Problem } },
+    deprecation: null,
     successTypes: ["application/json", "application/vnd.orderline.order+json; version=1"],
   },
   {
@@ -101,6 +108,7 @@ export const routes: readonly RouteSpec[] = [
     validate: { path: null, query: null, header: p.createOrderV2Header },
     body: { required: true, contentTypes: { "application/json": v.OrderCreateV2, "application/vnd.orderline.order+json; version=2": v.OrderCreateV2 } },
     responses: { "201": { "application/json": v.OrderV2, "application/vnd.orderline.order+json; version=2": v.OrderV2 }, "400": { "application/problem+json": v.Problem }, "401": { "application/problem+json": v.Problem }, "406": { "application/problem+json": v.Problem }, "409": { "application/problem+json": v.Problem }, "412": { "application/problem+json": v.Problem }, "413": { "application/problem+json": v.Problem }, "415": { "application/problem+json": v.Problem }, "422": { "application/problem+json": v.Problem }, "429": { "application/problem+json": v.Problem }, "503": { "application/problem+json": v.Problem } },
+    deprecation: null,
     successTypes: ["application/json", "application/vnd.orderline.order+json; version=2"],
   },
   {
@@ -114,6 +122,7 @@ export const routes: readonly RouteSpec[] = [
     validate: { path: null, query: null, header: p.getAsyncApiYamlHeader },
     body: null,
     responses: { "200": {  }, "304": {  }, "400": { "application/problem+json": v.Problem }, "412": { "application/problem+json": v.Problem }, "413": { "application/problem+json": v.Problem }, "503": { "application/problem+json": v.Problem } },
+    deprecation: null,
     successTypes: ["application/yaml"],
   },
   {
@@ -127,6 +136,7 @@ export const routes: readonly RouteSpec[] = [
     validate: { path: null, query: null, header: p.getDocsHeader },
     body: null,
     responses: { "200": {  }, "304": {  }, "400": { "application/problem+json": v.Problem }, "412": { "application/problem+json": v.Problem }, "413": { "application/problem+json": v.Problem }, "503": { "application/problem+json": v.Problem } },
+    deprecation: null,
     successTypes: ["text/html"],
   },
   {
@@ -140,6 +150,7 @@ export const routes: readonly RouteSpec[] = [
     validate: { path: null, query: null, header: p.getDocsScriptHeader },
     body: null,
     responses: { "200": {  }, "304": {  }, "400": { "application/problem+json": v.Problem }, "412": { "application/problem+json": v.Problem }, "413": { "application/problem+json": v.Problem }, "503": { "application/problem+json": v.Problem } },
+    deprecation: null,
     successTypes: ["text/javascript"],
   },
   {
@@ -153,6 +164,7 @@ export const routes: readonly RouteSpec[] = [
     validate: { path: null, query: null, header: p.getGraphqlDocsHeader },
     body: null,
     responses: { "200": {  }, "304": {  }, "400": { "application/problem+json": v.Problem }, "412": { "application/problem+json": v.Problem }, "413": { "application/problem+json": v.Problem }, "503": { "application/problem+json": v.Problem } },
+    deprecation: null,
     successTypes: ["text/html"],
   },
   {
@@ -166,6 +178,7 @@ export const routes: readonly RouteSpec[] = [
     validate: { path: null, query: null, header: p.getGraphqlSchemaHeader },
     body: null,
     responses: { "200": {  }, "304": {  }, "400": { "application/problem+json": v.Problem }, "412": { "application/problem+json": v.Problem }, "413": { "application/problem+json": v.Problem }, "503": { "application/problem+json": v.Problem } },
+    deprecation: null,
     successTypes: ["text/plain"],
   },
   {
@@ -179,6 +192,7 @@ export const routes: readonly RouteSpec[] = [
     validate: { path: null, query: null, header: null },
     body: null,
     responses: { "200": { "application/json": v.Health }, "412": { "application/problem+json": v.Problem }, "413": { "application/problem+json": v.Problem }, "503": { "application/problem+json": v.Problem } },
+    deprecation: null,
     successTypes: ["application/json"],
   },
   {
@@ -192,6 +206,7 @@ export const routes: readonly RouteSpec[] = [
     validate: { path: null, query: null, header: p.getOpenApiJsonHeader },
     body: null,
     responses: { "200": { "application/json": v.getOpenApiJson200R0 }, "304": {  }, "400": { "application/problem+json": v.Problem }, "412": { "application/problem+json": v.Problem }, "413": { "application/problem+json": v.Problem }, "503": { "application/problem+json": v.Problem } },
+    deprecation: null,
     successTypes: ["application/json"],
   },
   {
@@ -205,6 +220,7 @@ export const routes: readonly RouteSpec[] = [
     validate: { path: null, query: null, header: p.getOpenApiYamlHeader },
     body: null,
     responses: { "200": {  }, "304": {  }, "400": { "application/problem+json": v.Problem }, "412": { "application/problem+json": v.Problem }, "413": { "application/problem+json": v.Problem }, "503": { "application/problem+json": v.Problem } },
+    deprecation: null,
     successTypes: ["application/yaml"],
   },
   {
@@ -218,6 +234,7 @@ export const routes: readonly RouteSpec[] = [
     validate: { path: p.getOrderPath, query: null, header: p.getOrderHeader },
     body: null,
     responses: { "200": { "application/json": v.getOrder200R0, "application/vnd.orderline.order+json; version=1": v.OrderV1, "application/vnd.orderline.order+json; version=2": v.OrderV2 }, "304": {  }, "400": { "application/problem+json": v.Problem }, "401": { "application/problem+json": v.Problem }, "404": { "application/problem+json": v.Problem }, "406": { "application/problem+json": v.Problem }, "412": { "application/problem+json": v.Problem }, "413": { "application/problem+json": v.Problem }, "429": { "application/problem+json": v.Problem }, "503": { "application/problem+json": v.Problem } },
+    deprecation: null,
     successTypes: ["application/json", "application/vnd.orderline.order+json; version=1", "application/vnd.orderline.order+json; version=2"],
   },
   {
@@ -231,6 +248,7 @@ export const routes: readonly RouteSpec[] = [
     validate: { path: p.getOrderV1Path, query: null, header: p.getOrderV1Header },
     body: null,
     responses: { "200": { "application/json": v.OrderV1, "application/vnd.orderline.order+json; version=1": v.OrderV1 }, "304": {  }, "400": { "application/problem+json": v.Problem }, "401": { "application/problem+json": v.Problem }, "404": { "application/problem+json": v.Problem }, "406": { "application/problem+json": v.Problem }, "412": { "application/problem+json": v.Problem }, "413": { "application/problem+json": v.Problem }, "429": { "application/problem+json": v.Problem }, "503": { "application/problem+json": v.Problem } },
+    deprecation: null,
     successTypes: ["application/json", "application/vnd.orderline.order+json; version=1"],
   },
   {
@@ -244,6 +262,7 @@ export const routes: readonly RouteSpec[] = [
     validate: { path: p.getOrderV2Path, query: null, header: p.getOrderV2Header },
     body: null,
     responses: { "200": { "application/json": v.OrderV2, "application/vnd.orderline.order+json; version=2": v.OrderV2 }, "304": {  }, "400": { "application/problem+json": v.Problem }, "401": { "application/problem+json": v.Problem }, "404": { "application/problem+json": v.Problem }, "406": { "application/problem+json": v.Problem }, "412": { "application/problem+json": v.Problem }, "413": { "application/problem+json": v.Problem }, "429": { "application/problem+json": v.Problem }, "503": { "application/problem+json": v.Problem } },
+    deprecation: null,
     successTypes: ["application/json", "application/vnd.orderline.order+json; version=2"],
   },
   {
@@ -257,6 +276,7 @@ export const routes: readonly RouteSpec[] = [
     validate: { path: null, query: null, header: null },
     body: null,
     responses: { "200": { "application/json": v.Ready }, "412": { "application/problem+json": v.Problem }, "413": { "application/problem+json": v.Problem }, "503": { "application/problem+json": v.Problem } },
+    deprecation: null,
     successTypes: ["application/json"],
   },
   {
@@ -270,6 +290,7 @@ export const routes: readonly RouteSpec[] = [
     validate: { path: null, query: null, header: p.getRealtimeDocsHeader },
     body: null,
     responses: { "200": {  }, "304": {  }, "400": { "application/problem+json": v.Problem }, "412": { "application/problem+json": v.Problem }, "413": { "application/problem+json": v.Problem }, "503": { "application/problem+json": v.Problem } },
+    deprecation: null,
     successTypes: ["text/html"],
   },
   {
@@ -283,6 +304,7 @@ export const routes: readonly RouteSpec[] = [
     validate: { path: null, query: null, header: p.getSdkDocsHeader },
     body: null,
     responses: { "200": {  }, "304": {  }, "400": { "application/problem+json": v.Problem }, "412": { "application/problem+json": v.Problem }, "413": { "application/problem+json": v.Problem }, "503": { "application/problem+json": v.Problem } },
+    deprecation: null,
     successTypes: ["text/html"],
   },
   {
@@ -296,6 +318,7 @@ export const routes: readonly RouteSpec[] = [
     validate: { path: p.headOrderPath, query: null, header: p.headOrderHeader },
     body: null,
     responses: { "200": {  }, "304": {  }, "400": {  }, "401": {  }, "404": {  }, "406": {  }, "412": {  }, "413": {  }, "429": { "application/problem+json": v.Problem }, "503": { "application/problem+json": v.Problem } },
+    deprecation: null,
     successTypes: [],
   },
   {
@@ -309,6 +332,7 @@ export const routes: readonly RouteSpec[] = [
     validate: { path: p.headOrderV1Path, query: null, header: p.headOrderV1Header },
     body: null,
     responses: { "200": {  }, "304": {  }, "400": {  }, "401": {  }, "404": {  }, "406": {  }, "412": {  }, "413": {  }, "429": { "application/problem+json": v.Problem }, "503": { "application/problem+json": v.Problem } },
+    deprecation: null,
     successTypes: [],
   },
   {
@@ -322,6 +346,7 @@ export const routes: readonly RouteSpec[] = [
     validate: { path: p.headOrderV2Path, query: null, header: p.headOrderV2Header },
     body: null,
     responses: { "200": {  }, "304": {  }, "400": {  }, "401": {  }, "404": {  }, "406": {  }, "412": {  }, "413": {  }, "429": { "application/problem+json": v.Problem }, "503": { "application/problem+json": v.Problem } },
+    deprecation: null,
     successTypes: [],
   },
   {
@@ -335,6 +360,7 @@ export const routes: readonly RouteSpec[] = [
     validate: { path: null, query: p.listOrdersQuery, header: p.listOrdersHeader },
     body: null,
     responses: { "200": { "application/json": v.listOrders200R0, "application/vnd.orderline.order-list+json; version=1": v.OrderListV1, "application/vnd.orderline.order-list+json; version=2": v.OrderListV2 }, "400": { "application/problem+json": v.Problem }, "401": { "application/problem+json": v.Problem }, "406": { "application/problem+json": v.Problem }, "412": { "application/problem+json": v.Problem }, "413": { "application/problem+json": v.Problem }, "429": { "application/problem+json": v.Problem }, "503": { "application/problem+json": v.Problem } },
+    deprecation: null,
     successTypes: ["application/json", "application/vnd.orderline.order-list+json; version=1", "application/vnd.orderline.order-list+json; version=2"],
   },
   {
@@ -348,6 +374,7 @@ export const routes: readonly RouteSpec[] = [
     validate: { path: null, query: p.listOrdersV1Query, header: p.listOrdersV1Header },
     body: null,
     responses: { "200": { "application/json": v.OrderListV1, "application/vnd.orderline.order-list+json; version=1": v.OrderListV1 }, "400": { "application/problem+json": v.Problem }, "401": { "application/problem+json": v.Problem }, "406": { "application/problem+json": v.Problem }, "412": { "application/problem+json": v.Problem }, "413": { "application/problem+json": v.Problem }, "429": { "application/problem+json": v.Problem }, "503": { "application/problem+json": v.Problem } },
+    deprecation: null,
     successTypes: ["application/json", "application/vnd.orderline.order-list+json; version=1"],
   },
   {
@@ -361,6 +388,7 @@ export const routes: readonly RouteSpec[] = [
     validate: { path: null, query: p.listOrdersV2Query, header: p.listOrdersV2Header },
     body: null,
     responses: { "200": { "application/json": v.OrderListV2, "application/vnd.orderline.order-list+json; version=2": v.OrderListV2 }, "400": { "application/problem+json": v.Problem }, "401": { "application/problem+json": v.Problem }, "406": { "application/problem+json": v.Problem }, "412": { "application/problem+json": v.Problem }, "413": { "application/problem+json": v.Problem }, "429": { "application/problem+json": v.Problem }, "503": { "application/problem+json": v.Problem } },
+    deprecation: null,
     successTypes: ["application/json", "application/vnd.orderline.order-list+json; version=2"],
   },
   {
@@ -374,6 +402,7 @@ export const routes: readonly RouteSpec[] = [
     validate: { path: p.patchOrderPath, query: null, header: p.patchOrderHeader },
     body: { required: true, contentTypes: { "application/merge-patch+json": v.patchOrderBody0 } },
     responses: { "200": { "application/json": v.patchOrder200R0, "application/vnd.orderline.order+json; version=1": v.OrderV1, "application/vnd.orderline.order+json; version=2": v.OrderV2 }, "400": { "application/problem+json": v.Problem }, "401": { "application/problem+json": v.Problem }, "404": { "application/problem+json": v.Problem }, "406": { "application/problem+json": v.Problem }, "409": { "application/problem+json": v.Problem }, "412": { "application/problem+json": v.Problem }, "413": { "application/problem+json": v.Problem }, "415": { "application/problem+json": v.Problem }, "428": { "application/problem+json": v.Problem }, "429": { "application/problem+json": v.Problem }, "503": { "application/problem+json": v.Problem } },
+    deprecation: null,
     successTypes: ["application/json", "application/vnd.orderline.order+json; version=1", "application/vnd.orderline.order+json; version=2"],
   },
   {
@@ -387,6 +416,7 @@ export const routes: readonly RouteSpec[] = [
     validate: { path: p.patchOrderV1Path, query: null, header: p.patchOrderV1Header },
     body: { required: true, contentTypes: { "application/merge-patch+json": v.OrderPatchV1 } },
     responses: { "200": { "application/json": v.OrderV1, "application/vnd.orderline.order+json; version=1": v.OrderV1 }, "400": { "application/problem+json": v.Problem }, "401": { "application/problem+json": v.Problem }, "404": { "application/problem+json": v.Problem }, "406": { "application/problem+json": v.Problem }, "409": { "application/problem+json": v.Problem }, "412": { "application/problem+json": v.Problem }, "413": { "application/problem+json": v.Problem }, "415": { "application/problem+json": v.Problem }, "428": { "application/problem+json": v.Problem }, "429": { "application/problem+json": v.Problem }, "503": { "application/problem+json": v.Problem } },
+    deprecation: null,
     successTypes: ["application/json", "application/vnd.orderline.order+json; version=1"],
   },
   {
@@ -400,6 +430,7 @@ export const routes: readonly RouteSpec[] = [
     validate: { path: p.patchOrderV2Path, query: null, header: p.patchOrderV2Header },
     body: { required: true, contentTypes: { "application/merge-patch+json": v.OrderPatchV2 } },
     responses: { "200": { "application/json": v.OrderV2, "application/vnd.orderline.order+json; version=2": v.OrderV2 }, "400": { "application/problem+json": v.Problem }, "401": { "application/problem+json": v.Problem }, "404": { "application/problem+json": v.Problem }, "406": { "application/problem+json": v.Problem }, "409": { "application/problem+json": v.Problem }, "412": { "application/problem+json": v.Problem }, "413": { "application/problem+json": v.Problem }, "415": { "application/problem+json": v.Problem }, "428": { "application/problem+json": v.Problem }, "429": { "application/problem+json": v.Problem }, "503": { "application/problem+json": v.Problem } },
+    deprecation: null,
     successTypes: ["application/json", "application/vnd.orderline.order+json; version=2"],
   },
   {
@@ -413,6 +444,7 @@ export const routes: readonly RouteSpec[] = [
     validate: { path: p.replaceOrderPath, query: null, header: p.replaceOrderHeader },
     body: { required: true, contentTypes: { "application/json": v.replaceOrderBody0, "application/vnd.orderline.order+json; version=1": v.OrderReplaceV1, "application/vnd.orderline.order+json; version=2": v.OrderReplaceV2 } },
     responses: { "200": { "application/json": v.replaceOrder200R0, "application/vnd.orderline.order+json; version=1": v.OrderV1, "application/vnd.orderline.order+json; version=2": v.OrderV2 }, "400": { "application/problem+json": v.Problem }, "401": { "application/problem+json": v.Problem }, "404": { "application/problem+json": v.Problem }, "406": { "application/problem+json": v.Problem }, "409": { "application/problem+json": v.Problem }, "412": { "application/problem+json": v.Problem }, "413": { "application/problem+json": v.Problem }, "415": { "application/problem+json": v.Problem }, "428": { "application/problem+json": v.Problem }, "429": { "application/problem+json": v.Problem }, "503": { "application/problem+json": v.Problem } },
+    deprecation: null,
     successTypes: ["application/json", "application/vnd.orderline.order+json; version=1", "application/vnd.orderline.order+json; version=2"],
   },
   {
@@ -426,6 +458,7 @@ export const routes: readonly RouteSpec[] = [
     validate: { path: p.replaceOrderV1Path, query: null, header: p.replaceOrderV1Header },
     body: { required: true, contentTypes: { "application/json": v.OrderReplaceV1, "application/vnd.orderline.order+json; version=1": v.OrderReplaceV1 } },
     responses: { "200": { "application/json": v.OrderV1, "application/vnd.orderline.order+json; version=1": v.OrderV1 }, "400": { "application/problem+json": v.Problem }, "401": { "application/problem+json": v.Problem }, "404": { "application/problem+json": v.Problem }, "406": { "application/problem+json": v.Problem }, "409": { "application/problem+json": v.Problem }, "412": { "application/problem+json": v.Problem }, "413": { "application/problem+json": v.Problem }, "415": { "application/problem+json": v.Problem }, "428": { "application/problem+json": v.Problem }, "429": { "application/problem+json": v.Problem }, "503": { "application/problem+json": v.Problem } },
+    deprecation: null,
     successTypes: ["application/json", "application/vnd.orderline.order+json; version=1"],
   },
   {
@@ -439,6 +472,7 @@ export const routes: readonly RouteSpec[] = [
     validate: { path: p.replaceOrderV2Path, query: null, header: p.replaceOrderV2Header },
     body: { required: true, contentTypes: { "application/json": v.OrderReplaceV2, "application/vnd.orderline.order+json; version=2": v.OrderReplaceV2 } },
     responses: { "200": { "application/json": v.OrderV2, "application/vnd.orderline.order+json; version=2": v.OrderV2 }, "400": { "application/problem+json": v.Problem }, "401": { "application/problem+json": v.Problem }, "404": { "application/problem+json": v.Problem }, "406": { "application/problem+json": v.Problem }, "409": { "application/problem+json": v.Problem }, "412": { "application/problem+json": v.Problem }, "413": { "application/problem+json": v.Problem }, "415": { "application/problem+json": v.Problem }, "428": { "application/problem+json": v.Problem }, "429": { "application/problem+json": v.Problem }, "503": { "application/problem+json": v.Problem } },
+    deprecation: null,
     successTypes: ["application/json", "application/vnd.orderline.order+json; version=2"],
   },
 ];

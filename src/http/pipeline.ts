@@ -214,7 +214,11 @@ export function createPipeline(deps: PipelineDeps): RequestListener {
     // HEAD of a resource whose contract declares GET alone is GET without the body (RFC 9110 9.3.2).
     const spec = r.methods[method as RouteSpec['method']] ?? (method === 'HEAD' ? r.methods.GET : undefined);
     const op = spec && deps.operations.get(spec);
-    if (op) return finish(x, operation(x, op, params));
+    if (op) {
+      // An operation deprecated on its own says so on every answer (the contract's dates, written out by codegen).
+      if (op.spec.deprecation) x.fields.push(...op.spec.deprecation);
+      return finish(x, operation(x, op, params));
+    }
     if (method === 'OPTIONS') return void fin.end(x, options(x, r.allow));
     fin.end(x, sendProblem(fin, x, refusal('METHOD_NOT_ALLOWED', `${method} is not allowed here`, { Allow: r.allow })));
   }

@@ -64,12 +64,16 @@ const OPERATION = {
   },
 };
 
-/** A second one: the same events as CSV, one media type, with Accept declared (so the 406 comes with it). */
+/** A second one: the same events as CSV, one media type, with Accept declared (so the 406 comes with it); deprecated on its own. */
 const CSV_OPERATION = {
   parameters: [{ $ref: '#/components/parameters/OrderId' }],
   get: {
     operationId: 'exportOrderEvents',
     summary: "The order's events as CSV",
+    deprecated: true,
+    'x-deprecated-at': '2026-11-01',
+    'x-sunset': '2027-03-31',
+    'x-deprecation-link': 'https://example.test/migrate-csv',
     parameters: [{ $ref: '#/components/parameters/Accept' }],
     responses: {
       '200': { description: 'seq,type lines.', content: { 'text/csv': { schema: { type: 'string' } } } },
@@ -185,6 +189,19 @@ describe('a new contract operation is served by the pipeline with no code beyond
     expect({ status: csv.status, type: csv.headers.get('content-type'), body: await csv.text() }).toEqual({ status: 200, type: expect.stringMatching(/^text\/csv/), body: '1,order.created\n' });
     expect((await srv.fetch(`/orders/${id}/events.csv`, { headers: { accept: 'application/json' } })).status).toBe(406);
     expect((await srv.fetch(`/orders/${id}/events.csv`, { headers: { accept: 'text/*' } })).status).toBe(200);
+  });
+
+  it('an operation deprecated on its own says so on every answer, from the dates in its contract', async () => {
+    const { id } = await createOrder(srv);
+    const deprecation = { deprecation: `@${Date.UTC(2026, 10, 1) / 1000}`, sunset: 'Wed, 31 Mar 2027 23:59:59 GMT', link: '<https://example.test/migrate-csv>; rel="deprecation"; type="text/html"' };
+    const heads = (r: Response) => ({ status: r.status, deprecation: r.headers.get('deprecation'), sunset: r.headers.get('sunset'), link: r.headers.get('link') });
+    expect(heads(await srv.fetch(`/orders/${id}/events.csv`, { headers: { accept: 'text/csv' } }))).toEqual({ status: 200, ...deprecation });
+    expect(heads(await srv.fetch(`/orders/${id}/events.csv`, { as: 'bob' }))).toEqual({ status: 404, ...deprecation });
+    expect(heads(await srv.fetch(`/orders/${id}/events.csv`, { as: 'anonymous' }))).toEqual({ status: 401, ...deprecation });
+    // A browser on another origin may read them; the operation beside it, not deprecated, sends none.
+    const cors = await srv.fetch(`/orders/${id}/events.csv`, { headers: { origin: APP } });
+    expect(cors.headers.get('access-control-expose-headers')).toEqual(expect.stringContaining('Deprecation'));
+    expect(heads(await srv.fetch(`/orders/${id}/events`))).toEqual({ status: 200, deprecation: null, sunset: null, link: null });
   });
 
   it("a query parameter's default is applied when the client names none; a query array takes one value or many; a value outside its enum is 400", async () => {
