@@ -236,13 +236,15 @@ function jsonParam(search: URLSearchParams, name: string): { ok: true; value: un
  * Whether a POST body's Content-Type is JSON in UTF-8: `application/json` with no charset
  * or a UTF-8 one, read by the service's one media-type parser (which keeps its parses).
  */
-function takesJson(contentType: string | undefined): boolean {
+export function takesJson(contentType: string | undefined): boolean {
   const media = contentType === undefined ? null : parseMediaType(contentType);
   if (media?.type !== 'application/json') return false;
   const charset = media.params.get('charset');
   return charset === undefined || UTF8.test(charset);
 }
 const UTF8 = /^utf-?8$/i;
+/** The 415's detail. */
+export const TAKES_JSON = 'POST /graphql takes application/json (UTF-8)';
 
 /** The GraphQL-over-HTTP parameters of a GET. */
 const GET_PARAMS = ['query', 'operationName', 'variables', 'extensions'] as const;
@@ -266,7 +268,7 @@ function readParams(req: HttpRequest): RequestParams | Response {
     if (!extensions.ok) return bad(extensions.why);
     data = { query: search.get('query') ?? undefined, operationName: search.get('operationName') ?? undefined, variables: variables.value, extensions: extensions.value };
   } else if (req.method === 'POST') {
-    if (!takesJson(req.context.contentType)) return errorResponse(accept, 415, GRAPHQL_CODES.BAD_REQUEST, 'POST /graphql takes application/json (UTF-8)');
+    if (!takesJson(req.context.contentType)) return errorResponse(accept, 415, GRAPHQL_CODES.BAD_REQUEST, TAKES_JSON);
     const raw = req.body; // the text the route read (route.ts)
     // The service's one reader of client JSON: nesting bound, unpaired surrogates, repeated member names.
     const read = typeof raw === 'string' ? parseClientJson(raw) : { json: raw };

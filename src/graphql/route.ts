@@ -40,7 +40,7 @@ import {
   type TransportRoute,
 } from '../http';
 import type { Account } from '../store';
-import { GRAPHQL_PATH, type GraphqlEngine } from './engine';
+import { GRAPHQL_PATH, TAKES_JSON, takesJson, type GraphqlEngine } from './engine';
 
 export interface GraphqlRouteDeps {
   engine: GraphqlEngine;
@@ -117,6 +117,8 @@ export function graphqlRoute({ engine, finalizer, authenticate, bodyLimit }: Gra
     if (isRefusal(account)) return write(x, await engine.refuse(account, accept, undefined));
     let body: string | null = null;
     if (req.method === 'POST') {
+      // Its media type before its body: a body that would be refused is never asked for (no 100 Continue), nor read.
+      if (!takesJson(req.headers['content-type'])) return write(x, await engine.refuse(refusal('UNSUPPORTED_MEDIA_TYPE', TAKES_JSON), accept, account));
       const text = await readRequestText(req, bodyLimit);
       if (typeof text !== 'string') return write(x, await engine.refuse(text, accept, account));
       body = text;

@@ -169,6 +169,14 @@ describe('an answer sent before the request body was read', () => {
     const all = await refused.closed;
     expect(all).toMatch(/^HTTP\/1\.1 401 /);
     expect(all).not.toMatch(/100 Continue/);
+    // Refused for its media type: a GraphQL POST that is not JSON gets its 415 alone, as a REST operation does.
+    for (const path of ['/graphql', '/orders']) {
+      const wrongType = await open();
+      wrongType.socket.write(head(path, 2, true).replace('Content-Type: application/json', 'Content-Type: text/plain'));
+      const answer = await wrongType.closed;
+      expect({ path, status: answer.slice(0, 13) }).toEqual({ path, status: 'HTTP/1.1 415 ' });
+      expect(answer).not.toMatch(/100 Continue/);
+    }
     // No body to send: no 100.
     const bodiless = await open();
     bodiless.socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n');
