@@ -6,7 +6,8 @@
  * the ignore file cannot quietly absorb a new finding.
  */
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import YAML from 'yaml';
@@ -38,6 +39,19 @@ describe('contracts under Redocly CLI recommended rules', () => {
     },
     120_000,
   );
+
+  it('refuses an operation tag that `tags` does not declare (a misspelt tag would be a section of its own)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'orderline-lint-'));
+    try {
+      const file = join(dir, 'openapi.yaml');
+      writeFileSync(file, readFileSync(join(root, 'contracts/openapi.yaml'), 'utf8').replace('      tags:\n        - orders\n', '      tags:\n        - orderz\n'));
+      // The copy is outside the reviewed ignore list's reach: only this rule's findings are read.
+      const tagFindings = findings(await lint(file)).filter((f) => f.startsWith('operation-tag-defined'));
+      expect(tagFindings).toEqual([expect.stringMatching(/^operation-tag-defined at #\/paths\/~1orders\/get\/tags/)]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
 
   it('ignores only the reviewed kinds of finding', () => {
     const ignored = YAML.parse(readFileSync(join(root, '.redocly.lint-ignore.yaml'), 'utf8')) as Record<string, Record<string, string[]>>;
