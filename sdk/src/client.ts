@@ -84,8 +84,9 @@ export function createRestClient(options: RestClientOptions): RestClient {
  * rejects with the signal's reason (an `AbortError`), as fetch does.
  */
 const throwing: Middleware = {
-  async onResponse({ response }) {
-    if (response.status >= 400) throw await errorFromResponse(response);
+  async onResponse({ response, options }) {
+    // An error status; or a success read as JSON that is not JSON (a proxy's or portal's HTML page): BAD_RESPONSE, not the parser's SyntaxError.
+    if (response.status >= 400 || (options.parseAs == 'json' && !/json/.test(response.headers.get('content-type') ?? 'json'))) throw await errorFromResponse(response);
     return undefined;
   },
   onError({ request, error }) {
@@ -150,8 +151,8 @@ export async function unwrap<D>(call: Promise<{ data?: D; error?: unknown; respo
   const requestId = response.headers.get('x-request-id') ?? undefined;
   if (response.status >= 400) {
     const problem = error && typeof error === 'object' ? (error as Partial<Problem>) : undefined;
-    throw new OrderlineError(response.status, problem, { source: 'rest', requestId, retryAfterMs: retryAfterMs(response.headers.get('retry-after')) });
+    throw new OrderlineError(response.status, problem, { requestId, retryAfterMs: retryAfterMs(response.headers.get('retry-after')) });
   }
-  if (data === undefined) throw new OrderlineError(response.status, undefined, { source: 'rest', code: 'BAD_RESPONSE', message: 'the answer has no body', requestId });
+  if (data === undefined) throw new OrderlineError(response.status, undefined, { code: 'BAD_RESPONSE', message: 'the answer has no body', requestId });
   return data;
 }

@@ -114,7 +114,10 @@ export function retryAfterMs(value: string | null, now = Date.now()): number | u
   return Number.isNaN(at) ? undefined : Math.max(0, at - now);
 }
 
-/** The OrderlineError for a REST (or SSE) answer with an error status; reads the problem body when there is one. */
+/**
+ * The OrderlineError for a REST (or SSE) answer with an error status, reading the problem
+ * body when there is one; for a success, BAD_RESPONSE (its body is not what the contract says).
+ */
 export async function errorFromResponse(response: Response, source: OrderlineErrorInit['source'] = 'rest'): Promise<OrderlineError> {
   let problem: Partial<Problem> | undefined;
   try {
@@ -125,6 +128,7 @@ export async function errorFromResponse(response: Response, source: OrderlineErr
   }
   return new OrderlineError(response.status, problem, {
     source,
+    code: response.ok ? 'BAD_RESPONSE' : undefined,
     requestId: response.headers.get('x-request-id') ?? undefined,
     retryAfterMs: retryAfterMs(response.headers.get('retry-after')),
   });

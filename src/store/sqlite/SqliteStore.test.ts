@@ -49,10 +49,10 @@ runIdempotencyKeysContract('SqliteStore (two handles on one file)', twoHandles);
 runFieldReadCountsContract('SqliteStore (two handles on one file)', twoHandles);
 
 describe('SqliteStore specifics', () => {
-  it('opens in WAL mode with synchronous FULL, foreign keys on and a busy timeout', async () => {
+  it('opens in WAL mode with synchronous FULL, foreign keys on and a short busy timeout (a longer wait for a lock is the group commit, off the event loop)', async () => {
     const s = await fresh();
     await s.migrate();
-    expect(s.settings()).toEqual({ journalMode: 'wal', synchronous: 'full', foreignKeys: true, busyTimeoutMs: 5000 });
+    expect(s.settings()).toEqual({ journalMode: 'wal', synchronous: 'full', foreignKeys: true, busyTimeoutMs: 20 });
     await s.close();
     const normal = new SqliteStore(freshFile(), 'normal');
     expect(normal.settings().synchronous).toBe('normal');
@@ -137,6 +137,48 @@ describe('SqliteStore specifics', () => {
     expect((await s.listOrders(a.id, 0, 10)).orders).toHaveLength(1);
     expect((await s.writeOrder(a.id, order.id, setNote('w'))).ok).toBe(true);
     await s.close();
+  });
+
+  it('waits for a lock another connection holds without blocking the event loop, then writes in arrival order', async () => {
+    const file = freshFile();
+    const s = new SqliteStore(file, 'full', 600_000);
+    await s.migrate();
+    const a = await s.ensureAccount('a');
+    const { order } = await s.createOrder(a.id, fields);
+    const other = new Database(file);
+    other.exec('BEGIN IMMEDIATE');
+    const settled: string[] = [];
+    const writes = [
+      s.writeOrder(a.id, order.id, setNote('first')).then((r) => settled.push(`write ${r.ok}`)),
+      s.createOrder(a.id, fields).then(() => settled.push('create')),
+      s.claimIdempotencyKey(a.id, { key: 'k', fingerprint: 'f', now: Date.now(), lockMs: 1000, ttlMs: 60_000 }).then((c) => settled.push(`claim ${c.kind}`)),
+    ];
+    // Timers and reads run while the writes wait (a synchronous wait in SQLite would hold this test until the lock is free).
+    for (let i = 0; i < 5; i++) await new Promise((r) => setTimeout(r, 20));
+    expect((await s.getOrder(a.id, order.id))?.note).toBeNull();
+    expect(settled).toEqual([]);
+    other.exec('ROLLBACK');
+    other.close();
+    await Promise.all(writes);
+    expect(settled).toEqual(['write true', 'create', 'claim claimed']);
+    expect((await s.getOrder(a.id, order.id))?.note).toBe('first');
+    await s.close();
+  });
+
+  it('fails the writes still waiting for a lock at close as unavailable, writing none of them', async () => {
+    const file = freshFile();
+    const s = new SqliteStore(file, 'full', 600_000);
+    await s.migrate();
+    const a = await s.ensureAccount('a');
+    const other = new Database(file);
+    other.exec('BEGIN IMMEDIATE');
+    const pending = s.createOrder(a.id, fields);
+    await new Promise((r) => setTimeout(r, 20));
+    await s.close();
+    await expect(pending).rejects.toThrow(StoreUnavailableError);
+    other.exec('ROLLBACK');
+    expect(other.prepare('SELECT count(*) AS n FROM orders').get()).toEqual({ n: 0 });
+    other.close();
   });
 
   it('commits the writes accepted before close, and answers them', async () => {

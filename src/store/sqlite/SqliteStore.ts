@@ -5,10 +5,11 @@
  * so every query here is bounded by an index and a LIMIT, and the statements of the
  * request path are prepared once, in `migrate()`, never per call (a few rare ones, such as
  * reading the deployment id at start, are prepared where they run). WAL keeps readers off the
- * writer's back; `busy_timeout` makes a second process (e.g. `npm run token` next to
- * the service) wait for the write lock instead of failing. Writes are committed in groups
- * (`batched`) and reads share a read transaction (`turnRead`), both per turn of the
- * event loop.
+ * writer's back. Every write goes through the group commit (`batched`), which waits for
+ * another process's write lock (a second worker, `npm run token`, a backup) without
+ * blocking the event loop: SQLite's own `busy_timeout` sleeps inside the statement, so it
+ * is kept short (LOCK_SPIN_MS) and the commit is tried again on a timer until the write's
+ * `busyTimeoutMs` has passed. Reads share a read transaction per turn (`turnRead`).
  *
  * Split by concern: the statements are in statements.ts (the catalogue), row types and
  * mappers in parsers.ts, the graph reads' alignment and mapping in ../rows.ts.
@@ -57,8 +58,22 @@ function batch(ids: readonly (string | number)[], first: number): BatchParams {
 const READS_PER_TRANSACTION = 256;
 /** Order writes committed together at most (see `SqliteStore.batched`): bounds one turn's work. */
 const WRITES_PER_COMMIT = 64;
+/**
+ * How long one statement may wait, inside SQLite and so blocking the event loop, for
+ * another connection's lock (`busy_timeout`): long enough for another worker's group
+ * commit, fsync included, short enough that a lock held for seconds (a backup) costs the
+ * process a few ms per try while `batched` waits for it on a timer.
+ */
+const LOCK_SPIN_MS = 20;
+/** The first wait, in ms, before a group commit that found the file locked tries again; it doubles each time, up to LOCK_RETRY_MAX_MS. */
+const LOCK_RETRY_MS = 10;
+const LOCK_RETRY_MAX_MS = 200;
+const isBusy = (error: unknown): boolean => typeof error === 'object' && error !== null && 'code' in error && typeof error.code === 'string' && error.code.startsWith('SQLITE_BUSY');
+
 /** A write waiting for a group commit: `run` does its statements and returns how to answer it once committed. */
 interface PendingWrite {
+  /** Until when (ms since the epoch) it waits for another connection's write lock; then it fails as unavailable. */
+  until: number;
   run: () => () => void;
   fail: (error: unknown) => void;
 }
@@ -78,6 +93,12 @@ export class SqliteStore extends GraphReads<OrderRow> implements StoreLifecycle,
   sharedReads = 0;
   /** Order writes waiting for the next group commit (see `batched`). */
   private pendingWrites: PendingWrite[] = [];
+  /** Set while the group commit waits for another connection's write lock (`waitForLock`). */
+  private lockRetry: NodeJS.Timeout | undefined;
+  /** Tries since the last commit that went through: the next wait doubles with each. */
+  private lockTries = 0;
+  /** `close` has begun: a locked file fails what is left instead of waiting. */
+  private closing = false;
   /**
    * Runs `fn` in one transaction, the wrapper built once: better-sqlite3's `transaction()`
    * builds five functions at every call, about 5 % of a create's CPU under load (a
@@ -92,16 +113,20 @@ export class SqliteStore extends GraphReads<OrderRow> implements StoreLifecycle,
    *   the service may choose via `SQLITE_SYNCHRONOUS`, still survives the process being
    *   killed (the commit is in the OS's cache) but may lose the last commits on power
    *   loss, for more write throughput (BENCHMARKS.md measures both).
-   * @param busyTimeoutMs how long a statement waits for another connection's write lock
-   *   (another worker, `npm run token`) before failing with `StoreUnavailableError`.
+   * @param busyTimeoutMs how long a write waits for another connection's write lock
+   *   (another worker, `npm run token`, a backup) before failing with `StoreUnavailableError`.
    */
-  constructor(file: string, synchronous: 'normal' | 'full' = 'full', busyTimeoutMs = 5000) {
+  constructor(
+    file: string,
+    synchronous: 'normal' | 'full' = 'full',
+    private readonly busyTimeoutMs = 5000,
+  ) {
     super();
     this.db = new Database(file);
     this.db.pragma('journal_mode = WAL');
     this.db.pragma(`synchronous = ${synchronous === 'normal' ? 'NORMAL' : 'FULL'}`);
     this.db.pragma('foreign_keys = ON');
-    this.db.pragma(`busy_timeout = ${Math.max(0, Math.trunc(busyTimeoutMs))}`);
+    this.db.pragma(`busy_timeout = ${Math.min(LOCK_SPIN_MS, Math.max(0, Math.trunc(busyTimeoutMs)))}`);
     this.pingStmt = this.db.prepare<[], { ok: number }>('SELECT 1 AS ok');
     this.inTransaction = this.transactionOf();
   }
@@ -137,6 +162,24 @@ export class SqliteStore extends GraphReads<OrderRow> implements StoreLifecycle,
   }
 
   async migrate(): Promise<void> {
+    // At start-up nothing else runs: two processes starting together on one file wait for each other the whole timeout.
+    this.atStartup(() => this.migrateNow());
+    this.stmts ??= this.prepare();
+    this.idem ??= new SqliteIdempotency(this.db, () => this.queryCount++);
+  }
+
+  /** Runs `fn` with SQLite waiting the whole `busyTimeoutMs` for a lock (start-up, before any request). */
+  private atStartup<T>(fn: () => T): T {
+    const spin = Number(this.db.pragma('busy_timeout', { simple: true }));
+    this.db.pragma(`busy_timeout = ${Math.max(0, Math.trunc(this.busyTimeoutMs))}`);
+    try {
+      return fn();
+    } finally {
+      this.db.pragma(`busy_timeout = ${spin}`);
+    }
+  }
+
+  private migrateNow(): void {
     this.db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (id INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)');
     const isApplied = this.db.prepare<[number], { one: number }>('SELECT 1 AS one FROM schema_migrations WHERE id = ?');
     const record = this.db.prepare<[number, string, string]>('INSERT INTO schema_migrations (id, name, applied_at) VALUES (?, ?, ?)');
@@ -151,8 +194,6 @@ export class SqliteStore extends GraphReads<OrderRow> implements StoreLifecycle,
         })
         .immediate();
     }
-    this.stmts ??= this.prepare();
-    this.idem ??= new SqliteIdempotency(this.db, () => this.queryCount++);
   }
 
   private get idempotency(): SqliteIdempotency {
@@ -163,20 +204,22 @@ export class SqliteStore extends GraphReads<OrderRow> implements StoreLifecycle,
   async seedDemo(): Promise<boolean> {
     // IMMEDIATE: the emptiness check and the load are one step, so two processes
     // starting on the same empty file cannot both load it.
-    return this.db
-      .transaction((): boolean => {
-        if (this.run(() => this.statements.anyUser.get())) return false;
-        const now = '2026-01-01T00:00:00.000Z';
-        const ids = new Map<string, number>();
-        for (const name of DEMO_ACCOUNTS) ids.set(name, this.ensureAccountSync(name, now).id);
-        for (const u of DEMO_USERS) this.run(() => this.statements.insertUser.run(u.id, u.name, u.account ? ids.get(u.account)! : null));
-        for (const [a, b] of DEMO_FRIENDS) this.run(() => this.statements.insertFriend.run(a, b));
-        for (const p of DEMO_POSTS) this.run(() => this.statements.insertPost.run(p.id, p.authorId, p.title));
-        for (const c of DEMO_COMMENTS) this.run(() => this.statements.insertComment.run(c.id, c.postId, c.authorId, c.body));
-        for (const o of DEMO_ORDERS) this.createSync(ids.get(o.account)!, o.fields);
-        return true;
-      })
-      .immediate();
+    return this.atStartup(() =>
+      this.db
+        .transaction((): boolean => {
+          if (this.run(() => this.statements.anyUser.get())) return false;
+          const now = '2026-01-01T00:00:00.000Z';
+          const ids = new Map<string, number>();
+          for (const name of DEMO_ACCOUNTS) ids.set(name, this.ensureAccountSync(name, now).id);
+          for (const u of DEMO_USERS) this.run(() => this.statements.insertUser.run(u.id, u.name, u.account ? ids.get(u.account)! : null));
+          for (const [a, b] of DEMO_FRIENDS) this.run(() => this.statements.insertFriend.run(a, b));
+          for (const p of DEMO_POSTS) this.run(() => this.statements.insertPost.run(p.id, p.authorId, p.title));
+          for (const c of DEMO_COMMENTS) this.run(() => this.statements.insertComment.run(c.id, c.postId, c.authorId, c.body));
+          for (const o of DEMO_ORDERS) this.createSync(ids.get(o.account)!, o.fields);
+          return true;
+        })
+        .immediate(),
+    );
   }
 
   async deploymentId(): Promise<string> {
@@ -194,7 +237,10 @@ export class SqliteStore extends GraphReads<OrderRow> implements StoreLifecycle,
   }
 
   async close(): Promise<void> {
-    // Reads and writes already accepted are answered first.
+    // Reads and writes already accepted are answered first (or failed, when the file stays locked).
+    this.closing = true;
+    clearTimeout(this.lockRetry);
+    this.lockRetry = undefined;
     this.flushReads();
     while (this.pendingWrites.length > 0 && this.db.open) this.commitPending();
     if (this.db.open) this.db.close();
@@ -205,8 +251,8 @@ export class SqliteStore extends GraphReads<OrderRow> implements StoreLifecycle,
     return toAccount(this.run(() => this.statements.accountByName.get(name))!);
   }
 
-  async ensureAccount(name: string): Promise<Account> {
-    return this.ensureAccountSync(name, new Date().toISOString());
+  ensureAccount(name: string): Promise<Account> {
+    return this.batched(() => this.ensureAccountSync(name, new Date().toISOString()));
   }
 
   async findAccount(name: string): Promise<Account | null> {
@@ -215,7 +261,7 @@ export class SqliteStore extends GraphReads<OrderRow> implements StoreLifecycle,
   }
 
   async addToken(accountId: number, selector: string, verifierHash: string): Promise<void> {
-    this.run(() => this.statements.insertToken.run(selector, verifierHash, accountId, new Date().toISOString()));
+    await this.batched(() => this.run(() => this.statements.insertToken.run(selector, verifierHash, accountId, new Date().toISOString())));
   }
 
   async tokenBySelector(selector: string): Promise<{ account: Account; verifierHash: string } | null> {
@@ -228,12 +274,12 @@ export class SqliteStore extends GraphReads<OrderRow> implements StoreLifecycle,
     return (await this.turnRead(() => this.statements.tokensOf.all(accountId))).map((r) => ({ selector: r.selector, createdAt: r.created_at }));
   }
 
-  async revokeToken(accountId: number, selector: string): Promise<boolean> {
-    return this.run(() => this.statements.deleteToken.run(accountId, selector)).changes > 0;
+  revokeToken(accountId: number, selector: string): Promise<boolean> {
+    return this.batched(() => this.run(() => this.statements.deleteToken.run(accountId, selector)).changes > 0);
   }
 
   async setPinnedVersion(accountId: number, version: number | null): Promise<void> {
-    this.run(() => this.statements.setPinned.run(version, accountId));
+    await this.batched(() => this.run(() => this.statements.setPinned.run(version, accountId)));
   }
 
   /** Inserts order + `order.created` event; the caller provides the transaction. */
@@ -281,7 +327,7 @@ export class SqliteStore extends GraphReads<OrderRow> implements StoreLifecycle,
    */
   private turnRead<T>(read: () => T): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      const fail: (error: unknown) => void = reject; // the driver's error as it is, as `batched` passes it on
+      const fail: (error: unknown) => void = reject; // the error as `run` reports it (a locked file or closed connection: StoreUnavailableError)
       const pending = this.pendingReads.push(() => {
         try {
           resolve(this.run(read));
@@ -357,11 +403,14 @@ export class SqliteStore extends GraphReads<OrderRow> implements StoreLifecycle,
    * about a third of a write's CPU in a profile under load) is paid once per batch rather
    * than once per write. A failed BEGIN or COMMIT, or an error that ends the transaction
    * itself (SQLITE_FULL, SQLITE_IOERR), rejects the whole batch with that error: none of it
-   * was written. A write waits at most for the rest of the loop's turn (`setImmediate`).
+   * was written. A write waits at most for the rest of the loop's turn (`setImmediate`),
+   * or, while another connection holds the file's write lock, until that lock is free
+   * (`waitForLock`) or its `busyTimeoutMs` has passed.
    */
   private batched<T>(op: () => T): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.pendingWrites.push({
+        until: Date.now() + this.busyTimeoutMs,
         run: () => {
           const value = op();
           return () => resolve(value);
@@ -373,6 +422,7 @@ export class SqliteStore extends GraphReads<OrderRow> implements StoreLifecycle,
   }
 
   private commitPending(): void {
+    if (this.lockRetry !== undefined) return; // waiting for another connection's lock: the timer commits
     const batch = this.pendingWrites.splice(0, WRITES_PER_COMMIT);
     if (batch.length === 0) return; // `close` committed them already
     if (this.pendingWrites.length > 0) setImmediate(() => this.commitPending());
@@ -397,13 +447,38 @@ export class SqliteStore extends GraphReads<OrderRow> implements StoreLifecycle,
         }
       });
     } catch (error) {
-      // BEGIN IMMEDIATE waits `busy_timeout` for another process's write lock, then fails: retry later.
+      // Another connection holds the write lock: the transaction wrote nothing; try again later.
+      if (isBusy(error) && !this.closing) return this.waitForLock(batch, error);
       const failure = unavailableOr(error);
       for (const w of batch) w.fail(failure);
       return;
     }
+    this.lockTries = 0;
     this.groupCommits++;
     for (const answer of answers) answer();
+  }
+
+  /**
+   * A batch that found the file locked (SQLITE_BUSY after LOCK_SPIN_MS): the writes still
+   * within their `busyTimeoutMs` go back to the head of the queue, in their order, and the
+   * group commit tries again after a wait that doubles each time (the event loop runs
+   * meanwhile); the others fail as unavailable (503, retry later), nothing of them written.
+   */
+  private waitForLock(batch: PendingWrite[], error: unknown): void {
+    const now = Date.now();
+    const failure = unavailableOr(error);
+    const waiting: PendingWrite[] = [];
+    for (const w of batch) {
+      if (w.until > now) waiting.push(w);
+      else w.fail(failure);
+    }
+    this.pendingWrites.unshift(...waiting);
+    if (this.pendingWrites.length === 0) return;
+    const wait = Math.min(LOCK_RETRY_MAX_MS, LOCK_RETRY_MS * 2 ** this.lockTries++);
+    this.lockRetry = setTimeout(() => {
+      this.lockRetry = undefined;
+      this.commitPending();
+    }, wait);
   }
 
   async getOrder(accountId: number, orderId: number): Promise<OrderRecord | null> {
@@ -447,26 +522,24 @@ export class SqliteStore extends GraphReads<OrderRow> implements StoreLifecycle,
     return { ok: true, order, event };
   }
 
-  async claimIdempotencyKey(accountId: number, req: IdempotencyClaimRequest): Promise<IdempotencyClaim> {
-    return this.guarded(() => this.idempotency.claim(accountId, req));
+  claimIdempotencyKey(accountId: number, req: IdempotencyClaimRequest): Promise<IdempotencyClaim> {
+    return this.batched(() => this.guarded(() => this.idempotency.claim(accountId, req)));
   }
 
   async releaseIdempotencyKey(accountId: number, key: string, token: string): Promise<void> {
-    this.guarded(() => this.idempotency.releaseKey(accountId, key, token));
+    await this.batched(() => this.guarded(() => this.idempotency.releaseKey(accountId, key, token)));
   }
 
-  async sweepIdempotencyKeys(now: number, limit: number): Promise<number> {
-    return this.guarded(() => this.idempotency.sweepExpired(now, limit));
+  sweepIdempotencyKeys(now: number, limit: number): Promise<number> {
+    return this.batched(() => this.guarded(() => this.idempotency.sweepExpired(now, limit)));
   }
 
   async addFieldReads(batch: readonly FieldReads[]): Promise<void> {
     const entries = mergeFieldReads(batch);
     if (entries.length === 0) return;
-    this.guarded(() =>
-      this.inTransaction.immediate(() => {
-        for (const e of entries) this.run(() => this.statements.addFieldReads.run(e.accountId, e.field, e.day, e.reads));
-      }),
-    );
+    await this.batched(() => {
+      for (const e of entries) this.run(() => this.statements.addFieldReads.run(e.accountId, e.field, e.day, e.reads));
+    });
   }
 
   async fieldReadTotals(sinceDay: string, limit: number): Promise<FieldReadTotal[]> {
