@@ -1,4 +1,5 @@
 import { GraphQLError, type ASTNode } from 'graphql';
+import { StoreUnavailableError } from '../store';
 
 /**
  * The `extensions.code` values a client can get from /graphql (validation violations,
@@ -55,11 +56,18 @@ function isArgumentError(e: GraphQLError): boolean {
 }
 
 /**
- * Errors as the service writes them on every transport (/graphql over HTTP, subscription
- * events): each with an `extensions.code`, its own, BAD_USER_INPUT for an argument the
- * client made null (isArgumentError), else `code`.
+ * The `extensions.code` of an error: its own; UNAVAILABLE for the store's outage (retry
+ * later); BAD_USER_INPUT for an argument the client made null (isArgumentError); else `code`.
  */
-export function coded(errors: readonly GraphQLError[], code: GraphqlCode) {
+export function codeOf(e: GraphQLError, code: GraphqlCode): string {
   // `?.`: graphql-jit's errors have no `extensions` object when there is nothing in it.
-  return errors.map((e) => ({ ...e.toJSON(), extensions: { ...e.extensions, code: e.extensions?.code ?? (isArgumentError(e) ? GRAPHQL_CODES.BAD_USER_INPUT : code) } }));
+  const own = e.extensions?.code;
+  if (typeof own === 'string') return own;
+  if (e.originalError instanceof StoreUnavailableError) return GRAPHQL_CODES.UNAVAILABLE;
+  return isArgumentError(e) ? GRAPHQL_CODES.BAD_USER_INPUT : code;
+}
+
+/** Errors as the service writes them on every transport (/graphql over HTTP, subscription events): each with its `codeOf`. */
+export function coded(errors: readonly GraphQLError[], code: GraphqlCode) {
+  return errors.map((e) => ({ ...e.toJSON(), extensions: { ...e.extensions, code: codeOf(e, code) } }));
 }

@@ -29,7 +29,7 @@ import { isRefusal, parseClientJson, streamToken, type Refusal } from '../http';
 import type { Account, Store } from '../store';
 import { wsTextFrame, type Frame, type Subscriber, type TopicHub, type WsConnection, type WsProtocol } from '../realtime';
 import { validateOrderEventMessage } from '../../generated/asyncapi/validators';
-import { coded, GRAPHQL_CODES } from './errors';
+import { codeOf, coded, GRAPHQL_CODES } from './errors';
 import type { GraphqlEngine } from './engine';
 import { createLoaders } from './loaders';
 import type { GraphqlContext, OrderEventView } from './resolvers';
@@ -131,9 +131,18 @@ export function closeReason(text: string): string {
   return `${cut}...`;
 }
 
-/** Errors as `error` messages carry them: each with an `extensions.code` (BAD_USER_INPUT when the error had none). */
+/**
+ * Errors as `error` messages carry them, each with its code (errors.ts `codeOf`): a
+ * subscription that could not start because the store is down says UNAVAILABLE (subscribe
+ * again later), with nothing of the driver's message; an error of the server's own is
+ * INTERNAL_SERVER_ERROR.
+ */
 const withCodes = (errors: readonly GraphQLError[]): GraphQLError[] =>
-  errors.map((e) => (e.extensions?.code ? e : new GraphQLError(e.message, { nodes: e.nodes, path: e.path, extensions: { ...e.extensions, code: GRAPHQL_CODES.BAD_USER_INPUT } })));
+  errors.map((e) => {
+    const code = codeOf(e, GRAPHQL_CODES.INTERNAL_SERVER_ERROR);
+    if (code === GRAPHQL_CODES.UNAVAILABLE && !e.extensions?.code) return new GraphQLError('The store is unavailable: subscribe again later', { extensions: { code } });
+    return e.extensions?.code ? e : new GraphQLError(e.message, { nodes: e.nodes, path: e.path, extensions: { ...e.extensions, code } });
+  });
 
 /**
  * The source graphql-ws iterates for one subscription: it yields nothing (events are

@@ -6,6 +6,7 @@
  * The store double throws what the PostgreSQL adapter throws for a refused connection.
  */
 import { StoreUnavailableError } from '../../src/store';
+import { connectGraphqlWs, subscribe } from '../support/graphqlWs';
 import { startTestServer, type TestServer } from '../support/server';
 
 let s: TestServer;
@@ -38,4 +39,27 @@ it('a query whose resolver meets an unreachable store is a 503 UNAVAILABLE with 
   }
   const again = await s.fetch('/graphql', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ order(id: "1") { id } }' }) });
   expect(again.status).toBe(200);
+});
+
+it('a subscription that cannot start because the store is unreachable is an error coded UNAVAILABLE, the connection kept', async () => {
+  const created = await s.fetch('/orders', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+  const { id } = (await created.json()) as { id: number };
+  const c = await connectGraphqlWs(s);
+  const { store } = s;
+  const getOrder = store.getOrder.bind(store);
+  store.getOrder = down;
+  try {
+    subscribe(c, 's1', { id: String(id) });
+    await c.until((m) => m.some((x) => x.type === 'error' && x.id === 's1'));
+    const error = c.messages.find((x) => x.type === 'error' && x.id === 's1');
+    expect(error).toEqual({ type: 'error', id: 's1', payload: [{ message: 'The store is unavailable: subscribe again later', extensions: { code: 'UNAVAILABLE' } }] });
+    expect(JSON.stringify(error)).not.toMatch(/ECONNREFUSED|127\.0\.0\.1|postgres/i);
+  } finally {
+    store.getOrder = getOrder;
+  }
+  // Once the store is back the same connection subscribes.
+  subscribe(c, 's2', { id: String(id) });
+  await c.until((m) => m.some((x) => x.type === 'next' && x.id === 's2'));
+  expect(c.closeCode).toBeUndefined();
+  c.ws.close();
 });
