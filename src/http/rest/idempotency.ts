@@ -1,6 +1,7 @@
 /**
- * Idempotency-Key on POST /orders (every version) and POST .../cancel (safe retries of
- * creates; draft-ietf-httpapi-idempotency-key-header, Stripe's semantics).
+ * Idempotency-Key on every operation whose contract declares the header (today POST /orders
+ * and POST .../cancel, every version: safe retries of creates;
+ * draft-ietf-httpapi-idempotency-key-header, Stripe's semantics).
  * Wraps the bound operation: before anything runs, the account's key is claimed in the
  * store with a fingerprint of the request. A replay answers the stored response with
  * `Idempotent-Replayed: true`; the same key for another request is 422; a key whose
@@ -12,7 +13,6 @@
  */
 import { createHash } from 'node:crypto';
 import type { AnyResponse, Bound, RawRequest } from '../../../generated/openapi/bind';
-import type { OperationId } from '../../../generated/openapi/handlers';
 import { IdempotencyLostError, type Store, type StoredResponse } from '../../store';
 import { problem, PROBLEM_MEDIA_TYPE, type ProblemCode } from '../problem';
 import type { AccountContext } from './operations';
@@ -20,8 +20,6 @@ import { serialized } from './representationCache';
 
 export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
 export const IDEMPOTENT_REPLAYED_HEADER = 'Idempotent-Replayed';
-/** The operations that take the key (the contract declares the header on exactly these). */
-export const IDEMPOTENT_OPERATIONS: ReadonlySet<OperationId> = new Set<OperationId>(['createOrder', 'createOrderV1', 'createOrderV2', 'cancelOrder', 'cancelOrderV1', 'cancelOrderV2']);
 /** How long a first request may run before a retry may take its key over (it crashed before committing). */
 export const IDEMPOTENCY_LOCK_MS = 60_000;
 /** Seconds a client told 409 waits before retrying. */

@@ -15,7 +15,7 @@ import { baseMediaType, dropRequestBody, readJsonBody, sendsBody, versionParam }
 import { isRefusal, problem, PROBLEM_MEDIA_TYPE, refusal, type Refusal } from '../problem';
 import { fieldErrors } from './fieldErrors';
 import { acceptsType } from './negotiate';
-import { idempotent, IDEMPOTENT_OPERATIONS, type IdempotencyOptions } from './idempotency';
+import { idempotent, IDEMPOTENCY_KEY_HEADER, type IdempotencyOptions } from './idempotency';
 
 /** What every handler receives besides its typed request. */
 export interface HandlerContext {
@@ -102,7 +102,7 @@ export function bindRoutes(handlers: OperationHandlers, opts: OperationOptions):
     const offers = spec.headerNames.includes('Accept') ? onlySuccessType(spec) : undefined;
     if (spec.auth) {
       const bound = table[spec.operationId];
-      out.set(spec, { spec, headers, ownPreconditions, offers, auth: true, run: IDEMPOTENT_OPERATIONS.has(spec.operationId) ? idempotent(bound, opts.idempotency) : bound });
+      out.set(spec, { spec, headers, ownPreconditions, offers, auth: true, run: spec.headerNames.includes(IDEMPOTENCY_KEY_HEADER) ? idempotent(bound, opts.idempotency) : bound });
     } else {
       out.set(spec, { spec, headers, ownPreconditions, offers, auth: false, run: table[spec.operationId] });
     }
