@@ -50,7 +50,7 @@ export const resolvers: Resolvers<GraphqlContext> = {
       async subscribe(_root, { id, since }, { orderEvents }) {
         if (!orderEvents) throw new GraphQLError('Subscriptions are served over WebSocket', { extensions: { code: GRAPHQL_CODES.BAD_REQUEST } });
         if (since != null && since < 0) throw new GraphQLError('since must be a non-negative integer (0: seen nothing)', { extensions: { code: GRAPHQL_CODES.BAD_USER_INPUT } });
-        // Only canonical integer ids name an order; another account's order looks missing (invariant 7).
+        // Only canonical integer ids name an order; another account's order looks missing (as on REST: 404, never 403).
         const orderId = parseOrderId(id);
         const stream = orderId === null ? null : await orderEvents(orderId, since ?? undefined);
         if (!stream) throw notFound();

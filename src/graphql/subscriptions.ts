@@ -413,7 +413,7 @@ export function graphqlSubscriptions(deps: SubscriptionsDeps): WsProtocol {
               if (type !== undefined && SERVER_ONLY.has(type)) return conn.close(CloseCode.BadRequest, 'Invalid message received');
               order.deliver(type, id, () =>
                 cb(text).catch((err: unknown) => {
-                  // graphql-ws's own answer to a failure of its handler (use/ws.ts does the same).
+                  // graphql-ws's own answer to a failure of its handler (its own WebSocket server adapter answers the same).
                   deps.onError?.(err);
                   conn.close(CloseCode.InternalServerError, 'Internal server error');
                 }),

@@ -29,7 +29,7 @@ import cluster, { type Worker } from 'node:cluster';
 import { AggregatorRegistry, Registry } from 'prom-client';
 import type { Metrics } from './metrics';
 
-/** prom-client's worker protocol (prom-client/lib/cluster.js). */
+/** The message types of prom-client's own cluster aggregation (AggregatorRegistry), which workers answer. */
 const REQUEST = 'prom-client:getMetricsReq';
 const REPLY = 'prom-client:getMetricsRes';
 /** How long a scrape waits for a worker before counting it with its previous answer. */

@@ -104,7 +104,7 @@ export function sendResponse(fin: Finalizer, x: Exchange, res: AnyResponse): num
       if (name === 'Vary') vary = value;
       else {
         if (name === 'Content-Length') lengthSet = true;
-        else if (name === 'Content-Type') typeSet = true; // refines the contract's media type (e.g. /metrics' exposition format)
+        else if (name === 'Content-Type') typeSet = true; // refines the contract's media type (e.g. a charset)
         x.fields.push(name, value);
       }
     }

@@ -1,6 +1,6 @@
 /**
  * The realtime capability: the topic hub, SSE and WebSocket endpoints, the accept
- * limiter. `createRealtime` wires them; the app mounts `sse`, the server's 'upgrade'
+ * limiter. `createRealtime` wires them; the pipeline serves `sseRoute`, the server's 'upgrade'
  * goes to `handleUpgrade`, committed writes go to `publish`.
  */
 import type { IncomingMessage, Server } from 'node:http';

@@ -47,7 +47,7 @@ export interface SseDeps {
   /** The tokens streams were opened with, checked again: a revoked one's streams end (tokenRecheck.ts). */
   tokens: TokenRecheck;
   onBackpressure?: () => void;
-  /** A failure that is not the client's (the store, while checking the request): logged, answered 500. */
+  /** A failure that is not the client's while the stream starts (loading its topic): logged. A failure while the request is checked is the pipeline's to answer. */
   onError?: (err: unknown) => void;
 }
 

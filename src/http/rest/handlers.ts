@@ -28,7 +28,7 @@ export interface OrderDeps {
   fieldReads: FieldReadTally;
   /** Called after each committed write with its event (the realtime hub listens here). */
   onEvent?: (event: OrderEvent) => void;
-  /** The order read's decision and representation cache, . */
+  /** The order read's decision and representation cache (default: made from `store` and `fieldReads`). */
   reads?: OrderReads;
 }
 
