@@ -2,7 +2,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { refusal, type Refusal } from './problem';
 import { meetsExpectation } from './framing';
 import { duplicateMember } from './duplicateMembers';
-import { parseMediaType, versionOf } from './mediaType';
+import { parseMediaType } from './mediaType';
 
 /** Default request body limit; `BODY_LIMIT_BYTES` overrides it. Orders are small. */
 export const DEFAULT_BODY_LIMIT = 64 * 1024;
@@ -18,11 +18,6 @@ export const MAX_JSON_DEPTH = 64;
 /** The media type without parameters, lowercased (`application/json; charset=utf-8` -> `application/json`); '' when there is none. */
 export function baseMediaType(value: string | undefined): string {
   return (value === undefined ? null : parseMediaType(value))?.type ?? '';
-}
-
-/** `version` (or its synonym `v`) parameter of a media type, unquoted; undefined when absent. */
-export function versionParam(value: string): string | undefined {
-  return versionOf(value);
 }
 
 /** Strict UTF-8: invalid sequences are an error, not U+FFFD (a BOM is dropped as JSON parsers may). */

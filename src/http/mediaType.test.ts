@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { parseMediaType, splitList, versionOf } from './mediaType';
-import { baseMediaType, versionParam } from './body';
+import { baseMediaType } from './body';
 
 const params = (value: string) => Object.fromEntries(parseMediaType(value)?.params ?? []);
 
@@ -87,11 +87,11 @@ describe('splitList', () => {
 });
 
 describe('body.ts readers (Content-Type)', () => {
-  it('baseMediaType and versionParam read through parseMediaType', () => {
+  it('baseMediaType and versionOf read through parseMediaType', () => {
     expect(baseMediaType('Application/Merge-Patch+JSON; charset=utf-8')).toBe('application/merge-patch+json');
     expect(baseMediaType(undefined)).toBe('');
     expect(baseMediaType('')).toBe('');
-    expect(versionParam('application/vnd.orderline.order+json; version="2"')).toBe('2');
-    expect(versionParam('application/vnd.orderline.order+json; charset=utf-8')).toBeUndefined();
+    expect(versionOf('application/vnd.orderline.order+json; version="2"')).toBe('2');
+    expect(versionOf('application/vnd.orderline.order+json; charset=utf-8')).toBeUndefined();
   });
 });

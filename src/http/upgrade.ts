@@ -1,7 +1,7 @@
 /**
  * What node:http hands over on the raw socket, before the pipeline: the server's 'upgrade'
  * event, before any WebSocket endpoint sees it, and its 'clientError' event (a request it
- * could not parse, and a CONNECT: `answerClientErrors` at the end). Both answer through `refuseOnSocket`.
+ * could not parse, and a CONNECT: `answerClientErrors` at the end). Both answer through `writeRefusal`.
  *
  * Requests that carry an `Upgrade` header but are not a WebSocket handshake (`curl --http2`
  * sends `Upgrade: h2c` on a plain GET): once the server listens for 'upgrade' (the
@@ -39,12 +39,8 @@ export function isWebSocketHandshake(req: IncomingMessage): boolean {
  * request node:http could not parse (`req` undefined: the id is a fresh one): the same problem+json bytes as every other refusal (respond.ts `problemText`),
  * with the request id every answer carries (`headOnly`: a HEAD's, without the body); then the connection closes (destroyed once
  * the answer is flushed, as ws does, so a client that never closes holds no socket).
+ * Returns the request id it wrote (for the answer's log line).
  */
-export function refuseOnSocket(req: IncomingMessage | undefined, socket: Duplex, r: Refusal, headOnly = false): void {
-  writeRefusal(req, socket, r, headOnly);
-}
-
-/** refuseOnSocket, answering the request id it wrote (for the answer's log line). */
 export function writeRefusal(req: IncomingMessage | undefined, socket: Duplex, r: Refusal, headOnly = false): string {
   const json = problemText(r);
   const id = req ? requestIdOf(req) : requestIdFor(undefined);
@@ -77,7 +73,7 @@ export const REFEED_MAX_FIELDS = 500;
 export function ignoreUpgrade(server: Server, req: IncomingMessage, socket: Duplex, head: Buffer): void {
   const raw = req.rawHeaders;
   const max = Math.min(REFEED_MAX_FIELDS, server.maxHeadersCount || REFEED_MAX_FIELDS);
-  if (raw.length >= 2 * max) return refuseOnSocket(req, socket, refusal('BAD_REQUEST', `A request with Upgrade may carry fewer than ${max} header fields`));
+  if (raw.length >= 2 * max) return void writeRefusal(req, socket, refusal('BAD_REQUEST', `A request with Upgrade may carry fewer than ${max} header fields`));
   const lines = [`${req.method ?? 'GET'} ${req.url ?? '/'} HTTP/${req.httpVersion}`];
   for (let i = 0; i + 1 < raw.length; i += 2) {
     const name = raw[i].toLowerCase();

@@ -11,7 +11,8 @@ import { bindOperations, type AnyResponse, type Bound, type Invalid, type RawReq
 import type { Handlers } from '../../../generated/openapi/handlers';
 import { routes, type RouteSpec } from '../../../generated/openapi/routes';
 import type { Account } from '../../store';
-import { baseMediaType, dropRequestBody, readJsonBody, sendsBody, versionParam } from '../body';
+import { baseMediaType, dropRequestBody, readJsonBody, sendsBody } from '../body';
+import { versionOf } from '../mediaType';
 import { isRefusal, problem, PROBLEM_MEDIA_TYPE, refusal, type Refusal } from '../problem';
 import { fieldErrors } from './fieldErrors';
 import { acceptsType } from './negotiate';
@@ -49,7 +50,7 @@ const invalid: Invalid = (where, errors) => {
  */
 export function contractMediaType(value: string | undefined): string {
   const base = baseMediaType(value);
-  const v = value ? versionParam(value) : undefined;
+  const v = value ? versionOf(value) : undefined;
   return v === undefined ? base : `${base}; version=${v}`;
 }
 
