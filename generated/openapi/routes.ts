@@ -481,7 +481,8 @@ export const routes: readonly RouteSpec[] = [
 export interface Resource {
   /** The OpenAPI path template: the route label of logs and metrics. */
   path: string;
-  methods: Partial<Record<RouteSpec['method'], RouteSpec>>;
+  /** By request method (any method a request names: those the path does not declare are absent). */
+  methods: Readonly<Partial<Record<string, RouteSpec>>>;
   /** The `Allow` field (RFC 9110 10.2.1): the declared methods, HEAD wherever GET is, and OPTIONS. */
   allow: string;
 }

@@ -212,7 +212,7 @@ export function createPipeline(deps: PipelineDeps): RequestListener {
     x.route = r.path;
     const method = req.method ?? 'GET';
     // HEAD of a resource whose contract declares GET alone is GET without the body (RFC 9110 9.3.2).
-    const spec = r.methods[method as RouteSpec['method']] ?? (method === 'HEAD' ? r.methods.GET : undefined);
+    const spec = r.methods[method] ?? (method === 'HEAD' ? r.methods.GET : undefined);
     const op = spec && deps.operations.get(spec);
     if (op) {
       // An operation deprecated on its own says so on every answer (the contract's dates, written out by codegen).
