@@ -41,8 +41,23 @@ const RETIRED_COMPACT_AT = 8;
 interface MetricJson {
   name: string;
   type: string;
+  /** How the workers' values combine (prom-client's: sum, average, min, max, first, omit). */
+  aggregator?: string;
 }
 type RegistryJson = MetricJson[];
+
+/**
+ * Where prom-client's way of combining its process metrics misleads a dashboard of the
+ * instance: the start time, which it leaves out, is the oldest live worker's (the
+ * instance's uptime); the file-descriptor limit is each process's own, not a sum (an alert
+ * on open over max must fire when one worker nears its own limit).
+ */
+const INSTANCE_AGGREGATORS: Readonly<Partial<Record<string, string>>> = { process_start_time_seconds: 'min', process_max_fds: 'min' };
+const withInstanceAggregators = (json: RegistryJson): RegistryJson =>
+  json.map((m) => {
+    const aggregator = INSTANCE_AGGREGATORS[m.name];
+    return aggregator ? { ...m, aggregator } : m;
+  });
 
 interface Reply {
   requestId: number;
@@ -67,7 +82,7 @@ export function instanceScrape(): { scrape: () => Promise<string>; contentType: 
     if (!isReply(message)) return;
     const scrape = scrapes.get(message.requestId);
     if (!scrape?.pending.has(worker.id)) return;
-    if (!message.error && Array.isArray(message.metrics)) lastSeen.set(worker.id, message.metrics.flat());
+    if (!message.error && Array.isArray(message.metrics)) lastSeen.set(worker.id, withInstanceAggregators(message.metrics.flat()));
     scrape.pending.delete(worker.id);
     if (scrape.pending.size === 0) scrape.finish();
   });

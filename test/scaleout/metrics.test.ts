@@ -5,6 +5,7 @@
  * round-robin spreads the counted requests over both workers: one worker's registry alone
  * would show about half of them. The public port does not serve /metrics.
  */
+import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { Registry } from 'prom-client';
 import { hasExited, sleep, startInstance, startRedis, workersOf } from '../support/instances';
@@ -48,6 +49,14 @@ describe('/metrics', () => {
         expect(scrape.body).not.toMatch(/route="\/metrics"/); // the public 404s are not counted as a route
         // Default metrics are aggregated too: one series each, not one per worker.
         expect(scrape.body.match(/^nodejs_version_info\{/gm)).toHaveLength(1);
+        // The instance's start (its oldest worker's: a number of seconds since the epoch, in the past) and a
+        // file-descriptor limit that is one process's, not the workers' sum.
+        const value = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(scrape.body)?.[1]);
+        expect(value('process_start_time_seconds')).toBeGreaterThan(1.7e9);
+        expect(value('process_start_time_seconds')).toBeLessThanOrEqual(Date.now() / 1000);
+        const [worker] = workersOf(srv.child.pid!);
+        const limit = /^Max open files\s+(\d+)/m.exec(readFileSync(`/proc/${worker}/limits`, 'utf8'))?.[1];
+        expect(value('process_max_fds')).toBe(Number(limit));
       }
     } finally {
       await srv.kill('SIGTERM');
