@@ -73,6 +73,7 @@ export function createApp(deps: AppDeps): App {
     logAnswer: (req, status, id, route) => finalizer.rawAnswer(req, status, id, route),
     now: deps.now,
   });
+  metrics.watch({ streams: () => realtime.stats() });
   const buckets = deps.buckets ?? new MemoryBuckets();
   const { rps, burst } = config.rateLimit;
   const graphql = graphqlEngine({

@@ -1,4 +1,4 @@
-import { Counter, Histogram, Registry, collectDefaultMetrics, type HistogramConfiguration } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics, type HistogramConfiguration } from 'prom-client';
 
 type DurationLabel = 'method' | 'route' | 'status';
 
@@ -156,6 +156,50 @@ export class Metrics {
     help: 'Catch-ups from the event table after the Redis bus reconnected or a peer reported a failed publish',
     registers: [this.registry],
   });
+
+  /** What the gauges below read at scrape time (`watch`): nothing is counted on the request path for them. */
+  private readonly held: { streams?: () => { sse: number; ws: number; topics: number }; connections?: () => number } = {};
+
+  /** Open realtime streams by transport: SSE streams, WebSocket connections (/orders and /graphql together). */
+  readonly openStreams = new Gauge({
+    name: 'orderline_open_streams',
+    help: 'Open realtime streams on this process, by transport: sse (event streams), ws (WebSocket connections, /orders and /graphql)',
+    labelNames: ['transport'] as const,
+    registers: [this.registry],
+    collect: () => {
+      const s = this.held.streams?.();
+      if (!s) return;
+      this.openStreams.set({ transport: 'sse' }, s.sse);
+      this.openStreams.set({ transport: 'ws' }, s.ws);
+    },
+  });
+
+  /** Order topics whose replay ring is loaded (one per order with a subscriber, kept a while after the last leaves). */
+  readonly realtimeTopics = new Gauge({
+    name: 'orderline_realtime_topics',
+    help: 'Order topics with a loaded replay ring on this process',
+    registers: [this.registry],
+    collect: () => {
+      const s = this.held.streams?.();
+      if (s) this.realtimeTopics.set(s.topics);
+    },
+  });
+
+  /** Open connections of the public listener (idle keep-alive and upgraded ones included). */
+  readonly openConnections = new Gauge({
+    name: 'orderline_open_connections',
+    help: 'Open TCP connections of the public HTTP listener (keep-alive and WebSocket ones included)',
+    registers: [this.registry],
+    collect: () => {
+      const n = this.held.connections?.();
+      if (n !== undefined) this.openConnections.set(n);
+    },
+  });
+
+  /** Where the gauges read: the realtime capability's counts, the listener's connections. */
+  watch(sources: { streams?: () => { sse: number; ws: number; topics: number }; connections?: () => number }): void {
+    Object.assign(this.held, sources);
+  }
 
   /** The text one scrape of the operator listener answers in a lone process (a cluster's primary aggregates instead: clusterMetrics.ts). */
   scrape(): Promise<string> {

@@ -5,6 +5,7 @@
  * per-account counts written to the store in batches.
  */
 import { startTestServer, type TestServer } from '../support/server';
+import { createOrder, openSse, openWs, WsClient } from '../support/streams';
 import { OTHER_ACCOUNTS } from '../../src/http';
 
 const TOKEN = 'scrape-token-for-the-tests-0123';
@@ -38,6 +39,33 @@ describe('metrics for operators only', () => {
     expect((await fetch(`${s.metricsUrl}/metrics`)).status).toBe(401);
     expect((await fetch(`${s.metricsUrl}/metrics`, { headers: { authorization: `Bearer ${s.alice.token}` } })).status).toBe(401); // an API token is not the operator's
     expect(await s.scrape()).toMatch(/^orderline_http_request_duration_seconds_count\{/m);
+  });
+});
+
+describe('what the instance holds open', () => {
+  it('open streams by transport and loaded topics are read at scrape time, and fall back when they close', async () => {
+    const gauge = (text: string, series: string) => Number(new RegExp(`^${series.replace(/[{}]/g, '\\$&')} (\\S+)$`, 'm').exec(text)?.[1]);
+    const before = await s.scrape();
+    const { id } = await createOrder(s);
+    const ws = await openWs(s);
+    if (!(ws instanceof WsClient)) throw new Error(`upgrade refused: ${ws.status}`);
+    ws.send({ type: 'subscribe', channel: `order:${id}` });
+    await ws.until((m) => m.some((x) => x.type === 'subscribed'));
+    const sse = await openSse(s, id);
+    const during = await s.scrape();
+    expect(gauge(during, 'orderline_open_streams{transport="ws"}')).toBe(gauge(before, 'orderline_open_streams{transport="ws"}') + 1);
+    expect(gauge(during, 'orderline_open_streams{transport="sse"}')).toBe(gauge(before, 'orderline_open_streams{transport="sse"}') + 1);
+    expect(gauge(during, 'orderline_realtime_topics')).toBeGreaterThanOrEqual(1);
+    sse.close();
+    ws.ws.close();
+    await ws.closed();
+    let after = await s.scrape();
+    for (let i = 0; i < 50 && gauge(after, 'orderline_open_streams{transport="sse"}') !== gauge(before, 'orderline_open_streams{transport="sse"}'); i++) {
+      await new Promise((r) => setTimeout(r, 20));
+      after = await s.scrape();
+    }
+    expect(gauge(after, 'orderline_open_streams{transport="ws"}')).toBe(gauge(before, 'orderline_open_streams{transport="ws"}'));
+    expect(gauge(after, 'orderline_open_streams{transport="sse"}')).toBe(gauge(before, 'orderline_open_streams{transport="sse"}'));
   });
 });
 
