@@ -95,7 +95,7 @@ export class Metrics {
     name: 'orderline_http_request_duration_seconds',
     help: 'HTTP request duration by route template, method and status',
     labelNames: ['method', 'route', 'status'] as const,
-    buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers: [this.registry],
   });
   /**

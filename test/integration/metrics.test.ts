@@ -38,7 +38,11 @@ describe('metrics for operators only', () => {
   it('are on the operator listener, behind METRICS_TOKEN', async () => {
     expect((await fetch(`${s.metricsUrl}/metrics`)).status).toBe(401);
     expect((await fetch(`${s.metricsUrl}/metrics`, { headers: { authorization: `Bearer ${s.alice.token}` } })).status).toBe(401); // an API token is not the operator's
-    expect(await s.scrape()).toMatch(/^orderline_http_request_duration_seconds_count\{/m);
+    const text = await s.scrape();
+    expect(text).toMatch(/^orderline_http_request_duration_seconds_count\{/m);
+    // Buckets up to 10 s: a request that waited for the store's timeouts (5 s SQLite lock, 10 s PostgreSQL query) is told from one of 3 s.
+    expect(text).toMatch(/^orderline_http_request_duration_seconds_bucket\{le="5",/m);
+    expect(text).toMatch(/^orderline_http_request_duration_seconds_bucket\{le="10",/m);
   });
 });
 
