@@ -37,6 +37,7 @@ import type { RateLimiter } from './rateLimit';
 import { connectionClosing, NOT_RUN, send, sendProblem, sendResponse } from './respond';
 import { sendsBody } from './body';
 import { acceptableTo, readBody, readParameters, type AnyResponse, type Operation } from './rest/operations';
+import type { RawRequest } from '../../generated/openapi/bind';
 import { notModified, readMatches, writePreconditions } from './conditional';
 import type { RouteSpec } from '../../generated/openapi/routes';
 
@@ -150,30 +151,31 @@ export function createPipeline(deps: PipelineDeps): RequestListener {
       .catch((err: unknown) => fin.error(x, err));
   }
 
+  /** One path for every operation: authenticate and rate-limit (an operation that requires a token), bind, the checks before it runs, run, represent. */
   async function operation(x: Exchange, op: Operation, params: Record<string, string>): Promise<number> {
     const req = x.req;
-    if (!op.auth) {
-      const raw = await bind(req, op, params, x.search);
-      if (isRefusal(raw)) return sendProblem(fin, x, raw);
-      const stop = beforeRun(x, op);
-      if (stop) return sendProblem(fin, x, stop);
-      return represent(x, await op.run(raw, { method: req.method ?? 'GET', path: x.path }));
-    }
-    // The auth cache first (synchronous): most requests of a client come after its first.
-    const account = cachedAccount(req.headers.authorization, deps.authCache) ?? (await resolveToken(bearerTokenOf(req.headers.authorization, undefined), deps.store, deps.authCache));
-    if (isRefusal(account)) return sendProblem(fin, x, account);
-    if (limiter) {
-      // Right after authentication, before any parsing: a refused request costs nothing more.
-      const taken = limiter.spendNow ? limiter.spendNow(account.id) : await limiter.spend(account.id);
-      if (!taken.admitted) return sendProblem(fin, x, limiter.refusal(taken));
-      limiter.pushFields(x.fields, taken);
+    const method = req.method ?? 'GET';
+    let run: (raw: RawRequest) => Promise<AnyResponse>;
+    if (op.auth) {
+      // The auth cache first (synchronous): most requests of a client come after its first.
+      const account = cachedAccount(req.headers.authorization, deps.authCache) ?? (await resolveToken(bearerTokenOf(req.headers.authorization, undefined), deps.store, deps.authCache));
+      if (isRefusal(account)) return sendProblem(fin, x, account);
+      run = (raw) => op.run(raw, { method, path: x.path, account });
+      if (limiter) {
+        // Right after authentication, before any parsing: a refused request costs nothing more.
+        const taken = limiter.spendNow ? limiter.spendNow(account.id) : await limiter.spend(account.id);
+        if (!taken.admitted) return sendProblem(fin, x, limiter.refusal(taken));
+        limiter.pushFields(x.fields, taken);
+      }
+    } else {
+      run = (raw) => op.run(raw, { method, path: x.path });
     }
     // Synchronous for what sends no body (a read); a body, declared or not, is read before the operation runs.
     const raw = op.spec.body || sendsBody(req) ? await bind(req, op, params, x.search) : readParameters(req, op, params, x.search);
     if (isRefusal(raw)) return sendProblem(fin, x, raw);
     const stop = beforeRun(x, op);
     if (stop) return sendProblem(fin, x, stop);
-    return represent(x, await op.run(raw, { method: req.method ?? 'GET', path: x.path, account }));
+    return represent(x, await run(raw));
   }
 
   /**
