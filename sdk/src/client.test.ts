@@ -91,6 +91,22 @@ describe('REST client', () => {
     expect(err).toMatchObject({ status: 404, code: 'NOT_FOUND', requestId: 'req-1', source: 'rest', problem: { code: 'NOT_FOUND', status: 404 } });
   });
 
+  it("a success that is not JSON (a proxy's or portal's HTML page) is OrderlineError BAD_RESPONSE, not a SyntaxError; text asked for is text", async () => {
+    const page = () => new Response('<html>Sign in to the Wi-Fi</html>', { status: 200, headers: { 'content-type': 'text/html', 'x-request-id': 'req-2' } });
+    const { fetch } = fake(page);
+    const { api } = createOrderlineClient({ baseUrl: 'http://x.test', fetch, retry: false });
+    const err = await api.GET('/v2/orders/{orderId}', { params: { path: { orderId: 1 } } }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(OrderlineError);
+    expect(err).toMatchObject({ status: 200, code: 'BAD_RESPONSE', source: 'rest', requestId: 'req-2' });
+    // The reference pages are HTML by contract: read as text they are answered as such.
+    const docs = await api.GET('/docs', { parseAs: 'text' });
+    expect(docs.data).toBe('<html>Sign in to the Wi-Fi</html>');
+    // No content at all (204, or a cleared body) is not a bad JSON answer.
+    const { fetch: empty } = fake(() => new Response(null, { status: 204 }));
+    const none = createOrderlineClient({ baseUrl: 'http://x.test', fetch: empty, retry: false }).api;
+    await expect(none.POST('/v2/orders/{orderId}/cancel', { params: { path: { orderId: 1 }, header: { 'If-Match': '*' } } })).resolves.toMatchObject({ data: undefined });
+  });
+
   it('unwrap turns a raw call of createRestClient into data or the same OrderlineError', async () => {
     const { fetch } = fake((_req, n) => (n === 1 ? json(200, order) : problem(401, 'UNAUTHORIZED')));
     const api = createRestClient({ baseUrl: 'http://x.test', fetch });

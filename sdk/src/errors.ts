@@ -105,13 +105,25 @@ export class OrderlineError extends Error {
   }
 }
 
-/** `Retry-After` as milliseconds: delay-seconds or an HTTP date (RFC 9110 10.2.3); undefined when absent or unreadable. */
+/** The longest Retry-After honoured (a misconfigured proxy must not park a client for days). */
+export const MAX_RETRY_AFTER_S = 3600;
+
+/**
+ * A refusal's `Retry-After` in seconds (delta-seconds or an HTTP-date, RFC 9110 10.2.3),
+ * or undefined when absent or unreadable. Anything else (`1.5`, which `Date.parse`
+ * would read as a date in 2001) is unreadable.
+ */
+export function parseRetryAfter(value: string | null | undefined, now: number = Date.now()): number | undefined {
+  if (value == null || value.trim() === '') return undefined;
+  const v = value.trim();
+  const s = /^\d+$/.test(v) ? Number(v) : /^[A-Za-z]{3}/.test(v) ? (Date.parse(v) - now) / 1000 : NaN;
+  return Number.isFinite(s) ? Math.min(MAX_RETRY_AFTER_S, Math.max(0, s)) : undefined;
+}
+
+/** `Retry-After` as milliseconds (parseRetryAfter: the one reading of it on every transport). */
 export function retryAfterMs(value: string | null, now = Date.now()): number | undefined {
-  if (value === null || value.trim() === '') return undefined;
-  const seconds = Number(value);
-  if (Number.isFinite(seconds)) return seconds >= 0 ? seconds * 1000 : undefined;
-  const at = Date.parse(value);
-  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
+  const s = parseRetryAfter(value, now);
+  return s === undefined ? undefined : s * 1000;
 }
 
 /**

@@ -25,7 +25,9 @@
  */
 import { createParser } from 'eventsource-parser';
 import type { OrderEventMessage as GeneratedEventMessage, ServerMessage as GeneratedServerMessage } from './generated/messages.js';
-import { OrderlineError, errorFromResponse } from './errors.js';
+import { OrderlineError, errorFromResponse, MAX_RETRY_AFTER_S, parseRetryAfter } from './errors.js';
+
+export { MAX_RETRY_AFTER_S, parseRetryAfter };
 import type { Order, OrderStatus } from './orders.js';
 import { baseUrlOf, idleWatch, SSE_IDLE_TIMEOUT_MS, tokenOf, watchWebSocket, type TokenSource } from './transport.js';
 
@@ -49,21 +51,6 @@ export const DEFAULT_BACKOFF: Backoff = { baseMs: 500, capMs: 30_000 };
 /** base x 2^attempt + random(0, base), at most cap; attempt 0 is the first reconnect. */
 export function reconnectDelay(attempt: number, b: Backoff = DEFAULT_BACKOFF, random: () => number = Math.random): number {
   return Math.min(b.capMs, b.baseMs * 2 ** attempt + random() * b.baseMs);
-}
-
-/** The longest Retry-After honoured (a misconfigured proxy must not park a client for days). */
-export const MAX_RETRY_AFTER_S = 3600;
-
-/**
- * A refusal's `Retry-After` in seconds (delta-seconds or an HTTP-date, RFC 9110 10.2.3),
- * or undefined when absent or unreadable. Anything else (`1.5`, which `Date.parse`
- * would read as a date in 2001) is unreadable.
- */
-export function parseRetryAfter(value: string | null | undefined, now: number = Date.now()): number | undefined {
-  if (value == null || value.trim() === '') return undefined;
-  const v = value.trim();
-  const s = /^\d+$/.test(v) ? Number(v) : /^[A-Za-z]{3}/.test(v) ? (Date.parse(v) - now) / 1000 : NaN;
-  return Number.isFinite(s) ? Math.min(MAX_RETRY_AFTER_S, Math.max(0, s)) : undefined;
 }
 
 /** The statuses whose `Retry-After` schedules the next attempt: 503 (the service cannot take it now) and 429 (too many requests). */
@@ -343,7 +330,7 @@ export function streamOrder(opts: OrderStreamOptions): OrderStream {
 
   async function connectWs(): Promise<void> {
     const Ctor = opts.WebSocket ?? (globalThis as { WebSocket?: WebSocketCtor }).WebSocket;
-    if (!Ctor) throw new OrderlineError(0, undefined, { source: 'client', code: 'UNSUPPORTED_PLATFORM', message: 'no WebSocket implementation: pass options.WebSocket (e.g. the ws package in Node 20)' });
+    if (!Ctor) throw new OrderlineError(0, undefined, { source: 'client', code: 'UNSUPPORTED_PLATFORM', message: 'no WebSocket: pass options.WebSocket (e.g. the ws package on Node 20)' });
     const token = await tokenOf(opts.token);
     if (closed) return;
     const url = `${base.replace(/^http/, 'ws')}/orders${token ? `?access_token=${encodeURIComponent(token)}` : ''}`;
