@@ -37,11 +37,21 @@ describe('the parameter rule: every parameter is one the pipeline reads as decla
       [{ name: 'q', in: 'query', content: { 'application/json': { schema: { type: 'object' } } } }, /`content` is not read/],
       [{ name: 'X-Tags', in: 'header', schema: { type: 'array', items: { type: 'string' } } }, /array header parameter/],
       [{ name: 'X-Trace', in: 'header', style: 'form', schema: { type: 'string' } }, /style: form/],
+      [{ name: 'pairs', in: 'query', schema: { type: 'array', items: { type: 'object' } } }, /array of objects/],
+      [{ name: 'skip', in: 'query', schema: { type: 'integer', minimum: 5, default: 0 } }, /default.*does not fit/],
+      [{ name: 'offset', in: 'query', schema: { type: 'integer', default: 'zero' } }, /default.*does not fit/],
     ];
     for (const [p, why] of refused) {
       const problems = parameterRuleProblems(withParameter(p));
       expect(problems).toEqual([expect.stringMatching(new RegExp(`^GET /orders: parameter \`${String(p.name)}\`: .*${why.source}`))]);
     }
+  });
+
+  it('refuses a write that declares If-Match without If-None-Match (its handler would never see the second)', () => {
+    const doc = contract();
+    const patch = doc.paths['/orders/{orderId}'].patch;
+    patch.parameters = (patch.parameters ?? []).filter((p) => JSON.stringify(p) !== JSON.stringify({ $ref: '#/components/parameters/IfNoneMatchWrite' }));
+    expect(parameterRuleProblems(doc)).toEqual([expect.stringMatching(/^PATCH \/orders\/\{orderId\}: declares `If-Match` but not `If-None-Match`/)]);
   });
 
   it('reads shared parameters through their $ref, on every operation that uses them', () => {

@@ -6,7 +6,13 @@
  * word: `explode: false` (`?tag=a,b`) would reach the handler as one string, a
  * `deepObject` (`?filter[status]=x`) as a member named `filter[status]`, a cookie never.
  * So codegen refuses such a parameter, naming it, until the pipeline learns to read it.
+ * It also refuses a `default` its own schema refuses (every request leaving the parameter
+ * out would be a 400 for a value the client never sent), and a write that declares
+ * `If-Match` without `If-None-Match`: such a write judges its own preconditions, and a
+ * header it does not declare never reaches its handler, so `If-None-Match: *` would be
+ * ignored where RFC 9110 13.1.2 wants a 412.
  */
+import Ajv2020 from 'ajv/dist/2020';
 
 const METHODS = ['get', 'head', 'post', 'put', 'patch', 'delete', 'options'] as const;
 const DEFAULT_STYLE = { path: 'simple', header: 'simple', query: 'form' } as const;
@@ -34,6 +40,11 @@ function problemOf(doc: Json, p: Json): string | undefined {
   if (schema.type === 'object') return 'an object parameter is not read: give each member a parameter of its own';
   if (p.in === 'query' && schema.type === 'array' && p.explode === false) return '`explode: false` is not read: a query array is the repeated parameter (`?a=1&a=2`)';
   if (p.in !== 'query' && schema.type === 'array') return `an array ${p.in} parameter is not read`;
+  const items = schema.type === 'array' && typeof schema.items === 'object' && schema.items !== null ? deref(doc, schema.items as Json) : undefined;
+  if (items?.type === 'object' || items?.type === 'array') return 'an array of objects or arrays is not read: a query array holds scalars';
+  if (schema.default !== undefined && !JSON.stringify(schema).includes('"$ref"') && !new Ajv2020({ strict: false }).validate(schema, schema.default)) {
+    return `its \`default\` ${JSON.stringify(schema.default)} does not fit its own schema: every request without it would be refused`;
+  }
   return undefined;
 }
 
@@ -45,10 +56,14 @@ export function parameterRuleProblems(doc: Json): string[] {
     for (const method of METHODS) {
       const op = item[method] as Json | undefined;
       if (!op) continue;
-      for (const node of [...shared, ...((op.parameters ?? []) as Json[])]) {
-        const p = deref(doc, node);
+      const params = [...shared, ...((op.parameters ?? []) as Json[])].map((node) => deref(doc, node));
+      for (const p of params) {
         const problem = problemOf(doc, p);
         if (problem) problems.push(`${method.toUpperCase()} ${path}: parameter \`${String(p.name)}\`: ${problem}`);
+      }
+      const headers = new Set(params.filter((p) => p.in === 'header' && typeof p.name === 'string').map((p) => String(p.name).toLowerCase()));
+      if (headers.has('if-match') && !headers.has('if-none-match')) {
+        problems.push(`${method.toUpperCase()} ${path}: declares \`If-Match\` but not \`If-None-Match\`: declare both (as #/components/parameters/IfNoneMatchWrite) and judge them together in the handler`);
       }
     }
   }

@@ -21,7 +21,8 @@ const METHODS = ['get', 'head', 'post', 'put', 'patch', 'delete', 'options'] as 
 type Json = Record<string, unknown>;
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
-const isDay = (v: unknown): v is string => typeof v === 'string' && DAY.test(v) && !Number.isNaN(Date.parse(v));
+/** A real calendar day, `YYYY-MM-DD` (`2026-02-30` is not one: Date would roll it over to March 2). */
+const isDay = (v: unknown): v is string => typeof v === 'string' && DAY.test(v) && !Number.isNaN(Date.parse(v)) && new Date(`${v}T00:00:00Z`).toISOString().slice(0, 10) === v;
 
 /** The versions `info.x-api-versions` marks deprecated (with a sunset). */
 function deprecatedVersions(doc: Json): Set<number> {
