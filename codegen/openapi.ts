@@ -236,6 +236,8 @@ function handlersModule(ops: OpModel[]): string {
     out.push(`  ${fam}(req: ${pascal(fam)}FamilyRequest, ctx: ${auth.has(true) ? 'A' : 'C'}): Promise<${pascal(fam)}FamilyResponse>;`);
   }
   out.push('}', '', 'export type Family = keyof Handlers<unknown>;');
+  out.push('/** Every handler the contract asks for, by name (a startup check names those missing). */');
+  out.push(`export const FAMILIES: readonly Family[] = [${[...fams.keys()].map(q).join(', ')}];`);
   out.push(`export type OperationId =\n  | ${ops.map((o) => q(o.operationId)).join('\n  | ')};`);
   const union = (list: OpModel[]) => (list.length === 0 ? 'never' : list.map((o) => q(o.operationId)).join(' | '));
   out.push('/** The operations that require a bearer token, and those that do not. */');
@@ -515,7 +517,7 @@ export async function generateOpenApi(root: string): Promise<Record<string, stri
           .map((x) => q(x.name))
           .join(', ')}],`,
         `    integerParams: [${op.params
-          .filter((x) => x.schema.type === 'integer')
+          .filter((x) => x.schema.type === 'integer' || (x.schema.type === 'array' && (x.schema.items as Json | undefined)?.type === 'integer'))
           .map((x) => q(x.name))
           .join(', ')}],`,
         `    arrayQueryParams: [${op.params
@@ -546,7 +548,7 @@ export async function generateOpenApi(root: string): Promise<Record<string, stri
     '  path: string;',
     "  /** Header parameters, in the contract's spelling. */",
     '  headerNames: readonly string[];',
-    '  /** Parameters typed integer: only their canonical decimal form is accepted (Ajv coercion alone would take `1.` or `01`). */',
+    '  /** Parameters typed integer, or arrays of integers: only the canonical decimal form is accepted (Ajv coercion alone would take `1.`, `01` or `0x10`). */',
     '  integerParams: readonly string[];',
     '  /** Query parameters typed array (`style: form, explode: true`): one given once is a list of one. */',
     '  arrayQueryParams: readonly string[];',

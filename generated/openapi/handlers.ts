@@ -770,6 +770,8 @@ export interface Handlers<C, A = C> {
 }
 
 export type Family = keyof Handlers<unknown>;
+/** Every handler the contract asks for, by name (a startup check names those missing). */
+export const FAMILIES: readonly Family[] = ["cancelOrder", "createOrder", "getAsyncApiYaml", "getDocs", "getDocsScript", "getGraphqlDocs", "getGraphqlSchema", "getHealth", "getOpenApiJson", "getOpenApiYaml", "getOrder", "getReady", "getRealtimeDocs", "getSdkDocs", "headOrder", "listOrders", "patchOrder", "replaceOrder"];
 export type OperationId =
   | "cancelOrder"
   | "cancelOrderV1"

@@ -10,7 +10,7 @@ interface RouteBase {
   path: string;
   /** Header parameters, in the contract's spelling. */
   headerNames: readonly string[];
-  /** Parameters typed integer: only their canonical decimal form is accepted (Ajv coercion alone would take `1.` or `01`). */
+  /** Parameters typed integer, or arrays of integers: only the canonical decimal form is accepted (Ajv coercion alone would take `1.`, `01` or `0x10`). */
   integerParams: readonly string[];
   /** Query parameters typed array (`style: form, explode: true`): one given once is a list of one. */
   arrayQueryParams: readonly string[];
