@@ -91,6 +91,16 @@ export function authenticator(store: Pick<Store, 'tokenBySelector'>, cache: Auth
   };
 }
 
+/** `res` without the handler's Deprecation, Sunset and deprecation Link (the operation's own are on the exchange). */
+function withoutDeprecation(res: AnyResponse): AnyResponse {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(res.headers ?? {})) {
+    if (name === 'Deprecation' || name === 'Sunset' || (name === 'Link' && value.includes('rel="deprecation"'))) continue;
+    headers[name] = value;
+  }
+  return { ...res, headers };
+}
+
 /** A request target in absolute form (`GET http://host/orders HTTP/1.1`, as sent to a proxy). */
 const ABSOLUTE_FORM = /^https?:\/\/[^/?#]*/i;
 
@@ -175,7 +185,10 @@ export function createPipeline(deps: PipelineDeps): RequestListener {
     if (isRefusal(raw)) return sendProblem(fin, x, raw);
     const stop = beforeRun(x, op);
     if (stop) return sendProblem(fin, x, stop);
-    return represent(x, await run(raw));
+    const res = await run(raw);
+    // An operation deprecated on its own says so with its own dates; a deprecated version's
+    // fields from the handler would make a second, conflicting Deprecation and Sunset.
+    return represent(x, op.spec.deprecation && res.headers?.Deprecation !== undefined ? withoutDeprecation(res) : res);
   }
 
   /**

@@ -30,6 +30,8 @@ const OPERATION = {
       { name: 'type', in: 'query', required: false, schema: { type: 'array', items: { type: 'string', enum: ['order.created', 'order.updated', 'order.cancelled'] } } },
       // A page size with a default: the handler is given 2 when the client names none.
       { name: 'max', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: 100, default: 2 } },
+      // A list of integers: each read as strictly as a single integer parameter.
+      { name: 'seq', in: 'query', required: false, schema: { type: 'array', items: { type: 'integer', minimum: 1 } } },
     ],
     responses: {
       '200': {
@@ -104,7 +106,8 @@ export const eventHandlers = (store: Store): Pick<OperationHandlers, 'listOrderE
     const order = await store.getOrder(ctx.account.id, req.params.orderId);
     if (!order) return { status: 404, contentType: PROBLEM_MEDIA_TYPE, body: problem('NOT_FOUND', 'No such order') };
     const types = req.query.type;
-    const events = (await store.eventsAfter(order.id, 0, 100)).filter((e) => !types || types.includes(e.type)).slice(0, req.query.max);
+    const seqs = req.query.seq;
+    const events = (await store.eventsAfter(order.id, 0, 100)).filter((e) => (!types || types.includes(e.type)) && (!seqs || seqs.includes(e.seq))).slice(0, req.query.max);
     return { status: 200, headers: { ETag: \`"events-\${order.id}-\${order.revision}"\` }, contentType: 'application/json', body: { events: events.map((e) => ({ seq: e.seq, type: e.type })) } };
   },
 });
@@ -122,6 +125,8 @@ describe('a new contract operation is served by the pipeline with no code beyond
     const contract = YAML.parse(readFileSync(contractPath, 'utf8')) as { paths: Record<string, unknown> };
     contract.paths['/orders/{orderId}/events'] = OPERATION;
     contract.paths['/orders/{orderId}/events.csv'] = CSV_OPERATION;
+    // An existing negotiated operation deprecated on its own: its v1 representation is deprecated too, with other dates.
+    Object.assign((contract.paths['/orders/{orderId}'] as { get: object }).get, { deprecated: true, 'x-deprecated-at': '2026-10-01', 'x-sunset': '2027-01-31' });
     writeFileSync(contractPath, YAML.stringify(contract));
     execFileSync(process.execPath, [require.resolve('tsx/cli'), join(copy, 'codegen/index.ts'), '--root', copy, '--no-docs'], { cwd: ROOT, stdio: 'pipe' });
     writeFileSync(join(copy, 'src/http/rest/events.ts'), HANDLER);
@@ -204,6 +209,15 @@ describe('a new contract operation is served by the pipeline with no code beyond
     expect(heads(await srv.fetch(`/orders/${id}/events`))).toEqual({ status: 200, deprecation: null, sunset: null, link: null });
   });
 
+  it("an operation deprecated on its own answers its own dates once, also for a deprecated version's representation", async () => {
+    const { id } = await createOrder(srv);
+    const own = { deprecation: `@${Date.UTC(2026, 9, 1) / 1000}`, sunset: 'Sun, 31 Jan 2027 23:59:59 GMT' };
+    for (const version of ['1', '2']) {
+      const res = await srv.fetch(`/orders/${id}`, { headers: { 'api-version': version } });
+      expect({ version, status: res.status, deprecation: res.headers.get('deprecation'), sunset: res.headers.get('sunset'), link: res.headers.get('link') }).toEqual({ version, status: 200, ...own, link: null });
+    }
+  });
+
   it("a query parameter's default is applied when the client names none; a query array takes one value or many; a value outside its enum is 400", async () => {
     const { id } = await createOrder(srv);
     await srv.fetch(`/orders/${id}`, { method: 'PATCH', headers: { 'content-type': 'application/merge-patch+json', 'if-match': `"${id}-1-v2j"` }, body: '{"note":"y"}' });
@@ -214,6 +228,12 @@ describe('a new contract operation is served by the pipeline with no code beyond
     expect(await typesOf('?type=order.cancelled')).toEqual(['order.cancelled']);
     expect(await typesOf('?type=order.created&type=order.cancelled')).toEqual(['order.created', 'order.cancelled']);
     expect((await srv.fetch(`/orders/${id}/events?max=0`)).status).toBe(400);
+    // An integer list: canonical decimal items only; a single integer given twice is refused, naming why.
+    expect(await typesOf('?seq=3&seq=1')).toEqual(['order.created', 'order.cancelled']);
+    for (const bad of ['0x2', '1e0', '01', '+1', '1.0', '9007199254740993']) expect({ bad, status: (await srv.fetch(`/orders/${id}/events?seq=1&seq=${encodeURIComponent(bad)}`)).status }).toEqual({ bad, status: 400 });
+    const twice = await srv.fetch(`/orders/${id}/events?max=5&max=6`);
+    expect(twice.status).toBe(400);
+    expect(await twice.json()).toMatchObject({ errors: [{ pointer: 'query:max', message: 'may be given once' }] });
     expect((await srv.fetch(`/orders/${id}/events?type=order.shipped`)).status).toBe(400);
   });
 
