@@ -101,6 +101,19 @@ function withoutDeprecation(res: AnyResponse): AnyResponse {
   return { ...res, headers };
 }
 
+const UNRESERVED = /^[A-Za-z0-9\-._~]$/;
+/**
+ * A path with its percent-encoded unreserved characters decoded and every other escape's
+ * hex in capitals (RFC 3986 6.2.2.1-2: `/%6Frders` and `/orders` are the same URI), so a
+ * route matches, logs, and fingerprints an idempotent request, by one spelling.
+ */
+function normalizedPath(path: string): string {
+  return path.replace(/%([0-9A-Fa-f]{2})/g, (escape: string, hex: string) => {
+    const c = String.fromCharCode(parseInt(hex, 16));
+    return UNRESERVED.test(c) ? c : escape.toUpperCase();
+  });
+}
+
 /** A request target in absolute form (`GET http://host/orders HTTP/1.1`, as sent to a proxy). */
 const ABSOLUTE_FORM = /^https?:\/\/[^/?#]*/i;
 
@@ -269,7 +282,8 @@ export function createPipeline(deps: PipelineDeps): RequestListener {
     let url = req.url ?? '/';
     if (url.charCodeAt(0) !== 0x2f && ABSOLUTE_FORM.test(url)) req.url = url = originForm(url);
     const q = url.indexOf('?');
-    const path = q < 0 ? url : url.slice(0, q);
+    const raw = q < 0 ? url : url.slice(0, q);
+    const path = raw.includes('%') ? normalizedPath(raw) : raw;
     const search = q < 0 ? '' : url.slice(q + 1);
     const framing = framingRefusal(req);
     if (framing) {

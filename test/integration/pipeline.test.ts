@@ -121,6 +121,18 @@ describe('the request pipeline', () => {
     expect(user.headers.get('allow')).toMatch(/GET.*OPTIONS|OPTIONS.*GET/);
   });
 
+  it('a percent-encoded unreserved character is that character (RFC 3986 6.2.2.2): one route, one spelling', async () => {
+    const { id } = await createOrder(srv);
+    const plain = await srv.fetch(`/orders/${id}`);
+    const digits = [...String(id)].map((d) => `%3${d}`).join('');
+    for (const path of [`/%6Frders/${id}`, `/%6frders/${id}`, `/orders/${digits}`, `/%6F%72%64%65%72%73/${id}`]) {
+      const res = await srv.fetch(path);
+      expect({ path, status: res.status, etag: res.headers.get('etag') }).toEqual({ path, status: 200, etag: plain.headers.get('etag') });
+    }
+    // A reserved character stays encoded: `%2F` is not a path separator.
+    expect((await srv.fetch(`/orders%2F${id}`)).status).toBe(404);
+  });
+
   it('a contract route owns its URL exactly: another case or a trailing slash is another (unknown) resource, also with a user route that would match it', async () => {
     const { id } = await createOrder(srv);
     expect((await srv.fetch(`/orders/${id}`)).status).toBe(200);
