@@ -19,6 +19,9 @@ const DEFAULT_STYLE = { path: 'simple', header: 'simple', query: 'form' } as con
 
 type Json = Record<string, unknown>;
 
+/** Judges each `default` against its parameter's schema (one instance for the whole contract). */
+const defaults = new Ajv2020({ strict: false });
+
 const isLocation = (v: unknown): v is keyof typeof DEFAULT_STYLE => v === 'path' || v === 'header' || v === 'query';
 
 /** A `#/components/...` reference resolved in `doc` (parameters are often shared components). */
@@ -42,7 +45,7 @@ function problemOf(doc: Json, p: Json): string | undefined {
   if (p.in !== 'query' && schema.type === 'array') return `an array ${p.in} parameter is not read`;
   const items = schema.type === 'array' && typeof schema.items === 'object' && schema.items !== null ? deref(doc, schema.items as Json) : undefined;
   if (items?.type === 'object' || items?.type === 'array') return 'an array of objects or arrays is not read: a query array holds scalars';
-  if (schema.default !== undefined && !JSON.stringify(schema).includes('"$ref"') && !new Ajv2020({ strict: false }).validate(schema, schema.default)) {
+  if (schema.default !== undefined && !JSON.stringify(schema).includes('"$ref"') && !defaults.validate(schema, schema.default)) {
     return `its \`default\` ${JSON.stringify(schema.default)} does not fit its own schema: every request without it would be refused`;
   }
   return undefined;

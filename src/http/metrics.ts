@@ -2,6 +2,12 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics, type Histog
 
 type DurationLabel = 'method' | 'route' | 'status';
 
+/** What the scrape-time gauges read (`Metrics.watch`): the realtime capability's counts, the public listener's connections. */
+interface Watched {
+  streams?: () => { sse: number; ws: number; topics: number };
+  connections?: () => number;
+}
+
 /** One series of the duration histogram: its labels and per-bucket (not cumulative) counts. */
 interface Series {
   readonly labels: Readonly<Record<DurationLabel, string>>;
@@ -158,7 +164,7 @@ export class Metrics {
   });
 
   /** What the gauges below read at scrape time (`watch`): nothing is counted on the request path for them. */
-  private readonly held: { streams?: () => { sse: number; ws: number; topics: number }; connections?: () => number } = {};
+  private readonly held: Watched = {};
 
   /** Open realtime streams by transport: SSE streams, WebSocket connections (/orders and /graphql together). */
   readonly openStreams = new Gauge({
@@ -197,7 +203,7 @@ export class Metrics {
   });
 
   /** Where the gauges read: the realtime capability's counts, the listener's connections. */
-  watch(sources: { streams?: () => { sse: number; ws: number; topics: number }; connections?: () => number }): void {
+  watch(sources: Watched): void {
     Object.assign(this.held, sources);
   }
 
