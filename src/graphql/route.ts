@@ -11,9 +11,9 @@
  * `Cache-Control: private, no-cache` (a browser's cache may keep it, a shared one may not,
  * and either asks again each time) and an `ETag` (getTag below), so a client holding the
  * answer revalidates with If-None-Match and gets 304 without the body, through the
- * pipeline's one conditional step (http/conditional.ts `notModified`); If-Match is judged
- * as on every read (`readMatches`: 412 `PRECONDITION_FAILED` when it names no tag of the
- * answer, RFC 9110 13.1.1). A POST's answer has
+ * pipeline's one conditional step for reads (http/conditional.ts `judgeRead`), which also
+ * judges If-Match first (412 `PRECONDITION_FAILED` when it names no tag of the answer, RFC
+ * 9110 13.1.1). A POST's answer has
  * neither (POST responses are not reused: RFC 9110 9.3.3); its If-Match and If-None-Match
  * are judged as on a REST create (the endpoint exists and has no tag: only `If-Match: *`
  * holds, `If-None-Match: *` fails, 412; a field that is no list of tags is 400). An APQ miss keeps its own
@@ -28,8 +28,8 @@ import {
   isRefusal,
   sendsBody,
   NOT_RUN,
+  judgeRead,
   notModified,
-  readMatches,
   readRequestText,
   refusal,
   send,
@@ -89,17 +89,15 @@ export function graphqlRoute({ engine, finalizer, authenticate, bodyLimit }: Gra
    * application/json), so a cache keeping a GET's answer must not hand it to a client that
    * asked for the other.
    */
-  function write(x: Exchange, [body, init]: Response, etag?: string): number {
+  function write(x: Exchange, [body, init]: Response, etag?: string, unchanged?: boolean): number {
     const headers = init.headers ?? {};
-    const method = x.req.method ?? 'GET';
     if (etag !== undefined) {
-      const validators = { ETag: etag, 'Cache-Control': GET_CACHE_CONTROL };
-      const unchanged = notModified(method, x.req.headers['if-none-match'], { status: 200, headers: validators });
       if (unchanged) {
-        for (const name in unchanged.headers) x.fields.push(name, unchanged.headers[name]);
+        const { headers: fields } = notModified({ headers: { ETag: etag, 'Cache-Control': GET_CACHE_CONTROL } });
+        for (const name in fields) x.fields.push(name, fields[name]);
         return send(finalizer, x, 304, 'Accept', undefined);
       }
-      x.fields.push('ETag', validators.ETag, 'Cache-Control', GET_CACHE_CONTROL);
+      x.fields.push('ETag', etag, 'Cache-Control', GET_CACHE_CONTROL);
     }
     let vary = 'Accept';
     for (const name in headers) {
@@ -135,14 +133,15 @@ export function graphqlRoute({ engine, finalizer, authenticate, bodyLimit }: Gra
     const precondition = writePreconditions(req);
     if (precondition) return write(x, await engine.refuse(precondition, accept, account));
     const answer = await engine.serve({ method, url: req.url ?? GRAPHQL_PATH, headers: req.headers, body, account, requestId: x.id });
-    const etag = cacheable(answer, method) ? getTag(answer[0], answer[1].headers?.['content-type'] ?? '') : undefined;
-    // If-Match first (RFC 9110 13.2.2), on the answer it would get: a tag of it, or `*`, or 412.
-    const ifMatch = req.headers['if-match'];
-    if (etag !== undefined && ifMatch !== undefined && !readMatches(ifMatch, etag)) {
+    if (!cacheable(answer, method)) return write(x, answer);
+    const etag = getTag(answer[0], answer[1].headers?.['content-type'] ?? '');
+    // The pipeline's conditional step for reads, on the answer the query got: If-Match (412), then If-None-Match (304).
+    const verdict = judgeRead(method, req.headers, 200, etag);
+    if (verdict === 'precondition_failed') {
       // The query ran (the tag is its answer's): the 412 says what the budget charged for it.
       return write(x, await engine.refuse(refusal('PRECONDITION_FAILED', 'If-Match names no tag of this answer'), accept, account, chargedBy(answer[0])));
     }
-    return write(x, answer, etag);
+    return write(x, answer, etag, verdict === 'not_modified');
   }
 
   /** A GET's 200 with a body, the engine setting no caching policy of its own (an APQ miss does): tagged and revalidated. */

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { evaluate, parseTagCondition, readMatches, strongMatch, weakMatch, parseTag } from './conditional';
+import { evaluate, judgeRead, parseTagCondition, readMatches, strongMatch, weakMatch, parseTag } from './conditional';
 
 const cur = (selected: string, all: string[] = [selected]) => ({ selected, all: () => all });
 
@@ -108,5 +108,39 @@ describe('If-Match on a read (readMatches)', () => {
   it('fails an unparseable field', () => {
     expect(readMatches('nope', '"nope"')).toBe(false);
     expect(readMatches('', '"a"')).toBe(false);
+  });
+});
+
+describe('the conditional step of a read (judgeRead), as REST operations and /graphql take it', () => {
+  const opaque = fc.stringMatching(/^[a-z0-9-]{0,8}$/).map((s) => `"${s}"`);
+  const tag = fc.tuple(fc.boolean(), opaque).map(([weak, o]) => (weak ? `W/${o}` : o));
+  const list = fc.option(
+    fc.array(tag, { minLength: 1, maxLength: 3 }).map((l) => l.join(', ')),
+    { nil: undefined },
+  );
+  const method = fc.constantFrom('GET', 'HEAD', 'POST', 'PATCH', 'DELETE');
+  const status = fc.constantFrom(200, 201, 204, 304, 400, 404, 412, 500);
+  it('judges If-Match before If-None-Match, on 2xx and 304 reads only; a 304 only for a 200 with a tag (generated)', () => {
+    fc.assert(
+      fc.property(method, status, fc.option(opaque, { nil: undefined }), list, list, (m, s, etag, im, inm) => {
+        const headers = { ...(im === undefined ? {} : { 'if-match': im }), ...(inm === undefined ? {} : { 'if-none-match': inm }) };
+        const verdict = judgeRead(m, headers, s, etag);
+        const read = (m === 'GET' || m === 'HEAD') && ((s >= 200 && s < 300) || s === 304);
+        const expected = !read
+          ? undefined
+          : im !== undefined && !readMatches(im, etag)
+            ? 'precondition_failed'
+            : inm !== undefined && s === 200 && etag !== undefined && evaluate({ method: m, ifNoneMatch: inm, current: cur(etag, []) }) === 'not_modified'
+              ? 'not_modified'
+              : undefined;
+        expect(verdict).toBe(expected);
+      }),
+    );
+  });
+  it('answers 304 for a held weak tag and 412 for a wrong If-Match even when If-None-Match would match', () => {
+    expect(judgeRead('GET', { 'if-none-match': 'W/"a"' }, 200, '"a"')).toBe('not_modified');
+    expect(judgeRead('HEAD', { 'if-none-match': '*' }, 200, '"a"')).toBe('not_modified');
+    expect(judgeRead('GET', { 'if-match': '"b"', 'if-none-match': '"a"' }, 200, '"a"')).toBe('precondition_failed');
+    expect(judgeRead('GET', { 'if-match': '"a"' }, 404, undefined)).toBeUndefined();
   });
 });

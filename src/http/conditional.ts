@@ -9,7 +9,7 @@
  *   succeed, so callers answer 404 (or any non-2xx) before calling `evaluate`.
  */
 import { createHash } from 'node:crypto';
-import type { IncomingMessage } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { refusal, type Refusal } from './problem';
 
 export interface EntityTag {
@@ -163,21 +163,27 @@ export function readMatches(ifMatch: string, etag: string | undefined): boolean 
 }
 
 /**
- * The pipeline's conditional step for any operation: a GET or HEAD whose 200 carries an
- * ETag the request's If-None-Match matches (weak comparison) is answered 304 with the
- * fields RFC 9110 15.4.5 names, instead of the body. Handlers that can decide a 304 before
- * building the body (the order read, the docs) do so themselves with `evaluate`; every
- * other operation that declares an ETag gets it here, with no code of its own. If-Match
- * on these reads is the pipeline's too (`readMatches`, before this).
+ * The conditional step of every read (GET, HEAD) once its answer is known, REST operations
+ * and /graphql alike, in RFC 9110 13.2.2's order: If-Match first (`precondition_failed`
+ * when it names no tag of the selected representation), then If-None-Match on a 200 that
+ * carries an ETag the client holds (weak comparison: `not_modified`). Only a 2xx or a 304
+ * is judged (13.2.1: preconditions are ignored when the answer would be another error).
+ * Handlers that can decide a 304 before building the body (the order read, the docs) do so
+ * themselves with `evaluate`; every other read that declares an ETag gets it here, with
+ * no code of its own. Writes judge theirs before writing (`writePreconditions`, or the
+ * handler's own with the stored revision).
  */
-export function notModified<R extends { status: number; headers?: Readonly<Record<string, string>> }>(
-  method: string,
-  ifNoneMatch: string | undefined,
-  res: R,
-): { status: 304; headers: Record<string, string> } | undefined {
-  if (ifNoneMatch === undefined || res.status !== 200 || (method !== 'GET' && method !== 'HEAD')) return undefined;
-  const etag = res.headers?.ETag;
-  if (etag === undefined || evaluate({ method, ifNoneMatch, current: { selected: etag, all: noTags } }) !== 'not_modified') return undefined;
+export function judgeRead(method: string, headers: IncomingHttpHeaders, status: number, etag: string | undefined): 'precondition_failed' | 'not_modified' | undefined {
+  if ((method !== 'GET' && method !== 'HEAD') || !((status >= 200 && status < 300) || status === 304)) return undefined;
+  const ifMatch = headers['if-match'];
+  if (ifMatch !== undefined && !readMatches(ifMatch, etag)) return 'precondition_failed';
+  const ifNoneMatch = headers['if-none-match'];
+  if (ifNoneMatch === undefined || status !== 200 || etag === undefined) return undefined;
+  return evaluate({ method, ifNoneMatch, current: { selected: etag, all: noTags } }) === 'not_modified' ? 'not_modified' : undefined;
+}
+
+/** The 304 that stands for a 200 (`judgeRead`'s `not_modified`): the fields RFC 9110 15.4.5 names, no body. */
+export function notModified(res: { headers?: Readonly<Record<string, string>> }): { status: 304; headers: Record<string, string> } {
   const headers: Record<string, string> = {};
   for (const name of NOT_MODIFIED_FIELDS) {
     const value = res.headers?.[name];

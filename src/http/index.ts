@@ -20,7 +20,7 @@ export { rateLimiter, type RateLimiter } from './rateLimit';
 export { connectionClosing, NOT_RUN, send, sendProblem } from './respond';
 export { ignoreUpgrade, isWebSocketHandshake, writeRefusal, type RawAnswerLog } from './upgrade';
 export { framingRefusal } from './framing';
-export { contentTag, notModified, readMatches, writePreconditions } from './conditional';
+export { contentTag, judgeRead, notModified, writePreconditions } from './conditional';
 export { createHttpServer } from './server';
 export { orderReads, restOperations, type OrderReads, type RestDeps, type HandlerContext, type AccountContext } from './rest';
 export { startIdempotencySweeper } from './rest/idempotency';

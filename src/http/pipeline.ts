@@ -38,7 +38,7 @@ import { connectionClosing, NOT_RUN, send, sendProblem, sendResponse } from './r
 import { sendsBody } from './body';
 import { acceptableTo, readBody, readParameters, type AnyResponse, type Operation } from './rest/operations';
 import type { RawRequest } from '../../generated/openapi/bind';
-import { notModified, readMatches, writePreconditions } from './conditional';
+import { judgeRead, notModified, writePreconditions } from './conditional';
 import type { RouteSpec } from '../../generated/openapi/routes';
 
 /**
@@ -220,19 +220,11 @@ export function createPipeline(deps: PipelineDeps): RequestListener {
     return isRefusal(raw) ? raw : readBody(req, op, raw, bodyLimit);
   }
 
-  /**
-   * The conditional step of a read (GET, HEAD): If-Match first (412 when it names no tag of
-   * the selected representation; writes judge theirs in their handler, before writing),
-   * then a 304 for a 200 whose ETag the client holds; then the response writer.
-   */
+  /** The conditional step of a read (conditional.ts `judgeRead`: 412 or 304), then the response writer. */
   function represent(x: Exchange, res: AnyResponse): number {
-    const { method = 'GET', headers } = x.req;
-    const im = headers['if-match'];
-    if (im !== undefined && (method === 'GET' || method === 'HEAD') && ((res.status >= 200 && res.status < 300) || res.status === 304) && !readMatches(im, res.headers?.ETag)) {
-      return sendProblem(fin, x, refusal('PRECONDITION_FAILED', 'If-Match names no entity tag of the current representation'));
-    }
-    const inm = headers['if-none-match'];
-    return sendResponse(fin, x, (inm !== undefined && notModified(method, inm, res)) || res);
+    const verdict = judgeRead(x.req.method ?? 'GET', x.req.headers, res.status, res.headers?.ETag);
+    if (verdict === 'precondition_failed') return sendProblem(fin, x, refusal('PRECONDITION_FAILED', 'If-Match names no entity tag of the current representation'));
+    return sendResponse(fin, x, verdict === 'not_modified' ? notModified(res) : res);
   }
 
   function resource(req: IncomingMessage, res: ServerResponse, r: Resource, params: Record<string, string>, path: string, search: string): void {
