@@ -7,6 +7,13 @@
  *   (false -> 304 for GET/HEAD, 412 otherwise);
  * - 13.2.1: preconditions are evaluated only when the request would otherwise
  *   succeed, so callers answer 404 (or any non-2xx) before calling `evaluate`.
+ *
+ * Written here rather than taken from jshttp's `fresh` (Koa's `ctx.fresh`): `fresh` answers
+ * a cache's question, not an origin's. It reports a request with `Cache-Control: no-cache`
+ * as stale, and fetch() adds that field to every conditional request it sends, where an
+ * origin must still answer 304 (RFC 9110 13.2.1: no-cache binds caches); it treats
+ * `If-None-Match: *` as matching a response with no tag, and knows neither If-Match nor
+ * strong comparison, nor the 412 of a write.
  */
 import { createHash } from 'node:crypto';
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';

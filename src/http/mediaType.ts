@@ -3,6 +3,13 @@
  * parameters whose values are tokens or quoted strings. One parser for every header that
  * carries one (Content-Type, each Accept range), so `version="2"`, `VERSION=2` and
  * `v=2` name the same version wherever the service reads them.
+ *
+ * Written here rather than taken from jshttp's `content-type` or `negotiator` (both in
+ * the tree under Koa): `content-type` throws a TypeError on a malformed value, where the
+ * service answers 400, 406 or 415 from a value, and parses anew on every call, where the
+ * same few values arrive on every request (remembered below); `negotiator` picks among
+ * offered types by comparing their parameters as strings, so it cannot read `v=2` as
+ * `version=2`, and gives no reason for a refusal.
  */
 
 export interface MediaType {

@@ -8,5 +8,5 @@ export { toV1, toV2, totalCents, type OrderV1, type OrderV2 } from './representa
 export { canTransition, CANCELLABLE, TRANSITIONS } from './transitions';
 export { applyMergePatch } from './mergePatch';
 export { decodeCursor, encodeCursor } from './cursor';
-export { parseOrderId, ORDER_ID_MAX, ORDER_ID_TEXT } from './orderId';
+export { parseCanonicalInteger, parseOrderId, ORDER_ID_MAX } from './orderId';
 export { decideWrite, createFields, writableView, toFields, EMPTY_ORDER, type Decision, type CreateIntent, type ReplaceIntent, type PatchIntent, type CancelIntent, type WriteIntent, type WriteKind } from './decide';

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ORDER_ID_MAX, ORDER_ID_TEXT, parseOrderId } from './orderId';
+import { ORDER_ID_MAX, parseCanonicalInteger, parseOrderId } from './orderId';
 
 /** The reference reading: a digit string that prints back as itself and lies in 1..MAX. */
 const canonical = (text: string): number | null => {
@@ -40,9 +40,27 @@ describe('parseOrderId', () => {
     // Around the bound, where the shape and the value disagree.
     fc.assert(fc.property(fc.bigInt({ min: 9_000_000_000_000_000n, max: 10_000_000_000_000_000n }), (n) => expect(parseOrderId(String(n))).toBe(canonical(String(n)))));
   });
+});
 
-  it('exports the shape the parser uses', () => {
-    expect(ORDER_ID_TEXT.test('9999999999999999')).toBe(true);
-    expect(ORDER_ID_TEXT.test('10000000000000000')).toBe(false);
+describe('parseCanonicalInteger, the one reading of an integer as text (ids are its positive values)', () => {
+  /** The reference reading: text that prints back as itself and is a safe integer. */
+  const reference = (text: string): number | null => {
+    if (!/^-?[0-9]+$/.test(text)) return null;
+    const n = Number(text);
+    return String(n) === text && Number.isSafeInteger(n) ? n : null;
+  };
+  it('reads back every safe integer and agrees with the reference on generated text (generated)', () => {
+    fc.assert(fc.property(fc.maxSafeInteger(), (n) => expect(parseCanonicalInteger(String(n))).toBe(n)));
+    const unit = fc.constantFrom('0', '1', '5', '9', '-', '+', '.', 'e', ' ', 'x');
+    fc.assert(fc.property(fc.string({ unit, maxLength: 20 }), (text) => expect(parseCanonicalInteger(text)).toBe(reference(text))));
+    fc.assert(fc.property(fc.bigInt({ min: -10_000_000_000_000_000n, max: 10_000_000_000_000_000n }), (n) => expect(parseCanonicalInteger(String(n))).toBe(reference(String(n)))));
+  });
+  it('an order id is exactly a positive canonical integer (generated)', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: fc.constantFrom('0', '1', '9', '-', '.'), maxLength: 18 }), (text) => {
+        const n = parseCanonicalInteger(text);
+        expect(parseOrderId(text)).toBe(n !== null && n >= 1 ? n : null);
+      }),
+    );
   });
 });

@@ -10,15 +10,25 @@
 export const ORDER_ID_MAX = Number.MAX_SAFE_INTEGER;
 
 /**
- * The canonical decimal shape of an id: a non-zero digit, then at most as many digits as
- * ORDER_ID_MAX has after its first. The shape alone admits a few 16-digit numbers above
- * the bound; `parseOrderId` refuses those by value.
+ * The one accepted spelling of an integer written as text, wherever the service reads one
+ * (an integer parameter of any operation, an order id, a stream position): one resource,
+ * one URL (`/orders/01` or `/orders/1.` is not `/orders/1`; `-0` is not `0`).
  */
-export const ORDER_ID_TEXT = new RegExp(`^[1-9][0-9]{0,${String(ORDER_ID_MAX).length - 1}}$`);
+export const CANONICAL_INTEGER = /^(0|-?[1-9][0-9]*)$/;
+
+/**
+ * The integer `text` spells canonically, or null. Its value must also be a safe integer:
+ * past 2^53 a number has no exact double, and a validator would judge a neighbour instead.
+ */
+export function parseCanonicalInteger(text: string): number | null {
+  // 17 characters hold every safe integer with its sign; a longer text is refused before it is matched.
+  if (text.length > 17 || !CANONICAL_INTEGER.test(text)) return null;
+  const n = Number(text);
+  return Number.isSafeInteger(n) ? n : null;
+}
 
 /** The id `text` names, or null when it is not the canonical spelling of an id in 1..ORDER_ID_MAX. */
 export function parseOrderId(text: string): number | null {
-  if (!ORDER_ID_TEXT.test(text)) return null;
-  const n = Number(text);
-  return n <= ORDER_ID_MAX ? n : null;
+  const n = parseCanonicalInteger(text);
+  return n !== null && n >= 1 ? n : null;
 }

@@ -11,6 +11,7 @@ import { bindOperations, type AnyResponse, type Bound, type Invalid, type RawReq
 import { FAMILIES, type Handlers } from '../../../generated/openapi/handlers';
 import { routes, type RouteSpec } from '../../../generated/openapi/routes';
 import type { Account } from '../../store';
+import { parseCanonicalInteger } from '../../orders';
 import { baseMediaType, dropRequestBody, readJsonBody, sendsBody } from '../body';
 import { versionOf } from '../mediaType';
 import { isRefusal, problem, PROBLEM_MEDIA_TYPE, refusal, type Refusal } from '../problem';
@@ -54,13 +55,8 @@ export function contractMediaType(value: string | undefined): string {
   return v === undefined ? base : `${base}; version=${v}`;
 }
 
-/**
- * The one accepted spelling of an integer parameter: one resource, one URL (`/orders/01`
- * or `/orders/1.` is not `/orders/1`; `-0` is not `0`). Its value must also be a safe integer: past 2^53 a
- * number has no exact double, and the validators would judge a neighbour instead.
- */
-export const CANONICAL_INTEGER = /^(0|-?[1-9][0-9]*)$/;
-const isCanonicalInteger = (v: string) => CANONICAL_INTEGER.test(v) && Number.isSafeInteger(Number(v));
+/** An integer parameter's text: the service's one reading of integers (orders/orderId.ts `parseCanonicalInteger`). */
+const isCanonicalInteger = (v: string) => parseCanonicalInteger(v) !== null;
 
 /** One operation, ready to serve: its route, its header parameters' wire names, its bound handler. */
 export type Operation = {

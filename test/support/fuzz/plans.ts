@@ -12,7 +12,7 @@
  * - `garbagePlan`: a valid plan with one header empty, over its maxLength, or garbage.
  */
 import fc from 'fast-check';
-import { CANONICAL_INTEGER } from '../../../src/http/rest/operations';
+import { parseCanonicalInteger } from '../../../src/orders';
 import { mutantsOf, SENDABLE_HEADER, validOf, type Medium, type Mutant } from './arbitraries';
 import type { FuzzOperation, Param } from './contract';
 
@@ -151,7 +151,7 @@ export function validPlan(op: FuzzOperation): fc.Arbitrary<Plan> {
 
 /** Whether the service must refuse this wire value of a parameter: its schema (the route's validator, coercing) or the canonical-integer rule. */
 export function wireInvalid(op: FuzzOperation, p: Param, text: string): boolean {
-  if (op.route.integerParams.includes(p.name) && !(CANONICAL_INTEGER.test(text) && Number.isSafeInteger(Number(text)))) return true;
+  if (op.route.integerParams.includes(p.name) && parseCanonicalInteger(text) === null) return true;
   const validate = op.route.validate[p.in];
   if (!validate) return false;
   const probe: Record<string, unknown> = {};
