@@ -43,6 +43,7 @@ const ON_POSTGRES = [
   'graphqlSubscriptions',
   'graphqlSubscriptionClients',
   'sdkSubscriptions',
+  'pipelined',
 ];
 
 /** @returns {Promise<import('jest').Config>} */

@@ -10,7 +10,7 @@
  *   -> rate limit (rateLimit.ts)
  *   -> bind (rest/operations.ts: parameters and body, the generated validators as type guards)
  *   -> the typed handler (rest/handlers.ts, health.ts, docs.ts)
- *   -> conditional (conditional.ts `notModified`: a 304 for any GET whose ETag the client holds)
+ *   -> conditional (conditional.ts `judgeRead`: If-Match's 412, a 304 for any GET whose ETag the client holds)
  *   -> one response writer (respond.ts), one problem writer for every refusal and error
  *   -> finalize (finalize.ts: log line, duration metric).
  *
@@ -299,7 +299,7 @@ export function createPipeline(deps: PipelineDeps): RequestListener {
     deps.fallback(req, res);
   }
 
-  return function pipeline(req, res) {
+  function serve(req: IncomingMessage, res: ServerResponse): void {
     try {
       route(req, res);
     } catch (err) {
@@ -307,5 +307,21 @@ export function createPipeline(deps: PipelineDeps): RequestListener {
       const x = fin.begin(req, res, ...splitTarget(req.url ?? '/'));
       fin.end(x, fail(x, err));
     }
+  }
+
+  /**
+   * Pipelined requests are served one after another, in the order they came, as if each had
+   * been sent once the answer before it arrived: a read behind a write sees the write, a
+   * retry behind its original is a replay (RFC 9112 9.3.2 allows serving pipelined requests
+   * in parallel only when all are safe). node:http gives a request that arrives behind an
+   * unfinished answer on its connection a response with no socket, and hands it the socket
+   * once every answer before it is sent (its 'socket' event): the request runs then. A
+   * request behind an answer that never ends (an event stream) or that closes the
+   * connection never runs. On a connection that is not pipelined the response has its
+   * socket at once: one property read.
+   */
+  return function pipeline(req, res) {
+    if (res.socket === null) res.once('socket', () => serve(req, res));
+    else serve(req, res);
   };
 }
