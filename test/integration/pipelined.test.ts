@@ -64,7 +64,7 @@ describe('pipelined requests on one connection', () => {
         const path = created.headers.get('location')!;
         let etag = created.headers.get('etag')!;
         const bytes = steps.map((st, i) => {
-          const last = i === steps.length - 1 ? { Connection: 'close' } : {};
+          const last: Record<string, string> = i === steps.length - 1 ? { Connection: 'close' } : {};
           return st.kind === 'read' ? request('GET', path, last) : request('PATCH', path, { 'Content-Type': 'application/merge-patch+json', 'If-Match': '*', ...last }, JSON.stringify({ note: st.note }));
         });
         const got = answers(await untilClosed(bytes.join('')));

@@ -4,6 +4,7 @@
  * accept limiter and shutdown. Ring size here: REPLAY_RATE 1 x REPLAY_WINDOW_S 5 = 5.
  */
 import { request } from 'node:http';
+import { connect } from 'node:net';
 import { WebSocket } from 'ws';
 import { MAX_QUEUED_MESSAGES } from '../../src/realtime/ws';
 import { StoreUnavailableError } from '../../src/store';
@@ -679,4 +680,39 @@ describe.each(['0', '5'])('WRITE_DELAY_MS=%s: a replay bigger than MAX_BUFFER_BY
       s.close();
     }
   });
+});
+
+describe('a replay bigger than the kernel takes, to an SSE client that does not read', () => {
+  let srv: TestServer;
+  beforeAll(async () => {
+    // A ring of 1,200 events (REPLAY_RATE x REPLAY_WINDOW_S), each about 11 KB.
+    srv = await startTestServer({ MAX_BUFFER_BYTES: '65536', REPLAY_RATE: '4' });
+  });
+  afterAll(() => srv.close());
+
+  it('is held up to MAX_BUFFER_BYTES, then the stream ends as a slow consumer: the ring is not copied into the socket', async () => {
+    const items = Array.from({ length: 100 }, (_, i) => ({ sku: `S${i}`.padEnd(64, 'x'), quantity: 1, unit_price_cents: 1 }));
+    const { id } = await createOrder(srv, { items });
+    // About 12 MB of replay: more than loopback's buffers take from a peer that reads nothing (a few MB).
+    await touch(srv, id, 1100);
+    const closes = async () => Number(/orderline_stream_backpressure_closes_total (\d+)/.exec(await srv.scrape())?.[1]);
+    const before = await closes();
+    const { hostname, port } = new URL(srv.url);
+    const socket = connect({ port: Number(port), host: hostname });
+    try {
+      socket.on('error', () => undefined);
+      const first = new Promise<void>((resolve) => socket.once('data', () => resolve()));
+      socket.write(`GET /api/orders/${id}/stream HTTP/1.1\r\nHost: ${hostname}\r\nAuthorization: Bearer ${srv.alice.token}\r\nAccept: text/event-stream\r\nLast-Event-ID: 1\r\n\r\n`);
+      await first;
+      socket.pause(); // from here on the client reads nothing
+      // The replay is written in the turn that sent the head: the stream ends within it, or soon after.
+      for (let i = 0; i < 500 && (await closes()) === before; i++) await new Promise((r) => setTimeout(r, 10));
+      expect(await closes()).toBe(before + 1);
+      expect(srv.realtime.stats().sse).toBe(0);
+      // What the server holds for the connection: at most its socket's high-water mark and one event, never the ring.
+      expect(srv.mostHeldBytes()).toBeLessThanOrEqual(65536 + 16384 + 12_000);
+    } finally {
+      socket.destroy();
+    }
+  }, 60_000);
 });

@@ -3,6 +3,7 @@
  * two accounts and a token each. Every integration test talks HTTP to it.
  */
 import { createServer, type Server } from 'node:http';
+import type { Socket } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -67,6 +68,8 @@ export interface TestServer {
   fetch(path: string, init?: RequestInit & { as?: 'alice' | 'bob' | 'anonymous' }): Promise<Response>;
   /** The TCP connections the server holds open (net.Server getConnections): upgraded and refused sockets included. */
   connections(): Promise<number>;
+  /** The most bytes any one of the server's connections holds in its socket's write buffer (user space, not yet taken by the kernel). */
+  mostHeldBytes(): number;
   close(): Promise<void>;
 }
 
@@ -102,6 +105,11 @@ export async function startTestServer(env: Record<string, string> = {}, deps: Pi
   });
   const server: Server = createHttpServer(listener, config.bodyLimitBytes, { requestTimeoutMs: config.requestTimeoutS * 1000 }, (req, status, id) => finalizer.rawAnswer(req, status, id));
   realtime.attach(server);
+  const sockets = new Set<Socket>();
+  server.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const port = (server.address() as { port: number }).port;
   const url = `http://127.0.0.1:${port}`;
@@ -135,6 +143,7 @@ export async function startTestServer(env: Record<string, string> = {}, deps: Pi
     realtime,
     app,
     connections: () => new Promise<number>((resolve, reject) => server.getConnections((err, n) => (err ? reject(err) : resolve(n)))),
+    mostHeldBytes: () => Math.max(0, ...[...sockets].map((s) => s.writableLength)),
     async close() {
       realtime.close();
       server.closeAllConnections();
