@@ -17,6 +17,11 @@
  * - a request line whose version is not HTTP/1.x (`HTTP/2.0`, `HTTP/0.9` with headers): 505
  *   (RFC 9110 15.6.6). node parses both and would serve them as HTTP/1.1; HTTP/2 is spoken only
  *   after its connection preface, which node answers 400 as a malformed request.
+ * - a request-target over MAX_TARGET_BYTES (16 KiB): 414 (RFC 9112 3 MUST); header fields
+ *   over MAX_FIELD_BYTES (16 KiB, each line counted as sent: name, `: `, value, CRLF): 431
+ *   (RFC 6585 5). node's parser takes a head up to PARSER_HEAD_BYTES, more than the two
+ *   together, so that each part is judged on its own and a long URL is told so (node alone
+ *   would answer 431 to either); a head over that is node's 431 (upgrade.ts).
  * - a transfer coding other than `chunked` (`gzip, chunked`): 501 (RFC 9112 6.1 SHOULD).
  *   node takes the chunks off and would hand the still-coded bytes on as the body. Unless
  *   `chunked` is not the last coding (`xchunked`, `chunked, gzip`): then the body's length
@@ -42,30 +47,43 @@ const CHUNKED = /^\s*chunked\s*$/i;
 const LAST_CHUNKED = /(?:^|,)\s*chunked\s*$/i;
 const CLOSE = { Connection: 'close' };
 
-/** The field a request carries twice of `Host`, `Authorization` and `Content-Type`, if any (node keeps only the first of each). */
-function repeatedSingleton(raw: readonly string[]): string | undefined {
+/** The longest request-target served: 414 above (RFC 9112 3 recommends at least 8,000 octets). */
+export const MAX_TARGET_BYTES = 16 * 1024;
+/** The most bytes of header fields served, each line as sent (name, `: `, value, CRLF): 431 above. */
+export const MAX_FIELD_BYTES = 16 * 1024;
+/** node:http's limit on a whole head (its `maxHeaderSize`, server.ts): room for both limits above, the request line and a margin. */
+export const PARSER_HEAD_BYTES = 40 * 1024;
+
+/**
+ * One pass over the raw fields: the field a request carries twice of `Host`, `Authorization`
+ * and `Content-Type` (node keeps only the first of each), if any, and the fields' bytes.
+ */
+function scanFields(raw: readonly string[]): { repeated: string | undefined; bytes: number } {
   let host = 0;
   let authorization = 0;
   let contentType = 0;
+  let bytes = 0;
   for (let i = 0; i < raw.length; i += 2) {
     const n = raw[i];
+    bytes += n.length + raw[i + 1].length + 4;
     if (n.length === 4 && n.toLowerCase() === 'host') host++;
     else if (n.length === 13 && n.toLowerCase() === 'authorization') authorization++;
     else if (n.length === 12 && n.toLowerCase() === 'content-type') contentType++;
   }
-  if (host > 1) return 'Host';
-  if (authorization > 1) return 'Authorization';
-  if (contentType > 1) return 'Content-Type';
-  return undefined;
+  const repeated = host > 1 ? 'Host' : authorization > 1 ? 'Authorization' : contentType > 1 ? 'Content-Type' : undefined;
+  return { repeated, bytes };
 }
 
 export function framingRefusal(req: IncomingMessage): Refusal | undefined {
   if (req.httpVersionMajor !== 1) return refusal('HTTP_VERSION_NOT_SUPPORTED', `This server speaks HTTP/1.1 and HTTP/1.0, not HTTP/${req.httpVersion}`, CLOSE);
+  if ((req.url?.length ?? 0) > MAX_TARGET_BYTES) return refusal('URI_TOO_LONG', `The request-target is longer than ${MAX_TARGET_BYTES} bytes`, CLOSE);
+  const fields = scanFields(req.rawHeaders);
+  if (fields.bytes > MAX_FIELD_BYTES) return refusal('HEADER_FIELDS_TOO_LARGE', `The header fields take more than ${MAX_FIELD_BYTES} bytes`, CLOSE);
   const h = req.headers;
   if (h.host === undefined) {
     if (req.httpVersionMajor === 1 && req.httpVersionMinor === 1) return refusal('BAD_REQUEST', 'An HTTP/1.1 request needs a Host header (RFC 9112 3.2)', CLOSE);
   } else if (!HOST.test(h.host)) return refusal('BAD_REQUEST', 'The Host header is no host[:port] (RFC 9112 3.2)', CLOSE);
-  const repeated = repeatedSingleton(req.rawHeaders);
+  const repeated = fields.repeated;
   if (repeated !== undefined) return refusal('BAD_REQUEST', `A request carries one ${repeated} field, not two (RFC 9110 5.3)`, CLOSE);
   const expect = h.expect;
   if (expect !== undefined && !CONTINUE.test(expect)) return refusal('EXPECTATION_FAILED', 'The only expectation this server meets is 100-continue', CLOSE);

@@ -5,6 +5,7 @@
  */
 import { createServer, type RequestListener, type Server } from 'node:http';
 import { answerExpectations } from './body';
+import { PARSER_HEAD_BYTES } from './framing';
 import { answerClientErrors, type RawAnswerLog } from './upgrade';
 
 /**
@@ -23,7 +24,10 @@ const CHECK_INTERVAL_MS = 1000;
 
 export function createHttpServer(listener: RequestListener, bodyLimitBytes: number, { requestTimeoutMs }: RequestTimeouts = { requestTimeoutMs: 30_000 }, log?: RawAnswerLog): Server {
   // node's own Host check answers a bare 400; the pipeline's (framing.ts) answers it as a problem.
-  const server = createServer({ requireHostHeader: false, requestTimeout: requestTimeoutMs, headersTimeout: Math.min(requestTimeoutMs, 20_000), connectionsCheckingInterval: CHECK_INTERVAL_MS }, listener);
+  const server = createServer(
+    { requireHostHeader: false, maxHeaderSize: PARSER_HEAD_BYTES, requestTimeout: requestTimeoutMs, headersTimeout: Math.min(requestTimeoutMs, 20_000), connectionsCheckingInterval: CHECK_INTERVAL_MS },
+    listener,
+  );
   answerClientErrors(server, log);
   answerExpectations(server, bodyLimitBytes);
   return server;

@@ -116,6 +116,25 @@ const CLIENT_ERROR_STATUS: Readonly<Record<string, ProblemCode>> = {
   HPE_INVALID_VERSION: 'HTTP_VERSION_NOT_SUPPORTED',
 };
 
+/** A request line well formed but for its version: method, target, `HTTP/d.d`, CRLF. */
+const VERSIONED_LINE = /^[!-~]+ [!-~]+ HTTP\/(\d+\.\d+)\r$/;
+
+/**
+ * Whether node's HPE_INVALID_VERSION is a version this server does not speak (`HTTP/3.0`,
+ * `HTTP/1.2`: 505) rather than a request line broken after its version (a bare LF, a space
+ * before the CRLF), which node reports under the same code and is 400 like any malformed
+ * request. `raw` is the chunk node failed in, `at` the bytes it had parsed of it: the line
+ * judged is the one holding the last byte parsed.
+ */
+function unsupportedVersion(raw: unknown, at: unknown): boolean {
+  if (!Buffer.isBuffer(raw) || typeof at !== 'number' || at < 1) return false;
+  const last = Math.min(at, raw.length) - 1;
+  const start = last === 0 ? 0 : raw.lastIndexOf(0x0a, last - 1) + 1;
+  const end = raw.indexOf(0x0a, last);
+  const version = VERSIONED_LINE.exec(raw.subarray(start, end < 0 ? raw.length : end).toString('latin1'))?.[1];
+  return version !== undefined && version !== '1.1' && version !== '1.0';
+}
+
 /**
  * Runs `then` once every response to the requests read before the broken one has been
  * sent: pipelined requests are answered in the order received (RFC 9112 9.3.2), so a
@@ -192,12 +211,13 @@ export function answerClientErrors(server: Server, log: RawAnswerLog = () => und
     // refusal that closes it): no request to answer. They are dropped unread and the
     // connection ends after the answers owed (RFC 9112 9.6: no further request is processed).
     if (err.code === 'HPE_CLOSED_CONNECTION') return afterPendingResponses(socket, () => socket.end());
-    const code = (err.code !== undefined && CLIENT_ERROR_STATUS[err.code]) || 'BAD_REQUEST';
+    const raw: unknown = Reflect.get(err, 'rawPacket');
+    const known = err.code === 'HPE_INVALID_VERSION' && !unsupportedVersion(raw, Reflect.get(err, 'bytesParsed')) ? undefined : err.code;
+    const code = (known !== undefined && CLIENT_ERROR_STATUS[known]) || 'BAD_REQUEST';
     const detail = code === 'BAD_REQUEST' ? `The request is not well-formed HTTP/1.1 (${err.code ?? 'unparsable'})` : undefined;
     // The bytes node failed on, when they begin a HEAD request: its answer has no body. They
     // begin the broken request only when none was read before it (`rawPacket` is the whole
     // chunk); behind others, the answer keeps its body, which the close delimits anyway.
-    const raw: unknown = Reflect.get(err, 'rawPacket');
     const first = !(Reflect.get(socket, '_httpMessage') instanceof ServerResponse);
     const head = first && Buffer.isBuffer(raw) && raw.subarray(0, 5).toString('latin1') === 'HEAD ';
     afterPendingResponses(socket, (req) => answer(req, socket, refusal(code, detail), head));
