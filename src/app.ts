@@ -59,7 +59,7 @@ export function createApp(deps: AppDeps): App {
   const { config, store } = deps;
   const metrics = deps.metrics ?? new Metrics();
   const fieldReads = new FieldReadTally(metrics.deprecatedReads, store, { topAccounts: config.metrics.topAccounts });
-  const finalizer = new Finalizer(deps.logger, new HttpTimer(metrics), config.corsOrigins);
+  const finalizer = new Finalizer(deps.logger, new HttpTimer(metrics), config.corsOrigins, config.corsAllowHeaders);
   const authCache = new AuthCache(config.authCacheTtlMs);
   const bus = deps.bus ?? new MemoryBus();
   const realtime = createRealtime({

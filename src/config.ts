@@ -3,7 +3,7 @@
  * function returning a value or one error line naming the variable, so `main.ts`
  * can refuse bad config with exactly that line and a non-zero exit.
  */
-import { DEFAULT_BODY_LIMIT, parseCorsOrigins } from './http';
+import { DEFAULT_BODY_LIMIT, parseCorsAllowHeaders, parseCorsOrigins } from './http';
 import type { RealtimeConfig } from './realtime';
 
 export interface Config {
@@ -45,6 +45,8 @@ export interface Config {
   sqliteBusyTimeoutMs: number;
   /** Origins whose browser scripts may call the API (CORS); empty = none (the default). */
   corsOrigins: string[];
+  /** Request headers a CORS preflight allows besides the service's own (CORS_ALLOW_HEADERS). */
+  corsAllowHeaders: string[];
   graphql: {
     maxDepth: number;
     maxCost: number;
@@ -109,6 +111,12 @@ function int(env: Env, name: string, def: number, min: number, max: number): num
     throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
   }
   return Number(raw);
+}
+
+function corsAllowHeaders(env: Env): string[] {
+  const parsed = parseCorsAllowHeaders(env.CORS_ALLOW_HEADERS);
+  if (!parsed.ok) throw new ConfigError(parsed.error);
+  return parsed.headers;
 }
 
 function corsOrigins(env: Env): string[] {
@@ -233,6 +241,7 @@ export function parseConfig(env: Env): ConfigResult {
       sqliteSynchronous: oneOf(env, 'SQLITE_SYNCHRONOUS', 'normal', ['normal', 'full'] as const),
       sqliteBusyTimeoutMs: int(env, 'SQLITE_BUSY_TIMEOUT_MS', 5000, 0, 600_000),
       corsOrigins: corsOrigins(env),
+      corsAllowHeaders: corsAllowHeaders(env),
       graphql: {
         maxDepth: int(env, 'GRAPHQL_MAX_DEPTH', 4, 1, 100),
         maxCost,

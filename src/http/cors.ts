@@ -9,7 +9,12 @@
  * - Preflight allows the headers our clients send: bearer auth, the conditional
  *   headers (If-Match on every write, If-None-Match on cached reads), Content-Type
  *   (merge-patch and JSON are not CORS-safelisted), Api-Version, Last-Event-ID (the
- *   SDK's SSE resume over fetch) and Idempotency-Key (retried creates).
+ *   SDK's SSE resume over fetch) and Idempotency-Key (retried creates); and the headers
+ *   common browser clients add on their own: W3C Trace Context (`traceparent`,
+ *   `tracestate`: OpenTelemetry's fetch instrumentation) and Apollo Client's client
+ *   awareness (`apollographql-client-name`, `-version`). A browser refuses the whole request
+ *   when its preflight does not allow one header it sends; others (a tracing vendor's) are
+ *   added with CORS_ALLOW_HEADERS.
  * - Exposes every response header the contract declares (a test holds the two together):
  *   ETag (for If-Match), Location (after a create), Retry-After (429/503), Sunset and
  *   Deprecation (v1), Link, Api-Version, X-Request-Id, the rate limit's RateLimit and
@@ -20,7 +25,20 @@
  *   not subject to CORS; its upgrade authenticates by `access_token`, never a cookie.
  */
 /** Request headers a preflight allows (besides the CORS-safelisted ones). */
-export const CORS_ALLOW_HEADERS = ['Authorization', 'If-Match', 'If-None-Match', 'Content-Type', 'Api-Version', 'Last-Event-ID', 'Idempotency-Key', 'X-Request-Id'] as const;
+export const CORS_ALLOW_HEADERS = [
+  'Authorization',
+  'If-Match',
+  'If-None-Match',
+  'Content-Type',
+  'Api-Version',
+  'Last-Event-ID',
+  'Idempotency-Key',
+  'X-Request-Id',
+  'traceparent',
+  'tracestate',
+  'apollographql-client-name',
+  'apollographql-client-version',
+] as const;
 /** Response headers a cross-origin script may read (besides the CORS-safelisted ones). */
 export const CORS_EXPOSE_HEADERS = [
   'ETag',
@@ -63,14 +81,14 @@ export interface CorsPolicy {
   preflight(origin: string | undefined, requestMethod: string | undefined, methods?: string): string[] | undefined;
 }
 
-/** The policy for `origins` (already validated by config), or none when the list is empty. */
-export function corsPolicy(origins: readonly string[]): CorsPolicy | undefined {
+/** The policy for `origins` (already validated by config), or none when the list is empty; `extraHeaders`: CORS_ALLOW_HEADERS, allowed besides ours. */
+export function corsPolicy(origins: readonly string[], extraHeaders: readonly string[] = []): CorsPolicy | undefined {
   if (origins.length === 0) return undefined;
   const any = origins.includes('*');
   const allowed = new Set(origins);
   const exposeHeaders = CORS_EXPOSE_HEADERS.join(',');
   const allowMethods = CORS_ALLOW_METHODS.join(',');
-  const allowHeaders = CORS_ALLOW_HEADERS.join(',');
+  const allowHeaders = [...CORS_ALLOW_HEADERS, ...extraHeaders].join(',');
   const allowOrigin = (origin: string | undefined) => (any ? '*' : origin !== undefined && allowed.has(origin) ? origin : undefined);
   return {
     simple(origin, fields) {
@@ -92,6 +110,21 @@ export function corsPolicy(origins: readonly string[]): CorsPolicy | undefined {
       return ['Access-Control-Allow-Origin', allow, 'Access-Control-Max-Age', String(CORS_MAX_AGE_S), 'Access-Control-Allow-Methods', allowed, 'Access-Control-Allow-Headers', allowHeaders];
     },
   };
+}
+
+/** A field name (RFC 9110 5.1: a token). */
+const FIELD_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+/** CORS_ALLOW_HEADERS: comma-separated request header names a preflight allows besides ours; an entry that is no field name is an error. */
+export function parseCorsAllowHeaders(raw: string | undefined): { ok: true; headers: string[] } | { ok: false; error: string } {
+  const entries = (raw ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+  const bad = entries.find((e) => !FIELD_NAME.test(e));
+  if (bad !== undefined) return { ok: false, error: `CORS_ALLOW_HEADERS: "${bad}" is not a header name` };
+  const ours = new Set(CORS_ALLOW_HEADERS.map((h) => h.toLowerCase()));
+  return { ok: true, headers: [...new Set(entries.filter((e) => !ours.has(e.toLowerCase())))] };
 }
 
 /** CORS_ORIGINS: comma-separated exact origins, or `*`; an entry that is not an origin is an error. */

@@ -72,8 +72,9 @@ export class Finalizer {
     private readonly logger: Logger,
     private readonly timer: HttpTimer,
     corsOrigins: readonly string[],
+    corsAllowHeaders: readonly string[] = [],
   ) {
-    this.cors = corsPolicy(corsOrigins);
+    this.cors = corsPolicy(corsOrigins, corsAllowHeaders);
   }
 
   /** Starts an exchange: its id, start time and the fields every answer carries. */

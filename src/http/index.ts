@@ -6,7 +6,7 @@
 export { missingToken, resolveToken, streamToken } from './auth';
 export { AuthCache } from './authCache';
 export { DEFAULT_BODY_LIMIT, dropRequestBody, parseClientJson, readRequestText, sendsBody } from './body';
-export { parseCorsOrigins } from './cors';
+export { parseCorsAllowHeaders, parseCorsOrigins } from './cors';
 export { Drain, DRAIN_GRACE_MS, shuttingDown } from './drain';
 export { Finalizer, requestIdOf, splitTarget, type Exchange } from './finalize';
 export { koaShell } from './koaShell';

@@ -102,6 +102,32 @@ describe('CORS', () => {
     });
   });
 
+  describe('headers browser clients add on their own', () => {
+    let srv: TestServer;
+    beforeAll(async () => {
+      srv = await startTestServer({ CORS_ORIGINS: APP, CORS_ALLOW_HEADERS: 'sentry-trace, baggage,Authorization' });
+    });
+    afterAll(() => srv.close());
+
+    it("a preflight allows Apollo Client's client awareness and W3C Trace Context, and what CORS_ALLOW_HEADERS adds, once each", async () => {
+      const pre = await srv.fetch('/graphql', {
+        method: 'OPTIONS',
+        as: 'anonymous',
+        headers: { origin: APP, 'access-control-request-method': 'POST', 'access-control-request-headers': 'apollographql-client-name, apollographql-client-version, traceparent, tracestate, sentry-trace, baggage' },
+      });
+      expect(pre.status).toBe(204);
+      const allowed = split(pre.headers.get('access-control-allow-headers'));
+      for (const h of ['apollographql-client-name', 'apollographql-client-version', 'traceparent', 'tracestate', 'sentry-trace', 'baggage']) expect(allowed).toContain(h);
+      expect(allowed.filter((h) => h === 'authorization')).toHaveLength(1);
+    });
+
+    it('CORS_ALLOW_HEADERS takes header names and refuses anything else by name', () => {
+      expect(parseConfig({ CORS_ALLOW_HEADERS: ' x-a ,X-B,,' })).toMatchObject({ ok: true, config: { corsAllowHeaders: ['x-a', 'X-B'] } });
+      expect(parseConfig({})).toMatchObject({ ok: true, config: { corsAllowHeaders: [] } });
+      for (const bad of ['a b', 'x:y', 'é', 'x(']) expect(parseConfig({ CORS_ALLOW_HEADERS: bad })).toEqual({ ok: false, error: expect.stringContaining('CORS_ALLOW_HEADERS') });
+    });
+  });
+
   it('CORS_ORIGINS takes exact origins or *, and refuses anything else by name', () => {
     expect(parseConfig({ CORS_ORIGINS: `${APP},*` })).toMatchObject({ ok: true, config: { corsOrigins: [APP, '*'] } });
     expect(parseConfig({})).toMatchObject({ ok: true, config: { corsOrigins: [] } });
