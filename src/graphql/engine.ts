@@ -28,7 +28,7 @@ import type { RequestParams, Response } from 'graphql-http';
 import { parseClientJson } from '../http/body';
 import { parseMediaType } from '../http/mediaType';
 import { parseAccept, type Range } from '../http/rest/negotiate';
-import { isRefusal, STORE_RETRY_AFTER_S, type Refusal } from '../http/problem';
+import { isRefusal, STORE_RETRY_AFTER_S, type ProblemCode, type Refusal } from '../http/problem';
 import { StoreUnavailableError, type Account, type Store } from '../store';
 import { compiledExecutor } from './compiled';
 import { coded, GRAPHQL_CODES, type GraphqlCode } from './errors';
@@ -115,6 +115,16 @@ export interface GraphqlEngine {
 }
 
 export const GRAPHQL_PATH = '/graphql';
+/** The `extensions.code` of a refusal made before the engine (the route's, the pipeline's): REST's problem code where GraphQL has one of the same meaning; BAD_REQUEST for the rest. */
+const REFUSAL_CODES: ReadonlyMap<string, GraphqlCode> = new Map<ProblemCode, GraphqlCode>([
+  ['UNAUTHORIZED', GRAPHQL_CODES.UNAUTHENTICATED],
+  ['SERVICE_UNAVAILABLE', GRAPHQL_CODES.UNAVAILABLE],
+  ['PRECONDITION_FAILED', GRAPHQL_CODES.PRECONDITION_FAILED],
+  ['METHOD_NOT_ALLOWED', GRAPHQL_CODES.METHOD_NOT_ALLOWED],
+  ['PAYLOAD_TOO_LARGE', GRAPHQL_CODES.PAYLOAD_TOO_LARGE],
+  ['UNSUPPORTED_MEDIA_TYPE', GRAPHQL_CODES.UNSUPPORTED_MEDIA_TYPE],
+]);
+
 const SUBSCRIPTIONS_OVER_WS = 'Subscriptions are served over WebSocket on /graphql (graphql-transport-ws), not over HTTP';
 
 /** What the engine knows of each request beside method, url and body: the caller and two headers. */
@@ -268,7 +278,7 @@ function readParams(req: HttpRequest): RequestParams | Response {
     if (!extensions.ok) return bad(extensions.why);
     data = { query: search.get('query') ?? undefined, operationName: search.get('operationName') ?? undefined, variables: variables.value, extensions: extensions.value };
   } else if (req.method === 'POST') {
-    if (!takesJson(req.context.contentType)) return errorResponse(accept, 415, GRAPHQL_CODES.BAD_REQUEST, TAKES_JSON);
+    if (!takesJson(req.context.contentType)) return errorResponse(accept, 415, GRAPHQL_CODES.UNSUPPORTED_MEDIA_TYPE, TAKES_JSON);
     const raw = req.body; // the text the route read (route.ts)
     // The service's one reader of client JSON: nesting bound, unpaired surrogates, repeated member names.
     const read = typeof raw === 'string' ? parseClientJson(raw) : { json: raw };
@@ -291,6 +301,8 @@ function readParams(req: HttpRequest): RequestParams | Response {
 
 export function graphqlEngine(deps: GraphqlEngineDeps): GraphqlEngine {
   const schema = createSchema();
+  // What a mutation sent with GET is told: where to send it, or that there is none to send.
+  const getMutation = schema.getMutationType() ? 'Only queries may be sent with GET: send mutations with POST' : 'Only queries may be sent with GET (and this schema defines no mutations)';
   const { limits } = deps;
   const manifest = manifestMap(deps.manifest);
 
@@ -353,9 +365,8 @@ export function graphqlEngine(deps: GraphqlEngineDeps): GraphqlEngine {
     const { document } = prepared;
     const op = getOperationAST(document, params.operationName);
     // GraphQL over HTTP: a mutation is never run for a GET (405 with Allow, as graphql-http answers it, in GraphQL's shape),
-    // whatever else is wrong with it: the method is what the client must change first (and this schema has no mutations).
-    if (op?.operation === OperationTypeNode.MUTATION && req.method === 'GET')
-      return errorResponse(accept, 405, GRAPHQL_CODES.BAD_REQUEST, 'Only queries may be sent with GET: send mutations with POST', { allow: 'POST' });
+    // whatever else is wrong with it: the method is what the client must change first.
+    if (op?.operation === OperationTypeNode.MUTATION && req.method === 'GET') return errorResponse(accept, 405, GRAPHQL_CODES.METHOD_NOT_ALLOWED, getMutation, { allow: 'POST' });
     const coerced = prepared.errors.length > 0 ? undefined : coerceVariables(op, params);
     if (coerced && !coerced.ok) return [errorsBody(coerced.errors, GRAPHQL_CODES.BAD_USER_INPUT), { status: 400, statusText: 'Bad Request', headers: { 'content-type': mediaTypeFor(accept) } }];
     const variables = coerced?.values;
@@ -489,7 +500,7 @@ export function graphqlEngine(deps: GraphqlEngineDeps): GraphqlEngine {
       return report(context.cost === undefined ? await withUnpricedCost(response, account) : response);
     },
     async refuse({ problem, headers }, accept, account, charged = 0) {
-      const code = problem.status === 401 ? GRAPHQL_CODES.UNAUTHENTICATED : problem.status === 503 ? GRAPHQL_CODES.UNAVAILABLE : problem.status === 412 ? GRAPHQL_CODES.PRECONDITION_FAILED : GRAPHQL_CODES.BAD_REQUEST;
+      const code = REFUSAL_CODES.get(problem.code) ?? GRAPHQL_CODES.BAD_REQUEST;
       const refused = errorResponse(accept, problem.status, code, problem.detail ?? problem.title, headers);
       // No account (401): no bucket to report.
       return report(account ? await withUnpricedCost(refused, account, charged) : refused);

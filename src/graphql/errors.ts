@@ -20,6 +20,14 @@ export const GRAPHQL_CODES = {
   PERSISTED_QUERY_HASH_MISMATCH: 'PERSISTED_QUERY_HASH_MISMATCH',
   /** The request is not a GraphQL-over-HTTP request we can read (shape, JSON, version). */
   BAD_REQUEST: 'BAD_REQUEST',
+  /**
+   * HTTP-level refusals, named as REST's problem codes name them, so a client that serves
+   * both interfaces branches on one name: 405 (a mutation over GET, another method), 413 (a
+   * body over BODY_LIMIT_BYTES), 415 (a POST body that is not JSON).
+   */
+  METHOD_NOT_ALLOWED: 'METHOD_NOT_ALLOWED',
+  PAYLOAD_TOO_LARGE: 'PAYLOAD_TOO_LARGE',
+  UNSUPPORTED_MEDIA_TYPE: 'UNSUPPORTED_MEDIA_TYPE',
   UNAUTHENTICATED: 'UNAUTHENTICATED',
   /** A subscription's order is missing, or another account's (it looks missing). */
   NOT_FOUND: 'NOT_FOUND',

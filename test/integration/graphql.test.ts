@@ -457,7 +457,7 @@ describe('GraphQL: automatic persisted queries (Apollo protocol)', () => {
     const m = 'mutation { __typename }';
     const refused = await t.get({ query: m, extensions: ext(m) });
     expect(refused.status).toBe(405);
-    expect(refused.json?.errors?.[0].extensions?.code).toBe('BAD_REQUEST');
+    expect(refused.json?.errors?.[0].extensions?.code).toBe('METHOD_NOT_ALLOWED');
     const after = await t.post({ extensions: ext(m) });
     expect(after.json?.errors?.[0].extensions?.code).toBe('PERSISTED_QUERY_NOT_FOUND');
     // A GET mutation is 405 whatever else is wrong with it (an unused variable here).
@@ -594,6 +594,14 @@ describe('GraphQL: bad documents are 4xx, never 5xx (generated)', () => {
     }
     const big = await t.post({ query: tooBig });
     expect(big.status).toBe(413);
+    // Named as REST names it: one code for one refusal on both interfaces.
+    expect(big.json?.errors?.[0].extensions?.code).toBe('PAYLOAD_TOO_LARGE');
+    const rest = await t.srv.fetch('/orders', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ note: 'x'.repeat(tooBig.length) }) });
+    expect(rest.status).toBe(413);
+    expect(((await rest.json()) as { code: string }).code).toBe('PAYLOAD_TOO_LARGE');
+    const plain = await t.post('{ viewer { id } }', { headers: { 'content-type': 'text/plain' } });
+    expect(plain.status).toBe(415);
+    expect(plain.json?.errors?.[0].extensions?.code).toBe('UNSUPPORTED_MEDIA_TYPE');
     // the server still answers
     expect((await t.post({ query: '{ viewer { id } }' })).status).toBe(200);
   });
