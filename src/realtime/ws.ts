@@ -153,6 +153,9 @@ export interface WsProtocol {
 /** A text message's UTF-8 (ws hands a Buffer, or fragments as a list). */
 const textOf = (data: RawData): string => (Array.isArray(data) ? Buffer.concat(data) : Buffer.isBuffer(data) ? data : Buffer.from(data)).toString('utf8');
 
+/** Every WebSocket endpoint reads JSON text frames; a binary frame is refused with this, whatever its bytes. */
+const BINARY_REFUSED = 'Messages are JSON text frames, not binary frames';
+
 interface Mounted {
   protocol: WsProtocol;
   wss: WebSocketServer;
@@ -434,7 +437,8 @@ export class WsEndpoint {
           writeFrame: (bytes) => outbox.write(bytes),
           close: (code, reason) => ws.close(code, reason),
           closeTryAgain: () => outbox.closeTryAgain(),
-          onMessage: (listener) => void ws.on('message', (data, isBinary) => listener(isBinary ? '' : textOf(data))),
+          // A binary frame is refused as /orders refuses it, naming the frame type (its bytes may well be JSON): graphql-ws's 4400.
+          onMessage: (listener) => void ws.on('message', (data, isBinary) => (isBinary ? ws.close(4400, BINARY_REFUSED) : listener(textOf(data)))),
           onClose: (listener) => void closeListeners.push(listener),
           claim: (id, inBand) => this.claim(socket, id, inBand),
           holdToken: (inBand) => this.holdToken(socket, inBand),
@@ -497,7 +501,7 @@ export class WsEndpoint {
 
   private async onMessage(conn: Connection, data: unknown, isBinary: boolean): Promise<void> {
     if (!conn.open) return;
-    if (isBinary) return conn.error(null, 'bad_message', 'Messages are JSON text frames');
+    if (isBinary) return conn.error(null, 'bad_message', BINARY_REFUSED);
     // The service's one reader of client JSON: nesting bound, unpaired surrogates, repeated member names.
     const parsed = parseClientJson(String(data), 'The message');
     if (isRefusal(parsed)) return conn.error(null, 'bad_message', `Messages are JSON text frames: ${parsed.problem.detail ?? parsed.problem.title}`);

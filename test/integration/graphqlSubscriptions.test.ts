@@ -324,6 +324,21 @@ describe('authentication', () => {
     );
   });
 
+  it('a binary frame closes 4400 naming the frame type, whatever its bytes (valid JSON too) (generated)', async () => {
+    const bytes = fc.oneof(fc.constant('{"type":"ping"}'), fc.constant('{"id":"1","type":"complete"}'), fc.string({ maxLength: 40 }));
+    await fc.assert(
+      fc.asyncProperty(bytes, async (text) => {
+        const c = await connectGraphqlWs(srv);
+        let reason = '';
+        c.ws.on('close', (_code: number, r: Buffer) => (reason = r.toString()));
+        c.ws.send(Buffer.from(text), { binary: true });
+        expect(await c.closed()).toBe(4400);
+        expect(reason).toBe('Messages are JSON text frames, not binary frames');
+      }),
+      { numRuns: 8 },
+    );
+  });
+
   it('a client offering no graphql-transport-ws subprotocol is closed 4406', async () => {
     const c = await openGraphqlWs(srv, { protocols: [] });
     if (!(c instanceof WsClient)) throw new Error('refused');
