@@ -47,7 +47,12 @@ export type User = {
   /** At most `first` friends (default and cost estimate 10, maximum 100). */
   friends: Array<User>;
   posts: Array<Post>;
-  /** Orders of this user's account; empty unless that account is the caller's. */
+  /**
+   * Orders of this user's account by ascending id, at most `first` (default and cost
+   * estimate 10, maximum 100); empty unless that account is the caller's. `after`: an order
+   * id, the last of the previous page: the orders after it (every order, page by page, as
+   * REST's `_links.next` walks them). An `after` that is no order id is BAD_USER_INPUT.
+   */
   orders: Array<Order>;
 };
 
@@ -64,6 +69,7 @@ export type UserPostsArgs = {
 
 export type UserOrdersArgs = {
   first?: InputMaybe<Scalars['Int']['input']>;
+  after?: InputMaybe<Scalars['ID']['input']>;
 };
 
 export type Post = {

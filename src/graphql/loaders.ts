@@ -1,8 +1,8 @@
 /**
  * Per-request DataLoaders: every node of one level of a query is fetched by one store
- * call (N+1 -> one query per level). A list loader's key carries `first`, and a batch
- * is split by `first` because the store takes one size per call; nodes of one level
- * normally share it, so that is still one query per level.
+ * call (N+1 -> one query per level). A list loader's key carries its page (`first`, and
+ * `after` for orders), and a batch is split by page because the store takes one per call;
+ * nodes of one level normally share it, so that is still one query per level.
  * Created per request: the cache must not outlive the request (another caller's view,
  * stale rows), and the batch window is the event-loop tick DataLoader uses.
  */
@@ -12,25 +12,31 @@ import { MAX_BATCH, type Comment, type OrderRecord, type Post, type Store, type 
 interface ListKey<K> {
   id: K;
   first: number;
+  /** The key of the last item of the previous page (orders: an order id); absent: from the first. */
+  after?: number;
 }
 
-function listLoader<K extends string | number, V>(fetch: (ids: K[], first: number) => Promise<V[][]>): DataLoader<ListKey<K>, V[], string> {
+const pageOf = (k: ListKey<unknown>) => `${k.first}:${k.after ?? 0}`;
+
+function listLoader<K extends string | number, V>(fetch: (ids: K[], first: number, after: number) => Promise<V[][]>): DataLoader<ListKey<K>, V[], string> {
   return new DataLoader<ListKey<K>, V[], string>(
     async (keys) => {
       const out = new Array<V[]>(keys.length);
-      const byFirst = new Map<number, number[]>();
-      keys.forEach((k, i) => byFirst.set(k.first, [...(byFirst.get(k.first) ?? []), i]));
-      for (const [first, idxs] of byFirst) {
+      const byPage = new Map<string, number[]>();
+      keys.forEach((k, i) => byPage.set(pageOf(k), [...(byPage.get(pageOf(k)) ?? []), i]));
+      for (const idxs of byPage.values()) {
+        const { first, after = 0 } = keys[idxs[0]];
         const rows = await fetch(
           idxs.map((i) => keys[i].id),
           first,
+          after,
         );
         idxs.forEach((keyIndex, j) => (out[keyIndex] = rows[j]));
       }
       return out;
     },
     // The adapters refuse bigger batches; DataLoader splits them for us.
-    { cacheKeyFn: (k) => `${k.id}:${k.first}`, maxBatchSize: MAX_BATCH },
+    { cacheKeyFn: (k) => `${k.id}:${pageOf(k)}`, maxBatchSize: MAX_BATCH },
   );
 }
 
@@ -60,7 +66,7 @@ export class Loaders {
     return (this.commentsLoader ??= listLoader<string, Comment>((ids, first) => this.store.commentsOf(ids, first)));
   }
   get orders(): DataLoader<ListKey<number>, OrderRecord[], string> {
-    return (this.ordersLoader ??= listLoader<number, OrderRecord>((ids, first) => this.store.ordersOfAccounts(ids, first)));
+    return (this.ordersLoader ??= listLoader<number, OrderRecord>((ids, first, after) => this.store.ordersOfAccounts(ids, first, after)));
   }
 }
 

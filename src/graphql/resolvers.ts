@@ -63,7 +63,12 @@ export const resolvers: Resolvers<GraphqlContext> = {
   User: {
     friends: (user, { first }, { loaders }) => loaders.friends.load({ id: user.id, first: first ?? DEFAULT_FIRST }),
     posts: (user, { first }, { loaders }) => loaders.posts.load({ id: user.id, first: first ?? DEFAULT_FIRST }),
-    orders: (user, { first }, { loaders, account }) => (user.accountId === account.id ? loaders.orders.load({ id: account.id, first: first ?? DEFAULT_FIRST }) : []),
+    orders: (user, { first, after }, { loaders, account }) => {
+      // `after` names an order as `order(id)` reads one: an order id in canonical form.
+      const from = after == null ? 0 : parseOrderId(after);
+      if (from === null) throw new GraphQLError('after must be an order id (the last of the previous page)', { extensions: { code: GRAPHQL_CODES.BAD_USER_INPUT } });
+      return user.accountId === account.id ? loaders.orders.load({ id: account.id, first: first ?? DEFAULT_FIRST, after: from }) : [];
+    },
   },
   Post: {
     comments: (post, { first }, { loaders }) => loaders.comments.load({ id: post.id, first: first ?? DEFAULT_FIRST }),

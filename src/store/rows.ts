@@ -96,7 +96,7 @@ export interface GraphStatements<O> {
   friendsOf(userIds: readonly string[], first: number): Promise<(UserRow & { parent: string })[]>;
   postsOf(userIds: readonly string[], first: number): Promise<PostRow[]>;
   commentsOf(postIds: readonly string[], first: number): Promise<CommentRow[]>;
-  ordersOfAccounts(accountIds: readonly number[], first: number): Promise<(O & { account_id: number })[]>;
+  ordersOfAccounts(accountIds: readonly number[], first: number, after: number): Promise<(O & { account_id: number })[]>;
   userOfAccount(accountId: number): Promise<UserRow | undefined>;
 }
 
@@ -132,9 +132,9 @@ export abstract class GraphReads<O> implements SocialGraph, Pick<Orders, 'orders
     return align(postIds, await this.graphStatements.commentsOf(postIds, first), (r) => r.post_id).map((list) => list.map(toComment));
   }
 
-  async ordersOfAccounts(accountIds: readonly number[], first: number): Promise<OrderRecord[][]> {
+  async ordersOfAccounts(accountIds: readonly number[], first: number, after = 0): Promise<OrderRecord[][]> {
     if (accountIds.length === 0) return [];
-    return align(accountIds, await this.graphStatements.ordersOfAccounts(accountIds, first), (r) => r.account_id).map((list) => list.map((row) => this.orderRecord(row)));
+    return align(accountIds, await this.graphStatements.ordersOfAccounts(accountIds, first, after), (r) => r.account_id).map((list) => list.map((row) => this.orderRecord(row)));
   }
 
   async userOfAccount(accountId: number): Promise<User | null> {

@@ -58,6 +58,34 @@ describe('GraphQL: execution and access', () => {
   });
   afterAll(() => t.srv.close());
 
+  it("pages through the viewer's orders with after, every order once, as REST lists them; an after that is no order id is BAD_USER_INPUT", async () => {
+    for (let i = 0; i < 3; i++) {
+      const created = await t.srv.fetch('/orders', { method: 'POST', headers: { authorization: `Bearer ${t.demo}`, 'content-type': 'application/json' }, body: JSON.stringify({ note: `page ${i}` }) });
+      expect(created.status).toBe(201);
+    }
+    const query = 'query($after: ID) { viewer { orders(first: 2, after: $after) { id } } }';
+    const seen: string[] = [];
+    let after: string | null = null;
+    for (let i = 0; i < 100; i++) {
+      const r = await t.post({ query, variables: { after } });
+      const page = (r.json?.data as { viewer: { orders: { id: string }[] } }).viewer.orders;
+      if (page.length === 0) break;
+      seen.push(...page.map((o) => o.id));
+      after = page[page.length - 1].id;
+    }
+    const rest = (await (await t.srv.fetch('/orders?limit=100', { headers: { authorization: `Bearer ${t.demo}` } })).json()) as { orders: { id: number }[] };
+    expect(seen.length).toBeGreaterThan(2);
+    expect(seen).toEqual(rest.orders.map((o) => String(o.id)));
+    await fc.assert(
+      fc.asyncProperty(fc.oneof(fc.constantFrom('0', '-1', '01', '1.0', '9007199254740992', ''), fc.string({ maxLength: 8 }).filter((s) => !/^[1-9][0-9]*$/.test(s))), async (bad) => {
+        const r = await t.post({ query, variables: { after: bad } });
+        expect(r.status).toBe(200); // a field error: the viewer is null, the error says why
+        expect(r.json?.errors?.[0].extensions?.code).toBe('BAD_USER_INPUT');
+      }),
+      { numRuns: 20 },
+    );
+  });
+
   it('answers a query with data and no errors', async () => {
     const r = await t.post({ query: '{ viewer { id name } user(id: "u2") { name } }' });
     expect(r.status).toBe(200);

@@ -269,6 +269,28 @@ export function runOrdersContract(name: string, newStore: OrdersFactory): void {
         expect(await statementsOf(store, () => store.ordersOfAccounts([], 3))).toBe(0);
         expect(await store.ordersOfAccounts([], 3)).toEqual([]);
       });
+
+      it('reads the page after an order id: every order once, page by page, for one account and for a batch', async () => {
+        const a = await store.ensureAccount('pa');
+        const b = await store.ensureAccount('pb');
+        for (let i = 0; i < 5; i++) await store.createOrder(a.id, fields({ note: `a${i}` }));
+        for (let i = 0; i < 3; i++) await store.createOrder(b.id, fields({ note: `b${i}` }));
+        const all = (await store.listOrders(a.id, 0, 100)).orders;
+        for (const ids of [[a.id], [a.id, b.id]]) {
+          const seen: number[] = [];
+          let after = 0;
+          for (;;) {
+            const [page] = await store.ordersOfAccounts(ids, 2, after);
+            if (page.length === 0) break;
+            seen.push(...page.map((o) => o.id));
+            after = page[page.length - 1].id;
+          }
+          expect(seen).toEqual(all.map((o) => o.id));
+        }
+        const [, bAfter] = await store.ordersOfAccounts([a.id, b.id], 10, all[2].id);
+        expect(bAfter.map((o) => o.note)).toEqual(['b0', 'b1', 'b2']); // b's ids all come after a's third
+        expect((await store.ordersOfAccounts([a.id], 10, all[4].id))[0]).toEqual([]);
+      });
     });
   });
 }

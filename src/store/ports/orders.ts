@@ -132,9 +132,9 @@ export interface Orders {
    */
   latestSeqs(orderIds: readonly number[]): Promise<Map<number, number>>;
   /**
-   * For each account id, its orders by ascending id, at most `first` each: a batch read
-   * under the social graph's batch rules (aligned with the ids, one query, RangeError
-   * above `MAX_BATCH`).
+   * For each account id, its orders by ascending id with an id above `after` (0: from the
+   * first), at most `first` each: a batch read under the social graph's batch rules
+   * (aligned with the ids, one query, RangeError above `MAX_BATCH`).
    */
-  ordersOfAccounts(accountIds: readonly number[], first: number): Promise<OrderRecord[][]>;
+  ordersOfAccounts(accountIds: readonly number[], first: number, after?: number): Promise<OrderRecord[][]>;
 }

@@ -340,7 +340,7 @@ describe('PostgresStore specifics', () => {
       friendsOf: await s.explain('friendsOf', [['u1', 'u2'], 2, 4]),
       postsOf: await s.explain('postsOf', [['u1', 'u2'], 2, 4]),
       commentsOf: await s.explain('commentsOf', [['p1-1'], 2, 2]),
-      ordersOfAccounts: await s.explain('ordersOfAccounts', [[1, 2], 2, 4]),
+      ordersOfAccounts: await s.explain('ordersOfAccounts', [[1, 2], 2, 4, 0]),
       usersByIds: await s.explain('usersByIds', [['u1'], 1]),
       listOrders: await s.explain('listOrders', [1, 0, 10]),
       eventsAfter: await s.explain('eventsAfter', [1, 0, 10]),

@@ -581,7 +581,7 @@ export class PostgresStore extends GraphReads<OrderRow> implements StoreLifecycl
     friendsOf: (ids, first) => this.q<UserRow & { parent: string }>(this.pool, 'friendsOf', batch(ids, first)),
     postsOf: (ids, first) => this.q<PostRow>(this.pool, 'postsOf', batch(ids, first)),
     commentsOf: (ids, first) => this.q<CommentRow>(this.pool, 'commentsOf', batch(ids, first)),
-    ordersOfAccounts: (ids, first) => this.q<OrderRow>(this.pool, 'ordersOfAccounts', batch(ids, first)),
+    ordersOfAccounts: (ids, first, after) => this.q<OrderRow>(this.pool, 'ordersOfAccounts', [...batch(ids, first), after]),
     userOfAccount: async (accountId) => (isId(accountId) ? (await this.q<UserRow>(this.pool, 'userOfAccount', [accountId]))[0] : undefined),
   };
 

@@ -85,7 +85,7 @@ export const SQL = {
     CROSS JOIN LATERAL (SELECT id, post_id, author_id, body FROM comments WHERE post_id = p.id ORDER BY id LIMIT $2) x
     ORDER BY x.post_id, x.id LIMIT $3`,
   ordersOfAccounts: `SELECT x.* FROM (SELECT DISTINCT unnest($1::bigint[]) AS id) p
-    CROSS JOIN LATERAL (SELECT ${ORDER_COLUMNS} FROM orders WHERE account_id = p.id ORDER BY id LIMIT $2) x
+    CROSS JOIN LATERAL (SELECT ${ORDER_COLUMNS} FROM orders WHERE account_id = p.id AND id > $4 ORDER BY id LIMIT $2) x
     ORDER BY x.account_id, x.id LIMIT $3`,
   userOfAccount: 'SELECT id, name, account_id FROM users WHERE account_id = $1',
   // The demo's graph data, one statement per table (arrays of columns).

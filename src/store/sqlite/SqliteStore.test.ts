@@ -217,7 +217,7 @@ describe('SqliteStore specifics', () => {
       friendsOf: s.explain('friendsOf', [batch]),
       postsOf: s.explain('postsOf', [batch]),
       commentsOf: s.explain('commentsOf', [batch]),
-      ordersOfAccounts: s.explain('ordersOfAccounts', [{ ...batch, ids: '[1,2]' }]),
+      ordersOfAccounts: s.explain('ordersOfAccounts', [{ ...batch, ids: '[1,2]', after: 0 }]),
       usersByIds: s.explain('usersByIds', ['["u1"]', 1]),
       listOrders: s.explain('listOrders', [1, 0, 10]),
       eventsAfter: s.explain('eventsAfter', [1, 0, 10]),
@@ -229,7 +229,7 @@ describe('SqliteStore specifics', () => {
       friendsOfOne: s.explain('friendsOfOne', ['u1', 2]),
       postsOfOne: s.explain('postsOfOne', ['u1', 2]),
       commentsOfOne: s.explain('commentsOfOne', ['p1', 2]),
-      ordersOfOne: s.explain('ordersOfOne', [1, 2]),
+      ordersOfOne: s.explain('ordersOfOne', [1, 0, 2]),
     };
     for (const [name, plan] of Object.entries(plans)) {
       // Scanning the JSON array of ids (json_each, `j`) or a subquery is fine; a stored table is not.

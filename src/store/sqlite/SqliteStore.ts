@@ -574,7 +574,8 @@ export class SqliteStore extends GraphReads<OrderRow> implements StoreLifecycle,
     friendsOf: (ids, first) => this.turnRead(() => (ids.length === 1 ? this.statements.friendsOfOne.all(ids[0], clampRows(first)) : this.statements.friendsOf.all(batch(ids, first)))),
     postsOf: (ids, first) => this.turnRead(() => (ids.length === 1 ? this.statements.postsOfOne.all(ids[0], clampRows(first)) : this.statements.postsOf.all(batch(ids, first)))),
     commentsOf: (ids, first) => this.turnRead(() => (ids.length === 1 ? this.statements.commentsOfOne.all(ids[0], clampRows(first)) : this.statements.commentsOf.all(batch(ids, first)))),
-    ordersOfAccounts: (ids, first) => this.turnRead(() => (ids.length === 1 ? this.statements.ordersOfOne.all(ids[0], clampRows(first)) : this.statements.ordersOfAccounts.all(batch(ids, first)))),
+    ordersOfAccounts: (ids, first, after) =>
+      this.turnRead(() => (ids.length === 1 ? this.statements.ordersOfOne.all(ids[0], after, clampRows(first)) : this.statements.ordersOfAccounts.all({ ...batch(ids, first), after }))),
     userOfAccount: (accountId) => this.turnRead(() => this.statements.userOfAccount.get(accountId)),
   };
 

@@ -79,10 +79,10 @@ export function prepareStatements(db: Database.Database) {
          FROM (SELECT DISTINCT value FROM json_each(@ids)) j JOIN comments c ON c.post_id = j.value)
        WHERE rn <= @first ORDER BY post_id, id LIMIT +@cap`,
     ),
-    ordersOfAccounts: db.prepare<[BatchParams], OrderRow>(
+    ordersOfAccounts: db.prepare<[BatchParams & { after: number }], OrderRow>(
       `SELECT id, account_id, revision, status, items, currency, discount_code, discount_percent, note, created_at, updated_at FROM (
          SELECT o.*, ROW_NUMBER() OVER (PARTITION BY o.account_id ORDER BY o.id) AS rn
-         FROM (SELECT DISTINCT value FROM json_each(@ids)) j JOIN orders o ON o.account_id = j.value)
+         FROM (SELECT DISTINCT value FROM json_each(@ids)) j JOIN orders o ON o.account_id = j.value AND o.id > @after)
        WHERE rn <= @first ORDER BY account_id, id LIMIT +@cap`,
     ),
     // A batch of one parent (every root field, and any level with one node) skips
@@ -95,9 +95,9 @@ export function prepareStatements(db: Database.Database) {
     ),
     postsOfOne: db.prepare<[string, number], PostRow>('SELECT id, author_id, title FROM posts WHERE author_id = ? ORDER BY id LIMIT +?'),
     commentsOfOne: db.prepare<[string, number], CommentRow>('SELECT id, post_id, author_id, body FROM comments WHERE post_id = ? ORDER BY id LIMIT +?'),
-    ordersOfOne: db.prepare<[number, number], OrderRow>(
+    ordersOfOne: db.prepare<[number, number, number], OrderRow>(
       `SELECT id, account_id, revision, status, items, currency, discount_code, discount_percent, note, created_at, updated_at
-       FROM orders WHERE account_id = ? ORDER BY id LIMIT +?`,
+       FROM orders WHERE account_id = ? AND id > ? ORDER BY id LIMIT +?`,
     ),
     userOfAccount: db.prepare<[number], UserRow>('SELECT id, name, account_id FROM users WHERE account_id = ? LIMIT 1'),
     insertUser: db.prepare<[string, string, number | null]>('INSERT INTO users (id, name, account_id) VALUES (?, ?, ?)'),
