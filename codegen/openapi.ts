@@ -524,6 +524,10 @@ export async function generateOpenApi(root: string): Promise<Record<string, stri
           .filter((x) => x.in === 'query' && x.schema.type === 'array')
           .map((x) => q(x.name))
           .join(', ')}],`,
+        `    singleQueryParams: [${op.params
+          .filter((x) => x.in === 'query' && x.schema.type !== 'array')
+          .map((x) => q(x.name))
+          .join(', ')}],`,
         `    validate: { path: ${pv('path')}, query: ${pv('query')}, header: ${pv('header')} },`,
         `    body: ${body},`,
         `    responses: { ${responses} },`,
@@ -552,6 +556,8 @@ export async function generateOpenApi(root: string): Promise<Record<string, stri
     '  integerParams: readonly string[];',
     '  /** Query parameters typed array (`style: form, explode: true`): one given once is a list of one. */',
     '  arrayQueryParams: readonly string[];',
+    '  /** Every other query parameter: given twice (`?page=a&page=b`), which one was meant is not for the server to guess (400). */',
+    '  singleQueryParams: readonly string[];',
     '  validate: { path: ValidateFunction | null; query: ValidateFunction | null; header: ValidateFunction | null };',
     '  body: { required: boolean; contentTypes: Record<string, ValidateFunction> } | null;',
     '  /** status -> JSON media type -> validator (non-JSON bodies are not validated). */',

@@ -44,6 +44,25 @@ const path = (template: string, id: string | number) => template.replace('{order
 // Header values fetch can send: visible ASCII and spaces (anything else is refused client-side).
 const headerValue = fc.stringMatching(/^[\x21-\x7e]([\x20-\x7e]{0,60}[\x21-\x7e])?$/);
 
+describe('a query parameter that is not an array, given twice', () => {
+  const withSingles = routes.filter((r) => r.singleQueryParams.length > 0 && r.method === 'GET');
+  it.each(withSingles.map((r) => [r.operationId, r] as const))('%s: 400 "may be given once", whatever its type and the two values (generated)', async (_, route) => {
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...route.singleQueryParams), fc.string({ maxLength: 6 }), fc.string({ maxLength: 6 }), async (name, a, b) => {
+        const res = await s.fetch(
+          `${path(route.path, orderId)}?${new URLSearchParams([
+            [name, a],
+            [name, b],
+          ])}`,
+        );
+        expect(res.status).toBe(400);
+        expect(await res.json()).toMatchObject({ code: 'VALIDATION_FAILED', errors: [{ pointer: `query:${name}`, rule: 'once', message: 'may be given once' }] });
+      }),
+      { numRuns: 20 },
+    );
+  });
+});
+
 describe('bad input never gets a 5xx and changes nothing', () => {
   const withBody = orderRoutes.filter((r) => r.body);
   it.each(withBody.map((r) => [r.operationId, r] as const))('%s: bodies its validators reject', async (_, route) => {

@@ -152,11 +152,11 @@ export function readParameters(req: IncomingMessage, op: Operation, path: Record
     const v = req.headers[wire];
     if (typeof v === 'string') headers[name] = v;
   }
+  for (const name of spec.singleQueryParams) {
+    // A parameter that is not an array, given twice: which one was meant is not for the server to guess.
+    if (Array.isArray(query[name])) return refusal('VALIDATION_FAILED', `Invalid query parameter ${name}`, undefined, { errors: [{ pointer: `query:${name}`, rule: 'once', message: 'may be given once' }] });
+  }
   for (const name of spec.integerParams) {
-    // An integer that is not an array, given twice: which one was meant is not for the server to guess.
-    if (Array.isArray(query[name]) && !spec.arrayQueryParams.includes(name)) {
-      return refusal('VALIDATION_FAILED', `Invalid query parameter ${name}`, undefined, { errors: [{ pointer: `query:${name}`, rule: 'once', message: 'may be given once' }] });
-    }
     if (integerRefused(params, name)) return integerRefusal('path', name);
     if (integerRefused(query, name)) return integerRefusal('query', name);
     if (integerRefused(headers, name)) return integerRefusal('header', name);
