@@ -165,6 +165,29 @@ describe('REST client', () => {
     await expect(api.GET('/v2/orders/{orderId}', { params: { path: { orderId: 1 } } })).rejects.toMatchObject({ name: 'OrderlineError', code: 'TIMEOUT', status: 0 });
   });
 
+  it('timeoutMs 0, negative, NaN or past what a timer can wait sets no timeout: a slow answer still arrives (generated)', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.oneof(fc.constantFrom(0, -1, NaN, 2 ** 31, Infinity), fc.integer({ max: 0 }), fc.double({ min: 2 ** 31, noNaN: true })), async (timeoutMs) => {
+        let answer!: () => void;
+        // A fetch that answers when told, and fails as fetch does when its signal aborts.
+        const { fetch } = fake(
+          (req) =>
+            new Promise<Response>((resolve, reject) => {
+              answer = () => resolve(Response.json({ id: 1 }, { headers: { etag: '"1-1-v2j"' } }));
+              req.signal.addEventListener('abort', () => reject(req.signal.reason as Error));
+            }),
+        );
+        const { api } = createOrderlineClient({ baseUrl: 'http://x.test', fetch, timeoutMs, retry: false });
+        const call = api.GET('/v2/orders/{orderId}', { params: { path: { orderId: 1 } } });
+        // Timers that a bad timeout would have set fire first; then the answer comes.
+        await new Promise((r) => setTimeout(r, 5));
+        answer();
+        expect((await call).response.status).toBe(200);
+      }),
+      { numRuns: 15 },
+    );
+  });
+
   it('no answer after the retries is OrderlineError NETWORK_ERROR with the cause', async () => {
     const { fetch } = fake(() => Promise.reject(new TypeError('fetch failed')));
     const { api } = createOrderlineClient({ baseUrl: 'http://x.test', fetch, retry: noWait });

@@ -2,7 +2,7 @@ import createClient, { type Client, type ClientOptions, type Middleware } from '
 import type { paths } from './generated/openapi.js';
 import { EtagCache } from './etagCache.js';
 import { OrderlineError, errorFromResponse, retryAfterMs, type Problem } from './errors.js';
-import { baseUrlOf, retryFetch, tokenOf, withTimeout, type RequestFetch, type RetryOptions, type TokenSource } from './transport.js';
+import { baseUrlOf, retryFetch, tokenOf, timed, withTimeout, type RequestFetch, type RetryOptions, type TokenSource } from './transport.js';
 
 /**
  * A write operation with `If-Match` made a required header. The contract marks it
@@ -98,7 +98,7 @@ const throwing: Middleware = {
 
 /** Applies a timeout to each call, its retries included. */
 function timing(inner: RequestFetch, timeoutMs: number | undefined): RequestFetch {
-  if (timeoutMs === undefined) return inner;
+  if (!timed(timeoutMs)) return inner;
   return async (request) => {
     const t = withTimeout(request.signal, timeoutMs);
     try {
@@ -119,7 +119,7 @@ export interface OrderlineClientOptions extends RestClientOptions {
   cache?: boolean | undefined;
   /** Retries of what is safe to retry (see {@link retryFetch}); `false`: none. */
   retry?: RetryOptions | false | undefined;
-  /** Fails a call (its retries included) with OrderlineError TIMEOUT after this many ms. Per call, pass `signal`. */
+  /** Fails a call (its retries included) with OrderlineError TIMEOUT after this many ms (absent or 0: never). Per call, pass `signal`. */
   timeoutMs?: number | undefined;
 }
 

@@ -64,7 +64,7 @@ export interface GraphqlClientOptions {
   attempts?: number | undefined;
   /** Longest wait between attempts, ms, Retry-After included (default 5000). */
   maxDelayMs?: number | undefined;
-  /** Fails an operation (its retries included) with OrderlineError TIMEOUT after this many ms. */
+  /** Fails an operation (its retries included) with OrderlineError TIMEOUT after this many ms (absent or 0: never). */
   timeoutMs?: number | undefined;
   /** SHA-256 as hex, for `execute()` where Web Crypto's `subtle` is missing (insecure contexts). */
   sha256?: ((text: string) => Promise<string>) | undefined;

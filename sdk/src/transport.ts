@@ -70,13 +70,18 @@ export function sleep(ms: number, signal?: AbortSignal | null): Promise<void> {
   });
 }
 
+/** Whether `timeoutMs` sets a timeout (see withTimeout). */
+export const timed = (timeoutMs: number | undefined): timeoutMs is number => timeoutMs !== undefined && timeoutMs > 0 && timeoutMs < 2 ** 31;
+
 /**
  * A signal that aborts when `signal` does, or with an OrderlineError TIMEOUT after
  * `timeoutMs`. (AbortSignal.any and AbortSignal.timeout would do it, but `any` needs
  * Node 20.3 and `timeout`'s reason is a DOMException without our status and code.)
+ * No timeout unless `timeoutMs` is a number of ms a timer can wait: 0, a negative, NaN or
+ * 2^31 and above (which timers would fire at once) mean none, as 0 does in most HTTP clients.
  */
 export function withTimeout(signal: AbortSignal | null | undefined, timeoutMs: number | undefined): { signal: AbortSignal | undefined; done(): void } {
-  if (timeoutMs === undefined) return { signal: signal ?? undefined, done: () => undefined };
+  if (!timed(timeoutMs)) return { signal: signal ?? undefined, done: () => undefined };
   const controller = new AbortController();
   const onAbort = () => controller.abort(signal!.reason);
   if (signal?.aborted) controller.abort(signal.reason);
