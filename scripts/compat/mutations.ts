@@ -643,7 +643,7 @@ export const COMPATIBLE: Mutation[] = [
   {
     name: 'graphql: new nullable argument without default (User.orders(status: String))',
     expect: 'compatible',
-    apply: (c) => sdl(c, 'orders(first: Int)', 'orders(first: Int, status: String)'),
+    apply: (c) => sdl(c, 'orders(first: Int, after: ID)', 'orders(first: Int, after: ID, status: String)'),
   },
   {
     name: 'graphql: DANGEROUS change listed in compat-accepted.yaml',
