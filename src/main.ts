@@ -52,7 +52,7 @@ async function serve(config: Config): Promise<void> {
   await fieldReads.seed();
 
   const drain = new Drain(listener, finalizer);
-  metrics.watch({ connections: () => drain.inFlight(0).connections });
+  metrics.watch(drain.gauges());
   const server: Server = drain.track(createHttpServer(drain.listener, config.bodyLimitBytes, { requestTimeoutMs: config.requestTimeoutS * 1000 }, (req, status, id) => finalizer.rawAnswer(req, status, id)));
   realtime.attach(server);
   const url = urlOf(config.host, await listenOrRefuse(server, config.port, config.host, 'PORT', config.listenBacklog));

@@ -100,6 +100,18 @@ export class Drain {
     return { connections: this.connections.size, requests };
   }
 
+  /** The requests whose answer is not yet sent, event streams included: one per connection that has a response under way (pipelined ones wait behind it). */
+  answering(): number {
+    let n = 0;
+    for (const socket of this.connections) if (Reflect.get(socket, '_httpMessage') instanceof ServerResponse) n++;
+    return n;
+  }
+
+  /** What the listener's scrape-time gauges read (Metrics.watch): its open connections, and the requests being answered on them. */
+  gauges(): { connections: () => number; requests: () => number } {
+    return { connections: () => this.connections.size, requests: () => this.answering() };
+  }
+
   /**
    * Begins the shutdown of `server` (steps 1, 2 and 4 above); `closeStreams` runs once
    * nothing new is accepted. Resolves when every connection has closed.

@@ -6,6 +6,7 @@ type DurationLabel = 'method' | 'route' | 'status';
 interface Watched {
   streams?: () => { sse: number; ws: number; topics: number };
   connections?: () => number;
+  requests?: () => number;
 }
 
 /** One series of the duration histogram: its labels and per-bucket (not cumulative) counts. */
@@ -202,7 +203,18 @@ export class Metrics {
     },
   });
 
-  /** Where the gauges read: the realtime capability's counts, the listener's connections. */
+  /** Requests of the public listener whose answer is not yet sent (event streams included), counted at scrape time. */
+  readonly requestsInFlight = new Gauge({
+    name: 'orderline_http_requests_in_flight',
+    help: 'HTTP requests of the public listener being answered (one per connection with a response under way; event streams included)',
+    registers: [this.registry],
+    collect: () => {
+      const n = this.held.requests?.();
+      if (n !== undefined) this.requestsInFlight.set(n);
+    },
+  });
+
+  /** Where the gauges read: the realtime capability's counts, the listener's connections and requests. */
   watch(sources: Watched): void {
     Object.assign(this.held, sources);
   }

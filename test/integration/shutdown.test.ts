@@ -91,6 +91,38 @@ describe('graceful shutdown', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
+  it('the listener gauges count open connections and the requests being answered (an event stream among them), at scrape time', async () => {
+    app.metrics.watch(drain.gauges()); // as main.ts wires them
+    const gauge = async (name: string) => Number(new RegExp(`^${name} (\\d+)$`, 'm').exec(await app.metrics.registry.metrics())?.[1]);
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    let started!: () => void;
+    const inHandler = new Promise<void>((r) => (started = r));
+    app.app.use(async (ctx, next) => {
+      if (ctx.path !== '/slow') return next();
+      started();
+      await gate;
+      ctx.body = 'done';
+    });
+    const { id } = await createOrder(target);
+    const idle = new Agent({ keepAlive: true, maxSockets: 1 });
+    expect(await get(target.url, idle, `/orders/${id}`, { authorization: `Bearer ${token}` })).toMatchObject({ status: 200 });
+    const sse = await openSse(target, id);
+    const slowAgent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const slow = get(target.url, slowAgent, '/slow', {});
+    await inHandler;
+    // Three connections: the idle keep-alive one, the stream's, the slow request's; two of them answering.
+    expect(await gauge('orderline_open_connections')).toBeGreaterThanOrEqual(3); // fetch's pool may keep one more
+    expect(await gauge('orderline_http_requests_in_flight')).toBe(2);
+    release();
+    await slow;
+    sse.close();
+    for (let i = 0; i < 200 && (await gauge('orderline_http_requests_in_flight')) !== 0; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(await gauge('orderline_http_requests_in_flight')).toBe(0);
+    idle.destroy();
+    slowAgent.destroy();
+  });
+
   it('answers what is in flight, refuses what arrives with 503 + Connection: close, closes streams with 1001, then finishes', async () => {
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
