@@ -27,7 +27,7 @@
  *   `chunked` is not the last coding (`xchunked`, `chunked, gzip`): then the body's length
  *   cannot be known at all, 400 (RFC 9112 6.3 MUST).
  *
- * Three header reads and one pass over the raw field names (their lengths, mostly) on every
+ * The target's length, three header reads and one pass over the raw fields (their lengths, mostly) on every
  * request; none of these is sent by ordinary clients. WebSocket handshakes take the same
  * checks (realtime/ws.ts).
  */
