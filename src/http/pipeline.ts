@@ -271,17 +271,18 @@ export function createPipeline(deps: PipelineDeps): RequestListener {
 
   function route(req: IncomingMessage, res: ServerResponse): void {
     if (connectionClosing({ req })) return; // pipelined behind a refusal that closes the connection (respond.ts)
+    // Judged on the request as sent (its target's length before any rewriting), before any work on its path.
+    const framing = framingRefusal(req);
+    if (framing) {
+      const x = fin.begin(req, res, ...splitTarget(req.url ?? '/'));
+      return void fin.end(x, sendProblem(fin, x, framing));
+    }
     let url = req.url ?? '/';
     if (url.charCodeAt(0) !== 0x2f && ABSOLUTE_FORM.test(url)) req.url = url = originForm(url);
     const q = url.indexOf('?');
     const raw = q < 0 ? url : url.slice(0, q);
     const path = raw.includes('%') ? normalizedPath(raw) : raw;
     const search = q < 0 ? '' : url.slice(q + 1);
-    const framing = framingRefusal(req);
-    if (framing) {
-      const x = fin.begin(req, res, path, search);
-      return void fin.end(x, sendProblem(fin, x, framing));
-    }
     if (path === '*') return asterisk(req, res);
     const matched = matchPath(path);
     if (matched) return resource(req, res, matched.resource, matched.params, path, search);
@@ -299,7 +300,7 @@ export function createPipeline(deps: PipelineDeps): RequestListener {
     deps.fallback(req, res);
   }
 
-  function serve(req: IncomingMessage, res: ServerResponse): void {
+  return function pipeline(req, res) {
     try {
       route(req, res);
     } catch (err) {
@@ -307,21 +308,5 @@ export function createPipeline(deps: PipelineDeps): RequestListener {
       const x = fin.begin(req, res, ...splitTarget(req.url ?? '/'));
       fin.end(x, fail(x, err));
     }
-  }
-
-  /**
-   * Pipelined requests are served one after another, in the order they came, as if each had
-   * been sent once the answer before it arrived: a read behind a write sees the write, a
-   * retry behind its original is a replay (RFC 9112 9.3.2 allows serving pipelined requests
-   * in parallel only when all are safe). node:http gives a request that arrives behind an
-   * unfinished answer on its connection a response with no socket, and hands it the socket
-   * once every answer before it is sent (its 'socket' event): the request runs then. A
-   * request behind an answer that never ends (an event stream) or that closes the
-   * connection never runs. On a connection that is not pipelined the response has its
-   * socket at once: one property read.
-   */
-  return function pipeline(req, res) {
-    if (res.socket === null) res.once('socket', () => serve(req, res));
-    else serve(req, res);
   };
 }

@@ -4,6 +4,7 @@
  * a missing `Host`) is answered as every other refusal is, as problem+json with a request id.
  */
 import { createServer, type RequestListener, type Server } from 'node:http';
+import type { Socket } from 'node:net';
 import { answerExpectations } from './body';
 import { PARSER_HEAD_BYTES } from './framing';
 import { answerClientErrors, type RawAnswerLog } from './upgrade';
@@ -22,11 +23,50 @@ export interface RequestTimeouts {
 /** How often node looks for requests over their time (its default, 30 s, would double a short limit). */
 const CHECK_INTERVAL_MS = 1000;
 
+/** Requests one connection may have waiting for their turn (inTurn); one more and the connection is cut. */
+export const MAX_WAITING_PER_CONNECTION = 100;
+
+/** Requests waiting for their turn, by connection. */
+const waiting = new WeakMap<Socket, number>();
+
+/**
+ * Pipelined requests are served one after another, in the order they came, as if each had
+ * been sent once the answer before it arrived: a read behind a write sees the write, a
+ * retry behind its original is a replay (RFC 9112 9.3.2 allows serving pipelined requests
+ * in parallel only when all are safe). node:http gives a request that arrives behind an
+ * unfinished answer on its connection a response with no socket, and hands it the socket
+ * once every answer before it is sent (its 'socket' event): `listener` runs then, so
+ * everything it judges (the shutdown's 503 first) is judged in the request's turn. A
+ * request behind an event stream runs when the stream ends; behind an answer that closes
+ * the connection, never.
+ *
+ * A waiting request writes nothing, so node's own brake (it stops reading a connection whose
+ * queued answers pass the socket's high-water mark) never engages, and node resumes a socket
+ * paused by anyone else as it reads each request: a client pipelining without end behind an
+ * answer that does not come (an event stream) would grow the heap without bound. One with
+ * more than MAX_WAITING_PER_CONNECTION requests waiting is cut, as a network failure would
+ * (no client that waits for its answers sends that many ahead). On a connection that is not
+ * pipelined the response has its socket at once: one property read.
+ */
+export function inTurn(listener: RequestListener): RequestListener {
+  return (req, res) => {
+    if (res.socket !== null) return listener(req, res);
+    const socket = req.socket;
+    const n = (waiting.get(socket) ?? 0) + 1;
+    if (n > MAX_WAITING_PER_CONNECTION) return void socket.destroy();
+    waiting.set(socket, n);
+    res.once('socket', () => {
+      waiting.set(socket, (waiting.get(socket) ?? 1) - 1);
+      listener(req, res);
+    });
+  };
+}
+
 export function createHttpServer(listener: RequestListener, bodyLimitBytes: number, { requestTimeoutMs }: RequestTimeouts = { requestTimeoutMs: 30_000 }, log?: RawAnswerLog): Server {
   // node's own Host check answers a bare 400; the pipeline's (framing.ts) answers it as a problem.
   const server = createServer(
     { requireHostHeader: false, maxHeaderSize: PARSER_HEAD_BYTES, requestTimeout: requestTimeoutMs, headersTimeout: Math.min(requestTimeoutMs, 20_000), connectionsCheckingInterval: CHECK_INTERVAL_MS },
-    listener,
+    inTurn(listener),
   );
   answerClientErrors(server, log);
   answerExpectations(server, bodyLimitBytes);
