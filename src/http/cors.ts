@@ -121,10 +121,17 @@ export function parseCorsAllowHeaders(raw: string | undefined): { ok: true; head
     .split(',')
     .map((s) => s.trim())
     .filter((s) => s !== '');
-  const bad = entries.find((e) => !FIELD_NAME.test(e));
-  if (bad !== undefined) return { ok: false, error: `CORS_ALLOW_HEADERS: "${bad}" is not a header name` };
-  const ours = new Set(CORS_ALLOW_HEADERS.map((h) => h.toLowerCase()));
-  return { ok: true, headers: [...new Set(entries.filter((e) => !ours.has(e.toLowerCase())))] };
+  // `*` is a token, but in Access-Control-Allow-Headers it would allow every header: name them.
+  const bad = entries.find((e) => !FIELD_NAME.test(e) || e.includes('*'));
+  if (bad !== undefined) return { ok: false, error: `CORS_ALLOW_HEADERS: "${bad}" is not a header name (name each header; * is not taken)` };
+  const seen = new Set(CORS_ALLOW_HEADERS.map((h) => h.toLowerCase()));
+  const headers: string[] = [];
+  for (const e of entries) {
+    if (seen.has(e.toLowerCase())) continue;
+    seen.add(e.toLowerCase());
+    headers.push(e);
+  }
+  return { ok: true, headers };
 }
 
 /** CORS_ORIGINS: comma-separated exact origins, or `*`; an entry that is not an origin is an error. */

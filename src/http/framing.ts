@@ -18,10 +18,11 @@
  *   (RFC 9110 15.6.6). node parses both and would serve them as HTTP/1.1; HTTP/2 is spoken only
  *   after its connection preface, which node answers 400 as a malformed request.
  * - a request-target over MAX_TARGET_BYTES (16 KiB): 414 (RFC 9112 3 MUST); header fields
- *   over MAX_FIELD_BYTES (16 KiB, each line counted as sent: name, `: `, value, CRLF): 431
- *   (RFC 6585 5). node's parser takes a head up to PARSER_HEAD_BYTES, more than the two
- *   together, so that each part is judged on its own and a long URL is told so (node alone
- *   would answer 431 to either); a head over that is node's 431 (upgrade.ts).
+ *   over MAX_FIELD_BYTES (16 KiB, each line counted as name, `: `, value, CRLF, the value
+ *   as node trims it), or MAX_FIELDS of them: 431 (RFC 6585 5). node's parser takes a head
+ *   whose target, field names and values together stay under PARSER_HEAD_BYTES, more than
+ *   the two limits together, so that each part is judged on its own and a long URL is told
+ *   so (node alone would answer 431 to either); a head over that is node's 431 (upgrade.ts).
  * - a transfer coding other than `chunked` (`gzip, chunked`): 501 (RFC 9112 6.1 SHOULD).
  *   node takes the chunks off and would hand the still-coded bytes on as the body. Unless
  *   `chunked` is not the last coding (`xchunked`, `chunked, gzip`): then the body's length
@@ -51,6 +52,13 @@ const CLOSE = { Connection: 'close' };
 export const MAX_TARGET_BYTES = 16 * 1024;
 /** The most bytes of header fields served, each line as sent (name, `: `, value, CRLF): 431 above. */
 export const MAX_FIELD_BYTES = 16 * 1024;
+/**
+ * The most header fields served: 431 above. node keeps at most about a thousand of a
+ * request's fields in `rawHeaders` and drops the rest unseen, so a request that reaches
+ * this many is refused rather than judged by the fields node kept (a second Authorization
+ * past the thousandth would go unseen).
+ */
+export const MAX_FIELDS = 1000;
 /** node:http's limit on a whole head (its `maxHeaderSize`, server.ts): room for both limits above, the request line and a margin. */
 export const PARSER_HEAD_BYTES = 40 * 1024;
 
@@ -78,6 +86,7 @@ export function framingRefusal(req: IncomingMessage): Refusal | undefined {
   if (req.httpVersionMajor !== 1) return refusal('HTTP_VERSION_NOT_SUPPORTED', `This server speaks HTTP/1.1 and HTTP/1.0, not HTTP/${req.httpVersion}`, CLOSE);
   if ((req.url?.length ?? 0) > MAX_TARGET_BYTES) return refusal('URI_TOO_LONG', `The request-target is longer than ${MAX_TARGET_BYTES} bytes`, CLOSE);
   const fields = scanFields(req.rawHeaders);
+  if (req.rawHeaders.length >= 2 * MAX_FIELDS) return refusal('HEADER_FIELDS_TOO_LARGE', `A request carries fewer than ${MAX_FIELDS} header fields`, CLOSE);
   if (fields.bytes > MAX_FIELD_BYTES) return refusal('HEADER_FIELDS_TOO_LARGE', `The header fields take more than ${MAX_FIELD_BYTES} bytes`, CLOSE);
   const h = req.headers;
   if (h.host === undefined) {

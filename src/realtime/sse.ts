@@ -140,11 +140,11 @@ class SseStream implements Subscriber {
       // The head leaves with the first bytes (node frames them); nothing is held before them.
       this.headOut = true;
       this.res.write(bytes);
-      // node:http corks the socket on a response's write until the end of the turn. Uncorked
+      // node:http corks the socket on a response's write until its next tick. Uncorked
       // now, the head goes out and a replay written in this turn meets the writer's bound
       // (what the peer does not take waits, up to MAX_BUFFER_BYTES, then the stream ends as
       // slow) instead of piling up corked in the socket, a whole ring's bytes per stream.
-      // node's own uncork at the end of the turn then finds nothing corked.
+      // node's own uncork on the next tick then finds nothing corked.
       this.res.socket?.uncork();
       return;
     }
