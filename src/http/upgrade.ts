@@ -141,9 +141,11 @@ function unsupportedVersion(raw: unknown, at: unknown): boolean {
  * valid request ahead of the broken one gets its own answer (a create its 201) before the
  * refusal, rather than losing it to the refusal's close. node hands the connection's next
  * queued response to the socket when one finishes ('finish' runs node's listener first),
- * so each finish looks again. A connection that closes meanwhile gets nothing more.
+ * so each finish looks again. A connection that closes meanwhile gets nothing more. A
+ * WebSocket handshake pipelined behind other requests waits the same way (realtime/index.ts):
+ * its 101 must not come before their answers.
  */
-function afterPendingResponses(socket: Duplex, then: (broken?: IncomingMessage) => void): void {
+export function afterPendingResponses(socket: Duplex, then: (broken?: IncomingMessage) => void): void {
   const inFlight: unknown = Reflect.get(socket, '_httpMessage'); // node's response on this connection, if any
   if (inFlight instanceof ServerResponse && !(inFlight.req instanceof IncomingMessage && inFlight.req.complete)) {
     // The broken request's own answer (its body broke after its head was routed). Begun, it

@@ -5,7 +5,7 @@
  */
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { DRAIN_GRACE_MS, ignoreUpgrade, isWebSocketHandshake, type Finalizer, type RawAnswerLog, type Refusal, type TransportRoute } from '../http';
+import { afterPendingResponses, DRAIN_GRACE_MS, ignoreUpgrade, isWebSocketHandshake, type Finalizer, type RawAnswerLog, type Refusal, type TransportRoute } from '../http';
 import { StoreUnavailableError, type Account, type OrderEvent, type Store } from '../store';
 import type { Bus } from '../bus';
 import { AcceptLimiter } from './acceptLimiter';
@@ -150,7 +150,11 @@ export function createRealtime(deps: RealtimeDeps): Realtime {
     publish: (event) => deps.bus.publish(event),
     handleUpgrade,
     // A request whose Upgrade is not a WebSocket handshake (h2c, ...) is served as plain HTTP (http/upgrade.ts).
-    attach: (server) => void server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => (isWebSocketHandshake(req) ? handleUpgrade(req, socket, head) : ignoreUpgrade(server, req, socket, head))),
+    // A handshake pipelined behind other requests is taken once their answers are sent: its 101 comes after them, in order.
+    attach: (server) =>
+      void server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) =>
+        isWebSocketHandshake(req) ? afterPendingResponses(socket, () => handleUpgrade(req, socket, head)) : ignoreUpgrade(server, req, socket, head),
+      ),
     mount: (path, protocol) => ws.mount(path, protocol),
     close() {
       closed = true;

@@ -101,6 +101,28 @@ describe('pipelined requests on one connection', () => {
     expect(JSON.parse(got[3].body)).toMatchObject({ note: 'second' });
   });
 
+  it('a WebSocket handshake behind a create and a read is answered 101 after them, in order', async () => {
+    const created = await s.fetch('/orders', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    const next = `/orders/${((await created.json()) as { id: number }).id + 1}`;
+    const handshake = request('GET', '/orders', { Connection: 'Upgrade', Upgrade: 'websocket', 'Sec-WebSocket-Version': '13', 'Sec-WebSocket-Key': 'dGhlIHNhbXBsZSBub25jZQ==' });
+    const { hostname, port } = new URL(s.url);
+    const got = await new Promise<string>((resolve) => {
+      const socket = connect({ port: Number(port), host: hostname }, () =>
+        socket.write(request('POST', '/orders', { 'Content-Type': 'application/json' }, '{"note":"before the upgrade"}') + request('GET', next, {}) + handshake),
+      );
+      let text = '';
+      socket.on('data', (d: Buffer) => {
+        text += d.toString('latin1');
+        if (text.includes(' 101 ')) {
+          socket.destroy();
+          resolve(text);
+        }
+      });
+      socket.on('error', () => undefined);
+    });
+    expect([...got.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((m) => Number(m[1]))).toEqual([201, 200, 101]);
+  });
+
   it('a create retried behind its original with the same Idempotency-Key is a replay of it', async () => {
     const key = `pipelined-${Date.now()}`;
     const create = (last: boolean) => request('POST', '/orders', { 'Content-Type': 'application/json', 'Idempotency-Key': key, ...(last ? { Connection: 'close' } : {}) }, '{"note":"once"}');
