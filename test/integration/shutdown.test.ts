@@ -15,6 +15,7 @@ import pino from 'pino';
 import { createApp, type App } from '../../src/app';
 import { parseConfig } from '../../src/config';
 import { Drain } from '../../src/http';
+import { inTurn } from '../../src/http/server';
 import { ADMISSIONS_PER_TURN } from '../../src/realtime';
 import { issueToken, SqliteStore } from '../../src/store';
 import { createOrder, holdTokenReads, openSse, openWs, WsClient, type StreamTarget } from '../support/streams';
@@ -77,7 +78,8 @@ describe('graceful shutdown', () => {
     token = issued.token;
     app = createApp({ config: parsed.config, store, logger: pino({ level: 'silent' }) });
     drain = new Drain(app.listener, app.finalizer);
-    server = drain.track(createServer(drain.listener));
+    // As main.ts serves it: the drain judges each pipelined request in its turn (http/server.ts inTurn).
+    server = drain.track(createServer(inTurn(drain.listener)));
     app.realtime.attach(server);
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     const url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
@@ -121,6 +123,30 @@ describe('graceful shutdown', () => {
     expect(await gauge('orderline_http_requests_in_flight')).toBe(0);
     idle.destroy();
     slowAgent.destroy();
+  });
+
+  it('a write pipelined behind an event stream, whose turn comes when the shutdown ends the stream, is refused 503 and stores nothing', async () => {
+    const { id } = await createOrder(target);
+    const { hostname, port } = new URL(target.url);
+    const socket = connect({ port: Number(port), host: hostname });
+    socket.on('error', () => undefined);
+    let got = '';
+    socket.on('data', (d: Buffer) => (got += d.toString('latin1')));
+    const closed = new Promise<void>((r) => socket.on('close', () => r()));
+    const body = '{"note":"queued behind the stream"}';
+    socket.write(
+      `GET /api/orders/${id}/stream HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nAccept: text/event-stream\r\n\r\n` +
+        `POST /orders HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
+    );
+    while (!got.includes('event: subscribed')) await new Promise((r) => setTimeout(r, 5));
+    const before = (await store.listOrders((await store.ensureAccount('alice')).id, 0, 100)).orders.length;
+    const drained = drain.drain(server, () => app.realtime.close(), 60_000);
+    await closed;
+    await drained;
+    // The stream's end, then the write's turn: the shutdown's 503, not a 201.
+    expect(got).toMatch(/\r\n\r\nHTTP\/1\.1 503 /);
+    expect(got).not.toMatch(/HTTP\/1\.1 201 /);
+    expect((await store.listOrders((await store.ensureAccount('alice')).id, 0, 100)).orders.length).toBe(before);
   });
 
   it('answers what is in flight, refuses what arrives with 503 + Connection: close, closes streams with 1001, then finishes', async () => {
