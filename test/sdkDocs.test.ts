@@ -28,6 +28,8 @@ describe('the SDK documentation', () => {
 
   it('install lines name graphql (the peer the snippets import) and @types/ws (for the ws snippet)', () => {
     const install = [...sdkReadme.matchAll(/^```sh\n([\s\S]*?)^```$/gm)].map((m) => m[1]).join('\n');
+    // The tarball first (the package is on no public registry), then the registry line.
+    expect(install).toMatch(/npm install \/tmp\/orderline-sdk-[\d.]+\.tgz graphql/);
     expect(install).toMatch(/npm install @orderline\/sdk graphql/);
     expect(install).toMatch(/@types\/ws/);
   });

@@ -27,7 +27,7 @@ export type OrderlinePaths = {
 export type RestClient = Client<OrderlinePaths>;
 
 export interface RestClientOptions {
-  /** The service's origin, e.g. `https://orders.example.com` (no trailing path). */
+  /** The service's URL, e.g. `https://orders.example.com`; a path prefix is kept (`https://example.com/orderline`), and in a page a path such as `/api` is resolved against the page's URL. */
   baseUrl: string;
   /**
    * The bearer token bound to an account, sent as `Authorization: Bearer <token>`; or a

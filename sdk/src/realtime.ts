@@ -195,7 +195,7 @@ export interface OrderStreamOptions {
   /** The stream could not be resumed gap-free: here is the order as it stands now. */
   onResync?(order: OrderV2): void;
   /**
-   * A refusal that retrying will not fix (401, 403, 404): the stream stops. The error has
+   * A refusal that retrying will not fix (400, 401, 403, 404): the stream stops. The error has
    * the status, the code (REST problem code over SSE and the resync GET, the WebSocket
    * `error` message's code) and the request id when there was an HTTP answer.
    */
