@@ -77,11 +77,17 @@ describe('GraphQL: execution and access', () => {
     expect(seen.length).toBeGreaterThan(2);
     expect(seen).toEqual(rest.orders.map((o) => String(o.id)));
     await fc.assert(
-      fc.asyncProperty(fc.oneof(fc.constantFrom('0', '-1', '01', '1.0', '9007199254740992', ''), fc.string({ maxLength: 8 }).filter((s) => !/^[1-9][0-9]*$/.test(s))), async (bad) => {
-        const r = await t.post({ query, variables: { after: bad } });
-        expect(r.status).toBe(200); // a field error: the viewer is null, the error says why
-        expect(r.json?.errors?.[0].extensions?.code).toBe('BAD_USER_INPUT');
-      }),
+      fc.asyncProperty(
+        fc.oneof(
+          fc.constantFrom('0', '-1', '01', '1.0', '9007199254740992', ''),
+          fc.string({ maxLength: 8 }).filter((s) => !/^[1-9][0-9]*$/.test(s)),
+        ),
+        async (bad) => {
+          const r = await t.post({ query, variables: { after: bad } });
+          expect(r.status).toBe(200); // a field error: the viewer is null, the error says why
+          expect(r.json?.errors?.[0].extensions?.code).toBe('BAD_USER_INPUT');
+        },
+      ),
       { numRuns: 20 },
     );
   });
