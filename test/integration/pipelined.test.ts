@@ -6,6 +6,7 @@
  */
 import { connect } from 'node:net';
 import fc from 'fast-check';
+import { responses } from '../support/rawHttp';
 import { startTestServer, type TestServer } from '../support/server';
 
 let s: TestServer;
@@ -24,21 +25,6 @@ function untilClosed(bytes: string): Promise<string> {
     socket.on('error', () => undefined);
     socket.on('close', () => resolve(Buffer.concat(chunks).toString('utf8')));
   });
-}
-
-/** Every answer on the connection, in order (each has a Content-Length). */
-function answers(all: string): { status: number; head: string; body: string }[] {
-  const out: { status: number; head: string; body: string }[] = [];
-  let at = 0;
-  while (at < all.length) {
-    const end = all.indexOf('\r\n\r\n', at);
-    if (end < 0) throw new Error(`a partial head: ${JSON.stringify(all.slice(at, at + 200))}`);
-    const head = all.slice(at, end);
-    const length = Number(/\r\ncontent-length: (\d+)/i.exec(head)?.[1] ?? 0);
-    out.push({ status: Number(head.slice(9, 12)), head, body: all.slice(end + 4, end + 4 + length) });
-    at = end + 4 + length;
-  }
-  return out;
 }
 
 const field = (head: string, name: string) => new RegExp(`\\r\\n${name}: ([^\\r]*)`, 'i').exec(head)?.[1];
@@ -67,7 +53,7 @@ describe('pipelined requests on one connection', () => {
           const last: Record<string, string> = i === steps.length - 1 ? { Connection: 'close' } : {};
           return st.kind === 'read' ? request('GET', path, last) : request('PATCH', path, { 'Content-Type': 'application/merge-patch+json', 'If-Match': '*', ...last }, JSON.stringify({ note: st.note }));
         });
-        const got = answers(await untilClosed(bytes.join('')));
+        const got = responses(await untilClosed(bytes.join('')));
         expect(got.map((a) => a.status)).toEqual(steps.map(() => 200));
         let note = 'base';
         steps.forEach((st, i) => {
@@ -87,7 +73,7 @@ describe('pipelined requests on one connection', () => {
     const old = created.headers.get('etag')!;
     // Nothing else writes on this server meanwhile: the pipelined create takes the next id.
     const next = `/orders/${((await created.json()) as { id: number }).id + 1}`;
-    const got = answers(
+    const got = responses(
       await untilClosed(
         request('PATCH', path, { 'Content-Type': 'application/merge-patch+json', 'If-Match': old }, '{"note":"changed"}') +
           request('GET', path, { 'If-None-Match': old }) +
@@ -126,7 +112,7 @@ describe('pipelined requests on one connection', () => {
   it('a create retried behind its original with the same Idempotency-Key is a replay of it', async () => {
     const key = `pipelined-${Date.now()}`;
     const create = (last: boolean) => request('POST', '/orders', { 'Content-Type': 'application/json', 'Idempotency-Key': key, ...(last ? { Connection: 'close' } : {}) }, '{"note":"once"}');
-    const got = answers(await untilClosed(create(false) + create(false) + create(true)));
+    const got = responses(await untilClosed(create(false) + create(false) + create(true)));
     expect(got.map((a) => a.status)).toEqual([201, 201, 201]);
     expect(got.map((a) => field(a.head, 'idempotent-replayed'))).toEqual([undefined, 'true', 'true']);
     expect(new Set(got.map((a) => field(a.head, 'location'))).size).toBe(1);

@@ -57,6 +57,21 @@ function expectShutdownRefusal(head: string): void {
   expect(head).toMatch(/\r\nRetry-After: 1(\r\n|$)/);
 }
 
+/** A route of the user's own at /slow (Koa): `inHandler` once a request is in it, which then waits for `release`. */
+function slowRoute(app: App): { inHandler: Promise<void>; release: () => void } {
+  let release!: () => void;
+  const gate = new Promise<void>((r) => (release = r));
+  let started!: () => void;
+  const inHandler = new Promise<void>((r) => (started = r));
+  app.app.use(async (ctx, next) => {
+    if (ctx.path !== '/slow') return next();
+    started();
+    await gate;
+    ctx.body = 'done';
+  });
+  return { inHandler, release };
+}
+
 describe('graceful shutdown', () => {
   let dir: string;
   let store: SqliteStore;
@@ -96,16 +111,7 @@ describe('graceful shutdown', () => {
   it('the listener gauges count open connections and the requests being answered (an event stream among them), at scrape time', async () => {
     app.metrics.watch(drain.gauges()); // as main.ts wires them
     const gauge = async (name: string) => Number(new RegExp(`^${name} (\\d+)$`, 'm').exec(await app.metrics.registry.metrics())?.[1]);
-    let release!: () => void;
-    const gate = new Promise<void>((r) => (release = r));
-    let started!: () => void;
-    const inHandler = new Promise<void>((r) => (started = r));
-    app.app.use(async (ctx, next) => {
-      if (ctx.path !== '/slow') return next();
-      started();
-      await gate;
-      ctx.body = 'done';
-    });
+    const { inHandler, release } = slowRoute(app);
     const { id } = await createOrder(target);
     const idle = new Agent({ keepAlive: true, maxSockets: 1 });
     expect(await get(target.url, idle, `/orders/${id}`, { authorization: `Bearer ${token}` })).toMatchObject({ status: 200 });
@@ -150,17 +156,8 @@ describe('graceful shutdown', () => {
   });
 
   it('answers what is in flight, refuses what arrives with 503 + Connection: close, closes streams with 1001, then finishes', async () => {
-    let release!: () => void;
-    const gate = new Promise<void>((r) => (release = r));
-    let started!: () => void;
-    const inHandler = new Promise<void>((r) => (started = r));
     // A slow route of the user's own (Koa): in flight while shutdown begins.
-    app.app.use(async (ctx, next) => {
-      if (ctx.path !== '/slow') return next();
-      started();
-      await gate;
-      ctx.body = 'done';
-    });
+    const { inHandler, release } = slowRoute(app);
     const auth = { authorization: `Bearer ${token}` };
     const { id } = await createOrder(target);
     const ws = await openWs(target);
