@@ -27,7 +27,7 @@ import type { Duplex } from 'node:stream';
 import { refusal, type Refusal } from './problem';
 import { sendProblem } from './respond';
 import { requestIdOf, splitTarget, type Finalizer } from './finalize';
-import { writeRefusal } from './upgrade';
+import { afterPendingResponses, writeRefusal } from './upgrade';
 
 /** Seconds a client refused during shutdown is told to wait (another instance usually answers at once). */
 export const SHUTDOWN_RETRY_AFTER_S = 1;
@@ -127,11 +127,12 @@ export class Drain {
       const res: unknown = Reflect.get(socket, '_httpMessage');
       if (res instanceof ServerResponse && !res.headersSent) res.setHeader('Connection', 'close');
     }
-    // An upgrade that arrives on a connection still open: refused as a request is.
+    // An upgrade that arrives on a connection still open: refused as a request is, in its
+    // turn (behind the answers owed to the requests pipelined ahead of it, which it would cut off).
     server.removeAllListeners('upgrade');
     server.on('upgrade', (req: IncomingMessage, socket: Duplex) => {
       const r = goingAway();
-      this.fin.rawAnswer(req, r.problem.status, writeRefusal(req, socket, r));
+      afterPendingResponses(socket, () => this.fin.rawAnswer(req, r.problem.status, writeRefusal(req, socket, r)));
     });
     closeStreams();
     const idle = setTimeout(() => {

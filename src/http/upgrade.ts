@@ -88,22 +88,12 @@ export function ignoreUpgrade(server: Server, req: IncomingMessage, socket: Dupl
     }
     lines.push(`${raw[i]}: ${raw[i + 1]}`);
   }
-  const refeed = () => {
-    if (socket.destroyed) return;
+  // Refed once the answers to the requests pipelined ahead of it are sent: a new parser on
+  // this socket must not begin while node is still writing one of them.
+  afterPendingResponses(socket, () => {
     socket.unshift(Buffer.concat([Buffer.from(`${lines.join('\r\n')}\r\n\r\n`, 'latin1'), head]));
     server.emit('connection', socket);
-  };
-  // The response node:http is still writing on this socket, if any (its own field: no public
-  // API names it). Its 'finish' listeners detach it from the socket before this one runs, and
-  // attach the next queued response of the connection (a second request pipelined ahead):
-  // so look again after each, and refeed only once none is left in flight.
-  const whenIdle = () => {
-    if (socket.destroyed) return;
-    const inFlight: unknown = Reflect.get(socket, '_httpMessage');
-    if (inFlight instanceof ServerResponse && !inFlight.writableFinished) inFlight.once('finish', () => setImmediate(whenIdle));
-    else refeed();
-  };
-  whenIdle();
+  });
 }
 
 /** node:http's parse errors: the status node answers each with (its own body-less default), else 400. */

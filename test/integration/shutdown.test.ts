@@ -19,6 +19,7 @@ import { inTurn } from '../../src/http/server';
 import { ADMISSIONS_PER_TURN } from '../../src/realtime';
 import { issueToken, SqliteStore } from '../../src/store';
 import { createOrder, holdTokenReads, openSse, openWs, WsClient, type StreamTarget } from '../support/streams';
+import { responses } from '../support/rawHttp';
 
 /** One request over `agent`: status, headers and body, or the socket error it met. */
 function get(url: string, agent: Agent, path: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: IncomingHttpHeaders; body: string } | { error: string }> {
@@ -153,6 +154,33 @@ describe('graceful shutdown', () => {
     expect(got).toMatch(/\r\n\r\nHTTP\/1\.1 503 /);
     expect(got).not.toMatch(/HTTP\/1\.1 201 /);
     expect((await store.listOrders((await store.ensureAccount('alice')).id, 0, 100)).orders.length).toBe(before);
+  });
+
+  it('a WebSocket handshake sent after the shutdown began, behind a request still being answered, waits for that answer, which ends the connection', async () => {
+    const { inHandler, release } = slowRoute(app);
+    const { hostname, port } = new URL(target.url);
+    const socket = connect({ port: Number(port), host: hostname });
+    socket.on('error', () => undefined);
+    let got = '';
+    socket.on('data', (d: Buffer) => (got += d.toString('latin1')));
+    const closed = new Promise<void>((r) => socket.on('close', () => r()));
+    socket.write('GET /slow HTTP/1.1\r\nHost: x\r\n\r\n');
+    await inHandler;
+    const drained = drain.drain(server, () => app.realtime.close(), 60_000);
+    const upgraded = new Promise<void>((r) => server.once('upgrade', () => r()));
+    socket.write(`GET /orders HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nAuthorization: Bearer ${token}\r\n\r\n`);
+    await upgraded;
+    await new Promise((r) => setImmediate(r));
+    release();
+    await closed;
+    await drained;
+    // Answers in the order asked (RFC 9112 9.3.2): the slow request's 200 whole, not cut off by
+    // a refusal written ahead of it. It closes the connection (Connection: close), so the handshake
+    // behind it is not processed (RFC 9112 9.6): the client sends it again on a new connection.
+    const answers = responses(got);
+    expect(answers).toHaveLength(1);
+    expect(answers[0]).toMatchObject({ status: 200, body: 'done' });
+    expect(answers[0].head).toMatch(/\r\nConnection: close(\r\n|$)/i);
   });
 
   it('answers what is in flight, refuses what arrives with 503 + Connection: close, closes streams with 1001, then finishes', async () => {
