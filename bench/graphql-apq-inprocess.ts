@@ -24,7 +24,7 @@ async function main() {
   if (!parsed.ok) throw new Error(parsed.error);
   const engine = graphqlEngine({ store, registry: new LruRegistry(100), manifest: {}, limits: parsed.config.graphql, production: true });
   const headers = { 'content-type': 'application/json', accept: 'application/graphql-response+json' };
-  const mk = (body: string) => ({ method: 'POST', url: '/graphql', headers, body, account });
+  const mk = (body: string) => ({ method: 'POST' as const, url: '/graphql', headers, body, account });
   // The bench's simple query (56 characters: its hash-only body, 127 bytes, is longer than its
   // text body, 68), and a contract operation as the SDK sends it (name, variables, the text).
   const [fofHash, fof] = Object.entries(manifest).find(([, text]) => text.startsWith('query FriendsOfFriends'))!;

@@ -3,12 +3,14 @@
  * whose caller is known and whose body has been read: the route (route.ts) authenticates
  * and reads the body with the service's one body reader (http/body.ts, with its size
  * limit), then calls `serve` with method, url, headers, the body text and the caller.
+ * The route has judged the method (GET or POST, HEAD as GET) and a POST's media type
+ * (415 before its body is read): the engine judges neither again.
  * Nothing travels beside it (no adapter, no state keyed on the raw request). Each step is
  * one function:
  *
  * - Accept (`acceptedMediaType`): RFC 9110 negotiation of the two GraphQL JSON types (406
  *   when neither fits);
- * - `readParams`: the body's media type, batches are refused, and a hash-only APQ request
+ * - `readParams`: the parameters of a GET's query string or a POST's body, batches are refused, and a hash-only APQ request
  *   (no `query`) is accepted;
  * - `admitRequest`: the persisted-operation step (APQ or allowlist), parsing with a token
  *   limit and graphql-js's rules (cached per text, documents.ts), then depth, cost and
@@ -26,7 +28,6 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { GraphQLError, getOperationAST, getVariableValues, OperationTypeNode, type DocumentNode, type ExecutionArgs, type ExecutionResult, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
 import type { RequestParams, Response } from 'graphql-http';
 import { parseClientJson } from '../http/body';
-import { parseMediaType } from '../http/mediaType';
 import { parseAccept, type Range } from '../http/rest/negotiate';
 import { isRefusal, STORE_RETRY_AFTER_S, type ProblemCode, type Refusal } from '../http/problem';
 import { StoreUnavailableError, type Account, type Store } from '../store';
@@ -75,7 +76,8 @@ export interface GraphqlEngineDeps {
 
 /** A request whose caller is known and whose body (POST) has been read. */
 export interface GraphqlInput {
-  method: string;
+  /** HEAD is served as GET (the response writer leaves the body out). */
+  method: 'GET' | 'POST';
   url: string;
   headers: IncomingHttpHeaders;
   /** The body text (POST), null otherwise. */
@@ -127,18 +129,17 @@ const REFUSAL_CODES: ReadonlyMap<string, GraphqlCode> = new Map<ProblemCode, Gra
 
 const SUBSCRIPTIONS_OVER_WS = 'Subscriptions are served over WebSocket on /graphql (graphql-transport-ws), not over HTTP';
 
-/** What the engine knows of each request beside method, url and body: the caller and two headers. */
+/** What the engine knows of each request beside method, url and body: the caller and its Accept. */
 interface RequestContext {
   account: Account;
   accept: string | undefined;
-  contentType: string | undefined;
   /** What the cost budget charged this request (set in onSubscribe), for `extensions.cost` on its response. */
   cost?: CostExtension;
   requestId: string | undefined;
 }
 /** A request as the engine reads it: what the route passed, and what it knows of it. */
 interface HttpRequest {
-  method: string;
+  method: 'GET' | 'POST';
   url: string;
   /** The body text (POST), null otherwise. */
   body: string | null;
@@ -242,20 +243,6 @@ function jsonParam(search: URLSearchParams, name: string): { ok: true; value: un
   return isRefusal(parsed) ? { ok: false, why: parsed.problem.detail ?? parsed.problem.title } : { ok: true, value: parsed.json };
 }
 
-/**
- * Whether a POST body's Content-Type is JSON in UTF-8: `application/json` with no charset
- * or a UTF-8 one, read by the service's one media-type parser (which keeps its parses).
- */
-export function takesJson(contentType: string | undefined): boolean {
-  const media = contentType === undefined ? null : parseMediaType(contentType);
-  if (media?.type !== 'application/json') return false;
-  const charset = media.params.get('charset');
-  return charset === undefined || UTF8.test(charset);
-}
-const UTF8 = /^utf-?8$/i;
-/** The 415's detail. */
-export const TAKES_JSON = 'POST /graphql takes application/json (UTF-8)';
-
 /** The GraphQL-over-HTTP parameters of a GET. */
 const GET_PARAMS = ['query', 'operationName', 'variables', 'extensions'] as const;
 
@@ -277,9 +264,8 @@ function readParams(req: HttpRequest): RequestParams | Response {
     if (!variables.ok) return bad(variables.why);
     if (!extensions.ok) return bad(extensions.why);
     data = { query: search.get('query') ?? undefined, operationName: search.get('operationName') ?? undefined, variables: variables.value, extensions: extensions.value };
-  } else if (req.method === 'POST') {
-    if (!takesJson(req.context.contentType)) return errorResponse(accept, 415, GRAPHQL_CODES.UNSUPPORTED_MEDIA_TYPE, TAKES_JSON);
-    const raw = req.body; // the text the route read (route.ts)
+  } else {
+    const raw = req.body; // the text the route read (route.ts), its media type judged there
     // The service's one reader of client JSON: nesting bound, unpaired surrogates, repeated member names.
     const read = typeof raw === 'string' ? parseClientJson(raw) : { json: raw };
     if (isRefusal(read)) return bad(read.problem.detail ?? read.problem.title);
@@ -287,8 +273,6 @@ function readParams(req: HttpRequest): RequestParams | Response {
     if (Array.isArray(parsed)) return bad('Batched operations are not supported: send one operation per request');
     if (!isObject(parsed)) return bad('The request body must be a JSON object');
     data = parsed;
-  } else {
-    return [null, { status: 405, statusText: 'Method Not Allowed', headers: { allow: 'GET, POST' } }];
   }
   const { query, operationName, variables, extensions } = data;
   if (query != null && typeof query !== 'string') return bad("'query' must be a string");
@@ -494,7 +478,7 @@ export function graphqlEngine(deps: GraphqlEngineDeps): GraphqlEngine {
     },
     async serve({ method, url, headers, body, account, requestId }) {
       // `cost` present from the start (set when charged): one object shape for every request.
-      const context: RequestContext = { account, accept: headers.accept || undefined, contentType: headers['content-type'] || undefined, cost: undefined, requestId };
+      const context: RequestContext = { account, accept: headers.accept || undefined, cost: undefined, requestId };
       const response = await answer({ method, url, body, context });
       if (!deps.costBudget) return report(response);
       return report(context.cost === undefined ? await withUnpricedCost(response, account) : response);

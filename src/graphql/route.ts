@@ -40,7 +40,22 @@ import {
   type TransportRoute,
 } from '../http';
 import type { Account } from '../store';
-import { GRAPHQL_PATH, TAKES_JSON, takesJson, type GraphqlEngine } from './engine';
+import { parseMediaType } from '../http/mediaType';
+import { GRAPHQL_PATH, type GraphqlEngine } from './engine';
+
+/**
+ * Whether a POST body's Content-Type is JSON in UTF-8: `application/json` with no charset
+ * or a UTF-8 one, read by the service's one media-type parser (which keeps its parses).
+ */
+export function takesJson(contentType: string | undefined): boolean {
+  const media = contentType === undefined ? null : parseMediaType(contentType);
+  if (media?.type !== 'application/json') return false;
+  const charset = media.params.get('charset');
+  return charset === undefined || UTF8.test(charset);
+}
+const UTF8 = /^utf-?8$/i;
+/** The 415's detail. */
+export const TAKES_JSON = 'POST /graphql takes application/json (UTF-8)';
 
 export interface GraphqlRouteDeps {
   engine: GraphqlEngine;
@@ -126,7 +141,7 @@ export function graphqlRoute({ engine, finalizer, authenticate, bodyLimit }: Gra
       if (dropped) return write(x, await engine.refuse(dropped, accept, account));
     }
     // HEAD is the GET without its body (the response writer leaves it out).
-    const method = req.method === 'HEAD' ? 'GET' : (req.method ?? 'GET');
+    const method = req.method === 'POST' ? 'POST' : 'GET';
     // Pipelined behind an answer that closes the connection (http/respond.ts): not run (a mutation would be a change never answered).
     if (connectionClosing(x)) return write(x, await engine.refuse(NOT_RUN, accept, account));
     // A POST's If-Match and If-None-Match, judged as on a REST create: the endpoint has no tag (only If-Match: * holds, If-None-Match: * fails).
@@ -145,7 +160,7 @@ export function graphqlRoute({ engine, finalizer, authenticate, bodyLimit }: Gra
   }
 
   /** A GET's 200 with a body, the engine setting no caching policy of its own (an APQ miss does): tagged and revalidated. */
-  function cacheable(answer: Response, method: string): answer is readonly [string, Response[1]] {
+  function cacheable(answer: Response, method: 'GET' | 'POST'): answer is readonly [string, Response[1]] {
     const [body, init] = answer;
     return init.status === 200 && method === 'GET' && typeof body === 'string' && body !== '' && !Object.keys(init.headers ?? {}).some((n) => n.toLowerCase() === 'cache-control');
   }
