@@ -26,15 +26,19 @@ async function serve(config: Config): Promise<void> {
   const wait = worker ? { onRetry: (what: string, err: unknown, delayMs: number) => logger.error({ err, retryInMs: delayMs }, `${what} is unreachable; trying again`) } : undefined;
   // During an outage every query fails alike: the metric counts each, the log says so once per 5 s (each request's 503 has its own line).
   const storeLog = throttle(5000);
+  // Until the store is open, a failure is the start's to report: a lone server refuses with one
+  // line naming DATABASE_URL, a worker logs each retry (`wait`); a warning here would say it twice.
+  let opened = false;
   const store = await openConfiguredStore(
     config,
     (err) => {
       metrics.storeErrors.inc();
-      const gate = storeLog();
+      const gate = opened && storeLog();
       if (gate) logger.warn({ err, ...gate }, err.name === 'StoreUnavailableError' ? 'database unreachable' : 'database pool error');
     },
     wait,
   );
+  opened = true;
   if (worker) lendRegistryToPrimary(metrics);
   // A Redis outage fails every command at once (a rate-limit take, an APQ lookup, a publish): one line per 5 s, as for the store.
   const redisLog = throttle(5000);

@@ -1,4 +1,4 @@
-/** `main.ts` refuses bad configuration with one line naming the variable and a non-zero exit. */
+/** `main.ts` refuses bad configuration with one line naming the variable and a non-zero exit, and logs nothing else. */
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 
@@ -11,7 +11,7 @@ function start(env: Record<string, string>) {
     encoding: 'utf8',
     timeout: 30_000,
   });
-  return { status: r.status, stderr: r.stderr.trim() };
+  return { status: r.status, stderr: r.stderr.trim(), stdout: r.stdout };
 }
 
 describe('startup configuration errors', () => {
@@ -34,6 +34,8 @@ describe('startup configuration errors', () => {
       expect(r.status).toBe(2);
       expect(r.stderr).toMatch(message);
       expect(r.stderr.split('\n')).toHaveLength(1);
+      // The refusal is the whole story: no log line before it (a warning with the driver's stack trace said the same at length).
+      expect(r.stdout).toBe('');
       expect(r.stderr).not.toContain('hunter2');
     },
     40_000,
