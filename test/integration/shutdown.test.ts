@@ -7,7 +7,7 @@
  */
 import { Agent, createServer, request, type IncomingHttpHeaders, type Server } from 'node:http';
 import { spawn } from 'node:child_process';
-import { connect } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -49,6 +49,17 @@ function rawHead(port: number, text: string): Promise<string> {
     s.on('close', () => resolve(got.split('\r\n\r\n')[0]));
     s.write(text);
   });
+}
+
+/** A raw connection to `url`'s server: what it has received so far (latin1), and its close. */
+function rawConnection(url: string): { socket: Socket; got: () => string; closed: Promise<void> } {
+  const { hostname, port } = new URL(url);
+  const socket = connect({ port: Number(port), host: hostname });
+  socket.on('error', () => undefined);
+  let got = '';
+  socket.on('data', (d: Buffer) => (got += d.toString('latin1')));
+  const closed = new Promise<void>((r) => socket.on('close', () => r()));
+  return { socket, got: () => got, closed };
 }
 
 /** The service's shutdown refusal (http/drain.ts shuttingDown), as a head: 503, problem+json, Retry-After 1. */
@@ -134,36 +145,26 @@ describe('graceful shutdown', () => {
 
   it('a write pipelined behind an event stream, whose turn comes when the shutdown ends the stream, is refused 503 and stores nothing', async () => {
     const { id } = await createOrder(target);
-    const { hostname, port } = new URL(target.url);
-    const socket = connect({ port: Number(port), host: hostname });
-    socket.on('error', () => undefined);
-    let got = '';
-    socket.on('data', (d: Buffer) => (got += d.toString('latin1')));
-    const closed = new Promise<void>((r) => socket.on('close', () => r()));
+    const { socket, got, closed } = rawConnection(target.url);
     const body = '{"note":"queued behind the stream"}';
     socket.write(
       `GET /api/orders/${id}/stream HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nAccept: text/event-stream\r\n\r\n` +
         `POST /orders HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
     );
-    while (!got.includes('event: subscribed')) await new Promise((r) => setTimeout(r, 5));
+    while (!got().includes('event: subscribed')) await new Promise((r) => setTimeout(r, 5));
     const before = (await store.listOrders((await store.ensureAccount('alice')).id, 0, 100)).orders.length;
     const drained = drain.drain(server, () => app.realtime.close(), 60_000);
     await closed;
     await drained;
     // The stream's end, then the write's turn: the shutdown's 503, not a 201.
-    expect(got).toMatch(/\r\n\r\nHTTP\/1\.1 503 /);
-    expect(got).not.toMatch(/HTTP\/1\.1 201 /);
+    expect(got()).toMatch(/\r\n\r\nHTTP\/1\.1 503 /);
+    expect(got()).not.toMatch(/HTTP\/1\.1 201 /);
     expect((await store.listOrders((await store.ensureAccount('alice')).id, 0, 100)).orders.length).toBe(before);
   });
 
   it('a WebSocket handshake sent after the shutdown began, behind a request still being answered, waits for that answer, which ends the connection', async () => {
     const { inHandler, release } = slowRoute(app);
-    const { hostname, port } = new URL(target.url);
-    const socket = connect({ port: Number(port), host: hostname });
-    socket.on('error', () => undefined);
-    let got = '';
-    socket.on('data', (d: Buffer) => (got += d.toString('latin1')));
-    const closed = new Promise<void>((r) => socket.on('close', () => r()));
+    const { socket, got, closed } = rawConnection(target.url);
     socket.write('GET /slow HTTP/1.1\r\nHost: x\r\n\r\n');
     await inHandler;
     const drained = drain.drain(server, () => app.realtime.close(), 60_000);
@@ -177,7 +178,7 @@ describe('graceful shutdown', () => {
     // Answers in the order asked (RFC 9112 9.3.2): the slow request's 200 whole, not cut off by
     // a refusal written ahead of it. It closes the connection (Connection: close), so the handshake
     // behind it is not processed (RFC 9112 9.6): the client sends it again on a new connection.
-    const answers = responses(got);
+    const answers = responses(got());
     expect(answers).toHaveLength(1);
     expect(answers[0]).toMatchObject({ status: 200, body: 'done' });
     expect(answers[0].head).toMatch(/\r\nConnection: close(\r\n|$)/i);
