@@ -47,7 +47,7 @@ import { GRAPHQL_PATH, type GraphqlEngine } from './engine';
  * Whether a POST body's Content-Type is JSON in UTF-8: `application/json` with no charset
  * or a UTF-8 one, read by the service's one media-type parser (which keeps its parses).
  */
-export function takesJson(contentType: string | undefined): boolean {
+function takesJson(contentType: string | undefined): boolean {
   const media = contentType === undefined ? null : parseMediaType(contentType);
   if (media?.type !== 'application/json') return false;
   const charset = media.params.get('charset');
@@ -55,7 +55,7 @@ export function takesJson(contentType: string | undefined): boolean {
 }
 const UTF8 = /^utf-?8$/i;
 /** The 415's detail. */
-export const TAKES_JSON = 'POST /graphql takes application/json (UTF-8)';
+const TAKES_JSON = 'POST /graphql takes application/json (UTF-8)';
 
 export interface GraphqlRouteDeps {
   engine: GraphqlEngine;
