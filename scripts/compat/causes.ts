@@ -32,7 +32,7 @@ interface Parsed {
 const escape = (s: string) => s.replace(/~/g, '~0').replace(/\//g, '~1');
 const unescape = (s: string) => s.replace(/~1/g, '/').replace(/~0/g, '~');
 export const pointerOf = (segments: readonly string[]) => segments.map((s) => `/${escape(s)}`).join('');
-const segmentsOf = (pointer: string) => (pointer === '' ? [] : pointer.slice(1).split('/').map(unescape));
+export const segmentsOf = (pointer: string) => (pointer === '' ? [] : pointer.slice(1).split('/').map(unescape));
 
 /** Parses contract files once per gate run (they are read again by line and by pointer). */
 export class ContractFiles {
@@ -157,6 +157,8 @@ export function nodeLabel(pointer: string): string {
 export function verbOf(ruleId: string | undefined): string {
   if (!ruleId) return 'changed';
   const rule = ruleId.toLowerCase().replace(/_/g, '-');
+  // A value dropped from an enum or a code list: the node stays, it lost values.
+  if (/enum-value-removed/.test(rule)) return 'lost enum values';
   if (/removed|deleted/.test(rule)) return 'removed';
   if (/type-changed|type-generalized|type-specialized/.test(rule)) return 'retyped';
   if (/became-optional|became-nullable/.test(rule)) return rule.includes('nullable') ? 'made nullable' : 'made optional';

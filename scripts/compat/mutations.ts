@@ -501,9 +501,58 @@ export const BREAKING: Mutation[] = [
       schemas(c).OrderCreateV2.maxProperties = 2;
     },
   },
+  {
+    name: 'openapi: a Problem code renamed (the SDK retries on IDEMPOTENCY_KEY_IN_USE; oasdiff judges code lists on requests only)',
+    expect: 'breaking',
+    kinds: ['openapi'],
+    mentions: ['`IDEMPOTENCY_KEY_IN_USE`'],
+    causes: ['`Problem.code` lost enum values'],
+    apply: (c) => {
+      const codes: string[] = schemas(c).Problem.properties.code['x-extensible-enum'];
+      codes[codes.indexOf('IDEMPOTENCY_KEY_IN_USE')] = 'IDEMPOTENCY_KEY_BUSY';
+    },
+  },
+  {
+    name: 'openapi: two Problem codes dropped (one change: the code list)',
+    expect: 'breaking',
+    kinds: ['openapi'],
+    mentions: ['`NOT_FOUND`', '`PRECONDITION_FAILED`'],
+    causes: ['`Problem.code` lost enum values'],
+    apply: (c) => {
+      const code = schemas(c).Problem.properties.code;
+      code['x-extensible-enum'] = code['x-extensible-enum'].filter((v: string) => v !== 'NOT_FOUND' && v !== 'PRECONDITION_FAILED');
+    },
+  },
+  {
+    name: 'openapi: a value dropped from a request code list (Currency) is one change, listed once per request',
+    expect: 'breaking',
+    kinds: ['openapi'],
+    mentions: ['request-property-x-extensible-enum-value-removed', '`DKK`'],
+    causes: ['`Currency` lost enum values'],
+    apply: (c) => {
+      const currency = schemas(c).Currency;
+      currency['x-extensible-enum'] = currency['x-extensible-enum'].filter((v: string) => v !== 'DKK');
+    },
+  },
 ];
 
 export const COMPATIBLE: Mutation[] = [
+  {
+    name: 'openapi: a Problem code added (clients must accept codes added later)',
+    expect: 'compatible',
+    apply: (c) => {
+      schemas(c).Problem.properties.code['x-extensible-enum'].push('GONE');
+    },
+  },
+  {
+    name: 'openapi: a Problem code list kept as an enum with the same values plus one',
+    expect: 'compatible',
+    apply: (c) => {
+      const code = schemas(c).Problem.properties.code;
+      code.enum = [...code['x-extensible-enum'], 'GONE'];
+      delete code['x-extensible-enum'];
+    },
+  },
   {
     name: 'openapi: a format added to a response header (Location: uri-reference narrows what a reader gets)',
     expect: 'compatible',

@@ -15,6 +15,7 @@ import { oasdiffBreaking, type OasdiffChange } from './oasdiff';
 import { checkOpenApiSecurity } from './security';
 import { checkVersions } from './versions';
 import { checkRequestMediaTypes } from './requestMediaTypes';
+import { checkExtensibleEnums } from './extensibleEnums';
 import { asRecord, type Finding, type KindResult } from './types';
 
 /**
@@ -82,5 +83,8 @@ export async function checkOpenApi(current: string, released: string, files = ne
   // A renamed request media type, on which oasdiff fires no rule: requestMediaTypes.ts.
   const removed = new Set(findings.filter((f) => f.rule === 'request-body-media-type-removed').map((f) => `${f.location}\n${/`([^`]+)`/.exec(f.message)?.[1] ?? ''}`));
   findings.push(...checkRequestMediaTypes(releasedDoc, currentDoc, (location, type) => removed.has(`${location}\n${type}`)));
+  // A value dropped from a published code list (Problem.code), which oasdiff judges on requests only: extensibleEnums.ts.
+  const enumRemovals = findings.filter((f) => f.rule?.endsWith('x-extensible-enum-value-removed')).map((f) => f.message);
+  findings.push(...checkExtensibleEnums(releasedDoc, currentDoc, (value) => enumRemovals.some((m) => m.includes(`value \`${value}\``))));
   return { kind: 'openapi', findings, checked: `${scope} checked against the release`, notes: [] };
 }
