@@ -58,7 +58,7 @@ import { DEFAULT_BODY_LIMIT } from '../../src/http';
 import { OPERATIONS, OPTIONS_OPERATIONS, type FuzzOperation } from '../support/fuzz/contract';
 import { enforce, enforceRaw, newTally, type Expectation, type KnownGap, type RawGap, type Received, type SentRequest } from '../support/fuzz/check';
 import { COLLECT, openFuzzTarget, runsOr, seedOr, type FuzzTarget } from '../support/fuzz/target';
-import { garbagePlan, happyPlan, hostileBodies, mutantPlan, mutated, POOL_SIZE, validPlan, wireInvalid, type Plan } from '../support/fuzz/plans';
+import { garbagePlan, happyPlan, hostileBodies, mutantPlan, mutated, POOL_SIZE, validPlan, wireInvalid, wirePath, type Plan } from '../support/fuzz/plans';
 import { validOf } from '../support/fuzz/arbitraries';
 import * as validators from '../../generated/openapi/validators';
 
@@ -173,7 +173,7 @@ async function freshOrder(): Promise<number> {
 async function resolve(op: FuzzOperation, plan: Plan): Promise<SentRequest> {
   let idText = '';
   if (plan.id) idText = 'pool' in plan.id ? String(pool[plan.id.pool]) : 'fresh' in plan.id ? String(await freshOrder()) : encodeURIComponent(plan.id.literal);
-  const path = op.route.path.replace('{orderId}', idText);
+  const path = wirePath(op, plan, idText);
   const headers: Record<string, string> = {};
   let current: string | undefined;
   for (const [name, value] of Object.entries(plan.headers)) {
@@ -540,7 +540,7 @@ describe('contract fuzz: a body sent to an operation that takes none', () => {
       fc.asyncProperty(size, async (n) => {
         const req: SentRequest = {
           method: op.route.method,
-          path: op.route.path.replace('{orderId}', String(id)),
+          path: wirePath(op, {}, String(id)),
           headers: { 'content-type': 'text/plain' },
           body: 'x'.repeat(n),
           intent: `a ${n}-byte body where none is taken`,
@@ -589,15 +589,18 @@ describe('contract fuzz: OPTIONS on every path', () => {
 
 describe('contract fuzz: what no operation owns', () => {
   /** Every path template the service serves through its contracts, with the methods each declares. */
-  const paths: { template: string; methods: Set<string>; rest: boolean }[] = [];
+  const paths: { template: string; methods: Set<string>; rest: boolean; op?: FuzzOperation }[] = [];
   for (const op of OPERATIONS) {
     const known = paths.find((p) => p.template === op.route.path);
     if (known) known.methods.add(op.route.method);
-    else paths.push({ template: op.route.path, methods: new Set([op.route.method]), rest: true });
+    else paths.push({ template: op.route.path, methods: new Set([op.route.method]), rest: true, op });
   }
   // Served by the same pipeline, declared elsewhere: /graphql (GET and POST) and the SSE stream (asyncapi.yaml).
   paths.push({ template: '/graphql', methods: new Set(['GET', 'POST']), rest: false }, { template: '/api/orders/{orderId}/stream', methods: new Set(['GET']), rest: false });
-  const concrete = (template: string) => template.replace('{orderId}', String(pool[1]));
+  const concrete = (template: string) => {
+    const op = paths.find((p) => p.template === template)?.op;
+    return op ? wirePath(op, {}, String(pool[1])) : template.replace('{orderId}', String(pool[1]));
+  };
   const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
 
   it.each(paths.map((p) => [p.template, p] as const))('%s: every method, Allow as answered', async (_, p) => {

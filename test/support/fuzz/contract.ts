@@ -34,6 +34,16 @@ export interface Param {
   in: 'path' | 'query' | 'header';
   required: boolean;
   schema: Schema;
+  /** The value the contract gives as its example (the parameter's `example` or first `examples` entry, else its schema's). */
+  example?: unknown;
+}
+
+/** A declared parameter as the fuzzer reads it, its example found wherever OpenAPI lets the contract put one. */
+function paramOf(raw: unknown): Param {
+  const p = deref<Param & { schema: Schema; example?: unknown; examples?: Record<string, { value?: unknown }> }>(raw);
+  const schema = deref(p.schema);
+  const example = p.example ?? Object.values(p.examples ?? {})[0]?.value ?? schema.example ?? (Array.isArray(schema.examples) ? (schema.examples as unknown[])[0] : undefined);
+  return { name: p.name, in: p.in, required: !!p.required, schema: p.schema, ...(example === undefined ? {} : { example }) };
 }
 
 export interface DeclaredResponse {
@@ -85,8 +95,8 @@ function describe(route: RouteSpec): FuzzOperation {
   const { pathItem, op } = operationNode(route);
   const byKey = new Map<string, Param>();
   for (const raw of [...((pathItem.parameters as unknown[]) ?? []), ...((op.parameters as unknown[]) ?? [])]) {
-    const p = deref<Param & { schema: Schema }>(raw);
-    byKey.set(`${p.in}:${p.name}`, { name: p.name, in: p.in, required: !!p.required, schema: p.schema });
+    const p = paramOf(raw);
+    byKey.set(`${p.in}:${p.name}`, p);
   }
   let body: FuzzOperation['body'] = null;
   if (op.requestBody) {
@@ -121,10 +131,7 @@ export const OPTIONS_OPERATIONS: readonly OptionsOperation[] = Object.entries(DO
   .map(([path, item]) => {
     const declared = METHODS.filter((m) => item[m] !== undefined).map((m) => m.toUpperCase());
     const allow = [...new Set([...declared, ...(declared.includes('GET') ? ['HEAD'] : []), 'OPTIONS'])];
-    const params = ((item.parameters as unknown[] | undefined) ?? []).map((raw) => {
-      const p = deref<Param & { schema: Schema }>(raw);
-      return { name: p.name, in: p.in, required: !!p.required, schema: p.schema };
-    });
+    const params = ((item.parameters as unknown[] | undefined) ?? []).map(paramOf);
     const op = item.options as Schema;
     return { operationId: op.operationId as string, path, params, allow, responses: declaredResponses(op) };
   });

@@ -10,6 +10,13 @@
  *   body's, the Content-Type, the body missing or not JSON), with the status the contract
  *   then requires (400 or 415);
  * - `garbagePlan`: a valid plan with one header empty, over its maxLength, or garbage.
+ *
+ * The path parameter `orderId` names an order by reference (above). Any other path
+ * parameter (an operation a backend developer adds, `/widgets/{widgetId}`) takes its
+ * contract `example` mostly, schema-valid values otherwise; the happy path takes the
+ * example only, since nothing else can name a resource that exists. A query parameter of
+ * type array is sent as the contract's default style says (`form`, `explode: true`):
+ * once per item (`?tag=a&tag=b`).
  */
 import fc from 'fast-check';
 import { parseCanonicalInteger } from '../../../src/orders';
@@ -23,6 +30,8 @@ export interface Plan {
   /** What the plan means, for the report (`valid`, `header Api-Version: type`, ...). */
   intent: string;
   id?: IdRef;
+  /** Path parameters other than `orderId`, as text (one missing: its example, see `wirePath`). */
+  path?: Record<string, string>;
   query: [string, string][];
   /** Header name (as the contract spells it) -> value, possibly a token. */
   headers: Record<string, string>;
@@ -61,9 +70,35 @@ function acceptChoices(op: FuzzOperation): string[] {
 const isWrite = (op: FuzzOperation) => op.route.method !== 'GET' && op.route.method !== 'HEAD';
 const medium = (p: Param): Medium => p.in;
 
+/** The path parameter that names an order: filled from the orders made before the run. */
+export const ORDER_ID = 'orderId';
+const otherPathParams = (op: FuzzOperation) => op.params.filter((p) => p.in === 'path' && p.name !== ORDER_ID);
+
+/** A parameter value as wire text: an array's items repeated in a query (form, explode), comma-joined elsewhere (simple). */
+const wire = (p: Param, v: unknown): string | string[] => (Array.isArray(v) ? (p.in === 'query' ? v.map(String) : v.map(String).join(',')) : String(v));
+
+/** A path parameter's example as wire text, if the contract gives one. */
+const exampleOf = (p: Param): string | undefined => (p.example === undefined ? undefined : [wire(p, p.example)].flat().join(','));
+
+/** A path parameter's example, else one schema-valid value (the same every run). */
+function exampleText(p: Param): string {
+  return p.example !== undefined ? exampleOf(p)! : String(wire(p, fc.sample(validOf(p.schema, { medium: 'path' }), { numRuns: 1, seed: 1 })[0]));
+}
+
+/** The request path of a plan: `orderId` is `orderIdText` (already encoded), every other parameter the plan's value or its example. */
+export function wirePath(op: FuzzOperation, plan: Pick<Plan, 'path'>, orderIdText: string): string {
+  return op.route.path.replace(/\{([^}]+)\}/g, (_, name: string) => {
+    if (name === ORDER_ID) return orderIdText;
+    const p = op.params.find((q) => q.in === 'path' && q.name === name);
+    if (!p) throw new Error(`${op.operationId}: path parameter ${name} is not declared`);
+    return encodeURIComponent(plan.path?.[name] ?? exampleText(p));
+  });
+}
+
 /** A schema-valid value of a parameter, as wire text (tokens allowed). */
-function validParam(op: FuzzOperation, p: Param): fc.Arbitrary<string | undefined> {
-  const fromSchema = validOf(p.schema, { medium: medium(p) }).map(String);
+function validParam(op: FuzzOperation, p: Param): fc.Arbitrary<string | string[] | undefined> {
+  const fromSchema = validOf(p.schema, { medium: medium(p) }).map((v) => wire(p, v));
+  if (p.in === 'path') return p.example === undefined ? fromSchema : fc.oneof({ arbitrary: fc.constant(exampleOf(p)!), weight: 3 }, { arbitrary: fromSchema, weight: 1 });
   const opt = <T>(a: fc.Arbitrary<T>, freq = 3) => fc.option(a, { nil: undefined, freq });
   switch (p.name) {
     case 'Accept':
@@ -124,8 +159,8 @@ function validBody(op: FuzzOperation): fc.Arbitrary<Plan['body']> {
 }
 
 export function validPlan(op: FuzzOperation): fc.Arbitrary<Plan> {
-  const nonPath = op.params.filter((p) => p.in !== 'path');
-  const hasId = op.params.some((p) => p.in === 'path');
+  const nonPath = [...op.params.filter((p) => p.in !== 'path'), ...otherPathParams(op)];
+  const hasId = op.params.some((p) => p.in === 'path' && p.name === ORDER_ID);
   return fc
     .record({
       id: hasId ? idRef : fc.constant(undefined),
@@ -138,8 +173,9 @@ export function validPlan(op: FuzzOperation): fc.Arbitrary<Plan> {
       nonPath.forEach((p, i) => {
         const v = values[i];
         if (v === undefined) return;
-        if (p.in === 'query') plan.query.push([p.name, v]);
-        else plan.headers[p.name] = v;
+        if (p.in === 'query') for (const item of [v].flat()) plan.query.push([p.name, item]);
+        else if (p.in === 'path') plan.path = { ...plan.path, [p.name]: [v].flat().join(',') };
+        else plan.headers[p.name] = [v].flat().join(',');
       });
       if (unknownQuery) {
         plan.query.push(unknownQuery);
@@ -155,7 +191,7 @@ export function wireInvalid(op: FuzzOperation, p: Param, text: string): boolean 
   const validate = op.route.validate[p.in];
   if (!validate) return false;
   const probe: Record<string, unknown> = {};
-  for (const q of op.params) if (q.in === p.in && q.required && q.name !== p.name) probe[q.name] = q.in === 'path' ? '1' : 'x';
+  for (const q of op.params) if (q.in === p.in && q.required && q.name !== p.name) probe[q.name] = q.in === 'path' ? (q.name === ORDER_ID ? '1' : exampleText(q)) : 'x';
   probe[p.name] = text;
   return !validate(probe);
 }
@@ -199,7 +235,8 @@ function paramMutations(op: FuzzOperation): fc.Arbitrary<Mutation>[] {
         intent: `${p.in} ${p.name}: ${m.rule}`,
         expect: [400],
         apply(plan: Plan) {
-          if (p.in === 'path') plan.id = { literal: text! };
+          if (p.in === 'path' && p.name === ORDER_ID) plan.id = { literal: text! };
+          else if (p.in === 'path') plan.path = { ...plan.path, [p.name]: text! };
           else if (p.in === 'query') plan.query = [...plan.query.filter(([k]) => k !== p.name), [p.name, text!]];
           else plan.headers[p.name] = text!;
         },
@@ -391,6 +428,10 @@ export function happyPlan(op: FuzzOperation, bodyOk: (op: FuzzOperation, plan: P
     .map((base) => {
       const plan: Plan = { ...base, kind: 'valid', intent: `happy path (${base.intent})`, headers: { ...base.headers }, query: base.query.filter(([k, v]) => k !== 'page' || v === '@next') };
       if (plan.id) plan.id = { fresh: true };
+      for (const p of otherPathParams(op)) {
+        if (p.example === undefined) throw new Error(`${op.operationId}: path parameter ${p.name} declares no example; the happy path needs one that names a resource the handler serves`);
+        plan.path = { ...plan.path, [p.name]: exampleOf(p)! };
+      }
       for (const h of ['Accept', 'Api-Version', 'If-None-Match']) delete plan.headers[h];
       if (op.params.some((p) => p.name === 'If-Match')) plan.headers['If-Match'] = '@current';
       if (plan.headers['Idempotency-Key'] !== undefined) plan.headers['Idempotency-Key'] = '@uuid';
