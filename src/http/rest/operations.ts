@@ -143,9 +143,14 @@ export function readParameters(req: IncomingMessage, op: Operation, path: Record
   const { spec } = op;
   const params: Record<string, unknown> = {};
   for (const name in path) params[name] = decodePathSegment(path[name]);
-  const query: Record<string, unknown> = spec.validate.query && search !== '' ? { ...parseQuery(search) } : {};
-  // `?tag=a` is a list of one where the contract says array (querystring gives a list only for a repeated name).
-  for (const name of spec.arrayQueryParams) if (typeof query[name] === 'string') query[name] = [query[name]];
+  // Only the declared parameters reach the handler, as only declared headers do: an undeclared one (`?utm_source=x`) is ignored, not refused.
+  const query: Record<string, unknown> = {};
+  if (spec.validate.query && search !== '') {
+    const sent = parseQuery(search);
+    for (const name of spec.singleQueryParams) if (sent[name] !== undefined) query[name] = sent[name];
+    // `?tag=a` is a list of one where the contract says array (querystring gives a list only for a repeated name).
+    for (const name of spec.arrayQueryParams) if (sent[name] !== undefined) query[name] = typeof sent[name] === 'string' ? [sent[name]] : sent[name];
+  }
   const headers: Record<string, unknown> = {};
   for (const [name, wire] of op.headers) {
     // Sent empty is not absent: the contract's schema judges '' (an empty Idempotency-Key or Api-Version is a 400).
