@@ -25,6 +25,7 @@ import openapiTS, { astToString } from 'openapi-typescript';
 import { standaloneModule, type StandaloneEntry } from './ajv';
 import { optionsRuleProblems } from './options';
 import { unavailableRuleProblems } from './unavailable';
+import { notModifiedRuleProblems } from './notModified';
 import { deprecationFields, sunsetRuleProblems } from './sunset';
 import { parameterRuleProblems } from './parameters';
 
@@ -444,8 +445,8 @@ export async function generateOpenApi(root: string): Promise<Record<string, stri
   // OPTIONS is the pipeline's one rule, not an operation with a handler: checked, not generated.
   // So is the 503 every operation may answer (store unreachable, or the instance draining).
   // A deprecated version's operations carry its sunset, as its responses' headers do.
-  // Every parameter is one the pipeline reads as declared.
-  const optionProblems = [...optionsRuleProblems(doc), ...unavailableRuleProblems(doc), ...sunsetRuleProblems(doc), ...parameterRuleProblems(doc)];
+  // Every parameter is one the pipeline reads as declared; every header a 304 requires is one its 200 declares.
+  const optionProblems = [...optionsRuleProblems(doc), ...unavailableRuleProblems(doc), ...sunsetRuleProblems(doc), ...parameterRuleProblems(doc), ...notModifiedRuleProblems(doc)];
   if (optionProblems.length > 0) throw new Error(`contracts/openapi.yaml:\n  ${optionProblems.join('\n  ')}`);
   const ops = readOperations(doc);
 
