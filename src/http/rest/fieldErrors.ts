@@ -1,4 +1,5 @@
 import type { ErrorObject } from 'ajv';
+import { malformedTagProblem, type TagField } from '../conditional';
 
 /** One refused member of a request: where it is, the rule it breaks, and a sentence. */
 export interface FieldError {
@@ -15,6 +16,9 @@ export type Where = 'path' | 'query' | 'header' | 'body';
 export const MAX_FIELD_ERRORS = 20;
 
 const escape = (name: string) => name.replace(/~/g, '~0').replace(/\//g, '~1');
+
+/** Header fields whose `pattern` is the entity-tag list grammar: refused with its sentence, not the regular expression. */
+const TAG_FIELDS: ReadonlySet<string> = new Set<TagField>(['If-Match', 'If-None-Match']);
 
 /**
  * Ajv's errors as one list a client can act on: each entry names the member itself
@@ -36,7 +40,8 @@ export function fieldErrors(where: Where, errors: readonly ErrorObject[] | null 
     const key = `${pointer}\u0000${e.keyword}`;
     if (seen.has(key)) continue;
     seen.add(key);
-    out.push({ pointer, rule: e.keyword, message: e.message ?? 'invalid' });
+    const tagField = where === 'header' && e.keyword === 'pattern' && TAG_FIELDS.has(path.slice(1)) ? (path.slice(1) as TagField) : undefined;
+    out.push(tagField ? malformedTagProblem(tagField).extra.errors[0] : { pointer, rule: e.keyword, message: e.message ?? 'invalid' });
     if (out.length === MAX_FIELD_ERRORS) break;
   }
   return out;
