@@ -877,7 +877,7 @@ export interface components {
         Limit: number;
         /** @description The order's id. Another account's order is 404. */
         OrderId: number;
-        /** @description Opaque cursor from `_links.next`; never build it yourself. */
+        /** @description Opaque cursor from `_links.next`; never build it yourself. It marks a position in the account's orders, not a page: it may be followed with another `limit`, and on another version's list path (`/v1/orders`, `/v2/orders`, `/orders`), to the same next order. A cursor that does not read as such a position is 400 `BAD_CURSOR`. */
         Page: string;
     };
     requestBodies: never;
@@ -1313,7 +1313,7 @@ export interface operations {
         parameters: {
             query?: {
                 limit?: components["parameters"]["Limit"];
-                /** @description Opaque cursor from `_links.next`; never build it yourself. */
+                /** @description Opaque cursor from `_links.next`; never build it yourself. It marks a position in the account's orders, not a page: it may be followed with another `limit`, and on another version's list path (`/v1/orders`, `/v2/orders`, `/orders`), to the same next order. A cursor that does not read as such a position is 400 `BAD_CURSOR`. */
                 page?: components["parameters"]["Page"];
             };
             header?: {
@@ -1805,7 +1805,7 @@ export interface operations {
         parameters: {
             query?: {
                 limit?: components["parameters"]["Limit"];
-                /** @description Opaque cursor from `_links.next`; never build it yourself. */
+                /** @description Opaque cursor from `_links.next`; never build it yourself. It marks a position in the account's orders, not a page: it may be followed with another `limit`, and on another version's list path (`/v1/orders`, `/v2/orders`, `/orders`), to the same next order. A cursor that does not read as such a position is 400 `BAD_CURSOR`. */
                 page?: components["parameters"]["Page"];
             };
             header?: {
@@ -2187,7 +2187,7 @@ export interface operations {
         parameters: {
             query?: {
                 limit?: components["parameters"]["Limit"];
-                /** @description Opaque cursor from `_links.next`; never build it yourself. */
+                /** @description Opaque cursor from `_links.next`; never build it yourself. It marks a position in the account's orders, not a page: it may be followed with another `limit`, and on another version's list path (`/v1/orders`, `/v2/orders`, `/orders`), to the same next order. A cursor that does not read as such a position is 400 `BAD_CURSOR`. */
                 page?: components["parameters"]["Page"];
             };
             header?: {
