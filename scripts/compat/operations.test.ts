@@ -1,4 +1,4 @@
-import { cpSync, mkdtempSync, readFileSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildSchema } from 'graphql';
@@ -40,6 +40,22 @@ describe('checkOperations', () => {
       ['operation-changed', 'operation Order (Order.graphql, sha256 …)'],
       ['operation-removed', 'operation User (User.graphql, sha256 …)'],
     ]);
+  });
+  it("passes a partner's operation reformatted under its id, and fails one whose selection changed", () => {
+    const released = mkdtempSync(join(tmpdir(), 'operations-released-'));
+    try {
+      cpSync(join(CONTRACTS, 'operations'), released, { recursive: true });
+      for (const d of [released, dir]) {
+        mkdirSync(join(d, 'ios'));
+        writeFileSync(join(d, 'ios', 'Order.graphql'), '# id: ios-order-1\nquery IosOrder($id: ID!) { order(id: $id) { id status } }\n');
+      }
+      writeFileSync(join(dir, 'ios', 'Order.graphql'), "# id: ios-order-1\n# the iOS app's order screen\nquery IosOrder( $id : ID! ) {\n  order(id: $id) {\n    id\n    status\n  }\n}\n");
+      expect(checkOperations(dir, released, schema()).findings).toEqual([]);
+      writeFileSync(join(dir, 'ios', 'Order.graphql'), '# id: ios-order-1\nquery IosOrder($id: ID!) { order(id: $id) { id } }\n');
+      expect(checkOperations(dir, released, schema()).findings).toMatchObject([{ rule: 'operation-changed', message: expect.stringContaining('changed under the same id') }]);
+    } finally {
+      rmSync(released, { recursive: true, force: true });
+    }
   });
   it('fails a released operation the new schema no longer validates', () => {
     const sdl = readFileSync(join(CONTRACTS, 'schema.graphql'), 'utf8').replace(/\n\s*"[^"\n]*"\n\s*viewer: User\n/, '\n');
