@@ -57,6 +57,13 @@ describe('checkOperations', () => {
       rmSync(released, { recursive: true, force: true });
     }
   });
+  it('lists an error once per operation, however often the operation meets it', () => {
+    const sdl = readFileSync(join(CONTRACTS, 'schema.graphql'), 'utf8').replace('friends(first: Int)', 'friends(first: SafeInt)');
+    const r = checkOperations(dir, join(CONTRACTS, 'operations'), buildSchema(sdl));
+    const mine = r.findings.filter((f) => f.location.includes('FriendsOfFriends '));
+    expect(mine).toHaveLength(1);
+    expect(mine[0].message).toContain('Variable "$first" of type "Int" used in position expecting type "SafeInt"');
+  });
   it('fails a released operation the new schema no longer validates', () => {
     const sdl = readFileSync(join(CONTRACTS, 'schema.graphql'), 'utf8').replace(/\n\s*"[^"\n]*"\n\s*viewer: User\n/, '\n');
     const r = checkOperations(dir, join(CONTRACTS, 'operations'), buildSchema(sdl));

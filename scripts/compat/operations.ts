@@ -63,15 +63,16 @@ export function checkOperations(currentDir: string, releasedDir: string, schema:
         contract: `contracts/operations/${op.file}`,
       });
     }
-    for (const error of validate(schema, parse(op.text))) {
+    // One entry per distinct error: a variable used twice in a position it no longer fits is one break, reported once by graphql-js per use.
+    for (const message of new Set(validate(schema, parse(op.text)).map((e) => e.message))) {
       // A field the schema lost: the same change the schema check reports, so the same cause.
-      const lost = /^Cannot query field "([^"]+)" on type "([^"]+)"/.exec(error.message);
+      const lost = /^Cannot query field "([^"]+)" on type "([^"]+)"/.exec(message);
       findings.push({
         ...(lost ? { cause: `\`${lost[2]}.${lost[1]}\` removed`, contract: 'contracts/schema.graphql' } : { contract: `contracts/operations/${op.file}` }),
         kind: 'operations',
         group: 'released operations against the new schema',
         location,
-        message: `no longer valid: ${error.message}`,
+        message: `no longer valid: ${message}`,
         rule: 'operation-invalid',
       });
     }
