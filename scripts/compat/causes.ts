@@ -114,6 +114,23 @@ export class ContractFiles {
     return ref;
   }
 
+  /** The node `segments` below `start`, following each `$ref` on the way (`responses/400` into `components/responses/E400`). */
+  descend(start: NodeRef, segments: readonly string[]): NodeRef {
+    let ref = start;
+    for (const seg of segments) {
+      ref = this.deref(ref);
+      ref = { file: ref.file, pointer: `${ref.pointer}/${escape(seg)}` };
+    }
+    return ref;
+  }
+
+  /** The member names of the map at `ref` (after its `$ref`s), in order; none when it is no map. */
+  keysOf(ref: NodeRef): string[] {
+    const target = this.deref(ref);
+    const value = this.at(target.file, target.pointer);
+    return value && typeof value === 'object' && !Array.isArray(value) ? Object.keys(value) : [];
+  }
+
   /**
    * Walks a property path as oasdiff prints it (`orders/items/note`,
    * `oneOf[#/components/schemas/OrderV2]/note`) from `start`, through `$ref`s: the node of
@@ -122,7 +139,8 @@ export class ContractFiles {
   walk(start: NodeRef, propertyPath: string): NodeRef | undefined {
     let ref = this.deref(start);
     let declared = ref;
-    for (const seg of propertyPath.split('/').filter(Boolean)) {
+    // Split on the slashes between properties, not those inside a branch's `[#/components/...]`.
+    for (const seg of propertyPath.match(/(?:[^/[]|\[[^\]]*\])+/g) ?? []) {
       const branch = /^(?:anyOf|oneOf|allOf)\[(.*)\]$/.exec(seg);
       if (branch) {
         if (!branch[1].startsWith('#')) return undefined;

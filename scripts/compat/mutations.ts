@@ -502,6 +502,26 @@ export const BREAKING: Mutation[] = [
     },
   },
   {
+    name: 'openapi: a response property made optional (OrderV2.note): one change, however many operations and media types return it',
+    expect: 'breaking',
+    kinds: ['openapi'],
+    mentions: ['response-property-became-optional'],
+    causes: ['`OrderV2.note` made optional'],
+    apply: (c) => {
+      schemas(c).OrderV2.required = schemas(c).OrderV2.required.filter((f: string) => f !== 'note');
+    },
+  },
+  {
+    name: "openapi: Problem's code made optional (every error response of every operation): one change",
+    expect: 'breaking',
+    kinds: ['openapi'],
+    mentions: ['`code` became optional'],
+    causes: ['`Problem.code` made optional'],
+    apply: (c) => {
+      schemas(c).Problem.required = schemas(c).Problem.required.filter((f: string) => f !== 'code');
+    },
+  },
+  {
     name: 'openapi: a Problem code renamed (the SDK retries on IDEMPOTENCY_KEY_IN_USE; oasdiff judges code lists on requests only)',
     expect: 'breaking',
     kinds: ['openapi'],

@@ -9,7 +9,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { causeAt, ContractFiles } from './causes';
+import { causeAt, ContractFiles, type NodeRef } from './causes';
 import { parse } from 'yaml';
 import { oasdiffBreaking, type OasdiffChange } from './oasdiff';
 import { checkOpenApiSecurity } from './security';
@@ -51,6 +51,25 @@ export function inventory(text: string): { operations: number; versions: string[
   return { operations, versions };
 }
 
+/**
+ * The property a change names, where oasdiff gives no line for it (a property made optional,
+ * whose node is a `required` list entry): walked from the operation's response or request
+ * schema in the released file along the path oasdiff printed, through `$ref`s, to where
+ * its schema declares it. So "`note` became optional" on 24 operations and media types is
+ * one change, `OrderV2.note` made optional.
+ */
+export function propertyNode(c: OasdiffChange, releasedFile: string, files: ContractFiles): NodeRef | undefined {
+  const m = /\b(response|request) property `([^`]+)`/.exec(c.text ?? '');
+  if (!m || !c.path || !c.operation) return undefined;
+  const operation = { file: releasedFile, pointer: `/paths/${c.path.replace(/~/g, '~0').replace(/\//g, '~1')}/${c.operation.toLowerCase()}` };
+  const status = /status `(\w+)`/.exec(c.text ?? '')?.[1];
+  const body = m[1] === 'response' ? (status ? files.descend(operation, ['responses', status]) : undefined) : files.descend(operation, ['requestBody']);
+  if (!body) return undefined;
+  const content = files.descend(body, ['content']);
+  const mediaType = /\(media type: ([^)]+)\)/.exec(c.text ?? '')?.[1] ?? files.keysOf(content)[0];
+  return mediaType === undefined ? undefined : files.walk(files.descend(content, [mediaType, 'schema']), m[2]);
+}
+
 export async function checkOpenApi(current: string, released: string, files = new ContractFiles()): Promise<KindResult> {
   const revision = join(current, 'openapi.yaml');
   const base = join(released, 'openapi.yaml');
@@ -66,8 +85,9 @@ export async function checkOpenApi(current: string, released: string, files = ne
     // The changed node, as oasdiff located it in the released file (or in the current one, for an addition).
     const at = c.baseSource ?? c.revisionSource;
     const pointer = at && files.pointerAtLine(at.file, at.line);
+    const node = at && pointer !== undefined ? { file: at.file, pointer } : propertyNode(c, base, files);
     return {
-      ...(at && pointer !== undefined ? causeAt({ file: at.file, pointer }, c.id, current) : { contract: 'contracts/openapi.yaml' }),
+      ...(node ? causeAt(node, c.id, current) : { contract: 'contracts/openapi.yaml' }),
       kind: 'openapi',
       group: version ? `REST ${version}` : 'every REST version',
       location: location(c),
