@@ -16,6 +16,7 @@ import { ContractFiles } from './causes';
 import { parse } from 'yaml';
 import { checkPayloads, type Direction, type Message } from './payloads';
 import { checkAsyncApiSecurity } from './security';
+import { checkChannelParameters } from './channelParameters';
 import { asRecord, type Finding, type KindResult } from './types';
 
 /**
@@ -108,7 +109,9 @@ export async function checkAsyncApi(current: string, released: string, files = n
         pointer: c.path,
       };
     });
-  const unclassified = (output.unclassified() as DiffOutputItem[]).filter((c) => !inPayload(c.path) && !inlinedCopy(c.path) && !isDocEdit(c.path));
+  // A channel parameter's enum is judged by channelParameters.ts, not left as a note.
+  const unclassified = (output.unclassified() as DiffOutputItem[]).filter((c) => !inPayload(c.path) && !inlinedCopy(c.path) && !isDocEdit(c.path) && !/^\/channels\/[^/]+\/parameters\/[^/]+\/enum(\/|$)/.test(c.path));
+  const [releasedDoc, currentDoc] = [asRecord(parse(readOptional(join(released, 'asyncapi.yaml')) ?? '')), asRecord(parse(readOptional(join(current, 'asyncapi.yaml')) ?? ''))];
   const payloads = await checkPayloads(
     { messages: withDirections(base.messages, revision.messages), queries: base.queries },
     { messages: withDirections(revision.messages, base.messages), queries: revision.queries },
@@ -117,7 +120,7 @@ export async function checkAsyncApi(current: string, released: string, files = n
   return {
     kind: 'asyncapi',
     // Security schemes and requirements, which @asyncapi/diff leaves unclassified: security.ts.
-    findings: [...structural, ...payloads, ...checkAsyncApiSecurity(asRecord(parse(readOptional(join(released, 'asyncapi.yaml')) ?? '')), asRecord(parse(readOptional(join(current, 'asyncapi.yaml')) ?? '')))],
+    findings: [...structural, ...payloads, ...checkChannelParameters(releasedDoc, currentDoc), ...checkAsyncApiSecurity(releasedDoc, currentDoc)],
     checked: scope,
     notes: unclassified.filter((c) => !/\/security(\/|$)|^\/components\/securitySchemes\//.test(c.path)).map((c) => `asyncapi: not judged by @asyncapi/diff (review it): ${c.action} ${c.path}`),
   };

@@ -522,6 +522,16 @@ export const BREAKING: Mutation[] = [
     },
   },
   {
+    name: "asyncapi: an enum set on a channel's address parameter (orderStream orderId; @asyncapi/diff leaves it unclassified)",
+    expect: 'breaking',
+    kinds: ['asyncapi'],
+    mentions: ['channel orderStream, parameter orderId', 'channel-parameter-enum-added'],
+    causes: ['channel orderStream: `orderId` narrowed'],
+    apply: (c) => {
+      c.asyncapi.channels.orderStream.parameters.orderId.enum = ['1', '2'];
+    },
+  },
+  {
     name: 'openapi: a Problem code renamed (the SDK retries on IDEMPOTENCY_KEY_IN_USE; oasdiff judges code lists on requests only)',
     expect: 'breaking',
     kinds: ['openapi'],
@@ -557,6 +567,13 @@ export const BREAKING: Mutation[] = [
 ];
 
 export const COMPATIBLE: Mutation[] = [
+  {
+    name: "asyncapi: a channel address parameter given examples (documentation only)",
+    expect: 'compatible',
+    apply: (c) => {
+      c.asyncapi.channels.orderStream.parameters.orderId.examples = ['42'];
+    },
+  },
   {
     name: 'openapi: a Problem code added (clients must accept codes added later)',
     expect: 'compatible',
