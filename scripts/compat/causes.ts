@@ -177,6 +177,8 @@ export function verbOf(ruleId: string | undefined): string {
   const rule = ruleId.toLowerCase().replace(/_/g, '-');
   // A value dropped from an enum or a code list: the node stays, it lost values.
   if (/enum-value-removed/.test(rule)) return 'lost enum values';
+  if (/(one|any)-of-removed/.test(rule)) return 'lost a branch';
+  if (/(one|any)-of-added/.test(rule)) return 'gained a branch';
   if (/removed|deleted/.test(rule)) return 'removed';
   if (/type-changed|type-generalized|type-specialized/.test(rule)) return 'retyped';
   if (/became-optional|became-nullable/.test(rule)) return rule.includes('nullable') ? 'made nullable' : 'made optional';
@@ -187,6 +189,10 @@ export function verbOf(ruleId: string | undefined): string {
 
 /** The cause of a finding located at `node`: its label and the contract file relative to `contractsDir`'s parent. */
 export function causeAt(node: NodeRef, rule: string | undefined, contractsDir: string): { cause: string; contract: string; pointer: string } {
+  // A branch added to or dropped from a oneOf/anyOf changes the schema that lists it: oasdiff's
+  // line is inside the branch (`- type: "null"`), the node is the value whose branches they are.
+  const branches = rule && /(one|any)-of-(removed|added)/.test(rule) ? /^(.*?)\/(?:oneOf|anyOf)(?:\/|$)/.exec(node.pointer) : null;
+  if (branches) node = { file: node.file, pointer: branches[1] };
   // Released files are named as the current file they stand for: a reviewer edits that one.
   const rel = relative(join(contractsDir, '..'), node.file).replace(/(^|\/)released\//, '$1');
   return { cause: `\`${nodeLabel(node.pointer)}\` ${verbOf(rule)}`, contract: rel, pointer: node.pointer };

@@ -532,6 +532,16 @@ export const BREAKING: Mutation[] = [
     },
   },
   {
+    name: 'openapi: the null branch dropped from a request property (OrderCreateV2.discount): the property is named, not the branch',
+    expect: 'breaking',
+    kinds: ['openapi'],
+    mentions: ['request-property-one-of-removed'],
+    causes: ['`OrderCreateV2.discount` lost a branch'],
+    apply: (c) => {
+      schemas(c).OrderCreateV2.properties.discount.oneOf.splice(1, 1);
+    },
+  },
+  {
     name: 'openapi: a Problem code renamed (the SDK retries on IDEMPOTENCY_KEY_IN_USE; oasdiff judges code lists on requests only)',
     expect: 'breaking',
     kinds: ['openapi'],
@@ -568,7 +578,7 @@ export const BREAKING: Mutation[] = [
 
 export const COMPATIBLE: Mutation[] = [
   {
-    name: "asyncapi: a channel address parameter given examples (documentation only)",
+    name: 'asyncapi: a channel address parameter given examples (documentation only)',
     expect: 'compatible',
     apply: (c) => {
       c.asyncapi.channels.orderStream.parameters.orderId.examples = ['42'];
