@@ -18,6 +18,18 @@ import { problemText } from './respond';
 import { BEARER_CHALLENGE } from './auth';
 import { continueIfOwed, leavesBodyUnread, tooLarge } from './body';
 
+/**
+ * The route template of a request the Koa application answered (metric label, log field):
+ * the @koa/router route that served it; for a 405, the route whose path matched
+ * (`ctx.matched`: the layers of the path, whatever the method); else `unmatched`.
+ */
+function routeOf(matchedRoute: unknown, matched: unknown): string {
+  if (typeof matchedRoute === 'string') return matchedRoute;
+  const layers = Array.isArray(matched) ? (matched as { path?: unknown; methods?: unknown }[]) : [];
+  const route = [...layers].reverse().find((l) => Array.isArray(l.methods) && l.methods.length > 0 && typeof l.path === 'string');
+  return typeof route?.path === 'string' ? route.path : 'unmatched';
+}
+
 export function koaShell(fin: Finalizer, bodyLimit: number): Middleware {
   return async function orderlineShell(ctx, next) {
     const x = fin.begin(ctx.req, ctx.res, ctx.path, ctx.querystring);
@@ -29,22 +41,24 @@ export function koaShell(fin: Finalizer, bodyLimit: number): Middleware {
       ctx.type = PROBLEM_MEDIA_TYPE;
     };
     try {
-      const preflight = ctx.method === 'OPTIONS' ? fin.cors?.preflight(ctx.get('origin') || undefined, ctx.get('access-control-request-method') || undefined) : undefined;
-      if (preflight) {
-        x.fields.length = 2;
-        x.fields.push(...preflight);
-        ctx.status = 204;
-      } else if (Number(ctx.get('content-length')) > bodyLimit) {
+      if (Number(ctx.get('content-length')) > bodyLimit) {
         answer(tooLarge(bodyLimit));
       } else {
         continueIfOwed(ctx.req); // a route here may read the body: the client waiting on 100 Continue is told to send it
         await next();
-        // @koa/router's allowedMethods() answers OPTIONS 200 with an empty body: the service's one
-        // OPTIONS rule is 204 with Allow naming OPTIONS too, as on every contract path.
+        // @koa/router's allowedMethods() answers OPTIONS 200 with an empty body and the path's
+        // methods in Allow: the service's one OPTIONS rule is 204 with Allow naming OPTIONS too,
+        // as on every contract path, and a CORS preflight allows those methods (on a path no
+        // route serves, every method the service has: the request it announces gets its 404).
         const allowed = ctx.response.get('Allow');
-        if (ctx.method === 'OPTIONS' && ctx.status === 200 && !ctx.body && allowed) {
-          ctx.status = 204;
-          if (!/\bOPTIONS\b/.test(allowed)) ctx.set('Allow', `${allowed}, OPTIONS`);
+        if (ctx.method === 'OPTIONS' && !ctx.body && (ctx.status === 404 || (ctx.status === 200 && allowed))) {
+          const preflight = fin.cors?.preflight(ctx.get('origin') || undefined, ctx.get('access-control-request-method') || undefined, allowed || undefined);
+          if (preflight) {
+            x.fields.length = 2;
+            x.fields.push(...preflight);
+          }
+          if (preflight || allowed) ctx.status = 204;
+          if (allowed && !/\bOPTIONS\b/.test(allowed)) ctx.set('Allow', `${allowed}, OPTIONS`);
         }
         // An error status left without a body (a route's `ctx.status = 403`, @koa/router's
         // allowedMethods() 405 or 501 with Allow) is answered as every refusal is, problem+json.
@@ -68,7 +82,7 @@ export function koaShell(fin: Finalizer, bodyLimit: number): Middleware {
       if (vary !== undefined) ctx.set('Vary', vary);
       // A body the route left unread is not read after the answer: the connection ends with it (body.ts leavesBodyUnread).
       if (!ctx.headerSent && leavesBodyUnread(ctx.req)) ctx.set('Connection', 'close');
-      x.route = typeof ctx._matchedRoute === 'string' ? ctx._matchedRoute : 'unmatched';
+      x.route = routeOf(ctx._matchedRoute, ctx.matched);
     }
     // After Koa has written the response: the log line and metric see its final status.
     ctx.res.once('close', () => fin.end(x, ctx.status));

@@ -70,6 +70,8 @@ describe('the request pipeline', () => {
     expect(wrong.status).toBe(405);
     expect(wrong.headers.get('allow')).toContain('GET');
     expect(await wrong.json()).toMatchObject({ code: 'METHOD_NOT_ALLOWED' });
+    // Counted under the route whose path matched, as a 405 on a contract path is.
+    expect(await srv.metrics.registry.metrics()).toMatch(/orderline_http_request_duration_seconds_count\{method="POST",route="\/hello\/:name",status="405"\} 1/);
     const boom = await srv.fetch('/boom');
     expect(boom.status).toBe(500);
     const body = (await boom.json()) as Record<string, unknown>;
@@ -119,6 +121,19 @@ describe('the request pipeline', () => {
     const user = await srv.fetch('/hello/ada', { method: 'OPTIONS' });
     expect(user.status).toBe(204);
     expect(user.headers.get('allow')).toMatch(/GET.*OPTIONS|OPTIONS.*GET/);
+  });
+
+  it("a CORS preflight on a user route allows the route's methods and says them in Allow, as on a contract path", async () => {
+    const preflight = await srv.fetch('/hello/ada', { method: 'OPTIONS', headers: { origin: APP, 'access-control-request-method': 'GET' } });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get('access-control-allow-origin')).toBe(APP);
+    const methods = (preflight.headers.get('access-control-allow-methods') ?? '').split(',').sort();
+    expect(methods).toEqual(['GET', 'HEAD']);
+    expect(preflight.headers.get('allow')).toMatch(/GET.*OPTIONS|OPTIONS.*GET/);
+    // A path no route serves: every method the service has (the request it announces is answered 404).
+    const nowhere = await srv.fetch('/nowhere', { method: 'OPTIONS', headers: { origin: APP, 'access-control-request-method': 'PUT' } });
+    expect(nowhere.status).toBe(204);
+    expect(nowhere.headers.get('access-control-allow-methods')).toContain('PUT');
   });
 
   it('a percent-encoded unreserved character is that character (RFC 3986 6.2.2.2): one route, one spelling', async () => {
