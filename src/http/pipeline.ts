@@ -199,6 +199,10 @@ export function createPipeline(deps: PipelineDeps): RequestListener {
     const stop = beforeRun(x, op);
     if (stop) return sendProblem(fin, x, stop);
     const res = await run(raw);
+    // The handler's type admits only the statuses its contract declares; a cast around it
+    // (or a JavaScript handler) could still answer another, which no client is ready for:
+    // that is a bug of the service, answered 500 and logged with the operation, never sent.
+    if (op.spec.responses[res.status] === undefined) throw new Error(`${op.spec.operationId} answered ${res.status}, a status its contract does not declare (${Object.keys(op.spec.responses).join(', ')})`);
     // An operation deprecated on its own says so with its own dates; a deprecated version's
     // fields from the handler would make a second, conflicting Deprecation and Sunset.
     return represent(x, op.spec.deprecation && res.headers?.Deprecation !== undefined ? withoutDeprecation(res) : res);
