@@ -114,6 +114,18 @@ export class ContractFiles {
     return ref;
   }
 
+  /** Whether the node is a `$ref` (it names another node rather than being one). */
+  private refersOn(ref: NodeRef): boolean {
+    return typeof (this.at(ref.file, ref.pointer) as { $ref?: unknown } | undefined)?.$ref === 'string';
+  }
+
+  /** The `$ref` at `ref`, or undefined; and whether the same node of `other` (the current file) refers elsewhere. */
+  refChanged(ref: NodeRef, other: string): string | undefined {
+    const was = (this.at(ref.file, ref.pointer) as { $ref?: unknown } | undefined)?.$ref;
+    const is = (this.at(other, ref.pointer) as { $ref?: unknown } | undefined)?.$ref;
+    return typeof was === 'string' && typeof is === 'string' && was !== is ? is : undefined;
+  }
+
   /** The node `segments` below `start`, following each `$ref` on the way (`responses/400` into `components/responses/E400`). */
   descend(start: NodeRef, segments: readonly string[]): NodeRef {
     let ref = start;
@@ -136,7 +148,8 @@ export class ContractFiles {
    * `oneOf[#/components/schemas/OrderV2]/note`) from `start`, through `$ref`s: the node of
    * the last property, where the schema that owns it declares it.
    */
-  walk(start: NodeRef, propertyPath: string): NodeRef | undefined {
+  walk(start: NodeRef, propertyPath: string, refs: NodeRef[] = []): NodeRef | undefined {
+    if (this.refersOn(start)) refs.push(start);
     let ref = this.deref(start);
     let declared = ref;
     // Split on the slashes between properties, not those inside a branch's `[#/components/...]`.
@@ -151,6 +164,7 @@ export class ContractFiles {
       if (this.at(ref.file, next) === undefined) return undefined;
       // The last property is named where its schema declares it, not where its $ref points.
       declared = { file: ref.file, pointer: next };
+      if (this.refersOn(declared)) refs.push(declared);
       ref = this.deref(declared);
     }
     return declared;

@@ -542,6 +542,16 @@ export const BREAKING: Mutation[] = [
     },
   },
   {
+    name: "asyncapi: a payload's $ref re-pointed (OrderEventMessage.order from OrderV2 to OrderV1): the $ref is named, not OrderV2",
+    expect: 'breaking',
+    kinds: ['asyncapi'],
+    mentions: ['message OrderEventMessage'],
+    causes: ['`OrderEventMessage.payload.order` now refers to `./openapi.yaml#/components/schemas/OrderV1`'],
+    apply: (c) => {
+      payload(c, 'OrderEventMessage').properties.order.$ref = './openapi.yaml#/components/schemas/OrderV1';
+    },
+  },
+  {
     name: 'openapi: a Problem code renamed (the SDK retries on IDEMPOTENCY_KEY_IN_USE; oasdiff judges code lists on requests only)',
     expect: 'breaking',
     kinds: ['openapi'],

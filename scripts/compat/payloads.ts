@@ -18,8 +18,8 @@
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { causeAt, ContractFiles } from './causes';
+import { dirname, join, relative } from 'node:path';
+import { causeAt, ContractFiles, nodeLabel, type NodeRef } from './causes';
 import { oasdiffBreaking } from './oasdiff';
 import type { Finding } from './types';
 
@@ -97,6 +97,22 @@ export interface PayloadSources {
   files: ContractFiles;
 }
 
+/**
+ * A `$ref` on the way to the changed property that now names another schema (a payload's
+ * `order` re-pointed from `OrderV2` to `OrderV1`): that edit is the cause, not the
+ * property of the released target, which did not change. The outermost such `$ref`.
+ */
+function repointedRef(refs: readonly NodeRef[], sources: PayloadSources): { cause: string; contract: string; pointer: string } | undefined {
+  const releasedDir = dirname(sources.releasedFile);
+  for (const ref of refs) {
+    const now = sources.files.refChanged(ref, join(sources.contractsDir, relative(releasedDir, ref.file)));
+    if (now === undefined) continue;
+    const { contract, pointer } = causeAt(ref, undefined, sources.contractsDir);
+    return { cause: `\`${nodeLabel(ref.pointer)}\` now refers to \`${now}\``, contract, pointer };
+  }
+  return undefined;
+}
+
 /** `removed the required property `order/note` from ...` -> `order/note`. */
 const propertyPath = (text: string | undefined) => /property `([^`]+)`/.exec(text ?? '')?.[1];
 
@@ -122,9 +138,11 @@ export async function checkPayloads(base: ClientSurface, revision: ClientSurface
       }
       const name = c.path?.startsWith(MESSAGE_PATH_PREFIX) ? c.path.slice(MESSAGE_PATH_PREFIX.length) : undefined;
       const property = propertyPath(c.text);
-      const node = sources && name && property ? sources.files.walk({ file: sources.releasedFile, pointer: `/components/messages/${name.replace(/~/g, '~0').replace(/\//g, '~1')}/payload` }, property) : undefined;
+      const refs: NodeRef[] = [];
+      const node = sources && name && property ? sources.files.walk({ file: sources.releasedFile, pointer: `/components/messages/${name.replace(/~/g, '~0').replace(/\//g, '~1')}/payload` }, property, refs) : undefined;
+      const repointed = sources && repointedRef(refs, sources);
       return {
-        ...(node && sources ? causeAt(node, c.id, sources.contractsDir) : { contract: 'contracts/asyncapi.yaml' }),
+        ...(repointed ?? (node && sources ? causeAt(node, c.id, sources.contractsDir) : { contract: 'contracts/asyncapi.yaml' })),
         kind: 'asyncapi',
         group: 'message payloads',
         location: name ? `message ${name}` : (c.path ?? 'messages'),
