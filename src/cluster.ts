@@ -27,7 +27,7 @@ const FORCE_EXIT_MS = 12_000;
 export async function runPrimary(config: Config): Promise<void> {
   const logger = createLogger(config.logLevel).child({ role: 'primary' });
   const store = await openConfiguredStore(config); // migrates, once
-  const shared = await openConfiguredShared(config, new Metrics(), () => undefined, store); // reachable and ours, or refused here once
+  const shared = await openConfiguredShared(config, new Metrics(), { error: () => undefined, recovered: () => undefined }, store); // reachable and ours, or refused here once
   await shared.bus.close();
   // The operator listener is the primary's: each scrape aggregates every worker (http/clusterMetrics.ts).
   const operator = createServer(metricsListener({ ...instanceScrape(), token: config.metrics.token, onError: (err) => logger.error({ err }, 'metrics scrape failed') }));

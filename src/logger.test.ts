@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { throttle } from './logger';
+import { outageLog, throttle } from './logger';
 
 describe('throttle', () => {
   it('lets the first line through, then one per window, each counting the lines left out since the last (generated)', () => {
@@ -19,6 +19,40 @@ describe('throttle', () => {
             lastPass = t;
             leftOut = 0;
           } else leftOut++;
+        }
+      }),
+    );
+  });
+});
+
+describe('outageLog', () => {
+  it('says an outage is over once, after failures, with their count and its length; never without one (generated)', () => {
+    fc.assert(
+      fc.property(fc.array(fc.record({ gap: fc.integer({ min: 0, max: 20_000 }), ok: fc.boolean() }), { maxLength: 100 }), (steps) => {
+        let t = 0;
+        const lines: { level: string; fields: Record<string, unknown>; msg: string }[] = [];
+        const logger = {
+          warn: (fields: object, msg: string) => void lines.push({ level: 'warn', fields: { ...fields }, msg }),
+          info: (fields: object, msg: string) => void lines.push({ level: 'info', fields: { ...fields }, msg }),
+        };
+        const log = outageLog(logger as never, 'database', 5000, () => t);
+        let failures = 0;
+        let since: number | undefined;
+        for (const { gap, ok } of steps) {
+          t += gap;
+          const before = lines.length;
+          if (ok) {
+            log.recovered();
+            if (since === undefined) expect(lines.length).toBe(before);
+            else expect(lines.slice(before)).toEqual([{ level: 'info', fields: { outageMs: t - since, failures }, msg: 'database reachable again' }]);
+            failures = 0;
+            since = undefined;
+          } else {
+            log.failed(new Error('down'), 'database unreachable');
+            failures++;
+            since ??= t;
+            expect(lines.slice(before).every((l) => l.level === 'warn')).toBe(true);
+          }
         }
       }),
     );

@@ -27,3 +27,29 @@ export function throttle(everyMs: number, now: () => number = Date.now): () => {
     return { suppressed };
   };
 }
+
+/**
+ * An outage of a dependency (PostgreSQL, Redis) in the log: each failure through `failed`
+ * (a warning, throttled as above), and, when the dependency answers again after one, a single
+ * `<what> reachable again` line with how long it was out and how many failures it caused. So an
+ * operator reading the log sees where an outage ends, not only where its warnings stop.
+ */
+export function outageLog(logger: Pick<Logger, 'warn' | 'info'>, what: string, everyMs = 5000, now: () => number = Date.now): { failed(err: unknown, message: string): void; recovered(): void } {
+  const gate = throttle(everyMs, now);
+  let since: number | undefined;
+  let failures = 0;
+  return {
+    failed(err, message) {
+      failures++;
+      since ??= now();
+      const passed = gate();
+      if (passed) logger.warn({ err, ...passed }, message);
+    },
+    recovered() {
+      if (since === undefined) return;
+      logger.info({ outageMs: now() - since, failures }, `${what} reachable again`);
+      since = undefined;
+      failures = 0;
+    },
+  };
+}

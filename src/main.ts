@@ -10,7 +10,7 @@
 import cluster from 'node:cluster';
 import { createServer, type Server } from 'node:http';
 import { parseConfig, type Config } from './config';
-import { createLogger, throttle } from './logger';
+import { createLogger, outageLog } from './logger';
 import { createApp } from './app';
 import { createHttpServer, Drain, lendRegistryToPrimary, Metrics, startFieldReadFlusher, startIdempotencySweeper } from './http';
 import { runPrimary } from './cluster';
@@ -24,34 +24,28 @@ async function serve(config: Config): Promise<void> {
   const metrics = new Metrics({ defaultMetrics: true });
   // A worker waits out PostgreSQL or Redis not answering (startup.ts Unreachable); a lone server refuses.
   const wait = worker ? { onRetry: (what: string, err: unknown, delayMs: number) => logger.error({ err, retryInMs: delayMs }, `${what} is unreachable; trying again`) } : undefined;
-  // During an outage every query fails alike: the metric counts each, the log says so once per 5 s (each request's 503 has its own line).
-  const storeLog = throttle(5000);
+  // During an outage every query fails alike: the metric counts each, the log says so once per 5 s
+  // (each request's 503 has its own line), and once when the database answers again.
+  const storeLog = outageLog(logger, 'database');
   // Until the store is open, a failure is the start's to report: a lone server refuses with one
   // line naming DATABASE_URL, a worker logs each retry (`wait`); a warning here would say it twice.
   let opened = false;
   const store = await openConfiguredStore(
     config,
-    (err) => {
-      metrics.storeErrors.inc();
-      const gate = opened && storeLog();
-      if (gate) logger.warn({ err, ...gate }, err.name === 'StoreUnavailableError' ? 'database unreachable' : 'database pool error');
+    {
+      error: (err) => {
+        metrics.storeErrors.inc();
+        if (opened) storeLog.failed(err, err.name === 'StoreUnavailableError' ? 'database unreachable' : 'database pool error');
+      },
+      recovered: () => storeLog.recovered(),
     },
     wait,
   );
   opened = true;
   if (worker) lendRegistryToPrimary(metrics);
   // A Redis outage fails every command at once (a rate-limit take, an APQ lookup, a publish): one line per 5 s, as for the store.
-  const redisLog = throttle(5000);
-  const shared = await openConfiguredShared(
-    config,
-    metrics,
-    (err) => {
-      const gate = redisLog();
-      if (gate) logger.warn({ err, ...gate }, 'redis');
-    },
-    store,
-    wait,
-  );
+  const redisLog = outageLog(logger, 'redis');
+  const shared = await openConfiguredShared(config, metrics, { error: (err) => redisLog.failed(err, 'redis'), recovered: () => redisLog.recovered() }, store, wait);
   const { listener, metricsListener, fieldReads, realtime, finalizer } = createApp({ config, store, logger, metrics, bus: shared.bus, registry: shared.registry, buckets: shared.buckets });
   await fieldReads.seed();
 

@@ -34,6 +34,12 @@ export interface Unreachable {
   sleep?: (ms: number) => Promise<void>;
 }
 
+/** What a connection to PostgreSQL or Redis tells its owner: each failure, and the end of an outage. */
+export interface DependencyEvents<E = unknown> {
+  error: (err: E) => void;
+  recovered: () => void;
+}
+
 /** `open` until it resolves, with the waits `Unreachable` describes. */
 export async function untilReachable<T>(what: string, open: () => Promise<T>, wait: Unreachable): Promise<T> {
   const sleep = wait.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
@@ -48,10 +54,11 @@ export async function untilReachable<T>(what: string, open: () => Promise<T>, wa
 }
 
 /**
- * Opens and migrates the configured store; `onDatabaseError` hears the PostgreSQL pool's
- * errors (a dropped idle connection). `wait`: a cluster worker's (see Unreachable).
+ * Opens and migrates the configured store; `database` hears the PostgreSQL pool's errors (a
+ * dropped idle connection, an unreachable server) and the end of an outage. `wait`: a
+ * cluster worker's (see Unreachable).
  */
-export async function openConfiguredStore(config: Config, onDatabaseError?: (err: Error) => void, wait?: Unreachable): Promise<Store> {
+export async function openConfiguredStore(config: Config, database?: DependencyEvents<Error>, wait?: Unreachable): Promise<Store> {
   let store: Store;
   const open = () =>
     openStore({
@@ -61,7 +68,8 @@ export async function openConfiguredStore(config: Config, onDatabaseError?: (err
       databaseQueryTimeoutMs: config.databaseQueryTimeoutMs,
       sqliteSynchronous: config.sqliteSynchronous,
       sqliteBusyTimeoutMs: config.sqliteBusyTimeoutMs,
-      onDatabaseError,
+      onDatabaseError: database?.error,
+      onDatabaseRecovered: database?.recovered,
     });
   try {
     store = config.databaseUrl && wait ? await untilReachable('DATABASE_URL', open, wait) : await open();
@@ -76,10 +84,10 @@ export async function openConfiguredStore(config: Config, onDatabaseError?: (err
 }
 
 /** The bus, APQ registry and rate-limit buckets (Redis when configured); `wait`: a cluster worker's (see Unreachable). */
-export async function openConfiguredShared(config: Config, metrics: Metrics, onError: (err: unknown) => void, store: Pick<Store, 'deploymentId'>, wait?: Unreachable): Promise<Shared> {
+export async function openConfiguredShared(config: Config, metrics: Metrics, redis: DependencyEvents, store: Pick<Store, 'deploymentId'>, wait?: Unreachable): Promise<Shared> {
   const deployment = await store.deploymentId();
   const open = () =>
-    openShared(config, metrics, onError, deployment).catch((err: unknown) => {
+    openShared(config, metrics, redis, deployment).catch((err: unknown) => {
       // Another deployment's prefix is a configuration to fix, not an outage to wait out.
       if (err instanceof DeploymentClashError) exitRefusing(err.message);
       throw err;

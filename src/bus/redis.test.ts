@@ -165,6 +165,20 @@ describe('RedisBus', () => {
     expect((await onB.until(1)).map((e) => e.seq)).toEqual([1]);
   });
 
+  it('says when a lost connection is back (the end of an outage, for the log), and not before', async () => {
+    let recovered = 0;
+    const bus = await RedisBus.open(URL, { prefix: prefix(), onRecovered: () => recovered++ });
+    try {
+      expect(recovered).toBe(0);
+      bus.commands.disconnect(true); // a network cut: ioredis reconnects
+      const deadline = Date.now() + 5000;
+      while (recovered === 0 && Date.now() < deadline) await pollEvery(20);
+      expect(recovered).toBe(1);
+    } finally {
+      await bus.close();
+    }
+  });
+
   it('when a publishing connection comes back, tells its peers to catch up (they may have missed its publishes)', async () => {
     const p = prefix();
     const a = track(await instance(p));

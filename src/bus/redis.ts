@@ -39,6 +39,8 @@ export interface RedisBusOptions {
    */
   claimEveryMs?: number;
   onError?: (err: unknown) => void;
+  /** A connection is back after it was lost (ioredis reconnected: 'ready' again). */
+  onRecovered?: () => void;
   /** Each time the hubs are told to catch up (for metrics). */
   onCatchUp?: () => void;
 }
@@ -95,7 +97,7 @@ export const REDIS_COMMAND_TIMEOUT_MS = 1000;
  * - `subscriber`: commands wait for the connection, so a SUBSCRIBE issued during an
  *   outage is sent once Redis is back.
  */
-export async function connectRedis(url: string, role: 'commands' | 'subscriber', onError?: (err: unknown) => void): Promise<Redis> {
+export async function connectRedis(url: string, role: 'commands' | 'subscriber', onError?: (err: unknown) => void, onReconnected?: () => void): Promise<Redis> {
   const options: RedisOptions =
     role === 'commands'
       ? { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 5000, commandTimeout: REDIS_COMMAND_TIMEOUT_MS, retryStrategy: RETRY }
@@ -107,6 +109,10 @@ export async function connectRedis(url: string, role: 'commands' | 'subscriber',
   redis.on('error', (err) => {
     if (started) onError?.(err);
     else firstError ??= err;
+  });
+  // Every 'ready' after the first is a reconnection.
+  redis.on('ready', () => {
+    if (started) onReconnected?.();
   });
   try {
     await redis.connect();
@@ -217,8 +223,8 @@ export class RedisBus implements Bus {
   }
 
   static async open(url: string, opts: RedisBusOptions): Promise<RedisBus> {
-    const pub = await connectRedis(url, 'commands', opts.onError);
-    const sub = await connectRedis(url, 'subscriber', opts.onError).catch((err) => {
+    const pub = await connectRedis(url, 'commands', opts.onError, opts.onRecovered);
+    const sub = await connectRedis(url, 'subscriber', opts.onError, opts.onRecovered).catch((err) => {
       pub.disconnect();
       throw err;
     });

@@ -28,6 +28,8 @@ export interface StoreConfig {
   sqliteBusyTimeoutMs?: number;
   /** PostgreSQL: told of each error the pool raises outside a query (see PostgresStoreOptions.onError); ignored when absent. */
   onDatabaseError?: (err: Error) => void;
+  /** PostgreSQL: told when a statement succeeds after an outage (PostgresStoreOptions.onRecovered). */
+  onDatabaseRecovered?: () => void;
 }
 
 /**
@@ -57,7 +59,8 @@ function makeDirectory(dir: string): void {
  * file), else the embedded store on `${dataDir}/orderline.sqlite`. Not migrated yet.
  */
 export async function openStore(config: StoreConfig): Promise<Store> {
-  if (config.databaseUrl) return openPostgresStore(config.databaseUrl, { schema: config.databaseSchema, onError: config.onDatabaseError, queryTimeoutMillis: config.databaseQueryTimeoutMs });
+  if (config.databaseUrl)
+    return openPostgresStore(config.databaseUrl, { schema: config.databaseSchema, onError: config.onDatabaseError, onRecovered: config.onDatabaseRecovered, queryTimeoutMillis: config.databaseQueryTimeoutMs });
   makeDirectory(config.dataDir);
   return new SqliteStore(join(config.dataDir, 'orderline.sqlite'), config.sqliteSynchronous, config.sqliteBusyTimeoutMs);
 }

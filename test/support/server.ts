@@ -93,7 +93,7 @@ export async function startTestServer(env: Record<string, string> = {}, deps: Pi
   };
   const alice = await mk('alice');
   const bob = await mk('bob');
-  const shared: Shared = await openShared(config, new Metrics(), () => undefined, await store.deploymentId());
+  const shared: Shared = await openShared(config, new Metrics(), { error: () => undefined }, await store.deploymentId());
   const { listener, metricsListener, fieldReads, app, metrics, authCache, realtime, finalizer } = make({
     config,
     store,

@@ -248,7 +248,8 @@ describe('PostgresStore specifics', () => {
     via.hostname = '127.0.0.1';
     via.port = String((proxy.address() as AddressInfo).port);
     const schema = newSchema();
-    const s = new PostgresStore(via.toString(), { schema, queryTimeoutMillis: 300, connectionTimeoutMillis: 1000 });
+    let recovered = 0;
+    const s = new PostgresStore(via.toString(), { schema, queryTimeoutMillis: 300, connectionTimeoutMillis: 1000, onRecovered: () => recovered++ });
     try {
       await s.migrate();
       const account = await s.ensureAccount('part');
@@ -256,10 +257,12 @@ describe('PostgresStore specifics', () => {
       frozen = true;
       await expect(s.getOrder(account.id, order.id)).rejects.toBeInstanceOf(StoreUnavailableError);
       await expect(s.writeOrder(account.id, order.id, setNote('lost'))).rejects.toBeInstanceOf(StoreUnavailableError);
+      expect(recovered).toBe(0);
       frozen = false;
       // The connections that met the partition were dropped; new ones serve.
       expect((await s.getOrder(account.id, order.id))?.revision).toBe(order.revision);
       expect(await s.writeOrder(account.id, order.id, setNote('after'))).toMatchObject({ ok: true });
+      expect(recovered).toBe(1); // the first statement that answered after the outage said so, once
     } finally {
       frozen = false;
       await s.close();

@@ -111,6 +111,8 @@ export interface PostgresStoreOptions {
    * this hears the same error, so it can be counted and logged once, where it happened.
    */
   onError?: (err: Error) => void;
+  /** Told once when a statement succeeds after statements met an unreachable server (the outage is over). */
+  onRecovered?: () => void;
 }
 
 /** An id PostgreSQL can hold: anything else matches no row (as on SQLite), so it is answered without a query. */
@@ -132,6 +134,9 @@ export class PostgresStore extends GraphReads<OrderRow> implements StoreLifecycl
   private readonly pool: Pool;
   private readonly schema?: string;
   private readonly onError: (err: Error) => void;
+  private readonly onRecovered: () => void;
+  /** A statement met an unreachable server, and none has succeeded since. */
+  private unreachable = false;
   private closed = false;
   /** The orders this process is writing (by account and id), with the writes waiting their turn (see `writeOrder`). */
   private readonly writing = new Map<string, WriteTurn>();
@@ -145,13 +150,14 @@ export class PostgresStore extends GraphReads<OrderRow> implements StoreLifecycl
   /** @param url a `postgres://` connection string. Connects lazily: use `openPostgresStore` to check it answers first. */
   constructor(url: string, options: PostgresStoreOptions = {}) {
     super();
-    const { schema, max = 10, queryTimeoutMillis = 10_000, onError = () => {} } = options;
+    const { schema, max = 10, queryTimeoutMillis = 10_000, onError = () => {}, onRecovered = () => {} } = options;
     // A new connection waits no longer than a query may (5 s at most): during a partition the
     // pool's connect, not a query, is what a request waits on, and it answers 503 within the same bound.
     const connectionTimeoutMillis = options.connectionTimeoutMillis ?? Math.min(5000, queryTimeoutMillis);
     if (schema !== undefined && !SCHEMA_NAME.test(schema)) throw new RangeError(`PostgresStore: schema must match ${SCHEMA_NAME}, got "${schema}"`);
     this.schema = schema;
     this.onError = onError;
+    this.onRecovered = onRecovered;
     const config: PoolConfig = {
       connectionString: url,
       max,
@@ -176,8 +182,18 @@ export class PostgresStore extends GraphReads<OrderRow> implements StoreLifecycl
    */
   private failure(err: unknown): unknown {
     const out = unavailableOr(err);
-    if (out !== err && out instanceof Error) this.onError(out);
+    if (out !== err && out instanceof Error) {
+      this.unreachable = true;
+      this.onError(out);
+    }
     return out;
+  }
+
+  /** A statement succeeded: after an outage, says it is over (once). */
+  private answered(): void {
+    if (!this.unreachable) return;
+    this.unreachable = false;
+    this.onRecovered();
   }
 
   /** Runs one named statement, counted. */
@@ -185,6 +201,7 @@ export class PostgresStore extends GraphReads<OrderRow> implements StoreLifecycl
     this.queryCount++;
     try {
       const res = await on.query({ name: `orderline_${name}`, text: SQL[name], values });
+      if (this.unreachable) this.answered();
       return res.rows as R[];
     } catch (err) {
       throw this.failure(err);
@@ -195,7 +212,9 @@ export class PostgresStore extends GraphReads<OrderRow> implements StoreLifecycl
   private async exec<R>(on: PoolClient, text: string, values: unknown[] = []): Promise<R[]> {
     this.queryCount++;
     try {
-      return (await on.query(text, values)).rows as R[];
+      const rows = (await on.query(text, values)).rows as R[];
+      if (this.unreachable) this.answered();
+      return rows;
     } catch (err) {
       throw this.failure(err);
     }
