@@ -1,6 +1,8 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { main, runGate } from './index';
 import { BREAKING, materialize, type Mutation } from './mutations';
 
@@ -43,6 +45,19 @@ describe('npm run compat', () => {
       cleanup();
     }
   });
+
+  it('leaves nothing behind in the temporary folder, run after run', async () => {
+    const { contracts, cleanup } = materialize(CONTRACTS, BREAKING[0]);
+    const tmp = mkdtempSync(join(tmpdir(), 'orderline-compat-tmp-'));
+    try {
+      const run = promisify(execFile)(process.execPath, ['--require', 'tsx/cjs', join(__dirname, 'index.ts'), join(contracts, '..')], { cwd: ROOT, env: { ...process.env, TMPDIR: tmp } });
+      await expect(run).rejects.toMatchObject({ code: 1 });
+      expect(readdirSync(tmp).filter((name) => name.startsWith('orderline-'))).toEqual([]); // tsx keeps its own cache there
+    } finally {
+      rmSync(tmp, { recursive: true, force: true });
+      cleanup();
+    }
+  }, 60_000);
 
   it('exits 1 with the report on a breaking change', async () => {
     const { contracts, cleanup } = materialize(CONTRACTS, BREAKING[0]);

