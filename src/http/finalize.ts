@@ -59,6 +59,8 @@ export interface Exchange {
   readonly fields: string[];
   /** The route template (metric label and log field): the contract's path, or `unmatched`. */
   route: string;
+  /** Fields every answer of the operation carries, its 500 included (an operation deprecated on its own: Deprecation, Sunset, Link). */
+  always?: readonly string[];
   /** Its place among the exchanges begun (one counter for the process): of two requests on one connection, the later one's is higher. */
   readonly seq: number;
 }

@@ -36,7 +36,7 @@ import { isRefusal, refusal, refusalOf, type Refusal } from './problem';
 import type { RateLimiter } from './rateLimit';
 import { connectionClosing, NOT_RUN, send, sendProblem, sendResponse } from './respond';
 import { sendsBody } from './body';
-import { acceptableTo, readBody, readParameters, type AnyResponse, type Operation } from './rest/operations';
+import { acceptableTo, breaksContract, readBody, readParameters, type AnyResponse, type Operation } from './rest/operations';
 import type { RawRequest } from '../../generated/openapi/bind';
 import { judgeRead, notModified, writePreconditions } from './conditional';
 import type { RouteSpec } from '../../generated/openapi/routes';
@@ -161,8 +161,9 @@ export function createPipeline(deps: PipelineDeps): RequestListener {
       x.res.destroy();
       return 500;
     }
-    x.fields.length = 2; // the request id stays; CORS again below, as begin put it
+    x.fields.length = 2; // the request id stays; CORS again below, as begin put it, and what every answer of the operation carries
     fin.cors?.simple(x.req.headers.origin, x.fields);
+    if (x.always) x.fields.push(...x.always);
     return sendProblem(fin, x, known ?? refusal('INTERNAL'));
   }
 
@@ -197,7 +198,7 @@ export function createPipeline(deps: PipelineDeps): RequestListener {
     const raw = op.spec.body || sendsBody(req) ? await bind(req, op, params, x.search) : readParameters(req, op, params, x.search);
     if (isRefusal(raw)) return sendProblem(fin, x, raw);
     const stop = beforeRun(x, op);
-    if (stop) return sendProblem(fin, x, stop);
+    if (stop && (stop === NOT_RUN || !breaksContract(op, raw))) return sendProblem(fin, x, stop);
     const res = await run(raw);
     // The handler's type admits only the statuses its contract declares; a cast around it
     // (or a JavaScript handler) could still answer another, which no client is ready for:
@@ -240,7 +241,10 @@ export function createPipeline(deps: PipelineDeps): RequestListener {
     const op = spec && deps.operations.get(spec);
     if (op) {
       // An operation deprecated on its own says so on every answer (the contract's dates, written out by codegen).
-      if (op.spec.deprecation) x.fields.push(...op.spec.deprecation);
+      if (op.spec.deprecation) {
+        x.always = op.spec.deprecation;
+        x.fields.push(...op.spec.deprecation);
+      }
       return finish(x, operation(x, op, params));
     }
     if (method === 'OPTIONS') return void fin.end(x, options(x, r.allow));

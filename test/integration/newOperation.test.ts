@@ -198,6 +198,9 @@ describe('a new contract operation is served by the pipeline with no code beyond
     const res = await srv.fetch(`/orders/${id}/events.csv`, { headers: { accept: 'text/csv' } });
     expect(res.status).toBe(500);
     expect(await res.json()).toMatchObject({ code: 'INTERNAL' });
+    // Deprecated on its own (below): every answer says so, this one too.
+    expect(res.headers.get('deprecation')).toMatch(/^@\d+$/);
+    expect(res.headers.get('sunset')).not.toBeNull();
   });
 
   it('declaring Accept brings the 406 for a non-JSON media type too', async () => {
@@ -206,6 +209,19 @@ describe('a new contract operation is served by the pipeline with no code beyond
     expect({ status: csv.status, type: csv.headers.get('content-type'), body: await csv.text() }).toEqual({ status: 200, type: expect.stringMatching(/^text\/csv/), body: '1,order.created\n' });
     expect((await srv.fetch(`/orders/${id}/events.csv`, { headers: { accept: 'application/json' } })).status).toBe(406);
     expect((await srv.fetch(`/orders/${id}/events.csv`, { headers: { accept: 'text/*' } })).status).toBe(200);
+  });
+
+  it('a request that breaks its contract is told so (400) before its Accept is judged (406), as on the operations that negotiate themselves', async () => {
+    const pointers = async (path: string, accept: string) => {
+      const res = await srv.fetch(path, { headers: { accept } });
+      const body = (await res.json()) as { errors?: { pointer: string }[] };
+      return { status: res.status, pointers: (body.errors ?? []).map((e) => e.pointer) };
+    };
+    const { id } = await createOrder(srv);
+    expect(await pointers('/orders/abc/events.csv', 'application/json')).toEqual({ status: 400, pointers: ['path:orderId'] });
+    expect(await pointers(`/orders/${id}/events.csv`, 'a'.repeat(1001))).toEqual({ status: 400, pointers: ['header:Accept'] });
+    expect((await pointers('/orders/abc', 'a'.repeat(1001))).status).toBe(400); // the order read, which negotiates in its handler, alike
+    expect((await pointers(`/orders/${id}/events.csv`, 'application/json')).status).toBe(406);
   });
 
   it('an operation deprecated on its own says so on every answer, from the dates in its contract', async () => {

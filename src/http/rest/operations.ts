@@ -89,6 +89,20 @@ export function acceptableTo(req: IncomingMessage, op: Operation): Refusal | und
   return refusal('NOT_ACCEPTABLE', `This operation answers ${op.offers}: Accept must admit it`);
 }
 
+/**
+ * Whether the request breaks its operation's contract (a parameter or the body its schema
+ * refuses): the generated binding then answers it 400. The pipeline's own refusals that come
+ * before the binding (the 406 of `acceptableTo`, a tag-less write's 412) yield to that 400, so
+ * a request is told what is wrong with it first, as the operations that negotiate in their
+ * handler tell it. Asked only of a request already refused, so a valid one is validated once.
+ */
+export function breaksContract(op: Operation, raw: RawRequest): boolean {
+  const { validate, body } = op.spec;
+  if ((validate.path && !validate.path(raw.params)) || (validate.query && !validate.query(raw.query)) || (validate.header && !validate.header(raw.headers))) return true;
+  const schema = body && raw.contentType !== undefined ? body.contentTypes[raw.contentType] : undefined;
+  return schema !== undefined && !schema(raw.body);
+}
+
 /** Every operation of the route table bound to its handler, keyed by route: built once. */
 export function bindRoutes(handlers: OperationHandlers, opts: OperationOptions): Map<RouteSpec, Operation> {
   // The compiler names at most four missing handlers, and a build that failed may still have
