@@ -54,6 +54,13 @@ describe('the parameter rule: every parameter is one the pipeline reads as decla
     expect(parameterRuleProblems(doc)).toEqual([expect.stringMatching(/^PATCH \/orders\/\{orderId\}: declares `If-Match` but not `If-None-Match`/)]);
   });
 
+  it('refuses a write that declares If-None-Match without If-Match (the reverse)', () => {
+    const doc = contract();
+    const patch = doc.paths['/orders/{orderId}'].patch;
+    patch.parameters = (patch.parameters ?? []).filter((p) => !/IfMatch"/.test(JSON.stringify(p)));
+    expect(parameterRuleProblems(doc)).toEqual([expect.stringMatching(/^PATCH \/orders\/\{orderId\}: declares `If-None-Match` but not `If-Match`/)]);
+  });
+
   it('reads shared parameters through their $ref, on every operation that uses them', () => {
     const doc = contract();
     doc.components.parameters.Limit.explode = false;

@@ -68,6 +68,11 @@ export function parameterRuleProblems(doc: Json): string[] {
       if (headers.has('if-match') && !headers.has('if-none-match')) {
         problems.push(`${method.toUpperCase()} ${path}: declares \`If-Match\` but not \`If-None-Match\`: declare both (as #/components/parameters/IfNoneMatchWrite) and judge them together in the handler`);
       }
+      // The reverse, on a write: without If-Match the pipeline judges it as a write on a resource with no
+      // entity tag (If-None-Match: * always fails), so a create-if-absent could never succeed.
+      if (method !== 'get' && method !== 'head' && headers.has('if-none-match') && !headers.has('if-match')) {
+        problems.push(`${method.toUpperCase()} ${path}: declares \`If-None-Match\` but not \`If-Match\`: a write that judges one judges both (declare #/components/parameters/IfMatch too) in the handler`);
+      }
     }
   }
   return problems;

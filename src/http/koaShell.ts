@@ -64,7 +64,9 @@ export function koaShell(fin: Finalizer, bodyLimit: number): Middleware {
         // allowedMethods() 405 or 501 with Allow) is answered as every refusal is, problem+json.
         // 501 there means a method no route implements: the client's, 405 like any other.
         if (ctx.body == null && ctx.status >= 400) {
-          const allow = ctx.response.get('Allow');
+          // Allow names OPTIONS too, which every path answers (as a contract path's 405 says).
+          const listed = ctx.response.get('Allow');
+          const allow = listed && !/\bOPTIONS\b/.test(listed) ? `${listed}, OPTIONS` : listed;
           const fields = allow ? { Allow: allow } : undefined;
           if (ctx.status === 404) answer(refusal('NOT_FOUND', `No route for ${ctx.method} ${ctx.path}`));
           else if (ctx.status === 405 || (ctx.status === 501 && allow)) answer(refusal('METHOD_NOT_ALLOWED', `${ctx.method} is not allowed here`, fields));

@@ -45,7 +45,9 @@ describe('the request pipeline', () => {
     // The line it tells you to change in src/main.ts: that file's, with `app` taken too, so pasting it compiles.
     const line = /\nand in `src\/main\.ts`[\s\S]*?```typescript\n(const \{ app, [^\n]*)\n/.exec(readme)?.[1];
     expect(line).toBeDefined();
-    expect(readFileSync(join(__dirname, '../../src/main.ts'), 'utf8')).toContain(line!.replace('{ app, ', '{ '));
+    // A team that followed the README has the line with `app` in main.ts: both pass.
+    const main = readFileSync(join(__dirname, '../../src/main.ts'), 'utf8');
+    expect([line!, line!.replace('{ app, ', '{ ')].some((l) => main.includes(l))).toBe(true);
   });
   afterAll(() => srv.close());
 
@@ -68,7 +70,7 @@ describe('the request pipeline', () => {
     expect(await missing.json()).toMatchObject({ status: 404, code: 'NOT_FOUND' });
     const wrong = await srv.fetch('/hello/ada', { method: 'POST' });
     expect(wrong.status).toBe(405);
-    expect(wrong.headers.get('allow')).toContain('GET');
+    expect(wrong.headers.get('allow')).toMatch(/GET.*OPTIONS/); // OPTIONS too, as on a contract path
     expect(await wrong.json()).toMatchObject({ code: 'METHOD_NOT_ALLOWED' });
     // Counted under the route whose path matched, as a 405 on a contract path is.
     expect(await srv.metrics.registry.metrics()).toMatch(/orderline_http_request_duration_seconds_count\{method="POST",route="\/hello\/:name",status="405"\} 1/);

@@ -431,6 +431,7 @@ export function happyPlan(op: FuzzOperation, bodyOk: (op: FuzzOperation, plan: P
       for (const p of otherPathParams(op)) {
         if (p.example === undefined) throw new Error(`${op.operationId}: path parameter ${p.name} declares no example; the happy path needs one that names a resource the handler serves`);
         plan.path = { ...plan.path, [p.name]: exampleOf(p)! };
+        plan.intent += `, ${p.name} = its example ${exampleOf(p)!}`;
       }
       for (const h of ['Accept', 'Api-Version', 'If-None-Match']) delete plan.headers[h];
       if (op.params.some((p) => p.name === 'If-Match')) plan.headers['If-Match'] = '@current';
