@@ -103,9 +103,13 @@ export function idempotent(bound: Bound<AccountContext>, { store, ttlMs, now = D
       }
       throw err;
     }
-    // A success was stored by the handler's write; anything else stored nothing: free the key.
-    // A release that fails (the store went away) does not turn the answer into a 503: the key's lock expires by itself.
+    // A success was stored by the handler's write (the order writes) or is stored now, after it
+    // (an operation whose write cannot take the completion: not atomic with its write, but its
+    // retries are answered rather than told 409 until the lock expires); anything else stored
+    // nothing: free the key. A store that fails here (it went away) does not turn the answer into
+    // a 503: the key's lock expires by itself.
     if (res.status >= 300) await store.releaseIdempotencyKey(accountId, key, claim.token).catch(() => undefined);
+    else await store.completeIdempotencyKey(accountId, key, claim.token, storedResponse(res)).catch(() => undefined);
     return res;
   };
 }

@@ -63,6 +63,24 @@ export function runIdempotencyKeysContract(name: string, pair: IdempotencyKeysFa
       expect((await a.claimIdempotencyKey(account, req({ now: T0 + 61_000 }))).kind).toBe('replay');
     });
 
+    it('completes a key after a write that could not (its own claim only, once), and leaves one the write completed as it is', async () => {
+      const stored: StoredResponse = { status: 201, headers: { Location: '/widgets/w-1' }, body: '{"id":"w-1"}' };
+      const claim = await a.claimIdempotencyKey(account, req({ key: 'w-1' }));
+      if (claim.kind !== 'claimed') throw new Error(claim.kind);
+      expect(await b.completeIdempotencyKey(account, 'w-1', 'not-the-token', stored)).toBe(false);
+      expect(await b.claimIdempotencyKey(account, req({ key: 'w-1' }))).toEqual({ kind: 'in_flight' });
+      expect(await b.completeIdempotencyKey(account, 'w-1', claim.token, stored)).toBe(true);
+      expect(await a.claimIdempotencyKey(account, req({ key: 'w-1' }))).toEqual({ kind: 'replay', response: stored });
+      expect(await a.completeIdempotencyKey(account, 'w-1', claim.token, { ...stored, body: 'other' })).toBe(false);
+      // A key an order write completed keeps that response.
+      const order = await a.claimIdempotencyKey(account, req({ key: 'o-1' }));
+      if (order.kind !== 'claimed') throw new Error(order.kind);
+      await a.createOrder(account, fields, { key: 'o-1', token: order.token, respond });
+      expect(await b.completeIdempotencyKey(account, 'o-1', order.token, stored)).toBe(false);
+      const replay = await b.claimIdempotencyKey(account, req({ key: 'o-1' }));
+      expect(replay.kind === 'replay' && replay.response.headers.Location).toMatch(/^\/orders\/\d+$/);
+    });
+
     it('releases a key only for its own claim, so a failed request can be retried at once', async () => {
       const claim = await a.claimIdempotencyKey(account, req());
       if (claim.kind !== 'claimed') throw new Error(claim.kind);

@@ -65,6 +65,14 @@ export interface IdempotencyKeys {
    * again at once. Only the claim's own token releases; another token changes nothing.
    */
   releaseIdempotencyKey(accountId: number, key: string, token: string): Promise<void>;
+  /**
+   * Stores the response of a claimed key after the request succeeded, when its write could
+   * not store it in its own transaction (an operation whose write is not one of the orders
+   * port's: a crash between the two leaves the key to expire, and a retry after its lock runs
+   * again). Only the claim's own token completes, and only a key not completed yet: a key the
+   * write completed keeps that response. Resolves true when this call stored it.
+   */
+  completeIdempotencyKey(accountId: number, key: string, token: string, response: StoredResponse): Promise<boolean>;
   /** Deletes up to `limit` keys expired at `now` (ms since the epoch), and only those; returns how many. */
   sweepIdempotencyKeys(now: number, limit: number): Promise<number>;
 }

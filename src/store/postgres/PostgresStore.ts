@@ -44,8 +44,8 @@ import type {
   WriteResult,
 } from '../store';
 import { MIGRATIONS } from './migrations';
-import { claimOn, completeOn, releaseOn, sweepOn, type Run } from './idempotency';
-import type { IdempotencyClaim, IdempotencyClaimRequest, IdempotentCompletion } from '../idempotency';
+import { claimOn, completeAfterOn, completeOn, releaseOn, sweepOn, type Run } from './idempotency';
+import type { IdempotencyClaim, IdempotencyClaimRequest, IdempotentCompletion, StoredResponse } from '../idempotency';
 import { GraphReads, MAX_BATCH, clampRows, toAccount, type AccountRow, type CommentRow, type GraphStatements, type PostRow, type UserRow } from '../rows';
 import { NOW, SQL, type Statement } from './sql';
 import { TYPES, columnsOf, storable, toEvent, toOrder, type EventRow, type OrderRow } from './parsers';
@@ -403,6 +403,10 @@ export class PostgresStore extends GraphReads<OrderRow> implements StoreLifecycl
 
   async claimIdempotencyKey(accountId: number, req: IdempotencyClaimRequest): Promise<IdempotencyClaim> {
     return this.tx((c) => claimOn(this.runOn(c), accountId, { ...req, key: storable(req.key), fingerprint: storable(req.fingerprint) }));
+  }
+
+  async completeIdempotencyKey(accountId: number, key: string, token: string, response: StoredResponse): Promise<boolean> {
+    return this.tx((c) => completeAfterOn(this.runOn(c), accountId, storable(key), token, response));
   }
 
   async releaseIdempotencyKey(accountId: number, key: string, token: string): Promise<void> {

@@ -6,7 +6,7 @@
  * is one step on every instance sharing the database.
  */
 import { randomUUID } from 'node:crypto';
-import { IdempotencyLostError, judgeClaim, type IdempotencyClaim, type IdempotencyClaimRequest, type IdempotencyRow, type IdempotentCompletion } from '../idempotency';
+import { IdempotencyLostError, judgeClaim, type IdempotencyClaim, type IdempotencyClaimRequest, type IdempotencyRow, type IdempotentCompletion, type StoredResponse } from '../idempotency';
 
 /** Runs one statement on the transaction's connection (PostgresStore's counted `exec`). */
 export type Run = <R>(text: string, values: unknown[]) => Promise<R[]>;
@@ -42,6 +42,11 @@ export async function completeOn<T>(run: Run, accountId: number, completion: Ide
   const res = completion.respond(result);
   const done = await run(SQL.complete, [accountId, completion.key, completion.token, res.status, JSON.stringify(res.headers), res.body]);
   if (done.length !== 1) throw new IdempotencyLostError(completion.key);
+}
+
+/** After the request's own write (see IdempotencyKeys.completeIdempotencyKey): true when this stored the response. */
+export async function completeAfterOn(run: Run, accountId: number, key: string, token: string, res: StoredResponse): Promise<boolean> {
+  return (await run(SQL.complete, [accountId, key, token, res.status, JSON.stringify(res.headers), res.body])).length === 1;
 }
 
 export async function releaseOn(run: Run, accountId: number, key: string, token: string): Promise<void> {

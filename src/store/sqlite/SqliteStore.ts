@@ -38,7 +38,7 @@ import type {
 import { MIGRATIONS } from './migrations';
 import { SqliteIdempotency } from './idempotency';
 import { unavailableOr } from './unavailable';
-import type { IdempotencyClaim, IdempotencyClaimRequest, IdempotentCompletion } from '../idempotency';
+import type { IdempotencyClaim, IdempotencyClaimRequest, IdempotentCompletion, StoredResponse } from '../idempotency';
 import { GraphReads, MAX_BATCH, clampRows, toAccount, type GraphStatements } from '../rows';
 import { columnsOf, toEvent, toOrder, type BatchParams, type OrderRow } from './parsers';
 import { prepareStatements, type Statements } from './statements';
@@ -524,6 +524,10 @@ export class SqliteStore extends GraphReads<OrderRow> implements StoreLifecycle,
 
   claimIdempotencyKey(accountId: number, req: IdempotencyClaimRequest): Promise<IdempotencyClaim> {
     return this.batched(() => this.guarded(() => this.idempotency.claim(accountId, req)));
+  }
+
+  completeIdempotencyKey(accountId: number, key: string, token: string, response: StoredResponse): Promise<boolean> {
+    return this.batched(() => this.guarded(() => this.idempotency.completeAfter(accountId, key, token, response)));
   }
 
   async releaseIdempotencyKey(accountId: number, key: string, token: string): Promise<void> {

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
-import { IdempotencyLostError, judgeClaim, type IdempotencyClaim, type IdempotencyClaimRequest, type IdempotencyRow, type IdempotentCompletion } from '../idempotency';
+import { IdempotencyLostError, judgeClaim, type IdempotencyClaim, type IdempotencyClaimRequest, type IdempotencyRow, type IdempotentCompletion, type StoredResponse } from '../idempotency';
 
 export class SqliteIdempotency {
   private readonly find: Database.Statement<[number, string], IdempotencyRow>;
@@ -53,6 +53,12 @@ export class SqliteIdempotency {
     this.count();
     const { changes } = this.complete.run(res.status, JSON.stringify(res.headers), res.body, accountId, completion.key, completion.token);
     if (changes !== 1) throw new IdempotencyLostError(completion.key);
+  }
+
+  /** After the request's own write (see IdempotencyKeys.completeIdempotencyKey): true when this stored the response. */
+  completeAfter(accountId: number, key: string, token: string, res: StoredResponse): boolean {
+    this.count();
+    return this.complete.run(res.status, JSON.stringify(res.headers), res.body, accountId, key, token).changes === 1;
   }
 
   releaseKey(accountId: number, key: string, token: string): void {

@@ -1,0 +1,45 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { AnyResponse, RawRequest } from '../../../generated/openapi/bind';
+import { SqliteStore } from '../../store/sqlite/SqliteStore';
+import { idempotent } from './idempotency';
+import type { AccountContext } from './operations';
+
+describe('Idempotency-Key on an operation whose write cannot store the response itself', () => {
+  let dir: string;
+  let store: SqliteStore;
+  let ctx: AccountContext;
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'orderline-idem-'));
+    store = new SqliteStore(join(dir, 'db.sqlite'));
+    await store.migrate();
+    ctx = { method: 'POST', path: '/widgets', account: await store.ensureAccount('alice') };
+  });
+  afterEach(async () => {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('answers a retry with the first response, replayed, and runs the handler once (a new operation, not an order write)', async () => {
+    let runs = 0;
+    // A handler that writes somewhere of its own and does not take the completion (a widget in a Map, say).
+    const handler = (): Promise<AnyResponse> => Promise.resolve({ status: 201, headers: { Location: `/widgets/w-${++runs}` }, contentType: 'application/json', body: { id: `w-${runs}` } });
+    const op = idempotent(handler, { store, ttlMs: 86_400_000 });
+    const raw = (): RawRequest => ({ params: {}, query: {}, headers: { 'Idempotency-Key': 'k-1' }, contentType: 'application/json', body: { name: 'teapot' } });
+    const first = await op(raw(), ctx);
+    const again = await op(raw(), ctx);
+    expect(runs).toBe(1);
+    expect(first).toMatchObject({ status: 201, headers: { Location: '/widgets/w-1' } });
+    expect(again).toMatchObject({ status: 201, headers: { Location: '/widgets/w-1', 'Idempotent-Replayed': 'true' }, body: '{"id":"w-1"}' });
+  });
+
+  it('leaves a failed request unstored, so its retry runs again', async () => {
+    let runs = 0;
+    const op = idempotent(() => Promise.resolve({ status: 409, contentType: 'application/problem+json', body: { runs: ++runs } }), { store, ttlMs: 86_400_000 });
+    const raw = (): RawRequest => ({ params: {}, query: {}, headers: { 'Idempotency-Key': 'k-2' } });
+    await op(raw(), ctx);
+    await op(raw(), ctx);
+    expect(runs).toBe(2);
+  });
+});
