@@ -136,11 +136,59 @@ export class ContractFiles {
     return ref;
   }
 
-  /** The member names of the map at `ref` (after its `$ref`s), in order; none when it is no map. */
+  /** The member `key` of the node at `ref` (after its `$ref`s). */
+  valueAt(ref: NodeRef, key: string): unknown {
+    const target = this.deref(ref);
+    return this.at(target.file, `${target.pointer}/${escape(key)}`);
+  }
+
+  /** The node a `$ref` chain at `ref` ends on (`ref` itself when it is no `$ref`). */
+  target(ref: NodeRef): NodeRef {
+    return this.deref(ref);
+  }
+
+  /** Whether the node at `ref` differs from the node at the same pointer of `other` (the current file it was released as), or is gone there. */
+  changed(ref: NodeRef, other: string): boolean {
+    return JSON.stringify(this.at(ref.file, ref.pointer)) !== JSON.stringify(this.at(other, ref.pointer));
+  }
+
+  /**
+   * As `walk`, but where oasdiff's path names a property without the branch that declares it
+   * (`created_at` under a `oneOf` of OrderV1 and OrderV2), every branch that declares it: the
+   * caller picks the one that changed.
+   */
+  walkAll(start: NodeRef, propertyPath: string): NodeRef[] {
+    const segments = propertyPath.match(/(?:[^/[]|\[[^\]]*\])+/g) ?? [];
+    const out: NodeRef[] = [];
+    const step = (declared: NodeRef, i: number, hops: number): void => {
+      if (i === segments.length) {
+        out.push(declared);
+        return;
+      }
+      const ref = this.deref(declared);
+      const seg = segments[i];
+      const branch = /^(?:anyOf|oneOf|allOf)\[(.*)\]$/.exec(seg);
+      if (branch) {
+        if (branch[1].startsWith('#')) step(this.deref({ file: ref.file, pointer: branch[1].slice(1) }), i + 1, hops);
+        return;
+      }
+      const next = seg === 'items' && this.at(ref.file, `${ref.pointer}/items`) !== undefined ? `${ref.pointer}/items` : `${ref.pointer}/properties/${escape(seg)}`;
+      if (this.at(ref.file, next) !== undefined) return step({ file: ref.file, pointer: next }, i + 1, hops);
+      if (hops >= 8) return;
+      for (const keyword of ['oneOf', 'anyOf', 'allOf']) {
+        const list = this.at(ref.file, `${ref.pointer}/${keyword}`);
+        if (Array.isArray(list)) list.forEach((_, k) => step({ file: ref.file, pointer: `${ref.pointer}/${keyword}/${k}` }, i, hops + 1));
+      }
+    };
+    step(start, 0, 0);
+    return out;
+  }
+
+  /** The member names of the map at `ref` (after its `$ref`s), in order, or a list's indices; none for anything else. */
   keysOf(ref: NodeRef): string[] {
     const target = this.deref(ref);
     const value = this.at(target.file, target.pointer);
-    return value && typeof value === 'object' && !Array.isArray(value) ? Object.keys(value) : [];
+    return value && typeof value === 'object' ? Object.keys(value) : [];
   }
 
   /**
@@ -207,6 +255,12 @@ export function causeAt(node: NodeRef, rule: string | undefined, contractsDir: s
   // line is inside the branch (`- type: "null"`), the node is the value whose branches they are.
   const branches = rule && /(one|any)-of-(removed|added)/.test(rule) ? /^(.*?)\/(?:oneOf|anyOf)(?:\/|$)/.exec(node.pointer) : null;
   if (branches) node = { file: node.file, pointer: branches[1] };
+  // oasdiff's line may be a keyword of the schema that changed (`type:`, `maxLength:`): the schema is the node.
+  const keyword =
+    /^(.*)\/(?:type|format|enum|const|pattern|minLength|maxLength|minimum|maximum|exclusiveMinimum|exclusiveMaximum|multipleOf|minItems|maxItems|uniqueItems|minProperties|maxProperties|default|nullable)$/.exec(
+      node.pointer,
+    );
+  if (keyword && !/\/properties$/.test(keyword[1])) node = { file: node.file, pointer: keyword[1] };
   // Released files are named as the current file they stand for: a reviewer edits that one.
   const rel = relative(join(contractsDir, '..'), node.file).replace(/(^|\/)released\//, '$1');
   return { cause: `\`${nodeLabel(node.pointer)}\` ${verbOf(rule)}`, contract: rel, pointer: node.pointer };

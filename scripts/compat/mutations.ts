@@ -552,6 +552,52 @@ export const BREAKING: Mutation[] = [
     },
   },
   {
+    name: 'openapi: a shared response header retyped (ApiVersionOut): one change at the header, not one per operation',
+    expect: 'breaking',
+    kinds: ['openapi'],
+    mentions: ['response-header-schema-changed'],
+    causes: ['`ApiVersionOut` response-header-schema-changed'],
+    apply: (c) => {
+      c.openapi.components.headers.ApiVersionOut.schema = { type: 'string' };
+    },
+  },
+  {
+    name: 'openapi: a response format changed on a property every branch declares (OrderV2.created_at): the branch that changed is named',
+    expect: 'breaking',
+    kinds: ['openapi'],
+    causes: ['`OrderV2.created_at` response-property-format-changed'],
+    apply: (c) => {
+      schemas(c).OrderV2.properties.created_at.format = 'date';
+    },
+  },
+  {
+    name: "openapi: an optional $ref'd property removed (OrderLinks.cancel): the property is named, not the schema it referred to",
+    expect: 'breaking',
+    kinds: ['openapi'],
+    causes: ['`OrderLinks.cancel` removed'],
+    apply: (c) => {
+      delete schemas(c).OrderLinks.properties.cancel;
+    },
+  },
+  {
+    name: 'openapi: a shared path parameter given a format (OrderId uuid): one change at the parameter',
+    expect: 'breaking',
+    kinds: ['openapi'],
+    causes: ['`OrderId` request-value-format-narrowed'],
+    apply: (c) => {
+      c.openapi.components.parameters.OrderId.schema = { type: 'string', format: 'uuid' };
+    },
+  },
+  {
+    name: 'openapi: a response property retyped (OrderV2.total_cents): one change with the realtime payload that embeds it',
+    expect: 'breaking',
+    kinds: ['openapi', 'asyncapi'],
+    causes: ['`OrderV2.total_cents` retyped'],
+    apply: (c) => {
+      schemas(c).OrderV2.properties.total_cents = { type: 'number' };
+    },
+  },
+  {
     name: 'openapi: a Problem code renamed (the SDK retries on IDEMPOTENCY_KEY_IN_USE; oasdiff judges code lists on requests only)',
     expect: 'breaking',
     kinds: ['openapi'],

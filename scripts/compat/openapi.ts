@@ -8,7 +8,7 @@
  * which released clients break.
  */
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { causeAt, ContractFiles, type NodeRef } from './causes';
 import { parse } from 'yaml';
 import { oasdiffBreaking, type OasdiffChange } from './oasdiff';
@@ -58,16 +58,49 @@ export function inventory(text: string): { operations: number; versions: string[
  * its schema declares it. So "`note` became optional" on 24 operations and media types is
  * one change, `OrderV2.note` made optional.
  */
-export function propertyNode(c: OasdiffChange, releasedFile: string, files: ContractFiles): NodeRef | undefined {
-  const m = /\b(response|request) property `([^`]+)`/.exec(c.text ?? '');
-  if (!m || !c.path || !c.operation) return undefined;
+export function propertyNode(c: OasdiffChange, releasedFile: string, files: ContractFiles, currentFile?: string): NodeRef | undefined {
+  if (!c.path || !c.operation) return undefined;
   const operation = { file: releasedFile, pointer: `/paths/${c.path.replace(/~/g, '~0').replace(/\//g, '~1')}/${c.operation.toLowerCase()}` };
-  const status = /status `(\w+)`/.exec(c.text ?? '')?.[1];
-  const body = m[1] === 'response' ? (status ? files.descend(operation, ['responses', status]) : undefined) : files.descend(operation, ['requestBody']);
-  if (!body) return undefined;
-  const content = files.descend(body, ['content']);
-  const mediaType = /\(media type: ([^)]+)\)/.exec(c.text ?? '')?.[1] ?? files.keysOf(content)[0];
-  return mediaType === undefined ? undefined : files.walk(files.descend(content, [mediaType, 'schema']), m[2]);
+  const text = c.text ?? '';
+  const status = /status `(\w+)`/.exec(text)?.[1] ?? /the `(\w+)` status/.exec(text)?.[1];
+  const candidates: NodeRef[] = [];
+  // A response header (its schema, format, enum): the header, where the contract defines it (a shared component).
+  const header = /\bresponse header `([^`]+)`/i.exec(text)?.[1];
+  // oasdiff says it several ways: "the response property `x`", "removed the optional property `x` from the response", "the `x` response's property".
+  const path = /\bproperty `([^`]+)`/.exec(text)?.[1] ?? /the `([^`]+)` (?:response|request)'s property/.exec(text)?.[1];
+  const property = path === undefined ? undefined : ([/\brequest\b/.test(text) && !/\bresponse\b/.test(text) ? 'request' : 'response', path] as const);
+  const parameter = /\bthe (path|query|header) parameter `([^`]+)`/.exec(text);
+  if (parameter) {
+    const pathItem = { file: releasedFile, pointer: operation.pointer.replace(/\/[^/]+$/, '') };
+    for (const list of [files.descend(operation, ['parameters']), files.descend(pathItem, ['parameters'])]) {
+      for (const k of files.keysOf(list)) {
+        const p = files.target(files.descend(list, [k]));
+        if (files.valueAt(p, 'in') === parameter[1] && String(files.valueAt(p, 'name')).toLowerCase() === parameter[2].toLowerCase()) candidates.push(p);
+      }
+    }
+  } else if (/\bthe request body\b/.test(text)) {
+    // The body's own schema (`maxProperties` on it): where the media type's schema points.
+    const content = files.descend(operation, ['requestBody', 'content']);
+    const named = /\(media type: ([^)]+)\)/.exec(text)?.[1];
+    for (const mediaType of named !== undefined ? [named] : files.keysOf(content)) {
+      const schema = files.target(files.descend(content, [mediaType, 'schema']));
+      // A negotiated body (anyOf of the versions' schemas): each branch.
+      const branches = ['anyOf', 'oneOf'].flatMap((k) => files.keysOf(files.descend(schema, [k])).map((i) => files.target(files.descend(schema, [k, i]))));
+      candidates.push(...(branches.length > 0 ? branches : [schema]));
+    }
+  } else if (header && status) {
+    const headers = files.descend(operation, ['responses', status, 'headers']);
+    const name = files.keysOf(headers).find((k) => k.toLowerCase() === header.toLowerCase());
+    if (name !== undefined) candidates.push(files.target(files.descend(headers, [name])));
+  } else if (property) {
+    const body = property[0] === 'response' ? (status ? files.descend(operation, ['responses', status]) : undefined) : files.descend(operation, ['requestBody']);
+    if (!body) return undefined;
+    const content = files.descend(body, ['content']);
+    const named = /\(media type: ([^)]+)\)/.exec(text)?.[1];
+    for (const mediaType of named !== undefined ? [named] : files.keysOf(content)) candidates.push(...files.walkAll(files.descend(content, [mediaType, 'schema']), property[1]));
+  }
+  // Of several (a property every branch declares), the one that changed.
+  return (currentFile !== undefined ? candidates.find((n) => files.changed(n, currentFile)) : undefined) ?? candidates[0];
 }
 
 export async function checkOpenApi(current: string, released: string, files = new ContractFiles()): Promise<KindResult> {
@@ -85,7 +118,12 @@ export async function checkOpenApi(current: string, released: string, files = ne
     // The changed node, as oasdiff located it in the released file (or in the current one, for an addition).
     const at = c.baseSource ?? c.revisionSource;
     const pointer = at && files.pointerAtLine(at.file, at.line);
-    const node = at && pointer !== undefined ? { file: at.file, pointer } : propertyNode(c, base, files);
+    // oasdiff's line may name a node that did not change (a removed property's `$ref` target):
+    // the property it names in the text, if that is what changed, is the cause.
+    const located = at && pointer !== undefined ? { file: at.file, pointer } : undefined;
+    const currentOf = (file: string) => join(current, relative(released, file));
+    const named = located && files.changed(located, currentOf(located.file)) ? undefined : propertyNode(c, base, files, revision);
+    const node = located && (!named || !files.changed(named, currentOf(named.file))) ? located : (named ?? located);
     return {
       ...(node ? causeAt(node, c.id, current) : { contract: 'contracts/openapi.yaml' }),
       kind: 'openapi',

@@ -114,7 +114,7 @@ function repointedRef(refs: readonly NodeRef[], sources: PayloadSources): { caus
 }
 
 /** `removed the required property `order/note` from ...` -> `order/note`. */
-const propertyPath = (text: string | undefined) => /property `([^`]+)`/.exec(text ?? '')?.[1];
+const propertyPath = (text: string | undefined) => /property `([^`]+)`/.exec(text ?? '')?.[1] ?? /the `([^`]+)` (?:response's |request's )?property/.exec(text ?? '')?.[1];
 
 /** The breaking payload and handshake-query changes from `base` to `revision`. */
 export async function checkPayloads(base: ClientSurface, revision: ClientSurface, sources?: PayloadSources): Promise<Finding[]> {
