@@ -58,3 +58,18 @@ describe('outageLog', () => {
     );
   });
 });
+
+describe('outageLog lines', () => {
+  it('gates each message on its own, and logs a driver error without the client it carries', () => {
+    const lines: { fields: Record<string, unknown>; msg: string }[] = [];
+    const push = (fields: object, msg: string) => void lines.push({ fields: { ...fields }, msg });
+    const t = 0;
+    const log = outageLog({ warn: push, info: push } as never, 'database', 5000, () => t);
+    const poolError = Object.assign(new Error('Connection terminated unexpectedly'), { client: { secretKey: 123, processID: 9 }, code: 'ECONNRESET' });
+    log.failed(poolError, 'database pool error');
+    log.failed(new Error('unreachable'), 'database unreachable');
+    expect(lines.map((l) => l.msg)).toEqual(['database pool error', 'database unreachable']);
+    expect(lines[0].fields.err).toMatchObject({ type: 'Error', message: 'Connection terminated unexpectedly', code: 'ECONNRESET' });
+    expect(JSON.stringify(lines[0].fields)).not.toContain('secretKey');
+  });
+});

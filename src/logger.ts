@@ -29,21 +29,38 @@ export function throttle(everyMs: number, now: () => number = Date.now): () => {
 }
 
 /**
+ * What a driver's error is logged with: its name, message, code and stack, not every member it
+ * carries (pg's errors hold the whole client: connection settings, prepared statements and the
+ * server's cancel key, kilobytes of it per line).
+ */
+export function loggedError(err: unknown): unknown {
+  if (!(err instanceof Error)) return err;
+  const { code, errno, syscall, address, port } = err as Error & Record<string, unknown>;
+  const plain: Record<string, unknown> = { type: err.name, message: err.message, stack: err.stack };
+  for (const [k, v] of Object.entries({ code, errno, syscall, address, port })) if (v !== undefined && (typeof v === 'string' || typeof v === 'number')) plain[k] = v;
+  return plain;
+}
+
+/**
  * An outage of a dependency (PostgreSQL, Redis) in the log: each failure through `failed`
  * (a warning, throttled as above), and, when the dependency answers again after one, a single
  * `<what> reachable again` line with how long it was out and how many failures it caused. So an
  * operator reading the log sees where an outage ends, not only where its warnings stop.
  */
 export function outageLog(logger: Pick<Logger, 'warn' | 'info'>, what: string, everyMs = 5000, now: () => number = Date.now): { failed(err: unknown, message: string): void; recovered(): void } {
-  const gate = throttle(everyMs, now);
+  // One gate per message: a dropped pooled connection ("database pool error") must not hold back
+  // the first "database unreachable" of the same outage.
+  const gates = new Map<string, () => { suppressed: number } | undefined>();
   let since: number | undefined;
   let failures = 0;
   return {
     failed(err, message) {
       failures++;
       since ??= now();
+      let gate = gates.get(message);
+      if (!gate) gates.set(message, (gate = throttle(everyMs, now)));
       const passed = gate();
-      if (passed) logger.warn({ err, ...passed }, message);
+      if (passed) logger.warn({ err: loggedError(err), ...passed }, message);
     },
     recovered() {
       if (since === undefined) return;

@@ -223,11 +223,17 @@ export class RedisBus implements Bus {
   }
 
   static async open(url: string, opts: RedisBusOptions): Promise<RedisBus> {
-    const pub = await connectRedis(url, 'commands', opts.onError, opts.onRecovered);
-    const sub = await connectRedis(url, 'subscriber', opts.onError, opts.onRecovered).catch((err) => {
+    // Back when both connections are: one of them ready again while the other still reconnects is no end of the outage.
+    let connections: Redis[] = [];
+    const back = () => {
+      if (connections.every((r) => r.status === 'ready')) opts.onRecovered?.();
+    };
+    const pub = await connectRedis(url, 'commands', opts.onError, back);
+    const sub = await connectRedis(url, 'subscriber', opts.onError, back).catch((err) => {
       pub.disconnect();
       throw err;
     });
+    connections = [pub, sub];
     const bus = new RedisBus(pub, sub, opts);
     try {
       if (opts.deployment !== undefined) await claimPrefix(pub, opts.prefix, opts.deployment);
