@@ -53,6 +53,9 @@ describe('checkOperations', () => {
       expect(checkOperations(dir, released, schema()).findings).toEqual([]);
       writeFileSync(join(dir, 'ios', 'Order.graphql'), '# id: ios-order-1\nquery IosOrder($id: ID!) { order(id: $id) { id } }\n');
       expect(checkOperations(dir, released, schema()).findings).toMatchObject([{ rule: 'operation-changed', message: expect.stringContaining('changed under the same id') }]);
+      // Its id line edited, the text kept: the id is what changed.
+      writeFileSync(join(dir, 'ios', 'Order.graphql'), '# id: ios-order-2\nquery IosOrder($id: ID!) { order(id: $id) { id status } }\n');
+      expect(checkOperations(dir, released, schema()).findings).toMatchObject([{ rule: 'operation-changed', message: expect.stringMatching(/^its id changed to ios-order-2 with the same text/) }]);
     } finally {
       rmSync(released, { recursive: true, force: true });
     }

@@ -56,9 +56,12 @@ export function checkOperations(currentDir: string, releasedDir: string, schema:
         kind: 'operations',
         group: 'persisted operations',
         location,
-        message: renamed
-          ? `changed: its text now hashes to ${renamed.hash.slice(0, 12)}, so released clients sending ${op.hash.slice(0, 12)} get PERSISTED_QUERY_NOT_FOUND (add the new text as a new operation file, keep the old one)`
-          : 'removed: released clients still send its hash',
+        message:
+          renamed && op.client !== undefined && print(parse(renamed.text)) === print(parse(op.text))
+            ? `its id changed to ${renamed.hash.slice(0, 12)} with the same text: the partner's released app still sends ${op.hash.slice(0, 12)} and gets PERSISTED_QUERY_NOT_FOUND (keep the released id line)`
+            : renamed
+              ? `changed: its text now hashes to ${renamed.hash.slice(0, 12)}, so released clients sending ${op.hash.slice(0, 12)} get PERSISTED_QUERY_NOT_FOUND (add the new text as a new operation file, keep the old one)`
+              : 'removed: released clients still send its hash',
         rule: renamed ? 'operation-changed' : 'operation-removed',
         contract: `contracts/operations/${op.file}`,
       });
