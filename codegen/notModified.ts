@@ -16,7 +16,7 @@ type Json = Record<string, unknown>;
 function deref(doc: Json, node: unknown): Json {
   let n = (node ?? {}) as Json;
   for (let hops = 0; hops < 16 && typeof n.$ref === 'string'; hops++) {
-    n = (n.$ref)
+    n = n.$ref
       .slice(2)
       .split('/')
       .reduce<Json>((acc, k) => (acc?.[k.replace(/~1/g, '/').replace(/~0/g, '~')] ?? {}) as Json, doc);
