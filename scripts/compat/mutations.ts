@@ -598,6 +598,15 @@ export const BREAKING: Mutation[] = [
     },
   },
   {
+    name: 'asyncapi: a shared payload schema narrowed (Channel pattern): one change at the schema, not one per message using it',
+    expect: 'breaking',
+    kinds: ['asyncapi'],
+    causes: ['`Channel` request-property-pattern-changed'],
+    apply: (c) => {
+      c.asyncapi.components.schemas.Channel.pattern = '^order:[1-9][0-9]{0,5}$';
+    },
+  },
+  {
     name: 'openapi: a Problem code renamed (the SDK retries on IDEMPOTENCY_KEY_IN_USE; oasdiff judges code lists on requests only)',
     expect: 'breaking',
     kinds: ['openapi'],

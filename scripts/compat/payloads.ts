@@ -113,6 +113,15 @@ function repointedRef(refs: readonly NodeRef[], sources: PayloadSources): { caus
   return undefined;
 }
 
+/** `node`, or the schema its `$ref` names when the node is unchanged and that schema is not. */
+function sharedTargetChanged(node: NodeRef, sources: PayloadSources): NodeRef {
+  const releasedDir = dirname(sources.releasedFile);
+  const currentOf = (ref: NodeRef) => join(sources.contractsDir, relative(releasedDir, ref.file));
+  const target = sources.files.target(node);
+  if (target.pointer === node.pointer && target.file === node.file) return node;
+  return !sources.files.changed(node, currentOf(node)) && sources.files.changed(target, currentOf(target)) ? target : node;
+}
+
 /** `removed the required property `order/note` from ...` -> `order/note`. */
 const propertyPath = (text: string | undefined) => /property `([^`]+)`/.exec(text ?? '')?.[1] ?? /the `([^`]+)` (?:response's |request's )?property/.exec(text ?? '')?.[1];
 
@@ -139,8 +148,11 @@ export async function checkPayloads(base: ClientSurface, revision: ClientSurface
       const name = c.path?.startsWith(MESSAGE_PATH_PREFIX) ? c.path.slice(MESSAGE_PATH_PREFIX.length) : undefined;
       const property = propertyPath(c.text);
       const refs: NodeRef[] = [];
-      const node = sources && name && property ? sources.files.walk({ file: sources.releasedFile, pointer: `/components/messages/${name.replace(/~/g, '~0').replace(/\//g, '~1')}/payload` }, property, refs) : undefined;
+      const walked = sources && name && property ? sources.files.walk({ file: sources.releasedFile, pointer: `/components/messages/${name.replace(/~/g, '~0').replace(/\//g, '~1')}/payload` }, property, refs) : undefined;
       const repointed = sources && repointedRef(refs, sources);
+      // A property that refers to a shared schema (`channel: {$ref: Channel}`) and did not change
+      // itself: the schema it refers to is what changed, once for every message that uses it.
+      const node = walked && sources && sharedTargetChanged(walked, sources);
       return {
         ...(repointed ?? (node && sources ? causeAt(node, c.id, sources.contractsDir) : { contract: 'contracts/asyncapi.yaml' })),
         kind: 'asyncapi',
