@@ -16,7 +16,7 @@
 import cluster, { type Worker } from 'node:cluster';
 import type { AddressInfo } from 'node:net';
 import type { Config } from './config';
-import { createLogger } from './logger';
+import { createLogger, exitAfterLogs } from './logger';
 import { createServer } from 'node:http';
 import { instanceScrape, Metrics, metricsListener } from './http';
 import { RestartPolicy } from './restartPolicy';
@@ -50,12 +50,13 @@ export async function runPrimary(config: Config): Promise<void> {
   };
   const alive = () => Object.values(cluster.workers ?? {}).filter((w): w is Worker => w !== undefined);
 
+  const exit = exitAfterLogs(logger);
   const shutdown = (signal: string, code = 0) => {
     if (closing) return;
     closing = true;
     logger.info({ signal }, 'shutting down workers');
-    setTimeout(() => process.exit(1), FORCE_EXIT_MS).unref();
-    if (alive().length === 0) process.exit(code);
+    setTimeout(() => exit(1), FORCE_EXIT_MS).unref();
+    if (alive().length === 0) exit(code);
     exitCode = code;
     for (const w of alive()) w.process.kill('SIGTERM');
   };
@@ -66,7 +67,7 @@ export async function runPrimary(config: Config): Promise<void> {
       announced = true;
       const url = urlOf(config.host, address.port);
       logger.info({ url, metricsUrl, seeded, workers: config.workers }, 'listening');
-      process.stdout.write(banner(url, metricsUrl, token, ` (${config.workers} workers)`));
+      process.stderr.write(banner(url, metricsUrl, token, ` (${config.workers} workers)`));
     }
   });
   cluster.on('exit', (w: Worker, code: number | null, signal: string | null) => {
@@ -80,7 +81,7 @@ export async function runPrimary(config: Config): Promise<void> {
       // and served nothing.
       const cut = signal === null ? code !== 0 : signal !== 'SIGTERM';
       if (cut && exitCode === 0) exitCode = 1;
-      if (alive().length === 0) process.exit(exitCode);
+      if (alive().length === 0) exit(exitCode);
       return;
     }
     if (code === 2) {

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { outageLog, throttle } from './logger';
+import { exitAfterLogs, outageLog, throttle } from './logger';
 
 describe('throttle', () => {
   it('lets the first line through, then one per window, each counting the lines left out since the last (generated)', () => {
@@ -71,5 +71,40 @@ describe('outageLog lines', () => {
     expect(lines.map((l) => l.msg)).toEqual(['database pool error', 'database unreachable']);
     expect(lines[0].fields.err).toMatchObject({ type: 'Error', message: 'Connection terminated unexpectedly', code: 'ECONNRESET' });
     expect(JSON.stringify(lines[0].fields)).not.toContain('secretKey');
+  });
+});
+
+describe('exitAfterLogs', () => {
+  const saved = process.exitCode;
+  afterEach(() => {
+    process.exitCode = saved;
+    jest.useRealTimers();
+  });
+
+  it('ends the process only once the log stream has flushed, with the first code decided', () => {
+    jest.useFakeTimers();
+    const flushes: (() => void)[] = [];
+    const ended: number[] = [];
+    const exit = exitAfterLogs({ flush: (cb?: (err?: Error) => void) => void flushes.push(() => cb?.()) }, (code) => void ended.push(code));
+    exit(1);
+    // A drain that ends while the forced exit's line is still being written does not turn 1 into 0.
+    exit(0);
+    expect(ended).toEqual([]);
+    expect(process.exitCode).toBe(1);
+    flushes.forEach((done) => done());
+    expect(ended).toEqual([1]);
+    jest.advanceTimersByTime(5_000);
+    expect(ended).toEqual([1]);
+  });
+
+  it('ends it anyway after the grace period when the stream never flushes (a stdout nobody reads)', () => {
+    jest.useFakeTimers();
+    const ended: number[] = [];
+    const exit = exitAfterLogs({ flush: () => undefined }, (code) => void ended.push(code), 1000);
+    exit(2);
+    jest.advanceTimersByTime(999);
+    expect(ended).toEqual([]);
+    jest.advanceTimersByTime(1);
+    expect(ended).toEqual([2]);
   });
 });

@@ -6,6 +6,30 @@ export function createLogger(level: string): Logger {
 }
 
 /**
+ * A process's exit: `exit(code)` ends it once the log lines written so far are out. pino's stdout
+ * stream writes asynchronously, and an exit right after a line (the forced shutdown's error, the
+ * drain's last lines) could cut it, or leave it to the exit hook's synchronous flush; so the exit
+ * waits for the stream's flush, or `graceMs` at most (a stdout nobody reads must not hold it).
+ * The first code decided wins: a drain that ends while the forced exit's line is flushing stays 1.
+ */
+export function exitAfterLogs(logger: Pick<Logger, 'flush'>, end: (code: number) => void = (c) => process.exit(c), graceMs = 1000): (code: number) => void {
+  let decided: number | undefined;
+  return (code) => {
+    if (decided !== undefined) return;
+    decided = code;
+    process.exitCode = code;
+    let ended = false;
+    const once = () => {
+      if (ended) return;
+      ended = true;
+      end(code);
+    };
+    setTimeout(once, graceMs).unref();
+    logger.flush(once);
+  };
+}
+
+/**
  * A gate for a log line that can repeat per request (a store error during an outage: every
  * query fails alike): the first passes, then at most one per `everyMs`, which carries how many
  * it stood for (`suppressed`). Returns undefined when the line is to be left out. The metric

@@ -10,7 +10,7 @@
 import cluster from 'node:cluster';
 import { createServer, type Server } from 'node:http';
 import { parseConfig, type Config } from './config';
-import { createLogger, outageLog } from './logger';
+import { createLogger, exitAfterLogs, outageLog } from './logger';
 import { createApp } from './app';
 import { createHttpServer, Drain, lendRegistryToPrimary, Metrics, startFieldReadFlusher, startIdempotencySweeper } from './http';
 import { runPrimary } from './cluster';
@@ -64,6 +64,7 @@ async function serve(config: Config): Promise<void> {
   // The signal handlers before the banner and the 'listening' line: a supervisor (or `npm start`'s
   // caller) that signals as soon as it reads them finds the drain in place, not node's default exit.
   let closing = false;
+  const exit = exitAfterLogs(logger);
   // The background jobs' stops: at shutdown no sweep or periodic flush starts against a store being closed.
   const background: (() => void)[] = [];
   const shutdown = (signal: string) => {
@@ -74,7 +75,7 @@ async function serve(config: Config): Promise<void> {
     const force = setTimeout(() => {
       // What the exit cuts, so the log says why this instance ended with 1 (and which request ids to look for).
       logger.error(drain.inFlight(), 'shutdown forced after 10 s: exiting with connections still open');
-      process.exit(1);
+      exit(1);
     }, 10_000);
     force.unref();
     // No request is reset (http/drain.ts): new ones get 503 + Connection: close, in-flight
@@ -89,13 +90,13 @@ async function serve(config: Config): Promise<void> {
       .then(() => within(SHUTDOWN_STEP_MS, fieldReads.flush()).catch((err: unknown) => logger.warn({ err }, 'field read counts lost at shutdown')))
       .then(() => within(SHUTDOWN_STEP_MS, Promise.all([store.close(), shared.bus.close()])))
       .catch((err) => logger.error({ err }, 'close failed'))
-      .finally(() => process.exit(0));
+      .finally(() => exit(0));
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
 
   logger.info({ url, metricsUrl, seeded: demo.seeded, bus: shared.bus.kind }, 'listening');
-  if (metricsUrl) process.stdout.write(banner(url, metricsUrl, demo.token));
+  if (metricsUrl) process.stderr.write(banner(url, metricsUrl, demo.token));
   // Deprecated-field reads per account reach the store in batches, never one write per request.
   background.push(startFieldReadFlusher(fieldReads, { everyMs: config.metrics.flushIntervalS * 1000, onError: (err) => logger.warn({ err }, 'field read counts not stored yet') }));
   // Expired Idempotency-Keys are deleted in the background (a claim never reads one as live anyway).

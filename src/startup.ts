@@ -137,7 +137,11 @@ export async function listenOrRefuse(server: Server, port: number, host: string,
 
 export const urlOf = (host: string, port: number): string => `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
 
-/** What a start prints: the public URL, where the operators' metrics are, and the demo token if one was minted. */
+/**
+ * What a start prints for the person who started it: the public URL, where the operators'
+ * metrics are, and the demo token if one was minted. On stderr, whatever LOG_LEVEL says: stdout
+ * carries only the JSON log lines, for a log shipper to read as they come.
+ */
 export const banner = (url: string, metricsUrl: string, token: string | null, extra = ''): string =>
   `\norderline listening on ${url}${extra}\n` +
   `  metrics (operators only, not on the public port): ${metricsUrl}/metrics\n` +

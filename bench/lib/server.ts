@@ -33,7 +33,7 @@ export interface Running {
   readyAt: number;
   /** Lines the process has printed on stdout so far. */
   output: string[];
-  /** Resolves with the first stdout line matching `re` (waits up to `ms`). */
+  /** Resolves with the first stdout or stderr line matching `re` (waits up to `ms`). */
   waitForOutput(re: RegExp, ms?: number): Promise<string>;
   stop(): Promise<void>;
   /** Sends `signal` (no fallback) and resolves once the process has exited. */
@@ -105,14 +105,16 @@ export async function startServer(opts: StartOptions): Promise<Running> {
       }
     });
   };
-  lines(child.stdout, output, (l) => {
+  // A waited-for line may come on either stream (orderline's start banner is on stderr).
+  const onLine = (l: string) => {
     for (const w of [...waiters]) {
       if (!w.re.test(l)) continue;
       waiters.splice(waiters.indexOf(w), 1);
       w.resolve(l);
     }
-  });
-  lines(child.stderr, stderr);
+  };
+  lines(child.stdout, output, onLine);
+  lines(child.stderr, stderr, onLine);
 
   let exited: { code: number | null; signal: NodeJS.Signals | null } | undefined;
   const exit = new Promise<void>((resolve) =>
@@ -158,7 +160,7 @@ export async function startServer(opts: StartOptions): Promise<Running> {
   const readyAt = Date.now();
 
   const waitForOutput = (re: RegExp, ms = 5000): Promise<string> => {
-    const seen = output.find((l) => re.test(l));
+    const seen = [...output, ...stderr].find((l) => re.test(l));
     if (seen !== undefined) return Promise.resolve(seen);
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`${command} printed no line matching ${re} within ${ms} ms`)), ms);

@@ -28,12 +28,12 @@ function startOnce(env: Record<string, string>, useToken?: string): Promise<{ ba
     let err = '';
     child.stderr.on('data', (d: Buffer) => (err += String(d)));
     child.once('exit', (code) => reject(new Error(`server exited with ${code}: ${err}`)));
-    child.stdout.on('data', (d: Buffer) => {
+    child.stderr.on('data', (d: Buffer) => {
       void (async () => {
         out += String(d);
         const url = /listening on (http:\/\/\S+)/.exec(out)?.[1];
         if (!url || !out.endsWith('\n\n')) return;
-        child.stdout.removeAllListeners('data');
+        child.stderr.removeAllListeners('data');
         const token = TOKEN.exec(out)?.[1] ?? null;
         let orders: number | null = null;
         const bearer = useToken ?? token;

@@ -115,9 +115,9 @@ export interface Instance extends StreamTarget {
   child: ChildProcess;
   /** The operator listener's base URL (METRICS_PORT=0: any free port), from the banner. */
   metricsUrl: string;
-  /** Everything the process wrote on stderr (a refusal at startup). */
+  /** Everything the process wrote on stderr: the start banner, or a refusal at startup. */
   stderr: string[];
-  /** Everything it wrote on stdout: the banner, and the JSON log lines (LOG_LEVEL=warn unless `env` says otherwise). */
+  /** Everything it wrote on stdout: the JSON log lines (LOG_LEVEL=warn unless `env` says otherwise). */
   stdout: string[];
   /** Resolves with the exit code. */
   exited: Promise<number | null>;
@@ -149,7 +149,7 @@ export async function startInstance(env: Record<string, string>): Promise<Instan
     let out = '';
     // A hang guard, not a timing check: generous, since a loaded machine starts tsx processes slowly.
     const timer = setTimeout(() => (child.kill('SIGKILL'), reject(new Error(`instance did not start in 60 s: ${stderr.join('')}`))), 60_000);
-    child.stdout.on('data', (d: Buffer) => {
+    child.stderr.on('data', (d: Buffer) => {
       out += String(d);
       if (/orderline listening on /.test(out) && out.includes('\n\n')) {
         metricsUrl = /metrics \(operators only[^)]*\): (http:\/\/\S+)\/metrics/.exec(out)?.[1] ?? '';

@@ -14,15 +14,16 @@ export function startServerProcess(dataDir: string, preload: string[] = [], env:
     const child = spawn(process.execPath, ['--require', 'tsx/cjs', ...preload.flatMap((p) => ['--require', p]), join(root, 'src/main.ts')], {
       cwd: root,
       env: { ...process.env, PORT: '0', METRICS_PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...env },
-      stdio: ['ignore', 'pipe', 'inherit'],
+      stdio: ['ignore', 'inherit', 'pipe'],
     });
+    // The banner comes on stderr (a refusal too: the early exit's error carries it).
     let out = '';
-    child.stdout.on('data', (d: Buffer) => {
+    child.stderr.on('data', (d: Buffer) => {
       out += d.toString();
       const url = /listening on (http:\/\/\S+)/.exec(out)?.[1];
       const token = /demo token \(account "demo"\): (\S+)/.exec(out)?.[1];
       if (url && out.endsWith('\n\n')) resolve({ child, url, token });
     });
-    child.once('exit', (code) => reject(new Error(`server exited early with ${code}`)));
+    child.once('exit', (code) => reject(new Error(`server exited early with ${code}: ${out}`)));
   });
 }
