@@ -315,7 +315,8 @@ export function orderHandlers(deps: OrderDeps): Pick<OperationHandlers, OrderFam
     const written = (order: OrderRecord) => orderResponse(order, neg, ctx, base, checked.intent.version);
     // With an Idempotency-Key (cancel) an applied write's response is stored in its own transaction.
     let res: ReturnType<typeof written> | undefined;
-    const completion = kind === 'cancel' && ctx.idempotency ? { ...ctx.idempotency, respond: (r: { order: OrderRecord }) => storedResponse((res = written(r.order))) } : undefined;
+    const claimed = kind === 'cancel' ? ctx.idempotency : undefined;
+    const completion = claimed && { ...claimed, respond: (r: { order: OrderRecord }) => (claimed.storedByWrite(), storedResponse((res = written(r.order)))) };
     const result = await store.writeOrder<WriteRefusal>(
       ctx.account.id,
       req.params.orderId,
@@ -399,7 +400,8 @@ export function orderHandlers(deps: OrderDeps): Pick<OperationHandlers, OrderFam
       const created = (order: OrderRecord) => createdResponse(order, neg, ctx, base, checked.intent.version);
       // With an Idempotency-Key the response is built inside the create's transaction and stored with it.
       let res: ReturnType<typeof created> | undefined;
-      const { order, event } = await store.createOrder(ctx.account.id, createFields(checked.intent), ctx.idempotency && { ...ctx.idempotency, respond: (r) => storedResponse((res = created(r.order))) });
+      const claimed = ctx.idempotency;
+      const { order, event } = await store.createOrder(ctx.account.id, createFields(checked.intent), claimed && { ...claimed, respond: (r) => (claimed.storedByWrite(), storedResponse((res = created(r.order)))) });
       deps.onEvent?.(event);
       return res ?? created(order);
     },

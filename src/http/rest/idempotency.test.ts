@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { AnyResponse, RawRequest } from '../../../generated/openapi/bind';
 import { SqliteStore } from '../../store/sqlite/SqliteStore';
 import { idempotent } from './idempotency';
+import type { OrderFields } from '../../store/ports/orders';
 import type { AccountContext } from './operations';
 
 describe('Idempotency-Key on an operation whose write cannot store the response itself', () => {
@@ -41,5 +42,27 @@ describe('Idempotency-Key on an operation whose write cannot store the response 
     await op(raw(), ctx);
     await op(raw(), ctx);
     expect(runs).toBe(2);
+  });
+
+  it('completes the key once: not again after a write that stored the response in its own transaction', async () => {
+    const completions = jest.spyOn(store, 'completeIdempotencyKey');
+    const fields: OrderFields = { status: 'pending', items: [], currency: 'EUR', discount: null, note: null };
+    // As the order create does: the store completes the key, in the create's transaction, with the response `respond` builds.
+    const op = idempotent(
+      async (_raw, c) => {
+        const claimed = c.idempotency!;
+        const { order } = await store.createOrder(c.account.id, fields, {
+          ...claimed,
+          respond: (w) => (claimed.storedByWrite(), { status: 201, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ id: w.order.id }) }),
+        });
+        return { status: 201, headers: {}, contentType: 'application/json', body: JSON.stringify({ id: order.id }) };
+      },
+      { store, ttlMs: 86_400_000 },
+    );
+    const raw = (): RawRequest => ({ params: {}, query: {}, headers: { 'Idempotency-Key': 'k-3' }, contentType: 'application/json', body: { total_cents: 100 } });
+    const first = await op(raw(), ctx);
+    const again = await op(raw(), ctx);
+    expect(completions).not.toHaveBeenCalled();
+    expect(again).toMatchObject({ status: 201, headers: { 'Idempotent-Replayed': 'true' }, body: first.body });
   });
 });

@@ -94,8 +94,9 @@ export function idempotent(bound: Bound<AccountContext>, { store, ttlMs, now = D
         return refused('IDEMPOTENCY_KEY_IN_USE', 'A request with this Idempotency-Key is still being processed; retry later', { 'Retry-After': String(IN_FLIGHT_RETRY_AFTER_S) });
     }
     let res: AnyResponse;
+    let storedByWrite = false;
     try {
-      res = await bound(raw, { ...ctx, idempotency: { key, token: claim.token } });
+      res = await bound(raw, { ...ctx, idempotency: { key, token: claim.token, storedByWrite: () => void (storedByWrite = true) } });
     } catch (err) {
       await store.releaseIdempotencyKey(accountId, key, claim.token).catch(() => undefined);
       if (err instanceof IdempotencyLostError) {
@@ -109,7 +110,7 @@ export function idempotent(bound: Bound<AccountContext>, { store, ttlMs, now = D
     // nothing: free the key. A store that fails here (it went away) does not turn the answer into
     // a 503: the key's lock expires by itself.
     if (res.status >= 300) await store.releaseIdempotencyKey(accountId, key, claim.token).catch(() => undefined);
-    else await store.completeIdempotencyKey(accountId, key, claim.token, storedResponse(res)).catch(() => undefined);
+    else if (!storedByWrite) await store.completeIdempotencyKey(accountId, key, claim.token, storedResponse(res)).catch(() => undefined);
     return res;
   };
 }

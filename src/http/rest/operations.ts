@@ -30,8 +30,12 @@ export interface HandlerContext {
 export interface AccountContext extends HandlerContext {
   /** The authenticated caller. */
   account: Account;
-  /** The claimed Idempotency-Key (idempotency.ts): the handler's write stores its response with it. */
-  idempotency?: { key: string; token: string };
+  /**
+   * The claimed Idempotency-Key (idempotency.ts): the handler's write may store its response with
+   * it, in its own transaction (the store's completion), and then calls `storedByWrite` from the
+   * completion's `respond`, so that the key is not completed a second time after the handler.
+   */
+  idempotency?: { key: string; token: string; storedByWrite(): void };
 }
 
 export type OperationHandlers = Handlers<HandlerContext, AccountContext>;
