@@ -12,6 +12,7 @@ import { dirname, join } from 'node:path';
 import { Parser, fromFile } from '@asyncapi/parser';
 import type { ClientSurface, Direction, Message } from './payloads';
 import { GateError } from './types';
+import { clean } from '../../codegen/asyncapiClean';
 
 export interface AsyncApiContract {
   /** The dereferenced document, parser bookkeeping removed, shaped for @asyncapi/diff (see `forDiff`). */
@@ -25,23 +26,6 @@ export interface AsyncApiContract {
 }
 
 let parser: Parser | undefined;
-
-/**
- * Drops the parser's bookkeeping (`x-parser-*`, `$id`), as codegen/asyncapi.ts's `clean`
- * does; not imported from there because that module loads openapi-typescript, whose
- * ESM-only dependencies jest (CommonJS) cannot load.
- */
-export function clean(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(clean);
-  if (value && typeof value === 'object') {
-    return Object.fromEntries(
-      Object.entries(value)
-        .filter(([k]) => !k.startsWith('x-parser-') && k !== '$id')
-        .map(([k, v]) => [k, clean(v)]),
-    );
-  }
-  return value;
-}
 
 /**
  * Parses by content: a long-lived caller (the mutation corpus) reads the same released
