@@ -65,12 +65,15 @@ async function parseAsyncApi(file: string): Promise<AsyncApiContract> {
   // A message in a `send` operation is one the client sends (the document is written
   // from the client's side: codegen/asyncapi.ts reads its client messages the same way).
   const directions = new Map<string, Set<Direction>>();
+  const operationsOf = new Map<string, string[]>();
   for (const op of document.operations().all()) {
     for (const m of op.messages().all()) {
       const name = m.name() ?? m.id();
       const set = directions.get(name) ?? new Set<Direction>();
       set.add(op.isSend() ? 'client-to-server' : 'server-to-client');
       directions.set(name, set);
+      const id = op.id();
+      if (name !== undefined && id !== undefined) operationsOf.set(name, [...(operationsOf.get(name) ?? []), id]);
     }
   }
   // The messages clients can see are the channels' ones; a message left only in
@@ -81,7 +84,7 @@ async function parseAsyncApi(file: string): Promise<AsyncApiContract> {
     for (const m of channel.messages().all()) {
       const name = m.name() ?? m.id();
       const dirs = directions.get(name);
-      messages[name] = { payload: clean(m.payload()?.json() ?? {}) as object, directions: dirs ? [...dirs].sort() : [] };
+      messages[name] = { payload: clean(m.payload()?.json() ?? {}) as object, directions: dirs ? [...dirs].sort() : [], operations: operationsOf.get(name) ?? [] };
     }
   }
   const queries: ClientSurface['queries'] = {};

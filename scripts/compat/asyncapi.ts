@@ -81,6 +81,28 @@ export function withDirections(messages: Record<string, Message>, other: Record<
   return Object.fromEntries(Object.entries(messages).map(([name, m]) => [name, m.directions.length > 0 ? m : { ...m, directions: other[name]?.directions.length ? other[name].directions : both }]));
 }
 
+/** The payload lines a message's new direction brings: it is now sent by clients, or no longer. */
+const DIRECTION_RULES = new Set(['request-body-added-required', 'request-body-removed', 'response-success-status-removed', 'response-success-status-added']);
+
+/**
+ * An operation's action turned (`receive` <-> `send`) moves its messages to the other
+ * direction, and the payload check then reports each message as now sent by clients (or no
+ * longer): those lines are that one edit's consequences, so they share its cause and are
+ * listed under it rather than as breaking changes of their own.
+ */
+export function underTurnedActions(structural: Finding[], payloads: Finding[], messages: Record<string, Message>): void {
+  for (const turned of structural.filter((f) => /^\/operations\/[^/]+\/action$/.test(f.pointer ?? ''))) {
+    const op = (turned.pointer ?? '').split('/')[2].replace(/~1/g, '/').replace(/~0/g, '~');
+    const cause = `operation ${op}: ${turned.message}`;
+    Object.assign(turned, { cause, contract: 'contracts/asyncapi.yaml' });
+    for (const p of payloads) {
+      const name = p.location.startsWith('message ') ? p.location.slice('message '.length) : undefined;
+      if (name === undefined || !DIRECTION_RULES.has(p.rule ?? '') || !messages[name]?.operations?.includes(op)) continue;
+      Object.assign(p, { cause, contract: turned.contract, pointer: turned.pointer });
+    }
+  }
+}
+
 /** Fields that only document: an edit of one is no one's break, and no note. */
 const DOC_KEYS = new Set(['title', 'summary', 'description', 'examples', 'externalDocs', 'tags']);
 const isDocEdit = (pointer: string) => pointer.split('/').some((p) => DOC_KEYS.has(p));
@@ -117,6 +139,7 @@ export async function checkAsyncApi(current: string, released: string, files = n
     { messages: withDirections(revision.messages, base.messages), queries: revision.queries },
     { releasedFile: join(released, 'asyncapi.yaml'), contractsDir: current, files },
   );
+  underTurnedActions(structural, payloads, { ...base.messages, ...revision.messages });
   return {
     kind: 'asyncapi',
     // Security schemes and requirements, which @asyncapi/diff leaves unclassified: security.ts.

@@ -542,6 +542,26 @@ export const BREAKING: Mutation[] = [
     },
   },
   {
+    name: "asyncapi: an operation's action turned (receiveOrderStream receive -> send): its messages' new direction is listed under it",
+    expect: 'breaking',
+    kinds: ['asyncapi'],
+    mentions: ['operation receiveOrderStream', 'request-body-added-required'],
+    causes: ['operation receiveOrderStream: changed action from "receive" to "send"'],
+    apply: (c) => {
+      c.asyncapi.operations.receiveOrderStream.action = 'send';
+    },
+  },
+  {
+    name: "asyncapi: an operation's action turned (sendSubscription send -> receive): one breaking change, not one per message",
+    expect: 'breaking',
+    kinds: ['asyncapi'],
+    mentions: ['operation sendSubscription', 'request-body-removed'],
+    causes: ['operation sendSubscription: changed action from "send" to "receive"'],
+    apply: (c) => {
+      c.asyncapi.operations.sendSubscription.action = 'receive';
+    },
+  },
+  {
     name: "asyncapi: a payload's $ref re-pointed (OrderEventMessage.order from OrderV2 to OrderV1): the $ref is named, not OrderV2",
     expect: 'breaking',
     kinds: ['asyncapi'],

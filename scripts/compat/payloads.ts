@@ -30,6 +30,8 @@ export interface Message {
   payload: object;
   /** Empty when no operation names the message (asyncapi.ts `withDirections` fills it). */
   directions: Direction[];
+  /** The ids of the operations that name it. */
+  operations?: string[];
 }
 
 /** What a realtime client reads and sends: message payloads and handshake queries by channel. */
