@@ -119,11 +119,16 @@ export class ContractFiles {
     return typeof (this.at(ref.file, ref.pointer) as { $ref?: unknown } | undefined)?.$ref === 'string';
   }
 
-  /** The `$ref` at `ref`, or undefined; and whether the same node of `other` (the current file) refers elsewhere. */
-  refChanged(ref: NodeRef, other: string): string | undefined {
+  /**
+   * How the `$ref` at `ref` was edited in `other` (the current file, same pointer): "now refers
+   * to `X`", "no longer refers to `Y`" (a schema of its own in its place); undefined when it
+   * was no `$ref`, is the same one, or the node is gone (that removal is reported as such).
+   */
+  refEdit(ref: NodeRef, other: string): string | undefined {
     const was = (this.at(ref.file, ref.pointer) as { $ref?: unknown } | undefined)?.$ref;
-    const is = (this.at(other, ref.pointer) as { $ref?: unknown } | undefined)?.$ref;
-    return typeof was === 'string' && typeof is === 'string' && was !== is ? is : undefined;
+    const now = this.at(other, ref.pointer) as { $ref?: unknown } | undefined;
+    if (typeof was !== 'string' || now === undefined || now.$ref === was) return undefined;
+    return typeof now.$ref === 'string' ? `now refers to \`${now.$ref}\`` : `no longer refers to \`${was}\``;
   }
 
   /** The node `segments` below `start`, following each `$ref` on the way (`responses/400` into `components/responses/E400`). */
@@ -217,6 +222,15 @@ export class ContractFiles {
     }
     return declared;
   }
+}
+
+/**
+ * The property path an oasdiff sentence names, whichever way it says it: "the response property
+ * `x`", "removed the required property `x` from the response", "the `x` response's property",
+ * "the `x` response property's maxLength", "added ... to the `x` response property".
+ */
+export function propertyPathIn(text: string | undefined): string | undefined {
+  return /\bproperty `([^`]+)`/.exec(text ?? '')?.[1] ?? /the `([^`]+)` (?:(?:response|request)(?:'s)? )?property/.exec(text ?? '')?.[1];
 }
 
 /** `#/components/schemas/OrderV2/properties/note` -> `OrderV2.note`; other pointers as they are. */

@@ -542,6 +542,16 @@ export const BREAKING: Mutation[] = [
     },
   },
   {
+    name: "openapi: a property's $ref replaced by a closed enum of its own (OrderV2.status): one change at the property, REST and realtime",
+    expect: 'breaking',
+    kinds: ['openapi', 'asyncapi'],
+    mentions: ['response-property-max-length-unset', 'response-property-enum-value-added'],
+    causes: ['`OrderV2.status` no longer refers to `#/components/schemas/OrderStatus`'],
+    apply: (c) => {
+      schemas(c).OrderV2.properties.status = { type: 'string', enum: ['pending', 'paid', 'shipped', 'delivered', 'cancelled'] };
+    },
+  },
+  {
     name: "asyncapi: an operation's action turned (receiveOrderStream receive -> send): its messages' new direction is listed under it",
     expect: 'breaking',
     kinds: ['asyncapi'],
@@ -662,6 +672,13 @@ export const BREAKING: Mutation[] = [
 ];
 
 export const COMPATIBLE: Mutation[] = [
+  {
+    name: "openapi: a property's $ref replaced by a copy of the schema it named (OrderV2.status)",
+    expect: 'compatible',
+    apply: (c) => {
+      schemas(c).OrderV2.properties.status = structuredClone(schemas(c).OrderStatus);
+    },
+  },
   {
     name: 'asyncapi: a channel address parameter given examples (documentation only)',
     expect: 'compatible',

@@ -9,7 +9,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { causeAt, ContractFiles, type NodeRef } from './causes';
+import { causeAt, ContractFiles, nodeLabel, propertyPathIn, type NodeRef } from './causes';
 import { parse } from 'yaml';
 import { oasdiffBreaking, type OasdiffChange } from './oasdiff';
 import { checkOpenApiSecurity } from './security';
@@ -66,8 +66,7 @@ export function propertyNode(c: OasdiffChange, releasedFile: string, files: Cont
   const candidates: NodeRef[] = [];
   // A response header (its schema, format, enum): the header, where the contract defines it (a shared component).
   const header = /\bresponse header `([^`]+)`/i.exec(text)?.[1];
-  // oasdiff says it several ways: "the response property `x`", "removed the optional property `x` from the response", "the `x` response's property".
-  const path = /\bproperty `([^`]+)`/.exec(text)?.[1] ?? /the `([^`]+)` (?:response|request)'s property/.exec(text)?.[1];
+  const path = propertyPathIn(text);
   const property = path === undefined ? undefined : ([/\brequest\b/.test(text) && !/\bresponse\b/.test(text) ? 'request' : 'response', path] as const);
   const parameter = /\bthe (path|query|header) parameter `([^`]+)`/.exec(text);
   if (parameter) {
@@ -124,8 +123,12 @@ export async function checkOpenApi(current: string, released: string, files = ne
     const currentOf = (file: string) => join(current, relative(released, file));
     const named = located && files.changed(located, currentOf(located.file)) ? undefined : propertyNode(c, base, files, revision);
     const node = located && (!named || !files.changed(named, currentOf(named.file))) ? located : (named ?? located);
+    // A property's `$ref` replaced (by another, or by a schema of its own): that one edit is the
+    // cause of every line it brings (a maxLength unset, values added), not each of them.
+    const held = named ?? propertyNode(c, base, files, revision);
+    const edit = held && files.refEdit(held, currentOf(held.file));
     return {
-      ...(node ? causeAt(node, c.id, current) : { contract: 'contracts/openapi.yaml' }),
+      ...(held && edit ? { ...causeAt(held, undefined, current), cause: `\`${nodeLabel(held.pointer)}\` ${edit}` } : node ? causeAt(node, c.id, current) : { contract: 'contracts/openapi.yaml' }),
       kind: 'openapi',
       group: version ? `REST ${version}` : 'every REST version',
       location: location(c),

@@ -19,7 +19,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
-import { causeAt, ContractFiles, nodeLabel, type NodeRef } from './causes';
+import { causeAt, ContractFiles, nodeLabel, propertyPathIn, type NodeRef } from './causes';
 import { oasdiffBreaking } from './oasdiff';
 import type { Finding } from './types';
 
@@ -101,16 +101,16 @@ export interface PayloadSources {
 
 /**
  * A `$ref` on the way to the changed property that now names another schema (a payload's
- * `order` re-pointed from `OrderV2` to `OrderV1`): that edit is the cause, not the
- * property of the released target, which did not change. The outermost such `$ref`.
+ * `order` re-pointed from `OrderV2` to `OrderV1`), or a schema of its own: that edit is the
+ * cause, not the property of the released target, which did not change. The outermost such `$ref`.
  */
 function repointedRef(refs: readonly NodeRef[], sources: PayloadSources): { cause: string; contract: string; pointer: string } | undefined {
   const releasedDir = dirname(sources.releasedFile);
   for (const ref of refs) {
-    const now = sources.files.refChanged(ref, join(sources.contractsDir, relative(releasedDir, ref.file)));
-    if (now === undefined) continue;
+    const edit = sources.files.refEdit(ref, join(sources.contractsDir, relative(releasedDir, ref.file)));
+    if (edit === undefined) continue;
     const { contract, pointer } = causeAt(ref, undefined, sources.contractsDir);
-    return { cause: `\`${nodeLabel(ref.pointer)}\` now refers to \`${now}\``, contract, pointer };
+    return { cause: `\`${nodeLabel(ref.pointer)}\` ${edit}`, contract, pointer };
   }
   return undefined;
 }
@@ -123,9 +123,6 @@ function sharedTargetChanged(node: NodeRef, sources: PayloadSources): NodeRef {
   if (target.pointer === node.pointer && target.file === node.file) return node;
   return !sources.files.changed(node, currentOf(node)) && sources.files.changed(target, currentOf(target)) ? target : node;
 }
-
-/** `removed the required property `order/note` from ...` -> `order/note`. */
-const propertyPath = (text: string | undefined) => /property `([^`]+)`/.exec(text ?? '')?.[1] ?? /the `([^`]+)` (?:response's |request's )?property/.exec(text ?? '')?.[1];
 
 /** The breaking payload and handshake-query changes from `base` to `revision`. */
 export async function checkPayloads(base: ClientSurface, revision: ClientSurface, sources?: PayloadSources): Promise<Finding[]> {
@@ -148,7 +145,7 @@ export async function checkPayloads(base: ClientSurface, revision: ClientSurface
         };
       }
       const name = c.path?.startsWith(MESSAGE_PATH_PREFIX) ? c.path.slice(MESSAGE_PATH_PREFIX.length) : undefined;
-      const property = propertyPath(c.text);
+      const property = propertyPathIn(c.text);
       const refs: NodeRef[] = [];
       const walked = sources && name && property ? sources.files.walk({ file: sources.releasedFile, pointer: `/components/messages/${name.replace(/~/g, '~0').replace(/\//g, '~1')}/payload` }, property, refs) : undefined;
       const repointed = sources && repointedRef(refs, sources);
