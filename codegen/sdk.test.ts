@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import YAML from 'yaml';
+import { GRAPHQL_CODES } from '../src/graphql/errors';
 import { PROBLEMS } from '../src/http/problem';
 import { openEnums } from './sdk';
 
@@ -11,6 +12,13 @@ const contract = YAML.parse(readFileSync(join(__dirname, '../contracts/openapi.y
 describe("the SDK's open sets", () => {
   it("list exactly the problem codes the server sends (the contract's x-extensible-enum of Problem.code)", () => {
     expect([...contract.components.schemas.Problem.properties.code['x-extensible-enum']].sort()).toEqual(Object.keys(PROBLEMS).sort());
+  });
+
+  it("list every extensions.code the server's /graphql sends (GraphqlErrorCode)", () => {
+    const text = readFileSync(join(__dirname, '../sdk/src/errors.ts'), 'utf8');
+    const union = /export type GraphqlErrorCode =([^;]*);/.exec(text)?.[1] ?? '';
+    const listed = [...union.matchAll(/'([A-Z_]+)'/g)].map((m) => m[1]).sort();
+    expect(listed).toEqual(Object.values(GRAPHQL_CODES).sort());
   });
 
   it('become named open unions: known values plus (string & {})', () => {

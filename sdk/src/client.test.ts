@@ -136,6 +136,14 @@ describe('REST client', () => {
     expect(waits[1]).toBeLessThan(2000);
   });
 
+  it('answers at once a 429 whose Retry-After is beyond maxDelayMs: a retry sooner would be refused again', async () => {
+    let sleeps = 0;
+    const { fetch, seen } = fake(() => problem(429, 'RATE_LIMITED', { 'retry-after': '43' }));
+    const { api } = createOrderlineClient({ baseUrl: 'http://x.test', fetch, retry: { maxDelayMs: 5000, sleep: () => (sleeps++, Promise.resolve()) } });
+    await expect(api.GET('/v2/orders/{orderId}', { params: { path: { orderId: 1 } } })).rejects.toMatchObject({ status: 429, code: 'RATE_LIMITED', retryAfterMs: 43000 });
+    expect([seen.length, sleeps]).toEqual([1, 0]);
+  });
+
   it('an aborted create fails at once with the AbortError: no retry, no backoff', async () => {
     const controller = new AbortController();
     let sleeps = 0;
@@ -152,7 +160,8 @@ describe('REST client', () => {
 
   it('a signal cancels the wait between retries too', async () => {
     const controller = new AbortController();
-    const { fetch } = fake(() => problem(503, 'SERVICE_UNAVAILABLE', { 'retry-after': '3600' }));
+    // A wait within maxDelayMs (5 s by default): one beyond it is not waited at all.
+    const { fetch } = fake(() => problem(503, 'SERVICE_UNAVAILABLE', { 'retry-after': '4' }));
     const { api } = createOrderlineClient({ baseUrl: 'http://x.test', fetch });
     const call = api.GET('/v2/orders/{orderId}', { params: { path: { orderId: 1 } }, signal: controller.signal });
     setImmediate(() => controller.abort());

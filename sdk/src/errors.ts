@@ -37,6 +37,10 @@ export type GraphqlErrorCode =
   | 'UNAUTHENTICATED'
   | 'THROTTLED'
   | 'PRECONDITION_FAILED'
+  | 'NOT_FOUND'
+  | 'UNAVAILABLE'
+  | 'TOO_MANY_SUBSCRIPTIONS'
+  | 'INTERNAL_SERVER_ERROR'
   | (string & {});
 
 /** The `code` of a WebSocket `error` message (the service's `/asyncapi.yaml`). */

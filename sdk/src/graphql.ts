@@ -32,6 +32,9 @@ import { subscribeOperation, type GraphqlSubscription, type GraphqlWebSocketCtor
 import type { Backoff } from './realtime.js';
 
 export type { TypedDocumentNode, OperationTypes, GraphqlErrorCode, GraphqlErrorJson };
+// Every failure of this entry is an OrderlineError: importable from here as from the others.
+export { OrderlineError };
+export type { OrderlineErrorCode } from './errors.js';
 export type OperationName = keyof OperationTypes;
 
 export { GraphqlRequestError } from './graphqlErrors.js';
@@ -44,7 +47,7 @@ export async function sha256Hex(text: string): Promise<string> {
     throw new OrderlineError(0, undefined, {
       source: 'client',
       code: 'INSECURE_CONTEXT',
-      message: 'crypto.subtle is missing (plain http, not localhost): serve over https, use query(), or pass options.sha256',
+      message: 'no crypto.subtle (not a secure context): use https, query() or options.sha256',
     });
   }
   const digest = await subtle.digest('SHA-256', new TextEncoder().encode(text));
@@ -62,7 +65,7 @@ export interface GraphqlClientOptions {
   useGetForHashes?: boolean | undefined;
   /** Attempts in all when the server answers 429 THROTTLED or 503, or no answer comes (default 3; 1: no retry). */
   attempts?: number | undefined;
-  /** Longest wait between attempts, ms, Retry-After included (default 5000). */
+  /** Longest wait between attempts, ms (default 5000): a `Retry-After` asking for longer fails the operation at once. */
   maxDelayMs?: number | undefined;
   /** Fails an operation (its retries included) with OrderlineError TIMEOUT after this many ms (absent or 0: never). */
   timeoutMs?: number | undefined;
@@ -147,6 +150,8 @@ export function createGraphqlClient(options: GraphqlClientOptions): GraphqlClien
       if (answer && ((answer.status !== 429 && answer.status !== 503) || attempt >= attempts)) return answer;
       const extension = answer?.json.errors?.[0]?.extensions?.['retryAfterSeconds'];
       const after = answer ? (retryAfterMs(answer.headers.get('retry-after')) ?? (typeof extension === 'number' ? extension * 1000 : undefined)) : undefined;
+      // Asked to wait longer than the cap: a retry sooner is refused again, so the answer is the caller's now.
+      if (answer && (after ?? 0) > maxDelayMs) return answer;
       await sleep(Math.min(maxDelayMs, after ?? 200 * 2 ** attempt) + Math.random() * 100, signal);
     }
   }

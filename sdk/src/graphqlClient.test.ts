@@ -43,6 +43,13 @@ describe('GraphQL client', () => {
     expect(seen).toHaveLength(2);
   });
 
+  it('a 429 THROTTLED whose Retry-After is beyond maxDelayMs fails at once, saying when to retry', async () => {
+    const { fetch, seen } = fake([() => gqlJson(429, { errors: [{ message: 'Throttled', extensions: { code: 'THROTTLED' } }] }, { 'retry-after': '43' })]);
+    const gql = createGraphqlClient({ baseUrl: 'http://x.test', fetch, maxDelayMs: 5000 });
+    await expect(gql.query('User', { id: 'u1' })).rejects.toMatchObject({ status: 429, code: 'THROTTLED', retryAfterMs: 43000 });
+    expect(seen).toHaveLength(1);
+  });
+
   it('a 429 THROTTLED on every attempt is an OrderlineError with the code and when to retry', async () => {
     const { fetch } = fake([() => gqlJson(429, { errors: [{ message: 'Throttled', extensions: { code: 'THROTTLED' } }] }, { 'retry-after': '7' })]);
     const gql = createGraphqlClient({ baseUrl: 'http://x.test', fetch, attempts: 1 });

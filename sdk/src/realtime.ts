@@ -28,6 +28,9 @@ import type { OrderEventMessage as GeneratedEventMessage, ServerMessage as Gener
 import { OrderlineError, errorFromResponse, MAX_RETRY_AFTER_S, parseRetryAfter } from './errors.js';
 
 export { MAX_RETRY_AFTER_S, parseRetryAfter };
+// Every failure of this entry is an OrderlineError: importable from here as from the others.
+export { OrderlineError };
+export type { OrderlineErrorCode, RealtimeErrorCode } from './errors.js';
 import type { Order, OrderStatus } from './orders.js';
 import { baseUrlOf, idleWatch, SSE_IDLE_TIMEOUT_MS, tokenOf, watchWebSocket, type TokenSource } from './transport.js';
 

@@ -102,7 +102,7 @@ export type RequestFetch = (input: Request) => Promise<Response>;
 export interface RetryOptions {
   /** Attempts in all, the first included (default 3; 1 turns retries off). */
   attempts?: number | undefined;
-  /** Longest wait between attempts, ms, `Retry-After` included (default 5000). */
+  /** Longest wait between attempts, ms (default 5000): an answer whose `Retry-After` asks for longer is returned at once. */
   maxDelayMs?: number | undefined;
   /** For tests. */
   sleep?: ((ms: number, signal?: AbortSignal | null) => Promise<void>) | undefined;
@@ -141,6 +141,8 @@ export function retryFetch(inner: RequestFetch, options: RetryOptions = {}): Req
         if (res.status === 409 && (kind !== 'keyed' || (await errorFromResponse(res)).code !== 'IDEMPOTENCY_KEY_IN_USE')) return res;
       }
       const after = res ? retryAfterMs(res.headers.get('retry-after')) : undefined;
+      // Asked to wait longer than the cap: a retry sooner is refused again, so the answer is yours now.
+      if (res && (after ?? 0) > maxDelayMs) return res;
       await wait(Math.min(maxDelayMs, after ?? 200 * 2 ** attempt) + Math.random() * 100, request.signal);
     }
   };
