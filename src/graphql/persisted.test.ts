@@ -116,4 +116,35 @@ describe('resolveOperation: allowlist', () => {
       }),
     );
   });
+
+  it("runs a manifest operation's text however it is laid out, with or without `__typename` (a contract file as it stands, a client's printer), and no other text (generated)", async () => {
+    const ops = [...manifest.values()];
+    const reg = new LruRegistry();
+    const layout = fc.oneof(
+      fc.constant((t: string) => `${t}\n`), // the contract's .graphql file, final newline and all
+      fc.constant((t: string) => t.replace(/\s+/g, ' ')), // one line
+      fc.constant((t: string) => `# a comment\n${t.replace(/\n/g, ',\n')}`), // commas and comments are insignificant
+      fc.constant((t: string) => print(addTypenameToDocument(parse(t)))), // Apollo Client and urql without the manifest
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...ops), layout, async (text, lay) => {
+        const sent = lay(text);
+        expect(await resolveOperation({ query: sent }, 'allowlist', manifest, reg)).toEqual({ ok: true, text: sent });
+      }),
+    );
+    const edit = fc.oneof(
+      fc.constant((t: string) => t.replace('{', '{ __schema { types { name } } ')),
+      fc.constant((t: string) => t.replace(/\bid\b/, 'id __typename: name')),
+      fc.constant((t: string) => t.replace(/\bid\b/, 'id __typename @include(if: true)')),
+      fc.constant((t: string) => `${t} query Extra { __typename }`),
+      fc.stringMatching(/^[a-z]{1,8}$/).map((field) => (t: string) => t.replace(/\b(id|seq)\b/, `$1 ${field}`)),
+      fc.constant((t: string) => t.repeat(3)),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...ops), edit, async (text, change) => {
+        const got = await resolveOperation({ query: change(text) }, 'allowlist', manifest, reg);
+        expect(got).toMatchObject({ ok: false, status: 400, code: 'PERSISTED_QUERY_NOT_ALLOWED' });
+      }),
+    );
+  });
 });

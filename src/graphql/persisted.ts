@@ -7,10 +7,13 @@
  *   so the client retries with the text; hash plus text must agree (else 400) and the
  *   pair is registered only after the text validated (the caller does that); text
  *   alone runs as sent. The build-time manifest is always known.
- * - `allowlist`: only the manifest's operations run. A hash outside it, or a text whose
- *   hash is outside it, is a 400 `PERSISTED_QUERY_NOT_ALLOWED`: no fallback to text. A
- *   manifest hash sent with a text that is not its operation is a 400 mismatch, unless
- *   the text is that operation with `__typename` fields added (`sameButTypename`).
+ * - `allowlist`: only the manifest's operations run. A hash outside it is a 400
+ *   `PERSISTED_QUERY_NOT_ALLOWED`: no fallback to text. A text runs when it is one of the
+ *   manifest's operations however it is laid out (the contract's file as it stands, one
+ *   line, other whitespace or commas) and with or without the `__typename` fields a
+ *   client's cache adds (`allowedText`); any other text is that 400. A manifest hash
+ *   sent with a text that is not its operation is a 400 mismatch, unless the text is that
+ *   operation with `__typename` fields added (`sameButTypename`).
  *
  * Hashes are the plain hex SHA-256 of the exact text (no `sha256:` prefix), the same
  * hash the manifest and the SDK use.
@@ -82,8 +85,9 @@ export function resolveOperation(
       if (known !== undefined && sameButTypename(text, known)) return { ok: true, text };
       return fail(400, GRAPHQL_CODES.PERSISTED_QUERY_HASH_MISMATCH, 'provided sha does not match query');
     }
-    if (known === undefined) return fail(400, GRAPHQL_CODES.PERSISTED_QUERY_NOT_ALLOWED, 'This operation is not in the allowlist');
-    return { ok: true, text: known };
+    if (known !== undefined) return { ok: true, text: known };
+    if (text !== undefined && !pq.present && allowedText(text, manifest)) return { ok: true, text };
+    return fail(400, GRAPHQL_CODES.PERSISTED_QUERY_NOT_ALLOWED, 'This operation is not in the allowlist');
   }
 
   if (!pq.present) {
@@ -97,6 +101,31 @@ export function resolveOperation(
   const local = manifest.get(pq.hash) ?? (isPeekable(registry) ? registry.peek(pq.hash) : undefined);
   if (local !== undefined) return { ok: true, text: local };
   return registry.get(pq.hash).then((known): Resolution => (known === undefined ? fail(200, GRAPHQL_CODES.PERSISTED_QUERY_NOT_FOUND, 'PersistedQueryNotFound') : { ok: true, text: known }));
+}
+
+/** Per manifest: its operations printed without `__typename`, and the longest text's length (a parse bound). */
+const normalizedManifests = new WeakMap<ReadonlyMap<string, string>, { printed: Set<string>; longest: number }>();
+
+/**
+ * Whether `text` is one of the manifest's operations laid out another way (graphql-js
+ * `print` of both is the same) and with or without plain `__typename` fields, as clients
+ * send them without the manifest (the contract's file with its final newline, urql's and
+ * Apollo's printer, their caches' `__typename`). Only a text that missed the manifest by
+ * hash gets here; its parse is bound to twice the longest operation's length in tokens, so
+ * a long text is refused without a long parse.
+ */
+export function allowedText(text: string, manifest: ReadonlyMap<string, string>): boolean {
+  let normalized = normalizedManifests.get(manifest);
+  if (!normalized) {
+    const known = [...manifest.values()];
+    normalized = { printed: new Set(known.map((k) => print(withoutTypename(parse(k, { noLocation: true }))))), longest: Math.max(0, ...known.map((k) => k.length)) };
+    normalizedManifests.set(manifest, normalized);
+  }
+  try {
+    return normalized.printed.has(print(withoutTypename(parse(text, { noLocation: true, maxTokens: 2 * normalized.longest }))));
+  } catch {
+    return false;
+  }
 }
 
 /**
