@@ -83,7 +83,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(!(validate_defs_Health(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate_defs_Health.errors : vErrors.concat(validate_defs_Health.errors);
+if (vErrors === null) vErrors = validate_defs_Health.errors; else for (const refError of validate_defs_Health.errors) vErrors.push(refError);
 errors = vErrors.length;
 }
 validate_Health.errors = vErrors;
@@ -101,7 +101,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(!(validate_defs_OrderCreateV1(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate_defs_OrderCreateV1.errors : vErrors.concat(validate_defs_OrderCreateV1.errors);
+if (vErrors === null) vErrors = validate_defs_OrderCreateV1.errors; else for (const refError of validate_defs_OrderCreateV1.errors) vErrors.push(refError);
 errors = vErrors.length;
 }
 validate_OrderCreateV1.errors = vErrors;
@@ -119,7 +119,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(!(validate_defs_OrderCreateV2(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate_defs_OrderCreateV2.errors : vErrors.concat(validate_defs_OrderCreateV2.errors);
+if (vErrors === null) vErrors = validate_defs_OrderCreateV2.errors; else for (const refError of validate_defs_OrderCreateV2.errors) vErrors.push(refError);
 errors = vErrors.length;
 }
 validate_OrderCreateV2.errors = vErrors;
@@ -137,7 +137,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(!(validate_defs_OrderListV1(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate_defs_OrderListV1.errors : vErrors.concat(validate_defs_OrderListV1.errors);
+if (vErrors === null) vErrors = validate_defs_OrderListV1.errors; else for (const refError of validate_defs_OrderListV1.errors) vErrors.push(refError);
 errors = vErrors.length;
 }
 validate_OrderListV1.errors = vErrors;
@@ -155,7 +155,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(!(validate_defs_OrderListV2(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate_defs_OrderListV2.errors : vErrors.concat(validate_defs_OrderListV2.errors);
+if (vErrors === null) vErrors = validate_defs_OrderListV2.errors; else for (const refError of validate_defs_OrderListV2.errors) vErrors.push(refError);
 errors = vErrors.length;
 }
 validate_OrderListV2.errors = vErrors;
@@ -173,7 +173,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(!(validate_defs_OrderPatchV1(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate_defs_OrderPatchV1.errors : vErrors.concat(validate_defs_OrderPatchV1.errors);
+if (vErrors === null) vErrors = validate_defs_OrderPatchV1.errors; else for (const refError of validate_defs_OrderPatchV1.errors) vErrors.push(refError);
 errors = vErrors.length;
 }
 validate_OrderPatchV1.errors = vErrors;
@@ -191,7 +191,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(!(validate_defs_OrderPatchV2(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate_defs_OrderPatchV2.errors : vErrors.concat(validate_defs_OrderPatchV2.errors);
+if (vErrors === null) vErrors = validate_defs_OrderPatchV2.errors; else for (const refError of validate_defs_OrderPatchV2.errors) vErrors.push(refError);
 errors = vErrors.length;
 }
 validate_OrderPatchV2.errors = vErrors;
@@ -209,7 +209,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(!(validate_defs_OrderReplaceV1(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate_defs_OrderReplaceV1.errors : vErrors.concat(validate_defs_OrderReplaceV1.errors);
+if (vErrors === null) vErrors = validate_defs_OrderReplaceV1.errors; else for (const refError of validate_defs_OrderReplaceV1.errors) vErrors.push(refError);
 errors = vErrors.length;
 }
 validate_OrderReplaceV1.errors = vErrors;
@@ -227,7 +227,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(!(validate_defs_OrderReplaceV2(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate_defs_OrderReplaceV2.errors : vErrors.concat(validate_defs_OrderReplaceV2.errors);
+if (vErrors === null) vErrors = validate_defs_OrderReplaceV2.errors; else for (const refError of validate_defs_OrderReplaceV2.errors) vErrors.push(refError);
 errors = vErrors.length;
 }
 validate_OrderReplaceV2.errors = vErrors;
@@ -245,7 +245,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(!(validate_defs_OrderV1(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate_defs_OrderV1.errors : vErrors.concat(validate_defs_OrderV1.errors);
+if (vErrors === null) vErrors = validate_defs_OrderV1.errors; else for (const refError of validate_defs_OrderV1.errors) vErrors.push(refError);
 errors = vErrors.length;
 }
 validate_OrderV1.errors = vErrors;
@@ -263,7 +263,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(!(validate_defs_OrderV2(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate_defs_OrderV2.errors : vErrors.concat(validate_defs_OrderV2.errors);
+if (vErrors === null) vErrors = validate_defs_OrderV2.errors; else for (const refError of validate_defs_OrderV2.errors) vErrors.push(refError);
 errors = vErrors.length;
 }
 validate_OrderV2.errors = vErrors;
@@ -281,7 +281,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(!(validate_defs_Problem(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate_defs_Problem.errors : vErrors.concat(validate_defs_Problem.errors);
+if (vErrors === null) vErrors = validate_defs_Problem.errors; else for (const refError of validate_defs_Problem.errors) vErrors.push(refError);
 errors = vErrors.length;
 }
 validate_Problem.errors = vErrors;
@@ -299,7 +299,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(!(validate_defs_Ready(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate_defs_Ready.errors : vErrors.concat(validate_defs_Ready.errors);
+if (vErrors === null) vErrors = validate_defs_Ready.errors; else for (const refError of validate_defs_Ready.errors) vErrors.push(refError);
 errors = vErrors.length;
 }
 validate_Ready.errors = vErrors;
@@ -321,7 +321,7 @@ let valid0 = false;
 let passing0 = null;
 const _errs1 = errors;
 if(!(validate_defs_OrderV1(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate_defs_OrderV1.errors : vErrors.concat(validate_defs_OrderV1.errors);
+if (vErrors === null) vErrors = validate_defs_OrderV1.errors; else for (const refError of validate_defs_OrderV1.errors) vErrors.push(refError);
 errors = vErrors.length;
 }
 var _valid0 = _errs1 === errors;
@@ -332,7 +332,7 @@ var props0 = true;
 }
 const _errs2 = errors;
 if(!(validate_defs_OrderV2(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate_defs_OrderV2.errors : vErrors.concat(validate_defs_OrderV2.errors);
+if (vErrors === null) vErrors = validate_defs_OrderV2.errors; else for (const refError of validate_defs_OrderV2.errors) vErrors.push(refError);
 errors = vErrors.length;
 }
 var _valid0 = _errs2 === errors;
@@ -390,7 +390,7 @@ let valid0 = false;
 let passing0 = null;
 const _errs1 = errors;
 if(!(validate_defs_OrderV1(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate_defs_OrderV1.errors : vErrors.concat(validate_defs_OrderV1.errors);
+if (vErrors === null) vErrors = validate_defs_OrderV1.errors; else for (const refError of validate_defs_OrderV1.errors) vErrors.push(refError);
 errors = vErrors.length;
 }
 var _valid0 = _errs1 === errors;
@@ -401,7 +401,7 @@ var props0 = true;
 }
 const _errs2 = errors;
 if(!(validate_defs_OrderV2(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate_defs_OrderV2.errors : vErrors.concat(validate_defs_OrderV2.errors);
+if (vErrors === null) vErrors = validate_defs_OrderV2.errors; else for (const refError of validate_defs_OrderV2.errors) vErrors.push(refError);
 errors = vErrors.length;
 }
 var _valid0 = _errs2 === errors;
@@ -458,7 +458,7 @@ const _errs0 = errors;
 let valid0 = false;
 const _errs1 = errors;
 if(!(validate_defs_OrderCreateV1(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate_defs_OrderCreateV1.errors : vErrors.concat(validate_defs_OrderCreateV1.errors);
+if (vErrors === null) vErrors = validate_defs_OrderCreateV1.errors; else for (const refError of validate_defs_OrderCreateV1.errors) vErrors.push(refError);
 errors = vErrors.length;
 }
 var _valid0 = _errs1 === errors;
@@ -468,7 +468,7 @@ var props0 = true;
 }
 const _errs2 = errors;
 if(!(validate_defs_OrderCreateV2(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate_defs_OrderCreateV2.errors : vErrors.concat(validate_defs_OrderCreateV2.errors);
+if (vErrors === null) vErrors = validate_defs_OrderCreateV2.errors; else for (const refError of validate_defs_OrderCreateV2.errors) vErrors.push(refError);
 errors = vErrors.length;
 }
 var _valid0 = _errs2 === errors;
@@ -966,7 +966,7 @@ errors++;
 const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
 if(!(validate_defs_OrderItem(data0[i0], {instancePath:instancePath+"/items/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate_defs_OrderItem.errors : vErrors.concat(validate_defs_OrderItem.errors);
+if (vErrors === null) vErrors = validate_defs_OrderItem.errors; else for (const refError of validate_defs_OrderItem.errors) vErrors.push(refError);
 errors = vErrors.length;
 }
 }
@@ -984,7 +984,7 @@ errors++;
 }
 if(data.currency !== undefined){
 if(!(validate_defs_Currency(data.currency, {instancePath:instancePath+"/currency",parentData:data,parentDataProperty:"currency",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate_defs_Currency.errors : vErrors.concat(validate_defs_Currency.errors);
+if (vErrors === null) vErrors = validate_defs_Currency.errors; else for (const refError of validate_defs_Currency.errors) vErrors.push(refError);
 errors = vErrors.length;
 }
 }
@@ -1122,7 +1122,7 @@ errors++;
 const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
 if(!(validate_defs_OrderItem(data0[i0], {instancePath:instancePath+"/items/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate_defs_OrderItem.errors : vErrors.concat(validate_defs_OrderItem.errors);
+if (vErrors === null) vErrors = validate_defs_OrderItem.errors; else for (const refError of validate_defs_OrderItem.errors) vErrors.push(refError);
 errors = vErrors.length;
 }
 }
@@ -1140,7 +1140,7 @@ errors++;
 }
 if(data.currency !== undefined){
 if(!(validate_defs_Currency(data.currency, {instancePath:instancePath+"/currency",parentData:data,parentDataProperty:"currency",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate_defs_Currency.errors : vErrors.concat(validate_defs_Currency.errors);
+if (vErrors === null) vErrors = validate_defs_Currency.errors; else for (const refError of validate_defs_Currency.errors) vErrors.push(refError);
 errors = vErrors.length;
 }
 }
@@ -1186,7 +1186,7 @@ let valid3 = false;
 let passing0 = null;
 const _errs10 = errors;
 if(!(validate_defs_Discount(data4, {instancePath:instancePath+"/discount",parentData:data,parentDataProperty:"discount",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate_defs_Discount.errors : vErrors.concat(validate_defs_Discount.errors);
+if (vErrors === null) vErrors = validate_defs_Discount.errors; else for (const refError of validate_defs_Discount.errors) vErrors.push(refError);
 errors = vErrors.length;
 }
 var _valid0 = _errs10 === errors;
@@ -1471,13 +1471,13 @@ errors++;
 }
 if(data.self !== undefined){
 if(!(validate_defs_Link(data.self, {instancePath:instancePath+"/self",parentData:data,parentDataProperty:"self",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate_defs_Link.errors : vErrors.concat(validate_defs_Link.errors);
+if (vErrors === null) vErrors = validate_defs_Link.errors; else for (const refError of validate_defs_Link.errors) vErrors.push(refError);
 errors = vErrors.length;
 }
 }
 if(data.cancel !== undefined){
 if(!(validate_defs_Link(data.cancel, {instancePath:instancePath+"/cancel",parentData:data,parentDataProperty:"cancel",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate_defs_Link.errors : vErrors.concat(validate_defs_Link.errors);
+if (vErrors === null) vErrors = validate_defs_Link.errors; else for (const refError of validate_defs_Link.errors) vErrors.push(refError);
 errors = vErrors.length;
 }
 }
@@ -1545,7 +1545,7 @@ if(Array.isArray(data0)){
 const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
 if(!(validate_defs_OrderV1(data0[i0], {instancePath:instancePath+"/orders/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate_defs_OrderV1.errors : vErrors.concat(validate_defs_OrderV1.errors);
+if (vErrors === null) vErrors = validate_defs_OrderV1.errors; else for (const refError of validate_defs_OrderV1.errors) vErrors.push(refError);
 errors = vErrors.length;
 }
 }
@@ -1588,13 +1588,13 @@ errors++;
 }
 if(data2.self !== undefined){
 if(!(validate_defs_Link(data2.self, {instancePath:instancePath+"/_links/self",parentData:data2,parentDataProperty:"self",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate_defs_Link.errors : vErrors.concat(validate_defs_Link.errors);
+if (vErrors === null) vErrors = validate_defs_Link.errors; else for (const refError of validate_defs_Link.errors) vErrors.push(refError);
 errors = vErrors.length;
 }
 }
 if(data2.next !== undefined){
 if(!(validate_defs_Link(data2.next, {instancePath:instancePath+"/_links/next",parentData:data2,parentDataProperty:"next",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate_defs_Link.errors : vErrors.concat(validate_defs_Link.errors);
+if (vErrors === null) vErrors = validate_defs_Link.errors; else for (const refError of validate_defs_Link.errors) vErrors.push(refError);
 errors = vErrors.length;
 }
 }
@@ -1674,7 +1674,7 @@ if(Array.isArray(data0)){
 const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
 if(!(validate_defs_OrderV2(data0[i0], {instancePath:instancePath+"/orders/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate_defs_OrderV2.errors : vErrors.concat(validate_defs_OrderV2.errors);
+if (vErrors === null) vErrors = validate_defs_OrderV2.errors; else for (const refError of validate_defs_OrderV2.errors) vErrors.push(refError);
 errors = vErrors.length;
 }
 }
@@ -1717,13 +1717,13 @@ errors++;
 }
 if(data2.self !== undefined){
 if(!(validate_defs_Link(data2.self, {instancePath:instancePath+"/_links/self",parentData:data2,parentDataProperty:"self",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate_defs_Link.errors : vErrors.concat(validate_defs_Link.errors);
+if (vErrors === null) vErrors = validate_defs_Link.errors; else for (const refError of validate_defs_Link.errors) vErrors.push(refError);
 errors = vErrors.length;
 }
 }
 if(data2.next !== undefined){
 if(!(validate_defs_Link(data2.next, {instancePath:instancePath+"/_links/next",parentData:data2,parentDataProperty:"next",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate_defs_Link.errors : vErrors.concat(validate_defs_Link.errors);
+if (vErrors === null) vErrors = validate_defs_Link.errors; else for (const refError of validate_defs_Link.errors) vErrors.push(refError);
 errors = vErrors.length;
 }
 }
@@ -1793,7 +1793,7 @@ errors++;
 const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
 if(!(validate_defs_OrderItem(data0[i0], {instancePath:instancePath+"/items/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate_defs_OrderItem.errors : vErrors.concat(validate_defs_OrderItem.errors);
+if (vErrors === null) vErrors = validate_defs_OrderItem.errors; else for (const refError of validate_defs_OrderItem.errors) vErrors.push(refError);
 errors = vErrors.length;
 }
 }
@@ -1811,7 +1811,7 @@ errors++;
 }
 if(data.currency !== undefined){
 if(!(validate_defs_Currency(data.currency, {instancePath:instancePath+"/currency",parentData:data,parentDataProperty:"currency",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate_defs_Currency.errors : vErrors.concat(validate_defs_Currency.errors);
+if (vErrors === null) vErrors = validate_defs_Currency.errors; else for (const refError of validate_defs_Currency.errors) vErrors.push(refError);
 errors = vErrors.length;
 }
 }
@@ -1897,7 +1897,7 @@ errors++;
 }
 if(data.status !== undefined){
 if(!(validate_defs_OrderStatus(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate_defs_OrderStatus.errors : vErrors.concat(validate_defs_OrderStatus.errors);
+if (vErrors === null) vErrors = validate_defs_OrderStatus.errors; else for (const refError of validate_defs_OrderStatus.errors) vErrors.push(refError);
 errors = vErrors.length;
 }
 }
@@ -1955,7 +1955,7 @@ errors++;
 const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
 if(!(validate_defs_OrderItem(data0[i0], {instancePath:instancePath+"/items/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate_defs_OrderItem.errors : vErrors.concat(validate_defs_OrderItem.errors);
+if (vErrors === null) vErrors = validate_defs_OrderItem.errors; else for (const refError of validate_defs_OrderItem.errors) vErrors.push(refError);
 errors = vErrors.length;
 }
 }
@@ -1973,7 +1973,7 @@ errors++;
 }
 if(data.currency !== undefined){
 if(!(validate_defs_Currency(data.currency, {instancePath:instancePath+"/currency",parentData:data,parentDataProperty:"currency",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate_defs_Currency.errors : vErrors.concat(validate_defs_Currency.errors);
+if (vErrors === null) vErrors = validate_defs_Currency.errors; else for (const refError of validate_defs_Currency.errors) vErrors.push(refError);
 errors = vErrors.length;
 }
 }
@@ -2019,7 +2019,7 @@ let valid3 = false;
 let passing0 = null;
 const _errs10 = errors;
 if(!(validate_defs_DiscountPatch(data4, {instancePath:instancePath+"/discount",parentData:data,parentDataProperty:"discount",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate_defs_DiscountPatch.errors : vErrors.concat(validate_defs_DiscountPatch.errors);
+if (vErrors === null) vErrors = validate_defs_DiscountPatch.errors; else for (const refError of validate_defs_DiscountPatch.errors) vErrors.push(refError);
 errors = vErrors.length;
 }
 var _valid0 = _errs10 === errors;
@@ -2073,7 +2073,7 @@ vErrors = null;
 }
 if(data.status !== undefined){
 if(!(validate_defs_OrderStatus(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate_defs_OrderStatus.errors : vErrors.concat(validate_defs_OrderStatus.errors);
+if (vErrors === null) vErrors = validate_defs_OrderStatus.errors; else for (const refError of validate_defs_OrderStatus.errors) vErrors.push(refError);
 errors = vErrors.length;
 }
 }
@@ -2181,7 +2181,7 @@ errors++;
 const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
 if(!(validate_defs_OrderItem(data0[i0], {instancePath:instancePath+"/items/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate_defs_OrderItem.errors : vErrors.concat(validate_defs_OrderItem.errors);
+if (vErrors === null) vErrors = validate_defs_OrderItem.errors; else for (const refError of validate_defs_OrderItem.errors) vErrors.push(refError);
 errors = vErrors.length;
 }
 }
@@ -2199,7 +2199,7 @@ errors++;
 }
 if(data.currency !== undefined){
 if(!(validate_defs_Currency(data.currency, {instancePath:instancePath+"/currency",parentData:data,parentDataProperty:"currency",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate_defs_Currency.errors : vErrors.concat(validate_defs_Currency.errors);
+if (vErrors === null) vErrors = validate_defs_Currency.errors; else for (const refError of validate_defs_Currency.errors) vErrors.push(refError);
 errors = vErrors.length;
 }
 }
@@ -2285,7 +2285,7 @@ errors++;
 }
 if(data.status !== undefined){
 if(!(validate_defs_OrderStatus(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate_defs_OrderStatus.errors : vErrors.concat(validate_defs_OrderStatus.errors);
+if (vErrors === null) vErrors = validate_defs_OrderStatus.errors; else for (const refError of validate_defs_OrderStatus.errors) vErrors.push(refError);
 errors = vErrors.length;
 }
 }
@@ -2393,7 +2393,7 @@ errors++;
 const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
 if(!(validate_defs_OrderItem(data0[i0], {instancePath:instancePath+"/items/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate_defs_OrderItem.errors : vErrors.concat(validate_defs_OrderItem.errors);
+if (vErrors === null) vErrors = validate_defs_OrderItem.errors; else for (const refError of validate_defs_OrderItem.errors) vErrors.push(refError);
 errors = vErrors.length;
 }
 }
@@ -2411,7 +2411,7 @@ errors++;
 }
 if(data.currency !== undefined){
 if(!(validate_defs_Currency(data.currency, {instancePath:instancePath+"/currency",parentData:data,parentDataProperty:"currency",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate_defs_Currency.errors : vErrors.concat(validate_defs_Currency.errors);
+if (vErrors === null) vErrors = validate_defs_Currency.errors; else for (const refError of validate_defs_Currency.errors) vErrors.push(refError);
 errors = vErrors.length;
 }
 }
@@ -2457,7 +2457,7 @@ let valid3 = false;
 let passing0 = null;
 const _errs10 = errors;
 if(!(validate_defs_Discount(data4, {instancePath:instancePath+"/discount",parentData:data,parentDataProperty:"discount",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate_defs_Discount.errors : vErrors.concat(validate_defs_Discount.errors);
+if (vErrors === null) vErrors = validate_defs_Discount.errors; else for (const refError of validate_defs_Discount.errors) vErrors.push(refError);
 errors = vErrors.length;
 }
 var _valid0 = _errs10 === errors;
@@ -2511,7 +2511,7 @@ vErrors = null;
 }
 if(data.status !== undefined){
 if(!(validate_defs_OrderStatus(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate_defs_OrderStatus.errors : vErrors.concat(validate_defs_OrderStatus.errors);
+if (vErrors === null) vErrors = validate_defs_OrderStatus.errors; else for (const refError of validate_defs_OrderStatus.errors) vErrors.push(refError);
 errors = vErrors.length;
 }
 }
@@ -2736,7 +2736,7 @@ errors++;
 }
 if(data.status !== undefined){
 if(!(validate_defs_OrderStatus(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate_defs_OrderStatus.errors : vErrors.concat(validate_defs_OrderStatus.errors);
+if (vErrors === null) vErrors = validate_defs_OrderStatus.errors; else for (const refError of validate_defs_OrderStatus.errors) vErrors.push(refError);
 errors = vErrors.length;
 }
 }
@@ -2746,7 +2746,7 @@ if(Array.isArray(data2)){
 const len0 = data2.length;
 for(let i0=0; i0<len0; i0++){
 if(!(validate_defs_OrderItem(data2[i0], {instancePath:instancePath+"/items/" + i0,parentData:data2,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate_defs_OrderItem.errors : vErrors.concat(validate_defs_OrderItem.errors);
+if (vErrors === null) vErrors = validate_defs_OrderItem.errors; else for (const refError of validate_defs_OrderItem.errors) vErrors.push(refError);
 errors = vErrors.length;
 }
 }
@@ -2789,7 +2789,7 @@ errors++;
 }
 if(data.currency !== undefined){
 if(!(validate_defs_Currency(data.currency, {instancePath:instancePath+"/currency",parentData:data,parentDataProperty:"currency",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate_defs_Currency.errors : vErrors.concat(validate_defs_Currency.errors);
+if (vErrors === null) vErrors = validate_defs_Currency.errors; else for (const refError of validate_defs_Currency.errors) vErrors.push(refError);
 errors = vErrors.length;
 }
 }
@@ -2893,7 +2893,7 @@ errors++;
 }
 if(data._links !== undefined){
 if(!(validate_defs_OrderLinks(data._links, {instancePath:instancePath+"/_links",parentData:data,parentDataProperty:"_links",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate_defs_OrderLinks.errors : vErrors.concat(validate_defs_OrderLinks.errors);
+if (vErrors === null) vErrors = validate_defs_OrderLinks.errors; else for (const refError of validate_defs_OrderLinks.errors) vErrors.push(refError);
 errors = vErrors.length;
 }
 }
@@ -3062,7 +3062,7 @@ errors++;
 }
 if(data.status !== undefined){
 if(!(validate_defs_OrderStatus(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate_defs_OrderStatus.errors : vErrors.concat(validate_defs_OrderStatus.errors);
+if (vErrors === null) vErrors = validate_defs_OrderStatus.errors; else for (const refError of validate_defs_OrderStatus.errors) vErrors.push(refError);
 errors = vErrors.length;
 }
 }
@@ -3072,7 +3072,7 @@ if(Array.isArray(data2)){
 const len0 = data2.length;
 for(let i0=0; i0<len0; i0++){
 if(!(validate_defs_OrderItem(data2[i0], {instancePath:instancePath+"/items/" + i0,parentData:data2,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate_defs_OrderItem.errors : vErrors.concat(validate_defs_OrderItem.errors);
+if (vErrors === null) vErrors = validate_defs_OrderItem.errors; else for (const refError of validate_defs_OrderItem.errors) vErrors.push(refError);
 errors = vErrors.length;
 }
 }
@@ -3115,7 +3115,7 @@ errors++;
 }
 if(data.currency !== undefined){
 if(!(validate_defs_Currency(data.currency, {instancePath:instancePath+"/currency",parentData:data,parentDataProperty:"currency",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate_defs_Currency.errors : vErrors.concat(validate_defs_Currency.errors);
+if (vErrors === null) vErrors = validate_defs_Currency.errors; else for (const refError of validate_defs_Currency.errors) vErrors.push(refError);
 errors = vErrors.length;
 }
 }
@@ -3126,7 +3126,7 @@ let valid3 = false;
 let passing0 = null;
 const _errs13 = errors;
 if(!(validate_defs_Discount(data6, {instancePath:instancePath+"/discount",parentData:data,parentDataProperty:"discount",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate_defs_Discount.errors : vErrors.concat(validate_defs_Discount.errors);
+if (vErrors === null) vErrors = validate_defs_Discount.errors; else for (const refError of validate_defs_Discount.errors) vErrors.push(refError);
 errors = vErrors.length;
 }
 var _valid0 = _errs13 === errors;
@@ -3265,7 +3265,7 @@ errors++;
 }
 if(data._links !== undefined){
 if(!(validate_defs_OrderLinks(data._links, {instancePath:instancePath+"/_links",parentData:data,parentDataProperty:"_links",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate_defs_OrderLinks.errors : vErrors.concat(validate_defs_OrderLinks.errors);
+if (vErrors === null) vErrors = validate_defs_OrderLinks.errors; else for (const refError of validate_defs_OrderLinks.errors) vErrors.push(refError);
 errors = vErrors.length;
 }
 }
@@ -3684,7 +3684,7 @@ let valid0 = false;
 let passing0 = null;
 const _errs1 = errors;
 if(!(validate_defs_OrderV1(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate_defs_OrderV1.errors : vErrors.concat(validate_defs_OrderV1.errors);
+if (vErrors === null) vErrors = validate_defs_OrderV1.errors; else for (const refError of validate_defs_OrderV1.errors) vErrors.push(refError);
 errors = vErrors.length;
 }
 var _valid0 = _errs1 === errors;
@@ -3695,7 +3695,7 @@ var props0 = true;
 }
 const _errs2 = errors;
 if(!(validate_defs_OrderV2(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate_defs_OrderV2.errors : vErrors.concat(validate_defs_OrderV2.errors);
+if (vErrors === null) vErrors = validate_defs_OrderV2.errors; else for (const refError of validate_defs_OrderV2.errors) vErrors.push(refError);
 errors = vErrors.length;
 }
 var _valid0 = _errs2 === errors;
@@ -3752,7 +3752,7 @@ const _errs0 = errors;
 let valid0 = false;
 const _errs1 = errors;
 if(!(validate_defs_OrderListV1(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate_defs_OrderListV1.errors : vErrors.concat(validate_defs_OrderListV1.errors);
+if (vErrors === null) vErrors = validate_defs_OrderListV1.errors; else for (const refError of validate_defs_OrderListV1.errors) vErrors.push(refError);
 errors = vErrors.length;
 }
 var _valid0 = _errs1 === errors;
@@ -3762,7 +3762,7 @@ var props0 = true;
 }
 const _errs2 = errors;
 if(!(validate_defs_OrderListV2(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate_defs_OrderListV2.errors : vErrors.concat(validate_defs_OrderListV2.errors);
+if (vErrors === null) vErrors = validate_defs_OrderListV2.errors; else for (const refError of validate_defs_OrderListV2.errors) vErrors.push(refError);
 errors = vErrors.length;
 }
 var _valid0 = _errs2 === errors;
@@ -3813,7 +3813,7 @@ let valid0 = false;
 let passing0 = null;
 const _errs1 = errors;
 if(!(validate_defs_OrderV1(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate_defs_OrderV1.errors : vErrors.concat(validate_defs_OrderV1.errors);
+if (vErrors === null) vErrors = validate_defs_OrderV1.errors; else for (const refError of validate_defs_OrderV1.errors) vErrors.push(refError);
 errors = vErrors.length;
 }
 var _valid0 = _errs1 === errors;
@@ -3824,7 +3824,7 @@ var props0 = true;
 }
 const _errs2 = errors;
 if(!(validate_defs_OrderV2(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate_defs_OrderV2.errors : vErrors.concat(validate_defs_OrderV2.errors);
+if (vErrors === null) vErrors = validate_defs_OrderV2.errors; else for (const refError of validate_defs_OrderV2.errors) vErrors.push(refError);
 errors = vErrors.length;
 }
 var _valid0 = _errs2 === errors;
@@ -3881,7 +3881,7 @@ const _errs0 = errors;
 let valid0 = false;
 const _errs1 = errors;
 if(!(validate_defs_OrderPatchV1(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate_defs_OrderPatchV1.errors : vErrors.concat(validate_defs_OrderPatchV1.errors);
+if (vErrors === null) vErrors = validate_defs_OrderPatchV1.errors; else for (const refError of validate_defs_OrderPatchV1.errors) vErrors.push(refError);
 errors = vErrors.length;
 }
 var _valid0 = _errs1 === errors;
@@ -3891,7 +3891,7 @@ var props0 = true;
 }
 const _errs2 = errors;
 if(!(validate_defs_OrderPatchV2(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate_defs_OrderPatchV2.errors : vErrors.concat(validate_defs_OrderPatchV2.errors);
+if (vErrors === null) vErrors = validate_defs_OrderPatchV2.errors; else for (const refError of validate_defs_OrderPatchV2.errors) vErrors.push(refError);
 errors = vErrors.length;
 }
 var _valid0 = _errs2 === errors;
@@ -3942,7 +3942,7 @@ let valid0 = false;
 let passing0 = null;
 const _errs1 = errors;
 if(!(validate_defs_OrderV1(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate_defs_OrderV1.errors : vErrors.concat(validate_defs_OrderV1.errors);
+if (vErrors === null) vErrors = validate_defs_OrderV1.errors; else for (const refError of validate_defs_OrderV1.errors) vErrors.push(refError);
 errors = vErrors.length;
 }
 var _valid0 = _errs1 === errors;
@@ -3953,7 +3953,7 @@ var props0 = true;
 }
 const _errs2 = errors;
 if(!(validate_defs_OrderV2(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate_defs_OrderV2.errors : vErrors.concat(validate_defs_OrderV2.errors);
+if (vErrors === null) vErrors = validate_defs_OrderV2.errors; else for (const refError of validate_defs_OrderV2.errors) vErrors.push(refError);
 errors = vErrors.length;
 }
 var _valid0 = _errs2 === errors;
@@ -4010,7 +4010,7 @@ const _errs0 = errors;
 let valid0 = false;
 const _errs1 = errors;
 if(!(validate_defs_OrderReplaceV1(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate_defs_OrderReplaceV1.errors : vErrors.concat(validate_defs_OrderReplaceV1.errors);
+if (vErrors === null) vErrors = validate_defs_OrderReplaceV1.errors; else for (const refError of validate_defs_OrderReplaceV1.errors) vErrors.push(refError);
 errors = vErrors.length;
 }
 var _valid0 = _errs1 === errors;
@@ -4020,7 +4020,7 @@ var props0 = true;
 }
 const _errs2 = errors;
 if(!(validate_defs_OrderReplaceV2(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate_defs_OrderReplaceV2.errors : vErrors.concat(validate_defs_OrderReplaceV2.errors);
+if (vErrors === null) vErrors = validate_defs_OrderReplaceV2.errors; else for (const refError of validate_defs_OrderReplaceV2.errors) vErrors.push(refError);
 errors = vErrors.length;
 }
 var _valid0 = _errs2 === errors;
