@@ -180,9 +180,20 @@ class SseStream implements Subscriber {
     this.res.end(last);
   }
 
-  /** Shutdown: what is queued is dropped (the client resumes with Last-Event-ID), then `retry:` and the end. */
+  /**
+   * Shutdown: what is queued is dropped (the client resumes with Last-Event-ID), then `retry:`
+   * and the end, and the connection ends behind it. Left open (its head said keep-alive), it
+   * would carry the client's reconnect (EventSource's, `retry:` later) to this instance's
+   * drain, whose 503 EventSource takes as final; a new connection reaches one that serves. A
+   * request pipelined behind the stream keeps the connection for its turn: node has given it
+   * the socket by the time the stream's 'finish' comes, and its 503 closes the connection.
+   */
   goAway(): void {
+    const socket = this.res.socket;
     this.end(RETRY);
+    this.res.once('finish', () => {
+      if (socket && Reflect.get(socket, '_httpMessage') == null) socket.end();
+    });
   }
 }
 

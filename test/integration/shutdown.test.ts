@@ -143,6 +143,24 @@ describe('graceful shutdown', () => {
     slowAgent.destroy();
   });
 
+  it("ends an event stream's connection behind the stream at shutdown: a reconnect (EventSource's, after `retry:`) never meets this instance's 503 on it", async () => {
+    const { id } = await createOrder(target);
+    const { socket, got, closed } = rawConnection(target.url);
+    socket.write(`GET /api/orders/${id}/stream HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nAccept: text/event-stream\r\n\r\n`);
+    while (!got().includes('event: subscribed')) await new Promise((r) => setTimeout(r, 5));
+    const drained = drain.drain(server, () => app.realtime.close(), 60_000);
+    while (!got().endsWith('\r\n0\r\n\r\n')) await new Promise((r) => setTimeout(r, 1));
+    // The next request on that connection, as a client whose pool kept it would send it: it must
+    // find the connection closed (and open a new one, to an instance that serves), not get a 503
+    // that EventSource would take as final.
+    socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n');
+    await closed;
+    await drained;
+    expect(got()).toMatch(/\r\nConnection: keep-alive\r\n/i);
+    expect(got()).toMatch(/retry: \d+\n\n\r\n0\r\n\r\n$/);
+    expect(got()).not.toMatch(/HTTP\/1\.1 503/);
+  });
+
   it('a write pipelined behind an event stream, whose turn comes when the shutdown ends the stream, is refused 503 and stores nothing', async () => {
     const { id } = await createOrder(target);
     const { socket, got, closed } = rawConnection(target.url);
