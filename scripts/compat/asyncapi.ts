@@ -113,7 +113,9 @@ export async function checkAsyncApi(current: string, released: string, files = n
   if (unchanged(current, released)) return { kind: 'asyncapi', findings: [], checked: `${scope}; unchanged since the release`, notes: [] };
   const base = await readAsyncApi(join(released, 'asyncapi.yaml'));
   const output = diff(base.document, revision.document, { override: OVERRIDES, outputType: 'json' });
-  const breaking = (output.breaking() as DiffOutputItem[]).filter((c) => !inPayload(c.path));
+  // `info` (the document's version, title, contact) is about the document, not the wire: @asyncapi/diff
+  // calls a new `info.version` breaking, which every release of the contract would then be.
+  const breaking = (output.breaking() as DiffOutputItem[]).filter((c) => !inPayload(c.path) && !/^\/info(\/|$)/.test(c.path));
   // A channel's new address also shows under every operation on it (OVERRIDES); keep
   // those lines only for an operation moved to another channel.
   const addressEdits = new Set(breaking.filter((c) => /^\/channels\/[^/]+\/address$/.test(c.path)).map((c) => JSON.stringify([c.before, c.after])));

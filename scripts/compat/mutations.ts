@@ -673,6 +673,13 @@ export const BREAKING: Mutation[] = [
 
 export const COMPATIBLE: Mutation[] = [
   {
+    name: "asyncapi: the document's info.version bumped (about the document, not the wire)",
+    expect: 'compatible',
+    apply: (c) => {
+      c.asyncapi.info.version = '99.0.0';
+    },
+  },
+  {
     name: "openapi: a property's $ref replaced by a copy of the schema it named (OrderV2.status)",
     expect: 'compatible',
     apply: (c) => {
