@@ -45,6 +45,26 @@ describe('fuzz plans for a new operation', () => {
     ).toThrow(/widgetId declares no example/);
   });
 
+  it('expect on the happy path the success the operation declares (a DELETE answering 204), as the order operations declare 200 and 201', () => {
+    const remove: FuzzOperation = {
+      ...widgets([widgetId]),
+      route: { ...read.route, method: 'DELETE', path: '/widgets/{widgetId}/parts' },
+      responses: { '204': { mediaTypes: [], requiredHeaders: [], headers: [] }, '404': read.responses['404'] },
+    };
+    for (const plan of samples(
+      remove,
+      happyPlan(remove, () => true),
+    ))
+      expect(plan.expect).toEqual([204]);
+    for (const op of OPERATIONS.filter((o) => o.route.path === '/v2/orders' || o.route.path === '/v2/orders/{orderId}')) {
+      for (const plan of samples(
+        op,
+        happyPlan(op, () => true),
+      ))
+        expect(plan.expect).toEqual([op.route.method === 'POST' ? 201 : 200]);
+    }
+  });
+
   it('fill orderId from the id given, as before', () => {
     expect(wirePath(read, {}, '42')).toBe('/v2/orders/42');
   });

@@ -436,7 +436,11 @@ export function happyPlan(op: FuzzOperation, bodyOk: (op: FuzzOperation, plan: P
       for (const h of ['Accept', 'Api-Version', 'If-None-Match']) delete plan.headers[h];
       if (op.params.some((p) => p.name === 'If-Match')) plan.headers['If-Match'] = '@current';
       if (plan.headers['Idempotency-Key'] !== undefined) plan.headers['Idempotency-Key'] = '@uuid';
-      plan.expect = [op.route.method === 'POST' && !op.route.path.endsWith('/cancel') ? 201 : 200];
+      // The success statuses the operation declares (a DELETE's 204, a create's 201); a 304 is no success here.
+      const successes = Object.keys(op.responses)
+        .filter((s) => /^2\d\d$/.test(s))
+        .map(Number);
+      plan.expect = successes.length > 0 ? successes : [op.route.method === 'POST' && !op.route.path.endsWith('/cancel') ? 201 : 200];
       return plan;
     })
     .filter((plan) => bodyOk(op, plan));
