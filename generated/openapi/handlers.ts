@@ -93,7 +93,7 @@ export type CreateOrderResponse =
   | { status: 400; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrder"]['responses'][400]['content']["application/problem+json"] }
   | { status: 401; headers?: { "WWW-Authenticate"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrder"]['responses'][401]['content']["application/problem+json"] }
   | { status: 406; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrder"]['responses'][406]['content']["application/problem+json"] }
-  | { status: 409; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrder"]['responses'][409]['content']["application/problem+json"] }
+  | { status: 409; headers?: { "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrder"]['responses'][409]['content']["application/problem+json"] }
   | { status: 412; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrder"]['responses'][412]['content']["application/problem+json"] }
   | { status: 413; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrder"]['responses'][413]['content']["application/problem+json"] }
   | { status: 415; headers?: { "Accept-Encoding"?: string; "Accept-Patch"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrder"]['responses'][415]['content']["application/problem+json"] }
@@ -116,7 +116,7 @@ export type CreateOrderV1Response =
   | { status: 400; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrderV1"]['responses'][400]['content']["application/problem+json"] }
   | { status: 401; headers?: { "WWW-Authenticate"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrderV1"]['responses'][401]['content']["application/problem+json"] }
   | { status: 406; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrderV1"]['responses'][406]['content']["application/problem+json"] }
-  | { status: 409; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrderV1"]['responses'][409]['content']["application/problem+json"] }
+  | { status: 409; headers?: { "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrderV1"]['responses'][409]['content']["application/problem+json"] }
   | { status: 412; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrderV1"]['responses'][412]['content']["application/problem+json"] }
   | { status: 413; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrderV1"]['responses'][413]['content']["application/problem+json"] }
   | { status: 415; headers?: { "Accept-Encoding"?: string; "Accept-Patch"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrderV1"]['responses'][415]['content']["application/problem+json"] }
@@ -139,7 +139,7 @@ export type CreateOrderV2Response =
   | { status: 400; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrderV2"]['responses'][400]['content']["application/problem+json"] }
   | { status: 401; headers?: { "WWW-Authenticate"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrderV2"]['responses'][401]['content']["application/problem+json"] }
   | { status: 406; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrderV2"]['responses'][406]['content']["application/problem+json"] }
-  | { status: 409; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrderV2"]['responses'][409]['content']["application/problem+json"] }
+  | { status: 409; headers?: { "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrderV2"]['responses'][409]['content']["application/problem+json"] }
   | { status: 412; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrderV2"]['responses'][412]['content']["application/problem+json"] }
   | { status: 413; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrderV2"]['responses'][413]['content']["application/problem+json"] }
   | { status: 415; headers?: { "Accept-Encoding"?: string; "Accept-Patch"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["createOrderV2"]['responses'][415]['content']["application/problem+json"] }

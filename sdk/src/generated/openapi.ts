@@ -709,9 +709,10 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description An earlier request with this Idempotency-Key is still running (`code` IDEMPOTENCY_KEY_IN_USE): nothing ran. Retry later with the same key. */
+        /** @description An earlier request with this Idempotency-Key is still running (`code` IDEMPOTENCY_KEY_IN_USE): nothing ran. Retry after `Retry-After` seconds with the same key. */
         E409InFlight: {
             headers: {
+                "Retry-After": components["headers"]["RetryAfter"];
                 [name: string]: unknown;
             };
             content: {
