@@ -40,7 +40,7 @@ import {
   type TransportRoute,
 } from '../http';
 import type { Account } from '../store';
-import { parseMediaType } from '../http/mediaType';
+import { parseMediaType, readsAsUtf8 } from '../http/mediaType';
 import { GRAPHQL_PATH, type GraphqlEngine } from './engine';
 
 /**
@@ -49,11 +49,8 @@ import { GRAPHQL_PATH, type GraphqlEngine } from './engine';
  */
 function takesJson(contentType: string | undefined): boolean {
   const media = contentType === undefined ? null : parseMediaType(contentType);
-  if (media?.type !== 'application/json') return false;
-  const charset = media.params.get('charset');
-  return charset === undefined || UTF8.test(charset);
+  return media?.type === 'application/json' && readsAsUtf8(media);
 }
-const UTF8 = /^utf-?8$/i;
 /** The 415's detail. */
 const TAKES_JSON = 'POST /graphql takes application/json (UTF-8)';
 

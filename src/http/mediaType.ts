@@ -114,6 +114,17 @@ export function versionOf(value: string | MediaType | null | undefined): string 
  * The elements of a comma-separated header list (RFC 9110 5.6.1), split at commas
  * outside quoted strings: `a/b; p="x,y", c/d` is two elements.
  */
+/**
+ * Whether a JSON body's media type lets it be read as UTF-8: no `charset`, or a UTF-8 one.
+ * JSON between systems is UTF-8 (RFC 8259 8.1); a body declared in another charset
+ * (`charset=iso-8859-1`, `utf-16`) would be misread, so it is refused with 415.
+ */
+export function readsAsUtf8(value: string | MediaType | null | undefined): boolean {
+  const media = typeof value === 'string' ? parseMediaType(value) : value;
+  const charset = media?.params.get('charset');
+  return charset === undefined || /^utf-?8$/i.test(charset);
+}
+
 export function splitList(value: string): string[] {
   const parts: string[] = [];
   let start = 0;

@@ -310,6 +310,15 @@ describe('errors at the edge', () => {
     expect(bad.status).toBe(400);
     const r415 = await s.fetch('/orders', { method: 'POST', headers: { 'content-type': 'text/plain' }, body: '{}' });
     expect(r415.status).toBe(415);
+    // JSON in another charset would be misread as UTF-8: 415, nothing stored; a UTF-8 one is fine, in any spelling.
+    for (const charset of ['iso-8859-1', 'latin1', 'utf-16', '"us-ascii"']) {
+      const other = await s.fetch('/orders', { method: 'POST', headers: { 'content-type': `application/json; charset=${charset}` }, body: '{}' });
+      expect([charset, other.status, ((await other.json()) as { code: string }).code]).toEqual([charset, 415, 'UNSUPPORTED_MEDIA_TYPE']);
+    }
+    for (const charset of ['utf-8', 'UTF-8', 'utf8', '"utf-8"']) {
+      const utf8 = await s.fetch('/orders', { method: 'POST', headers: { 'content-type': `application/json; charset=${charset}` }, body: '{}' });
+      expect([charset, utf8.status]).toEqual([charset, 201]);
+    }
     const big = await s.fetch('/orders', { method: 'POST', ...json({ note: 'x'.repeat(200_000) }) });
     expect(big.status).toBe(413);
     for (const r of [bad, r415, big]) expect(r.headers.get('content-type')).toBe('application/problem+json');

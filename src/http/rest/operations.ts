@@ -13,7 +13,7 @@ import { routes, type RouteSpec } from '../../../generated/openapi/routes';
 import type { Account } from '../../store';
 import { parseCanonicalInteger } from '../../orders';
 import { baseMediaType, dropRequestBody, readJsonBody, sendsBody } from '../body';
-import { versionOf } from '../mediaType';
+import { readsAsUtf8, versionOf } from '../mediaType';
 import { isRefusal, problem, PROBLEM_MEDIA_TYPE, refusal, type Refusal } from '../problem';
 import { fieldErrors } from './fieldErrors';
 import { acceptsType } from './negotiate';
@@ -200,6 +200,7 @@ export async function readBody(req: IncomingMessage, op: Operation, raw: RawRequ
     // RFC 5789 3.1: Accept-Patch belongs to a resource's PATCH; POST and PUT send none.
     return refusal('UNSUPPORTED_MEDIA_TYPE', `Content-Type must be one of: ${accepted}`, op.spec.method === 'PATCH' ? { 'Accept-Patch': accepted } : {});
   }
+  if (!readsAsUtf8(req.headers['content-type'])) return refusal('UNSUPPORTED_MEDIA_TYPE', 'A JSON body is UTF-8 (RFC 8259 8.1): send no charset, or charset=utf-8');
   const body = await readJsonBody(req, bodyLimit);
   if (isRefusal(body)) return body;
   raw.body = body.json;
