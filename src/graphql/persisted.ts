@@ -118,14 +118,11 @@ export function allowedText(text: string, manifest: ReadonlyMap<string, string>)
   let normalized = normalizedManifests.get(manifest);
   if (!normalized) {
     const known = [...manifest.values()];
-    normalized = { printed: new Set(known.map((k) => print(withoutTypename(parse(k, { noLocation: true }))))), longest: Math.max(0, ...known.map((k) => k.length)) };
+    normalized = { printed: new Set(known.flatMap((k) => printedWithoutTypename(k) ?? [])), longest: Math.max(0, ...known.map((k) => k.length)) };
     normalizedManifests.set(manifest, normalized);
   }
-  try {
-    return normalized.printed.has(print(withoutTypename(parse(text, { noLocation: true, maxTokens: 2 * normalized.longest }))));
-  } catch {
-    return false;
-  }
+  const printed = printedWithoutTypename(text, 2 * normalized.longest);
+  return printed !== undefined && normalized.printed.has(printed);
 }
 
 /**
@@ -135,10 +132,16 @@ export function allowedText(text: string, manifest: ReadonlyMap<string, string>)
  * text is refused without a long parse; anything unparsable is not the same.
  */
 export function sameButTypename(text: string, known: string): boolean {
+  const printed = printedWithoutTypename(text, 2 * known.length);
+  return printed !== undefined && printed === printedWithoutTypename(known);
+}
+
+/** A document's text as graphql-js prints it, plain `__typename` fields left out; undefined when it does not parse within `maxTokens`. */
+function printedWithoutTypename(text: string, maxTokens?: number): string | undefined {
   try {
-    return print(withoutTypename(parse(text, { noLocation: true, maxTokens: 2 * known.length }))) === print(withoutTypename(parse(known, { noLocation: true })));
+    return print(withoutTypename(parse(text, { noLocation: true, maxTokens })));
   } catch {
-    return false;
+    return undefined;
   }
 }
 

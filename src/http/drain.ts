@@ -27,7 +27,7 @@ import type { Duplex } from 'node:stream';
 import { refusal, type Refusal } from './problem';
 import { sendProblem } from './respond';
 import { requestIdOf, splitTarget, type Finalizer } from './finalize';
-import { afterPendingResponses, writeRefusal } from './upgrade';
+import { afterPendingResponses, responseOn, writeRefusal } from './upgrade';
 
 /** Seconds a client refused during shutdown is told to wait (another instance usually answers at once). */
 export const SHUTDOWN_RETRY_AFTER_S = 1;
@@ -94,8 +94,8 @@ export class Drain {
   inFlight(max = 20): { connections: number; requests: string[] } {
     const requests: string[] = [];
     for (const socket of this.connections) {
-      const res: unknown = Reflect.get(socket, '_httpMessage');
-      if (requests.length < max && res instanceof ServerResponse && res.req instanceof IncomingMessage) requests.push(requestIdOf(res.req));
+      const res = responseOn(socket);
+      if (requests.length < max && res?.req instanceof IncomingMessage) requests.push(requestIdOf(res.req));
     }
     return { connections: this.connections.size, requests };
   }
@@ -103,7 +103,7 @@ export class Drain {
   /** The requests whose answer is not yet sent, event streams included: one per connection that has a response under way (pipelined ones wait behind it). */
   answering(): number {
     let n = 0;
-    for (const socket of this.connections) if (Reflect.get(socket, '_httpMessage') instanceof ServerResponse) n++;
+    for (const socket of this.connections) if (responseOn(socket)) n++;
     return n;
   }
 
@@ -123,9 +123,8 @@ export class Drain {
       NetServer.prototype.close.call(server, () => resolve());
     });
     for (const socket of this.connections) {
-      // node:http's response on this connection, if one is being prepared (as upgrade.ts reads it).
-      const res: unknown = Reflect.get(socket, '_httpMessage');
-      if (res instanceof ServerResponse && !res.headersSent) res.setHeader('Connection', 'close');
+      const res = responseOn(socket);
+      if (res && !res.headersSent) res.setHeader('Connection', 'close');
     }
     // An upgrade that arrives on a connection still open: refused as a request is, in its
     // turn (behind the answers owed to the requests pipelined ahead of it, which it would cut off).
@@ -138,7 +137,7 @@ export class Drain {
     const idle = setTimeout(() => {
       server.closeIdleConnections();
       // Connections serving no request: nothing sent yet, or part of a head (node's idle list has neither).
-      for (const socket of this.connections) if (!(Reflect.get(socket, '_httpMessage') instanceof ServerResponse)) socket.destroy();
+      for (const socket of this.connections) if (!responseOn(socket)) socket.destroy();
     }, graceMs);
     idle.unref();
     return closed.finally(() => clearTimeout(idle));

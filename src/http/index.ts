@@ -18,7 +18,7 @@ export { authenticator, createPipeline, type TransportRoute } from './pipeline';
 export { isRefusal, problem, PROBLEM_MEDIA_TYPE, refusal, refusalOf, type Problem, type ProblemCode, type Refusal } from './problem';
 export { rateLimiter, type RateLimiter } from './rateLimit';
 export { connectionClosing, NOT_RUN, send, sendProblem } from './respond';
-export { afterPendingResponses, ignoreUpgrade, isWebSocketHandshake, writeRefusal, type RawAnswerLog } from './upgrade';
+export { afterPendingResponses, ignoreUpgrade, isWebSocketHandshake, responseOn, writeRefusal, type RawAnswerLog } from './upgrade';
 export { framingRefusal } from './framing';
 export { contentTag, judgeRead, notModified, writePreconditions } from './conditional';
 export { createHttpServer } from './server';

@@ -96,6 +96,16 @@ export function ignoreUpgrade(server: Server, req: IncomingMessage, socket: Dupl
   });
 }
 
+/**
+ * node:http's response on this connection, if it carries one now (the one being prepared or
+ * sent; a pipelined request's response is handed the socket when the one ahead finishes).
+ * node keeps it on the socket as `_httpMessage`, which no public API exposes.
+ */
+export function responseOn(socket: Duplex): ServerResponse | undefined {
+  const res: unknown = Reflect.get(socket, '_httpMessage');
+  return res instanceof ServerResponse ? res : undefined;
+}
+
 /** node:http's parse errors: the status node answers each with (its own body-less default), else 400. */
 const CLIENT_ERROR_STATUS: Readonly<Record<string, ProblemCode>> = {
   HPE_HEADER_OVERFLOW: 'HEADER_FIELDS_TOO_LARGE',
@@ -136,7 +146,7 @@ function unsupportedVersion(raw: unknown, at: unknown): boolean {
  * its 101 must not come before their answers.
  */
 export function afterPendingResponses(socket: Duplex, then: (broken?: IncomingMessage) => void): void {
-  const inFlight: unknown = Reflect.get(socket, '_httpMessage'); // node's response on this connection, if any
+  const inFlight = responseOn(socket);
   if (inFlight instanceof ServerResponse && !(inFlight.req instanceof IncomingMessage && inFlight.req.complete)) {
     // The broken request's own answer (its body broke after its head was routed). Begun, it
     // is the answer, and the connection ends behind it; not begun, the refusal replaces it
@@ -210,7 +220,7 @@ export function answerClientErrors(server: Server, log: RawAnswerLog = () => und
     // The bytes node failed on, when they begin a HEAD request: its answer has no body. They
     // begin the broken request only when none was read before it (`rawPacket` is the whole
     // chunk); behind others, the answer keeps its body, which the close delimits anyway.
-    const first = !(Reflect.get(socket, '_httpMessage') instanceof ServerResponse);
+    const first = responseOn(socket) === undefined;
     const head = first && Buffer.isBuffer(raw) && raw.subarray(0, 5).toString('latin1') === 'HEAD ';
     afterPendingResponses(socket, (req) => answer(req, socket, refusal(code, detail), head));
   });

@@ -15,7 +15,23 @@ import type { Socket } from 'node:net';
 import { parse as parseQuery } from 'node:querystring';
 import type { Account, Store } from '../store';
 import { parseOrderId } from '../orders';
-import { acceptsType, decodePathSegment, isRefusal, sendsBody, streamToken, missingToken, refusal, send, sendProblem, shuttingDown, type Exchange, type Finalizer, type Refusal, type TransportRoute } from '../http';
+import {
+  acceptsType,
+  decodePathSegment,
+  isRefusal,
+  responseOn,
+  sendsBody,
+  streamToken,
+  missingToken,
+  refusal,
+  send,
+  sendProblem,
+  shuttingDown,
+  type Exchange,
+  type Finalizer,
+  type Refusal,
+  type TransportRoute,
+} from '../http';
 import type { AcceptLimiter } from './acceptLimiter';
 import { lastChecks, type AdmissionQueue } from './admission';
 import { httpChunk, resyncMessage, SEQ_TEXT, sseFrame, topicOf, type Frame } from './frames';
@@ -192,7 +208,7 @@ class SseStream implements Subscriber {
     const socket = this.res.socket;
     this.end(RETRY);
     this.res.once('finish', () => {
-      if (socket && Reflect.get(socket, '_httpMessage') == null) socket.end();
+      if (socket && !responseOn(socket)) socket.end();
     });
   }
 }
