@@ -3,15 +3,27 @@ import { join } from 'node:path';
 import YAML from 'yaml';
 import { GRAPHQL_CODES } from '../src/graphql/errors';
 import { PROBLEMS } from '../src/http/problem';
+import { ERROR_CODES } from '../src/realtime/ws';
+import { RESYNC_REASONS } from '../src/realtime/frames';
 import { openEnums } from './sdk';
 
 const contract = YAML.parse(readFileSync(join(__dirname, '../contracts/openapi.yaml'), 'utf8')) as Parameters<typeof openEnums>[0] & {
   components: { schemas: { Problem: { properties: { code: { 'x-extensible-enum': string[] } } } } };
 };
 
+const realtime = YAML.parse(readFileSync(join(__dirname, '../contracts/asyncapi.yaml'), 'utf8')) as {
+  components: { messages: Record<string, { payload: { properties: Record<string, { 'x-extensible-enum'?: string[] }> } }> };
+};
+const listOf = (message: string, property: string) => realtime.components.messages[message].payload.properties[property]['x-extensible-enum'];
+
 describe("the SDK's open sets", () => {
   it("list exactly the problem codes the server sends (the contract's x-extensible-enum of Problem.code)", () => {
     expect([...contract.components.schemas.Problem.properties.code['x-extensible-enum']].sort()).toEqual(Object.keys(PROBLEMS).sort());
+  });
+
+  it("list exactly the realtime error codes and resync reasons the server sends (the contract's x-extensible-enum lists)", () => {
+    expect([...(listOf('ErrorMessage', 'code') ?? [])].sort()).toEqual([...ERROR_CODES].sort());
+    expect([...(listOf('ResyncMessage', 'reason') ?? [])].sort()).toEqual([...RESYNC_REASONS].sort());
   });
 
   it("list every extensions.code the server's /graphql sends (GraphqlErrorCode)", () => {
@@ -22,7 +34,8 @@ describe("the SDK's open sets", () => {
   });
 
   it('become named open unions: known values plus (string & {})', () => {
-    expect(openEnums(contract)).toContain('export type OrderStatus = "pending" | "paid" | "shipped" | "delivered" | "cancelled" | (string & {});');
-    expect(openEnums(contract)).toMatch(/export type ProblemCode = "BAD_REQUEST" \|[^\n]*"PRECONDITION_REQUIRED"[^\n]*\| \(string & \{\}\);/);
+    expect(openEnums(contract.components.schemas)).toContain('export type OrderStatus = "pending" | "paid" | "shipped" | "delivered" | "cancelled" | (string & {});');
+    expect(openEnums({ ResyncMessage: realtime.components.messages.ResyncMessage.payload })).toContain('export type ResyncMessageReason = "gap_too_old" | "since_ahead" | (string & {});');
+    expect(openEnums(contract.components.schemas)).toMatch(/export type ProblemCode = "BAD_REQUEST" \|[^\n]*"PRECONDITION_REQUIRED"[^\n]*\| \(string & \{\}\);/);
   });
 });

@@ -17,10 +17,10 @@ const pattern_5d8f3426 = new RegExp("^[a-z_]+$", "u");
 const pattern_8f96cb0b = new RegExp("^[A-Z]{3}$", "u");
 const pattern_c9c92dc4 = new RegExp("^order:[1-9][0-9]{0,15}$", "u");
 const schema_065a1950 = {"additionalProperties":false,"properties":{"channel":{"description":"A topic, `order:<id>`.","pattern":"^order:[1-9][0-9]{0,15}$","type":"string"},"seq":{"description":"Position in the topic's sequence (the order's revision); 0 = before the first event.","minimum":0,"type":"integer"},"type":{"const":"unsubscribed","type":"string"}},"required":["type","channel","seq"],"type":"object"};
-const schema_5e6c799c = {"additionalProperties":false,"properties":{"channel":{"description":"A topic, `order:<id>`.","pattern":"^order:[1-9][0-9]{0,15}$","type":"string"},"reason":{"description":"gap_too_old: `since` is older than the replay ring. since_ahead: `since` is ahead of the topic (e.g. the client's position came from a restored or other deployment). Clients must accept reasons added later.","enum":["gap_too_old","since_ahead"],"type":"string"},"seq":{"description":"Position in the topic's sequence (the order's revision); 0 = before the first event.","minimum":0,"type":"integer"},"type":{"const":"resync","type":"string"}},"required":["type","channel","seq","reason"],"type":"object"};
-const schema_82c29bfe = {"additionalProperties":false,"properties":{"channel":{"type":["string","null"]},"code":{"description":"bad_message: not a JSON text frame, or one no JSON reader of the service takes (nested deeper than 64 levels, an unpaired surrogate escape, a member name repeated in one object: I-JSON). invalid_message: not a valid subscribe or unsubscribe. not_found: no such order (or another account's). already_subscribed, not_subscribed: the channel's subscription state. too_many_subscriptions: the connection holds as many subscriptions as one may (the server's MAX_SUBSCRIPTIONS_PER_CONNECTION, 100 by default): unsubscribe from one, or open another connection. unavailable: the topic could not be loaded; subscribe again later. internal: the server failed to handle the message. Clients must accept codes added later.","enum":["bad_message","invalid_message","not_found","already_subscribed","not_subscribed","too_many_subscriptions","unavailable","internal"],"type":"string"},"message":{"type":"string"},"seq":{"type":["integer","null"]},"type":{"const":"error","type":"string"}},"required":["type","channel","seq","code","message"],"type":"object"};
+const schema_0e43dbf8 = {"additionalProperties":false,"properties":{"channel":{"type":["string","null"]},"code":{"description":"bad_message: not a JSON text frame, or one no JSON reader of the service takes (nested deeper than 64 levels, an unpaired surrogate escape, a member name repeated in one object: I-JSON). invalid_message: not a valid subscribe or unsubscribe. not_found: no such order (or another account's). already_subscribed, not_subscribed: the channel's subscription state. too_many_subscriptions: the connection holds as many subscriptions as one may (the server's MAX_SUBSCRIPTIONS_PER_CONNECTION, 100 by default): unsubscribe from one, or open another connection. unavailable: the topic could not be loaded; subscribe again later. internal: the server failed to handle the message. Clients must accept codes added later.","type":"string","x-extensible-enum":["bad_message","invalid_message","not_found","already_subscribed","not_subscribed","too_many_subscriptions","unavailable","internal"]},"message":{"type":"string"},"seq":{"type":["integer","null"]},"type":{"const":"error","type":"string"}},"required":["type","channel","seq","code","message"],"type":"object"};
 const schema_88e0e06a = {"additionalProperties":false,"properties":{"channel":{"description":"A topic, `order:<id>`.","pattern":"^order:[1-9][0-9]{0,15}$","type":"string"},"head":{"description":"The topic's newest seq when the subscription started (information only; never a stream position).","minimum":0,"type":"integer"},"seq":{"description":"Position in the topic's sequence (the order's revision); 0 = before the first event.","minimum":0,"type":"integer"},"type":{"const":"subscribed","type":"string"}},"required":["type","channel","seq","head"],"type":"object"};
 const schema_9dd20149 = {"anyOf":[{"additionalProperties":false,"properties":{"channel":{"description":"A topic, `order:<id>`.","pattern":"^order:[1-9][0-9]{0,15}$","type":"string"},"since":{"description":"Position in the topic's sequence (the order's revision); 0 = before the first event.","minimum":0,"type":"integer"},"type":{"const":"subscribe","type":"string"}},"required":["type","channel"],"type":"object"},{"additionalProperties":false,"properties":{"channel":{"description":"A topic, `order:<id>`.","pattern":"^order:[1-9][0-9]{0,15}$","type":"string"},"type":{"const":"unsubscribe","type":"string"}},"required":["type","channel"],"type":"object"}]};
+const schema_dd0346a9 = {"additionalProperties":false,"properties":{"channel":{"description":"A topic, `order:<id>`.","pattern":"^order:[1-9][0-9]{0,15}$","type":"string"},"reason":{"description":"gap_too_old: `since` is older than the replay ring. since_ahead: `since` is ahead of the topic (e.g. the client's position came from a restored or other deployment). Clients must accept reasons added later.","type":"string","x-extensible-enum":["gap_too_old","since_ahead"]},"seq":{"description":"Position in the topic's sequence (the order's revision); 0 = before the first event.","minimum":0,"type":"integer"},"type":{"const":"resync","type":"string"}},"required":["type","channel","seq","reason"],"type":"object"};
 const schema_e584dd8d = {"additionalProperties":false,"properties":{"channel":{"description":"A topic, `order:<id>`.","pattern":"^order:[1-9][0-9]{0,15}$","type":"string"},"order":{"additionalProperties":false,"properties":{"_links":{"additionalProperties":false,"description":"`self`, and `cancel` while the order can be cancelled (pending, paid).","properties":{"cancel":{"additionalProperties":false,"properties":{"href":{"description":"A URL path.","type":"string"}},"required":["href"],"type":"object"},"self":{"additionalProperties":false,"properties":{"href":{"description":"A URL path.","type":"string"}},"required":["href"],"type":"object"}},"required":["self"],"type":"object"},"created_at":{"format":"date-time","type":"string"},"currency":{"description":"ISO 4217 code; EUR when not given on create. `x-extensible-enum` lists common codes (for client autocompletion); any ISO 4217 code is accepted.","pattern":"^[A-Z]{3}$","type":"string","x-extensible-enum":["EUR","USD","GBP","CHF","JPY","CAD","AUD","SEK","NOK","DKK","PLN"]},"discount":{"oneOf":[{"additionalProperties":false,"properties":{"code":{"maxLength":32,"minLength":1,"pattern":"^[^\\u0000]*$","type":"string"},"percent":{"maximum":100,"minimum":0,"type":"integer"}},"required":["code","percent"],"type":"object"},{"type":"null"}]},"id":{"minimum":1,"type":"integer"},"items":{"items":{"additionalProperties":false,"properties":{"quantity":{"maximum":100000,"minimum":1,"type":"integer"},"sku":{"maxLength":64,"minLength":1,"pattern":"^[^\\u0000]*$","type":"string"},"unit_price_cents":{"maximum":100000000,"minimum":0,"type":"integer"}},"required":["sku","quantity","unit_price_cents"],"type":"object"},"type":"array"},"note":{"maxLength":500,"pattern":"^[^\\u0000]*$","type":["string","null"]},"status":{"description":"Open set: pending, paid, shipped, delivered, cancelled today; clients must accept unknown values. Transitions: pending->paid->shipped->delivered, pending|paid->cancelled.","examples":["pending","paid","shipped","delivered","cancelled"],"maxLength":32,"minLength":1,"pattern":"^[a-z_]+$","type":"string","x-extensible-enum":["pending","paid","shipped","delivered","cancelled"]},"total_cents":{"description":"Sum of quantity x unit_price_cents, less the discount percent, rounded half up. Derived, never written.","minimum":0,"type":"integer"},"updated_at":{"format":"date-time","type":"string"}},"required":["id","status","items","total_cents","currency","discount","note","created_at","updated_at","_links"],"type":"object"},"seq":{"minimum":1,"type":"integer"},"status":{"description":"The order's status after the write (open set; accept unknown values).","type":"string"},"type":{"enum":["order.created","order.updated","order.cancelled"],"type":"string"}},"required":["type","channel","seq","status","order"],"type":"object"};
 function validate_validateClientMessage(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -359,7 +359,7 @@ errors++;
 if(data.channel !== undefined){
 let data0 = data.channel;
 if((typeof data0 !== "string") && (data0 !== null)){
-const err6 = {instancePath:instancePath+"/channel",schemaPath:"#/properties/channel/type",keyword:"type",params:{type: schema_82c29bfe.properties.channel.type},message:"must be string,null"};
+const err6 = {instancePath:instancePath+"/channel",schemaPath:"#/properties/channel/type",keyword:"type",params:{type: schema_0e43dbf8.properties.channel.type},message:"must be string,null"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -370,8 +370,7 @@ errors++;
 }
 }
 if(data.code !== undefined){
-let data1 = data.code;
-if(typeof data1 !== "string"){
+if(typeof data.code !== "string"){
 const err7 = {instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err7];
@@ -381,8 +380,10 @@ vErrors.push(err7);
 }
 errors++;
 }
-if(!((((((((data1 === "bad_message") || (data1 === "invalid_message")) || (data1 === "not_found")) || (data1 === "already_subscribed")) || (data1 === "not_subscribed")) || (data1 === "too_many_subscriptions")) || (data1 === "unavailable")) || (data1 === "internal"))){
-const err8 = {instancePath:instancePath+"/code",schemaPath:"#/properties/code/enum",keyword:"enum",params:{allowedValues: schema_82c29bfe.properties.code.enum},message:"must be equal to one of the allowed values"};
+}
+if(data.message !== undefined){
+if(typeof data.message !== "string"){
+const err8 = {instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -392,9 +393,10 @@ vErrors.push(err8);
 errors++;
 }
 }
-if(data.message !== undefined){
-if(typeof data.message !== "string"){
-const err9 = {instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.seq !== undefined){
+let data3 = data.seq;
+if((!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))) && (data3 !== null)){
+const err9 = {instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: schema_0e43dbf8.properties.seq.type},message:"must be integer,null"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -404,10 +406,10 @@ vErrors.push(err9);
 errors++;
 }
 }
-if(data.seq !== undefined){
-let data3 = data.seq;
-if((!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))) && (data3 !== null)){
-const err10 = {instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: schema_82c29bfe.properties.seq.type},message:"must be integer,null"};
+if(data.type !== undefined){
+let data4 = data.type;
+if(typeof data4 !== "string"){
+const err10 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -416,11 +418,8 @@ vErrors.push(err10);
 }
 errors++;
 }
-}
-if(data.type !== undefined){
-let data4 = data.type;
-if(typeof data4 !== "string"){
-const err11 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if("error" !== data4){
+const err11 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "error"},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -429,25 +428,15 @@ vErrors.push(err11);
 }
 errors++;
 }
-if("error" !== data4){
-const err12 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "error"},message:"must be equal to constant"};
+}
+}
+else {
+const err12 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err12];
 }
 else {
 vErrors.push(err12);
-}
-errors++;
-}
-}
-}
-else {
-const err13 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err13];
-}
-else {
-vErrors.push(err13);
 }
 errors++;
 }
@@ -1551,8 +1540,7 @@ errors++;
 }
 }
 if(data.reason !== undefined){
-let data1 = data.reason;
-if(typeof data1 !== "string"){
+if(typeof data.reason !== "string"){
 const err7 = {instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err7];
@@ -1562,8 +1550,11 @@ vErrors.push(err7);
 }
 errors++;
 }
-if(!((data1 === "gap_too_old") || (data1 === "since_ahead"))){
-const err8 = {instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/enum",keyword:"enum",params:{allowedValues: schema_5e6c799c.properties.reason.enum},message:"must be equal to one of the allowed values"};
+}
+if(data.seq !== undefined){
+let data2 = data.seq;
+if(!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))){
+const err8 = {instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -1572,11 +1563,9 @@ vErrors.push(err8);
 }
 errors++;
 }
-}
-if(data.seq !== undefined){
-let data2 = data.seq;
-if(!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))){
-const err9 = {instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(typeof data2 == "number"){
+if(data2 < 0 || isNaN(data2)){
+const err9 = {instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -1585,9 +1574,12 @@ vErrors.push(err9);
 }
 errors++;
 }
-if(typeof data2 == "number"){
-if(data2 < 0 || isNaN(data2)){
-const err10 = {instancePath:instancePath+"/seq",schemaPath:"#/properties/seq/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+}
+if(data.type !== undefined){
+let data3 = data.type;
+if(typeof data3 !== "string"){
+const err10 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -1596,12 +1588,8 @@ vErrors.push(err10);
 }
 errors++;
 }
-}
-}
-if(data.type !== undefined){
-let data3 = data.type;
-if(typeof data3 !== "string"){
-const err11 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if("resync" !== data3){
+const err11 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "resync"},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -1610,25 +1598,15 @@ vErrors.push(err11);
 }
 errors++;
 }
-if("resync" !== data3){
-const err12 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "resync"},message:"must be equal to constant"};
+}
+}
+else {
+const err12 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err12];
 }
 else {
 vErrors.push(err12);
-}
-errors++;
-}
-}
-}
-else {
-const err13 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err13];
-}
-else {
-vErrors.push(err13);
 }
 errors++;
 }

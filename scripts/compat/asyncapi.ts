@@ -17,6 +17,7 @@ import { parse } from 'yaml';
 import { checkPayloads, type Direction, type Message } from './payloads';
 import { checkAsyncApiSecurity } from './security';
 import { checkChannelParameters } from './channelParameters';
+import { ASYNCAPI, checkExtensibleEnums } from './extensibleEnums';
 import { asRecord, type Finding, type KindResult } from './types';
 
 /**
@@ -145,7 +146,14 @@ export async function checkAsyncApi(current: string, released: string, files = n
   return {
     kind: 'asyncapi',
     // Security schemes and requirements, which @asyncapi/diff leaves unclassified: security.ts.
-    findings: [...structural, ...payloads, ...checkChannelParameters(releasedDoc, currentDoc), ...checkAsyncApiSecurity(releasedDoc, currentDoc)],
+    // A value dropped from a message's open set (ErrorMessage.code), which oasdiff judges on client messages only: extensibleEnums.ts.
+    findings: [
+      ...structural,
+      ...payloads,
+      ...checkChannelParameters(releasedDoc, currentDoc),
+      ...checkAsyncApiSecurity(releasedDoc, currentDoc),
+      ...checkExtensibleEnums(releasedDoc, currentDoc, (value) => payloads.some((f) => f.rule?.endsWith('x-extensible-enum-value-removed') && f.message.includes(`value \`${value}\``)), ASYNCAPI),
+    ],
     checked: scope,
     notes: unclassified.filter((c) => !/\/security(\/|$)|^\/components\/securitySchemes\//.test(c.path)).map((c) => `asyncapi: not judged by @asyncapi/diff (review it): ${c.action} ${c.path}`),
   };

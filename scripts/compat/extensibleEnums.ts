@@ -12,7 +12,17 @@
  * is oasdiff's to report (as a removed or retyped property).
  */
 import { nodeLabel, pointerOf, segmentsOf, verbOf } from './causes';
-import { asRecord, type Finding } from './types';
+import { asRecord, type Finding, type Kind } from './types';
+
+/** The contract a list is in, as its findings name it. */
+export interface ListSource {
+  kind: Kind;
+  group: string;
+  contract: string;
+}
+const OPENAPI: ListSource = { kind: 'openapi', group: 'every REST version', contract: 'contracts/openapi.yaml' };
+/** contracts/asyncapi.yaml: the open sets of message payloads (ErrorMessage.code, ResyncMessage.reason). */
+export const ASYNCAPI: ListSource = { kind: 'asyncapi', group: 'message payloads', contract: 'contracts/asyncapi.yaml' };
 
 const KEY = 'x-extensible-enum';
 const RULE = 'x-extensible-enum-value-removed';
@@ -47,7 +57,7 @@ function schemaAt(doc: unknown, pointer: string): Record<string, unknown> | unde
  * @param reported whether oasdiff already reported removing `value` (its request-side rule),
  *   so one removal is not listed twice.
  */
-export function checkExtensibleEnums(released: Record<string, unknown>, current: Record<string, unknown>, reported: (value: string) => boolean = () => false): Finding[] {
+export function checkExtensibleEnums(released: Record<string, unknown>, current: Record<string, unknown>, reported: (value: string) => boolean = () => false, source: ListSource = OPENAPI): Finding[] {
   const findings: Finding[] = [];
   for (const [pointer, values] of listsOf(released)) {
     const schema = schemaAt(current, pointer);
@@ -58,13 +68,13 @@ export function checkExtensibleEnums(released: Record<string, unknown>, current:
     for (const value of values.map(String)) {
       if (kept.has(value) || reported(value)) continue;
       findings.push({
-        kind: 'openapi',
-        group: 'every REST version',
+        kind: source.kind,
+        group: source.group,
         location: `\`${label}\``,
         message: `removed the value \`${value}\` from its x-extensible-enum: released clients that act on it no longer get it (add values; never remove or rename one)`,
         rule: RULE,
         cause: `\`${label}\` ${verbOf(RULE)}`,
-        contract: 'contracts/openapi.yaml',
+        contract: source.contract,
         pointer: `${pointer}/${KEY}`,
       });
     }

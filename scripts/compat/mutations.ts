@@ -320,12 +320,23 @@ export const BREAKING: Mutation[] = [
     apply: (c) => dropRequired(payload(c, 'ResyncMessage'), 'reason'),
   },
   {
-    name: "asyncapi: a server message's enum dropped (ResyncMessage.reason: any string may come; oasdiff fails one value added, not this)",
+    name: "asyncapi: a server message's enum dropped (OrderEventMessage.type: any string may come; oasdiff fails one value added, not this)",
     expect: 'breaking',
     kinds: ['asyncapi'],
-    mentions: ['message ResyncMessage', 'reason'],
+    mentions: ['message OrderEventMessage', '`type`'],
     apply: (c) => {
-      delete payload(c, 'ResyncMessage').properties.reason.enum;
+      delete payload(c, 'OrderEventMessage').properties.type.enum;
+    },
+  },
+  {
+    name: "asyncapi: a value dropped from a server message's open set (ResyncMessage.reason since_ahead: clients act on it)",
+    expect: 'breaking',
+    kinds: ['asyncapi'],
+    mentions: ['`since_ahead`', 'x-extensible-enum'],
+    causes: ['`ResyncMessage.payload.reason` lost enum values'],
+    apply: (c) => {
+      const reason = payload(c, 'ResyncMessage').properties.reason;
+      reason['x-extensible-enum'] = reason['x-extensible-enum'].filter((v: string) => v !== 'since_ahead');
     },
   },
   {
@@ -691,6 +702,13 @@ export const COMPATIBLE: Mutation[] = [
     expect: 'compatible',
     apply: (c) => {
       c.asyncapi.channels.orderStream.parameters.orderId.examples = ['42'];
+    },
+  },
+  {
+    name: "asyncapi: an error code added to the error message's open set (clients must accept codes added later)",
+    expect: 'compatible',
+    apply: (c) => {
+      payload(c, 'ErrorMessage').properties.code['x-extensible-enum'].push('over_quota');
     },
   },
   {

@@ -11,7 +11,7 @@
  * `code` the one to branch on for a specific reason.
  */
 import type { components, ProblemCode } from './generated/openapi.js';
-import type { ErrorMessage } from './generated/messages.js';
+import type { ErrorMessageCode } from './generated/messages.js';
 
 export type { ProblemCode };
 /** An RFC 9457 problem as the contract defines it, `code` typed with the codes it lists. */
@@ -43,8 +43,8 @@ export type GraphqlErrorCode =
   | 'INTERNAL_SERVER_ERROR'
   | (string & {});
 
-/** The `code` of a WebSocket `error` message (the service's `/asyncapi.yaml`). */
-export type RealtimeErrorCode = ErrorMessage['code'];
+/** The `code` of a WebSocket `error` message (the service's `/asyncapi.yaml`); open-ended, as a newer server may add codes. */
+export type RealtimeErrorCode = ErrorMessageCode;
 
 /**
  * Failures the SDK itself names, with status 0 (no HTTP answer):

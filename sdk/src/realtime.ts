@@ -24,8 +24,14 @@
  * @packageDocumentation
  */
 import { createParser } from 'eventsource-parser';
-import type { OrderEventMessage as GeneratedEventMessage, ServerMessage as GeneratedServerMessage } from './generated/messages.js';
-import { OrderlineError, errorFromResponse, MAX_RETRY_AFTER_S, parseRetryAfter } from './errors.js';
+import type {
+  ErrorMessage as GeneratedErrorMessage,
+  OrderEventMessage as GeneratedEventMessage,
+  ResyncMessage as GeneratedResyncMessage,
+  ResyncMessageReason,
+  ServerMessage as GeneratedServerMessage,
+} from './generated/messages.js';
+import { OrderlineError, errorFromResponse, MAX_RETRY_AFTER_S, parseRetryAfter, type RealtimeErrorCode } from './errors.js';
 
 export { MAX_RETRY_AFTER_S, parseRetryAfter };
 // Every failure of this entry is an OrderlineError: importable from here as from the others.
@@ -39,8 +45,17 @@ export interface OrderEventMessage extends Omit<GeneratedEventMessage, 'order' |
   order: Order;
   status: OrderStatus;
 }
-/** Messages the server sends on a stream (the service's `/asyncapi.yaml`), events typed with `Order`. */
-export type ServerMessage = Exclude<GeneratedServerMessage, GeneratedEventMessage> | OrderEventMessage;
+/** A refused client message or subscription; `code` lists the codes sent today and takes any other. */
+export interface ErrorMessage extends Omit<GeneratedErrorMessage, 'code'> {
+  code: RealtimeErrorCode;
+}
+/** The resume point was outside the replay ring; `reason` lists the reasons sent today and takes any other. */
+export interface ResyncMessage extends Omit<GeneratedResyncMessage, 'reason'> {
+  reason: ResyncMessageReason;
+}
+export type { ResyncMessageReason };
+/** Messages the server sends on a stream (the service's `/asyncapi.yaml`), events typed with `Order`, open sets named. */
+export type ServerMessage = Exclude<GeneratedServerMessage, GeneratedEventMessage | GeneratedErrorMessage | GeneratedResyncMessage> | OrderEventMessage | ErrorMessage | ResyncMessage;
 
 /** @deprecated the same type as `Order`. */
 export type OrderV2 = Order;

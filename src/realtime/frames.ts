@@ -46,7 +46,14 @@ export function eventMessage(event: OrderEvent): OrderEventMessage {
   return { type: event.type, channel: topicOf(event.orderId), seq: event.seq, status: event.order.status, order: toV2(event.order, '/orders') };
 }
 
-export function resyncMessage(orderId: number, seq: number, reason: ResyncMessage['reason']): ResyncMessage {
+/**
+ * The `resync` reasons this server sends: the contract's `x-extensible-enum` of
+ * ResyncMessage.reason (open for clients, closed here; a test keeps the two equal).
+ */
+export const RESYNC_REASONS = ['gap_too_old', 'since_ahead'] as const;
+export type ResyncReason = (typeof RESYNC_REASONS)[number];
+
+export function resyncMessage(orderId: number, seq: number, reason: ResyncReason): ResyncMessage {
   return { type: 'resync', channel: topicOf(orderId), seq, reason };
 }
 

@@ -24,7 +24,7 @@
  * is found by `reconcile`, which compares every ring with the store's newest seq.
  */
 import { MAX_BATCH, type OrderEvent, type Store } from '../store';
-import { eventFrame, type Frame } from './frames';
+import { eventFrame, type Frame, type ResyncReason } from './frames';
 import { ReplayRing, RingBudget } from './ring';
 import type { Bus } from '../bus';
 
@@ -45,7 +45,7 @@ export interface Subscriber {
   ack(from: number, head: number): void;
   write(frame: Frame): void;
   /** `since` is older than the ring, or ahead of the topic: GET the order; frames after `seq` follow. */
-  resync(seq: number, reason: 'gap_too_old' | 'since_ahead'): void;
+  resync(seq: number, reason: ResyncReason): void;
   /** A hole in delivery: end the subscription so the client resumes from `lastSeq`. */
   drop(reason: 'gap'): void;
   /** The topic could not be loaded (store failure): the subscription never started; nothing of it is kept. */

@@ -34,7 +34,7 @@ import {
 } from '../http';
 import type { AcceptLimiter } from './acceptLimiter';
 import { lastChecks, type AdmissionQueue } from './admission';
-import { httpChunk, resyncMessage, SEQ_TEXT, sseFrame, topicOf, type Frame } from './frames';
+import { httpChunk, resyncMessage, SEQ_TEXT, sseFrame, topicOf, type Frame, type ResyncReason } from './frames';
 import type { Subscriber, TopicHub } from './hub';
 import type { SlowPeers } from './slowPeers';
 import type { StreamQuota } from './quota';
@@ -135,7 +135,7 @@ class SseStream implements Subscriber {
     if (this.headOut) this.send(PING, PING_CHUNK);
   }
 
-  resync(seq: number, reason: 'gap_too_old' | 'since_ahead'): void {
+  resync(seq: number, reason: ResyncReason): void {
     this.send(sseFrame(resyncMessage(this.orderId, seq, reason), seq));
   }
 

@@ -22,11 +22,11 @@ import type { Account, Store } from '../store';
 import { framingRefusal, streamToken, isRefusal, missingToken, parseClientJson, refusal, refusalOf, requestIdOf, splitTarget, writeRefusal, type RawAnswerLog, shuttingDown, type Refusal } from '../http';
 import { StoreUnavailableError } from '../store';
 import { parseOrderId } from '../orders';
-import type { ErrorMessage, ServerMessage } from '../../generated/asyncapi/messages';
+import type { ServerMessage } from '../../generated/asyncapi/messages';
 import { validateClientMessage } from '../../generated/asyncapi/validators';
 import type { AcceptLimiter } from './acceptLimiter';
 import { lastChecks, type AdmissionQueue } from './admission';
-import { resyncMessage, SEQ_TEXT, topicOf, wsFrame, type Frame } from './frames';
+import { resyncMessage, SEQ_TEXT, topicOf, wsFrame, type Frame, type ResyncReason } from './frames';
 import type { Subscriber, TopicHub } from './hub';
 import { WsHeartbeat } from './heartbeat';
 import type { SlowPeers } from './slowPeers';
@@ -42,7 +42,13 @@ export const CLOSE_POLICY = 1008;
 /** Largest client message accepted (a subscribe is under 100 bytes); bigger closes with 1009. */
 export const MAX_CLIENT_MESSAGE_BYTES = 4096;
 
-export type ErrorCode = ErrorMessage['code'];
+/**
+ * The `error` codes this server sends. The contract lists them as an `x-extensible-enum`
+ * (clients accept codes added later, so its generated type is `string`); the server's own
+ * set is closed, and a test keeps it equal to the contract's list.
+ */
+export const ERROR_CODES = ['bad_message', 'invalid_message', 'not_found', 'already_subscribed', 'not_subscribed', 'too_many_subscriptions', 'unavailable', 'internal'] as const;
+export type ErrorCode = (typeof ERROR_CODES)[number];
 
 export interface WsDeps {
   store: Pick<Store, 'getOrder'>;
@@ -236,7 +242,7 @@ class WsSubscription implements Subscriber {
     this.outbox.write(frame.ws);
   }
 
-  resync(seq: number, reason: 'gap_too_old' | 'since_ahead'): void {
+  resync(seq: number, reason: ResyncReason): void {
     this.conn.send(resyncMessage(this.orderId, seq, reason));
   }
 

@@ -3,11 +3,8 @@ export interface components {
     schemas: {
         ErrorMessage: {
             channel: string | null;
-            /**
-             * @description bad_message: not a JSON text frame, or one no JSON reader of the service takes (nested deeper than 64 levels, an unpaired surrogate escape, a member name repeated in one object: I-JSON). invalid_message: not a valid subscribe or unsubscribe. not_found: no such order (or another account's). already_subscribed, not_subscribed: the channel's subscription state. too_many_subscriptions: the connection holds as many subscriptions as one may (the server's MAX_SUBSCRIPTIONS_PER_CONNECTION, 100 by default): unsubscribe from one, or open another connection. unavailable: the topic could not be loaded; subscribe again later. internal: the server failed to handle the message. Clients must accept codes added later.
-             * @enum {string}
-             */
-            code: "bad_message" | "invalid_message" | "not_found" | "already_subscribed" | "not_subscribed" | "too_many_subscriptions" | "unavailable" | "internal";
+            /** @description bad_message: not a JSON text frame, or one no JSON reader of the service takes (nested deeper than 64 levels, an unpaired surrogate escape, a member name repeated in one object: I-JSON). invalid_message: not a valid subscribe or unsubscribe. not_found: no such order (or another account's). already_subscribed, not_subscribed: the channel's subscription state. too_many_subscriptions: the connection holds as many subscriptions as one may (the server's MAX_SUBSCRIPTIONS_PER_CONNECTION, 100 by default): unsubscribe from one, or open another connection. unavailable: the topic could not be loaded; subscribe again later. internal: the server failed to handle the message. Clients must accept codes added later. */
+            code: string;
             message: string;
             seq: number | null;
             /** @constant */
@@ -66,11 +63,8 @@ export interface components {
         ResyncMessage: {
             /** @description A topic, `order:<id>`. */
             channel: string;
-            /**
-             * @description gap_too_old: `since` is older than the replay ring. since_ahead: `since` is ahead of the topic (e.g. the client's position came from a restored or other deployment). Clients must accept reasons added later.
-             * @enum {string}
-             */
-            reason: "gap_too_old" | "since_ahead";
+            /** @description gap_too_old: `since` is older than the replay ring. since_ahead: `since` is ahead of the topic (e.g. the client's position came from a restored or other deployment). Clients must accept reasons added later. */
+            reason: string;
             /** @description Position in the topic's sequence (the order's revision); 0 = before the first event. */
             seq: number;
             /** @constant */
@@ -127,3 +121,8 @@ export type UnsubscribeMessage = components['schemas']['UnsubscribeMessage'];
 export type ClientMessage = SubscribeMessage | UnsubscribeMessage;
 /** Messages the server sends; every one carries `channel` and `seq`. */
 export type ServerMessage = ErrorMessage | OrderEventMessage | ResyncMessage | SubscribedMessage | UnsubscribedMessage;
+
+/** Open set (`x-extensible-enum` of ErrorMessage.code): the known values autocomplete; clients must accept others. */
+export type ErrorMessageCode = "bad_message" | "invalid_message" | "not_found" | "already_subscribed" | "not_subscribed" | "too_many_subscriptions" | "unavailable" | "internal" | (string & {});
+/** Open set (`x-extensible-enum` of ResyncMessage.reason): the known values autocomplete; clients must accept others. */
+export type ResyncMessageReason = "gap_too_old" | "since_ahead" | (string & {});

@@ -5,6 +5,7 @@
  */
 import { createOrderlineClient, streamOrder, type OrderlineError, type OrderEventMessage, type Order, type OrderStatus, type Currency, type ProblemCode, type OrderlineErrorCode } from '../../src/index.js';
 import type * as messages from '../../src/generated/messages.js';
+import type { RealtimeErrorCode, ResyncMessageReason, ServerMessage } from '../../src/realtime.js';
 
 /** True when A and B are the same type. */
 type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
@@ -41,6 +42,19 @@ export function openSets(order: Order): void {
   void [later, status];
   // @ts-expect-error a status is a string
   const notAString: OrderStatus = 3;
+  void notAString;
+}
+
+export function realtimeOpenSets(): void {
+  // The realtime contract's open sets: an `error` code or a `resync` reason added later still compiles.
+  expectTrue<Equal<Extract<RealtimeErrorCode, 'not_found'>, 'not_found'>>();
+  expectTrue<Equal<Extract<ResyncMessageReason, 'gap_too_old'>, 'gap_too_old'>>();
+  const refused: ServerMessage = { type: 'error', channel: null, seq: null, code: 'over_quota', message: 'm' };
+  const resync: ServerMessage = { type: 'resync', channel: 'order:1', seq: 1, reason: 'restored' };
+  const code: RealtimeErrorCode = 'over_quota';
+  void [refused, resync, code];
+  // @ts-expect-error a code is a string
+  const notAString: RealtimeErrorCode = 3;
   void notAString;
 }
 
