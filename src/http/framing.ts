@@ -82,8 +82,13 @@ function scanFields(raw: readonly string[]): { repeated: string | undefined; byt
   return { repeated, bytes };
 }
 
+/** The 505 of a request in an HTTP version this server does not speak, parsed by node (`2.0`) or not (`3.0`: upgrade.ts). */
+export function versionRefusal(version: string): Refusal {
+  return refusal('HTTP_VERSION_NOT_SUPPORTED', `This server speaks HTTP/1.1 and HTTP/1.0, not HTTP/${version}`, CLOSE);
+}
+
 export function framingRefusal(req: IncomingMessage): Refusal | undefined {
-  if (req.httpVersionMajor !== 1) return refusal('HTTP_VERSION_NOT_SUPPORTED', `This server speaks HTTP/1.1 and HTTP/1.0, not HTTP/${req.httpVersion}`, CLOSE);
+  if (req.httpVersionMajor !== 1) return versionRefusal(req.httpVersion);
   if ((req.url?.length ?? 0) > MAX_TARGET_BYTES) return refusal('URI_TOO_LONG', `The request-target is longer than ${MAX_TARGET_BYTES} bytes`, CLOSE);
   const fields = scanFields(req.rawHeaders);
   if (req.rawHeaders.length >= 2 * MAX_FIELDS) return refusal('HEADER_FIELDS_TOO_LARGE', `A request carries fewer than ${MAX_FIELDS} header fields`, CLOSE);

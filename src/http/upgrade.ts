@@ -26,6 +26,7 @@
 import { IncomingMessage, ServerResponse, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { requestIdFor, requestIdOf, wasRouted } from './finalize';
+import { versionRefusal } from './framing';
 import { PROBLEM_MEDIA_TYPE, refusal, type ProblemCode, type Refusal } from './problem';
 import { problemText } from './respond';
 
@@ -111,28 +112,27 @@ const CLIENT_ERROR_STATUS: Readonly<Record<string, ProblemCode>> = {
   HPE_HEADER_OVERFLOW: 'HEADER_FIELDS_TOO_LARGE',
   HPE_CHUNK_EXTENSIONS_OVERFLOW: 'PAYLOAD_TOO_LARGE',
   ERR_HTTP_REQUEST_TIMEOUT: 'REQUEST_TIMEOUT',
-  // A version node's parser reads no request of (`HTTP/3.0`, `HTTP/1.2`: it knows 0.9, 1.0, 1.1 and 2.0,
-  // and those the pipeline answers itself, framing.ts). RFC 9110 2.5 would serve HTTP/1.2 as 1.1; node cannot parse it.
-  HPE_INVALID_VERSION: 'HTTP_VERSION_NOT_SUPPORTED',
 };
 
 /** A request line well formed but for its version: method, target, `HTTP/d.d`, CRLF. */
 const VERSIONED_LINE = /^[!-~]+ [!-~]+ HTTP\/(\d+\.\d+)\r$/;
 
 /**
- * Whether node's HPE_INVALID_VERSION is a version this server does not speak (`HTTP/3.0`,
- * `HTTP/1.2`: 505) rather than a request line broken after its version (a bare LF, a space
- * before the CRLF), which node reports under the same code and is 400 like any malformed
- * request. `raw` is the chunk node failed in, `at` the bytes it had parsed of it: the line
- * judged is the one holding the last byte parsed.
+ * The version of node's HPE_INVALID_VERSION when it is one this server does not speak
+ * (`HTTP/3.0`, `HTTP/1.2`: 505, as framing.ts answers the versions node does parse, 0.9 and
+ * 2.0; RFC 9110 2.5 would serve HTTP/1.2 as 1.1, but node cannot parse it), or undefined for
+ * a request line broken after its version (a bare LF, a space before the CRLF), which node
+ * reports under the same code and is 400 like any malformed request. `raw` is the chunk
+ * node failed in, `at` the bytes it had parsed of it: the line judged is the one holding
+ * the last byte parsed.
  */
-function unsupportedVersion(raw: unknown, at: unknown): boolean {
-  if (!Buffer.isBuffer(raw) || typeof at !== 'number' || at < 1) return false;
+function unspokenVersion(raw: unknown, at: unknown): string | undefined {
+  if (!Buffer.isBuffer(raw) || typeof at !== 'number' || at < 1) return undefined;
   const last = Math.min(at, raw.length) - 1;
   const start = last === 0 ? 0 : raw.lastIndexOf(0x0a, last - 1) + 1;
   const end = raw.indexOf(0x0a, last);
   const version = VERSIONED_LINE.exec(raw.subarray(start, end < 0 ? raw.length : end).toString('latin1'))?.[1];
-  return version !== undefined && version !== '1.1' && version !== '1.0';
+  return version !== '1.1' && version !== '1.0' ? version : undefined;
 }
 
 /**
@@ -214,14 +214,14 @@ export function answerClientErrors(server: Server, log: RawAnswerLog = () => und
     // connection ends after the answers owed (RFC 9112 9.6: no further request is processed).
     if (err.code === 'HPE_CLOSED_CONNECTION') return afterPendingResponses(socket, () => socket.end());
     const raw: unknown = Reflect.get(err, 'rawPacket');
-    const known = err.code === 'HPE_INVALID_VERSION' && !unsupportedVersion(raw, Reflect.get(err, 'bytesParsed')) ? undefined : err.code;
-    const code = (known !== undefined && CLIENT_ERROR_STATUS[known]) || 'BAD_REQUEST';
-    const detail = code === 'BAD_REQUEST' ? `The request is not well-formed HTTP/1.1 (${err.code ?? 'unparsable'})` : undefined;
+    const version = err.code === 'HPE_INVALID_VERSION' ? unspokenVersion(raw, Reflect.get(err, 'bytesParsed')) : undefined;
+    const known = err.code === undefined ? undefined : CLIENT_ERROR_STATUS[err.code];
+    const refused = version !== undefined ? versionRefusal(version) : known !== undefined ? refusal(known) : refusal('BAD_REQUEST', `The request is not well-formed HTTP/1.1 (${err.code ?? 'unparsable'})`);
     // The bytes node failed on, when they begin a HEAD request: its answer has no body. They
     // begin the broken request only when none was read before it (`rawPacket` is the whole
     // chunk); behind others, the answer keeps its body, which the close delimits anyway.
     const first = responseOn(socket) === undefined;
     const head = first && Buffer.isBuffer(raw) && raw.subarray(0, 5).toString('latin1') === 'HEAD ';
-    afterPendingResponses(socket, (req) => answer(req, socket, refusal(code, detail), head));
+    afterPendingResponses(socket, (req) => answer(req, socket, refused, head));
   });
 }
