@@ -76,6 +76,54 @@ describe('realtime client', () => {
     expect(asked).toEqual(['HEAD http://x.test/api/orders/7/stream']);
   });
 
+  it("on Node 22's WebSocket, which fires only `error` when a connection cannot open, the stream retries an outage and a 401 still reaches onFatal", async () => {
+    const made: string[] = [];
+    /** undici 6: a failed connection fires `error` and never `close`; the third one opens. */
+    class Undici {
+      readyState = 0;
+      onopen: (() => void) | null = null;
+      onmessage: ((ev: { data: unknown }) => void) | null = null;
+      onclose: (() => void) | null = null;
+      onerror: ((ev: unknown) => void) | null = null;
+      constructor(url: string) {
+        made.push(url);
+        queueMicrotask(() => (made.length < 3 ? this.onerror?.({}) : this.onopen?.()));
+      }
+      send() {
+        queueMicrotask(() => this.onmessage?.({ data: JSON.stringify({ type: 'order.updated', channel: 'order:7', seq: 2, status: 'paid', order: { id: 7 } }) }));
+      }
+      close() {}
+    }
+    const heads: number[] = [];
+    const seq = await new Promise<number>((resolve) => {
+      const stream = streamOrder({
+        baseUrl: 'http://x.test',
+        orderId: 7,
+        since: 1,
+        transport: 'ws',
+        WebSocket: Undici,
+        backoff: { baseMs: 1, capMs: 2 },
+        // The HEAD asked after each failed connection: no answer (an outage), retried.
+        fetch: () => (heads.push(heads.length), Promise.reject(new TypeError('fetch failed'))),
+        onEvent: (m) => (stream.close(), resolve(m.seq)),
+        onFatal: () => resolve(-1),
+      });
+    });
+    expect(seq).toBe(2);
+    expect([made.length, heads.length]).toEqual([3, 2]);
+
+    class Refused extends Undici {
+      constructor(url: string) {
+        super(url);
+        made.length = 0; // never opens
+      }
+    }
+    const fatal = await new Promise<OrderlineError>((resolve) => {
+      streamOrder({ baseUrl: 'http://x.test', token: 'revoked', orderId: 7, transport: 'ws', WebSocket: Refused, fetch: () => Promise.resolve(problem(401, 'UNAUTHORIZED')), onEvent: () => undefined, onFatal: resolve });
+    });
+    expect(fatal).toMatchObject({ status: 401, code: 'UNAUTHORIZED' });
+  });
+
   it('asks a token function at every reconnect: a rotated token carries the stream on', async () => {
     const tokens = ['old', 'new'];
     let asked = 0;

@@ -348,21 +348,19 @@ export function streamOrder(opts: OrderStreamOptions): OrderStream {
 
   async function connectWs(): Promise<void> {
     const Ctor = opts.WebSocket ?? (globalThis as { WebSocket?: WebSocketCtor }).WebSocket;
-    if (!Ctor) throw new OrderlineError(0, undefined, { source: 'client', code: 'UNSUPPORTED_PLATFORM', message: 'no WebSocket: pass options.WebSocket (e.g. the ws package on Node 20)' });
+    if (!Ctor) throw new OrderlineError(0, undefined, { source: 'client', code: 'UNSUPPORTED_PLATFORM', message: 'no WebSocket: pass options.WebSocket (Node 20: the ws package)' });
     const token = await tokenOf(opts.token);
     if (closed) return;
     const url = `${base.replace(/^http/, 'ws')}/orders${token ? `?access_token=${encodeURIComponent(token)}` : ''}`;
     const ws = new Ctor(url);
     let done = false;
     let retryAfterS: number | undefined;
-    const idle = watchWebSocket(ws, opts.idleTimeoutMs);
     const finish = () => {
-      idle.stop();
       if (done) return;
       done = true;
       scheduleReconnect(retryAfterS);
     };
-    // A refused upgrade (503 from the accept limiter): keep its Retry-After, then let `ws` abort (onclose follows).
+    // A refused upgrade (503 from the accept limiter): keep its Retry-After, then let `ws` abort (its close follows).
     ws.once?.('unexpected-response', (_req, res) => {
       const status = res.statusCode ?? 0;
       // A refusal retrying cannot fix (400, 401, 403, 404), as on SSE: the stream stops and onFatal is told.
@@ -396,7 +394,7 @@ export function streamOrder(opts: OrderStreamOptions): OrderStream {
         // not JSON: ignore
       }
     };
-    ws.onclose = () => {
+    const idle = watchWebSocket(ws, opts.idleTimeoutMs, () => {
       if (opened || ws.once) return void chain.then(finish, finish);
       void authHeaders()
         .then((headers) => doFetch(streamUrl, { method: 'HEAD', headers, signal: AbortSignal.timeout(10_000) }))
@@ -406,8 +404,7 @@ export function streamOrder(opts: OrderStreamOptions): OrderStream {
           finish();
         })
         .catch(finish); // no answer either: an outage, retried as one
-    };
-    ws.onerror = () => undefined; // onclose follows
+    });
   }
 
   function connectSse(): void {

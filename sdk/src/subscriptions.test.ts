@@ -44,6 +44,41 @@ describe('GraphQL subscribe drops a silent connection (idleTimeoutMs)', () => {
   });
 });
 
+describe("GraphQL subscribe on Node 22's WebSocket", () => {
+  it('resubscribes after a connection that fired only `error` (undici 6 fires no `close` when it cannot open)', async () => {
+    /** The first connection fails as undici's does: `error`, and no `close` ever. */
+    class Undici extends GqlWs {
+      constructor(url: string, protocol?: string) {
+        super(url, protocol);
+        if (PingingWs.made.length === 1) {
+          this.onopen = null;
+          queueMicrotask(() => {
+            this.onopen = null;
+            this.onerror?.({});
+          });
+        }
+      }
+    }
+    PingingWs.made = [];
+    const seqs: number[] = [];
+    await new Promise<void>((resolve) => {
+      const sub = subscribeOperation(
+        { baseUrl: 'http://x', token: 't', WebSocket: Undici, random: () => 0, backoff: { baseMs: 1, capMs: 2 } },
+        'OrderEventsV2',
+        { id: '1', since: 0 },
+        {
+          next: (d) => (seqs.push(d.orderEvents.seq), sub.close(), resolve()),
+          onConnect: (attempt) => {
+            if (attempt === 1) setTimeout(() => PingingWs.made[1]?.push(event(1)), 5);
+          },
+        },
+      );
+    });
+    expect(PingingWs.made).toHaveLength(2);
+    expect(seqs).toEqual([1]);
+  });
+});
+
 describe('GraphQL subscribe on a platform without WebSocket', () => {
   it('stops with UNSUPPORTED_PLATFORM, as streamOrder does', () => {
     // Node 22 has a global WebSocket; this platform has none.

@@ -83,7 +83,7 @@ export function subscribeOperation<N extends SubscriptionName>(
   function stop(error?: GraphqlRequestError): void {
     closed = true;
     reconnects.cancel();
-    current?.close(1000, 'Normal Closure');
+    current?.close(1000);
     if (error) handlers.error?.(error);
   }
 
@@ -125,10 +125,9 @@ export function subscribeOperation<N extends SubscriptionName>(
     if (closed) return;
     handlers.onConnect?.(reconnects.attempt);
     const Ctor = opts.WebSocket ?? (globalThis as { WebSocket?: GraphqlWebSocketCtor }).WebSocket;
-    if (!Ctor) return stop(new GraphqlRequestError(0, [{ message: 'no WebSocket: pass options.WebSocket (e.g. the ws package on Node 20)' }], { code: 'UNSUPPORTED_PLATFORM' }));
+    if (!Ctor) return stop(new GraphqlRequestError(0, [{ message: 'no WebSocket: pass options.WebSocket (Node 20: the ws package)' }], { code: 'UNSUPPORTED_PLATFORM' }));
     const ws = new Ctor(url, PROTOCOL);
     current = ws;
-    const idle = watchWebSocket(ws, opts.idleTimeoutMs);
     let retryAfterS: number | undefined;
     // A refused upgrade (503 from the accept limiter, Node's `ws`): keep its Retry-After, then let `ws` abort (onclose follows).
     ws.once?.('unexpected-response', (_req, res) => {
@@ -139,7 +138,7 @@ export function subscribeOperation<N extends SubscriptionName>(
     ws.onopen = () => {
       tokenOf(opts.token).then(
         (token) => send({ type: 'connection_init', payload: token ? { authorization: `Bearer ${token}` } : {} }),
-        () => ws.close(1000, 'Normal Closure'), // the token function failed: resubscribe with backoff
+        () => ws.close(1000), // the token function failed: resubscribe with backoff
       );
     };
     ws.onmessage = (ev) => {
@@ -160,21 +159,19 @@ export function subscribeOperation<N extends SubscriptionName>(
         const errors = Array.isArray(msg.payload) ? (msg.payload as GraphqlErrorJson[]) : [];
         const error = requestErrorOverWebSocket(errors);
         if (RETRYABLE.has(String(error.code)))
-          ws.close(1000, 'Normal Closure'); // onclose resubscribes with backoff
+          ws.close(1000); // onclose resubscribes with backoff
         else stop(error);
       } else if (msg.type === 'complete' && msg.id === '1') {
-        ws.close(1000, 'Normal Closure'); // the server ended it: resume on a new connection
+        ws.close(1000); // the server ended it: resume on a new connection
       }
     };
-    ws.onclose = (ev) => {
-      idle.stop();
+    const idle = watchWebSocket(ws, opts.idleTimeoutMs, (ev) => {
       if (current !== ws || closed) return;
       // 4403 is the server refusing the token: HTTP's 401 on every transport (the README's rule), not a network failure's 0.
       if (FATAL_CLOSES.has(ev.code))
         return stop(new GraphqlRequestError(ev.code === 4403 ? 401 : 400, [{ message: `closed ${ev.code}: ${ev.reason}`, extensions: { code: ev.code === 4403 ? 'UNAUTHENTICATED' : 'BAD_REQUEST' } }]));
       scheduleReconnect(retryAfterS);
-    };
-    ws.onerror = () => undefined; // onclose follows
+    });
   }
 
   connect();

@@ -165,14 +165,35 @@ export const SSE_IDLE_TIMEOUT_MS = 45_000;
 export const WS_IDLE_TIMEOUT_MS = 75_000;
 
 /**
- * The idle watch of one WebSocket (order streams and GraphQL subscriptions alike): the
- * server's pings count as life where the socket shows them (the `ws` package), and only
- * there is silence a sign of a dead connection by default (elsewhere a quiet stream would
- * look dead). An idle one is cut at once (`terminate`) where it can be, rather than
- * waiting for a closing handshake a gone peer never answers. Messages call `alive`.
+ * The watch of one WebSocket (order streams and GraphQL subscriptions alike): its end and
+ * its silence.
+ *
+ * `onClose` runs once, when the socket closes, or, when a failed connection fires only
+ * `error`, for that error, as a close with code 1006 (closed abnormally, RFC 6455 7.1.5).
+ * The WHATWG WebSocket fires `close` right after `error`, in the same task, and so do
+ * browsers and the `ws` package; Node 22's built-in one (undici 6) fires only `error` when
+ * a connection cannot be opened (a refused upgrade, no server: nodejs/undici#3546), and a
+ * stream that waited for `close` there would stop for good.
+ *
+ * Silence: the server's pings count as life where the socket shows them (the `ws`
+ * package), and only there is silence a sign of a dead connection by default (elsewhere a
+ * quiet stream would look dead). An idle one is cut at once (`terminate`) where it can be,
+ * rather than waiting for a closing handshake a gone peer never answers. Messages call `alive`.
  */
-export function watchWebSocket(ws: Pick<WebSocketLike, 'on' | 'terminate' | 'close'>, idleTimeoutMs: number | undefined): { alive: () => void; stop: () => void } {
-  const idle = idleWatch(idleTimeoutMs ?? (typeof ws.on === 'function' ? WS_IDLE_TIMEOUT_MS : 0), () => (typeof ws.terminate === 'function' ? ws.terminate() : ws.close()));
+export function watchWebSocket(
+  ws: Pick<WebSocketLike, 'on' | 'terminate' | 'close' | 'onclose' | 'onerror'>,
+  idleTimeoutMs: number | undefined,
+  onClose: (ev: { code: number; reason: string }) => void,
+): { alive: () => void } {
+  const idle = idleWatch(idleTimeoutMs ?? (ws.on ? WS_IDLE_TIMEOUT_MS : 0), () => (ws.terminate ? ws.terminate() : ws.close()));
   ws.on?.('ping', idle.alive);
+  // Cleared when it runs, so the error's late stand-in finds nothing. `onerror` stays set: the
+  // `ws` package throws an `error` event no listener takes.
+  ws.onclose = (ev) => {
+    ws.onclose = null;
+    idle.stop();
+    onClose(ev);
+  };
+  ws.onerror = () => void setTimeout(() => ws.onclose?.({ code: 1006, reason: '' }));
   return idle;
 }
