@@ -25,6 +25,7 @@ import openapiTS, { astToString } from 'openapi-typescript';
 import { standaloneModule, type StandaloneEntry } from './ajv';
 import { optionsRuleProblems } from './options';
 import { unavailableRuleProblems } from './unavailable';
+import { idempotencyRuleProblems } from './idempotency';
 import { notModifiedRuleProblems } from './notModified';
 import { deprecationFields, sunsetRuleProblems } from './sunset';
 import { parameterRuleProblems } from './parameters';
@@ -446,7 +447,8 @@ export async function generateOpenApi(root: string): Promise<Record<string, stri
   // So is the 503 every operation may answer (store unreachable, or the instance draining).
   // A deprecated version's operations carry its sunset, as its responses' headers do.
   // Every parameter is one the pipeline reads as declared; every header a 304 requires is one its 200 declares.
-  const optionProblems = [...optionsRuleProblems(doc), ...unavailableRuleProblems(doc), ...sunsetRuleProblems(doc), ...parameterRuleProblems(doc), ...notModifiedRuleProblems(doc)];
+  // An operation that takes Idempotency-Key declares the key's 409 (with Retry-After) and 422.
+  const optionProblems = [...optionsRuleProblems(doc), ...unavailableRuleProblems(doc), ...idempotencyRuleProblems(doc), ...sunsetRuleProblems(doc), ...parameterRuleProblems(doc), ...notModifiedRuleProblems(doc)];
   if (optionProblems.length > 0) throw new Error(`contracts/openapi.yaml:\n  ${optionProblems.join('\n  ')}`);
   const ops = readOperations(doc);
 

@@ -21,7 +21,7 @@ export type CancelOrderResponse =
   | { status: 401; headers?: { "WWW-Authenticate"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["cancelOrder"]['responses'][401]['content']["application/problem+json"] }
   | { status: 404; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["cancelOrder"]['responses'][404]['content']["application/problem+json"] }
   | { status: 406; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["cancelOrder"]['responses'][406]['content']["application/problem+json"] }
-  | { status: 409; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["cancelOrder"]['responses'][409]['content']["application/problem+json"] }
+  | { status: 409; headers?: { "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["cancelOrder"]['responses'][409]['content']["application/problem+json"] }
   | { status: 412; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["cancelOrder"]['responses'][412]['content']["application/problem+json"] }
   | { status: 413; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["cancelOrder"]['responses'][413]['content']["application/problem+json"] }
   | { status: 422; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["cancelOrder"]['responses'][422]['content']["application/problem+json"] }
@@ -45,7 +45,7 @@ export type CancelOrderV1Response =
   | { status: 401; headers?: { "WWW-Authenticate"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["cancelOrderV1"]['responses'][401]['content']["application/problem+json"] }
   | { status: 404; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["cancelOrderV1"]['responses'][404]['content']["application/problem+json"] }
   | { status: 406; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["cancelOrderV1"]['responses'][406]['content']["application/problem+json"] }
-  | { status: 409; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["cancelOrderV1"]['responses'][409]['content']["application/problem+json"] }
+  | { status: 409; headers?: { "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["cancelOrderV1"]['responses'][409]['content']["application/problem+json"] }
   | { status: 412; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["cancelOrderV1"]['responses'][412]['content']["application/problem+json"] }
   | { status: 413; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["cancelOrderV1"]['responses'][413]['content']["application/problem+json"] }
   | { status: 422; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["cancelOrderV1"]['responses'][422]['content']["application/problem+json"] }
@@ -69,7 +69,7 @@ export type CancelOrderV2Response =
   | { status: 401; headers?: { "WWW-Authenticate"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["cancelOrderV2"]['responses'][401]['content']["application/problem+json"] }
   | { status: 404; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["cancelOrderV2"]['responses'][404]['content']["application/problem+json"] }
   | { status: 406; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["cancelOrderV2"]['responses'][406]['content']["application/problem+json"] }
-  | { status: 409; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["cancelOrderV2"]['responses'][409]['content']["application/problem+json"] }
+  | { status: 409; headers?: { "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["cancelOrderV2"]['responses'][409]['content']["application/problem+json"] }
   | { status: 412; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["cancelOrderV2"]['responses'][412]['content']["application/problem+json"] }
   | { status: 413; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["cancelOrderV2"]['responses'][413]['content']["application/problem+json"] }
   | { status: 422; headers?: ResponseHeaders; contentType: "application/problem+json"; body: operations["cancelOrderV2"]['responses'][422]['content']["application/problem+json"] }

@@ -700,9 +700,19 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description The write conflicts with the order as it stands (`code` CONFLICT, `detail` says which rule) - a status transition that is not allowed, or a merge patch that gives part of a discount the order does not have (a new discount needs both `code` and `percent`); or an earlier request with this Idempotency-Key is still running (`code` IDEMPOTENCY_KEY_IN_USE). */
+        /** @description The write conflicts with the order as it stands (`code` CONFLICT, `detail` says which rule) - a status transition that is not allowed, or a merge patch that gives part of a discount the order does not have (a new discount needs both `code` and `percent`). */
         E409: {
             headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The order cannot be cancelled as it stands (`code` CONFLICT: only a pending or paid order can), or an earlier request with this Idempotency-Key is still running (`code` IDEMPOTENCY_KEY_IN_USE, with `Retry-After`: nothing ran; retry after it with the same key). */
+        E409Cancel: {
+            headers: {
+                "Retry-After": components["headers"]["RetryAfter"];
                 [name: string]: unknown;
             };
             content: {
@@ -1689,7 +1699,7 @@ export interface operations {
             401: components["responses"]["E401"];
             404: components["responses"]["E404"];
             406: components["responses"]["E406"];
-            409: components["responses"]["E409"];
+            409: components["responses"]["E409Cancel"];
             412: components["responses"]["E412"];
             413: components["responses"]["E413"];
             422: components["responses"]["E422"];
@@ -2159,7 +2169,7 @@ export interface operations {
             401: components["responses"]["E401"];
             404: components["responses"]["E404"];
             406: components["responses"]["E406"];
-            409: components["responses"]["E409"];
+            409: components["responses"]["E409Cancel"];
             412: components["responses"]["E412"];
             413: components["responses"]["E413"];
             422: components["responses"]["E422"];
@@ -2520,7 +2530,7 @@ export interface operations {
             401: components["responses"]["E401"];
             404: components["responses"]["E404"];
             406: components["responses"]["E406"];
-            409: components["responses"]["E409"];
+            409: components["responses"]["E409Cancel"];
             412: components["responses"]["E412"];
             413: components["responses"]["E413"];
             422: components["responses"]["E422"];
