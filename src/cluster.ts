@@ -55,7 +55,14 @@ export async function runPrimary(config: Config): Promise<void> {
     if (closing) return;
     closing = true;
     logger.info({ signal }, 'shutting down workers');
-    setTimeout(() => exit(1), FORCE_EXIT_MS).unref();
+    // A worker still running then (its event loop stuck, or stopped) is killed, not left behind
+    // as an orphan holding its store and Redis connections.
+    setTimeout(() => {
+      const stuck = alive();
+      for (const w of stuck) w.process.kill('SIGKILL');
+      if (stuck.length > 0) logger.error({ workers: stuck.map((w) => w.process.pid) }, `workers still running ${FORCE_EXIT_MS} ms after SIGTERM: killed`);
+      exit(1);
+    }, FORCE_EXIT_MS).unref();
     if (alive().length === 0) exit(code);
     exitCode = code;
     for (const w of alive()) w.process.kill('SIGTERM');

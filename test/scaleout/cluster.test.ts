@@ -129,6 +129,22 @@ describe('WORKERS=2, a worker dying while Redis is down', () => {
       await redis.kill();
     }
   });
+  it('kills a worker still running when the forced exit comes (a stuck event loop): none is left behind', async () => {
+    const redis = await startRedis();
+    const srv = await startInstance({ WORKERS: '2', REDIS_URL: redis.url });
+    const [stuck] = workersOf(srv.child.pid!);
+    try {
+      process.kill(stuck, 'SIGSTOP'); // it can run nothing, its drain neither
+      expect(await srv.kill('SIGTERM')).toBe(1);
+      for (let i = 0; i < 100 && !hasExited(stuck); i++) await sleep(50);
+      expect(hasExited(stuck)).toBe(true);
+      const lines = srv.stdout.join('').split('\n');
+      expect(lines.some((l) => l.includes(`"workers":[${stuck}]`) && l.includes('after SIGTERM: killed'))).toBe(true);
+    } finally {
+      if (!hasExited(stuck)) process.kill(stuck, 'SIGKILL');
+      await redis.kill();
+    }
+  });
 });
 
 it('a worker whose primary is killed drains: a request in flight is answered, not cut', async () => {
