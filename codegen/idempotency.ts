@@ -32,7 +32,7 @@ const takesKey = (doc: Json, parameters: unknown): boolean =>
     return param?.in === 'header' && typeof param.name === 'string' && param.name.toLowerCase() === HEADER;
   });
 
-const hasHeader = (response: Json | undefined, name: string): boolean => Object.keys((response?.headers ?? {})).some((h) => h.toLowerCase() === name.toLowerCase());
+const hasHeader = (response: Json | undefined, name: string): boolean => Object.keys(response?.headers ?? {}).some((h) => h.toLowerCase() === name.toLowerCase());
 
 /** What is wrong with the contract's Idempotency-Key operations (empty when each declares its 409 and 422). */
 export function idempotencyRuleProblems(doc: Json): string[] {
