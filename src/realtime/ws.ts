@@ -212,7 +212,13 @@ class Outbox extends BoundedWriter {
     this.deps.slowPeers.add(socket);
   }
 
+  /**
+   * Shutdown: what only waits for the write delay (WRITE_DELAY_MS) goes out first, as on SSE
+   * (sse.ts `end`), then the close frame; what waits for a slow socket to drain is dropped,
+   * and the client resumes with `since`.
+   */
   goAway(): void {
+    this.flushDelayed();
     this.stop();
     this.ws.close(CLOSE_GOING_AWAY, 'Server shutting down');
   }

@@ -202,6 +202,43 @@ describe('graceful shutdown', () => {
     expect(answers[0].head).toMatch(/\r\nConnection: close(\r\n|$)/i);
   });
 
+  it('sends the events a WRITE_DELAY_MS batch still holds before the goodbye, on WebSocket as on SSE', async () => {
+    const parsed = parseConfig({ DATA_DIR: dir, WRITE_DELAY_MS: '1000' });
+    if (!parsed.ok) throw new Error(parsed.error);
+    const delayed = createApp({ config: parsed.config, store, logger: pino({ level: 'silent' }) });
+    const delayedDrain = new Drain(delayed.listener, delayed.finalizer);
+    const srv = delayedDrain.track(createServer(inTurn(delayedDrain.listener)));
+    delayed.realtime.attach(srv);
+    await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(srv.address() as { port: number }).port}`;
+    const at: StreamTarget = { url, alice: { token }, fetch: (path, init = {}) => fetch(url + path, { ...init, headers: { authorization: `Bearer ${token}`, ...(init.headers as Record<string, string>) } }) };
+    try {
+      const { id } = await createOrder(at);
+      const ws = await openWs(at);
+      if (!(ws instanceof WsClient)) throw new Error(`upgrade refused: ${ws.status}`);
+      ws.send({ type: 'subscribe', channel: `order:${id}` });
+      await ws.until((m) => m.some((x) => x.type === 'subscribed'));
+      const sse = await openSse(at, id);
+      const write = await at.fetch(`/orders/${id}`, { method: 'PATCH', headers: { 'content-type': 'application/merge-patch+json', 'if-match': '*' }, body: JSON.stringify({ note: 'last' }) });
+      expect(write.status).toBe(200);
+      // The write's event is published before its answer is sent; it now waits up to 1 s in each stream's batch.
+      const drained = delayedDrain.drain(srv, () => delayed.realtime.close(), 60_000);
+      expect(await ws.closed()).toBe(1001);
+      expect(ws.messages.filter((m) => m.type === 'order.updated').map((m) => m.seq)).toEqual([2]);
+      await sse.reader!.done;
+      expect(
+        sse
+          .reader!.all()
+          .filter((e) => e.event === 'order.updated')
+          .map((e) => e.id),
+      ).toEqual(['2']);
+      await drained;
+    } finally {
+      srv.closeAllConnections();
+      if (srv.listening) await new Promise<void>((r) => srv.close(() => r()));
+    }
+  });
+
   it('answers what is in flight, refuses what arrives with 503 + Connection: close, closes streams with 1001, then finishes', async () => {
     // A slow route of the user's own (Koa): in flight while shutdown begins.
     const { inHandler, release } = slowRoute(app);
