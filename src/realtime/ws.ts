@@ -168,6 +168,18 @@ interface Mounted {
 }
 
 /**
+ * An upgrade's target as a URL: an absolute-form one node passed on (`http://x:99999/orders`)
+ * may be none (the client's error). An origin-form one is a path whatever it starts with
+ * (`//orders` is no authority), and its path is matched as sent, as the pipeline matches it
+ * (`/x/../orders` is no endpoint): `pathOf`.
+ */
+function urlOf(target: string): URL | undefined {
+  const href = target.startsWith('/') ? `http://localhost${target}` : target;
+  return URL.canParse(href) ? new URL(href) : undefined;
+}
+const pathOf = (target: string): string | undefined => (target.startsWith('/') ? splitTarget(target)[0] : urlOf(target)?.pathname);
+
+/**
  * The bounded writer of one connection and its two goodbyes (slow consumer, shutdown).
  * A class with its parts as fields, not closures: every delivery to every subscriber of a
  * topic runs `write`, and at 10,000 connections each object it reaches on the way to the
@@ -312,10 +324,15 @@ export class WsEndpoint {
     return wss;
   }
 
-  /** A refused handshake: the problem on the raw socket, then its log line and metric. */
+  /**
+   * A refused handshake: the problem on the raw socket, then its log line and metric, under
+   * its endpoint's route (`ws:/orders`, `ws:/graphql`) when the path is one, as an accepted one
+   * is counted (an accept-limiter storm then shows as `ws:/orders` 503s); else `unmatched`.
+   */
   private refuse(req: IncomingMessage, socket: Duplex, r: Refusal): void {
     const id = writeRefusal(req, socket, r);
-    this.deps.logAnswer?.(req, r.problem.status, id);
+    const path = pathOf(req.url ?? '/');
+    this.deps.logAnswer?.(req, r.problem.status, id, path !== undefined && (path === WS_PATH || this.mounted.has(path)) ? `ws:${path}` : undefined);
   }
 
   /** An accepted handshake: its 101 with the request id, then its log line and metric (route `ws:<path>`, apart from the HTTP routes of that path), then the connection. */
@@ -373,14 +390,9 @@ export class WsEndpoint {
   }
 
   private async upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
-    // An absolute-form target node passed on (`http://x:99999/orders`) that is no URL: the client's error.
-    // An origin-form one is a path whatever it starts with (`//orders` is no authority), and its
-    // path is matched as sent, as the pipeline matches it (`/x/../orders` is no endpoint).
-    const target = req.url ?? '/';
-    const href = target.startsWith('/') ? `http://localhost${target}` : target;
-    const url = URL.canParse(href) ? new URL(href) : undefined;
+    const url = urlOf(req.url ?? '/');
     if (!url) return this.refuse(req, socket, refusal('BAD_REQUEST', 'The request target is not a valid URL'));
-    const path = target.startsWith('/') ? splitTarget(target)[0] : url.pathname;
+    const path = pathOf(req.url ?? '/') ?? url.pathname;
     const mounted = this.mounted.get(path);
     if (path !== WS_PATH && !mounted) return this.refuse(req, socket, refusal('NOT_FOUND', `No WebSocket endpoint at ${path}`));
     const badHandshake = handshakeRefusal(req);

@@ -221,7 +221,11 @@ describe('a request node:http cannot parse', () => {
     expect(count(after, 'POST', 'unmatched', 400)).toBe(count(before, 'POST', 'unmatched', 400));
     const refused = await rawExchange(`GET /orders HTTP/1.1\r\n${host()}\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n`);
     expect(refused.head).toMatch(/^HTTP\/1\.1 401 /);
-    expect(count(await text(), 'GET', 'unmatched', 401)).toBe(count(before, 'GET', 'unmatched', 401) + 1);
+    // Under its endpoint's route, as an accepted handshake is; one on no endpoint is unmatched.
+    expect(count(await text(), 'GET', 'ws:/orders', 401)).toBe(count(before, 'GET', 'ws:/orders', 401) + 1);
+    const nowhere = await rawExchange(`GET /nowhere HTTP/1.1\r\n${host()}\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n`);
+    expect(nowhere.head).toMatch(/^HTTP\/1\.1 404 /);
+    expect(count(await text(), 'GET', 'unmatched', 404)).toBe(count(before, 'GET', 'unmatched', 404) + 1);
   });
 
   it('an accepted WebSocket handshake answers 101 with its request id, and is counted apart (route ws:/orders, ws:/graphql)', async () => {
