@@ -139,7 +139,7 @@ const idRef: fc.Arbitrary<IdRef> = fc.oneof(
   { arbitrary: fc.constantFrom(9007199254740991, 987654321).map((n) => ({ literal: String(n) })), weight: 1 },
 );
 
-function validBody(op: FuzzOperation): fc.Arbitrary<Plan['body']> {
+export function validBody(op: FuzzOperation): fc.Arbitrary<Plan['body']> {
   const cts = Object.keys(op.body!);
   return fc.constantFrom(...cts).chain((ct) => {
     const validate = op.route.body!.contentTypes[ct];
