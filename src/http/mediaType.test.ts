@@ -23,8 +23,8 @@ describe('parseMediaType', () => {
     expect(params('a/b; ; c=d;')).toEqual({ c: 'd' });
   });
 
-  it('keeps the first of a repeated name', () => {
-    expect(params('a/b; version=1; VERSION=2')).toEqual({ version: '1' });
+  it('refuses a parameter named twice, in any case (RFC 6838 4.3: which was meant is not for the server to guess)', () => {
+    for (const v of ['a/b; version=1; VERSION=2', 'a/b; charset=utf-8; charset=utf-8', 'a/b; q=1; x=2; q=0']) expect(parseMediaType(v)).toBeNull();
   });
 
   it('refuses what is not a media type', () => {

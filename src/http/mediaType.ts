@@ -17,7 +17,7 @@ export interface MediaType {
   readonly type: string;
   /**
    * Parameters by lowercased name (names are case-insensitive, values are not), quoted
-   * values unquoted. A repeated name keeps its first value. Read-only: a parse is shared
+   * values unquoted. Read-only: a parse is shared
    * by every request sending the same text (`parseMediaType` remembers them).
    */
   readonly params: ReadonlyMap<string, string>;
@@ -31,7 +31,8 @@ const CONTROL = /[\x00-\x08\x0a-\x1f\x7f]/; // eslint-disable-line no-control-re
 /**
  * The media type `value` names, or null when it is not one: a type or subtype that is
  * not a token, a parameter without `=` or with a bad name or value, an unterminated
- * quoted string. Empty parameters (`a/b;`, `a/b; ; c=d`) are allowed, as the grammar
+ * quoted string, a parameter named twice (`charset=utf-8; charset=latin1`: "an error",
+ * RFC 6838 4.3; which one was meant is not the server's to guess). Empty parameters (`a/b;`, `a/b; ; c=d`) are allowed, as the grammar
  * allows them.
  */
 export function parseMediaType(value: string): MediaType | null {
@@ -96,7 +97,8 @@ function parse(value: string): MediaType | null {
     }
     while (i < value.length && OWS.test(value[i])) i++;
     if (i < value.length && value[i] !== ';') return null; // text after a quoted value
-    if (!params.has(name)) params.set(name, v);
+    if (params.has(name)) return null;
+    params.set(name, v);
   }
   return { type, params };
 }

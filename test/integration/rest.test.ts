@@ -319,6 +319,17 @@ describe('errors at the edge', () => {
       const utf8 = await s.fetch('/orders', { method: 'POST', headers: { 'content-type': `application/json; charset=${charset}` }, body: '{}' });
       expect([charset, utf8.status]).toEqual([charset, 201]);
     }
+    // A parameter named twice is no media type: nothing stored, whichever order the two come in.
+    const before = ((await (await s.fetch('/orders?limit=100')).json()) as { orders: unknown[] }).orders.length;
+    for (const charsets of ['charset=utf-8; charset=latin1', 'charset=latin1; charset=utf-8']) {
+      const twice = await s.fetch('/orders', { method: 'POST', headers: { 'content-type': `application/json; ${charsets}` }, body: '{}' });
+      expect([charsets, twice.status]).toEqual([charsets, 415]);
+    }
+    for (const versions of ['version=1; version=2', 'version=2; version=1']) {
+      const accept = await s.fetch('/orders/1', { headers: { accept: `application/vnd.orderline.order+json; ${versions}` } });
+      expect([versions, accept.status]).toEqual([versions, 406]);
+    }
+    expect(((await (await s.fetch('/orders?limit=100')).json()) as { orders: unknown[] }).orders).toHaveLength(before);
     const big = await s.fetch('/orders', { method: 'POST', ...json({ note: 'x'.repeat(200_000) }) });
     expect(big.status).toBe(413);
     for (const r of [bad, r415, big]) expect(r.headers.get('content-type')).toBe('application/problem+json');
