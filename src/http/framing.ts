@@ -44,7 +44,8 @@ const HOST = /^(?:\[[0-9A-Za-z:.]+\]|[A-Za-z0-9\-._~%!$&'()*+,;=]*)(?::[0-9]*)?$
 export function meetsExpectation(expect: string): boolean {
   return CONTINUE.test(expect);
 }
-const CHUNKED = /^\s*chunked\s*$/i;
+/** chunked alone, after empty list elements if any (`, chunked`: RFC 9110 5.6.1 ignores them; node reads it as chunked). */
+const CHUNKED = /^[\s,]*chunked\s*$/i;
 const LAST_CHUNKED = /(?:^|,)\s*chunked\s*$/i;
 const CLOSE = { Connection: 'close' };
 
