@@ -68,7 +68,9 @@ export async function generateGraphql(root: string): Promise<Record<string, stri
     schema,
     schemaAst,
     documents: ops.map((o) => ({ location: `${o.name}.graphql`, document: parse(o.text) })),
-    config: { useTypeImports: true, enumsAsTypes: true, scalars: GRAPHQL_SCALARS },
+    // An optional variable takes `undefined` too: a client compiled with exactOptionalPropertyTypes
+    // passes `{ since: saved }` with `saved: number | undefined` (JSON drops it, as the server expects).
+    config: { useTypeImports: true, enumsAsTypes: true, scalars: GRAPHQL_SCALARS, inputMaybeValue: 'T | null | undefined' },
     plugins: [{ typescript: {} }, { typescriptOperations: {} }, { typedDocumentNode: {} }],
     pluginMap: { typescript, typescriptOperations, typedDocumentNode },
   });
@@ -76,9 +78,10 @@ export async function generateGraphql(root: string): Promise<Record<string, stri
   const manifest = Object.fromEntries(all.map((o) => [o.hash, o.text]));
   const byName = JSON.stringify(Object.fromEntries(ops.map((o) => [o.name, { hash: o.hash, text: o.text }])), null, 2);
   // Result and variables types per operation name, so the SDK's `query(name, variables)` is typed.
+  const kindOf = (o: PersistedOperation) => (parse(o.text).definitions[0] as OperationDefinitionNode).operation;
   const typeName = (o: PersistedOperation) => {
-    const def = parse(o.text).definitions[0] as OperationDefinitionNode;
-    return `${o.name}${def.operation[0].toUpperCase()}${def.operation.slice(1)}`;
+    const kind = kindOf(o);
+    return `${o.name}${kind[0].toUpperCase()}${kind.slice(1)}`;
   };
   // A released operation is never edited (its hash is what released clients send), so one that
   // reads a field deprecated since is superseded by a new operation; its type says so.
@@ -90,9 +93,9 @@ export async function generateGraphql(root: string): Promise<Record<string, stri
     HEADER,
     `import type * as Ops from '${from}';`,
     '',
-    '/** Result and variables types of each operation, by name. */',
+    '/** Result and variables types of each operation, by name, and its kind (a subscription is served over WebSocket only). */',
     'export interface OperationTypes {',
-    ...ops.flatMap((o) => [...deprecationDoc(o), `  ${o.name}: { result: Ops.${typeName(o)}; variables: Ops.${typeName(o)}Variables };`]),
+    ...ops.flatMap((o) => [...deprecationDoc(o), `  ${o.name}: { kind: '${kindOf(o)}'; result: Ops.${typeName(o)}; variables: Ops.${typeName(o)}Variables };`]),
     '}',
     '',
     '/** The operations of contracts/operations/, with the hash of the exact text the SDK sends. */',

@@ -36,6 +36,8 @@ export type { TypedDocumentNode, OperationTypes, GraphqlErrorCode, GraphqlErrorJ
 export { OrderlineError };
 export type { OrderlineErrorCode } from './errors.js';
 export type OperationName = keyof OperationTypes;
+/** The contract's operations served over HTTP (`query`): its queries and mutations; a subscription is `subscribe`'s. */
+export type QueryName = Exclude<OperationName, SubscriptionName>;
 
 export { GraphqlRequestError } from './graphqlErrors.js';
 export { type GraphqlSubscription, type GraphqlWebSocketCtor, type SubscriptionHandlers, type SubscriptionName } from './subscriptions.js';
@@ -88,14 +90,18 @@ export interface OperationOptions {
 
 export interface GraphqlClient {
   /** A contract operation by name (the service's `/docs/graphql` lists them). */
-  query<N extends OperationName>(name: N, variables: OperationTypes[N]['variables'], options?: OperationOptions): Promise<OperationTypes[N]['result']>;
+  query<N extends QueryName>(name: N, variables: OperationTypes[N]['variables'], options?: OperationOptions): Promise<OperationTypes[N]['result']>;
   /** Any typed document, e.g. one the client team generated with graphql-codegen. */
   execute<R, V extends Record<string, unknown>>(document: TypedDocumentNode<R, V>, variables: V, options?: OperationOptions): Promise<R>;
   /**
    * A contract subscription by name over WebSocket (graphql-transport-ws): resumes by itself
    * after a drop with `since` = the last seq delivered, with jittered backoff. Needs a token.
    */
-  subscribe<N extends SubscriptionName>(name: N, variables: Omit<OperationTypes[N]['variables'], 'since'> & { since?: number }, handlers: SubscriptionHandlers<OperationTypes[N]['result']>): GraphqlSubscription;
+  subscribe<N extends SubscriptionName>(
+    name: N,
+    variables: Omit<OperationTypes[N]['variables'], 'since'> & { since?: number | undefined },
+    handlers: SubscriptionHandlers<OperationTypes[N]['result']>,
+  ): GraphqlSubscription;
 }
 
 interface Prepared {
@@ -190,7 +196,7 @@ export function createGraphqlClient(options: GraphqlClientOptions): GraphqlClien
   }
 
   return {
-    async query<N extends OperationName>(name: N, variables: OperationTypes[N]['variables'], call?: OperationOptions) {
+    async query<N extends QueryName>(name: N, variables: OperationTypes[N]['variables'], call?: OperationOptions) {
       const op = persistedOperations[name];
       return (await run({ name, text: op.text, hash: op.hash }, variables, call)) as OperationTypes[N]['result'];
     },

@@ -208,7 +208,7 @@ export interface OrderStreamOptions {
   orderId: number;
   transport: 'ws' | 'sse';
   /** Resume after this seq (0: seen nothing, replay from seq 1; absent: live from now). */
-  since?: number;
+  since?: number | undefined;
   onEvent(message: OrderEventMessage): void;
   /** The stream could not be resumed gap-free: here is the order as it stands now. */
   onResync?(order: OrderV2): void;
@@ -235,13 +235,13 @@ export interface OrderStreamOptions {
    * for a WebSocket that does not show pings (browsers, Node 22's), where a quiet order
    * would look dead. Keep it above the server's heartbeat; 0: off.
    */
-  idleTimeoutMs?: number;
-  backoff?: Partial<Backoff>;
-  random?: () => number;
-  WebSocket?: WebSocketCtor;
-  fetch?: typeof fetch;
+  idleTimeoutMs?: number | undefined;
+  backoff?: Partial<Backoff> | undefined;
+  random?: (() => number) | undefined;
+  WebSocket?: WebSocketCtor | undefined;
+  fetch?: typeof fetch | undefined;
   /** Aborting it closes the stream, as `close()` does. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
 }
 
 export interface OrderStream {

@@ -21,8 +21,8 @@ import { baseUrlOf, tokenOf, watchWebSocket, type TokenSource } from './transpor
 import { persistedOperations, type OperationTypes } from './generated/persisted.js';
 import { DEFAULT_BACKOFF, Reconnects, refusalRetryAfter, type Backoff, type WebSocketLike } from './realtime.js';
 
-/** The contract's operations that resume with `since` (subscriptions over the replay ring). */
-export type SubscriptionName = { [N in keyof OperationTypes]: 'since' extends keyof OperationTypes[N]['variables'] ? N : never }[keyof OperationTypes];
+/** The contract's subscriptions (each resumes with `since` over the replay ring). */
+export type SubscriptionName = { [N in keyof OperationTypes]: OperationTypes[N]['kind'] extends 'subscription' ? N : never }[keyof OperationTypes];
 
 /** A WebSocket constructor taking a subprotocol: the platform's, or the `ws` package's in Node 20. */
 export type GraphqlWebSocketCtor = new (url: string, protocols: string) => WebSocketLike;
@@ -67,7 +67,7 @@ interface StreamEvent {
 export function subscribeOperation<N extends SubscriptionName>(
   opts: SubscribeOptions,
   name: N,
-  variables: Omit<OperationTypes[N]['variables'], 'since'> & { since?: number },
+  variables: Omit<OperationTypes[N]['variables'], 'since'> & { since?: number | undefined },
   handlers: SubscriptionHandlers<OperationTypes[N]['result']>,
 ): GraphqlSubscription {
   const op = persistedOperations[name];

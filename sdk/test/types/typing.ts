@@ -3,7 +3,18 @@
  * SDK's strict settings: every line marked `@ts-expect-error` must fail to compile
  * (an unused directive is itself an error), everything else must compile.
  */
-import { createOrderlineClient, streamOrder, type OrderlineError, type OrderEventMessage, type Order, type OrderStatus, type Currency, type ProblemCode, type OrderlineErrorCode } from '../../src/index.js';
+import {
+  createGraphqlClient,
+  createOrderlineClient,
+  streamOrder,
+  type OrderlineError,
+  type OrderEventMessage,
+  type Order,
+  type OrderStatus,
+  type Currency,
+  type ProblemCode,
+  type OrderlineErrorCode,
+} from '../../src/index.js';
 import type * as messages from '../../src/generated/messages.js';
 import type { RealtimeErrorCode, ResyncMessageReason, ServerMessage } from '../../src/realtime.js';
 
@@ -73,6 +84,16 @@ export function events(): void {
   stream.close();
   // onFatal receives the one error type.
   streamOrder({ baseUrl: 'http://x.test', orderId: 1, transport: 'sse', onEvent: () => undefined, onFatal: (e: OrderlineError) => void e.status });
+}
+
+export async function strictOptionals(saved: number | undefined, signal: AbortSignal | undefined): Promise<void> {
+  // Under exactOptionalPropertyTypes an optional value that may be undefined is passed as is.
+  streamOrder({ baseUrl: 'http://x.test', orderId: 1, transport: 'ws', since: saved, signal, idleTimeoutMs: undefined, onEvent: () => undefined });
+  const gql = createGraphqlClient({ baseUrl: 'http://x.test', token: 't' });
+  gql.subscribe('OrderEventsV2', { id: '1', since: saved }, { next: () => undefined }).close();
+  await gql.query('ViewerOrdersV2', { first: saved });
+  // @ts-expect-error a subscription is served over WebSocket only: subscribe's, not query's
+  await gql.query('OrderEventsV2', { id: '1' });
 }
 
 // The messages module exports message types only.
