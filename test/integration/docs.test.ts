@@ -126,6 +126,12 @@ describe('the reference pages', () => {
     for (const [, fragment] of text.matchAll(/ href="#([^"]*)"/g)) expect(ids).toContain(decodeURI(fragment));
   });
 
+  it('titles each page after the service and what it documents (a tab or a bookmark says which)', async () => {
+    const titles: Record<string, string> = {};
+    for (const path of ['/docs', '/docs/realtime', '/docs/graphql', '/docs/sdk']) titles[path] = /<title>([^<]*)<\/title>/.exec((await get(path)).text)?.[1] ?? '';
+    expect(titles).toEqual({ '/docs': 'orderline REST API', '/docs/realtime': 'orderline realtime', '/docs/graphql': 'orderline GraphQL API', '/docs/sdk': '@orderline/sdk API reference' });
+  });
+
   it('serves the Redoc bundle the pages import', async () => {
     const { res, text } = await get('/docs/redoc.standalone.js');
     expect(res.headers.get('content-type')).toBe('text/javascript');
