@@ -20,6 +20,9 @@ export function parseSeq(text: string): number | null {
   return text === '0' ? 0 : parseOrderId(text);
 }
 
+/** What a position must be, for the refusals that name it (SSE Last-Event-ID, WebSocket `since`). */
+export const SEQ_RULE = 'an integer from 0 to 2^53 - 1';
+
 /** `parseSeq` as a test, for callers that check the text before they read it. */
 export const SEQ_TEXT: Pick<RegExp, 'test'> = { test: (text: string) => parseSeq(text) !== null };
 

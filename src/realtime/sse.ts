@@ -34,7 +34,7 @@ import {
 } from '../http';
 import type { AcceptLimiter } from './acceptLimiter';
 import { lastChecks, type AdmissionQueue } from './admission';
-import { httpChunk, resyncMessage, SEQ_TEXT, sseFrame, topicOf, type Frame, type ResyncReason } from './frames';
+import { httpChunk, resyncMessage, SEQ_RULE, SEQ_TEXT, sseFrame, topicOf, type Frame, type ResyncReason } from './frames';
 import type { Subscriber, TopicHub } from './hub';
 import type { SlowPeers } from './slowPeers';
 import type { StreamQuota } from './quota';
@@ -297,7 +297,7 @@ async function admit(deps: SseDeps, r: StreamRequest): Promise<Admitted | Refusa
   if (!acceptsType(r.accept, EVENT_STREAM)) return refusal('NOT_ACCEPTABLE', `This is an event stream: Accept must admit ${EVENT_STREAM}`);
   // Sent empty, it is judged like any other value (a 400), as every empty header field is: EventSource never sends one.
   const lastEventId = r.lastEventId;
-  if (lastEventId !== undefined && !SEQ_TEXT.test(lastEventId.trim())) return refusal('BAD_REQUEST', 'Last-Event-ID must be a non-negative integer');
+  if (lastEventId !== undefined && !SEQ_TEXT.test(lastEventId.trim())) return refusal('BAD_REQUEST', `Last-Event-ID must be ${SEQ_RULE}`);
   // The place itself is taken once the stream starts (sseRoute).
   const refused = lastChecks(deps, account.id, r.head);
   if (refused) return refused;

@@ -26,7 +26,7 @@ import type { ServerMessage } from '../../generated/asyncapi/messages';
 import { validateClientMessage } from '../../generated/asyncapi/validators';
 import type { AcceptLimiter } from './acceptLimiter';
 import { lastChecks, type AdmissionQueue } from './admission';
-import { resyncMessage, SEQ_TEXT, topicOf, wsFrame, type Frame, type ResyncReason } from './frames';
+import { resyncMessage, SEQ_RULE, SEQ_TEXT, topicOf, wsFrame, type Frame, type ResyncReason } from './frames';
 import type { Subscriber, TopicHub } from './hub';
 import { WsHeartbeat } from './heartbeat';
 import type { SlowPeers } from './slowPeers';
@@ -408,7 +408,7 @@ export class WsEndpoint {
     // Two would be read as the first here and perhaps as the last by a proxy: refused, as a repeated access_token is.
     if (sinces.length > 1) return this.refuse(req, socket, refusal('BAD_REQUEST', 'since may appear once'));
     const sinceParam = sinces.length === 1 ? sinces[0] : null;
-    if (sinceParam !== null && !SEQ_TEXT.test(sinceParam)) return this.refuse(req, socket, refusal('BAD_REQUEST', 'since must be a non-negative integer'));
+    if (sinceParam !== null && !SEQ_TEXT.test(sinceParam)) return this.refuse(req, socket, refusal('BAD_REQUEST', `since must be ${SEQ_RULE}`));
     const refused = this.admit(socket, account.id, token);
     if (refused) return this.refuse(req, socket, refused);
     const since = sinceParam === null ? undefined : Number(sinceParam);
@@ -545,7 +545,7 @@ export class WsEndpoint {
       return conn.send({ type: 'unsubscribed', channel: msg.channel, seq: sub.lastSeq });
     }
     // A position beyond 2^53 - 1 cannot be read back exactly (I-JSON, RFC 7493 2.2), as SSE's Last-Event-ID and `?since=` refuse it.
-    if (msg.since !== undefined && !Number.isSafeInteger(msg.since)) return conn.error(msg.channel, 'invalid_message', 'since must be an integer from 0 to 2^53 - 1');
+    if (msg.since !== undefined && !Number.isSafeInteger(msg.since)) return conn.error(msg.channel, 'invalid_message', `since must be ${SEQ_RULE}`);
     if (conn.subs.has(orderId)) return conn.error(msg.channel, 'already_subscribed', 'Already subscribed to this channel');
     if (conn.subs.size >= this.deps.maxSubscriptions) {
       return conn.error(msg.channel, 'too_many_subscriptions', `A connection holds at most ${this.deps.maxSubscriptions} subscriptions: unsubscribe from one, or open another connection`);

@@ -145,6 +145,9 @@ describe('SSE /api/orders/{id}/stream', () => {
     expect(r.status).toBe(400);
     expect(r.headers.get('content-type')).toMatch(/problem\+json/);
     expect(await r.json()).toMatchObject({ status: 400, code: 'BAD_REQUEST', type: expect.stringMatching(/^https:/) });
+    // One past the largest position: the detail names the bound, not only "an integer".
+    const big = await srv.fetch(`/api/orders/${id}/stream`, { headers: { 'last-event-id': '9007199254740992' } });
+    expect(await big.json()).toMatchObject({ status: 400, detail: 'Last-Event-ID must be an integer from 0 to 2^53 - 1' });
   });
 
   it('a topic that cannot be loaded ends the stream with retry:, logs, and the next request streams', async () => {
