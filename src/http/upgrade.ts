@@ -23,7 +23,7 @@
  *   response to finish: node:http attaches a new connection's responses to a socket only
  *   when none is in flight, and would otherwise hold the new one forever.
  */
-import { IncomingMessage, ServerResponse, type Server } from 'node:http';
+import { IncomingMessage, ServerResponse, STATUS_CODES, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { requestIdFor, requestIdOf, wasRouted } from './finalize';
 import { versionRefusal } from './framing';
@@ -46,7 +46,8 @@ export function writeRefusal(req: IncomingMessage | undefined, socket: Duplex, r
   const json = problemText(r);
   const id = req ? requestIdOf(req) : requestIdFor(undefined);
   const lines = [
-    `HTTP/1.1 ${r.problem.status} ${r.problem.title}`,
+    // The reason phrase node writes for the status on every other answer (the problem's title is the body's).
+    `HTTP/1.1 ${r.problem.status} ${STATUS_CODES[r.problem.status] ?? r.problem.title}`,
     `X-Request-Id: ${id}`,
     `Date: ${new Date().toUTCString()}`, // RFC 9110 6.6.1: an origin with a clock MUST send it
     `Content-Type: ${PROBLEM_MEDIA_TYPE}`,
