@@ -210,7 +210,7 @@ export function parseConfig(env: Env): ConfigResult {
     const workers = int(env, 'WORKERS', 1, 1, 256);
     const redisUrl = url(env, 'REDIS_URL', ['redis:', 'rediss:']);
     if (workers > 1 && !redisUrl) {
-      throw new ConfigError(`WORKERS=${workers} needs REDIS_URL: workers share fan-out, the replay ring and the APQ registry through Redis`);
+      throw new ConfigError(`WORKERS=${workers} needs REDIS_URL: workers share fan-out (news of each write), the APQ registry and the rate-limit buckets through Redis`);
     }
     const databaseUrl = url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']);
     const rps = int(env, 'RATE_LIMIT_RPS', 0, 0, 1_000_000);

@@ -21,14 +21,21 @@ export interface Shared {
  * REDIS_URL does not answer (startup refuses rather than serving without fan-out).
  * `deployment`: the store's id (StoreLifecycle.deploymentId), which claims REDIS_PREFIX (redis.ts).
  */
-export async function openShared(config: Config, metrics: Metrics, redis: { error(err: unknown): void; recovered?(): void }, deployment?: string): Promise<Shared> {
+export async function openShared(config: Config, metrics: Metrics, redis: { error(err: unknown): void; recovered?(): void; dropped?(err: Error): void }, deployment?: string): Promise<Shared> {
   const local = new LruRegistry(config.graphql.apqCacheSize);
   if (!config.redisUrl) return { bus: new MemoryBus(), registry: local, buckets: new MemoryBuckets() };
   const reportError = (err: unknown) => {
     metrics.busErrors.inc();
     redis.error(err);
   };
-  const bus = await RedisBus.open(config.redisUrl, { prefix: config.redisPrefix, deployment, onError: reportError, onRecovered: () => redis.recovered?.(), onCatchUp: () => metrics.busCatchUps.inc() });
+  const bus = await RedisBus.open(config.redisUrl, {
+    prefix: config.redisPrefix,
+    deployment,
+    onError: reportError,
+    onDropped: (err) => (redis.dropped ?? redis.error)(err),
+    onRecovered: () => redis.recovered?.(),
+    onCatchUp: () => metrics.busCatchUps.inc(),
+  });
   const registry = new RedisRegistry(bus.commands, { prefix: config.redisPrefix, ttlS: config.graphql.apqTtlS, local, onError: reportError });
   const buckets = new RedisBuckets(bus.commands, { prefix: `${config.redisPrefix}bucket:`, onError: reportError });
   return { bus, registry, buckets };

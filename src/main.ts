@@ -45,7 +45,13 @@ async function serve(config: Config): Promise<void> {
   if (worker) lendRegistryToPrimary(metrics);
   // A Redis outage fails every command at once (a rate-limit take, an APQ lookup, a publish): one line per 5 s, as for the store.
   const redisLog = outageLog(logger, 'redis');
-  const shared = await openConfiguredShared(config, metrics, { error: (err) => redisLog.failed(err, 'redis unreachable'), recovered: () => redisLog.recovered() }, store, wait);
+  const shared = await openConfiguredShared(
+    config,
+    metrics,
+    { error: (err) => redisLog.failed(err, 'redis unreachable'), recovered: () => redisLog.recovered(), dropped: (err) => logger.warn({ err }, "redis: a message that is not this bus's was dropped") },
+    store,
+    wait,
+  );
   const { listener, metricsListener, fieldReads, realtime, finalizer } = createApp({ config, store, logger, metrics, bus: shared.bus, registry: shared.registry, buckets: shared.buckets });
   await fieldReads.seed();
 

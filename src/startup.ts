@@ -38,6 +38,8 @@ export interface Unreachable {
 export interface DependencyEvents<E = unknown> {
   error: (err: E) => void;
   recovered: () => void;
+  /** Redis only: a message on the bus's channels that is not the bus's, dropped (Redis itself is fine). */
+  dropped?: (err: Error) => void;
 }
 
 /** `open` until it resolves, with the waits `Unreachable` describes. */

@@ -12,10 +12,10 @@ const fromAnotherInstance = (e: ReturnType<typeof busEvent>) => JSON.stringify({
 const prefix = () => `orderline-test:${process.pid}:${Math.random().toString(36).slice(2)}:`;
 
 /** A bus whose two connections the test holds, to cut them. */
-async function instance(p: string, errors: unknown[] = []) {
+async function instance(p: string, errors: unknown[] = [], dropped?: Error[]) {
   const pub = await connectRedis(URL, 'commands');
   const sub = await connectRedis(URL, 'subscriber');
-  const bus = new RedisBus(pub, sub, { prefix: p, onError: (e) => errors.push(e) });
+  const bus = new RedisBus(pub, sub, { prefix: p, onError: (e) => errors.push(e), ...(dropped ? { onDropped: (e: Error) => dropped.push(e) } : {}) });
   await sub.subscribe(`${p}control`);
   return { bus, pub, sub, errors };
 }
@@ -235,5 +235,18 @@ describe('RedisBus', () => {
     await raw.publish(`${p}order:5`, fromAnotherInstance(busEvent(5, 1)));
     expect((await onB.until(1)).map((e) => e.seq)).toEqual([1]);
     expect(b.errors).toHaveLength(11);
+  });
+
+  it('tells a foreign message apart from a Redis failure (onDropped), so the log does not call Redis unreachable', async () => {
+    const p = prefix();
+    const dropped: Error[] = [];
+    const b = track(await instance(p, [], dropped));
+    const onB = listener(b.bus);
+    await b.bus.watch(5);
+    await raw.publish(`${p}order:5`, 'garbage');
+    await raw.publish(`${p}order:5`, fromAnotherInstance(busEvent(5, 1)));
+    expect((await onB.until(1)).map((e) => e.seq)).toEqual([1]);
+    expect(dropped.map((e) => e.message)).toEqual([`not a message of this bus on ${p}order:5: garbage`]);
+    expect(b.errors).toEqual([]);
   });
 });

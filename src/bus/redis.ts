@@ -39,6 +39,12 @@ export interface RedisBusOptions {
    */
   claimEveryMs?: number;
   onError?: (err: unknown) => void;
+  /**
+   * A message on one of its channels that is not this bus's wire format (another program, a
+   * PUBLISH by hand, an older release): dropped, and told here rather than as an error of
+   * Redis, which is reachable (default: `onError`).
+   */
+  onDropped?: (err: Error) => void;
   /** A connection is back after it was lost (ioredis reconnected: 'ready' again). */
   onRecovered?: () => void;
   /** Each time the hubs are told to catch up (for metrics). */
@@ -265,14 +271,22 @@ export class RedisBus implements Bus {
 
   /**
    * A message on one of its channels. Anything may be published there (another program, an
-   * older release): what is not this bus's wire format is reported and dropped, and a failure
-   * of a handler is reported too. ioredis throws a listener's exception on the next tick,
-   * which would end every subscribed process at once.
+   * older release): what is not this bus's wire format is dropped (`onDropped`), and a failure
+   * of a handler is reported (`onError`). ioredis throws a listener's exception on the next
+   * tick, which would end every subscribed process at once.
    */
   private receive(channel: string, message: string): void {
+    let wire: unknown;
     try {
-      const wire: unknown = JSON.parse(message);
-      if (!isWire(wire)) throw new Error(`not a message of this bus on ${channel}: ${message.slice(0, 200)}`);
+      wire = JSON.parse(message);
+    } catch {
+      wire = undefined;
+    }
+    if (!isWire(wire)) {
+      const dropped = new Error(`not a message of this bus on ${channel}: ${message.slice(0, 200)}`);
+      return void (this.opts.onDropped ?? this.opts.onError)?.(dropped);
+    }
+    try {
       if (wire.from === this.id) return;
       // Another deployment's news (the prefix's claim was lost with a flushed Redis): not ours.
       if (wire.dep !== undefined && wire.dep !== this.opts.deployment) return; // (untagged: an instance of an older release, during a rolling upgrade)
