@@ -9,27 +9,16 @@
  * so without this check an operation added tomorrow with the key would answer a reused
  * key with a 500; with it, codegen names what is missing.
  */
+import { deref, type Json } from './deref';
 
 const METHODS = ['get', 'head', 'post', 'put', 'patch', 'delete'] as const;
 const HEADER = 'idempotency-key';
 
-type Json = Record<string, unknown>;
-
-/** A `$ref` into `components` followed once (the contract's responses and parameters are one level deep). */
-function resolved(doc: Json, node: unknown): Json | undefined {
-  if (!node || typeof node !== 'object') return undefined;
-  const ref = (node as Json).$ref;
-  if (typeof ref !== 'string') return node as Json;
-  let at: unknown = doc;
-  for (const key of ref.replace(/^#\//, '').split('/')) at = at && typeof at === 'object' ? (at as Json)[key] : undefined;
-  return at && typeof at === 'object' ? (at as Json) : undefined;
-}
-
 const takesKey = (doc: Json, parameters: unknown): boolean =>
   Array.isArray(parameters) &&
   parameters.some((p) => {
-    const param = resolved(doc, p);
-    return param?.in === 'header' && typeof param.name === 'string' && param.name.toLowerCase() === HEADER;
+    const param = deref(doc, p);
+    return param.in === 'header' && typeof param.name === 'string' && param.name.toLowerCase() === HEADER;
   });
 
 const hasHeader = (response: Json | undefined, name: string): boolean => Object.keys(response?.headers ?? {}).some((h) => h.toLowerCase() === name.toLowerCase());
@@ -44,9 +33,8 @@ export function idempotencyRuleProblems(doc: Json): string[] {
       const responses = (op.responses ?? {}) as Json;
       const where = `${method.toUpperCase()} ${path}`;
       if (!responses['422']) problems.push(`${where}: takes Idempotency-Key but declares no "422" (IDEMPOTENCY_KEY_REUSED; declare {$ref: '#/components/responses/E422'})`);
-      const inFlight = resolved(doc, responses['409']);
-      if (!inFlight) problems.push(`${where}: takes Idempotency-Key but declares no "409" (IDEMPOTENCY_KEY_IN_USE; declare {$ref: '#/components/responses/E409InFlight'})`);
-      else if (!hasHeader(inFlight, 'Retry-After')) problems.push(`${where}: its "409" must declare Retry-After (IDEMPOTENCY_KEY_IN_USE carries it)`);
+      if (responses['409'] === undefined) problems.push(`${where}: takes Idempotency-Key but declares no "409" (IDEMPOTENCY_KEY_IN_USE; declare {$ref: '#/components/responses/E409InFlight'})`);
+      else if (!hasHeader(deref(doc, responses['409']), 'Retry-After')) problems.push(`${where}: its "409" must declare Retry-After (IDEMPOTENCY_KEY_IN_USE carries it)`);
     }
   }
   return problems;

@@ -47,7 +47,7 @@ describe('codegen', () => {
     const docOf = (name: string) => new RegExp(`/\\*\\* @deprecated ([^\\n]*) \\*/\\n  ${name}: `).exec(sdkTypes)?.[1];
     expect(docOf('ViewerOrders')).toContain('Order.totalCents is deprecated');
     expect(docOf('ViewerOrdersV2')).toBeUndefined();
-    expect(sdkTypes).toContain('\n  ViewerOrdersV2: { result');
+    expect(sdkTypes).toContain("\n  ViewerOrdersV2: { kind: 'query'; result");
   });
 
   it('hashes persisted operations as plain hex SHA-256 of the text sent', () => {

@@ -7,22 +7,9 @@
  * with the shared `NotModified` 304 and a 200 without `Vary` would answer 304s without the
  * `Vary` its contract promises. Codegen refuses that, naming the operation and the header.
  */
+import { deref, type Json } from './deref';
 
 const METHODS = ['get', 'head'] as const;
-
-type Json = Record<string, unknown>;
-
-/** Follows a local `$ref` (`#/components/...`) to what it names. */
-function deref(doc: Json, node: unknown): Json {
-  let n = (node ?? {}) as Json;
-  for (let hops = 0; hops < 16 && typeof n.$ref === 'string'; hops++) {
-    n = n.$ref
-      .slice(2)
-      .split('/')
-      .reduce<Json>((acc, k) => (acc?.[k.replace(/~1/g, '/').replace(/~0/g, '~')] ?? {}) as Json, doc);
-  }
-  return n;
-}
 
 /** The response's header names, lowercased: every declared one, or only the required ones. */
 function headerNames(doc: Json, response: Json, onlyRequired: boolean): string[] {

@@ -12,26 +12,16 @@
  * header it does not declare never reaches its handler, so `If-None-Match: *` would be
  * ignored where RFC 9110 13.1.2 wants a 412.
  */
+import { deref, type Json } from './deref';
 import Ajv2020 from 'ajv/dist/2020';
 
 const METHODS = ['get', 'head', 'post', 'put', 'patch', 'delete', 'options'] as const;
 const DEFAULT_STYLE = { path: 'simple', header: 'simple', query: 'form' } as const;
 
-type Json = Record<string, unknown>;
-
 /** Judges each `default` against its parameter's schema (one instance for the whole contract). */
 const defaults = new Ajv2020({ strict: false });
 
 const isLocation = (v: unknown): v is keyof typeof DEFAULT_STYLE => v === 'path' || v === 'header' || v === 'query';
-
-/** A `#/components/...` reference resolved in `doc` (parameters are often shared components). */
-function deref(doc: Json, node: Json): Json {
-  const ref = node.$ref;
-  if (typeof ref !== 'string') return node;
-  let at: unknown = doc;
-  for (const part of ref.replace(/^#\//, '').split('/')) at = (at as Json | undefined)?.[part.replace(/~1/g, '/').replace(/~0/g, '~')];
-  return typeof at === 'object' && at !== null ? deref(doc, at as Json) : {};
-}
 
 /** Why the pipeline cannot read `p` as declared, or undefined when it can. */
 function problemOf(doc: Json, p: Json): string | undefined {
@@ -39,11 +29,11 @@ function problemOf(doc: Json, p: Json): string | undefined {
   if (p.content !== undefined || typeof p.schema !== 'object' || p.schema === null) return 'give it a `schema` (`content` is not read)';
   const style = p.style ?? DEFAULT_STYLE[p.in];
   if (style !== DEFAULT_STYLE[p.in]) return `\`style: ${typeof style === 'string' ? style : JSON.stringify(style)}\` is not read (a ${p.in} parameter is \`${DEFAULT_STYLE[p.in]}\`)`;
-  const schema = deref(doc, p.schema as Json);
+  const schema = deref(doc, p.schema);
   if (schema.type === 'object') return 'an object parameter is not read: give each member a parameter of its own';
   if (p.in === 'query' && schema.type === 'array' && p.explode === false) return '`explode: false` is not read: a query array is the repeated parameter (`?a=1&a=2`)';
   if (p.in !== 'query' && schema.type === 'array') return `an array ${p.in} parameter is not read`;
-  const items = schema.type === 'array' && typeof schema.items === 'object' && schema.items !== null ? deref(doc, schema.items as Json) : undefined;
+  const items = schema.type === 'array' && typeof schema.items === 'object' && schema.items !== null ? deref(doc, schema.items) : undefined;
   if (items?.type === 'object' || items?.type === 'array') return 'an array of objects or arrays is not read: a query array holds scalars';
   if (schema.default !== undefined && !JSON.stringify(schema).includes('"$ref"') && !defaults.validate(schema, schema.default)) {
     return `its \`default\` ${JSON.stringify(schema.default)} does not fit its own schema: every request without it would be refused`;

@@ -1,0 +1,16 @@
+/**
+ * A local `$ref` (`#/components/...`) of a parsed contract followed to what it names (through
+ * refs to refs): the one reader codegen's contract checks share. A node that is no ref is
+ * itself; a ref to nothing, or a missing node, is `{}` (the checks then find what they look
+ * for missing, and say so).
+ */
+export type Json = Record<string, unknown>;
+
+export function deref(doc: Json, node: unknown, hops = 0): Json {
+  if (typeof node !== 'object' || node === null) return {};
+  const ref = (node as Json).$ref;
+  if (typeof ref !== 'string' || hops >= 16) return node as Json;
+  let at: unknown = doc;
+  for (const part of ref.replace(/^#\//, '').split('/')) at = (at as Json | undefined)?.[part.replace(/~1/g, '/').replace(/~0/g, '~')];
+  return deref(doc, at, hops + 1);
+}
