@@ -28,6 +28,9 @@ describe('version selection', () => {
   });
   it('does not serve a vendor version that contradicts the URL version', () => {
     expect(negotiate({ ...base, pathVersion: 1, accept: `${VND}; version=2` })).toMatchObject({ ok: false });
+    // The refusal names what the path serves: its own version only, on a versioned path.
+    expect(negotiate({ ...base, pathVersion: 2, accept: `${VND}; version=1` })).toEqual({ ok: false, detail: `Acceptable: application/json, ${VND}; version=2` });
+    expect(negotiate({ ...base, accept: 'text/html' })).toEqual({ ok: false, detail: `Acceptable: application/json, ${VND}; version=<1|2>` });
     expect(negotiate({ ...base, pathVersion: 1, accept: `${VND}; version=2, application/json;q=0.5` })).toMatchObject({ ok: true, version: 1, contentType: 'application/json' });
   });
   it('prefers higher q values', () => {

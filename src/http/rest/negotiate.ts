@@ -130,5 +130,7 @@ export function negotiate(input: NegotiationInput): Negotiated {
       if (chosen) return chosen;
     }
   }
-  return { ok: false, detail: unknown ?? `Acceptable: application/json, ${vendor}; version=<${VERSIONS.join('|')}>` };
+  // On a versioned path (`/v2/...`) only that version is served.
+  const served = input.pathVersion ? String(input.pathVersion) : `<${VERSIONS.join('|')}>`;
+  return { ok: false, detail: unknown ?? `Acceptable: application/json, ${vendor}; version=${served}` };
 }
