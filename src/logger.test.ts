@@ -26,7 +26,7 @@ describe('throttle', () => {
 });
 
 describe('outageLog', () => {
-  it('says an outage is over once, after failures, with their count and its length; never without one (generated)', () => {
+  it('says an outage is over once, after failures it warned of, with their count and its length; never without a warning (generated)', () => {
     fc.assert(
       fc.property(fc.array(fc.record({ gap: fc.integer({ min: 0, max: 20_000 }), ok: fc.boolean() }), { maxLength: 100 }), (steps) => {
         let t = 0;
@@ -38,20 +38,23 @@ describe('outageLog', () => {
         const log = outageLog(logger as never, 'database', 5000, () => t);
         let failures = 0;
         let since: number | undefined;
+        let warned = false;
         for (const { gap, ok } of steps) {
           t += gap;
           const before = lines.length;
           if (ok) {
             log.recovered();
-            if (since === undefined) expect(lines.length).toBe(before);
+            if (since === undefined || !warned) expect(lines.length).toBe(before);
             else expect(lines.slice(before)).toEqual([{ level: 'info', fields: { outageMs: t - since, failures }, msg: 'database reachable again' }]);
             failures = 0;
             since = undefined;
+            warned = false;
           } else {
             log.failed(new Error('down'), 'database unreachable');
             failures++;
             since ??= t;
             expect(lines.slice(before).every((l) => l.level === 'warn')).toBe(true);
+            warned ||= lines.length > before;
           }
         }
       }),
@@ -60,6 +63,20 @@ describe('outageLog', () => {
 });
 
 describe('outageLog lines', () => {
+  it('ends an outage the throttle kept out of the log silently (a second connection back moments after the first)', () => {
+    const lines: string[] = [];
+    let t = 0;
+    const log = outageLog({ warn: (_: object, msg: string) => void lines.push(msg), info: (_: object, msg: string) => void lines.push(msg) } as never, 'redis', 5000, () => t);
+    log.failed(new Error('down'), 'redis unreachable');
+    t = 100;
+    log.recovered(); // the publishing connection
+    t = 150;
+    log.failed(new Error('down'), 'redis unreachable'); // the subscriber, still failing: throttled
+    t = 200;
+    log.recovered();
+    expect(lines).toEqual(['redis unreachable', 'redis reachable again']);
+  });
+
   it('gates each message on its own, and logs a driver error without the client it carries', () => {
     const lines: { fields: Record<string, unknown>; msg: string }[] = [];
     const push = (fields: object, msg: string) => void lines.push({ fields: { ...fields }, msg });

@@ -69,7 +69,10 @@ export function loggedError(err: unknown): unknown {
  * An outage of a dependency (PostgreSQL, Redis) in the log: each failure through `failed`
  * (a warning, throttled as above), and, when the dependency answers again after one, a single
  * `<what> reachable again` line with how long it was out and how many failures it caused. So an
- * operator reading the log sees where an outage ends, not only where its warnings stop.
+ * operator reading the log sees where an outage ends, not only where its warnings stop. The
+ * line follows a warning: an outage whose failures the throttle kept out of the log (a second
+ * connection of the same dependency coming back moments after the first) ends silently, so
+ * each "reachable again" answers an "unreachable" the reader saw.
  */
 export function outageLog(logger: Pick<Logger, 'warn' | 'info'>, what: string, everyMs = 5000, now: () => number = Date.now): { failed(err: unknown, message: string): void; recovered(): void } {
   // One gate per message: a dropped pooled connection ("database pool error") must not hold back
@@ -77,6 +80,7 @@ export function outageLog(logger: Pick<Logger, 'warn' | 'info'>, what: string, e
   const gates = new Map<string, () => { suppressed: number } | undefined>();
   let since: number | undefined;
   let failures = 0;
+  let warned = false;
   return {
     failed(err, message) {
       failures++;
@@ -84,13 +88,17 @@ export function outageLog(logger: Pick<Logger, 'warn' | 'info'>, what: string, e
       let gate = gates.get(message);
       if (!gate) gates.set(message, (gate = throttle(everyMs, now)));
       const passed = gate();
-      if (passed) logger.warn({ err: loggedError(err), ...passed }, message);
+      if (passed) {
+        warned = true;
+        logger.warn({ err: loggedError(err), ...passed }, message);
+      }
     },
     recovered() {
       if (since === undefined) return;
-      logger.info({ outageMs: now() - since, failures }, `${what} reachable again`);
+      if (warned) logger.info({ outageMs: now() - since, failures }, `${what} reachable again`);
       since = undefined;
       failures = 0;
+      warned = false;
     },
   };
 }
