@@ -32,7 +32,10 @@ export async function openShared(config: Config, metrics: Metrics, redis: { erro
     prefix: config.redisPrefix,
     deployment,
     onError: reportError,
-    onDropped: (err) => (redis.dropped ?? redis.error)(err),
+    onDropped: (err) => {
+      metrics.busErrors.inc();
+      (redis.dropped ?? redis.error)(err);
+    },
     onRecovered: () => redis.recovered?.(),
     onCatchUp: () => metrics.busCatchUps.inc(),
   });

@@ -10,7 +10,7 @@
 import cluster from 'node:cluster';
 import { createServer, type Server } from 'node:http';
 import { parseConfig, type Config } from './config';
-import { createLogger, exitAfterLogs, outageLog } from './logger';
+import { createLogger, exitAfterLogs, loggedError, outageLog, throttle } from './logger';
 import { createApp } from './app';
 import { createHttpServer, Drain, lendRegistryToPrimary, Metrics, startFieldReadFlusher, startIdempotencySweeper } from './http';
 import { runPrimary } from './cluster';
@@ -45,10 +45,19 @@ async function serve(config: Config): Promise<void> {
   if (worker) lendRegistryToPrimary(metrics);
   // A Redis outage fails every command at once (a rate-limit take, an APQ lookup, a publish): one line per 5 s, as for the store.
   const redisLog = outageLog(logger, 'redis');
+  const droppedGate = throttle(5000);
   const shared = await openConfiguredShared(
     config,
     metrics,
-    { error: (err) => redisLog.failed(err, 'redis unreachable'), recovered: () => redisLog.recovered(), dropped: (err) => logger.warn({ err }, "redis: a message that is not this bus's was dropped") },
+    {
+      error: (err) => redisLog.failed(err, 'redis unreachable'),
+      recovered: () => redisLog.recovered(),
+      // Anyone who can PUBLISH on the prefix could otherwise flood the log: one line per 5 s, as for outages.
+      dropped: (err) => {
+        const passed = droppedGate();
+        if (passed) logger.warn({ err: loggedError(err), ...passed }, "redis: a message that is not this bus's was dropped");
+      },
+    },
     store,
     wait,
   );

@@ -43,6 +43,6 @@ export class StreamQuota {
   }
 
   refusal(): Refusal {
-    return refusal('RATE_LIMITED', `This account has ${this.max} streams open on this instance already: close one, or retry later`, { 'Retry-After': String(QUOTA_RETRY_AFTER_S) });
+    return refusal('RATE_LIMITED', `This account has ${this.max} ${this.max === 1 ? 'stream' : 'streams'} open on this instance already: close one, or retry later`, { 'Retry-After': String(QUOTA_RETRY_AFTER_S) });
   }
 }
