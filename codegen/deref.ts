@@ -14,3 +14,14 @@ export function deref(doc: Json, node: unknown, hops = 0): Json {
   for (const part of ref.replace(/^#\//, '').split('/')) at = (at as Json | undefined)?.[part.replace(/~1/g, '/').replace(/~0/g, '~')];
   return deref(doc, at, hops + 1);
 }
+
+/** A response's header names as the contract declares them: every one, or only the required ones. */
+export function headerNames(doc: Json, response: Json, onlyRequired = false): string[] {
+  const headers = (response.headers ?? {}) as Record<string, unknown>;
+  return Object.entries(headers)
+    .filter(([, h]) => !onlyRequired || deref(doc, h).required === true)
+    .map(([name]) => name);
+}
+
+/** Whether `response` (a ref followed) declares the header `name` (field names are case-insensitive). */
+export const declaresHeader = (doc: Json, response: unknown, name: string): boolean => headerNames(doc, deref(doc, response)).some((h) => h.toLowerCase() === name.toLowerCase());

@@ -9,7 +9,7 @@
  * so without this check an operation added tomorrow with the key would answer a reused
  * key with a 500; with it, codegen names what is missing.
  */
-import { deref, type Json } from './deref';
+import { declaresHeader, deref, type Json } from './deref';
 
 const METHODS = ['get', 'head', 'post', 'put', 'patch', 'delete'] as const;
 const HEADER = 'idempotency-key';
@@ -20,8 +20,6 @@ const takesKey = (doc: Json, parameters: unknown): boolean =>
     const param = deref(doc, p);
     return param.in === 'header' && typeof param.name === 'string' && param.name.toLowerCase() === HEADER;
   });
-
-const hasHeader = (response: Json | undefined, name: string): boolean => Object.keys(response?.headers ?? {}).some((h) => h.toLowerCase() === name.toLowerCase());
 
 /** What is wrong with the contract's Idempotency-Key operations (empty when each declares its 409 and 422). */
 export function idempotencyRuleProblems(doc: Json): string[] {
@@ -34,7 +32,7 @@ export function idempotencyRuleProblems(doc: Json): string[] {
       const where = `${method.toUpperCase()} ${path}`;
       if (!responses['422']) problems.push(`${where}: takes Idempotency-Key but declares no "422" (IDEMPOTENCY_KEY_REUSED; declare {$ref: '#/components/responses/E422'})`);
       if (responses['409'] === undefined) problems.push(`${where}: takes Idempotency-Key but declares no "409" (IDEMPOTENCY_KEY_IN_USE; declare {$ref: '#/components/responses/E409InFlight'})`);
-      else if (!hasHeader(deref(doc, responses['409']), 'Retry-After')) problems.push(`${where}: its "409" must declare Retry-After (IDEMPOTENCY_KEY_IN_USE carries it)`);
+      else if (!declaresHeader(doc, responses['409'], 'Retry-After')) problems.push(`${where}: its "409" must declare Retry-After (IDEMPOTENCY_KEY_IN_USE carries it)`);
     }
   }
   return problems;

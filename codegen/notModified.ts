@@ -7,17 +7,9 @@
  * with the shared `NotModified` 304 and a 200 without `Vary` would answer 304s without the
  * `Vary` its contract promises. Codegen refuses that, naming the operation and the header.
  */
-import { deref, type Json } from './deref';
+import { deref, headerNames, type Json } from './deref';
 
 const METHODS = ['get', 'head'] as const;
-
-/** The response's header names, lowercased: every declared one, or only the required ones. */
-function headerNames(doc: Json, response: Json, onlyRequired: boolean): string[] {
-  const headers = (response.headers ?? {}) as Record<string, unknown>;
-  return Object.entries(headers)
-    .filter(([, h]) => !onlyRequired || deref(doc, h).required === true)
-    .map(([name]) => name);
-}
 
 /** What is wrong with the contract's 304s (empty when each one's required headers are declared on its 200). */
 export function notModifiedRuleProblems(doc: Json): string[] {

@@ -10,6 +10,7 @@
  * as long as it carries `Retry-After` too. This check keeps the contract and the server's
  * behaviour the same: an operation added tomorrow without it fails codegen.
  */
+import { declaresHeader, type Json } from './deref';
 
 /** The shared 503. */
 export const UNAVAILABLE_RESPONSE_REF = '#/components/responses/E503';
@@ -17,21 +18,19 @@ export const UNAVAILABLE_RESPONSE_REF = '#/components/responses/E503';
 /** OPTIONS is left to codegen/options.ts, whose one shared form includes this 503. */
 const METHODS = ['get', 'head', 'post', 'put', 'patch', 'delete'] as const;
 
-type Json = Record<string, unknown>;
-
 /** What is wrong with the contract's 503s (empty when every operation declares one). */
 export function unavailableRuleProblems(doc: Json): string[] {
   const problems: string[] = [];
   const shared = ((doc.components as Json | undefined)?.responses as Json | undefined)?.E503 as Json | undefined;
   if (!shared) problems.push(`${UNAVAILABLE_RESPONSE_REF} is missing`);
-  else if (!(shared.headers as Json | undefined)?.['Retry-After']) problems.push(`${UNAVAILABLE_RESPONSE_REF} must declare Retry-After`);
+  else if (!declaresHeader(doc, shared, 'Retry-After')) problems.push(`${UNAVAILABLE_RESPONSE_REF} must declare Retry-After`);
   for (const [path, item] of Object.entries((doc.paths ?? {}) as Record<string, Json>)) {
     for (const method of METHODS) {
       const op = item[method] as Json | undefined;
       if (!op) continue;
       const answer = ((op.responses ?? {}) as Record<string, Json>)['503'];
       if (!answer) problems.push(`${method.toUpperCase()} ${path}: no "503" (every operation may answer it; declare {$ref: ${UNAVAILABLE_RESPONSE_REF}})`);
-      else if (answer.$ref !== UNAVAILABLE_RESPONSE_REF && !(answer.headers as Json | undefined)?.['Retry-After']) problems.push(`${method.toUpperCase()} ${path}: its own "503" must declare Retry-After`);
+      else if (answer.$ref !== UNAVAILABLE_RESPONSE_REF && !declaresHeader(doc, answer, 'Retry-After')) problems.push(`${method.toUpperCase()} ${path}: its own "503" must declare Retry-After`);
     }
   }
   return problems;
