@@ -124,8 +124,7 @@ export function createGraphqlClient(options: GraphqlClientOptions): GraphqlClien
   // Printing and hashing once per document object (documents are module-level constants).
   const prepared = new WeakMap<DocumentNode, Promise<Prepared>>();
 
-  async function sendOnce(body: Record<string, unknown>, get: boolean, call: OperationOptions, signal: AbortSignal | undefined): Promise<Answer> {
-    const token = await tokenOf(options.token);
+  async function sendOnce(body: Record<string, unknown>, get: boolean, call: OperationOptions, signal: AbortSignal | undefined, token: string | undefined): Promise<Answer> {
     const headers: Record<string, string> = { accept: 'application/graphql-response+json, application/json', ...options.headers, ...call.headers };
     if (token) headers['authorization'] = `Bearer ${token}`;
     const init: RequestInit = signal ? { headers, signal } : { headers };
@@ -147,8 +146,10 @@ export function createGraphqlClient(options: GraphqlClientOptions): GraphqlClien
   async function send(body: Record<string, unknown>, get: boolean, call: OperationOptions, signal: AbortSignal | undefined): Promise<Answer> {
     for (let attempt = 1; ; attempt++) {
       let answer: Answer | undefined;
+      // The token function's own failure is the caller's error as thrown (as REST's), not a network error to retry.
+      const token = await tokenOf(options.token);
       try {
-        answer = await sendOnce(body, get, call, signal);
+        answer = await sendOnce(body, get, call, signal, token);
       } catch (err) {
         if (signal?.aborted) throw signal.reason;
         if (attempt >= attempts) throw new OrderlineError(0, undefined, { source: 'client', code: 'NETWORK_ERROR', message: err instanceof Error ? err.message : String(err), cause: err });

@@ -33,6 +33,19 @@ describe('GraphQL client', () => {
     expect([seen[0].headers.get('x-app'), seen[0].headers.get('x-request-id'), seen[0].headers.get('authorization')]).toEqual(['shop', 'mine', 'Bearer fresh']);
   });
 
+  it("a token function that fails rejects the operation with its own error, once, before any request (as REST's client)", async () => {
+    const { fetch, seen } = fake([() => gqlJson(200, { data: { user: null } })]);
+    const refresh = new Error('refresh failed');
+    let asked = 0;
+    const token = () => {
+      asked++;
+      throw refresh;
+    };
+    const gql = createGraphqlClient({ baseUrl: 'http://x.test', fetch, token, maxDelayMs: 0 });
+    await expect(gql.query('User', { id: 'u1' })).rejects.toBe(refresh);
+    expect([asked, seen.length]).toEqual([1, 0]);
+  });
+
   it('retries 429 THROTTLED after its Retry-After, then returns the data', async () => {
     const { fetch, seen } = fake([
       () => gqlJson(429, { errors: [{ message: 'Throttled', extensions: { code: 'THROTTLED', retryAfterSeconds: 0 } }] }, { 'retry-after': '0' }),

@@ -348,7 +348,7 @@ export function streamOrder(opts: OrderStreamOptions): OrderStream {
 
   async function connectWs(): Promise<void> {
     const Ctor = opts.WebSocket ?? (globalThis as { WebSocket?: WebSocketCtor }).WebSocket;
-    if (!Ctor) throw new OrderlineError(0, undefined, { source: 'client', code: 'UNSUPPORTED_PLATFORM', message: 'no WebSocket: pass options.WebSocket (Node 20: the ws package)' });
+    if (!Ctor) throw new OrderlineError(0, undefined, { source: 'client', code: 'UNSUPPORTED_PLATFORM', message: 'no WebSocket: pass options.WebSocket (Node 20: ws)' });
     const token = await tokenOf(opts.token);
     if (closed) return;
     const url = `${base.replace(/^http/, 'ws')}/orders${token ? `?access_token=${encodeURIComponent(token)}` : ''}`;

@@ -125,7 +125,7 @@ export function subscribeOperation<N extends SubscriptionName>(
     if (closed) return;
     handlers.onConnect?.(reconnects.attempt);
     const Ctor = opts.WebSocket ?? (globalThis as { WebSocket?: GraphqlWebSocketCtor }).WebSocket;
-    if (!Ctor) return stop(new GraphqlRequestError(0, [{ message: 'no WebSocket: pass options.WebSocket (Node 20: the ws package)' }], { code: 'UNSUPPORTED_PLATFORM' }));
+    if (!Ctor) return stop(new GraphqlRequestError(0, [{ message: 'no WebSocket: pass options.WebSocket (Node 20: ws)' }], { code: 'UNSUPPORTED_PLATFORM' }));
     const ws = new Ctor(url, PROTOCOL);
     current = ws;
     let retryAfterS: number | undefined;
