@@ -30,23 +30,6 @@ function explained(errors: readonly GraphQLError[]): readonly GraphQLError[] {
   );
 }
 
-/**
- * graphql-js's `validate`, where a rule of its own throws on a client's document instead of
- * reporting it: 16.x's SingleFieldSubscriptionsRule collects a subscription's root fields
- * without variable values, and `@include(if: $var)` there throws "was provided the variable
- * ... which was not provided a runtime value". That document is refused as invalid (400, or an
- * `error` message over WebSocket), not answered 500. Only a GraphQLError is the document's: any
- * other throw is a fault of the rules, and stays one.
- */
-function validateDocument(schema: GraphQLSchema, document: DocumentNode, rules: readonly ValidationRule[]): readonly GraphQLError[] {
-  try {
-    return validate(schema, document, rules);
-  } catch (err) {
-    if (err instanceof GraphQLError) return [new GraphQLError(`The document cannot be validated: ${err.message}`, { nodes: err.nodes })];
-    throw err;
-  }
-}
-
 interface Entry {
   document: DocumentNode;
   /** Errors of the static rules, [] when valid. */
@@ -141,7 +124,7 @@ export class DocumentCache {
     } catch (err) {
       return { ok: false, parseError: err instanceof GraphQLError ? err : new GraphQLError('The query could not be parsed') };
     }
-    const entry: Entry = { document, errors: explained(validateDocument(this.schema, document, this.staticRules)) };
+    const entry: Entry = { document, errors: explained(validate(this.schema, document, this.staticRules)) };
     if (this.lru) {
       entry.id = this.nextId++;
       this.lru.set(text, entry);
@@ -170,7 +153,7 @@ export class DocumentCache {
     const key = json !== undefined && json.length <= VERDICT_MAX_KEY_CHARS ? `${prepared.id}\u0000${operation ?? ''}\u0000${json}` : undefined;
     const known = key === undefined ? undefined : this.verdicts?.get(key);
     if (known) return known;
-    const errors = validateDocument(this.schema, prepared.document, rules());
+    const errors = validate(this.schema, prepared.document, rules());
     if (key !== undefined) this.verdicts?.set(key, errors);
     return errors;
   }

@@ -3,13 +3,14 @@
  * for `npm run operations:import` (scripts/operations-import.ts): an operation the import
  * admits into the allowlist is one the server runs.
  */
-import { NoSchemaIntrospectionCustomRule, specifiedRules, type OperationDefinitionNode, type ValidationRule } from 'graphql';
+import { NoSchemaIntrospectionCustomRule, SingleFieldSubscriptionsRule, specifiedRules, type OperationDefinitionNode, type ValidationRule } from 'graphql';
 import { costRule } from './costRule';
 import { depthRule } from './depthRule';
 import { expansionRule } from './expansionRule';
 import { firstArgumentRule } from './firstArgumentRule';
 import { knownOperationTypesRule } from './knownOperationTypesRule';
 import type { RawVariables } from './selection';
+import { subscriptionRootRule } from './subscriptionRootRule';
 
 export interface RuleLimits {
   maxTokens: number;
@@ -20,12 +21,16 @@ export interface RuleLimits {
 }
 
 /**
- * The rules that read the text alone, whose verdict is kept per text: graphql-js's own, every
+/** graphql-js's rules, its single-root-field rule with the top-level @skip/@include check of its next major (subscriptionRootRule.ts). */
+export const graphqlRules: readonly ValidationRule[] = specifiedRules.map((rule) => (rule === SingleFieldSubscriptionsRule ? subscriptionRootRule : rule));
+
+/**
+ * The rules that read the text alone, whose verdict is kept per text: graphql-js's own (graphqlRules), every
  * operation's root type known (knownOperationTypesRule.ts), no introspection in production, and the size of the operation with its fragments
  * written out (bounded by the token limit: expansionRule.ts).
  */
 export function documentRules(limits: RuleLimits, production: boolean): ValidationRule[] {
-  return [...specifiedRules, knownOperationTypesRule, ...(production ? [NoSchemaIntrospectionCustomRule] : []), expansionRule({ maxSelections: limits.maxTokens, showCost: limits.showCost })];
+  return [...graphqlRules, knownOperationTypesRule, ...(production ? [NoSchemaIntrospectionCustomRule] : []), expansionRule({ maxSelections: limits.maxTokens, showCost: limits.showCost })];
 }
 
 /**

@@ -183,6 +183,22 @@ describe('subscription orderEvents over graphql-transport-ws', () => {
     c.ws.close();
   });
 
+  it('@skip or @include at the top level (literal or variable) is an error message with GRAPHQL_VALIDATION_FAILED; the socket and its other subscriptions go on', async () => {
+    const { id } = await createOrder(srv);
+    const c = await connectGraphqlWs(srv);
+    subscribe(c, 'live', { id: String(id) });
+    await c.until(() => eventsOf(c, 'live').length === 1);
+    subscribe(c, 'skip', {}, `subscription { orderEvents(id: "${id}") @skip(if: true) { seq } }`);
+    subscribe(c, 'include', { c: true }, `subscription ($c: Boolean!) { ...F } fragment F on Subscription { orderEvents(id: "${id}") @include(if: $c) { seq } }`);
+    await c.until(() => errorsOf(c, 'skip').length > 0 && errorsOf(c, 'include').length > 0);
+    for (const x of ['skip', 'include'])
+      expect(errorsOf(c, x)).toEqual([expect.objectContaining({ message: expect.stringMatching(/must not use `@skip` or `@include`/), extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } })]);
+    await touch(srv, id, 1);
+    await c.until(() => eventsOf(c, 'live').length === 2);
+    expect(c.closeCode).toBeUndefined();
+    c.ws.close();
+  });
+
   it('depth: a subscription nesting deeper than the limit is refused before it starts', async () => {
     const srv2 = await startTestServer({ GRAPHQL_MAX_DEPTH: '2' });
     try {
