@@ -38,7 +38,8 @@ export interface CostExtension {
   throttleStatus: { maximumAvailable: number; currentlyAvailable: number; restoreRate: number };
 }
 
-export type Charge = { admitted: true; cost: CostExtension } | { admitted: false; cost: CostExtension; retryAfterS: number; body: string };
+/** A refusal carries its error (a WebSocket `error` message's) and, for HTTP, the whole answer's JSON. */
+export type Charge = { admitted: true; cost: CostExtension } | { admitted: false; cost: CostExtension; retryAfterS: number; error: GraphQLError; body: string };
 
 const fragmentsOf = new WeakMap<DocumentNode, Map<string, FragmentDefinitionNode>>();
 
@@ -93,7 +94,7 @@ export function costBudget({ buckets, budget, restoreRate }: CostBudgetOptions) 
     const error = new GraphQLError(`Throttled: this operation costs ${requested} points and ${taken.remaining} are available; ${restoreRate} are restored per second, retry after ${retryAfterS} s`, {
       extensions: { code: GRAPHQL_CODES.THROTTLED, requestedQueryCost: requested, pointsNeeded, retryAfterSeconds: retryAfterS },
     });
-    return { admitted: false, cost, retryAfterS, body: JSON.stringify({ errors: [error.toJSON()], extensions: { cost } }) };
+    return { admitted: false, cost, retryAfterS, error, body: JSON.stringify({ errors: [error.toJSON()], extensions: { cost } }) };
   }
   // `{"cost":...}` as JSON.stringify writes it, the constant parts built once. Why not
   // stringify: the nested object's five numbers cost ~0.45 µs per response, 3 % of a

@@ -460,10 +460,8 @@ export function graphqlEngine(deps: GraphqlEngineDeps): GraphqlEngine {
     if (deps.costBudget) {
       // Charged once per subscription, after validation and before it starts (its cost is one event's price).
       const charge = await deps.costBudget.charge(account.id, schema, document, op, variables);
-      if (!charge.admitted) {
-        const retry = `retry after ${charge.retryAfterS} s`;
-        return refused(GRAPHQL_CODES.THROTTLED, `Throttled: this subscription costs ${charge.cost.requestedQueryCost} points and ${charge.cost.throttleStatus.currentlyAvailable} are available; ${retry}`);
-      }
+      // The same error as over HTTP: its extensions say the cost, the points missing and when to retry.
+      if (!charge.admitted) return { ok: false, errors: [charge.error] };
     }
     return { ok: true, document, op };
   }

@@ -7,6 +7,8 @@ import { MemoryBuckets } from '../../src/limits';
 import { sha256Hex } from '../../src/graphql';
 import { persistedOperations } from '../../generated/graphql/persisted';
 import { startTestServer, type TestServer } from '../support/server';
+import { connectGraphqlWs, subscribe } from '../support/graphqlWs';
+import { createOrder } from '../support/streams';
 
 const GRAPH_READS = ['usersByIds', 'friendsOf', 'postsOf', 'commentsOf', 'ordersOfAccounts', 'userOfAccount', 'getOrder'] as const;
 /** 2 + 10 x (2 + 1) = 32 points (friends without `first` is priced at the list factor 10). */
@@ -242,5 +244,33 @@ describe('GraphQL cost budget: GET revalidation', () => {
     const body = (await refused.json()) as Body;
     expect(body.errors?.[0].extensions?.code).toBe('PRECONDITION_FAILED');
     expect(body.extensions?.cost?.requestedQueryCost).toBe(4);
+  });
+});
+
+describe('GraphQL cost budget: subscriptions', () => {
+  let s: TestServer;
+  beforeAll(async () => {
+    ({ s } = await budgetServer(() => 1_700_000_000_000));
+  });
+  afterAll(() => s.close());
+
+  it('a subscribe is charged once; one the bucket cannot pay is an error message with the same extensions as over HTTP, and the socket stays open', async () => {
+    const { id } = await createOrder(s);
+    const c = await connectGraphqlWs(s);
+    const errors = (x: string) => c.messages.filter((m) => m.type === 'error' && m.id === x).flatMap((m) => m.payload as { message: string; extensions?: Record<string, unknown> }[]);
+    // Each subscribe costs the same; the clock stands still, so the bucket empties within 100 of them.
+    let n = 0;
+    for (; n < 100; n++) {
+      subscribe(c, `s${n}`, { id: String(id) });
+      await c.until((m) => m.some((x) => x.id === `s${n}` && (x.type === 'next' || x.type === 'error')));
+      if (errors(`s${n}`).length > 0) break;
+    }
+    expect(n).toBeGreaterThan(0);
+    const [refusal] = errors(`s${n}`);
+    expect(refusal.extensions).toEqual({ code: 'THROTTLED', requestedQueryCost: expect.any(Number), pointsNeeded: expect.any(Number), retryAfterSeconds: expect.any(Number) });
+    expect(refusal.extensions!['pointsNeeded']).toBeGreaterThan(0);
+    expect(refusal.message).toMatch(/^Throttled: this operation costs \d+ points and \d+ are available; 10 are restored per second, retry after \d+ s$/);
+    expect(c.closeCode).toBeUndefined();
+    c.ws.close();
   });
 });
