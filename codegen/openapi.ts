@@ -441,6 +441,37 @@ function matcherLines(ops: OpModel[]): string[] {
   return out;
 }
 
+/**
+ * The header fields the operations declare, for CORS (src/http/cors.ts): a preflight allows
+ * every header parameter and a cross-origin script may read every response header, so an
+ * operation added tomorrow needs no list edited. Left out: what the Fetch standard already
+ * lets through (CORS-safelisted request and response headers) and the CORS protocol's own fields.
+ */
+function declaredHeaderLines(ops: OpModel[]): string[] {
+  const SAFELISTED_REQUEST = new Set(['accept', 'accept-language', 'content-language', 'content-type']);
+  const SAFELISTED_RESPONSE = new Set(['cache-control', 'content-language', 'content-length', 'content-type', 'expires', 'last-modified', 'pragma']);
+  const unique = (names: string[], skip: Set<string>) => {
+    const seen = new Map<string, string>();
+    for (const n of names) if (!skip.has(n.toLowerCase()) && !n.toLowerCase().startsWith('access-control-') && !seen.has(n.toLowerCase())) seen.set(n.toLowerCase(), n);
+    return [...seen.values()].sort((a, b) => a.localeCompare(b));
+  };
+  const request = unique(
+    ops.flatMap((op) => op.params.filter((p) => p.in === 'header').map((p) => p.name)),
+    SAFELISTED_REQUEST,
+  );
+  const response = unique(
+    ops.flatMap((op) => op.responses.flatMap((r) => r.headers.map((h) => h.name))),
+    SAFELISTED_RESPONSE,
+  );
+  return [
+    "/** Every header parameter an operation declares that a browser needs a preflight's leave to send (CORS allows them). */",
+    `export const declaredRequestHeaders: readonly string[] = [${request.map(q).join(', ')}];`,
+    '/** Every response header an operation declares that a cross-origin script could not read unexposed (CORS exposes them). */',
+    `export const declaredResponseHeaders: readonly string[] = [${response.map(q).join(', ')}];`,
+    '',
+  ];
+}
+
 export async function generateOpenApi(root: string): Promise<Record<string, string>> {
   const doc = YAML.parse(readFileSync(join(root, 'contracts/openapi.yaml'), 'utf8')) as Json;
   // OPTIONS is the pipeline's one rule, not an operation with a handler: checked, not generated.
@@ -577,6 +608,7 @@ export async function generateOpenApi(root: string): Promise<Record<string, stri
     ...routeLines,
     '];',
     '',
+    ...declaredHeaderLines(ops),
     ...matcherLines(ops),
   ].join('\n');
 

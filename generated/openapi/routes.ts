@@ -511,6 +511,11 @@ export const routes: readonly RouteSpec[] = [
   },
 ];
 
+/** Every header parameter an operation declares that a browser needs a preflight's leave to send (CORS allows them). */
+export const declaredRequestHeaders: readonly string[] = ["Api-Version", "Idempotency-Key", "If-Match", "If-None-Match"];
+/** Every response header an operation declares that a cross-origin script could not read unexposed (CORS exposes them). */
+export const declaredResponseHeaders: readonly string[] = ["Accept-Encoding", "Accept-Patch", "Api-Version", "Deprecation", "ETag", "Idempotent-Replayed", "Link", "Location", "RateLimit", "RateLimit-Policy", "Retry-After", "Sunset", "Vary", "WWW-Authenticate"];
+
 /** A path of the contract and its operations by method. */
 export interface Resource {
   /** The OpenAPI path template: the route label of logs and metrics. */

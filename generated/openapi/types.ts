@@ -854,13 +854,13 @@ export interface components {
         /** @description Every path answers OPTIONS by this one rule (RFC 9110 9.3.7), before authentication: 204, no body, `Allow` listing the path's methods (HEAD wherever GET is, and OPTIONS). CORS applies as to any request: from an origin `CORS_ORIGINS` lists, a preflight (with `Access-Control-Request-Method`) gets `Access-Control-Allow-Origin`, `-Allow-Methods`, `-Allow-Headers` and `-Max-Age`, and any other OPTIONS gets `Access-Control-Allow-Origin`, `-Expose-Headers` and `Vary: Origin`; from any other origin none of them (the browser refuses). */
         Options: {
             headers: {
-                /** @description `Authorization,If-Match,If-None-Match,Content-Type,Api-Version,Last-Event-ID,Idempotency-Key,X-Request-Id,traceparent,tracestate,apollographql-client-name,apollographql-client-version`, then the names the server's `CORS_ALLOW_HEADERS` adds (preflight only). */
+                /** @description `Authorization,If-Match,If-None-Match,Content-Type,Api-Version,Last-Event-ID,Idempotency-Key,X-Request-Id,traceparent,tracestate,apollographql-client-name,apollographql-client-version`, then any other header parameter an operation declares, then the names the server's `CORS_ALLOW_HEADERS` adds (preflight only). */
                 "Access-Control-Allow-Headers"?: string;
                 /** @description The path's methods as `Allow` lists them, without OPTIONS (`GET,HEAD,PUT,PATCH` on an order; preflight only). */
                 "Access-Control-Allow-Methods"?: string;
                 /** @description The requesting origin, or `*` when `CORS_ORIGINS` is `*`; only for an origin it lists. */
                 "Access-Control-Allow-Origin"?: string;
-                /** @description `ETag,Location,Retry-After,Sunset,Deprecation,Link,Api-Version,X-Request-Id,RateLimit,RateLimit-Policy,Idempotent-Replayed,Allow,Accept-Patch,Accept-Encoding,WWW-Authenticate,Vary` (not on a preflight). */
+                /** @description `ETag,Location,Retry-After,Sunset,Deprecation,Link,Api-Version,X-Request-Id,RateLimit,RateLimit-Policy,Idempotent-Replayed,Allow,Accept-Patch,Accept-Encoding,WWW-Authenticate,Vary`, then any other response header an operation declares (not on a preflight). */
                 "Access-Control-Expose-Headers"?: string;
                 /** @description Seconds a browser may reuse the preflight answer (preflight only). */
                 "Access-Control-Max-Age"?: number;

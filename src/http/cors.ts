@@ -15,7 +15,9 @@
  *   awareness (`apollographql-client-name`, `-version`). A browser refuses the whole request
  *   when its preflight does not allow one header it sends; others (a tracing vendor's) are
  *   added with CORS_ALLOW_HEADERS.
- * - Exposes every response header the contract declares (a test holds the two together):
+ * - Exposes every response header the contract declares (generated/openapi/routes.ts's
+ *   `declaredResponseHeaders`, after the service's own list), and allows every header parameter
+ *   it declares (`declaredRequestHeaders`): a header an operation adds needs no edit here. The own lists:
  *   ETag (for If-Match), Location (after a create), Retry-After (429/503), Sunset and
  *   Deprecation (v1), Link, Api-Version, X-Request-Id, the rate limit's RateLimit and
  *   RateLimit-Policy (a client paces itself on them), Idempotent-Replayed (a retried
@@ -24,40 +26,54 @@
  * - Streams: SSE responses carry the same headers (this runs before them). WebSocket is
  *   not subject to CORS; its upgrade authenticates by `access_token`, never a cookie.
  */
-/** Request headers a preflight allows (besides the CORS-safelisted ones). */
-export const CORS_ALLOW_HEADERS = [
-  'Authorization',
-  'If-Match',
-  'If-None-Match',
-  'Content-Type',
-  'Api-Version',
-  'Last-Event-ID',
-  'Idempotency-Key',
-  'X-Request-Id',
-  'traceparent',
-  'tracestate',
-  'apollographql-client-name',
-  'apollographql-client-version',
-] as const;
-/** Response headers a cross-origin script may read (besides the CORS-safelisted ones). */
-export const CORS_EXPOSE_HEADERS = [
-  'ETag',
-  'Location',
-  'Retry-After',
-  'Sunset',
-  'Deprecation',
-  'Link',
-  'Api-Version',
-  'X-Request-Id',
-  'RateLimit',
-  'RateLimit-Policy',
-  'Idempotent-Replayed',
-  'Allow',
-  'Accept-Patch',
-  'Accept-Encoding',
-  'WWW-Authenticate',
-  'Vary',
-] as const;
+import { declaredRequestHeaders, declaredResponseHeaders } from '../../generated/openapi/routes';
+
+/** `own`, then each of `declared` that it does not name (field names are case-insensitive). */
+const withDeclared = (own: readonly string[], declared: readonly string[]): readonly string[] => {
+  const named = new Set(own.map((h) => h.toLowerCase()));
+  return [...own, ...declared.filter((h) => !named.has(h.toLowerCase()))];
+};
+
+/** Request headers a preflight allows (besides the CORS-safelisted ones): the service's own, then the contract's other header parameters. */
+export const CORS_ALLOW_HEADERS = withDeclared(
+  [
+    'Authorization',
+    'If-Match',
+    'If-None-Match',
+    'Content-Type',
+    'Api-Version',
+    'Last-Event-ID',
+    'Idempotency-Key',
+    'X-Request-Id',
+    'traceparent',
+    'tracestate',
+    'apollographql-client-name',
+    'apollographql-client-version',
+  ],
+  declaredRequestHeaders,
+);
+/** Response headers a cross-origin script may read (besides the CORS-safelisted ones): the service's own, then the contract's others. */
+export const CORS_EXPOSE_HEADERS = withDeclared(
+  [
+    'ETag',
+    'Location',
+    'Retry-After',
+    'Sunset',
+    'Deprecation',
+    'Link',
+    'Api-Version',
+    'X-Request-Id',
+    'RateLimit',
+    'RateLimit-Policy',
+    'Idempotent-Replayed',
+    'Allow',
+    'Accept-Patch',
+    'Accept-Encoding',
+    'WWW-Authenticate',
+    'Vary',
+  ],
+  declaredResponseHeaders,
+);
 export const CORS_ALLOW_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 /** How long a browser may reuse a preflight answer. */
 export const CORS_MAX_AGE_S = 600;

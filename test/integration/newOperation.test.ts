@@ -32,12 +32,20 @@ const OPERATION = {
       { name: 'max', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: 100, default: 2 } },
       // A list of integers: each read as strictly as a single integer parameter.
       { name: 'seq', in: 'query', required: false, schema: { type: 'array', items: { type: 'integer', minimum: 1 } } },
+      // A header parameter of its own: a browser's preflight must allow it, with no list edited.
+      { name: 'X-Event-Filter', in: 'header', required: false, schema: { type: 'string', maxLength: 40 } },
     ],
     responses: {
       '200': {
         description: 'The events.',
         // The shared 304 requires what it repeats of the 200 (codegen refuses a 200 without them).
-        headers: { ETag: { $ref: '#/components/headers/ETag' }, 'Cache-Control': { $ref: '#/components/headers/CacheControl' }, Vary: { $ref: '#/components/headers/Vary' } },
+        headers: {
+          ETag: { $ref: '#/components/headers/ETag' },
+          'Cache-Control': { $ref: '#/components/headers/CacheControl' },
+          Vary: { $ref: '#/components/headers/Vary' },
+          // A response header of its own: a cross-origin script may read it, with no list edited.
+          'X-Event-Count': { required: true, schema: { type: 'string' } },
+        },
         content: {
           'application/json': {
             schema: {
@@ -111,7 +119,7 @@ export const eventHandlers = (store: Store): Pick<OperationHandlers, 'listOrderE
     const types = req.query.type;
     const seqs = req.query.seq;
     const events = (await store.eventsAfter(order.id, 0, 100)).filter((e) => (!types || types.includes(e.type)) && (!seqs || seqs.includes(e.seq))).slice(0, req.query.max);
-    return { status: 200, headers: { ETag: \`"events-\${order.id}-\${order.revision}"\`, 'Cache-Control': 'private, no-cache', Vary: 'Accept' }, contentType: 'application/json', body: { events: events.map((e) => ({ seq: e.seq, type: e.type })) } };
+    return { status: 200, headers: { ETag: \`"events-\${order.id}-\${order.revision}"\`, 'Cache-Control': 'private, no-cache', Vary: 'Accept', 'X-Event-Count': String(events.length) }, contentType: 'application/json', body: { events: events.map((e) => ({ seq: e.seq, type: e.type })) } };
   },
 });
 `;
@@ -166,6 +174,11 @@ describe('a new contract operation is served by the pipeline with no code beyond
     });
     expect(res.headers.get('x-request-id')).toBe('events-1');
     expect(res.headers.get('access-control-allow-origin')).toBe(APP);
+    expect(res.headers.get('x-event-count')).toBe('2');
+    expect(res.headers.get('access-control-expose-headers')?.split(',')).toContain('X-Event-Count');
+    const preflight = await srv.fetch(`/orders/${id}/events`, { method: 'OPTIONS', headers: { origin: APP, 'access-control-request-method': 'GET', 'access-control-request-headers': 'x-event-filter' } });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get('access-control-allow-headers')?.split(',')).toContain('X-Event-Filter');
     const etag = res.headers.get('etag');
     expect(etag).toBe(`"events-${id}-2"`);
     const again = await srv.fetch(`/orders/${id}/events`, { headers: { 'if-none-match': etag ?? '' } });
