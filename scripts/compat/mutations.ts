@@ -254,6 +254,33 @@ export const BREAKING: Mutation[] = [
     },
   },
   {
+    name: "openapi: a deprecated operation's x-sunset moved earlier",
+    expect: 'breaking',
+    kinds: ['openapi'],
+    mentions: ['api-operation-sunset-earlier', 'GET /v1/orders'],
+    apply: (c) => {
+      c.openapi.paths['/v1/orders'].get['x-sunset'] = '2026-12-01';
+    },
+  },
+  {
+    name: 'openapi: a response value lost its minimum (OrderV2.total_cents)',
+    expect: 'breaking',
+    kinds: ['openapi'],
+    mentions: ['response-property-range-unset', 'total_cents'],
+    apply: (c) => {
+      delete schemas(c).OrderV2.properties.total_cents.minimum;
+    },
+  },
+  {
+    name: 'asyncapi: a message value lost its minimum (OrderEventMessage.seq)',
+    expect: 'breaking',
+    kinds: ['asyncapi'],
+    mentions: ['seq'],
+    apply: (c) => {
+      delete c.asyncapi.components.messages.OrderEventMessage.payload.properties.seq.minimum;
+    },
+  },
+  {
     name: 'asyncapi: channel removed (orderStream, with its operation)',
     expect: 'breaking',
     kinds: ['asyncapi'],

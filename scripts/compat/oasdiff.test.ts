@@ -2,7 +2,17 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { oasdiffBinary, oasdiffBreaking, REQUEST_FORMAT_RULE, REQUEST_PROPERTY_COUNT_RULE, RESPONSE_ENUM_DROPPED_RULE, RESPONSE_FORMAT_RULE, RESPONSE_HEADER_RULE } from './oasdiff';
+import {
+  oasdiffBinary,
+  oasdiffBreaking,
+  REQUEST_FORMAT_RULE,
+  REQUEST_ITEMS_RULE,
+  REQUEST_PROPERTY_COUNT_RULE,
+  RESPONSE_ENUM_DROPPED_RULE,
+  RESPONSE_FORMAT_RULE,
+  RESPONSE_HEADER_RULE,
+  RESPONSE_RANGE_UNSET_RULE,
+} from './oasdiff';
 import { GateError } from './types';
 
 /** A one-operation spec whose 200 response has the given properties. */
@@ -196,6 +206,43 @@ describe('oasdiffBreaking', () => {
       expect(await oasdiffBreaking(write('w-base.json', nested({ minProperties: 2, maxProperties: 4 })), write('w-rev.json', nested({ minProperties: 1 })))).toEqual([]);
     });
   });
+  it("fails an array query parameter's items narrowed (an enum value removed, lengths, a pattern, a range), which oasdiff judges only on the parameter itself; passes them loosened", async () => {
+    const spec = (items: object) =>
+      JSON.stringify({
+        openapi: '3.1.0',
+        info: { title: 't', version: '1' },
+        paths: { '/t': { get: { parameters: [{ name: 'status', in: 'query', schema: { type: 'array', items } }], responses: { '204': { description: 'ok' } } } } },
+      });
+    const wide = { type: 'string', enum: ['a', 'b', 'c'] };
+    const items = async (name: string, from: object, to: object) =>
+      (await oasdiffBreaking(write(`${name}-base.json`, spec(from)), write(`${name}-rev.json`, spec(to)))).filter((c) => c.id === REQUEST_ITEMS_RULE).map((c) => c.text);
+    expect(await items('qa', wide, { ...wide, enum: ['a', 'b'] })).toEqual([expect.stringContaining('query parameter `status/items` lost enum value `c`')]);
+    expect(await items('qb', wide, { ...wide, maxLength: 4, minLength: 1, pattern: '^[a-z]+$' })).toEqual([
+      expect.stringContaining('now has minLength 1 (was 0)'),
+      expect.stringContaining('now has maxLength 4 (was none)'),
+      expect.stringContaining('now must match `^[a-z]+$`'),
+    ]);
+    expect(await items('qc', { type: 'integer', minimum: 1, maximum: 9 }, { type: 'integer', minimum: 2, maximum: 8 })).toEqual([
+      expect.stringContaining('minimum 2 (was 1)'),
+      expect.stringContaining('maximum 8 (was 9)'),
+    ]);
+    expect(await items('qd', { type: 'string' }, { type: 'string', enum: ['a'] })).toEqual([expect.stringContaining('now limited to an enum')]);
+    expect(await oasdiffBreaking(write('qe-base.json', spec({ ...wide, maxLength: 4, minimum: 2 })), write('qe-rev.json', spec({ type: 'string', enum: ['a', 'b', 'c', 'd'], maxLength: 9, minimum: 1 })))).toEqual([]);
+  });
+
+  it('fails a response value that lost its minimum or maximum (any number may come), as oasdiff fails one lowered or raised; a format given to a response value that had none passes', async () => {
+    const count = (schema: object) => spec({ count: { type: 'integer', ...schema }, href: { type: 'string' } });
+    const unset = await oasdiffBreaking(write('ru-base.json', count({ minimum: 0, maximum: 10 })), write('ru-rev.json', count({})));
+    expect(unset.map((c) => [c.id, c.text])).toEqual([
+      [RESPONSE_RANGE_UNSET_RULE, expect.stringContaining('response property `count` lost its minimum (was 0) for status `200`')],
+      [RESPONSE_RANGE_UNSET_RULE, expect.stringContaining('response property `count` lost its maximum (was 10)')],
+    ]);
+    expect(await oasdiffBreaking(write('rv-base.json', count({})), write('rv-rev.json', count({ minimum: 0 })))).toEqual([]);
+    const href = (format?: string) => spec({ href: { type: 'string', ...(format ? { format } : {}) } });
+    expect(await oasdiffBreaking(write('rf-base.json', href()), write('rf-rev.json', href('uri-reference')))).toEqual([]);
+    expect((await oasdiffBreaking(write('rg-base.json', href('uri')), write('rg-rev.json', href('uri-reference')))).length).toBeGreaterThan(0);
+  });
+
   it('passes a header name spelled in another case (RFC 9110 5.1), and fails one removed', async () => {
     const withHeader = (name: string | undefined) =>
       JSON.stringify({

@@ -115,7 +115,8 @@ function runOasdiff(args: string[], okExit: number): Promise<unknown> {
 /**
  * The breaking changes (levels ERR and WARN) from `base` to `revision`, two OpenAPI
  * files: oasdiff's, and the response format and header changes and request narrowings it
- * lets pass (responseFormatChanges, responseHeaderChanges, requestNarrowings).
+ * lets pass (responseFormatChanges, responseHeaderChanges, requestNarrowings, responseRangesUnset),
+ * without its findings for a format given to a response value that had none (withoutAddedFormats).
  * oasdiff exits 1 when it found some and 0 when none; anything else (an unreadable spec,
  * a bad $ref) is a GateError carrying its stderr.
  */
@@ -124,8 +125,8 @@ export async function oasdiffBreaking(base: string, revision: string): Promise<O
     runOasdiff(['breaking', base, revision, '--fail-on', 'WARN', '--format', 'json', '--severity-levels', severityLevels(), CASE_INSENSITIVE_HEADERS, FLATTEN_PARAMS], EXIT_BREAKING),
     runOasdiff(['diff', base, revision, '--format', 'json', CASE_INSENSITIVE_HEADERS, FLATTEN_PARAMS], 0),
   ]);
-  const changes = withoutNewEnums(Array.isArray(breaking) ? (breaking as OasdiffChange[]) : [], diff);
-  return [...changes, ...responseFormatChanges(diff, changes), ...responseHeaderChanges(diff), ...responseEnumsDropped(diff), ...requestNarrowings(diff, changes)];
+  const changes = withoutAddedFormats(withoutNewEnums(Array.isArray(breaking) ? (breaking as OasdiffChange[]) : [], diff));
+  return [...changes, ...responseFormatChanges(diff, changes), ...responseHeaderChanges(diff), ...responseEnumsDropped(diff), ...responseRangesUnset(diff, changes), ...requestNarrowings(diff, changes)];
 }
 
 /** Header names are case-insensitive (RFC 9110 5.1): `ETag` spelled `Etag` is the same header, not one removed and one added. */
@@ -278,8 +279,14 @@ export function requestNarrowings(diff: unknown, reported: readonly OasdiffChang
     };
     const op = asRecord(opDiff);
     for (const [where, byName] of Object.entries(asRecord(asRecord(op.parameters).modified))) {
-      for (const [name, paramDiff] of Object.entries(asRecord(byName)))
+      for (const [name, paramDiff] of Object.entries(asRecord(byName))) {
         walkNarrowings(asRecord(paramDiff).schema, [], (at, key, from, to) => found(`${where} parameter \`${[name, ...at].join('/')}\``, at.at(-1) ?? name)(key, from, to));
+        // An array parameter's items: oasdiff judges a parameter's own enum, lengths, pattern and range, not its items'.
+        walkSchemaDiff(asRecord(asRecord(paramDiff).schema).items, ['items'], ITEM_KEYS, (at, key, value) => {
+          const why = itemNarrowing(key, asRecord(value));
+          if (why) out.push({ id: REQUEST_ITEMS_RULE, level: 2, operation, path, text: `the ${where} parameter \`${[name, ...at].join('/')}\` ${why}: a released client's value is refused` });
+        });
+      }
     }
     for (const [mediaType, contentDiff] of Object.entries(asRecord(asRecord(asRecord(op.requestBody).content).modified))) {
       walkNarrowings(asRecord(contentDiff).schema, [], (at, key, from, to) =>
@@ -397,4 +404,76 @@ export function responseHeaderChanges(diff: unknown): OasdiffChange[] {
     }
   }
   return out;
+}
+
+/**
+ * oasdiff 1.15's `response-property-type-changed` (and `response-body-type-changed`) for a
+ * format given to a response value that had none (`string` -> `string` + `uri-reference`):
+ * the type stays, and every value a released reader gets still is one (the change narrows
+ * what it gets, as responseHeaderChanges judges a header's). A format changed from one to
+ * another stays a finding (responseFormatChanges).
+ */
+function withoutAddedFormats(changes: OasdiffChange[]): OasdiffChange[] {
+  const added = /type\/format changed from `([^`]*)`\/`` to `([^`]*)`\/`[^`]+`/;
+  return changes.filter((c) => {
+    if (c.id !== 'response-property-type-changed' && c.id !== 'response-body-type-changed') return true;
+    const m = added.exec(c.text ?? '');
+    return !m || m[1] !== m[2];
+  });
+}
+
+/** The rule id of the findings responseRangesUnset adds. */
+export const RESPONSE_RANGE_UNSET_RULE = 'response-property-range-unset';
+
+/**
+ * A response value's `minimum` or `maximum` removed, which oasdiff 1.15 lets pass while it fails
+ * the same bound lowered or raised (`response-property-min-decreased`, `-max-increased`): a
+ * reader that relied on the released range (an id at least 1, a non-negative total, a quantity
+ * that fits its type) can now get any number. Read from `oasdiff diff`'s `min`/`max` going to null,
+ * unless `reported` (oasdiff's findings) retypes the same value.
+ */
+export function responseRangesUnset(diff: unknown, reported: readonly OasdiffChange[] = []): OasdiffChange[] {
+  const out: OasdiffChange[] = [];
+  for (const [path, operation, opDiff] of modifiedOperations(diff)) {
+    for (const [status, responseDiff] of Object.entries(asRecord(asRecord(asRecord(opDiff).responses).modified))) {
+      for (const [mediaType, contentDiff] of Object.entries(asRecord(asRecord(asRecord(responseDiff).content).modified))) {
+        walkSchemaDiff(asRecord(contentDiff).schema, [], RANGE_KEYS, (at, key, value) => {
+          const { from, to } = asRecord(value);
+          if (typeof from !== 'number' || to !== null) return;
+          // Retyped (a number for an integer): oasdiff's finding for the value names the change already.
+          if (reported.some((c) => c.operation === operation && c.path === path && (c.id ?? '').includes('type-changed') && (c.text ?? '').includes(`\`${at.join('/')}\``))) return;
+          const place = at.length ? `response property \`${at.join('/')}\`` : 'response body';
+          const bound = key === 'min' ? 'minimum' : 'maximum';
+          out.push({
+            id: RESPONSE_RANGE_UNSET_RULE,
+            level: 2,
+            operation,
+            path,
+            text: `the ${place} lost its ${bound} (was ${from}) for status \`${status}\` (media type: ${mediaType}): a reader that relied on the released range can get any number`,
+          });
+        });
+      }
+    }
+  }
+  return out;
+}
+const RANGE_KEYS: ReadonlySet<string> = new Set(['min', 'max']);
+
+/** The rule id of requestNarrowings' findings on an array parameter's items. */
+export const REQUEST_ITEMS_RULE = 'request-parameter-items-narrowed';
+const ITEM_KEYS: ReadonlySet<string> = new Set(['enum', 'min', 'max', 'minLength', 'maxLength', 'pattern']);
+
+/** What a change of one of ITEM_KEYS (`oasdiff diff`'s form) takes from the values an item may have; undefined when nothing. */
+function itemNarrowing(key: string, d: Record<string, unknown>): string | undefined {
+  const num = (v: unknown) => (typeof v === 'number' ? v : undefined);
+  const [from, to] = [num(d.from), num(d.to)];
+  if (key === 'enum') {
+    const deleted = Array.isArray(d.deleted) ? d.deleted.map(String) : [];
+    if (d.enumAdded === true) return 'is now limited to an enum';
+    return deleted.length ? `lost enum value${deleted.length > 1 ? 's' : ''} ${deleted.map((v) => `\`${v}\``).join(', ')}` : undefined;
+  }
+  if ((key === 'min' || key === 'minLength') && to !== undefined && to > (from ?? (key === 'min' ? -Infinity : 0))) return `now has ${key === 'min' ? 'minimum' : 'minLength'} ${to} (was ${from ?? 'none'})`;
+  if ((key === 'max' || key === 'maxLength') && to !== undefined && (from === undefined || to < from)) return `now has ${key === 'max' ? 'maximum' : 'maxLength'} ${to} (was ${from ?? 'none'})`;
+  if (key === 'pattern' && typeof d.to === 'string' && d.to !== '' && d.to !== d.from) return `now must match \`${d.to}\`${typeof d.from === 'string' && d.from !== '' ? ` (was \`${d.from}\`)` : ''}`;
+  return undefined;
 }

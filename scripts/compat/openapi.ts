@@ -13,7 +13,7 @@ import { causeAt, ContractFiles, nodeLabel, propertyPathIn, type NodeRef } from 
 import { parse } from 'yaml';
 import { oasdiffBreaking, type OasdiffChange } from './oasdiff';
 import { checkOpenApiSecurity } from './security';
-import { checkVersions } from './versions';
+import { checkOperationSunsets, checkVersions } from './versions';
 import { checkRequestMediaTypes } from './requestMediaTypes';
 import { checkExtensibleEnums } from './extensibleEnums';
 import { asRecord, type Finding, type KindResult } from './types';
@@ -141,6 +141,8 @@ export async function checkOpenApi(current: string, released: string, files = ne
   findings.push(...checkOpenApiSecurity(releasedDoc, currentDoc));
   // info.x-api-versions, which oasdiff does not read: versions.ts.
   findings.push(...checkVersions(releasedDoc, currentDoc));
+  // An operation's x-sunset, which oasdiff reads only to let a path go after it: versions.ts.
+  findings.push(...checkOperationSunsets(releasedDoc, currentDoc));
   // A renamed request media type, on which oasdiff fires no rule: requestMediaTypes.ts.
   const removed = new Set(findings.filter((f) => f.rule === 'request-body-media-type-removed').map((f) => `${f.location}\n${/`([^`]+)`/.exec(f.message)?.[1] ?? ''}`));
   findings.push(...checkRequestMediaTypes(releasedDoc, currentDoc, (location, type) => removed.has(`${location}\n${type}`)));

@@ -1,4 +1,4 @@
-import { checkVersions } from './versions';
+import { checkOperationSunsets, checkVersions } from './versions';
 
 const doc = (versions: Record<string, unknown>[]) => ({ info: { 'x-api-versions': versions } });
 const V1 = { version: 1, deprecated: '2026-11-01T00:00:00Z', sunset: '2027-06-30T23:59:59Z' };
@@ -35,5 +35,29 @@ describe('checkVersions (info.x-api-versions)', () => {
     expect(checkVersions(doc([V1, V2]), doc([{ ...V1, sunset: '2028-01-01T00:00:00Z' }, V2]), before)).toEqual([]);
     expect(checkVersions(doc([V1, V2]), doc([V1, { ...V2, sunset: '2029-01-01T00:00:00Z' }]), before)).toEqual([]);
     expect(checkVersions(doc([V1, V2]), doc([{ version: 1 }, V2]), before)).toEqual([]);
+  });
+});
+
+describe('checkOperationSunsets', () => {
+  const doc = (sunset?: string) => ({ paths: { '/v2/orders': { get: { deprecated: true, ...(sunset ? { 'x-sunset': sunset } : {}) }, post: { 'x-sunset': '2027-01-01' } } } });
+  it("fails a deprecated operation's x-sunset moved earlier, naming the operation and its version", () => {
+    expect(checkOperationSunsets(doc('2027-12-31'), doc('2026-12-01'))).toEqual([
+      expect.objectContaining({
+        rule: 'api-operation-sunset-earlier',
+        group: 'REST v2',
+        location: 'GET /v2/orders',
+        message: expect.stringContaining('from 2027-12-31 to 2026-12-01'),
+        pointer: '/paths/~1v2~1orders/get/x-sunset',
+      }),
+    ]);
+  });
+  it('passes one moved later, added, removed or unchanged', () => {
+    for (const [a, b] of [
+      ['2027-12-31', '2028-01-01'],
+      [undefined, '2026-12-01'],
+      ['2027-12-31', undefined],
+      ['2027-12-31', '2027-12-31'],
+    ] as const)
+      expect(checkOperationSunsets(doc(a), doc(b))).toEqual([]);
   });
 });

@@ -73,3 +73,44 @@ export function checkVersions(released: Record<string, unknown>, current: Record
   }
   return findings;
 }
+
+const METHODS = ['get', 'head', 'post', 'put', 'patch', 'delete', 'options'] as const;
+
+/** Each operation's `x-sunset` (a deprecated operation's last day), by `METHOD path`. */
+function operationSunsets(doc: Record<string, unknown>): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const [path, item] of Object.entries(asRecord(doc.paths))) {
+    for (const method of METHODS) {
+      const sunset = asRecord(asRecord(item)[method])['x-sunset'];
+      if (typeof sunset === 'string') out.set(`${method.toUpperCase()} ${path}`, sunset);
+    }
+  }
+  return out;
+}
+
+/**
+ * A deprecated operation's `x-sunset` moved earlier: the notice its clients were given (its
+ * responses' `Sunset` header, the reference) is cut, and once that earlier day passes the gate
+ * would let the path go. Fails, as a version's sunset moved earlier does; later, added or removed passes.
+ */
+export function checkOperationSunsets(released: Record<string, unknown>, current: Record<string, unknown>): Finding[] {
+  const after = operationSunsets(current);
+  const findings: Finding[] = [];
+  for (const [operation, was] of operationSunsets(released)) {
+    const now = after.get(operation);
+    if (now === undefined || !(Date.parse(now) < Date.parse(was))) continue;
+    const [method, path] = [operation.slice(0, operation.indexOf(' ')), operation.slice(operation.indexOf(' ') + 1)];
+    const version = /^\/v(\d+)\//.exec(path)?.[1];
+    findings.push({
+      kind: 'openapi',
+      group: version ? `REST v${version}` : 'every REST version',
+      location: operation,
+      message: `${operation}'s sunset moved earlier, from ${was} to ${now}: the notice its clients were given is cut`,
+      rule: 'api-operation-sunset-earlier',
+      cause: `${operation}: x-sunset moved earlier`,
+      contract: 'contracts/openapi.yaml',
+      pointer: `/paths/${path.replace(/~/g, '~0').replace(/\//g, '~1')}/${method.toLowerCase()}/x-sunset`,
+    });
+  }
+  return findings;
+}
