@@ -28,6 +28,8 @@ export const MAX_WAITING_PER_CONNECTION = 100;
 
 /** Requests waiting for their turn, by connection. */
 const waiting = new WeakMap<Socket, number>();
+/** Connections cut: each ends once the answer in progress is out (no waiting request runs). */
+const cut = new WeakSet<Socket>();
 
 /**
  * Pipelined requests are served one after another, in the order they came, as if each had
@@ -45,17 +47,27 @@ const waiting = new WeakMap<Socket, number>();
  * paused by anyone else as it reads each request: a client pipelining without end behind an
  * answer that does not come (an event stream) would grow the heap without bound. One with
  * more than MAX_WAITING_PER_CONNECTION requests waiting is cut, as a network failure would
- * (no client that waits for its answers sends that many ahead). On a connection that is not
- * pipelined the response has its socket at once: one property read.
+ * (no client that waits for its answers sends that many ahead): it reads nothing more, the
+ * answer in progress is sent (its request may have written: a create's 201 is not lost), and
+ * the connection ends then, before any waiting request runs (behind an event stream, when the
+ * stream ends; meanwhile the requests read stay bounded). On a connection that is not pipelined
+ * the response has its socket at once: one property read.
  */
-export function inTurn(listener: RequestListener): RequestListener {
+export function inTurn(listener: RequestListener, onCut?: () => void): RequestListener {
   return (req, res) => {
     if (res.socket !== null) return listener(req, res);
     const socket = req.socket;
+    if (cut.has(socket)) return;
     const n = (waiting.get(socket) ?? 0) + 1;
-    if (n > MAX_WAITING_PER_CONNECTION) return void socket.destroy();
+    if (n > MAX_WAITING_PER_CONNECTION) {
+      cut.add(socket);
+      socket.pause(); // nothing more is read: the requests held stay as many as were read
+      onCut?.();
+      return;
+    }
     waiting.set(socket, n);
     res.once('socket', () => {
+      if (cut.has(socket)) return void socket.destroy();
       waiting.set(socket, (waiting.get(socket) ?? 1) - 1);
       listener(req, res);
     });
