@@ -6,7 +6,7 @@
  */
 import type { Config } from './config';
 import type { Metrics } from './http';
-import { MemoryBus, RedisBus, type Bus } from './bus';
+import { MemoryBus, RedisBus, type Bus, type DeploymentClashError } from './bus';
 import { LruRegistry, RedisRegistry, type PersistedQueryRegistry } from './graphql';
 import { MemoryBuckets, RedisBuckets, type Buckets } from './limits';
 
@@ -21,7 +21,12 @@ export interface Shared {
  * REDIS_URL does not answer (startup refuses rather than serving without fan-out).
  * `deployment`: the store's id (StoreLifecycle.deploymentId), which claims REDIS_PREFIX (redis.ts).
  */
-export async function openShared(config: Config, metrics: Metrics, redis: { error(err: unknown): void; recovered?(): void; dropped?(err: Error): void }, deployment?: string): Promise<Shared> {
+export async function openShared(
+  config: Config,
+  metrics: Metrics,
+  redis: { error(err: unknown): void; recovered?(): void; dropped?(err: Error): void; clash?(err: DeploymentClashError): void },
+  deployment?: string,
+): Promise<Shared> {
   const local = new LruRegistry(config.graphql.apqCacheSize);
   if (!config.redisUrl) return { bus: new MemoryBus(), registry: local, buckets: new MemoryBuckets() };
   const reportError = (err: unknown) => {
@@ -35,6 +40,10 @@ export async function openShared(config: Config, metrics: Metrics, redis: { erro
     onDropped: (err) => {
       metrics.busErrors.inc();
       (redis.dropped ?? redis.error)(err);
+    },
+    onClash: (err) => {
+      metrics.busErrors.inc();
+      (redis.clash ?? redis.error)(err);
     },
     onRecovered: () => redis.recovered?.(),
     onCatchUp: () => metrics.busCatchUps.inc(),

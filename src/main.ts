@@ -52,6 +52,8 @@ async function serve(config: Config): Promise<void> {
     {
       error: (err) => redisLog.failed(err, 'redis unreachable'),
       recovered: () => redisLog.recovered(),
+      // Not an outage (Redis answers): its own line, at each clash found (the bus tells one until the claim is ours again).
+      clash: (err) => logger.error({ err: loggedError(err) }, 'redis: another deployment holds REDIS_PREFIX: its messages are dropped (the prefix is claimed again once it is free)'),
       // Anyone who can PUBLISH on the prefix could otherwise flood the log: one line per 5 s, as for outages.
       dropped: (err) => {
         const passed = droppedGate();

@@ -12,9 +12,12 @@ import { DeploymentClashError } from './bus';
 import { issueToken, openStore, type Store } from './store';
 
 export function exitRefusing(message: string): never {
-  process.stderr.write(`orderline: ${message}\n`);
+  process.stderr.write(`orderline: ${oneLine(message)}\n`);
   process.exit(2);
 }
+
+/** `text` on one line: a control character it quotes from a value (a newline in a variable) is written as its escape. */
+export const oneLine = (text: string): string => [...text].map((c) => (c < ' ' ? JSON.stringify(c).slice(1, -1) : c === '\u007f' ? '\\u007f' : c)).join('');
 
 /** The longest wait between a cluster worker's attempts to reach PostgreSQL or Redis (untilReachable). */
 export const REACH_RETRY_MAX_MS = 30_000;
@@ -40,6 +43,8 @@ export interface DependencyEvents<E = unknown> {
   recovered: () => void;
   /** Redis only: a message on the bus's channels that is not the bus's, dropped (Redis itself is fine). */
   dropped?: (err: Error) => void;
+  /** Redis only: while running, the prefix found claimed by another deployment (a setup to fix, not an outage). */
+  clash?: (err: DeploymentClashError) => void;
 }
 
 /** `open` until it resolves, with the waits `Unreachable` describes. */

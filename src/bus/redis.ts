@@ -45,6 +45,11 @@ export interface RedisBusOptions {
    * Redis, which is reachable (default: `onError`).
    */
   onDropped?: (err: Error) => void;
+  /**
+   * While it runs, the prefix found claimed by another deployment (told once, until the claim is
+   * ours again): a wrong setup, not an outage (Redis answered), so not `onError` (the default).
+   */
+  onClash?: (err: DeploymentClashError) => void;
   /** A connection is back after it was lost (ioredis reconnected: 'ready' again). */
   onRecovered?: () => void;
   /** Each time the hubs are told to catch up (for metrics). */
@@ -222,7 +227,8 @@ export class RedisBus implements Bus {
       (err: unknown) => {
         if (this.closed) return; // a claim cut by close(): nothing to report
         const clash = err instanceof DeploymentClashError;
-        if (!clash || !this.clashing) this.opts.onError?.(err);
+        if (clash && !this.clashing) (this.opts.onClash ?? this.opts.onError)?.(err);
+        else if (!clash) this.opts.onError?.(err);
         this.clashing = clash;
       },
     );
