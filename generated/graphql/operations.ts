@@ -144,7 +144,7 @@ export type OrderEvent = {
    * before any event still knows where to resume. Open set: ignore unknown types.
    */
   type: Scalars['String']['output'];
-  /** The order after the write; null on a resync (query the order instead). */
+  /** The order after the write; null on `subscribed` and on a resync (query the order instead). */
   order?: Maybe<Order>;
   /** Set on a resync only: gap_too_old (since is older than the ring) or since_ahead (open set). */
   resync?: Maybe<Scalars['String']['output']>;
