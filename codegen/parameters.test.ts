@@ -16,6 +16,12 @@ describe('the parameter rule: every parameter is one the pipeline reads as decla
     expect(parameterRuleProblems(contract())).toEqual([]);
   });
 
+  it('refuses two paths that differ only in parameter names (the matcher would serve one of them)', () => {
+    const doc = contract();
+    doc.paths['/orders/{id}'] = { put: {} };
+    expect(parameterRuleProblems(doc)).toEqual([expect.stringMatching(/^\/orders\/\{(id|orderId)\}: names the same URLs as \/orders\/\{(id|orderId)\}/)]);
+  });
+
   it('takes the serializations the pipeline reads: scalars, and repeated query arrays (form, explode)', () => {
     for (const p of [
       { name: 'q', in: 'query', schema: { type: 'string' } },

@@ -10,7 +10,8 @@
  * out would be a 400 for a value the client never sent), and a write that declares
  * `If-Match` without `If-None-Match`: such a write judges its own preconditions, and a
  * header it does not declare never reaches its handler, so `If-None-Match: *` would be
- * ignored where RFC 9110 13.1.2 wants a 412.
+ * ignored where RFC 9110 13.1.2 wants a 412. And it refuses two paths that differ only in their
+ * parameters' names (`/orders/{id}` beside `/orders/{orderId}`): the matcher would serve one.
  */
 import { deref, type Json } from './deref';
 import Ajv2020 from 'ajv/dist/2020';
@@ -44,6 +45,14 @@ function problemOf(doc: Json, p: Json): string | undefined {
 /** Every parameter the pipeline could not read as the contract declares it (empty when none). */
 export function parameterRuleProblems(doc: Json): string[] {
   const problems: string[] = [];
+  // Two templates that differ only in their parameters' names name the same URLs: the matcher would serve one of them.
+  const byShape = new Map<string, string>();
+  for (const path of Object.keys(doc.paths ?? {})) {
+    const shape = path.replace(/\{[^}]*\}/g, '{}');
+    const first = byShape.get(shape);
+    if (first !== undefined) problems.push(`${path}: names the same URLs as ${first} (only the parameter names differ): one path, one name per parameter`);
+    else byShape.set(shape, path);
+  }
   for (const [path, item] of Object.entries((doc.paths ?? {}) as Record<string, Json>)) {
     const shared = (item.parameters ?? []) as Json[];
     for (const method of METHODS) {
