@@ -189,8 +189,8 @@ const memo: { accept: string | undefined; type: string | undefined; known: boole
 function negotiateMediaType(accept: string | undefined): string | undefined {
   // No Accept, or only empty list elements (RFC 9110 5.6.1): anything is acceptable.
   if (accept === undefined || accept.replace(/[\s,]/g, '') === '') return JSON_UTF8;
-  // Ranges naming a charset other than UTF-8 match nothing offered here.
-  const ranges = parseAccept(accept).filter((r) => r.charset === undefined || r.charset === 'utf-8' || r.charset === 'utf8');
+  // Ranges naming a charset other than UTF-8 match nothing offered here (parseAccept leaves them out).
+  const ranges = parseAccept(accept);
   const gr = deciding(ranges, GRAPHQL_RESPONSE);
   const json = deciding(ranges, 'application/json');
   const qGr = gr?.q ?? 0;

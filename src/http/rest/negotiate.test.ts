@@ -13,6 +13,18 @@ describe('version selection', () => {
     expect(negotiate({ ...base, accept: `${VND}; version=1` })).toMatchObject({ ok: true, version: 1, contentType: `${VND}; version=1` });
     expect(negotiate({ ...base, accept: `${VND};v=2` })).toMatchObject({ ok: true, version: 2, contentType: `${VND}; version=2` });
   });
+  it('a range naming a charset other than UTF-8 matches nothing (every representation is UTF-8), as on /graphql (generated)', () => {
+    const other = fc.stringMatching(/^[a-z][a-z0-9-]{0,11}$/).filter((c) => !/^utf-?8$/.test(c));
+    fc.assert(
+      fc.property(other, fc.constantFrom('application/json', VND, `${VND}; version=1`, '*/*', 'application/*'), (charset, type) => {
+        expect(negotiate({ ...base, accept: `${type}; charset=${charset}` })).toMatchObject({ ok: false });
+        expect(acceptsType(`${type}; charset=${charset}`, 'application/json')).toBe(false);
+        // Beside another range, that one decides.
+        expect(negotiate({ ...base, accept: `${type}; charset=${charset}, application/json; q=0.1` })).toMatchObject({ ok: true, contentType: 'application/json' });
+      }),
+    );
+    for (const utf8 of ['utf-8', 'UTF-8', 'utf8', '"utf-8"']) expect(negotiate({ ...base, accept: `application/json; charset=${utf8}` })).toMatchObject({ ok: true, contentType: 'application/json' });
+  });
   it('follows the order URL, Accept, Api-Version, pinned, newest', () => {
     expect(negotiate({ ...base, pathVersion: 1, apiVersion: 2 })).toMatchObject({ version: 1 });
     expect(negotiate({ ...base, accept: `${VND}; version=2`, apiVersion: 1, pinned: 1 })).toMatchObject({ version: 2 });

@@ -7,7 +7,7 @@
  * 406; Accept with nothing acceptable is 406.
  */
 import { isVersion, NEWEST, VERSIONS, type ApiVersion } from '../../orders';
-import { parseMediaType, splitList, versionOf } from '../mediaType';
+import { parseMediaType, readsAsUtf8, splitList, versionOf } from '../mediaType';
 export type { ApiVersion } from '../../orders';
 
 /** Resource families and their vendor media types. */
@@ -30,21 +30,24 @@ export type Negotiated = { ok: true; version: ApiVersion; vendor: boolean; conte
 export interface Range {
   type: string;
   version?: string;
-  /** The `charset` parameter, lowercased, when the range names one. */
-  charset?: string;
   q: number;
   order: number;
 }
 
-/** Parses Accept (RFC 9110 12.5.1) into ranges, best first: q descending, then specificity, then order. */
+/**
+ * Parses Accept (RFC 9110 12.5.1) into ranges, best first: q descending, then specificity, then
+ * order. A range naming a charset other than UTF-8 is left out: every representation this
+ * service has (JSON, event streams, pages, contracts) is UTF-8, so it matches nothing (REST,
+ * /graphql and the SSE stream alike: alone, such a range is a 406).
+ */
 export function parseAccept(header: string): Range[] {
   const ranges: Range[] = [];
   splitList(header).forEach((part, order) => {
     const range = parseMediaType(part);
-    if (!range) return;
+    if (!range || !readsAsUtf8(range)) return;
     const qText = range.params.get('q');
     const q = qText === undefined ? 1 : Number.isFinite(Number(qText)) ? Math.min(Math.max(Number(qText), 0), 1) : 0;
-    ranges.push({ type: range.type, version: versionOf(range), charset: range.params.get('charset')?.toLowerCase(), q, order });
+    ranges.push({ type: range.type, version: versionOf(range), q, order });
   });
   const specificity = (r: Range) => (r.type === '*/*' ? 0 : r.type.endsWith('/*') ? 1 : r.version !== undefined ? 3 : 2);
   return ranges.sort((a, b) => b.q - a.q || specificity(b) - specificity(a) || a.order - b.order);
