@@ -71,7 +71,7 @@ export async function generateAsyncApi(root: string): Promise<Record<string, str
     ...names.map((n) => `export type ${n} = components['schemas']['${n}'];`),
     `/** Messages a client sends. */`,
     `export type ClientMessage = ${clientMessages.join(' | ')};`,
-    `/** Messages the server sends; every one carries \`channel\` and \`seq\`. */`,
+    `/** Messages the server sends. */`,
     `export type ServerMessage = ${server.join(' | ')};`,
     '',
   ];
@@ -79,8 +79,14 @@ export async function generateAsyncApi(root: string): Promise<Record<string, str
     [{ name: 'validateClientMessage', schema: { anyOf: clientMessages.map((n) => messages[n]) }, type: 'ClientMessage' }, ...server.map((n) => ({ name: `validate${n}`, schema: messages[n], type: n }))],
     [`import type { ClientMessage, ${server.join(', ')} } from './messages';`],
   );
+  // The `type` each client message names (its `const`), for the server's answer to one it does not know.
+  const clientTypes = clientMessages.map((n) => {
+    const type: unknown = (messages[n] as { properties?: { type?: { const?: unknown } } }).properties?.type?.const;
+    if (typeof type !== 'string') throw new Error(`contracts/asyncapi.yaml: client message ${n} needs a \`type\` with a \`const\``);
+    return type;
+  });
   return {
     'generated/asyncapi/messages.ts': `${HEADER}\n${types}\n${aliases.join('\n')}`,
-    'generated/asyncapi/validators.ts': validators,
+    'generated/asyncapi/validators.ts': `${validators}\n/** The \`type\` of each message a client may send. */\nexport const clientMessageTypes: readonly string[] = ${JSON.stringify(clientTypes)};\n`,
   };
 }

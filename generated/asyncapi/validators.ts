@@ -1937,3 +1937,6 @@ export const validateOrderEventMessage = raw_validateOrderEventMessage as unknow
 export const validateResyncMessage = raw_validateResyncMessage as unknown as ValidateFunction<ResyncMessage>;
 export const validateSubscribedMessage = raw_validateSubscribedMessage as unknown as ValidateFunction<SubscribedMessage>;
 export const validateUnsubscribedMessage = raw_validateUnsubscribedMessage as unknown as ValidateFunction<UnsubscribedMessage>;
+
+/** The `type` of each message a client may send. */
+export const clientMessageTypes: readonly string[] = ["subscribe","unsubscribe"];

@@ -23,7 +23,7 @@ import { framingRefusal, streamToken, isRefusal, missingToken, parseClientJson, 
 import { StoreUnavailableError } from '../store';
 import { parseOrderId } from '../orders';
 import type { ServerMessage } from '../../generated/asyncapi/messages';
-import { validateClientMessage } from '../../generated/asyncapi/validators';
+import { clientMessageTypes, validateClientMessage } from '../../generated/asyncapi/validators';
 import type { AcceptLimiter } from './acceptLimiter';
 import { lastChecks, type AdmissionQueue } from './admission';
 import { resyncMessage, SEQ_RULE, SEQ_TEXT, topicOf, wsFrame, type Frame, type ResyncReason } from './frames';
@@ -78,6 +78,12 @@ export interface WsDeps {
   maxSubscriptions: number;
 }
 
+/** The client messages' types as a sentence names them: `"subscribe" or "unsubscribe"`. */
+const KNOWN_TYPES = clientMessageTypes
+  .map((t) => JSON.stringify(t))
+  .join(', ')
+  .replace(/, ([^,]*)$/, ' or $1');
+
 /**
  * What is wrong with a client message the schema refuses, in the client's terms: an unknown
  * `type` named as such, else the first fault of the message its `type` names (the schema is a
@@ -85,7 +91,7 @@ export interface WsDeps {
  */
 export function invalidMessageText(msg: unknown, errors: readonly { instancePath: string; message?: string; params: Record<string, unknown> }[] | null | undefined): string {
   const type = typeof msg === 'object' && msg !== null && 'type' in msg ? msg.type : undefined;
-  if (type !== 'subscribe' && type !== 'unsubscribe') return `type must be "subscribe" or "unsubscribe", not ${type === undefined ? 'absent' : (JSON.stringify(type) ?? 'absent').slice(0, 64)}`;
+  if (typeof type !== 'string' || !clientMessageTypes.includes(type)) return `type must be ${KNOWN_TYPES}, not ${type === undefined ? 'absent' : (JSON.stringify(type) ?? 'absent').slice(0, 64)}`;
   const fault = errors?.find((e) => e.instancePath !== '/type');
   if (!fault) return `Not a valid ${type} message`;
   const extra = fault.params.additionalProperty;

@@ -119,7 +119,7 @@ export type UnsubscribedMessage = components['schemas']['UnsubscribedMessage'];
 export type UnsubscribeMessage = components['schemas']['UnsubscribeMessage'];
 /** Messages a client sends. */
 export type ClientMessage = SubscribeMessage | UnsubscribeMessage;
-/** Messages the server sends; every one carries `channel` and `seq`. */
+/** Messages the server sends. */
 export type ServerMessage = ErrorMessage | OrderEventMessage | ResyncMessage | SubscribedMessage | UnsubscribedMessage;
 
 /** Open set (`x-extensible-enum` of ErrorMessage.code): the known values autocomplete; clients must accept others. */
