@@ -258,7 +258,8 @@ export function verbOf(ruleId: string | undefined): string {
   if (/removed|deleted/.test(rule)) return 'removed';
   if (/type-changed|type-generalized|type-specialized/.test(rule)) return 'retyped';
   if (/became-optional|became-nullable/.test(rule)) return rule.includes('nullable') ? 'made nullable' : 'made optional';
-  if (/became-required|became-not-nullable/.test(rule)) return 'made required';
+  if (/became-not-nullable/.test(rule)) return 'made non-nullable';
+  if (/became-required|added-required|^new-required/.test(rule)) return 'made required';
   if (/enum-value-added|added/.test(rule)) return 'extended';
   return rule;
 }

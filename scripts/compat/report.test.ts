@@ -1,4 +1,5 @@
 import { formatFinding, formatReport, groupByCause, summaryLine } from './report';
+import { verbOf } from './causes';
 import type { Finding, KindResult } from './types';
 
 const ok = (kind: KindResult['kind']): KindResult => ({ kind, findings: [], checked: 'x', notes: [] });
@@ -74,5 +75,17 @@ describe('formatReport', () => {
   it('formats a finding on one self-contained line', () => {
     expect(formatFinding({ kind: 'graphql', location: 'Order.note', message: "Field 'note' was removed" })).toBe("graphql: Order.note: Field 'note' was removed");
     expect(summaryLine({ ...ok('asyncapi'), findings: [{ kind: 'asyncapi', location: 'l', message: 'm' }] })).toBe('asyncapi: 1 finding (x)');
+  });
+});
+
+describe('verbOf: what a rule says happened, for the headline', () => {
+  it('names a value made non-nullable, a required body added and a new required property as such', () => {
+    expect(['request-property-became-not-nullable', 'request-body-added-required', 'new-required-request-property', 'request-property-became-required', 'response-property-enum-value-added'].map(verbOf)).toEqual([
+      'made non-nullable',
+      'made required',
+      'made required',
+      'made required',
+      'extended',
+    ]);
   });
 });
