@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import YAML from 'yaml';
 import { GRAPHQL_CODES } from '../src/graphql/errors';
 import { PROBLEMS } from '../src/http/problem';
-import { ERROR_CODES } from '../src/realtime/ws';
+import { CLOSE_GOING_AWAY, CLOSE_POLICY, CLOSE_TRY_AGAIN, ERROR_CODES } from '../src/realtime/ws';
 import { RESYNC_REASONS } from '../src/realtime/frames';
 import { openEnums } from './sdk';
 
@@ -24,6 +24,17 @@ describe("the SDK's open sets", () => {
   it("list exactly the realtime error codes and resync reasons the server sends (the contract's x-extensible-enum lists)", () => {
     expect([...(listOf('ErrorMessage', 'code') ?? [])].sort()).toEqual([...ERROR_CODES].sort());
     expect([...(listOf('ResyncMessage', 'reason') ?? [])].sort()).toEqual([...RESYNC_REASONS].sort());
+  });
+
+  it('the /orders channel lists every close code the server closes with (x-close-codes), and only those', () => {
+    const channel = (realtime as unknown as { channels: Record<string, { 'x-close-codes'?: Record<string, string> }> }).channels['orders'];
+    // The service's own, and the ws library's for a message over maxPayload (1009) and broken frames (1002, 1007).
+    const sent = [CLOSE_GOING_AWAY, CLOSE_POLICY, CLOSE_TRY_AGAIN, 1009, 1002, 1007];
+    expect(
+      Object.keys(channel['x-close-codes'] ?? {})
+        .map(Number)
+        .sort(),
+    ).toEqual([...sent].sort());
   });
 
   it("list every extensions.code the server's /graphql sends (GraphqlErrorCode)", () => {

@@ -17,6 +17,7 @@ import { parse } from 'yaml';
 import { checkPayloads, type Direction, type Message } from './payloads';
 import { checkAsyncApiSecurity } from './security';
 import { checkChannelParameters } from './channelParameters';
+import { checkCloseCodes } from './closeCodes';
 import { ASYNCAPI, checkExtensibleEnums } from './extensibleEnums';
 import { asRecord, type Finding, type KindResult } from './types';
 
@@ -151,6 +152,7 @@ export async function checkAsyncApi(current: string, released: string, files = n
       ...structural,
       ...payloads,
       ...checkChannelParameters(releasedDoc, currentDoc),
+      ...checkCloseCodes(releasedDoc, currentDoc),
       ...checkAsyncApiSecurity(releasedDoc, currentDoc),
       ...checkExtensibleEnums(releasedDoc, currentDoc, (value) => payloads.some((f) => f.rule?.endsWith('x-extensible-enum-value-removed') && f.message.includes(`value \`${value}\``)), ASYNCAPI),
     ],

@@ -281,6 +281,17 @@ export const BREAKING: Mutation[] = [
     },
   },
   {
+    name: 'asyncapi: a close code renumbered (1013 to 4013 on /orders)',
+    expect: 'breaking',
+    kinds: ['asyncapi'],
+    mentions: ['close-code-removed', '1013'],
+    apply: (c) => {
+      const codes = c.asyncapi.channels.orders['x-close-codes'];
+      codes['4013'] = codes['1013'];
+      delete codes['1013'];
+    },
+  },
+  {
     name: 'asyncapi: channel removed (orderStream, with its operation)',
     expect: 'breaking',
     kinds: ['asyncapi'],
