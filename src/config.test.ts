@@ -1,6 +1,18 @@
+import fc from 'fast-check';
 import { DEFAULT_REPLAY_MAX_BYTES, parseConfig, redactUrl } from './config';
 
 describe('configuration', () => {
+  it('refuses, by name, a variable it reads whose value holds a control character; ignores the ones it does not read (generated)', () => {
+    const control = fc.integer({ min: 0, max: 0x1f }).map((c) => String.fromCharCode(c));
+    fc.assert(
+      fc.property(fc.constantFrom('PORT', 'DATABASE_URL', 'DATA_DIR', 'LOG_LEVEL', 'REDIS_PREFIX', 'BODY_LIMIT_BYTES'), control, fc.boolean(), (name, c, atEnd) => {
+        const value = atEnd ? `2048${c}` : `20${c}48`;
+        expect(parseConfig({ [name]: value })).toEqual({ ok: false, error: `${name} holds a control character (a line break or a tab): give the value alone` });
+      }),
+    );
+    expect(parseConfig({ BASH_FUNC_x: '() {\n echo\n}' }).ok).toBe(true);
+  });
+
   it('has defaults for an empty environment', () => {
     const r = parseConfig({});
     expect(r).toMatchObject({ ok: true, config: { port: 3000, host: '127.0.0.1', listenBacklog: 4096, dataDir: './data', workers: 1 } });

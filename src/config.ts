@@ -205,8 +205,9 @@ function refuseIneffective(env: Env, config: Config): void {
   if (set('GRAPHQL_COST_RESTORE_RATE') && config.graphql.costBudget === 0) throw new ConfigError('GRAPHQL_COST_RESTORE_RATE needs GRAPHQL_COST_BUDGET above 0: the cost budget is off');
 }
 
-export function parseConfig(env: Env): ConfigResult {
+export function parseConfig(given: Env): ConfigResult {
   try {
+    const env = withoutControlCharacters(given);
     const workers = int(env, 'WORKERS', 1, 1, 256);
     const redisUrl = url(env, 'REDIS_URL', ['redis:', 'rediss:']);
     if (workers > 1 && !redisUrl) {
@@ -285,4 +286,24 @@ export function parseConfig(env: Env): ConfigResult {
     if (err instanceof ConfigError) return { ok: false, error: err.message };
     throw err;
   }
+}
+
+/**
+ * `env` as the parsers read it, where a variable read whose value holds a control character (a
+ * line break pasted with it) is refused by name: parsers would trim it (`PORT=$'3000\n'`) or a
+ * URL parser drop it silently (`DATABASE_URL=...\nx` naming another database), and a path would
+ * take it into a directory's name. Only the variables read are judged (a shell exports others
+ * that hold line breaks).
+ */
+function withoutControlCharacters(env: Env): Env {
+  return new Proxy(env, {
+    get(target, name, receiver): unknown {
+      const value: unknown = Reflect.get(target, name, receiver);
+      // eslint-disable-next-line no-control-regex -- control characters are what this looks for
+      if (typeof name === 'string' && typeof value === 'string' && /[\u0000-\u001f\u007f]/.test(value)) {
+        throw new ConfigError(`${name} holds a control character (a line break or a tab): give the value alone`);
+      }
+      return value;
+    },
+  });
 }

@@ -512,7 +512,7 @@ export const routes: readonly RouteSpec[] = [
 ];
 
 /** Every header parameter an operation declares that a browser needs a preflight's leave to send (CORS allows them). */
-export const declaredRequestHeaders: readonly string[] = ["Api-Version", "Idempotency-Key", "If-Match", "If-None-Match"];
+export const declaredRequestHeaders: readonly string[] = ["Accept", "Api-Version", "Idempotency-Key", "If-Match", "If-None-Match"];
 /** Every response header an operation declares that a cross-origin script could not read unexposed (CORS exposes them). */
 export const declaredResponseHeaders: readonly string[] = ["Accept-Encoding", "Accept-Patch", "Api-Version", "Deprecation", "ETag", "Idempotent-Replayed", "Link", "Location", "RateLimit", "RateLimit-Policy", "Retry-After", "Sunset", "Vary", "WWW-Authenticate"];
 

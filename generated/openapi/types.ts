@@ -854,7 +854,7 @@ export interface components {
         /** @description Every path answers OPTIONS by this one rule (RFC 9110 9.3.7), before authentication: 204, no body, `Allow` listing the path's methods (HEAD wherever GET is, and OPTIONS). CORS applies as to any request: from an origin `CORS_ORIGINS` lists, a preflight (with `Access-Control-Request-Method`) gets `Access-Control-Allow-Origin`, `-Allow-Methods`, `-Allow-Headers` and `-Max-Age`, and any other OPTIONS gets `Access-Control-Allow-Origin`, `-Expose-Headers` and `Vary: Origin`; from any other origin none of them (the browser refuses). */
         Options: {
             headers: {
-                /** @description `Authorization,If-Match,If-None-Match,Content-Type,Api-Version,Last-Event-ID,Idempotency-Key,X-Request-Id,traceparent,tracestate,apollographql-client-name,apollographql-client-version`, then any other header parameter an operation declares, then the names the server's `CORS_ALLOW_HEADERS` adds (preflight only). */
+                /** @description `Authorization,Accept,If-Match,If-None-Match,Content-Type,Api-Version,Last-Event-ID,Idempotency-Key,X-Request-Id,traceparent,tracestate,apollographql-client-name,apollographql-client-version`, then any other header parameter an operation declares, then the names the server's `CORS_ALLOW_HEADERS` adds (preflight only). */
                 "Access-Control-Allow-Headers"?: string;
                 /** @description The path's methods as `Allow` lists them, without OPTIONS (`GET,HEAD,PUT,PATCH` on an order; preflight only). */
                 "Access-Control-Allow-Methods"?: string;

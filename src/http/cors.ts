@@ -38,6 +38,8 @@ const withDeclared = (own: readonly string[], declared: readonly string[]): read
 export const CORS_ALLOW_HEADERS = withDeclared(
   [
     'Authorization',
+    // Safelisted only up to 128 bytes and without `"`: `version="1"` of a vendor media type is not.
+    'Accept',
     'If-Match',
     'If-None-Match',
     'Content-Type',
