@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import {
   oasdiffBinary,
   oasdiffBreaking,
+  REQUEST_DEFAULT_RULE,
   REQUEST_FORMAT_RULE,
   REQUEST_ITEMS_RULE,
   REQUEST_PROPERTY_COUNT_RULE,
@@ -195,6 +196,15 @@ describe('oasdiffBreaking', () => {
       );
       expect(ours(await oasdiffBreaking(write('y-base.json', list({ maxItems: 10, uniqueItems: true }, { multipleOf: 2 })), write('y-rev.json', list({ maxItems: 100 }, { multipleOf: 1 }))))).toEqual([]);
     });
+    it("fails a request property's default changed or removed (a client that leaves it out gets another value); passes one added", async () => {
+      const withDefault = (d?: string) =>
+        request({ type: 'string' }, { properties: { count: { type: 'integer', format: 'int32' }, tags: { type: 'object' }, currency: { type: 'string', ...(d ? { default: d } : {}) } } });
+      const defaults = async (name: string, from?: string, to?: string) =>
+        (await oasdiffBreaking(write(`${name}-base.json`, withDefault(from)), write(`${name}-rev.json`, withDefault(to)))).filter((c) => c.id === REQUEST_DEFAULT_RULE).map((c) => c.text);
+      expect(await defaults('da', 'EUR', 'USD')).toEqual([expect.stringContaining('request property `currency` (media type: application/json) now defaults to "USD" (was "EUR")')]);
+      expect(await defaults('db', 'EUR')).toEqual([expect.stringContaining('has no default now (was "EUR")')]);
+      expect(await defaults('dc', undefined, 'EUR')).toEqual([]);
+    });
     it('fails maxProperties set or lowered and minProperties raised on a body or a property of it; passes them loosened', async () => {
       const set = await oasdiffBreaking(write('u-base.json', request({ type: 'string' })), write('u-rev.json', request({ type: 'string' }, { maxProperties: 1 })));
       expect(ours(set)).toEqual([
@@ -227,6 +237,10 @@ describe('oasdiffBreaking', () => {
       expect.stringContaining('maximum 8 (was 9)'),
     ]);
     expect(await items('qd', { type: 'string' }, { type: 'string', enum: ['a'] })).toEqual([expect.stringContaining('now limited to an enum')]);
+    expect(await items('qf', { type: 'integer' }, { type: 'integer', exclusiveMinimum: 0, exclusiveMaximum: 9 })).toEqual([
+      expect.stringContaining('exclusiveMinimum 0 (was none)'),
+      expect.stringContaining('exclusiveMaximum 9 (was none)'),
+    ]);
     expect(await oasdiffBreaking(write('qe-base.json', spec({ ...wide, maxLength: 4, minimum: 2 })), write('qe-rev.json', spec({ type: 'string', enum: ['a', 'b', 'c', 'd'], maxLength: 9, minimum: 1 })))).toEqual([]);
   });
 
@@ -238,6 +252,19 @@ describe('oasdiffBreaking', () => {
       [RESPONSE_RANGE_UNSET_RULE, expect.stringContaining('response property `count` lost its maximum (was 10)')],
     ]);
     expect(await oasdiffBreaking(write('rv-base.json', count({})), write('rv-rev.json', count({ minimum: 0 })))).toEqual([]);
+    const shaped = (list: object, count: object, text: object) => spec({ list: { type: 'array', items: { type: 'string' }, ...list }, count: { type: 'integer', ...count }, text: { type: 'string', ...text } });
+    const widened = await oasdiffBreaking(write('rw-base.json', shaped({ maxItems: 10, uniqueItems: true }, { exclusiveMaximum: 100 }, { pattern: '^a+$' })), write('rw-rev.json', shaped({ maxItems: 20 }, {}, {})));
+    const texts = widened.filter((c) => c.id === RESPONSE_RANGE_UNSET_RULE).map((c) => c.text);
+    expect(texts).toHaveLength(4);
+    expect(texts).toEqual(
+      expect.arrayContaining([
+        expect.stringContaining('`list` may now repeat items (uniqueItems dropped)'),
+        expect.stringContaining('`list` now holds up to 20 items (maxItems, was 10)'),
+        expect.stringContaining('`count` lost its exclusiveMaximum (was 100)'),
+        expect.stringContaining('`text` lost its pattern `^a+$`'),
+      ]),
+    );
+    expect(await oasdiffBreaking(write('rx-base.json', shaped({ maxItems: 20 }, {}, {})), write('rx-rev.json', shaped({ maxItems: 10, uniqueItems: true }, { exclusiveMaximum: 100 }, { pattern: '^a+$' })))).toEqual([]);
     const href = (format?: string) => spec({ href: { type: 'string', ...(format ? { format } : {}) } });
     expect(await oasdiffBreaking(write('rf-base.json', href()), write('rf-rev.json', href('uri-reference')))).toEqual([]);
     expect((await oasdiffBreaking(write('rg-base.json', href('uri')), write('rg-rev.json', href('uri-reference')))).length).toBeGreaterThan(0);

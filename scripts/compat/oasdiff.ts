@@ -289,6 +289,19 @@ export function requestNarrowings(diff: unknown, reported: readonly OasdiffChang
       }
     }
     for (const [mediaType, contentDiff] of Object.entries(asRecord(asRecord(asRecord(op.requestBody).content).modified))) {
+      // A request property's default changed or removed: a released client that leaves it out gets another value (oasdiff judges a parameter's, not a property's).
+      walkSchemaDiff(asRecord(contentDiff).schema, [], DEFAULT_KEYS, (at, _key, value) => {
+        const { from, to } = asRecord(value);
+        if (at.length === 0 || from === undefined || from === null || JSON.stringify(from) === JSON.stringify(to)) return;
+        const now = to === undefined || to === null ? 'has no default now' : `now defaults to ${JSON.stringify(to)}`;
+        out.push({
+          id: REQUEST_DEFAULT_RULE,
+          level: 2,
+          operation,
+          path,
+          text: `the request property \`${at.join('/')}\` (media type: ${mediaType}) ${now} (was ${JSON.stringify(from)}): a released client that leaves it out gets another value`,
+        });
+      });
       walkNarrowings(asRecord(contentDiff).schema, [], (at, key, from, to) =>
         found(`${at.length ? `request property \`${at.join('/')}\`` : 'request body'} (media type: ${mediaType})`, at.at(-1) ?? 'body')(key, from, to),
       );
@@ -426,11 +439,13 @@ function withoutAddedFormats(changes: OasdiffChange[]): OasdiffChange[] {
 export const RESPONSE_RANGE_UNSET_RULE = 'response-property-range-unset';
 
 /**
- * A response value's `minimum` or `maximum` removed, which oasdiff 1.15 lets pass while it fails
- * the same bound lowered or raised (`response-property-min-decreased`, `-max-increased`): a
- * reader that relied on the released range (an id at least 1, a non-negative total, a quantity
- * that fits its type) can now get any number. Read from `oasdiff diff`'s `min`/`max` going to null,
- * unless `reported` (oasdiff's findings) retypes the same value.
+ * A response value's bound removed or loosened where oasdiff 1.15 looks only at some: it fails
+ * `minimum`/`maximum` lowered or raised (`response-property-min-decreased`, `-max-increased`)
+ * and `maxLength` unset, and lets pass `minimum`, `maximum`, `exclusiveMinimum` or
+ * `exclusiveMaximum` removed, `maxItems` removed or raised, `uniqueItems` dropped and a
+ * `pattern` removed: a reader that relied on the released shape (an id at least 1, a list of at
+ * most 100, no repeats, an `order:<id>` channel it parses) can now get what it never did. Read
+ * from `oasdiff diff`, unless `reported` (oasdiff's findings) retypes the same value.
  */
 export function responseRangesUnset(diff: unknown, reported: readonly OasdiffChange[] = []): OasdiffChange[] {
   const out: OasdiffChange[] = [];
@@ -438,18 +453,17 @@ export function responseRangesUnset(diff: unknown, reported: readonly OasdiffCha
     for (const [status, responseDiff] of Object.entries(asRecord(asRecord(asRecord(opDiff).responses).modified))) {
       for (const [mediaType, contentDiff] of Object.entries(asRecord(asRecord(asRecord(responseDiff).content).modified))) {
         walkSchemaDiff(asRecord(contentDiff).schema, [], RANGE_KEYS, (at, key, value) => {
-          const { from, to } = asRecord(value);
-          if (typeof from !== 'number' || to !== null) return;
+          const why = responseWidening(key, asRecord(value));
+          if (!why) return;
           // Retyped (a number for an integer): oasdiff's finding for the value names the change already.
           if (reported.some((c) => c.operation === operation && c.path === path && (c.id ?? '').includes('type-changed') && (c.text ?? '').includes(`\`${at.join('/')}\``))) return;
           const place = at.length ? `response property \`${at.join('/')}\`` : 'response body';
-          const bound = key === 'min' ? 'minimum' : 'maximum';
           out.push({
             id: RESPONSE_RANGE_UNSET_RULE,
             level: 2,
             operation,
             path,
-            text: `the ${place} lost its ${bound} (was ${from}) for status \`${status}\` (media type: ${mediaType}): a reader that relied on the released range can get any number`,
+            text: `the ${place} ${why} for status \`${status}\` (media type: ${mediaType}): a reader that relied on the released shape can get what it never did`,
           });
         });
       }
@@ -457,11 +471,27 @@ export function responseRangesUnset(diff: unknown, reported: readonly OasdiffCha
   }
   return out;
 }
-const RANGE_KEYS: ReadonlySet<string> = new Set(['min', 'max']);
+const RANGE_KEYS: ReadonlySet<string> = new Set(['min', 'max', 'exclusiveMin', 'exclusiveMax', 'maxItems', 'uniqueItems', 'pattern']);
+const BOUND_NAMES: Readonly<Record<string, string>> = { min: 'minimum', max: 'maximum', exclusiveMin: 'exclusiveMinimum', exclusiveMax: 'exclusiveMaximum', maxItems: 'maxItems' };
+
+/** What a change of one of RANGE_KEYS (`oasdiff diff`'s form) adds to the values a response may carry; undefined when nothing (or oasdiff's own rule judges it). */
+function responseWidening(key: string, d: Record<string, unknown>): string | undefined {
+  if (key === 'uniqueItems') return d.from === true && d.to !== true ? 'may now repeat items (uniqueItems dropped)' : undefined;
+  if (key === 'pattern') return typeof d.from === 'string' && d.from !== '' && (d.to === '' || d.to === null || d.to === undefined) ? `lost its pattern \`${d.from}\`` : undefined;
+  if (typeof d.from !== 'number') return undefined;
+  if (d.to === null || d.to === undefined) return `lost its ${BOUND_NAMES[key] ?? key} (was ${d.from})`;
+  // A maxItems raised (oasdiff fails min and max moved, not maxItems).
+  if (key === 'maxItems' && typeof d.to === 'number' && d.to > d.from) return `now holds up to ${d.to} items (maxItems, was ${d.from})`;
+  return undefined;
+}
+
+/** The rule id of requestNarrowings' findings on a request property's default. */
+export const REQUEST_DEFAULT_RULE = 'request-property-default-changed';
+const DEFAULT_KEYS: ReadonlySet<string> = new Set(['default']);
 
 /** The rule id of requestNarrowings' findings on an array parameter's items. */
 export const REQUEST_ITEMS_RULE = 'request-parameter-items-narrowed';
-const ITEM_KEYS: ReadonlySet<string> = new Set(['enum', 'min', 'max', 'minLength', 'maxLength', 'pattern']);
+const ITEM_KEYS: ReadonlySet<string> = new Set(['enum', 'min', 'max', 'exclusiveMin', 'exclusiveMax', 'minLength', 'maxLength', 'pattern']);
 
 /** What a change of one of ITEM_KEYS (`oasdiff diff`'s form) takes from the values an item may have; undefined when nothing. */
 function itemNarrowing(key: string, d: Record<string, unknown>): string | undefined {
@@ -472,8 +502,10 @@ function itemNarrowing(key: string, d: Record<string, unknown>): string | undefi
     if (d.enumAdded === true) return 'is now limited to an enum';
     return deleted.length ? `lost enum value${deleted.length > 1 ? 's' : ''} ${deleted.map((v) => `\`${v}\``).join(', ')}` : undefined;
   }
-  if ((key === 'min' || key === 'minLength') && to !== undefined && to > (from ?? (key === 'min' ? -Infinity : 0))) return `now has ${key === 'min' ? 'minimum' : 'minLength'} ${to} (was ${from ?? 'none'})`;
-  if ((key === 'max' || key === 'maxLength') && to !== undefined && (from === undefined || to < from)) return `now has ${key === 'max' ? 'maximum' : 'maxLength'} ${to} (was ${from ?? 'none'})`;
+  const name = { min: 'minimum', minLength: 'minLength', exclusiveMin: 'exclusiveMinimum', max: 'maximum', maxLength: 'maxLength', exclusiveMax: 'exclusiveMaximum' }[key];
+  const lower = key === 'min' || key === 'minLength' || key === 'exclusiveMin';
+  if (name && lower && to !== undefined && to > (from ?? (key === 'minLength' ? 0 : -Infinity))) return `now has ${name} ${to} (was ${from ?? 'none'})`;
+  if (name && !lower && to !== undefined && (from === undefined || to < from)) return `now has ${name} ${to} (was ${from ?? 'none'})`;
   if (key === 'pattern' && typeof d.to === 'string' && d.to !== '' && d.to !== d.from) return `now must match \`${d.to}\`${typeof d.from === 'string' && d.from !== '' ? ` (was \`${d.from}\`)` : ''}`;
   return undefined;
 }
