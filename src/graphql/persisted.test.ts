@@ -130,6 +130,15 @@ describe('resolveOperation: allowlist', () => {
       fc.asyncProperty(fc.constantFrom(...ops), layout, async (text, lay) => {
         const sent = lay(text);
         expect(await resolveOperation({ query: sent }, 'allowlist', manifest, reg)).toEqual({ ok: true, text: sent });
+        // With the id of the text as sent (a client that hashes its own file, as APQ does): the same.
+        expect(await resolveOperation({ query: sent, extensions: pq(sha256Hex(sent)) }, 'allowlist', manifest, reg)).toEqual({ ok: true, text: sent });
+        // That id alone names nothing the allowlist holds, unless it is the printed text's.
+        if (sha256Hex(sent) !== sha256Hex(text))
+          expect(await resolveOperation({ extensions: pq(sha256Hex(sent)) }, 'allowlist', manifest, reg)).toMatchObject({
+            ok: false,
+            code: 'PERSISTED_QUERY_NOT_ALLOWED',
+            message: expect.stringContaining('as graphql-js prints it'),
+          });
       }),
     );
     const edit = fc.oneof(

@@ -86,8 +86,14 @@ export function resolveOperation(
       return fail(400, GRAPHQL_CODES.PERSISTED_QUERY_HASH_MISMATCH, 'provided sha does not match query');
     }
     if (known !== undefined) return { ok: true, text: known };
-    if (text !== undefined && !pq.present && allowedText(text, manifest)) return { ok: true, text };
-    return fail(400, GRAPHQL_CODES.PERSISTED_QUERY_NOT_ALLOWED, 'This operation is not in the allowlist');
+    // A text sent runs when it is an allowlisted operation laid out otherwise, with no id or the
+    // id of the text as sent (a client that hashes its own file: the id matched the text above).
+    if (text !== undefined && allowedText(text, manifest)) return { ok: true, text };
+    return fail(
+      400,
+      GRAPHQL_CODES.PERSISTED_QUERY_NOT_ALLOWED,
+      pq.present && text === undefined ? 'No allowlisted operation has this id (an id is the SHA-256 of the operation as graphql-js prints it, as the manifest lists it)' : 'This operation is not in the allowlist',
+    );
   }
 
   if (!pq.present) {
