@@ -196,6 +196,17 @@ describe('oasdiffBreaking', () => {
       );
       expect(ours(await oasdiffBreaking(write('y-base.json', list({ maxItems: 10, uniqueItems: true }, { multipleOf: 2 })), write('y-rev.json', list({ maxItems: 100 }, { multipleOf: 1 }))))).toEqual([]);
     });
+    it('fails a request object closed (additionalProperties: false) or a request property made read-only; a response property made write-only', async () => {
+      const open = (schema: object) => request({ type: 'string' }, { properties: { count: { type: 'integer', format: 'int32' }, tags: { type: 'object' }, note: { type: 'string' } }, ...schema });
+      const closed = await oasdiffBreaking(write('ap-base.json', open({})), write('ap-rev.json', open({ additionalProperties: false })));
+      expect(ours(closed).map((c) => c.text)).toEqual([expect.stringContaining('request body (media type: application/json) now refuses members it does not declare')]);
+      const ro = request({ type: 'string' }, { properties: { count: { type: 'integer', format: 'int32' }, tags: { type: 'object' }, note: { type: 'string', readOnly: true } } });
+      expect(ours(await oasdiffBreaking(write('ro-base.json', open({})), write('ro-rev.json', ro))).map((c) => c.text)).toEqual([
+        expect.stringContaining('request property `note` (media type: application/json) is now read-only'),
+      ]);
+      const wo = await oasdiffBreaking(write('wo-base.json', spec({ note: { type: 'string' } })), write('wo-rev.json', spec({ note: { type: 'string', writeOnly: true } })));
+      expect(wo.map((c) => c.text)).toEqual([expect.stringContaining('response property `note` is now write-only')]);
+    });
     it("fails a request property's default changed or removed (a client that leaves it out gets another value); passes one added", async () => {
       const withDefault = (d?: string) =>
         request({ type: 'string' }, { properties: { count: { type: 'integer', format: 'int32' }, tags: { type: 'object' }, currency: { type: 'string', ...(d ? { default: d } : {}) } } });

@@ -267,6 +267,10 @@ export function requestNarrowings(diff: unknown, reported: readonly OasdiffChang
           path,
           text: `the ${place} must now be a multiple of ${to} (was ${typeof from === 'number' ? `of ${from}` : 'any'}): a released client's value is refused`,
         });
+      } else if (key === 'additionalPropertiesAllowed' && to === false && from !== false) {
+        out.push({ id: REQUEST_PROPERTY_COUNT_RULE, level: 2, operation, path, text: `the ${place} now refuses members it does not declare (additionalProperties: false): a released client's extra member is refused` });
+      } else if (key === 'readOnly' && to === true && from !== true) {
+        out.push({ id: REQUEST_FORMAT_RULE, level: 2, operation, path, text: `the ${place} is now read-only: a released client that sends it is ignored or refused` });
       } else if (key === 'minProps' && typeof to === 'number' && to > (typeof from === 'number' ? from : 0)) {
         out.push({
           id: REQUEST_PROPERTY_COUNT_RULE,
@@ -318,7 +322,7 @@ function walkNarrowings(node: unknown, where: string[], found: (where: string[],
   });
 }
 
-const NARROWING_KEYS: ReadonlySet<string> = new Set(['format', 'maxProps', 'minProps', 'maxItems', 'uniqueItems', 'multipleOf']);
+const NARROWING_KEYS: ReadonlySet<string> = new Set(['format', 'maxProps', 'minProps', 'maxItems', 'uniqueItems', 'multipleOf', 'additionalPropertiesAllowed', 'readOnly']);
 const ENUM_KEYS: ReadonlySet<string> = new Set(['enum']);
 
 /** Calls `found` with each of `keys` in a schema's diff, and the property names that lead to it (`items` for an array's items). */
@@ -463,7 +467,7 @@ export function responseRangesUnset(diff: unknown, reported: readonly OasdiffCha
             level: 2,
             operation,
             path,
-            text: `the ${place} ${why} for status \`${status}\` (media type: ${mediaType}): a reader that relied on the released shape can get what it never did`,
+            text: `the ${place} ${why} for status \`${status}\` (media type: ${mediaType}): ${key === 'writeOnly' ? 'a reader of it no longer gets it' : 'a reader that relied on the released shape can get what it never did'}`,
           });
         });
       }
@@ -471,12 +475,13 @@ export function responseRangesUnset(diff: unknown, reported: readonly OasdiffCha
   }
   return out;
 }
-const RANGE_KEYS: ReadonlySet<string> = new Set(['min', 'max', 'exclusiveMin', 'exclusiveMax', 'maxItems', 'uniqueItems', 'pattern']);
+const RANGE_KEYS: ReadonlySet<string> = new Set(['min', 'max', 'exclusiveMin', 'exclusiveMax', 'maxItems', 'uniqueItems', 'pattern', 'writeOnly']);
 const BOUND_NAMES: Readonly<Record<string, string>> = { min: 'minimum', max: 'maximum', exclusiveMin: 'exclusiveMinimum', exclusiveMax: 'exclusiveMaximum', maxItems: 'maxItems' };
 
 /** What a change of one of RANGE_KEYS (`oasdiff diff`'s form) adds to the values a response may carry; undefined when nothing (or oasdiff's own rule judges it). */
 function responseWidening(key: string, d: Record<string, unknown>): string | undefined {
   if (key === 'uniqueItems') return d.from === true && d.to !== true ? 'may now repeat items (uniqueItems dropped)' : undefined;
+  if (key === 'writeOnly') return d.to === true && d.from !== true ? 'is now write-only (no longer in the response)' : undefined;
   if (key === 'pattern') return typeof d.from === 'string' && d.from !== '' && (d.to === '' || d.to === null || d.to === undefined) ? `lost its pattern \`${d.from}\`` : undefined;
   if (typeof d.from !== 'number') return undefined;
   if (d.to === null || d.to === undefined) return `lost its ${BOUND_NAMES[key] ?? key} (was ${d.from})`;
