@@ -18,6 +18,7 @@ import { checkPayloads, type Direction, type Message } from './payloads';
 import { checkAsyncApiSecurity } from './security';
 import { checkChannelParameters } from './channelParameters';
 import { checkCloseCodes } from './closeCodes';
+import { checkServers } from './servers';
 import { ASYNCAPI, checkExtensibleEnums } from './extensibleEnums';
 import { asRecord, type Finding, type KindResult } from './types';
 
@@ -153,6 +154,7 @@ export async function checkAsyncApi(current: string, released: string, files = n
       ...payloads,
       ...checkChannelParameters(releasedDoc, currentDoc),
       ...checkCloseCodes(releasedDoc, currentDoc),
+      ...checkServers(releasedDoc, currentDoc),
       ...checkAsyncApiSecurity(releasedDoc, currentDoc),
       ...checkExtensibleEnums(releasedDoc, currentDoc, (value) => payloads.some((f) => f.rule?.endsWith('x-extensible-enum-value-removed') && f.message.includes(`value \`${value}\``)), ASYNCAPI),
     ],
