@@ -255,6 +255,10 @@ export function verbOf(ruleId: string | undefined): string {
   if (/enum-value-removed/.test(rule)) return 'lost enum values';
   if (/(one|any)-of-removed/.test(rule)) return 'lost a branch';
   if (/(one|any)-of-added/.test(rule)) return 'gained a branch';
+  // An attribute of the node removed, not the node: the interface a type implements, a directive's location, a const.
+  if (/interface-removed/.test(rule)) return 'lost an interface';
+  if (/location-removed/.test(rule)) return 'lost a location';
+  if (/const-removed/.test(rule)) return 'lost its const';
   if (/removed|deleted/.test(rule)) return 'removed';
   if (/type-changed|type-generalized|type-specialized/.test(rule)) return 'retyped';
   if (/became-optional|became-nullable/.test(rule)) return rule.includes('nullable') ? 'made nullable' : 'made optional';

@@ -80,12 +80,17 @@ describe('formatReport', () => {
 
 describe('verbOf: what a rule says happened, for the headline', () => {
   it('names a value made non-nullable, a required body added and a new required property as such', () => {
-    expect(['request-property-became-not-nullable', 'request-body-added-required', 'new-required-request-property', 'request-property-became-required', 'response-property-enum-value-added'].map(verbOf)).toEqual([
-      'made non-nullable',
-      'made required',
-      'made required',
-      'made required',
-      'extended',
-    ]);
+    expect(
+      [
+        'request-property-became-not-nullable',
+        'request-body-added-required',
+        'new-required-request-property',
+        'request-property-became-required',
+        'response-property-enum-value-added',
+        'OBJECT_TYPE_INTERFACE_REMOVED',
+        'DIRECTIVE_LOCATION_REMOVED',
+        'response-property-const-removed',
+      ].map(verbOf),
+    ).toEqual(['made non-nullable', 'made required', 'made required', 'made required', 'extended', 'lost an interface', 'lost a location', 'lost its const']);
   });
 });
