@@ -53,6 +53,7 @@ const cut = new WeakSet<Socket>();
  * stream ends; meanwhile the requests read stay bounded). On a connection that is not pipelined
  * the response has its socket at once: one property read.
  */
+/** `onCut`: told of each connection cut (a test waits for it to release the answer in progress). */
 export function inTurn(listener: RequestListener, onCut?: () => void): RequestListener {
   return (req, res) => {
     if (res.socket !== null) return listener(req, res);
