@@ -147,7 +147,7 @@ export async function checkAsyncApi(current: string, released: string, files = n
   underTurnedActions(structural, payloads, { ...base.messages, ...revision.messages });
   return {
     kind: 'asyncapi',
-    // Security schemes and requirements, which @asyncapi/diff leaves unclassified: security.ts.
+    // Security schemes and requirements, which @asyncapi/diff leaves unclassified: security.ts (and close codes: closeCodes.ts; no note for either).
     // A value dropped from a message's open set (ErrorMessage.code), which oasdiff judges on client messages only: extensibleEnums.ts.
     findings: [
       ...structural,
@@ -159,6 +159,8 @@ export async function checkAsyncApi(current: string, released: string, files = n
       ...checkExtensibleEnums(releasedDoc, currentDoc, (value) => payloads.some((f) => f.rule?.endsWith('x-extensible-enum-value-removed') && f.message.includes(`value \`${value}\``)), ASYNCAPI),
     ],
     checked: scope,
-    notes: unclassified.filter((c) => !/\/security(\/|$)|^\/components\/securitySchemes\//.test(c.path)).map((c) => `asyncapi: not judged by @asyncapi/diff (review it): ${c.action} ${c.path}`),
+    notes: unclassified
+      .filter((c) => !/\/security(\/|$)|^\/components\/securitySchemes\/|^\/channels\/[^/]+\/x-close-codes(\/|$)/.test(c.path))
+      .map((c) => `asyncapi: not judged by @asyncapi/diff (review it): ${c.action} ${c.path}`),
   };
 }

@@ -259,6 +259,10 @@ export function verbOf(ruleId: string | undefined): string {
   if (/interface-removed/.test(rule)) return 'lost an interface';
   if (/location-removed/.test(rule)) return 'lost a location';
   if (/const-removed/.test(rule)) return 'lost its const';
+  // The gate's own rules (oasdiff.ts): what they say happened.
+  if (/-narrowed$/.test(rule)) return 'narrowed';
+  if (/range-unset/.test(rule)) return 'widened';
+  if (/default-changed/.test(rule)) return 'default changed';
   if (/removed|deleted/.test(rule)) return 'removed';
   if (/type-changed|type-generalized|type-specialized/.test(rule)) return 'retyped';
   if (/became-optional|became-nullable/.test(rule)) return rule.includes('nullable') ? 'made nullable' : 'made optional';

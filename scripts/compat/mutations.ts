@@ -662,7 +662,7 @@ export const BREAKING: Mutation[] = [
     name: 'openapi: a shared path parameter given a format (OrderId uuid): one change at the parameter',
     expect: 'breaking',
     kinds: ['openapi'],
-    causes: ['`OrderId` request-value-format-narrowed'],
+    causes: ['`OrderId` narrowed'],
     apply: (c) => {
       c.openapi.components.parameters.OrderId.schema = { type: 'string', format: 'uuid' };
     },

@@ -90,7 +90,10 @@ describe('verbOf: what a rule says happened, for the headline', () => {
         'OBJECT_TYPE_INTERFACE_REMOVED',
         'DIRECTIVE_LOCATION_REMOVED',
         'response-property-const-removed',
+        'request-object-size-narrowed',
+        'response-property-range-unset',
+        'request-property-default-changed',
       ].map(verbOf),
-    ).toEqual(['made non-nullable', 'made required', 'made required', 'made required', 'extended', 'lost an interface', 'lost a location', 'lost its const']);
+    ).toEqual(['made non-nullable', 'made required', 'made required', 'made required', 'extended', 'lost an interface', 'lost a location', 'lost its const', 'narrowed', 'widened', 'default changed']);
   });
 });

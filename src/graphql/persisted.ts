@@ -92,7 +92,9 @@ export function resolveOperation(
     return fail(
       400,
       GRAPHQL_CODES.PERSISTED_QUERY_NOT_ALLOWED,
-      pq.present && text === undefined ? 'No allowlisted operation has this id (an id is the SHA-256 of the operation as graphql-js prints it, as the manifest lists it)' : 'This operation is not in the allowlist',
+      pq.present && text === undefined
+        ? 'No allowlisted operation has this id (an id is the SHA-256 of the operation as graphql-js prints it: generated/graphql/persisted-query-manifest.json and /docs/graphql list them)'
+        : 'This operation is not in the allowlist',
     );
   }
 
