@@ -281,6 +281,21 @@ describe('oasdiffBreaking', () => {
     expect((await oasdiffBreaking(write('rg-base.json', href('uri')), write('rg-rev.json', href('uri-reference')))).length).toBeGreaterThan(0);
   });
 
+  it("fails a response header's minimum or pattern removed, as a body value's", async () => {
+    const withHeader = (schema: object) =>
+      JSON.stringify({
+        openapi: '3.1.0',
+        info: { title: 't', version: '1' },
+        paths: { '/t': { get: { responses: { '200': { description: 'ok', headers: { 'Retry-After': { required: true, schema: { type: 'integer', ...schema } } } } } } } },
+      });
+    const changes = await oasdiffBreaking(write('hb-base.json', withHeader({ minimum: 0, pattern: '^[0-9]+$' })), write('hb-rev.json', withHeader({})));
+    expect(changes.filter((c) => c.id === RESPONSE_HEADER_RULE).map((c) => c.text)).toEqual([
+      expect.stringContaining('`retry-after` lost its minimum (was 0)'),
+      expect.stringContaining('`retry-after` lost its pattern `^[0-9]+$`'),
+    ]);
+    expect(await oasdiffBreaking(write('hc2-base.json', withHeader({})), write('hc2-rev.json', withHeader({ minimum: 0 })))).toEqual([]);
+  });
+
   it('passes a header name spelled in another case (RFC 9110 5.1), and fails one removed', async () => {
     const withHeader = (name: string | undefined) =>
       JSON.stringify({

@@ -417,6 +417,11 @@ export function responseHeaderChanges(diff: unknown): OasdiffChange[] {
         else if (added.length && enumDiff.enumAdded !== true) add(`has new enum values ${added.map((v) => `\`${v}\``).join(', ')}`);
         const format = asRecord(schema.format);
         if (typeof format.from === 'string' && format.from !== '' && format.to === '') add(`lost its format \`${format.from}\``);
+        // A bound removed (`Retry-After` no longer at least 0, a pattern dropped), as responseRangesUnset judges a body's.
+        for (const key of ['min', 'max', 'exclusiveMin', 'exclusiveMax', 'pattern']) {
+          const why = responseWidening(key, asRecord(schema[key]));
+          if (why) add(why);
+        }
       }
     }
   }

@@ -68,7 +68,8 @@ export function koaShell(fin: Finalizer, bodyLimit: number): Middleware {
           const listed = ctx.response.get('Allow');
           const allow = listed && !/\bOPTIONS\b/.test(listed) ? `${listed}, OPTIONS` : listed;
           const fields = allow ? { Allow: allow } : undefined;
-          if (ctx.status === 404) answer(refusal('NOT_FOUND', `No route for ${ctx.method} ${ctx.path}`));
+          // The path alone: a HEAD's answer then has its GET's fields, Content-Length included (RFC 9110 9.3.2).
+          if (ctx.status === 404) answer(refusal('NOT_FOUND', `No route for ${ctx.path}`));
           else if (ctx.status === 405 || (ctx.status === 501 && allow)) answer(refusal('METHOD_NOT_ALLOWED', `${ctx.method} is not allowed here`, fields));
           else answer(refusalForStatus(ctx.status, undefined, fields) ?? refusal('INTERNAL'));
         }

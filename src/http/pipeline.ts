@@ -303,7 +303,7 @@ export function createPipeline(deps: PipelineDeps): RequestListener {
       const x = fin.begin(req, res, path, search);
       // Its preflight passes, as every unknown path's does (koaShell.ts): the browser then shows the page the 404 itself, not a CORS failure.
       if (req.method === 'OPTIONS' && preflight(x)) return void fin.end(x, send(fin, x, 204, undefined, undefined));
-      return void fin.end(x, sendProblem(fin, x, refusal('NOT_FOUND', `No route for ${req.method ?? 'GET'} ${path}: paths match exactly`)));
+      return void fin.end(x, sendProblem(fin, x, refusal('NOT_FOUND', `No route for ${path}: paths match exactly`)));
     }
     deps.fallback(req, res);
   }

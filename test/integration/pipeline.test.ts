@@ -4,6 +4,7 @@
  * contracts do not declare reaches the Koa application, where a user's own middleware and
  * @koa/router routes get the same request id, CORS, problem+json, log line and metric.
  */
+import fc from 'fast-check';
 import Router from '@koa/router';
 import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
@@ -80,6 +81,19 @@ describe('the request pipeline', () => {
     const body = (await boom.json()) as Record<string, unknown>;
     expect(body).toMatchObject({ code: 'INTERNAL' });
     expect(JSON.stringify(body)).not.toContain('a bug');
+  });
+
+  it("a HEAD of a path no route serves answers its GET's fields, Content-Length included, on Koa's 404 and on a contract path's near miss (generated)", async () => {
+    const paths = fc.oneof(fc.stringMatching(/^\/[a-z]{1,12}$/), fc.constantFrom('/orders/', '/Orders', '/healthz/'));
+    await fc.assert(
+      fc.asyncProperty(paths, async (path) => {
+        const [get, head] = [await srv.fetch(path, { as: 'anonymous' }), await srv.fetch(path, { as: 'anonymous', method: 'HEAD' })];
+        if (get.status !== 404) return; // a path a user route or the contract serves
+        expect(head.status).toBe(404);
+        expect(head.headers.get('content-length')).toBe(get.headers.get('content-length'));
+      }),
+      { numRuns: 30 },
+    );
   });
 
   it('answers every error status a user route throws or sets as problem+json with that status, never a 500', async () => {
