@@ -281,6 +281,13 @@ describe('oasdiffBreaking', () => {
     expect((await oasdiffBreaking(write('rg-base.json', href('uri')), write('rg-rev.json', href('uri-reference')))).length).toBeGreaterThan(0);
   });
 
+  it("fails a response array that lost its items' schema (any item may come); passes one given a schema", async () => {
+    const list = (items?: object) => spec({ list: { type: 'array', ...(items ? { items } : {}) } });
+    const dropped = await oasdiffBreaking(write('it-base.json', list({ type: 'string' })), write('it-rev.json', list()));
+    expect(dropped.map((c) => c.text)).toEqual([expect.stringContaining('response property `list` lost its `items` schema')]);
+    expect(await oasdiffBreaking(write('iu-base.json', list()), write('iu-rev.json', list({ type: 'string' })))).toEqual([]);
+  });
+
   it("fails a response header's minimum or pattern removed, as a body value's", async () => {
     const withHeader = (schema: object) =>
       JSON.stringify({

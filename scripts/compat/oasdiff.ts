@@ -461,6 +461,17 @@ export function responseRangesUnset(diff: unknown, reported: readonly OasdiffCha
   for (const [path, operation, opDiff] of modifiedOperations(diff)) {
     for (const [status, responseDiff] of Object.entries(asRecord(asRecord(asRecord(opDiff).responses).modified))) {
       for (const [mediaType, contentDiff] of Object.entries(asRecord(asRecord(asRecord(responseDiff).content).modified))) {
+        // An array's `items` schema removed: its items may be anything now (oasdiff reports nothing).
+        for (const at of itemsDropped(asRecord(contentDiff).schema, [])) {
+          const place = at.length ? `response property \`${at.join('/')}\`` : 'response body';
+          out.push({
+            id: RESPONSE_RANGE_UNSET_RULE,
+            level: 2,
+            operation,
+            path,
+            text: `the ${place} lost its \`items\` schema for status \`${status}\` (media type: ${mediaType}): a reader typed from the release can get items of any shape`,
+          });
+        }
         walkSchemaDiff(asRecord(contentDiff).schema, [], RANGE_KEYS, (at, key, value) => {
           const why = responseWidening(key, asRecord(value));
           if (!why) return;
@@ -480,6 +491,16 @@ export function responseRangesUnset(diff: unknown, reported: readonly OasdiffCha
   }
   return out;
 }
+/** The property paths in a schema's diff (`oasdiff diff`) whose array lost its `items` schema. */
+function itemsDropped(node: unknown, where: string[], depth = 0): string[][] {
+  if (depth > 64 || typeof node !== 'object' || node === null) return [];
+  return Object.entries(node).flatMap(([key, value]) => {
+    if (key === 'items') return asRecord(value).schemaDeleted === true ? [where] : itemsDropped(value, [...where, 'items'], depth + 1);
+    if (key === 'properties') return Object.entries(asRecord(asRecord(value).modified)).flatMap(([name, child]) => itemsDropped(child, [...where, name], depth + 1));
+    return itemsDropped(value, where, depth + 1);
+  });
+}
+
 const RANGE_KEYS: ReadonlySet<string> = new Set(['min', 'max', 'exclusiveMin', 'exclusiveMax', 'maxItems', 'uniqueItems', 'pattern', 'writeOnly']);
 const BOUND_NAMES: Readonly<Record<string, string>> = { min: 'minimum', max: 'maximum', exclusiveMin: 'exclusiveMinimum', exclusiveMax: 'exclusiveMaximum', maxItems: 'maxItems' };
 
