@@ -450,15 +450,12 @@ function matcherLines(ops: OpModel[]): string[] {
 function declaredHeaderLines(ops: OpModel[]): string[] {
   // A request header is safelisted only for some values (an `Accept` of 128 bytes at most without `"`: `version="1"` is not one): every header parameter is allowed.
   const SAFELISTED_RESPONSE = new Set(['cache-control', 'content-language', 'content-length', 'content-type', 'expires', 'last-modified', 'pragma']);
-  const unique = (names: string[], skip: Set<string>) => {
+  const unique = (names: string[], skip: ReadonlySet<string> = new Set()) => {
     const seen = new Map<string, string>();
     for (const n of names) if (!skip.has(n.toLowerCase()) && !n.toLowerCase().startsWith('access-control-') && !seen.has(n.toLowerCase())) seen.set(n.toLowerCase(), n);
     return [...seen.values()].sort((a, b) => a.localeCompare(b));
   };
-  const request = unique(
-    ops.flatMap((op) => op.params.filter((p) => p.in === 'header').map((p) => p.name)),
-    new Set<string>(),
-  );
+  const request = unique(ops.flatMap((op) => op.params.filter((p) => p.in === 'header').map((p) => p.name)));
   const response = unique(
     ops.flatMap((op) => op.responses.flatMap((r) => r.headers.map((h) => h.name))),
     SAFELISTED_RESPONSE,

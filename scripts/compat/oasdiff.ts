@@ -461,30 +461,22 @@ export function responseRangesUnset(diff: unknown, reported: readonly OasdiffCha
   for (const [path, operation, opDiff] of modifiedOperations(diff)) {
     for (const [status, responseDiff] of Object.entries(asRecord(asRecord(asRecord(opDiff).responses).modified))) {
       for (const [mediaType, contentDiff] of Object.entries(asRecord(asRecord(asRecord(responseDiff).content).modified))) {
-        // An array's `items` schema removed: its items may be anything now (oasdiff reports nothing).
-        for (const at of itemsDropped(asRecord(contentDiff).schema, [])) {
-          const place = at.length ? `response property \`${at.join('/')}\`` : 'response body';
+        const widened = (at: string[], what: string, consequence: string) =>
           out.push({
             id: RESPONSE_RANGE_UNSET_RULE,
             level: 2,
             operation,
             path,
-            text: `the ${place} lost its \`items\` schema for status \`${status}\` (media type: ${mediaType}): a reader typed from the release can get items of any shape`,
+            text: `the ${at.length ? `response property \`${at.join('/')}\`` : 'response body'} ${what} for status \`${status}\` (media type: ${mediaType}): ${consequence}`,
           });
-        }
+        // An array's `items` schema removed: its items may be anything now (oasdiff reports nothing).
+        for (const at of itemsDropped(asRecord(contentDiff).schema, [])) widened(at, 'lost its `items` schema', 'a reader typed from the release can get items of any shape');
         walkSchemaDiff(asRecord(contentDiff).schema, [], RANGE_KEYS, (at, key, value) => {
           const why = responseWidening(key, asRecord(value));
           if (!why) return;
           // Retyped (a number for an integer): oasdiff's finding for the value names the change already.
           if (reported.some((c) => c.operation === operation && c.path === path && (c.id ?? '').includes('type-changed') && (c.text ?? '').includes(`\`${at.join('/')}\``))) return;
-          const place = at.length ? `response property \`${at.join('/')}\`` : 'response body';
-          out.push({
-            id: RESPONSE_RANGE_UNSET_RULE,
-            level: 2,
-            operation,
-            path,
-            text: `the ${place} ${why} for status \`${status}\` (media type: ${mediaType}): ${key === 'writeOnly' ? 'a reader of it no longer gets it' : 'a reader that relied on the released shape can get what it never did'}`,
-          });
+          widened(at, why, key === 'writeOnly' ? 'a reader of it no longer gets it' : 'a reader that relied on the released shape can get what it never did');
         });
       }
     }
