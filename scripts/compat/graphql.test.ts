@@ -44,6 +44,11 @@ describe('checkGraphql', () => {
     await expect(checkGraphql('type Query {', SDL, none)).rejects.toThrow(GateError);
   });
 
+  it('reports a schema that parses but breaks a type-system rule as a GateError naming the rule, not a later stack trace', async () => {
+    const broken = `${SDL}\ninterface Named {\n  name: String!\n}\n\ntype Pet implements Named {\n  id: ID!\n}\n`;
+    await expect(checkGraphql(broken, SDL, none)).rejects.toThrow(new GateError('graphql: contracts/schema.graphql is not a valid schema: Interface field Named.name expected but Pet does not provide it.'));
+  });
+
   describe('the subscription of contracts/schema.graphql, once released', () => {
     const current = readFileSync(join(__dirname, '../../contracts/schema.graphql'), 'utf8');
     it('is guarded like every other field: removing orderEvents, its since argument or OrderEvent.seq is breaking', async () => {

@@ -13,7 +13,7 @@
  * what it saw before; that is an additive change and passes. An argument with a
  * default stays DANGEROUS: old queries now run with that default.
  */
-import { buildSchema, isSpecifiedScalarType, type GraphQLSchema } from 'graphql';
+import { buildSchema, isSpecifiedScalarType, validateSchema, type GraphQLSchema } from 'graphql';
 import { ChangeType, CriticalityLevel, diff, type Change } from '@graphql-inspector/core';
 import type { Accepted } from './accepted';
 import { verbOf } from './causes';
@@ -21,12 +21,17 @@ import { GateError, type Finding, type KindResult } from './types';
 
 export const ACCEPTED_FILE_HINT = 'contracts/compat-accepted.yaml';
 
+/** The schema in `sdl`, checked whole: buildSchema leaves type-system rules (an interface field not implemented, say) to the first validation, which would otherwise throw later, inside a check, as a stack trace. */
 export function readSchema(sdl: string, file: string): GraphQLSchema {
+  let schema: GraphQLSchema;
   try {
-    return buildSchema(sdl);
+    schema = buildSchema(sdl);
   } catch (err) {
     throw new GateError(`graphql: ${file} is not a valid schema: ${(err as Error).message}`);
   }
+  const errors = validateSchema(schema);
+  if (errors.length > 0) throw new GateError(`graphql: ${file} is not a valid schema: ${errors.map((e) => e.message).join('; ')}`);
+  return schema;
 }
 
 /** A DANGEROUS change our policy treats as additive (see the file comment). */
