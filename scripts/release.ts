@@ -2,15 +2,56 @@
  * `npm run release`: snapshots the current contracts into contracts/released/, the
  * baseline the compatibility gate compares against. Run it when a version ships;
  * commit the snapshot with the release.
+ *
+ * It refuses (exit 2, nothing written) a release that would ship a changed
+ * `openapi.yaml` or `asyncapi.yaml` under the `info.version` already released, or under
+ * a lower one: clients and the SDK's changelog tell releases apart by that version.
  */
-import { cpSync, existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { parse } from 'yaml';
 
 export const CONTRACT_FILES = ['openapi.yaml', 'asyncapi.yaml', 'schema.graphql'] as const;
+
+/** The versioned documents: each carries `info.version` (semver). */
+const VERSIONED = ['openapi.yaml', 'asyncapi.yaml'] as const;
+
+/** A release the snapshot must not record, named in words. */
+export class ReleaseRefused extends Error {}
+
+function versionOf(file: string): [number, number, number] {
+  const doc: unknown = parse(readFileSync(file, 'utf8'));
+  const info = typeof doc === 'object' && doc !== null && 'info' in doc ? doc.info : undefined;
+  const version = typeof info === 'object' && info !== null && 'version' in info ? info.version : undefined;
+  const m = typeof version === 'string' ? /^(\d+)\.(\d+)\.(\d+)$/.exec(version) : null;
+  if (!m) throw new ReleaseRefused(`${file}: info.version must be a version like 1.2.3, found ${JSON.stringify(version)}`);
+  return [Number(m[1]), Number(m[2]), Number(m[3])];
+}
+
+/** Compares two versions: negative, zero or positive. */
+const compare = (a: readonly number[], b: readonly number[]): number => a.reduce((d, x, i) => d || x - (b[i] ?? 0), 0);
+
+/** Each versioned document that changed since the last release must carry a higher `info.version`. */
+export function checkVersions(src: string, dest: string): void {
+  const problems: string[] = [];
+  for (const f of VERSIONED) {
+    const current = join(src, f);
+    const released = join(dest, f);
+    if (!existsSync(current) || !existsSync(released)) continue;
+    const [now, then] = [versionOf(current), versionOf(released)];
+    const changed = readFileSync(current, 'utf8') !== readFileSync(released, 'utf8');
+    const order = compare(now, then);
+    if (order < 0) problems.push(`contracts/${f}: info.version ${now.join('.')} is lower than the released ${then.join('.')}`);
+    else if (changed && order === 0)
+      problems.push(`contracts/${f} changed since release ${then.join('.')} but still says info.version ${now.join('.')}: raise it (major for a break the gate reports, minor for an addition, patch for a fix)`);
+  }
+  if (problems.length > 0) throw new ReleaseRefused(problems.join('; '));
+}
 
 export function release(root: string): string[] {
   const src = join(root, 'contracts');
   const dest = join(src, 'released');
+  checkVersions(src, dest);
   rmSync(dest, { recursive: true, force: true });
   mkdirSync(join(dest, 'operations'), { recursive: true });
   const written: string[] = [];
@@ -45,6 +86,12 @@ export function release(root: string): string[] {
 }
 
 if (require.main === module) {
-  const files = release(join(__dirname, '..'));
-  console.log(`released ${files.length} contract files into contracts/released/`);
+  try {
+    const files = release(join(__dirname, '..'));
+    console.log(`released ${files.length} contract files into contracts/released/`);
+  } catch (e) {
+    if (!(e instanceof ReleaseRefused)) throw e;
+    console.error(`release: refused, nothing written: ${e.message}`);
+    process.exitCode = 2;
+  }
 }
