@@ -215,7 +215,8 @@ export function answerClientErrors(server: Server, log: RawAnswerLog = () => und
     // connection ends after the answers owed (RFC 9112 9.6: no further request is processed).
     if (err.code === 'HPE_CLOSED_CONNECTION') return afterPendingResponses(socket, () => socket.end());
     const raw: unknown = Reflect.get(err, 'rawPacket');
-    const version = err.code === 'HPE_INVALID_VERSION' ? unspokenVersion(raw, Reflect.get(err, 'bytesParsed')) : undefined;
+    // HPE_PAUSED_H2_UPGRADE: the HTTP/2 connection preface (`PRI * HTTP/2.0`, a client with prior knowledge, RFC 9113 3.4).
+    const version = err.code === 'HPE_INVALID_VERSION' ? unspokenVersion(raw, Reflect.get(err, 'bytesParsed')) : err.code === 'HPE_PAUSED_H2_UPGRADE' ? '2.0' : undefined;
     const known = err.code === undefined ? undefined : CLIENT_ERROR_STATUS[err.code];
     const refused = version !== undefined ? versionRefusal(version) : known !== undefined ? refusal(known) : refusal('BAD_REQUEST', `The request is not well-formed HTTP/1.1 (${err.code ?? 'unparsable'})`);
     // The bytes node failed on, when they begin a HEAD request: its answer has no body. They

@@ -484,6 +484,10 @@ describe('framing edge cases', () => {
       // The same problem as a version node parses (above): one rule, one detail.
       expect(JSON.parse(body)).toMatchObject({ status: 505, code: 'HTTP_VERSION_NOT_SUPPORTED', detail: `This server speaks HTTP/1.1 and HTTP/1.0, not HTTP/${version}` });
     }
+    // An HTTP/2 client with prior knowledge (curl --http2-prior-knowledge) opens with the connection preface.
+    const preface = await rawExchange('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n');
+    expect(preface.head).toMatch(/^HTTP\/1\.1 505 /);
+    expect(JSON.parse(preface.body)).toMatchObject({ status: 505, detail: 'This server speaks HTTP/1.1 and HTTP/1.0, not HTTP/2.0' });
     expect(await count()).toBe(before);
   });
 
