@@ -12,12 +12,29 @@ import Koa from 'koa';
 import type { Logger } from 'pino';
 import type { Config } from './config';
 import type { Store } from './store';
-import { authenticator, AuthCache, createPipeline, FieldReadTally, Finalizer, HttpTimer, koaShell, Metrics, metricsListener, orderReads, rateLimiter, resolveToken, restOperations } from './http';
+import {
+  authenticator,
+  AuthCache,
+  createPipeline,
+  FieldReadTally,
+  Finalizer,
+  HttpTimer,
+  koaShell,
+  Metrics,
+  metricsListener,
+  orderReads,
+  rateLimiter,
+  resolveToken,
+  restOperations,
+  unreachableRoutes,
+  type UnreachableRoute,
+} from './http';
 import { MemoryBuckets, type Buckets } from './limits';
 import { costBudget, graphqlEngine, graphqlRoute, graphqlSubscriptions, GRAPHQL_PATH, LruRegistry, type PersistedQueryRegistry } from './graphql';
 import { createRealtime, type Realtime } from './realtime';
 import { MemoryBus, type Bus } from './bus';
 import { manifest } from '../generated/graphql/persisted';
+import { resources } from '../generated/openapi/routes';
 
 export interface AppDeps {
   config: Config;
@@ -53,6 +70,8 @@ export interface App {
   realtime: Realtime;
   /** What every answer owes (request id, CORS, log line, metric): for answers written outside the pipeline (the drain's 503, a request node could not parse). */
   finalizer: Finalizer;
+  /** The routes mounted on `app` that the pipeline answers for (a contract path): call once `app` is complete (main.ts logs each at start). */
+  unreachableRoutes: () => UnreachableRoute[];
 }
 
 export function createApp(deps: AppDeps): App {
@@ -114,6 +133,7 @@ export function createApp(deps: AppDeps): App {
   // Errors are answered by the shell; this only sees what escapes Koa itself.
   app.on('error', (err) => deps.logger.error({ err }, 'koa error'));
 
+  const transports = [graphqlRoute({ engine: graphql, finalizer, authenticate: authenticator(store, authCache), bodyLimit: config.bodyLimitBytes }), realtime.sseRoute(finalizer)];
   const listener = createPipeline({
     finalizer,
     operations,
@@ -121,7 +141,7 @@ export function createApp(deps: AppDeps): App {
     authCache,
     limiter: rps > 0 ? rateLimiter({ buckets, rps, burst }) : undefined,
     bodyLimit: config.bodyLimitBytes,
-    transports: [graphqlRoute({ engine: graphql, finalizer, authenticate: authenticator(store, authCache), bodyLimit: config.bodyLimitBytes }), realtime.sseRoute(finalizer)],
+    transports,
     // Composed at the first request it gets, so middleware and routes a user adds to `app`
     // after createApp (and before serving) are part of it.
     fallback: (req, res) => void (koa ??= app.callback())(req, res),
@@ -132,5 +152,6 @@ export function createApp(deps: AppDeps): App {
     token: config.metrics.token,
     onError: (err) => deps.logger.error({ err }, 'metrics scrape failed'),
   });
-  return { listener, metricsListener: operator, app, metrics, fieldReads, authCache, realtime, finalizer };
+  const templates = [...Object.keys(resources), ...transports.map((t) => t.route)];
+  return { listener, metricsListener: operator, app, metrics, fieldReads, authCache, realtime, finalizer, unreachableRoutes: () => unreachableRoutes(app.middleware, templates) };
 }

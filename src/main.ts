@@ -63,7 +63,7 @@ async function serve(config: Config): Promise<void> {
     store,
     wait,
   );
-  const { listener, metricsListener, fieldReads, realtime, finalizer } = createApp({ config, store, logger, metrics, bus: shared.bus, registry: shared.registry, buckets: shared.buckets });
+  const { listener, metricsListener, fieldReads, realtime, finalizer, unreachableRoutes } = createApp({ config, store, logger, metrics, bus: shared.bus, registry: shared.registry, buckets: shared.buckets });
   await fieldReads.seed();
 
   const drain = new Drain(listener, finalizer);
@@ -112,6 +112,8 @@ async function serve(config: Config): Promise<void> {
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
 
+  // A Koa route mounted on a contract path is answered by the pipeline: said here, since no request would tell.
+  for (const route of unreachableRoutes()) logger.warn(route, `a Koa route is never reached on ${route.owner}: the contract's route answers every request there`);
   logger.info({ url, metricsUrl, seeded: demo.seeded, bus: shared.bus.kind }, 'listening');
   if (metricsUrl) process.stderr.write(banner(url, metricsUrl, demo.token));
   // Deprecated-field reads per account reach the store in batches, never one write per request.

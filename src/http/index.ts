@@ -9,7 +9,7 @@ export { DEFAULT_BODY_LIMIT, dropRequestBody, parseClientJson, readRequestText, 
 export { parseCorsAllowHeaders, parseCorsOrigins } from './cors';
 export { Drain, DRAIN_GRACE_MS, shuttingDown } from './drain';
 export { Finalizer, requestIdOf, splitTarget, type Exchange } from './finalize';
-export { koaShell } from './koaShell';
+export { koaShell, unreachableRoutes, type UnreachableRoute } from './koaShell';
 export { HttpTimer, Metrics } from './metrics';
 export { instanceScrape, lendRegistryToPrimary } from './clusterMetrics';
 export { FieldReadTally, OTHER_ACCOUNTS, startFieldReadFlusher } from './fieldReads';

@@ -91,3 +91,47 @@ export function koaShell(fin: Finalizer, bodyLimit: number): Middleware {
     ctx.res.once('close', () => fin.end(x, ctx.status));
   };
 }
+
+/** A route of a user's @koa/router router that the pipeline answers for, named for the start-up warning. */
+export interface UnreachableRoute {
+  /** The route's methods (HEAD left out where @koa/router added it beside GET; `*` for every method). */
+  methods: string;
+  /** The route's path as registered, prefixes included. */
+  path: string;
+  /** The pipeline's route template it matches (a contract path, `/graphql`, the event stream). */
+  owner: string;
+}
+
+/** The part of an @koa/router Layer read here (typed by hand: what `router.routes()` carries is typed as plain middleware). */
+interface RouterLayer {
+  path: unknown;
+  methods: unknown;
+  match(path: string): boolean;
+}
+const isLayer = (l: unknown): l is RouterLayer => typeof l === 'object' && l !== null && 'match' in l && typeof l.match === 'function' && 'path' in l && 'methods' in l;
+const layersOf = (middleware: unknown): RouterLayer[] => {
+  const router: unknown = typeof middleware === 'function' && 'router' in middleware ? middleware.router : undefined;
+  const stack: unknown = typeof router === 'object' && router !== null && 'stack' in router ? router.stack : undefined;
+  return Array.isArray(stack) ? stack.filter(isLayer) : [];
+};
+
+/**
+ * The routes mounted on the Koa application (`app.use(router.routes())`) that match a path
+ * the pipeline serves: every request to such a path is answered by the pipeline, whatever
+ * its method, so the route is never reached there. Nothing else would say so (the request
+ * is answered, by someone else), so the service logs each at start. `templates` are the
+ * pipeline's route templates; each is tried with its parameters filled in (`{orderId}` -> `1`)
+ * against each route's own matcher. Middleware that is not a router is not looked into.
+ */
+export function unreachableRoutes(middleware: readonly unknown[], templates: readonly string[]): UnreachableRoute[] {
+  const found: UnreachableRoute[] = [];
+  for (const layer of middleware.flatMap(layersOf)) {
+    const methods = Array.isArray(layer.methods) ? layer.methods.filter((m): m is string => typeof m === 'string') : [];
+    if (methods.length === 0) continue; // router.use(): middleware of the router, not a route
+    const owner = templates.find((t) => layer.match(t.replace(/\{[^}]+\}/g, '1')));
+    if (owner === undefined) continue;
+    const named = methods.includes('GET') ? methods.filter((m) => m !== 'HEAD') : methods;
+    found.push({ methods: named.length > 20 ? '*' : [...new Set(named)].join(', '), path: String(layer.path), owner });
+  }
+  return found;
+}
