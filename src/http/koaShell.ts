@@ -13,7 +13,7 @@
  */
 import type { Middleware } from 'koa';
 import type { Finalizer } from './finalize';
-import { PROBLEM_MEDIA_TYPE, refusal, refusalForStatus, refusalOf, type Refusal } from './problem';
+import { methodNotAllowed, PROBLEM_MEDIA_TYPE, refusal, refusalForStatus, refusalOf, type Refusal } from './problem';
 import { problemText } from './respond';
 import { BEARER_CHALLENGE } from './auth';
 import { continueIfOwed, leavesBodyUnread, tooLarge } from './body';
@@ -70,7 +70,7 @@ export function koaShell(fin: Finalizer, bodyLimit: number): Middleware {
           const fields = allow ? { Allow: allow } : undefined;
           // The path alone: a HEAD's answer then has its GET's fields, Content-Length included (RFC 9110 9.3.2).
           if (ctx.status === 404) answer(refusal('NOT_FOUND', `No route for ${ctx.path}`));
-          else if (ctx.status === 405 || (ctx.status === 501 && allow)) answer(refusal('METHOD_NOT_ALLOWED', `${ctx.method} is not allowed here`, fields));
+          else if (ctx.status === 405 || (ctx.status === 501 && allow)) answer(methodNotAllowed(ctx.method, allow));
           else answer(refusalForStatus(ctx.status, undefined, fields) ?? refusal('INTERNAL'));
         }
       }

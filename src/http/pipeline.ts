@@ -32,7 +32,7 @@ import type { Account, Store } from '../store';
 import { cachedAccount, resolveToken, bearerTokenOf } from './auth';
 import type { AuthCache } from './authCache';
 import { splitTarget, type Exchange, type Finalizer } from './finalize';
-import { isRefusal, refusal, refusalOf, type Refusal } from './problem';
+import { isRefusal, methodNotAllowed, refusal, refusalOf, type Refusal } from './problem';
 import type { RateLimiter } from './rateLimit';
 import { connectionClosing, NOT_RUN, send, sendProblem, sendResponse } from './respond';
 import { sendsBody } from './body';
@@ -248,7 +248,7 @@ export function createPipeline(deps: PipelineDeps): RequestListener {
       return finish(x, operation(x, op, params));
     }
     if (method === 'OPTIONS') return void fin.end(x, options(x, r.allow));
-    fin.end(x, sendProblem(fin, x, refusal('METHOD_NOT_ALLOWED', `${method} is not allowed here`, { Allow: r.allow })));
+    fin.end(x, sendProblem(fin, x, methodNotAllowed(method, r.allow)));
   }
 
   function transport(req: IncomingMessage, res: ServerResponse, t: TransportRoute, path: string, search: string): void {
@@ -259,7 +259,7 @@ export function createPipeline(deps: PipelineDeps): RequestListener {
     if (t.methods.has(method) || (method === 'HEAD' && t.methods.has('GET'))) return finish(x, t.serve(x));
     const allow = [...t.methods, ...(t.methods.has('GET') ? ['HEAD'] : []), 'OPTIONS'].join(', ');
     if (method === 'OPTIONS') return void fin.end(x, options(x, allow));
-    const refused = refusal('METHOD_NOT_ALLOWED', `${method} is not allowed here`, { Allow: allow });
+    const refused = methodNotAllowed(method, allow);
     if (t.refuse) return finish(x, t.refuse(x, refused));
     fin.end(x, sendProblem(fin, x, refused));
   }

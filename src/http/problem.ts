@@ -122,6 +122,15 @@ export function refusalForStatus(status: number, detail?: string, headers?: Reco
 }
 
 /**
+ * The 405 of every path, the contract's, a transport's or a Koa route's: `allow` lists what the
+ * path serves (none: no `Allow`, a Koa route that set 405 alone). A HEAD is refused where its GET is and has that GET's header fields, its
+ * `Content-Length` included (RFC 9110 9.3.2), so its detail names GET.
+ */
+export function methodNotAllowed(method: string, allow: string | undefined): Refusal {
+  return refusal('METHOD_NOT_ALLOWED', `${method === 'HEAD' ? 'GET' : method} is not allowed here`, allow ? { Allow: allow } : undefined);
+}
+
+/**
  * Seconds a client is told to wait when the store cannot be reached: about what a
  * PostgreSQL restart or failover takes, and short enough that nobody waits long after.
  */

@@ -96,6 +96,23 @@ describe('the request pipeline', () => {
     );
   });
 
+  it("a HEAD where GET is not allowed (405) answers its GET's fields, Content-Length included (generated)", async () => {
+    const paths = fc.tuple(fc.constantFrom('/orders/{id}/cancel', '/v1/orders/{id}/cancel', '/v2/orders/{id}/cancel'), fc.nat()).map(([t, id]) => t.replace('{id}', String(id)));
+    await fc.assert(
+      fc.asyncProperty(paths, fc.constantFrom<('alice' | 'anonymous')[]>('alice', 'anonymous'), async (path, as) => {
+        const [get, head] = [await srv.fetch(path, { as }), await srv.fetch(path, { as, method: 'HEAD' })];
+        expect([get.status, head.status]).toEqual([405, 405]);
+        expect(head.headers.get('allow')).toBe(get.headers.get('allow'));
+        expect(head.headers.get('content-length')).toBe(get.headers.get('content-length'));
+      }),
+      { numRuns: 20 },
+    );
+  });
+
+  it('names the user route that a contract path shadows, as the start-up warning does', () => {
+    expect(srv.unreachableRoutes()).toEqual([{ methods: '*', path: '/orders/:id', owner: '/orders/{orderId}' }]);
+  });
+
   it('answers every error status a user route throws or sets as problem+json with that status, never a 500', async () => {
     const codes: Record<number, string> = {
       401: 'UNAUTHORIZED',

@@ -62,6 +62,8 @@ export interface TestServer {
   realtime: Realtime;
   /** The Koa app behind `url`, for what the contracts do not declare (the pipeline serves the rest). */
   app: Koa;
+  /** The routes mounted on `app` that the pipeline answers for (what main.ts warns of at start). */
+  unreachableRoutes: ReturnType<typeof createApp>['unreachableRoutes'];
   /** A new bearer token for the named account, created if needed (e.g. the demo data's `demo`). */
   tokenFor(name: string): Promise<string>;
   /** fetch with Alice's token unless headers say otherwise. */
@@ -94,7 +96,7 @@ export async function startTestServer(env: Record<string, string> = {}, deps: Pi
   const alice = await mk('alice');
   const bob = await mk('bob');
   const shared: Shared = await openShared(config, new Metrics(), { error: () => undefined }, await store.deploymentId());
-  const { listener, metricsListener, fieldReads, app, metrics, authCache, realtime, finalizer } = make({
+  const { listener, metricsListener, fieldReads, app, metrics, authCache, realtime, finalizer, unreachableRoutes } = make({
     config,
     store,
     logger: pino({ level: 'silent' }),
@@ -142,6 +144,7 @@ export async function startTestServer(env: Record<string, string> = {}, deps: Pi
     },
     realtime,
     app,
+    unreachableRoutes,
     connections: () => new Promise<number>((resolve, reject) => server.getConnections((err, n) => (err ? reject(err) : resolve(n)))),
     mostHeldBytes: () => Math.max(0, ...[...sockets].map((s) => s.writableLength)),
     async close() {
