@@ -76,7 +76,7 @@ export const CORS_EXPOSE_HEADERS = withDeclared(
   ],
   declaredResponseHeaders,
 );
-export const CORS_ALLOW_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+export const CORS_ALLOW_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
 /** How long a browser may reuse a preflight answer. */
 export const CORS_MAX_AGE_S = 600;
 
@@ -92,7 +92,7 @@ export interface CorsPolicy {
    * A preflight (OPTIONS with Origin and Access-Control-Request-Method): the fields of its
    * 204 when the origin is allowed; undefined for any other request, which is then
    * answered as a plain OPTIONS (no CORS field: the browser refuses). `methods`: the path's
-   * methods (its `Allow`), which the preflight then allows, rather than every method the
+   * methods (its `Allow`, OPTIONS included), which the preflight then allows, rather than every method the
    * service has, so a browser never sends a request the path refuses 405 (paths the
    * contracts do not declare, served by Koa, have no such list).
    */
@@ -118,13 +118,9 @@ export function corsPolicy(origins: readonly string[], extraHeaders: readonly st
       if (origin === undefined || requestMethod === undefined) return undefined;
       const allow = allowOrigin(origin);
       if (allow === undefined) return undefined;
-      const allowed =
-        methods === undefined
-          ? allowMethods
-          : methods
-              .split(/\s*,\s*/)
-              .filter((m) => m !== 'OPTIONS')
-              .join(',');
+      // OPTIONS too: a page may ask a path what it allows (`fetch(url, { method: 'OPTIONS' })` is preflighted like any method not safelisted).
+      const named = methods?.split(/\s*,\s*/).filter((m) => m !== '');
+      const allowed = named === undefined ? allowMethods : (named.includes('OPTIONS') ? named : [...named, 'OPTIONS']).join(',');
       return ['Access-Control-Allow-Origin', allow, 'Access-Control-Max-Age', String(CORS_MAX_AGE_S), 'Access-Control-Allow-Methods', allowed, 'Access-Control-Allow-Headers', allowHeaders];
     },
   };

@@ -36,7 +36,7 @@ import { isRefusal, methodNotAllowed, refusal, refusalOf, type Refusal } from '.
 import type { RateLimiter } from './rateLimit';
 import { connectionClosing, NOT_RUN, send, sendProblem, sendResponse } from './respond';
 import { sendsBody } from './body';
-import { acceptableTo, breaksContract, readBody, readParameters, type AnyResponse, type Operation } from './rest/operations';
+import { acceptableTo, bodyMediaTypes, breaksContract, readBody, readParameters, type AnyResponse, type Operation } from './rest/operations';
 import type { RawRequest } from '../../generated/openapi/bind';
 import { judgeRead, notModified, writePreconditions } from './conditional';
 import type { RouteSpec } from '../../generated/openapi/routes';
@@ -146,10 +146,11 @@ export function createPipeline(deps: PipelineDeps): RequestListener {
     return true;
   }
 
-  /** OPTIONS: a CORS preflight's 204, else a 204 with `Allow` (RFC 9110 9.3.7). */
-  function options(x: Exchange, allow: string): number {
+  /** OPTIONS: a CORS preflight's 204, else a 204 with `Allow` (RFC 9110 9.3.7); `acceptPatch` on a path that takes PATCH (RFC 5789 3.1). */
+  function options(x: Exchange, allow: string, acceptPatch?: string): number {
     preflight(x, allow);
     x.fields.push('Allow', allow);
+    if (acceptPatch !== undefined) x.fields.push('Accept-Patch', acceptPatch);
     return send(fin, x, 204, undefined, undefined);
   }
 
@@ -247,7 +248,7 @@ export function createPipeline(deps: PipelineDeps): RequestListener {
       }
       return finish(x, operation(x, op, params));
     }
-    if (method === 'OPTIONS') return void fin.end(x, options(x, r.allow));
+    if (method === 'OPTIONS') return void fin.end(x, options(x, r.allow, r.methods.PATCH && bodyMediaTypes(r.methods.PATCH)));
     fin.end(x, sendProblem(fin, x, methodNotAllowed(method, r.allow)));
   }
 

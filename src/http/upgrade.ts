@@ -136,6 +136,26 @@ function unspokenVersion(raw: unknown, at: unknown): string | undefined {
   return version !== '1.1' && version !== '1.0' ? version : undefined;
 }
 
+/** A request line well formed but for a method node does not know: a token (RFC 9110 5.6.2), target, `HTTP/1.x`, CRLF. */
+const TOKEN_BYTE = /^[!#$%&'*+.^_`|~0-9A-Za-z-]$/;
+const TOKEN_METHOD_LINE = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+) [!-~]+ HTTP\/1\.[01]\r$/;
+
+/**
+ * The method of node's HPE_INVALID_METHOD when it is a well-formed method this server does
+ * not know (`FOO`, `get`: methods are case-sensitive): 501, RFC 9110 9.1 (a method node knows
+ * but the path does not serve is the pipeline's 405). Undefined when the request line is not
+ * well formed at all (a byte outside the token set, no version): 400. `raw` and `at` as for
+ * unspokenVersion; node fails inside the method, so the request line begins at the first of the
+ * token bytes before `at` (behind a body that ends without a newline, the method follows its last byte).
+ */
+function unknownMethod(raw: unknown, at: unknown): string | undefined {
+  if (!Buffer.isBuffer(raw) || typeof at !== 'number' || at < 0 || at >= raw.length) return undefined;
+  let start = at;
+  while (start > 0 && TOKEN_BYTE.test(String.fromCharCode(raw[start - 1]))) start--;
+  const end = raw.indexOf(0x0a, at);
+  return TOKEN_METHOD_LINE.exec(raw.subarray(start, end < 0 ? raw.length : end).toString('latin1'))?.[1];
+}
+
 /**
  * Runs `then` once every response to the requests read before the broken one has been
  * sent: pipelined requests are answered in the order received (RFC 9112 9.3.2), so a
@@ -217,8 +237,16 @@ export function answerClientErrors(server: Server, log: RawAnswerLog = () => und
     const raw: unknown = Reflect.get(err, 'rawPacket');
     // HPE_PAUSED_H2_UPGRADE: the HTTP/2 connection preface (`PRI * HTTP/2.0`, a client with prior knowledge, RFC 9113 3.4).
     const version = err.code === 'HPE_INVALID_VERSION' ? unspokenVersion(raw, Reflect.get(err, 'bytesParsed')) : err.code === 'HPE_PAUSED_H2_UPGRADE' ? '2.0' : undefined;
+    const method = err.code === 'HPE_INVALID_METHOD' ? unknownMethod(raw, Reflect.get(err, 'bytesParsed')) : undefined;
     const known = err.code === undefined ? undefined : CLIENT_ERROR_STATUS[err.code];
-    const refused = version !== undefined ? versionRefusal(version) : known !== undefined ? refusal(known) : refusal('BAD_REQUEST', `The request is not well-formed HTTP/1.1 (${err.code ?? 'unparsable'})`);
+    const refused =
+      version !== undefined
+        ? versionRefusal(version)
+        : method !== undefined
+          ? refusal('NOT_IMPLEMENTED', `${method.slice(0, 32)} is not a method this server implements`)
+          : known !== undefined
+            ? refusal(known)
+            : refusal('BAD_REQUEST', `The request is not well-formed HTTP/1.1 (${err.code ?? 'unparsable'})`);
     // The bytes node failed on, when they begin a HEAD request: its answer has no body. They
     // begin the broken request only when none was read before it (`rawPacket` is the whole
     // chunk); behind others, the answer keeps its body, which the close delimits anyway.

@@ -59,7 +59,7 @@ async function exchangeAll(bytes: string, heads: number[] = []) {
   return responses(`${head}\r\n\r\n${body}`, heads);
 }
 
-/** Requests node's parser refuses, generated: an unknown method, broken framing, a head over node's limit. */
+/** Requests node's parser refuses, generated: an unknown method (501) or a malformed one, broken framing, a head over node's limit. */
 const unparsable = fc.oneof(
   fc
     .stringMatching(/^[A-Z]{3,10}$/)
@@ -115,7 +115,13 @@ const unparsable = fc.oneof(
           'SET_PARAMETER',
         ].includes(m),
     )
-    .map((m) => ({ wire: `${m} /orders HTTP/1.1\r\n${host()}\r\n\r\n`, status: [400] })),
+    // A well-formed method node does not know: 501 (RFC 9110 9.1); lower case too (methods are case-sensitive).
+    .chain((m) => fc.constantFrom(m, m.toLowerCase()))
+    .map((m) => ({ wire: `${m} /orders HTTP/1.1\r\n${host()}\r\n\r\n`, status: [501] })),
+  // A method with a byte no token has: not a request line at all, 400.
+  fc
+    .tuple(fc.stringMatching(/^[A-Z]{1,4}$/), fc.constantFrom(...'()<>@,;:[]?={}"/'), fc.stringMatching(/^[A-Z]{0,4}$/))
+    .map(([a, sep, b]) => ({ wire: `${a}${sep}${b} /orders HTTP/1.1\r\n${host()}\r\n\r\n`, status: [400] })),
   fc.tuple(fc.integer({ min: 1, max: 99 }), fc.integer({ min: 100, max: 999 })).map(([a, b]) => ({ wire: `POST /orders HTTP/1.1\r\n${host()}\r\nContent-Length: ${a}\r\nContent-Length: ${b}\r\n\r\n`, status: [400] })),
   fc.integer({ min: 1, max: 50 }).map((n) => ({ wire: `POST /orders HTTP/1.1\r\n${host()}\r\nContent-Length: ${n}\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n`, status: [400] })),
   // Framing that breaks after the head was routed: the route's answer is pending, so the parse error answers.
@@ -198,7 +204,7 @@ describe('a request node:http cannot parse', () => {
   it('a request node cannot parse is counted and logged as every answer is: the metric by method UNPARSED', async () => {
     const count = async () => Number(/orderline_http_request_duration_seconds_count\{method="UNPARSED",route="unmatched",status="400"\} (\d+)/.exec(await s.metrics.registry.metrics())?.[1] ?? 0);
     const before = await count();
-    const { head } = await rawExchange('BREW / HTTP/1.1\r\nHost: x\r\n\r\n');
+    const { head } = await rawExchange('BR@W / HTTP/1.1\r\nHost: x\r\n\r\n');
     expect(head).toMatch(/^HTTP\/1\.1 400 /);
     expect(head).toMatch(/\r\nX-Request-Id: [0-9a-f-]{36}\r\n/);
     expect(await count()).toBe(before + 1);

@@ -50,11 +50,11 @@ describe('CORS', () => {
       });
       expect(pre.status).toBe(204);
       expect(pre.headers.get('access-control-allow-origin')).toBe(APP);
-      // The path's own methods (its Allow), so the browser never sends what the path refuses 405.
-      expect(split(pre.headers.get('access-control-allow-methods')).sort()).toEqual(['get', 'head', 'patch', 'put']);
+      // The path's own methods (its Allow, OPTIONS too), so the browser never sends what the path refuses 405.
+      expect(split(pre.headers.get('access-control-allow-methods')).sort()).toEqual(['get', 'head', 'options', 'patch', 'put']);
       for (const [path, methods] of [
-        ['/graphql', ['get', 'head', 'post']],
-        ['/orders', ['get', 'head', 'post']],
+        ['/graphql', ['get', 'head', 'options', 'post']],
+        ['/orders', ['get', 'head', 'options', 'post']],
       ] as const) {
         const other = await srv.fetch(path, { method: 'OPTIONS', as: 'anonymous', headers: { origin: APP, 'access-control-request-method': 'POST' } });
         expect({ path, methods: split(other.headers.get('access-control-allow-methods')).sort() }).toEqual({ path, methods });

@@ -15,6 +15,7 @@ import { extend } from '../../examples/extend';
 import { startTestServer, type TestServer } from '../support/server';
 import { DEFAULT_BODY_LIMIT } from '../../src/http';
 import { createOrder } from '../support/streams';
+import { routes } from '../../generated/openapi/routes';
 
 const APP = 'http://app.example.test';
 
@@ -168,7 +169,7 @@ describe('the request pipeline', () => {
     expect(preflight.status).toBe(204);
     expect(preflight.headers.get('access-control-allow-origin')).toBe(APP);
     const methods = (preflight.headers.get('access-control-allow-methods') ?? '').split(',').sort();
-    expect(methods).toEqual(['GET', 'HEAD']);
+    expect(methods).toEqual(['GET', 'HEAD', 'OPTIONS']);
     expect(preflight.headers.get('allow')).toMatch(/GET.*OPTIONS|OPTIONS.*GET/);
     // A path no route serves: every method the service has (the request it announces is answered 404).
     const nowhere = await srv.fetch('/nowhere', { method: 'OPTIONS', headers: { origin: APP, 'access-control-request-method': 'PUT' } });
@@ -209,6 +210,9 @@ describe('the request pipeline', () => {
     for (const [path, allow] of cases) {
       const res = await srv.fetch(path, { method: 'OPTIONS', as: 'anonymous' });
       expect({ path, status: res.status, allow: res.headers.get('allow'), body: await res.text() }).toEqual({ path, status: 204, allow, body: '' });
+      // RFC 5789 3.1: where PATCH is, the patch document types it reads (those of its 415).
+      const patch = routes.find((r) => r.method === 'PATCH' && r.path === '/orders/{orderId}');
+      expect({ path, acceptPatch: res.headers.get('accept-patch') }).toEqual({ path, acceptPatch: allow.includes('PATCH') ? Object.keys(patch?.body?.contentTypes ?? {}).join(', ') : null });
       const refused = await srv.fetch(path, { method: 'DELETE' });
       const graphql = path === '/graphql';
       expect({ path, status: refused.status, allow: refused.headers.get('allow'), type: refused.headers.get('content-type')?.split(';')[0] }).toEqual({

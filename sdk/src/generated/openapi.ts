@@ -851,12 +851,14 @@ export interface components {
             };
             content?: never;
         };
-        /** @description Every path answers OPTIONS by this one rule (RFC 9110 9.3.7), before authentication: 204, no body, `Allow` listing the path's methods (HEAD wherever GET is, and OPTIONS). CORS applies as to any request: from an origin `CORS_ORIGINS` lists, a preflight (with `Access-Control-Request-Method`) gets `Access-Control-Allow-Origin`, `-Allow-Methods`, `-Allow-Headers` and `-Max-Age`, and any other OPTIONS gets `Access-Control-Allow-Origin`, `-Expose-Headers` and `Vary: Origin`; from any other origin none of them (the browser refuses). */
+        /** @description Every path answers OPTIONS by this one rule (RFC 9110 9.3.7), before authentication: 204, no body, `Allow` listing the path's methods (HEAD wherever GET is, and OPTIONS), and on a path that takes PATCH `Accept-Patch` (RFC 5789 3.1). CORS applies as to any request: from an origin `CORS_ORIGINS` lists, a preflight (with `Access-Control-Request-Method`) gets `Access-Control-Allow-Origin`, `-Allow-Methods`, `-Allow-Headers` and `-Max-Age`, and any other OPTIONS gets `Access-Control-Allow-Origin`, `-Expose-Headers` and `Vary: Origin`; from any other origin none of them (the browser refuses). */
         Options: {
             headers: {
+                /** @description The patch document types the path's PATCH reads (as its 415 lists them); only on a path that takes PATCH. */
+                "Accept-Patch"?: string;
                 /** @description `Authorization,Accept,If-Match,If-None-Match,Content-Type,Api-Version,Last-Event-ID,Idempotency-Key,X-Request-Id,traceparent,tracestate,apollographql-client-name,apollographql-client-version`, then any other header parameter an operation declares, then the names the server's `CORS_ALLOW_HEADERS` adds (preflight only). */
                 "Access-Control-Allow-Headers"?: string;
-                /** @description The path's methods as `Allow` lists them, without OPTIONS (`GET,HEAD,PUT,PATCH` on an order; preflight only). */
+                /** @description The path's methods as `Allow` lists them (`GET,HEAD,PUT,PATCH,OPTIONS` on an order; preflight only): OPTIONS too, so a page may send OPTIONS itself to read `Allow`. */
                 "Access-Control-Allow-Methods"?: string;
                 /** @description The requesting origin, or `*` when `CORS_ORIGINS` is `*`; only for an origin it lists. */
                 "Access-Control-Allow-Origin"?: string;
@@ -893,7 +895,7 @@ export interface components {
     };
     requestBodies: never;
     headers: {
-        /** @description RFC 5789 3.1: the patch media types the resource accepts; sent with a 415 to PATCH only (a 415 to POST or PUT carries no Accept-Patch). */
+        /** @description RFC 5789 3.1: the patch media types the resource accepts; sent with a 415 to PATCH (a 415 to POST or PUT carries no Accept-Patch) and on OPTIONS of a path that takes PATCH. */
         AcceptPatch: string;
         /** @description Methods the resource supports. */
         Allow: string;

@@ -187,6 +187,9 @@ export function readParameters(req: IncomingMessage, op: Operation, path: Record
   return { params, query, headers };
 }
 
+/** The media types an operation's body may have, as `Accept-Patch` lists them (RFC 5789 3.1): a PATCH's 415, and OPTIONS on its path. */
+export const bodyMediaTypes = (spec: RouteSpec): string => Object.keys(spec.body?.contentTypes ?? {}).join(', ');
+
 /** Reads the body of an operation that declares one: its media type (415), then the JSON (413, 400). */
 export async function readBody(req: IncomingMessage, op: Operation, raw: RawRequest, bodyLimit: number): Promise<RawRequest | Refusal> {
   const declared = op.spec.body;
@@ -196,7 +199,7 @@ export async function readBody(req: IncomingMessage, op: Operation, raw: RawRequ
   if (!hasBody && !declared.required) return raw;
   const contentType = contractMediaType(req.headers['content-type']);
   if (!declared.contentTypes[contentType]) {
-    const accepted = Object.keys(declared.contentTypes).join(', ');
+    const accepted = bodyMediaTypes(op.spec);
     // RFC 5789 3.1: Accept-Patch belongs to a resource's PATCH; POST and PUT send none.
     return refusal('UNSUPPORTED_MEDIA_TYPE', `Content-Type must be one of: ${accepted}`, op.spec.method === 'PATCH' ? { 'Accept-Patch': accepted } : {});
   }
