@@ -19,6 +19,17 @@ describe('the 503 rule in the contract', () => {
     doc.paths['/readyz'].get.responses['503'] = { description: 'mine' };
     expect(unavailableRuleProblems(doc)).toEqual([expect.stringContaining('GET /healthz: no "503"'), expect.stringContaining('GET /readyz: its own "503" must declare Retry-After')]);
   });
+  it('refuses an operation without a 412 or a 413, which the pipeline answers to any operation, naming the response to declare', () => {
+    const doc = contract();
+    delete doc.paths['/healthz'].get.responses['412'];
+    delete doc.paths['/orders/{orderId}'].patch.responses['413'];
+    delete doc.paths['/orders/{orderId}'].head.responses['413'];
+    expect(unavailableRuleProblems(doc)).toEqual([
+      'HEAD /orders/{orderId}: no "413" (a body over the limit is refused whatever the operation; declare {$ref: #/components/responses/HeadError})',
+      'PATCH /orders/{orderId}: no "413" (a body over the limit is refused whatever the operation; declare {$ref: #/components/responses/E413})',
+      'GET /healthz: no "412" (an If-Match is judged on every request; declare {$ref: #/components/responses/E412Read})',
+    ]);
+  });
   it('refuses a contract without the shared response', () => {
     const doc = contract();
     delete doc.components.responses.E503;

@@ -9,6 +9,11 @@
  * An operation may declare its own 503 instead (readiness names the engine that is down),
  * as long as it carries `Retry-After` too. This check keeps the contract and the server's
  * behaviour the same: an operation added tomorrow without it fails codegen.
+ *
+ * Two more answers come from the pipeline to any operation, before its handler and whatever
+ * the handler does, so each operation declares them too (ALWAYS_ANSWERED): 412 (an `If-Match`
+ * is judged on every request, RFC 9110 13.2.2) and 413 (a body over the limit, sent to any
+ * operation, one that takes none included).
  */
 import { declaresHeader, type Json } from './deref';
 
@@ -18,7 +23,13 @@ export const UNAVAILABLE_RESPONSE_REF = '#/components/responses/E503';
 /** OPTIONS is left to codegen/options.ts, whose one shared form includes this 503. */
 const METHODS = ['get', 'head', 'post', 'put', 'patch', 'delete'] as const;
 
-/** What is wrong with the contract's 503s (empty when every operation declares one). */
+/** Statuses the pipeline answers to any operation, with the shared response to declare for each method. */
+const ALWAYS_ANSWERED: readonly { status: string; why: string; ref: (method: (typeof METHODS)[number]) => string }[] = [
+  { status: '412', why: 'an If-Match is judged on every request', ref: (m) => (m === 'get' ? 'E412Read' : m === 'head' ? 'HeadError' : m === 'post' ? 'E412Create (a create) or E412' : 'E412') },
+  { status: '413', why: 'a body over the limit is refused whatever the operation', ref: (m) => (m === 'head' ? 'HeadError' : 'E413') },
+];
+
+/** What is wrong with the contract's 503s, 412s and 413s (empty when every operation declares them). */
 export function unavailableRuleProblems(doc: Json): string[] {
   const problems: string[] = [];
   const shared = ((doc.components as Json | undefined)?.responses as Json | undefined)?.E503 as Json | undefined;
@@ -31,6 +42,9 @@ export function unavailableRuleProblems(doc: Json): string[] {
       const answer = ((op.responses ?? {}) as Record<string, Json>)['503'];
       if (!answer) problems.push(`${method.toUpperCase()} ${path}: no "503" (every operation may answer it; declare {$ref: ${UNAVAILABLE_RESPONSE_REF}})`);
       else if (answer.$ref !== UNAVAILABLE_RESPONSE_REF && !declaresHeader(doc, answer, 'Retry-After')) problems.push(`${method.toUpperCase()} ${path}: its own "503" must declare Retry-After`);
+      for (const { status, why, ref } of ALWAYS_ANSWERED) {
+        if (!((op.responses ?? {}) as Record<string, Json>)[status]) problems.push(`${method.toUpperCase()} ${path}: no "${status}" (${why}; declare {$ref: #/components/responses/${ref(method)}})`);
+      }
     }
   }
   return problems;

@@ -61,11 +61,13 @@ const OPERATION = {
       '401': { $ref: '#/components/responses/E401' },
       '404': { $ref: '#/components/responses/E404' },
       '406': { $ref: '#/components/responses/E406' },
+      '412': { $ref: '#/components/responses/E412Read' },
+      '413': { $ref: '#/components/responses/E413' },
       '429': { $ref: '#/components/responses/E429' },
       '503': { $ref: '#/components/responses/E503' },
     },
   },
-  // Every path declares the one OPTIONS rule, and every operation the 503 (codegen refuses them otherwise).
+  // Every path declares the one OPTIONS rule, and every operation the 503, 412 and 413 (codegen refuses them otherwise).
   options: {
     operationId: 'optionsOrdersOrderIdEvents',
     tags: ['http'],
@@ -92,6 +94,8 @@ const CSV_OPERATION = {
       '401': { $ref: '#/components/responses/E401' },
       '404': { $ref: '#/components/responses/E404' },
       '406': { $ref: '#/components/responses/E406' },
+      '412': { $ref: '#/components/responses/E412Read' },
+      '413': { $ref: '#/components/responses/E413' },
       '429': { $ref: '#/components/responses/E429' },
       '503': { $ref: '#/components/responses/E503' },
     },
