@@ -39,6 +39,17 @@ export const CLOSE_TRY_AGAIN = 1013;
 export const CLOSE_GOING_AWAY = 1001;
 /** Policy Violation (RFC 6455 7.4.1): the token the connection was opened with was revoked. */
 export const CLOSE_POLICY = 1008;
+/**
+ * The 'error' listener of every connection. `ws` emits 'error' for a frame it refuses (1002,
+ * 1007, 1009) after it has begun closing with that code itself: the close frame is written,
+ * the client's remaining bytes are read and dropped, and the socket ends once the client
+ * answers (or after `ws`'s 30 s close timeout). Terminating here instead destroyed a socket
+ * with unread bytes, which the kernel answers with a reset that discards the close frame:
+ * a client still sending a message over the limit saw 1006, not 1009. Socket errors
+ * (a reset by the peer) `ws` handles by destroying the socket on its own.
+ */
+const closesItself = (): void => undefined;
+
 /** Largest client message accepted (a subscribe is under 100 bytes); bigger closes with 1009. */
 export const MAX_CLIENT_MESSAGE_BYTES = 4096;
 
@@ -459,7 +470,7 @@ export class WsEndpoint {
         this.conns.delete(entry);
         end(code, String(reason));
       });
-      ws.on('error', () => ws.terminate());
+      ws.on('error', closesItself);
       protocol.open(
         {
           protocol: ws.protocol,
@@ -526,7 +537,7 @@ export class WsEndpoint {
       unsubscribeAll();
       this.conns.delete(conn);
     });
-    ws.on('error', () => ws.terminate());
+    ws.on('error', closesItself);
   }
 
   private async onMessage(conn: Connection, data: unknown, isBinary: boolean): Promise<void> {

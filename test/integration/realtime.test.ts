@@ -398,6 +398,29 @@ describe('WebSocket /orders', () => {
     opened.close();
   });
 
+  it('a message over the limit gets its 1009 close frame even when the client reads only after sending it all, not a reset', async () => {
+    for (const mib of [1, 16]) {
+      const socket = connect(Number(new URL(srv.url).port), '127.0.0.1');
+      socket.write(
+        `GET /orders HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nAuthorization: Bearer ${srv.alice.token}\r\n\r\n`,
+      );
+      let got = Buffer.alloc(0);
+      socket.on('data', (d: Buffer) => (got = Buffer.concat([got, d])));
+      socket.on('error', () => undefined);
+      await new Promise<void>((resolve) => socket.on('data', () => got.includes('\r\n\r\n') && resolve()));
+      got = got.subarray(got.indexOf('\r\n\r\n') + 4);
+      // A masked text frame of `mib` MiB, sent whole before reading anything more (as a client busy sending does).
+      const head = Buffer.from([0x81, 0x80 | 127, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 3, 4]);
+      head.writeBigUInt64BE(BigInt(mib * 2 ** 20), 2);
+      socket.pause();
+      const sent = await new Promise<string>((resolve) => socket.write(Buffer.concat([head, Buffer.alloc(mib * 2 ** 20)]), (err) => resolve(err ? 'write failed' : 'sent')));
+      socket.resume();
+      await new Promise((resolve) => socket.once('close', resolve));
+      // The close frame: opcode 8, two bytes, 1009 (0x03f1). A reset would have dropped it, and failed the write.
+      expect({ mib, sent, close: got.subarray(0, 4).toString('hex') }).toEqual({ mib, sent: 'sent', close: '880203f1' });
+    }
+  });
+
   it('an order id above 2^53 - 1 in a channel: invalid_message over WebSocket, 400 over SSE (no order has it)', async () => {
     const c = await ws(srv);
     c.send({ type: 'subscribe', channel: 'order:9007199254740992' });
