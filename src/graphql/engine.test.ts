@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { buildSchema } from 'graphql';
 import { createHandler } from 'graphql-http';
-import { mediaTypeFor } from './engine';
+import { acceptedMediaType, mediaTypeFor } from './engine';
+import { acceptsType } from '../http/rest/negotiate';
 
 /** graphql-http's own handler on a one-field schema: the media type it answers a query with, for an Accept header. */
 const library = createHandler({ schema: buildSchema('type Query { hello: String }'), rootValue: { hello: 'world' } });
@@ -28,6 +29,21 @@ const entry = fc
   .map(([type, params, space]) => `${space}${type}${params}`);
 
 describe('mediaTypeFor', () => {
+  it('admits exactly what REST and the stream admit, by the same rule: empty elements, repeated ranges, wildcards, q (generated)', () => {
+    const range = fc.tuple(fc.constantFrom('application/json', 'application/graphql-response+json', 'application/*', '*/*', 'text/html', ''), fc.constantFrom('', ';q=0', ';q=0.5', ';q=1'));
+    fc.assert(
+      fc.property(fc.array(range, { maxLength: 5 }), (ranges) => {
+        const accept = ranges.map(([t, q]) => (t === '' ? '' : `${t}${q}`)).join(', ');
+        const chosen = acceptedMediaType(accept);
+        expect({ accept, admitted: chosen !== undefined }).toEqual({ accept, admitted: acceptsType(accept, 'application/json') || acceptsType(accept, 'application/graphql-response+json') });
+        if (chosen !== undefined) expect(acceptsType(accept, chosen.split(';')[0])).toBe(true);
+      }),
+    );
+    // Two found by review: only empty elements is no Accept; a repeated range's higher q decides, as on REST.
+    expect(acceptedMediaType(',')).toBe('application/json; charset=utf-8');
+    expect(acceptedMediaType('application/json;q=0, application/json')).toBe('application/json; charset=utf-8');
+  });
+
   it("answers with graphql-http's own choice for every Accept header without q (generated)", async () => {
     await fc.assert(
       fc.asyncProperty(

@@ -28,7 +28,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { GraphQLError, getOperationAST, getVariableValues, OperationTypeNode, type DocumentNode, type ExecutionArgs, type ExecutionResult, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
 import type { RequestParams, Response } from 'graphql-http';
 import { parseClientJson } from '../http/body';
-import { parseAccept, type Range } from '../http/rest/negotiate';
+import { acceptIsEmpty, parseAccept, qualityOf, type Range } from '../http/rest/negotiate';
 import { isRefusal, STORE_RETRY_AFTER_S, type ProblemCode, type Refusal } from '../http/problem';
 import { StoreUnavailableError, type Account, type Store } from '../store';
 import { compiledExecutor } from './compiled';
@@ -175,7 +175,7 @@ export function mediaTypeFor(accept: string | undefined): string {
 }
 
 /** The negotiated response media type (see mediaTypeFor), undefined when no Accept entry is acceptable (406). */
-function acceptedMediaType(accept: string | undefined): string | undefined {
+export function acceptedMediaType(accept: string | undefined): string | undefined {
   // A client sends the same Accept on every request: the last answer is kept (a pure function of it).
   if (accept === memo.accept && memo.known) return memo.type;
   const type = negotiateMediaType(accept);
@@ -187,14 +187,13 @@ function acceptedMediaType(accept: string | undefined): string | undefined {
 const memo: { accept: string | undefined; type: string | undefined; known: boolean } = { accept: undefined, type: undefined, known: false };
 
 function negotiateMediaType(accept: string | undefined): string | undefined {
-  // No Accept, or only empty list elements (RFC 9110 5.6.1): anything is acceptable.
-  if (accept === undefined || accept.replace(/[\s,]/g, '') === '') return JSON_UTF8;
+  // No Accept, or only empty list elements: anything is acceptable (the same rule as REST's and the stream's).
+  if (accept === undefined || acceptIsEmpty(accept)) return JSON_UTF8;
   // Ranges naming a charset other than UTF-8 match nothing offered here (parseAccept leaves them out).
   const ranges = parseAccept(accept);
-  const gr = deciding(ranges, GRAPHQL_RESPONSE);
-  const json = deciding(ranges, 'application/json');
-  const qGr = gr?.q ?? 0;
-  const qJson = json?.q ?? 0;
+  // Each type's q as REST reads it (the most specific range that matches decides).
+  const qGr = qualityOf(ranges, GRAPHQL_RESPONSE);
+  const qJson = qualityOf(ranges, 'application/json');
   if (qGr === 0 && qJson === 0) return undefined;
   if (qGr !== qJson) return qGr > qJson ? GRAPHQL_RESPONSE_JSON : JSON_UTF8;
   // A tie: the first range sent that admits either decides, as graphql-http's first match does
@@ -202,14 +201,6 @@ function negotiateMediaType(accept: string | undefined): string | undefined {
   let first: Range | undefined;
   for (const r of ranges) if (r.q > 0 && (r.type === GRAPHQL_RESPONSE || r.type === 'application/json' || r.type === 'application/*' || r.type === '*/*') && (first === undefined || r.order < first.order)) first = r;
   return first?.type === GRAPHQL_RESPONSE ? GRAPHQL_RESPONSE_JSON : JSON_UTF8;
-}
-
-/** The Accept range that decides a type's q (RFC 9110 12.5.1: the most specific that matches; the first among equals). */
-function deciding(ranges: readonly Range[], type: string): Range | undefined {
-  const specificity = (r: Range) => (r.type === type ? 3 : r.type === 'application/*' ? 2 : r.type === '*/*' ? 1 : 0);
-  let best: Range | undefined;
-  for (const r of ranges) if (specificity(r) > 0 && (best === undefined || specificity(r) > specificity(best) || (specificity(r) === specificity(best) && r.order < best.order))) best = r;
-  return best;
 }
 
 /** graphql-http's answer when no Accept entry is acceptable: 406 naming the two it serves, no body. */

@@ -32,6 +32,19 @@ describe('version selection', () => {
     expect(negotiate({ ...base, pinned: 1 })).toMatchObject({ version: 1 });
     expect(negotiate({ ...base, accept: VND, pinned: 1 })).toMatchObject({ version: 1, contentType: `${VND}; version=1` });
   });
+  it('reads a version parameter as a canonical integer, as Content-Type and Api-Version are read: version=02 names no version', () => {
+    for (const spelled of ['02', '0x2', '2.0', '+2', '2e0', ' 2']) {
+      expect(negotiate({ ...base, accept: `${VND}; version="${spelled}"` })).toMatchObject({ ok: false, detail: expect.stringContaining(`Unknown version ${spelled}`) });
+      expect(acceptsType(`${VND}; version="${spelled}"`, 'application/json')).toBe(false);
+    }
+    expect(negotiate({ ...base, accept: `${VND}; version=2` })).toMatchObject({ ok: true, version: 2, vendor: true });
+  });
+  it('an Accept of empty elements only is no Accept (RFC 9110 5.6.1)', () => {
+    for (const accept of ['', ' ', ',', ' , ,']) {
+      expect(negotiate({ ...base, accept })).toMatchObject({ ok: true, vendor: false });
+      expect(acceptsType(accept, 'text/event-stream')).toBe(true);
+    }
+  });
   it('refuses unknown versions and unacceptable types with a reason', () => {
     expect(negotiate({ ...base, accept: `${VND}; version=9` })).toMatchObject({ ok: false });
     expect(negotiate({ ...base, apiVersion: 3 })).toMatchObject({ ok: false });
@@ -106,13 +119,13 @@ describe('refusals and wildcards (RFC 9110 12.5.1)', () => {
 
 describe('acceptsType (the SSE route: does Accept admit text/event-stream?)', () => {
   const ES = 'text/event-stream';
-  it('admits it when Accept is absent or empty, or names it, text/* or */* with q > 0', () => {
-    for (const accept of [undefined, '', '  ', ES, `${ES}; charset=utf-8`, 'TEXT/Event-Stream', 'text/*', '*/*', `application/json, ${ES};q=0.1`, 'text/html, */*;q=0.8', 'text/*;q=0, text/event-stream']) {
+  it('admits it when Accept is absent or empty (empty list elements only too), or names it, text/* or */* with q > 0', () => {
+    for (const accept of [undefined, '', '  ', ',,,', ES, `${ES}; charset=utf-8`, 'TEXT/Event-Stream', 'text/*', '*/*', `application/json, ${ES};q=0.1`, 'text/html, */*;q=0.8', 'text/*;q=0, text/event-stream']) {
       expect([accept, acceptsType(accept, ES)]).toEqual([accept, true]);
     }
   });
   it('refuses it when nothing admits it, when the most specific range that matches has q=0, or when no range parses', () => {
-    for (const accept of ['application/json', 'text/html', `${ES};q=0`, `${ES};q=0, */*`, 'text/*;q=0', '*/*, text/*;q=0', 'garbage', ',,,']) {
+    for (const accept of ['application/json', 'text/html', `${ES};q=0`, `${ES};q=0, */*`, 'text/*;q=0', '*/*, text/*;q=0', 'garbage', 'garbage, ,']) {
       expect([accept, acceptsType(accept, ES)]).toEqual([accept, false]);
     }
   });

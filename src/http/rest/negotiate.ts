@@ -6,7 +6,7 @@
  * version, then the newest. An unknown version named by a media type or the header is
  * 406; Accept with nothing acceptable is 406.
  */
-import { isVersion, NEWEST, VERSIONS, type ApiVersion } from '../../orders';
+import { isVersion, NEWEST, parseCanonicalInteger, VERSIONS, type ApiVersion } from '../../orders';
 import { parseMediaType, readsAsUtf8, splitList, versionOf } from '../mediaType';
 export type { ApiVersion } from '../../orders';
 
@@ -54,6 +54,13 @@ export function parseAccept(header: string): Range[] {
 }
 
 /**
+ * Whether Accept says nothing: absent, or only empty list elements (`Accept:`, `Accept: ,`;
+ * RFC 9110 5.6.1 has them ignored), which admits any representation (RFC 9110 12.5.1) on
+ * REST, /graphql and the SSE stream alike.
+ */
+export const acceptIsEmpty = (header: string | undefined): boolean => header === undefined || header.replace(/[\s,]/g, '') === '';
+
+/**
  * The q Accept gives the concrete media type `type` (in `version`, for the vendor types):
  * the most specific range that matches decides (RFC 9110 12.5.1): the type with that
  * `version`, then the type with no version, then `major/*`, then `*\/*`; 0 when none
@@ -61,7 +68,8 @@ export function parseAccept(header: string): Range[] {
  */
 export function qualityOf(ranges: readonly Range[], type: string, version?: number): number {
   const major = `${type.slice(0, type.indexOf('/'))}/*`;
-  const specificity = (r: Range) => (r.type === type ? (r.version === undefined || version === undefined ? 3 : Number(r.version) === version ? 4 : 0) : r.type === major ? 2 : r.type === '*/*' ? 1 : 0);
+  // A version parameter names an integer in its canonical spelling, as everywhere else (`version=02` names none).
+  const specificity = (r: Range) => (r.type === type ? (r.version === undefined || version === undefined ? 3 : r.version === String(version) ? 4 : 0) : r.type === major ? 2 : r.type === '*/*' ? 1 : 0);
   let best: Range | undefined;
   let bestSpecificity = 0;
   for (const r of ranges) {
@@ -80,8 +88,8 @@ export function qualityOf(ranges: readonly Range[], type: string, version?: numb
  * range that matches, or none that parses, admits nothing, as in `negotiate`.
  */
 export function acceptsType(header: string | undefined, type: string): boolean {
-  if (!header || header.trim() === '') return true;
-  return qualityOf(parseAccept(header), type) > 0;
+  if (acceptIsEmpty(header)) return true;
+  return qualityOf(parseAccept(header ?? ''), type) > 0;
 }
 
 export function negotiate(input: NegotiationInput): Negotiated {
@@ -95,7 +103,7 @@ export function negotiate(input: NegotiationInput): Negotiated {
   const pick = (v: ApiVersion | string, isVendor: boolean): Negotiated =>
     typeof v === 'string' ? { ok: false, detail: v } : { ok: true, version: v, vendor: isVendor, contentType: isVendor ? `${vendor}; version=${v}` : 'application/json' };
 
-  if (!input.accept || input.accept.trim() === '') return pick(fallback(), false);
+  if (input.accept === undefined || acceptIsEmpty(input.accept)) return pick(fallback(), false);
   const ranges = parseAccept(input.accept);
   // The ranges are tried best first; each offers a representation, served when the most
   // specific range that matches it (qualityOf) does not refuse it: `vnd...; version=1;
@@ -117,8 +125,8 @@ export function negotiate(input: NegotiationInput): Negotiated {
         if (chosen) return chosen;
         continue;
       }
-      const n = Number(r.version);
-      if (!isVersion(n)) {
+      const n = parseCanonicalInteger(r.version);
+      if (n === null || !isVersion(n)) {
         unknown = `Unknown version ${r.version} of ${vendor}; known: ${VERSIONS.join(', ')}`;
         continue;
       }
