@@ -28,6 +28,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { GraphQLError, getOperationAST, getVariableValues, OperationTypeNode, type DocumentNode, type ExecutionArgs, type ExecutionResult, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
 import type { RequestParams, Response } from 'graphql-http';
 import { parseClientJson } from '../http/body';
+import { readQuery, type Query } from '../http/query';
 import { acceptIsEmpty, parseAccept, qualityOf, type Range } from '../http/rest/negotiate';
 import { isRefusal, STORE_RETRY_AFTER_S, type ProblemCode, type Refusal } from '../http/problem';
 import { StoreUnavailableError, type Account, type Store } from '../store';
@@ -216,20 +217,10 @@ function errorResponse(accept: string | undefined, status: number, code: Graphql
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** Whether every percent-encoded sequence of a query string is UTF-8 (RFC 3986 2.1, 2.5). */
-function percentEncodedUtf8(query: string): boolean {
-  try {
-    decodeURIComponent(query);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** Query-string JSON parameter, or a 400 naming it. */
-function jsonParam(search: URLSearchParams, name: string): { ok: true; value: unknown } | { ok: false; why: string } {
-  const raw = search.get(name);
-  if (raw === null || raw === '') return { ok: true, value: undefined };
+function jsonParam(search: Query, name: string): { ok: true; value: unknown } | { ok: false; why: string } {
+  const raw = search[name];
+  if (raw === undefined || raw === '' || Array.isArray(raw)) return { ok: true, value: undefined }; // a repeated one is refused before
   const parsed = parseClientJson(raw, `'${name}'`);
   return isRefusal(parsed) ? { ok: false, why: parsed.problem.detail ?? parsed.problem.title } : { ok: true, value: parsed.json };
 }
@@ -245,16 +236,16 @@ function readParams(req: HttpRequest): RequestParams | Response {
   if (req.method === 'GET') {
     const q = req.url.indexOf('?');
     const query = q < 0 ? '' : req.url.slice(q + 1); // everything after the first `?` (a later one is data, RFC 3986 3.4)
-    // URLSearchParams would read `%FF` as U+FFFD: a query or variables the client did not send.
-    if (query.includes('%') && !percentEncodedUtf8(query)) return bad('The query string is not percent-encoded UTF-8');
-    const search = new URLSearchParams(query);
+    // The service's one query reader: `%FF` (not UTF-8) is refused rather than read as U+FFFD.
+    const search = readQuery(query);
+    if (isRefusal(search)) return bad(search.problem.detail ?? search.problem.title);
     // Each parameter once: two would be read as the first here and perhaps as the last by a cache or proxy.
-    for (const name of GET_PARAMS) if (search.getAll(name).length > 1) return bad(`'${name}' may appear once`);
+    for (const name of GET_PARAMS) if (Array.isArray(search[name])) return bad(`'${name}' may appear once`);
     const variables = jsonParam(search, 'variables');
     const extensions = jsonParam(search, 'extensions');
     if (!variables.ok) return bad(variables.why);
     if (!extensions.ok) return bad(extensions.why);
-    data = { query: search.get('query') ?? undefined, operationName: search.get('operationName') ?? undefined, variables: variables.value, extensions: extensions.value };
+    data = { query: search.query, operationName: search.operationName, variables: variables.value, extensions: extensions.value };
   } else {
     const raw = req.body; // the text the route read (route.ts), its media type judged there
     // The service's one reader of client JSON: nesting bound, unpaired surrogates, repeated member names.

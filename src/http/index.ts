@@ -26,3 +26,4 @@ export { orderReads, restOperations, type OrderReads, type RestDeps, type Handle
 export { startIdempotencySweeper } from './rest/idempotency';
 export { acceptsType } from './rest/negotiate';
 export { decodePathSegment } from './rest/operations';
+export { readQuery, type Query } from './query';

@@ -12,13 +12,13 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { parse as parseQuery } from 'node:querystring';
 import type { Account, Store } from '../store';
 import { parseOrderId } from '../orders';
 import {
   acceptsType,
   decodePathSegment,
   isRefusal,
+  readQuery,
   responseOn,
   sendsBody,
   streamToken,
@@ -367,13 +367,15 @@ export function sseRoute(streams: SseStreams, finalizer: Finalizer): TransportRo
       // admission: 400, and the answer closes the connection (http/respond.ts). Reading it would
       // end the request, which is how a stream learns that its client has gone (startStream).
       if (sendsBody(req)) return sendProblem(finalizer, x, refusal('BAD_REQUEST', 'A stream request takes no body'));
+      const query = readQuery(x.search);
+      if (isRefusal(query)) return sendProblem(finalizer, x, query);
       const socket = req.socket;
       const alive = () => !socket.destroyed && socket.writable;
       const lastEventId = req.headers['last-event-id'];
       const admitted = await admit(streams.deps, {
         id: m ? decodePathSegment(m[1]) : '',
         authorization: req.headers.authorization,
-        accessToken: x.search === '' ? undefined : parseQuery(x.search).access_token,
+        accessToken: query.access_token,
         lastEventId: typeof lastEventId === 'string' ? lastEventId : undefined, // node joins repeated fields with ", "
         accept: req.headers.accept,
         head: req.method === 'HEAD',

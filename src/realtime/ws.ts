@@ -15,11 +15,10 @@
  * shutdown); only what is said on it is theirs.
  */
 import type { IncomingMessage } from 'node:http';
-import { parse as parseQuery } from 'node:querystring';
 import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer, type RawData, type ServerOptions } from 'ws';
 import type { Account, Store } from '../store';
-import { framingRefusal, streamToken, isRefusal, missingToken, parseClientJson, refusal, refusalOf, requestIdOf, splitTarget, writeRefusal, type RawAnswerLog, shuttingDown, type Refusal } from '../http';
+import { framingRefusal, streamToken, isRefusal, readQuery, missingToken, parseClientJson, refusal, refusalOf, requestIdOf, splitTarget, writeRefusal, type RawAnswerLog, shuttingDown, type Refusal } from '../http';
 import { StoreUnavailableError } from '../store';
 import { parseOrderId } from '../orders';
 import type { ServerMessage } from '../../generated/asyncapi/messages';
@@ -415,16 +414,18 @@ export class WsEndpoint {
     const badHandshake = handshakeRefusal(req);
     if (badHandshake) return this.refuse(req, socket, badHandshake);
     // The service's one bearer rule for streams (http/auth.ts): the header, else one `access_token` (both, or a repeated one: 400, as on SSE).
-    const token = streamToken(req.headers.authorization, parseQuery(url.search.slice(1)).access_token);
+    const query = readQuery(splitTarget(req.url ?? '/')[1]); // the query as sent, as the path is read (pathOf)
+    if (isRefusal(query)) return this.refuse(req, socket, query);
+    const token = streamToken(req.headers.authorization, query.access_token);
     if (token !== undefined && typeof token !== 'string') return this.refuse(req, socket, token);
     if (mounted) return this.upgradeMounted(mounted, path, token, req, socket, head);
     if (token === undefined) return this.refuse(req, socket, missingToken());
     const account = await this.deps.authenticate(token);
     if (isRefusal(account)) return this.refuse(req, socket, account);
-    const sinces = url.searchParams.getAll('since');
+    const sinceSent = query.since;
     // Two would be read as the first here and perhaps as the last by a proxy: refused, as a repeated access_token is.
-    if (sinces.length > 1) return this.refuse(req, socket, refusal('BAD_REQUEST', 'since may appear once'));
-    const sinceParam = sinces.length === 1 ? sinces[0] : null;
+    if (Array.isArray(sinceSent)) return this.refuse(req, socket, refusal('BAD_REQUEST', 'since may appear once'));
+    const sinceParam = sinceSent ?? null;
     if (sinceParam !== null && !SEQ_TEXT.test(sinceParam)) return this.refuse(req, socket, refusal('BAD_REQUEST', `since must be ${SEQ_RULE}`));
     const refused = this.admit(socket, account.id, token);
     if (refused) return this.refuse(req, socket, refused);

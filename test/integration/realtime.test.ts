@@ -485,6 +485,24 @@ describe('WebSocket /orders', () => {
     expect(JSON.parse(twice.body)).toMatchObject({ status: 400, code: 'BAD_REQUEST' });
   });
 
+  it("reads a stream URL's query as every route does: an access_token behind a thousand other pairs counts; %FF is 400 everywhere", async () => {
+    const filler = Array.from({ length: 1200 }, (_, i) => `u${i}=1`).join('&');
+    const ws = await openWs(srv, `${filler}&access_token=${srv.alice.token}&since=0`, null);
+    expect(ws).toBeInstanceOf(WsClient);
+    if (ws instanceof WsClient) ws.ws.close();
+    const { id } = await createOrder(srv);
+    const sse = await srv.fetch(`/api/orders/${id}/stream?${filler}&access_token=${srv.alice.token}`, { as: 'anonymous', headers: { accept: 'text/event-stream' } });
+    expect(sse.status).toBe(200);
+    await sse.body?.cancel();
+    const refused = [
+      (await upgradeRequest(`${srv.url}/orders?access_token=${srv.alice.token}&x=%FF`, {})).status,
+      (await srv.fetch(`/api/orders/${id}/stream?x=%FF`, { headers: { accept: 'text/event-stream' } })).status,
+      (await srv.fetch('/orders?limit=1&cursor=%FF')).status,
+      (await srv.fetch('/graphql?query=%7Bviewer%7Bname%7D%7D&x=%FF')).status,
+    ];
+    expect(refused).toEqual([400, 400, 400, 400]);
+  });
+
   it('a store outage while checking the token: 503 problem+json with Retry-After, not a silently destroyed socket', async () => {
     const token = await srv.tokenFor('carol'); // not in the auth cache
     const spy = jest.spyOn(srv.store, 'tokenBySelector').mockRejectedValueOnce(new Error('store down'));

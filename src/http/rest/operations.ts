@@ -6,7 +6,6 @@
  * nothing here writes a response: the pipeline (http/pipeline.ts) does.
  */
 import type { IncomingMessage } from 'node:http';
-import { parse as parseQuery } from 'node:querystring';
 import { bindOperations, type AnyResponse, type Bound, type Invalid, type RawRequest } from '../../../generated/openapi/bind';
 import { FAMILIES, type Handlers } from '../../../generated/openapi/handlers';
 import { routes, type RouteSpec } from '../../../generated/openapi/routes';
@@ -15,6 +14,7 @@ import { parseCanonicalInteger } from '../../orders';
 import { baseMediaType, dropRequestBody, readJsonBody, sendsBody } from '../body';
 import { readsAsUtf8, versionOf } from '../mediaType';
 import { isRefusal, problem, PROBLEM_MEDIA_TYPE, refusal, type Refusal } from '../problem';
+import { readQuery } from '../query';
 import { fieldErrors } from './fieldErrors';
 import { acceptsType } from './negotiate';
 import { idempotent, IDEMPOTENCY_KEY_HEADER, type IdempotencyOptions } from './idempotency';
@@ -164,7 +164,8 @@ export function readParameters(req: IncomingMessage, op: Operation, path: Record
   // Only the declared parameters reach the handler, as only declared headers do: an undeclared one (`?utm_source=x`) is ignored, not refused.
   const query: Record<string, unknown> = {};
   if (spec.validate.query && search !== '') {
-    const sent = parseQuery(search);
+    const sent = readQuery(search);
+    if (isRefusal(sent)) return sent;
     for (const name of spec.singleQueryParams) if (sent[name] !== undefined) query[name] = sent[name];
     // `?tag=a` is a list of one where the contract says array (querystring gives a list only for a repeated name).
     for (const name of spec.arrayQueryParams) if (sent[name] !== undefined) query[name] = typeof sent[name] === 'string' ? [sent[name]] : sent[name];
