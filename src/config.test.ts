@@ -98,4 +98,27 @@ describe('configuration', () => {
     const r = parseConfig({ DATABASE_URL: 'mysql://u:secret@h/db' });
     expect(!r.ok && r.error).not.toContain('secret');
   });
+  it('never prints a password, however the URL is mistyped: scheme left out, a slash short, in the query (generated)', () => {
+    const secret = fc.stringMatching(/^[A-Za-z0-9]{6,16}$/).map((x) => `S3cr${x}`);
+    const shapes = [
+      (p: string) => `app:${p}@127.0.0.1:5432/db`,
+      (p: string) => `postgres:/app:${p}@127.0.0.1:5432/db`,
+      (p: string) => `postgres:app:${p}@127.0.0.1:5432/db`,
+      (p: string) => `notaurl:${p}@@`,
+      (p: string) => `postgres://u@127.0.0.1:1/db?password=${p}`,
+      (p: string) => `redis://127.0.0.1:1?password=${p}`,
+      (p: string) => `postgres://u:${p}@127.0.0.1:1/db#${p}`,
+      (p: string) => `${p}`,
+    ];
+    fc.assert(
+      fc.property(secret, fc.constantFrom(...shapes), fc.constantFrom('DATABASE_URL', 'REDIS_URL'), (p, shape, name) => {
+        const raw = shape(p);
+        expect(redactUrl(raw)).not.toContain(p);
+        const r = parseConfig({ [name]: raw });
+        if (!r.ok) expect(r.error).not.toContain(p);
+      }),
+    );
+    // A slash short is refused by name, as a wrong scheme is.
+    expect(parseConfig({ DATABASE_URL: 'postgres:/u:x@h/db' })).toMatchObject({ ok: false, error: expect.stringMatching(/^DATABASE_URL must start with postgres:\/\//) });
+  });
 });

@@ -132,15 +132,23 @@ function oneOf<T extends string>(env: Env, name: string, def: T, allowed: readon
   return raw as T;
 }
 
-/** A URL for messages: the password replaced, so it can be printed and logged. */
+/**
+ * A URL for messages, printed and logged: only what locates the server (scheme, user, host,
+ * port, path), the password as `***`. No query (libpq and ioredis take `?password=`) and no
+ * fragment; a URL with no authority (`app:secret@host/db`, its scheme left out, or
+ * `postgres:/u:secret@host`, a slash short) shows its scheme alone, since what follows may
+ * be a password the parser did not recognise as one.
+ */
 export function redactUrl(url: string): string {
+  let u: URL;
   try {
-    const u = new URL(url);
-    if (u.password) u.password = '***';
-    return u.toString();
+    u = new URL(url);
   } catch {
     return '<unparseable URL>';
   }
+  if (u.host === '') return `${u.protocol}<not shown>`;
+  const user = u.username !== '' || u.password !== '' ? `${u.username}${u.password !== '' ? ':***' : ''}@` : '';
+  return `${u.protocol}//${user}${u.host}${u.pathname}${u.search !== '' ? '?<not shown>' : ''}`;
 }
 
 function matching(env: Env, name: string, pattern: RegExp, what: string): string | undefined {
@@ -159,7 +167,8 @@ function url(env: Env, name: string, protocols: string[]): string | undefined {
   } catch {
     throw new ConfigError(`${name} is not a URL`);
   }
-  if (!protocols.includes(u.protocol)) throw new ConfigError(`${name} must start with ${protocols.map((p) => `${p}//`).join(' or ')}, got ${redactUrl(raw)}`);
+  // `postgres:/host/db` or `postgres:host` parses, with no host: the scheme's `//` is required too.
+  if (!protocols.includes(u.protocol) || u.host === '') throw new ConfigError(`${name} must start with ${protocols.map((p) => `${p}//`).join(' or ')}, got ${redactUrl(raw)}`);
   return raw;
 }
 
