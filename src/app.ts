@@ -74,6 +74,9 @@ export interface App {
   unreachableRoutes: () => UnreachableRoute[];
 }
 
+/** Paths of a request's field errors its log line names (the count says how many there were). */
+const FIELD_ERROR_PATHS_LOGGED = 5;
+
 export function createApp(deps: AppDeps): App {
   const { config, store } = deps;
   const metrics = deps.metrics ?? new Metrics();
@@ -102,7 +105,9 @@ export function createApp(deps: AppDeps): App {
     limits: config.graphql,
     production: config.production,
     onOutcome: (outcome) => metrics.graphqlRequests.inc({ outcome }),
-    onFieldError: (err, reqId) => deps.logger.error({ err: err.originalError ?? err, path: err.path, reqId }, 'graphql field error'),
+    // One line per request: the first error whole (its stack), how many, and the first few paths.
+    onFieldErrors: (errs, reqId) =>
+      deps.logger.error({ err: errs[0].originalError ?? errs[0], path: errs[0].path, count: errs.length, paths: errs.slice(0, FIELD_ERROR_PATHS_LOGGED).map((e) => e.path), reqId }, 'graphql field error'),
     costBudget: config.graphql.costBudget > 0 ? costBudget({ buckets, budget: config.graphql.costBudget, restoreRate: config.graphql.costRestoreRate }) : undefined,
   });
   realtime.mount(

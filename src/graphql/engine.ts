@@ -72,7 +72,12 @@ export interface GraphqlEngineDeps {
    * INTERNAL_SERVER_ERROR: a resolver failure, a value its type cannot hold), with the
    * request's id: logged as REST logs its 500s, so the id the client holds finds the cause.
    */
-  onFieldError?: (err: GraphQLError, requestId: string | undefined) => void;
+  /**
+   * Told once per request of its field errors that are not the client's (INTERNAL_SERVER_ERROR),
+   * all of them: one request may hold thousands (an alias per field, each failing alike), so
+   * the caller logs them as one line, not one each.
+   */
+  onFieldErrors?: (errs: readonly GraphQLError[], requestId: string | undefined) => void;
 }
 
 /** A request whose caller is known and whose body (POST) has been read. */
@@ -377,8 +382,8 @@ export function graphqlEngine(deps: GraphqlEngineDeps): GraphqlEngine {
       // resolver's own, else INTERNAL_SERVER_ERROR); values written as graphql-http writes them (errorReplacer).
       const raw = result.errors;
       const errors = coded(raw, GRAPHQL_CODES.INTERNAL_SERVER_ERROR);
-      const onFieldError = deps.onFieldError;
-      if (onFieldError) errors.forEach((e, i) => e.extensions.code === GRAPHQL_CODES.INTERNAL_SERVER_ERROR && onFieldError(raw[i], req.context.requestId));
+      const internal = deps.onFieldErrors && raw.filter((_, i) => errors[i].extensions.code === GRAPHQL_CODES.INTERNAL_SERVER_ERROR);
+      if (internal && internal.length > 0) deps.onFieldErrors?.(internal, req.context.requestId);
       return [JSON.stringify({ ...result, errors, ...(cost ? { extensions: { ...result.extensions, cost } } : {}) }, errorReplacer), head];
     }
     // Data and no errors, the common answer: a plain JSON.stringify (a replacer, needed

@@ -35,5 +35,17 @@ it('logs an INTERNAL_SERVER_ERROR field error once with the request id and the f
   expect(((await client.json()) as { errors: { extensions: { code: string } }[] }).errors.map((e) => e.extensions.code)).toContain('BAD_USER_INPUT');
   await new Promise((r) => setImmediate(r));
   const logged = lines.filter((l) => l.msg === 'graphql field error');
-  expect(logged).toEqual([expect.objectContaining({ reqId: 'field-error-1', path: ['o', 'totalCents'], level: 50 })]);
+  expect(logged).toEqual([expect.objectContaining({ reqId: 'field-error-1', path: ['o', 'totalCents'], count: 1, level: 50 })]);
+});
+
+it('logs a request of many failing fields as one line, with their count and the first few paths, not a line each', async () => {
+  const created = await srv.fetch('/orders', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ items: [{ sku: 'BIG-2', quantity: 1000, unit_price_cents: 9_000_000 }] }) });
+  const { id } = (await created.json()) as { id: number };
+  const aliases = Array.from({ length: 180 }, (_, i) => `a${i}: order(id: "${id}") { totalCents }`).join(' ');
+  const before = lines.length;
+  const r = await gql(`{ ${aliases} }`, 'field-error-many');
+  expect(((await r.json()) as { errors: unknown[] }).errors).toHaveLength(180);
+  await new Promise((r) => setImmediate(r));
+  const logged = lines.slice(before).filter((l) => l.msg === 'graphql field error');
+  expect(logged).toEqual([expect.objectContaining({ reqId: 'field-error-many', count: 180, paths: [0, 1, 2, 3, 4].map((i) => [`a${i}`, 'totalCents']) })]);
 });
