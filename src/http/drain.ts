@@ -26,7 +26,7 @@ import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { refusal, type Refusal } from './problem';
 import { sendProblem } from './respond';
-import { requestIdOf, splitTarget, type Finalizer } from './finalize';
+import { noteArrival, requestIdOf, splitTarget, type Finalizer } from './finalize';
 import { afterPendingResponses, responseOn, writeRefusal } from './upgrade';
 
 /** Seconds a client refused during shutdown is told to wait (another instance usually answers at once). */
@@ -130,6 +130,7 @@ export class Drain {
     // turn (behind the answers owed to the requests pipelined ahead of it, which it would cut off).
     server.removeAllListeners('upgrade');
     server.on('upgrade', (req: IncomingMessage, socket: Duplex) => {
+      noteArrival(req);
       const r = goingAway();
       afterPendingResponses(socket, () => this.fin.rawAnswer(req, r.problem.status, writeRefusal(req, socket, r)));
     });

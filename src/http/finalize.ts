@@ -24,6 +24,32 @@ export function splitTarget(url: string): [path: string, search: string] {
   return q < 0 ? [url, ''] : [url.slice(0, q), url.slice(q + 1)];
 }
 
+/** Characters of a request path a log line keeps (a 16 KiB target would make a line log collectors split): the rest is counted. */
+export const LOGGED_PATH_CHARS = 1024;
+
+/** A path as a log line names it: whole when short, else its first LOGGED_PATH_CHARS and how long it was. */
+export const loggedPath = (path: string): string => (path.length <= LOGGED_PATH_CHARS ? path : `${path.slice(0, LOGGED_PATH_CHARS)}... (${path.length} characters)`);
+
+/**
+ * When each request whose answer is written on the raw socket arrived (a WebSocket handshake,
+ * stamped by the server's first 'upgrade' listener: noteArrival), so its log line and metric
+ * count the time it waited (the admission queue of a reconnect storm, a token the store was slow to check).
+ */
+const arrivals = new WeakMap<IncomingMessage, bigint>();
+export function noteArrival(req: IncomingMessage): void {
+  arrivals.set(req, process.hrtime.bigint());
+}
+
+/**
+ * The status actually sent to a routed request whose answer was written on the raw socket in
+ * place of its route's (a body not sent in time: 408, upgrade.ts): its exchange logs that
+ * status, not the one its route would have answered and could not send.
+ */
+const answeredRaw = new WeakMap<IncomingMessage, number>();
+export function noteRawAnswer(req: IncomingMessage, status: number): void {
+  answeredRaw.set(req, status);
+}
+
 /** The id each request routed so far was given (begin), for an answer written outside its exchange (upgrade.ts). */
 const assigned = new WeakMap<IncomingMessage, string>();
 
@@ -96,11 +122,12 @@ export class Finalizer {
   }
 
   /** Once the response is written (a stream: once its head and replay are out): the log line and the duration metric. */
-  end(x: Exchange, status: number): void {
+  end(x: Exchange, answered: number): void {
+    const status = answeredRaw.get(x.req) ?? answered;
     this.timer.observe(x.req.method ?? 'GET', x.route, status, x.started);
     if (this.logger.isLevelEnabled('info')) {
       const ms = Number(process.hrtime.bigint() - x.started) / 1e6;
-      this.logger.info({ reqId: x.id, method: x.req.method, path: x.path, status, ms: Math.round(ms * 100) / 100 }, 'request');
+      this.logger.info({ reqId: x.id, method: x.req.method, path: loggedPath(x.path), status, ms: Math.round(ms * 100) / 100 }, 'request');
     }
   }
 
@@ -113,8 +140,13 @@ export class Finalizer {
    */
   rawAnswer(req: IncomingMessage | undefined, status: number, id: string, route = 'unmatched'): void {
     const method = req?.method ?? 'UNPARSED';
-    this.timer.observe(method, route, status, process.hrtime.bigint());
-    if (this.logger.isLevelEnabled('info')) this.logger.info({ reqId: id, method, path: req?.url === undefined ? null : splitTarget(req.url)[0], status, ms: 0 }, 'request');
+    const now = process.hrtime.bigint();
+    const started = (req && arrivals.get(req)) ?? now;
+    this.timer.observe(method, route, status, started);
+    if (this.logger.isLevelEnabled('info')) {
+      const ms = Number(now - started) / 1e6;
+      this.logger.info({ reqId: id, method, path: req?.url === undefined ? null : loggedPath(splitTarget(req.url)[0]), status, ms: Math.round(ms * 100) / 100 }, 'request');
+    }
   }
 
   /** An error that is not the client's, with the request's id. */

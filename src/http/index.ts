@@ -8,7 +8,7 @@ export { AuthCache } from './authCache';
 export { DEFAULT_BODY_LIMIT, dropRequestBody, parseClientJson, readRequestText, sendsBody } from './body';
 export { parseCorsAllowHeaders, parseCorsOrigins } from './cors';
 export { Drain, DRAIN_GRACE_MS, shuttingDown } from './drain';
-export { Finalizer, requestIdOf, splitTarget, type Exchange } from './finalize';
+export { Finalizer, noteArrival, requestIdOf, splitTarget, type Exchange } from './finalize';
 export { koaShell, unreachableRoutes, type UnreachableRoute } from './koaShell';
 export { HttpTimer, Metrics } from './metrics';
 export { instanceScrape, lendRegistryToPrimary } from './clusterMetrics';

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { AggregatorRegistry, Histogram, Registry } from 'prom-client';
-import { DurationHistogram } from './metrics';
+import { DurationHistogram, HttpTimer, Metrics } from './metrics';
 
 const NAME = 'orderline_http_request_duration_seconds';
 const BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
@@ -65,5 +65,21 @@ describe('DurationHistogram', () => {
     recorded.record('GET', '/orders', 200, 0.002);
     recorded.reset();
     expect(await ours.metrics()).not.toContain('route="/orders"');
+  });
+});
+
+describe('HttpTimer', () => {
+  it('labels the methods a route may serve by name and any other a client invents as OTHER (bounded series, generated)', async () => {
+    const metrics = new Metrics();
+    const timer = new HttpTimer(metrics);
+    fc.assert(
+      fc.property(fc.stringMatching(/^[A-Z]{3,12}$/), (method) => {
+        timer.observe(method, 'unmatched', 405, process.hrtime.bigint());
+      }),
+    );
+    for (const m of ['GET', 'HEAD', 'OPTIONS', 'UNPARSED']) timer.observe(m, 'unmatched', 405, process.hrtime.bigint());
+    const methods = new Set([...(await metrics.registry.metrics()).matchAll(/orderline_http_request_duration_seconds_count\{method="([^"]+)"/g)].map((m) => m[1]));
+    expect([...methods].every((m) => ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'UNPARSED', 'OTHER'].includes(m))).toBe(true);
+    expect(methods).toContain('OTHER');
   });
 });

@@ -233,11 +233,18 @@ export class Metrics {
  * Times requests into the duration histogram. Labels are route templates, never raw paths
  * (bounded cardinality).
  */
+/**
+ * The methods the duration metric names. A client picks the method, and node parses about
+ * thirty (PROPFIND, MKCALENDAR, LINK...) that no route serves: each would be its own series
+ * per route and status. Any other is `OTHER` (the log line keeps the method sent).
+ */
+const LABELLED_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'UNPARSED']);
+
 export class HttpTimer {
   constructor(private readonly metrics: Metrics) {}
 
   /** Records one request that started at `started` (process.hrtime.bigint()). */
   observe(method: string, route: string, status: number, started: bigint): void {
-    this.metrics.httpDuration.record(method, route, status, Number(process.hrtime.bigint() - started) / 1e9);
+    this.metrics.httpDuration.record(LABELLED_METHODS.has(method) ? method : 'OTHER', route, status, Number(process.hrtime.bigint() - started) / 1e9);
   }
 }

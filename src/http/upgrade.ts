@@ -25,7 +25,7 @@
  */
 import { IncomingMessage, ServerResponse, STATUS_CODES, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { requestIdFor, requestIdOf, wasRouted } from './finalize';
+import { noteRawAnswer, requestIdFor, requestIdOf, wasRouted } from './finalize';
 import { versionRefusal } from './framing';
 import { PROBLEM_MEDIA_TYPE, refusal, type ProblemCode, type Refusal } from './problem';
 import { problemText } from './respond';
@@ -216,6 +216,7 @@ export function answerClientErrors(server: Server, log: RawAnswerLog = () => und
   const answer = (req: IncomingMessage | undefined, socket: Duplex, r: Refusal, headOnly = false) => {
     const id = writeRefusal(req, socket, r, headOnly);
     if (!req || !wasRouted(req)) log(req, r.problem.status, id);
+    else noteRawAnswer(req, r.problem.status); // its exchange logs what was sent
   };
   // CONNECT asks for a tunnel, which only a proxy opens: node:http hands it to 'connect' and,
   // with no listener, closes the connection without a word. It is the client's error here.

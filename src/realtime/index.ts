@@ -5,7 +5,7 @@
  */
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { afterPendingResponses, DRAIN_GRACE_MS, ignoreUpgrade, isWebSocketHandshake, type Finalizer, type RawAnswerLog, type Refusal, type TransportRoute } from '../http';
+import { afterPendingResponses, DRAIN_GRACE_MS, ignoreUpgrade, isWebSocketHandshake, noteArrival, type Finalizer, type RawAnswerLog, type Refusal, type TransportRoute } from '../http';
 import { StoreUnavailableError, type Account, type OrderEvent, type Store } from '../store';
 import type { Bus } from '../bus';
 import { AcceptLimiter } from './acceptLimiter';
@@ -153,7 +153,8 @@ export function createRealtime(deps: RealtimeDeps): Realtime {
     // A handshake pipelined behind other requests is taken once their answers are sent: its 101 comes after them, in order.
     attach: (server) =>
       void server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) =>
-        isWebSocketHandshake(req) ? afterPendingResponses(socket, () => handleUpgrade(req, socket, head)) : ignoreUpgrade(server, req, socket, head),
+        // Its log line and metric count from here: the wait for its turn and its token check are part of its answer.
+        (noteArrival(req), isWebSocketHandshake(req)) ? afterPendingResponses(socket, () => handleUpgrade(req, socket, head)) : ignoreUpgrade(server, req, socket, head),
       ),
     mount: (path, protocol) => ws.mount(path, protocol),
     close() {

@@ -456,6 +456,11 @@ describe('a request not sent in time (REQUEST_TIMEOUT_S)', () => {
         expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))).toMatchObject({ status: 408, code: 'REQUEST_TIMEOUT' });
       }
       expect(await count()).toBe(before);
+      // The stalled create was routed: its exchange counts (and logs) the 408 that was sent, not the 400 its route would have answered.
+      const counted = async (status: number) =>
+        Number(new RegExp(`orderline_http_request_duration_seconds_count\\{method="POST",route="\\/orders",status="${status}"\\} (\\d+)`).exec(await slow.metrics.registry.metrics())?.[1] ?? 0);
+      for (let i = 0; i < 100 && (await counted(408)) === 0; i++) await new Promise((r) => setTimeout(r, 20)); // the route ends after the raw answer
+      expect([await counted(408), await counted(400)]).toEqual([1, 0]);
     } finally {
       await slow.close();
     }

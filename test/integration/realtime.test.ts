@@ -517,6 +517,25 @@ describe('WebSocket /orders', () => {
     expect(await openWs(srv, `access_token=${token}`, null)).toBeInstanceOf(WsClient); // and the next upgrade works
   });
 
+  it('a handshake is timed from its arrival: a token check that waits shows in its duration', async () => {
+    const token = await srv.tokenFor('dora'); // not in the auth cache
+    const sum = async () => Number(/orderline_http_request_duration_seconds_sum\{method="GET",route="ws:\/orders",status="101"\} ([\d.e-]+)/.exec(await srv.metrics.registry.metrics())?.[1] ?? 0);
+    const before = await sum();
+    const real = srv.store.tokenBySelector.bind(srv.store);
+    const spy = jest.spyOn(srv.store, 'tokenBySelector').mockImplementationOnce(async (selector) => {
+      await new Promise((r) => setTimeout(r, 300));
+      return real(selector);
+    });
+    try {
+      const ws = await openWs(srv, `access_token=${token}`, null);
+      expect(ws).toBeInstanceOf(WsClient);
+      if (ws instanceof WsClient) ws.ws.close();
+    } finally {
+      spy.mockRestore();
+    }
+    expect((await sum()) - before).toBeGreaterThanOrEqual(0.3);
+  });
+
   it("handles a connection's messages in the order sent, however long a subscribe waits for the store", async () => {
     const { id } = await createOrder(srv);
     const channel = `order:${id}`;
