@@ -127,7 +127,6 @@ export function createApp(deps: AppDeps): App {
     probes: { store: () => store.ping(), bus: () => bus.ping() },
     // Every committed write reaches the topic hubs of every instance.
     onEvent: (event) => realtime.publish(event),
-    bodyLimit: config.bodyLimitBytes,
     idempotencyTtlMs: config.idempotencyTtlS * 1000,
     reads: orderReads({ store, fieldReads }),
   });

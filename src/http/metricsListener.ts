@@ -11,7 +11,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { bearerTokenOf } from './auth';
-import { PROBLEM_MEDIA_TYPE, refusal, type Refusal } from './problem';
+import { PROBLEM_MEDIA_TYPE, refusal, STORE_RETRY_AFTER_S, type Refusal } from './problem';
 import { problemText } from './respond';
 
 export const METRICS_PATH = '/metrics';
@@ -56,7 +56,7 @@ export function metricsListener(opts: MetricsListenerOptions): RequestListener {
       },
       (err: unknown) => {
         opts.onError?.(err);
-        refuse(res, refusal('SERVICE_UNAVAILABLE', 'Metrics could not be collected', { 'Retry-After': '5' }));
+        refuse(res, refusal('SERVICE_UNAVAILABLE', 'Metrics could not be collected', { 'Retry-After': String(STORE_RETRY_AFTER_S) }));
       },
     );
   };

@@ -388,11 +388,11 @@ export class WsEndpoint {
     socket.on('error', () => socket.destroy());
     void this.upgradeInTurn(req, socket, head).catch((err) => {
       // A store outage while authenticating (503 with Retry-After, as every route answers
-      // it: http/problem.ts refusalOf); anything else is logged and answered 503 too,
-      // since the client can retry.
+      // it: http/problem.ts refusalOf); anything else is a bug, logged and answered 500, as
+      // the pipeline answers it on every other route (an SSE stream's token check included).
       const known = refusalOf(err);
       if (!known) this.deps.onError?.(err);
-      if (!socket.destroyed && socket.writable) this.refuse(req, socket, known ?? refusal('SERVICE_UNAVAILABLE', 'The service could not check the token: retry later', { 'Retry-After': '1' }));
+      if (!socket.destroyed && socket.writable) this.refuse(req, socket, known ?? refusal('INTERNAL'));
       else socket.destroy();
     });
   }

@@ -505,7 +505,7 @@ describe('WebSocket /orders', () => {
 
   it('a store outage while checking the token: 503 problem+json with Retry-After, not a silently destroyed socket', async () => {
     const token = await srv.tokenFor('carol'); // not in the auth cache
-    const spy = jest.spyOn(srv.store, 'tokenBySelector').mockRejectedValueOnce(new Error('store down'));
+    const spy = jest.spyOn(srv.store, 'tokenBySelector').mockRejectedValueOnce(new StoreUnavailableError('sqlite', { cause: new Error('store down') }));
     try {
       const r = await upgradeRequest(`${srv.url}/orders`, { authorization: `Bearer ${token}` });
       expect(r.status).toBe(503);
@@ -515,6 +515,19 @@ describe('WebSocket /orders', () => {
       spy.mockRestore();
     }
     expect(await openWs(srv, `access_token=${token}`, null)).toBeInstanceOf(WsClient); // and the next upgrade works
+    // A failure that is no outage (a bug) is a 500, logged, as the same token check answers it on the SSE stream.
+    const other = await srv.tokenFor('erin');
+    for (const ask of [
+      () => upgradeRequest(`${srv.url}/orders`, { authorization: `Bearer ${other}` }),
+      async () => ({ status: (await fetch(`${srv.url}/api/orders/1/stream`, { headers: { authorization: `Bearer ${other}`, accept: 'text/event-stream' } })).status }),
+    ]) {
+      const bug = jest.spyOn(srv.store, 'tokenBySelector').mockRejectedValueOnce(new Error('a bug'));
+      try {
+        expect((await ask()).status).toBe(500);
+      } finally {
+        bug.mockRestore();
+      }
+    }
   });
 
   it('a handshake is timed from its arrival: a token check that waits shows in its duration', async () => {

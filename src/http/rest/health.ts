@@ -1,5 +1,5 @@
 import type { OperationHandlers } from './operations';
-import { problem, PROBLEM_MEDIA_TYPE } from '../problem';
+import { problem, PROBLEM_MEDIA_TYPE, STORE_RETRY_AFTER_S } from '../problem';
 
 /** A dependency readiness probe: true when reachable. */
 export type Probe = () => Promise<boolean>;
@@ -18,7 +18,7 @@ export function healthHandlers(deps: { probes: Record<string, Probe> }): Pick<Op
       const failed = names.filter((_, i) => !results[i]);
       return {
         status: 503,
-        headers: { 'Retry-After': '5' },
+        headers: { 'Retry-After': String(STORE_RETRY_AFTER_S) },
         contentType: PROBLEM_MEDIA_TYPE,
         body: { ...problem('SERVICE_UNAVAILABLE', `Not ready: ${failed.join(', ')} unreachable`), checks },
       };

@@ -20,7 +20,6 @@ export interface RestDeps {
   probes: Record<string, Probe>;
   /** Called after each committed write with its event (the realtime hub listens here). */
   onEvent?: (event: OrderEvent) => void;
-  bodyLimit: number;
   /** IDEMPOTENCY_TTL_S in milliseconds. */
   idempotencyTtlMs: number;
   /** The order read's rules and representation cache (handlers.ts `orderReads`). */
@@ -34,5 +33,5 @@ export function restOperations(deps: RestDeps) {
     ...orderHandlers({ store: deps.store, fieldReads: deps.fieldReads, onEvent: deps.onEvent, reads: deps.reads }),
     ...docsHandlers(),
   };
-  return bindRoutes(handlers, { bodyLimit: deps.bodyLimit, idempotency: { store: deps.store, ttlMs: deps.idempotencyTtlMs } });
+  return bindRoutes(handlers, { idempotency: { store: deps.store, ttlMs: deps.idempotencyTtlMs } });
 }

@@ -77,7 +77,6 @@ export type Operation = {
 } & ({ auth: true; run: Bound<AccountContext> } | { auth: false; run: Bound<HandlerContext> });
 
 export interface OperationOptions {
-  bodyLimit: number;
   /** Idempotency-Key on the operations that take it (idempotency.ts). */
   idempotency: IdempotencyOptions;
 }
