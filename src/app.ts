@@ -118,6 +118,7 @@ export function createApp(deps: AppDeps): App {
       hub: realtime.hub,
       authenticate: (token) => resolveToken(token, store, authCache),
       maxSubscriptions: config.realtime.maxSubscriptionsPerConnection,
+      maxMessageBytes: config.bodyLimitBytes,
       onError: (err) => deps.logger.error({ err }, 'graphql subscription error'),
     }),
   );

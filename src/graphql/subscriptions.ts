@@ -34,8 +34,6 @@ import type { GraphqlEngine } from './engine';
 import { createLoaders } from './loaders';
 import type { GraphqlContext, OrderEventView } from './resolvers';
 
-/** Largest client message: a subscribe carries its query text (the parser's token limit bounds the rest). */
-export const MAX_SUBSCRIBE_MESSAGE_BYTES = 64 * 1024;
 
 export interface SubscriptionsDeps {
   engine: GraphqlEngine;
@@ -45,6 +43,11 @@ export interface SubscriptionsDeps {
   authenticate: (token: string | undefined) => Promise<Account | Refusal>;
   /** Subscriptions one connection may hold at once (MAX_SUBSCRIPTIONS_PER_CONNECTION); one more is an `error` with TOO_MANY_SUBSCRIPTIONS. */
   maxSubscriptions: number;
+  /**
+   * Largest client message (BODY_LIMIT_BYTES): a subscribe carries its query text, as a POST
+   * body does, so the two take the same documents; over it the socket closes 1009.
+   */
+  maxMessageBytes: number;
   onError?: (err: unknown) => void;
 }
 
@@ -390,7 +393,7 @@ export function graphqlSubscriptions(deps: SubscriptionsDeps): WsProtocol {
   });
 
   return {
-    maxPayload: MAX_SUBSCRIBE_MESSAGE_BYTES,
+    maxPayload: deps.maxMessageBytes,
     selectProtocol: (offered) => handleProtocols(offered),
     open(conn, account) {
       const order = new IdReuse();

@@ -214,6 +214,26 @@ describe('subscription orderEvents over graphql-transport-ws', () => {
     }
   });
 
+  it('a subscribe message is bounded by BODY_LIMIT_BYTES, as a POST body is: over it closes 1009, under it subscribes', async () => {
+    const srv2 = await startTestServer({ BODY_LIMIT_BYTES: '16384' });
+    try {
+      const { id } = await createOrder(srv2);
+      const padded = (bytes: number) => `${ORDER_EVENTS}\n#${'x'.repeat(bytes)}`; // a comment: the same operation, longer text
+      const fits = await connectGraphqlWs(srv2);
+      subscribe(fits, 'fits', { id: String(id) }, padded(12_000));
+      await fits.until(() => eventsOf(fits, 'fits').length === 1);
+      fits.ws.close();
+      const over = await connectGraphqlWs(srv2);
+      subscribe(over, 'over', { id: String(id) }, padded(20_000));
+      await over.until(() => over.closeCode !== undefined);
+      expect(over.closeCode).toBe(1009);
+      const post = await srv2.fetch('/graphql', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: `{ viewer { name } }\n#${'x'.repeat(20_000)}` }) });
+      expect(post.status).toBe(413);
+    } finally {
+      await srv2.close();
+    }
+  });
+
   it('APQ: an unknown hash alone is PERSISTED_QUERY_NOT_FOUND; the text with its hash registers it; then the hash alone subscribes', async () => {
     const { id } = await createOrder(srv);
     const text = ORDER_EVENTS.replace('OrderEvents', 'ApqProbe');
