@@ -20,7 +20,7 @@
  */
 import { GraphQLError, Kind, type DocumentNode, type FragmentDefinitionNode, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
 import type { Buckets, TakeResult } from '../limits';
-import { hasSyncBuckets } from '../limits';
+import { hasSyncBuckets, retryAfterSeconds } from '../limits';
 import { operationCost } from './costRule';
 import { GRAPHQL_CODES } from './errors';
 import type { RawVariables } from './selection';
@@ -89,7 +89,7 @@ export function costBudget({ buckets, budget, restoreRate }: CostBudgetOptions) 
   function verdict(requested: number, taken: TakeResult): Charge {
     const cost = extension(requested, taken.remaining);
     if (taken.admitted) return { admitted: true, cost };
-    const retryAfterS = Math.max(1, Math.ceil(taken.retryAfterMs / 1000));
+    const retryAfterS = retryAfterSeconds(taken.retryAfterMs);
     const pointsNeeded = requested - taken.remaining;
     const error = new GraphQLError(`Throttled: this operation costs ${requested} points and ${taken.remaining} are available; ${restoreRate} are restored per second, retry after ${retryAfterS} s`, {
       extensions: { code: GRAPHQL_CODES.THROTTLED, requestedQueryCost: requested, pointsNeeded, retryAfterSeconds: retryAfterS },

@@ -403,7 +403,8 @@ export function graphqlEngine(deps: GraphqlEngineDeps): GraphqlEngine {
    * miss, parse or validation error, unknown operation name) still carries
    * `extensions.cost`: `requestedQueryCost` 0 (nothing was charged) and the account's
    * bucket as it stands, read without charging. Error paths only: a priced response
-   * already has it (onSubscribe, onOperation). Bodiless answers (405, 406) have none.
+   * already has it (onSubscribe, onOperation). A bodiless answer (406) has none; an answer with
+   * an `errors` body (the 405 of a mutation over GET included) has it.
    */
   async function withUnpricedCost(response: Response, account: Account, charged = 0): Promise<Response> {
     const [body, init] = response;

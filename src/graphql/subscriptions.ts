@@ -34,7 +34,6 @@ import type { GraphqlEngine } from './engine';
 import { createLoaders } from './loaders';
 import type { GraphqlContext, OrderEventView } from './resolvers';
 
-
 export interface SubscriptionsDeps {
   engine: GraphqlEngine;
   store: Store;

@@ -27,6 +27,7 @@
  *   not subject to CORS; its upgrade authenticates by `access_token`, never a cookie.
  */
 import { declaredRequestHeaders, declaredResponseHeaders } from '../../generated/openapi/routes';
+import { TOKEN } from './mediaType';
 
 /** `own`, then each of `declared` that it does not name (field names are case-insensitive). */
 const withDeclared = (own: readonly string[], declared: readonly string[]): readonly string[] => {
@@ -127,7 +128,7 @@ export function corsPolicy(origins: readonly string[], extraHeaders: readonly st
 }
 
 /** A field name (RFC 9110 5.1: a token). */
-const FIELD_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+const FIELD_NAME = TOKEN;
 
 /** CORS_ALLOW_HEADERS: comma-separated request header names a preflight allows besides ours; an entry that is no field name is an error. */
 export function parseCorsAllowHeaders(raw: string | undefined): { ok: true; headers: string[] } | { ok: false; error: string } {

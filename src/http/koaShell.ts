@@ -16,7 +16,7 @@ import type { Finalizer } from './finalize';
 import { methodNotAllowed, PROBLEM_MEDIA_TYPE, refusal, refusalForStatus, refusalOf, type Refusal } from './problem';
 import { problemText } from './respond';
 import { BEARER_CHALLENGE } from './auth';
-import { continueIfOwed, leavesBodyUnread, tooLarge } from './body';
+import { continueIfOwed, declaresOverLimit, leavesBodyUnread, tooLarge } from './body';
 
 /**
  * The route template of a request the Koa application answered (metric label, log field):
@@ -41,7 +41,7 @@ export function koaShell(fin: Finalizer, bodyLimit: number): Middleware {
       ctx.type = PROBLEM_MEDIA_TYPE;
     };
     try {
-      if (Number(ctx.get('content-length')) > bodyLimit) {
+      if (declaresOverLimit(ctx.req, bodyLimit)) {
         answer(tooLarge(bodyLimit));
       } else {
         continueIfOwed(ctx.req); // a route here may read the body: the client waiting on 100 Continue is told to send it

@@ -23,7 +23,10 @@ export interface MediaType {
   readonly params: ReadonlyMap<string, string>;
 }
 
-const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+/** The characters of an HTTP token (RFC 9110 5.6.2: methods, field names, media types, parameter names), as a character class. */
+export const TOKEN_CHARS = "[!#$%&'*+.^_`|~0-9A-Za-z-]";
+/** An HTTP token (RFC 9110 5.6.2). */
+export const TOKEN = new RegExp(`^${TOKEN_CHARS}+$`);
 const OWS = /[ \t]/;
 /** Not allowed in a quoted string, escaped or not (HTAB is). */
 const CONTROL = /[\x00-\x08\x0a-\x1f\x7f]/; // eslint-disable-line no-control-regex -- matching control characters is this pattern's job
@@ -113,10 +116,6 @@ export function versionOf(value: string | MediaType | null | undefined): string 
 }
 
 /**
- * The elements of a comma-separated header list (RFC 9110 5.6.1), split at commas
- * outside quoted strings: `a/b; p="x,y", c/d` is two elements.
- */
-/**
  * Whether a JSON body's media type lets it be read as UTF-8: no `charset`, or a UTF-8 one.
  * JSON between systems is UTF-8 (RFC 8259 8.1); a body declared in another charset
  * (`charset=iso-8859-1`, `utf-16`) would be misread, so it is refused with 415.
@@ -127,6 +126,10 @@ export function readsAsUtf8(value: string | MediaType | null | undefined): boole
   return charset === undefined || /^utf-?8$/i.test(charset);
 }
 
+/**
+ * The elements of a comma-separated header list (RFC 9110 5.6.1), split at commas
+ * outside quoted strings: `a/b; p="x,y", c/d` is two elements.
+ */
 export function splitList(value: string): string[] {
   const parts: string[] = [];
   let start = 0;

@@ -5,8 +5,9 @@
  * reach them: loopback by default, and a bearer token (`METRICS_TOKEN`) when it is set,
  * which the configuration requires off loopback.
  *
- * A few lines of node:http rather than a second pipeline: one path, one method, and the
- * same problem+json answers as the public port for everything else.
+ * A few lines of node:http rather than a second pipeline: one path, two methods (GET, HEAD),
+ * and problem+json for everything else, from the same problem writer as the public port
+ * (without its request id, CORS and log line: operators, not clients, call it).
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';

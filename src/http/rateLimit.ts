@@ -10,7 +10,7 @@
  * token is back; RFC 9110 10.2.3), and nothing else runs.
  */
 import type { BucketPolicy, Buckets, TakeResult } from '../limits';
-import { hasSyncBuckets } from '../limits';
+import { hasSyncBuckets, retryAfterSeconds } from '../limits';
 import { refusal, type Refusal } from './problem';
 
 export const RATE_LIMIT_POLICY_NAME = 'rest';
@@ -49,7 +49,7 @@ export function rateLimiter({ buckets, rps, burst }: RateLimitOptions) {
     },
     /** The 429 of a refused take: RATE_LIMITED with both fields and Retry-After (seconds until one token is back). */
     refusal(taken: TakeResult): Refusal {
-      const retryAfter = String(Math.max(1, Math.ceil(taken.retryAfterMs / 1000)));
+      const retryAfter = String(retryAfterSeconds(taken.retryAfterMs));
       return refusal('RATE_LIMITED', `More than ${burst} requests in a burst or ${rps} per second: retry after ${retryAfter} s`, {
         'RateLimit-Policy': policyValue,
         RateLimit: limitField(RATE_LIMIT_POLICY_NAME, taken),

@@ -27,6 +27,7 @@ import { IncomingMessage, ServerResponse, STATUS_CODES, type Server } from 'node
 import type { Duplex } from 'node:stream';
 import { noteRawAnswer, requestIdFor, requestIdOf, wasRouted } from './finalize';
 import { versionRefusal } from './framing';
+import { TOKEN_CHARS } from './mediaType';
 import { PROBLEM_MEDIA_TYPE, refusal, type ProblemCode, type Refusal } from './problem';
 import { problemText } from './respond';
 
@@ -137,8 +138,8 @@ function unspokenVersion(raw: unknown, at: unknown): string | undefined {
 }
 
 /** A request line well formed but for a method node does not know: a token (RFC 9110 5.6.2), target, `HTTP/1.x`, CRLF. */
-const TOKEN_BYTE = /^[!#$%&'*+.^_`|~0-9A-Za-z-]$/;
-const TOKEN_METHOD_LINE = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+) [!-~]+ HTTP\/1\.[01]\r$/;
+const TOKEN_BYTE = new RegExp(`^${TOKEN_CHARS}$`);
+const TOKEN_METHOD_LINE = new RegExp(`^(${TOKEN_CHARS}+) [!-~]+ HTTP/1\\.[01]\r$`);
 
 /**
  * The method of node's HPE_INVALID_METHOD when it is a well-formed method this server does

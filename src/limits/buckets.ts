@@ -33,6 +33,9 @@ export interface TakeResult {
   fullInMs: number;
 }
 
+/** A `Retry-After` in whole seconds for a wait of `ms`: rounded up, and at least 1 (0 would invite an immediate retry). */
+export const retryAfterSeconds = (ms: number): number => Math.max(1, Math.ceil(ms / 1000));
+
 export interface Buckets {
   take(key: string, cost: number, policy: BucketPolicy): Promise<TakeResult>;
 }

@@ -1,4 +1,4 @@
 export type { BucketPolicy, Buckets, SyncBuckets, TakeResult } from './buckets';
-export { hasSyncBuckets } from './buckets';
+export { hasSyncBuckets, retryAfterSeconds } from './buckets';
 export { MemoryBuckets } from './memoryBuckets';
 export { RedisBuckets, type RedisScripting } from './redisBuckets';

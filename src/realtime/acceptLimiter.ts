@@ -1,3 +1,5 @@
+import { retryAfterSeconds } from '../limits';
+
 /**
  * Token bucket for new stream connections (ACCEPT_RATE per second, burst ACCEPT_BURST,
  * per instance). In a reconnect storm, clients over the rate get 503 with Retry-After,
@@ -40,7 +42,7 @@ export class AcceptLimiter {
     }
     const place = this.placeAt(t);
     this.lineEnd = place + this.spacingMs;
-    return { ok: false, retryAfterS: Math.max(1, Math.ceil((place - t) / 1000)) };
+    return { ok: false, retryAfterS: retryAfterSeconds(place - t) };
   }
 
   /**
@@ -51,7 +53,7 @@ export class AcceptLimiter {
   peek(): { ok: true } | { ok: false; retryAfterS: number } {
     const t = this.refill();
     if (this.tokens >= 1) return { ok: true };
-    return { ok: false, retryAfterS: Math.max(1, Math.ceil((this.placeAt(t) - t) / 1000)) };
+    return { ok: false, retryAfterS: retryAfterSeconds(this.placeAt(t) - t) };
   }
 
   /** Adds the tokens earned since the last call; returns the time it did so. */

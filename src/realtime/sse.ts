@@ -275,7 +275,12 @@ interface Admitted {
 /** What a stream answers; a request whose Accept does not admit it gets 406. */
 const EVENT_STREAM = 'text/event-stream';
 
-/** The checks of a stream request, in the order the contract answers them (401, 404, 406, 400, 503). */
+/**
+ * The checks of a stream request, in this order: the shutdown's 503, a token sent twice (400),
+ * none or a bad one (401), an id not in canonical form (400), no such order (404), an Accept
+ * that refuses the stream (406), a bad Last-Event-ID (400), then the quota and the accept
+ * limiter (429, 503).
+ */
 async function admit(deps: SseDeps, r: StreamRequest): Promise<Admitted | Refusal | typeof GONE> {
   const open = await deps.admission.turn(r.alive);
   if (!r.alive()) return GONE;
