@@ -88,7 +88,10 @@ export async function runPrimary(config: Config): Promise<void> {
       // and served nothing.
       const cut = signal === null ? code !== 0 : signal !== 'SIGTERM';
       if (cut && exitCode === 0) exitCode = 1;
-      if (alive().length === 0) exit(exitCode);
+      if (alive().length === 0) {
+        if (exitCode === 0) logger.info('shut down: every worker drained and exited');
+        exit(exitCode);
+      }
       return;
     }
     if (code === 2) {
