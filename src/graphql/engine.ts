@@ -109,8 +109,10 @@ export interface GraphqlEngine {
   readonly schema: GraphQLSchema;
   /** The engine's executor (graphql-jit for documents that come back, compiled.ts). */
   execute(args: ExecutionArgs): ExecutionResult | Promise<ExecutionResult>;
-  /** A WebSocket `subscribe` payload, judged by the same rules as a request; each call reports its outcome. */
+  /** A WebSocket `subscribe` payload, judged by the same rules as a request (its outcome is the subscription's to report: it may still fail to start). */
   admit(params: RequestParams, account: Account): Promise<Admission>;
+  /** Counts one subscribe's outcome, as each request's is counted: `ok` or its first error's code. */
+  countOutcome(errors: readonly GraphQLError[] | undefined): void;
   /** The answer to a request whose caller is known. */
   serve(input: GraphqlInput): Promise<Response>;
   /**
@@ -457,10 +459,9 @@ export function graphqlEngine(deps: GraphqlEngineDeps): GraphqlEngine {
   return {
     schema,
     execute,
-    async admit(params, account) {
-      const admission = await admit(params, account);
-      deps.onOutcome?.(admission.ok ? 'ok' : outcomeOf(400, JSON.stringify({ errors: admission.errors })));
-      return admission;
+    admit,
+    countOutcome(errors) {
+      deps.onOutcome?.(errors === undefined || errors.length === 0 ? 'ok' : outcomeOf(400, JSON.stringify({ errors })));
     },
     async serve({ method, url, headers, body, account, requestId }) {
       // `cost` present from the start (set when charged): one object shape for every request.

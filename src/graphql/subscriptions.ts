@@ -24,7 +24,7 @@
  * complete, errors, duplicate ids) and the subscription's lifecycle.
  */
 import { createSourceEventStream, GraphQLError, Kind, visit, type DocumentNode, type ExecutionArgs, type ExecutionResult, type OperationDefinitionNode } from 'graphql';
-import { CloseCode, handleProtocols, makeServer, type Context } from 'graphql-ws';
+import { CloseCode, handleProtocols, makeServer, type Context, type SubscribePayload } from 'graphql-ws';
 import { isRefusal, parseClientJson, streamToken, type Refusal } from '../http';
 import type { Account, Store } from '../store';
 import { wsTextFrame, type Frame, type Subscriber, type TopicHub, type WsConnection, type WsProtocol } from '../realtime';
@@ -344,52 +344,60 @@ export function graphqlSubscriptions(deps: SubscriptionsDeps): WsProtocol {
       ctx.extra.account = found;
       return true;
     },
+    // Each subscribe counts once, as each request does, with the outcome its client got: `ok` once it started, else the first error's code.
     async onSubscribe(ctx: Context<Record<string, unknown> | undefined, Extra>, id, payload) {
-      const { conn, account } = ctx.extra;
-      if (!account) return [new GraphQLError('Not authenticated', { extensions: { code: GRAPHQL_CODES.UNAUTHENTICATED } })];
-      // graphql-ws has entered this one already (its id maps to null until it starts).
-      if (Object.keys(ctx.subscriptions).length > deps.maxSubscriptions) {
-        return [new GraphQLError(`A connection holds at most ${deps.maxSubscriptions} subscriptions: complete one, or open another connection`, { extensions: { code: GRAPHQL_CODES.TOO_MANY_SUBSCRIPTIONS } })];
-      }
-      const variables = payload.variables ?? undefined;
-      const admission = await engine.admit({ query: payload.query, operationName: payload.operationName || undefined, variables, extensions: payload.extensions ?? undefined }, account);
-      if (!admission.ok) return [...admission.errors];
-      const { document, op } = admission;
-      const key = shareKey(document, op, variables);
-      let source: OrderEventSource | undefined;
-      let loaders: ReturnType<typeof createLoaders> | undefined;
-      const context: GraphqlContext = {
-        store,
-        account,
-        // No field of OrderEvent reads a loader: created only if one ever does (an idle subscription holds none).
-        get loaders() {
-          return (loaders ??= createLoaders(store));
-        },
-        orderEvents: async (orderId, since) => {
-          const order = await store.getOrder(account.id, orderId);
-          if (!order) return null;
-          const sub = subscriberFor(conn, account.id, id, args, key, () => source);
-          let own = live.get(conn);
-          if (!own) live.set(conn, (own = new Set()));
-          const held = own;
-          const made: OrderEventSource = new OrderEventSource(
-            () => void hub.subscribe(orderId, since, sub, order.revision),
-            () => hub.unsubscribe(orderId, sub),
-            () => held.delete(made),
-          );
-          held.add(made);
-          source = made;
-          return made;
-        },
-      };
-      const args: ExecutionArgs = { schema: engine.schema, document, operationName: payload.operationName || undefined, variableValues: variables, contextValue: context };
-      const stream = await createSourceEventStream(args);
-      if (!(Symbol.asyncIterator in stream)) return withCodes(stream.errors ?? [new GraphQLError('The subscription could not start')]);
-      if (source) sources.set(args, source); // else subscribe() answers that it could not start
-      return args;
+      const started = await start(ctx, id, payload);
+      engine.countOutcome(Array.isArray(started) ? started : undefined);
+      return started;
     },
     subscribe: (args) => sources.get(args) ?? { errors: [new GraphQLError('The subscription could not start', { extensions: { code: GRAPHQL_CODES.BAD_REQUEST } })] },
   });
+
+  /** A subscribe message: the errors its client is told, or the arguments of the subscription it starts. */
+  async function start(ctx: Context<Record<string, unknown> | undefined, Extra>, id: string, payload: SubscribePayload): Promise<readonly GraphQLError[] | ExecutionArgs> {
+    const { conn, account } = ctx.extra;
+    if (!account) return [new GraphQLError('Not authenticated', { extensions: { code: GRAPHQL_CODES.UNAUTHENTICATED } })];
+    // graphql-ws has entered this one already (its id maps to null until it starts).
+    if (Object.keys(ctx.subscriptions).length > deps.maxSubscriptions) {
+      return [new GraphQLError(`A connection holds at most ${deps.maxSubscriptions} subscriptions: complete one, or open another connection`, { extensions: { code: GRAPHQL_CODES.TOO_MANY_SUBSCRIPTIONS } })];
+    }
+    const variables = payload.variables ?? undefined;
+    const admission = await engine.admit({ query: payload.query, operationName: payload.operationName || undefined, variables, extensions: payload.extensions ?? undefined }, account);
+    if (!admission.ok) return [...admission.errors];
+    const { document, op } = admission;
+    const key = shareKey(document, op, variables);
+    let source: OrderEventSource | undefined;
+    let loaders: ReturnType<typeof createLoaders> | undefined;
+    const context: GraphqlContext = {
+      store,
+      account,
+      // No field of OrderEvent reads a loader: created only if one ever does (an idle subscription holds none).
+      get loaders() {
+        return (loaders ??= createLoaders(store));
+      },
+      orderEvents: async (orderId, since) => {
+        const order = await store.getOrder(account.id, orderId);
+        if (!order) return null;
+        const sub = subscriberFor(conn, account.id, id, args, key, () => source);
+        let own = live.get(conn);
+        if (!own) live.set(conn, (own = new Set()));
+        const held = own;
+        const made: OrderEventSource = new OrderEventSource(
+          () => void hub.subscribe(orderId, since, sub, order.revision),
+          () => hub.unsubscribe(orderId, sub),
+          () => held.delete(made),
+        );
+        held.add(made);
+        source = made;
+        return made;
+      },
+    };
+    const args: ExecutionArgs = { schema: engine.schema, document, operationName: payload.operationName || undefined, variableValues: variables, contextValue: context };
+    const stream = await createSourceEventStream(args);
+    if (!(Symbol.asyncIterator in stream)) return withCodes(stream.errors ?? [new GraphQLError('The subscription could not start')]);
+    if (source) sources.set(args, source); // else subscribe() answers that it could not start
+    return args;
+  }
 
   return {
     maxPayload: deps.maxMessageBytes,

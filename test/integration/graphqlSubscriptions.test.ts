@@ -141,6 +141,8 @@ describe('subscription orderEvents over graphql-transport-ws', () => {
   it("another account's order, or an id that names none, looks missing: an error message with NOT_FOUND; the socket stays open", async () => {
     const bobs = await createOrder(srv, {}, 'bob');
     const mine = await createOrder(srv);
+    const counted = async (outcome: string) => Number(new RegExp(`^orderline_graphql_requests_total\\{outcome="${outcome}"\\} (\\d+)$`, 'm').exec(await srv.metrics.registry.metrics())?.[1] ?? 0);
+    const [notFound, ok] = [await counted('NOT_FOUND'), await counted('ok')];
     const c = await connectGraphqlWs(srv);
     subscribe(c, 'x', { id: String(bobs.id) });
     subscribe(c, 'y', { id: 'nope' });
@@ -150,6 +152,8 @@ describe('subscription orderEvents over graphql-transport-ws', () => {
     expect(nextsOf(c, 'x')).toEqual([]);
     subscribe(c, 'ok', { id: String(mine.id) });
     await c.until(() => eventsOf(c, 'ok').length === 1);
+    // Each subscribe counted once, with what its client got (the metric of every /graphql request).
+    expect([(await counted('NOT_FOUND')) - notFound, (await counted('ok')) - ok]).toEqual([3, 1]);
     expect(c.closeCode).toBeUndefined();
     c.ws.close();
   });
