@@ -377,17 +377,25 @@ export function sseRoute(streams: SseStreams, finalizer: Finalizer): TransportRo
       const socket = req.socket;
       const alive = () => !socket.destroyed && socket.writable;
       const lastEventId = req.headers['last-event-id'];
-      const admitted = await admit(streams.deps, {
-        id: m ? decodePathSegment(m[1]) : '',
-        authorization: req.headers.authorization,
-        accessToken: query.access_token,
-        lastEventId: typeof lastEventId === 'string' ? lastEventId : undefined, // node joins repeated fields with ", "
-        accept: req.headers.accept,
-        head: req.method === 'HEAD',
-        alive,
-      });
+      let admitted: Awaited<ReturnType<typeof admit>>;
+      try {
+        admitted = await admit(streams.deps, {
+          id: m ? decodePathSegment(m[1]) : '',
+          authorization: req.headers.authorization,
+          accessToken: query.access_token,
+          lastEventId: typeof lastEventId === 'string' ? lastEventId : undefined, // node joins repeated fields with ", "
+          accept: req.headers.accept,
+          head: req.method === 'HEAD',
+          alive,
+        });
+      } catch (err) {
+        // A failure (a store outage) the pipeline would answer: to no one once the client has left, so 499, as a client gone before.
+        if (!alive()) return CLIENT_CLOSED;
+        throw err;
+      }
       if (admitted === GONE) return CLIENT_CLOSED;
-      if (isRefusal(admitted)) return sendProblem(finalizer, x, admitted);
+      // A refusal reached after its client left is sent to no one either.
+      if (isRefusal(admitted)) return alive() ? sendProblem(finalizer, x, admitted) : CLIENT_CLOSED;
       if (req.method === 'HEAD') {
         pushStreamFields(x);
         return send(finalizer, x, 200, undefined, undefined);

@@ -8,6 +8,7 @@
 import { connect, type Socket } from 'node:net';
 import { startTestServer, type TestServer } from '../support/server';
 import { createOrder, holdTokenReads, openWs, WsClient } from '../support/streams';
+import { StoreUnavailableError } from '../../src/store';
 
 describe('a stream request whose client leaves during its check', () => {
   let srv: TestServer;
@@ -34,6 +35,24 @@ describe('a stream request whose client leaves during its check', () => {
     release();
     expect(await endedStreamRequests(srv, 1)).toEqual(['499 x1']);
     expect(srv.realtime.stats().sse).toBe(0);
+    s.destroy();
+  });
+
+  it('SSE: a client that leaves while its check fails (the store unreachable) is logged 499, not the 503 nobody received', async () => {
+    const { id } = await createOrder(srv);
+    const token = await srv.tokenFor('alice');
+    const { entered: inStore, release } = holdTokenReads(srv.store);
+    const { port } = new URL(srv.url);
+    const s = connect(Number(port), '127.0.0.1');
+    s.on('error', () => undefined);
+    const ended = new Promise<void>((r) => s.on('end', () => r()));
+    s.resume();
+    s.write(`GET /api/orders/${id}/stream HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\nAuthorization: Bearer ${token}\r\n\r\n`);
+    await inStore;
+    s.end();
+    await ended;
+    release(new StoreUnavailableError('sqlite', { cause: new Error('held, then down') }));
+    expect(await endedStreamRequests(srv, 1)).toEqual(['499 x1']);
     s.destroy();
   });
 

@@ -178,16 +178,17 @@ export async function touch(srv: StreamTarget, id: number, n: number, as: 'alice
  * `release()`; `entered` resolves when the first one arrives. For tests of what happens
  * while a stream's check waits on the store.
  */
-export function holdTokenReads(store: Pick<Store, 'tokenBySelector'>): { entered: Promise<void>; release: () => void } {
+export function holdTokenReads(store: Pick<Store, 'tokenBySelector'>): { entered: Promise<void>; release: (failWith?: Error) => void } {
   let arrived!: () => void;
   const entered = new Promise<void>((r) => (arrived = r));
-  let release!: () => void;
-  const gate = new Promise<void>((r) => (release = r));
+  let open!: (failWith: Error | undefined) => void;
+  const gate = new Promise<Error | undefined>((r) => (open = r));
   const read = store.tokenBySelector.bind(store);
   store.tokenBySelector = async (selector) => {
     arrived();
-    await gate;
+    const failure = await gate;
+    if (failure) throw failure;
     return read(selector);
   };
-  return { entered, release };
+  return { entered, release: (failWith) => open(failWith) };
 }
