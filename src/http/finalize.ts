@@ -115,6 +115,17 @@ export class Finalizer {
     return { req, res, id, started, path, search, fields, route: 'unmatched', seq: ++begun };
   }
 
+  /**
+   * Drops every field added since `begin` but the request id: a preflight's answer (`preflight`:
+   * its own CORS fields, no Expose-Headers), or an answer that replaces the one begun (`simple`:
+   * the CORS fields again, as `begin` put them).
+   */
+  resetFields(x: Exchange, cors: 'preflight' | 'simple', preflight: readonly string[] = []): void {
+    x.fields.length = 2; // X-Request-Id and its value, which begin puts first
+    if (cors === 'simple') this.cors?.simple(x.req.headers.origin, x.fields);
+    else x.fields.push(...preflight);
+  }
+
   /** The `Vary` value of a response: the route's own, plus Origin when CORS is on (an answer then depends on it). */
   vary(own: string | undefined): string | undefined {
     if (!this.cors) return own;

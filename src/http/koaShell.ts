@@ -53,10 +53,7 @@ export function koaShell(fin: Finalizer, bodyLimit: number): Middleware {
         const allowed = ctx.response.get('Allow');
         if (ctx.method === 'OPTIONS' && !ctx.body && (ctx.status === 404 || (ctx.status === 200 && allowed))) {
           const preflight = fin.cors?.preflight(ctx.get('origin') || undefined, ctx.get('access-control-request-method') || undefined, allowed || undefined);
-          if (preflight) {
-            x.fields.length = 2;
-            x.fields.push(...preflight);
-          }
+          if (preflight) fin.resetFields(x, 'preflight', preflight);
           if (preflight || allowed) ctx.status = 204;
           if (allowed && !/\bOPTIONS\b/.test(allowed)) ctx.set('Allow', `${allowed}, OPTIONS`);
         }

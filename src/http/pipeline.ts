@@ -141,8 +141,7 @@ export function createPipeline(deps: PipelineDeps): RequestListener {
   function preflight(x: Exchange, allow?: string): boolean {
     const fields = fin.cors?.preflight(x.req.headers.origin, x.req.headers['access-control-request-method'], allow);
     if (!fields) return false;
-    x.fields.length = 2; // the request id stays; a preflight carries no Expose-Headers
-    x.fields.push(...fields);
+    fin.resetFields(x, 'preflight', fields);
     return true;
   }
 
@@ -162,8 +161,8 @@ export function createPipeline(deps: PipelineDeps): RequestListener {
       x.res.destroy();
       return 500;
     }
-    x.fields.length = 2; // the request id stays; CORS again below, as begin put it, and what every answer of the operation carries
-    fin.cors?.simple(x.req.headers.origin, x.fields);
+    fin.resetFields(x, 'simple');
+    // What every answer of the operation carries.
     if (x.always) x.fields.push(...x.always);
     return sendProblem(fin, x, known ?? refusal('INTERNAL'));
   }
