@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AnyResponse, RawRequest } from '../../../generated/openapi/bind';
 import { SqliteStore } from '../../store/sqlite/SqliteStore';
-import { idempotent } from './idempotency';
+import { idempotent, storedResponse } from './idempotency';
 import type { OrderFields } from '../../store/ports/orders';
 import type { AccountContext } from './operations';
 
@@ -64,5 +64,13 @@ describe('Idempotency-Key on an operation whose write cannot store the response 
     const again = await op(raw(), ctx);
     expect(completions).not.toHaveBeenCalled();
     expect(again).toMatchObject({ status: 201, headers: { 'Idempotent-Replayed': 'true' }, body: first.body });
+  });
+});
+
+describe('storedResponse', () => {
+  it('stores the Content-Type as it was sent: one among the headers (refining the contract type) wins, as the response writer lets it', () => {
+    const refined: AnyResponse = { status: 201, headers: { 'Content-Type': 'application/json; charset=utf-8', Location: '/orders/1' }, contentType: 'application/json', body: { id: 1 } };
+    expect(storedResponse(refined)).toEqual({ status: 201, headers: { 'Content-Type': 'application/json; charset=utf-8', Location: '/orders/1' }, body: '{"id":1}' });
+    expect(storedResponse({ ...refined, headers: { Location: '/orders/1', Empty: '' } })).toEqual({ status: 201, headers: { Location: '/orders/1', 'Content-Type': 'application/json' }, body: '{"id":1}' });
   });
 });

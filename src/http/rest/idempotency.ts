@@ -16,7 +16,7 @@ import type { AnyResponse, Bound, RawRequest } from '../../../generated/openapi/
 import { IdempotencyLostError, type Store, type StoredResponse } from '../../store';
 import { problem, PROBLEM_MEDIA_TYPE, type ProblemCode } from '../problem';
 import type { AccountContext } from './operations';
-import { serialized } from './representationCache';
+import { bodyText } from '../respond';
 
 export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
 export const IDEMPOTENT_REPLAYED_HEADER = 'Idempotent-Replayed';
@@ -58,9 +58,9 @@ export function storedResponse(res: AnyResponse): StoredResponse {
   const headers: Record<string, string> = {};
   for (const [k, v] of Object.entries(res.headers ?? {})) if (v !== '') headers[k] = v;
   if (res.body === undefined) return { status: res.status, headers, body: '' };
-  if (res.contentType) headers['Content-Type'] = res.contentType;
-  const body = res.body;
-  return { status: res.status, headers, body: typeof body === 'string' ? body : (body !== null && typeof body === 'object' && serialized.get(body)) || JSON.stringify(body) };
+  // As sendResponse writes it: a Content-Type among the headers (one refining the contract's) wins.
+  if (res.contentType && headers['Content-Type'] === undefined) headers['Content-Type'] = res.contentType;
+  return { status: res.status, headers, body: bodyText(res.body) };
 }
 
 function replay(stored: StoredResponse): AnyResponse {
