@@ -17,9 +17,13 @@ describe('a stream request whose client leaves during its check', () => {
   });
   afterEach(() => srv.close());
 
-  it('SSE: a client that closes its side while its token is read gets no stream (logged 499)', async () => {
+  /**
+   * A stream request whose client closes its side while its token is read from the store (a
+   * token not yet in the auth cache: the read is held until the client has gone); the read
+   * then goes on, or fails with `failWith`.
+   */
+  async function leaveDuringTokenRead(failWith?: Error): Promise<void> {
     const { id } = await createOrder(srv);
-    // A token not yet in the auth cache: its check reads the store, held until the client has gone.
     const token = await srv.tokenFor('alice');
     const { entered: inStore, release } = holdTokenReads(srv.store);
     const { port } = new URL(srv.url);
@@ -32,28 +36,19 @@ describe('a stream request whose client leaves during its check', () => {
     await inStore;
     s.end();
     await ended;
-    release();
+    release(failWith);
+    s.destroy();
+  }
+
+  it('SSE: a client that closes its side while its token is read gets no stream (logged 499)', async () => {
+    await leaveDuringTokenRead();
     expect(await endedStreamRequests(srv, 1)).toEqual(['499 x1']);
     expect(srv.realtime.stats().sse).toBe(0);
-    s.destroy();
   });
 
   it('SSE: a client that leaves while its check fails (the store unreachable) is logged 499, not the 503 nobody received', async () => {
-    const { id } = await createOrder(srv);
-    const token = await srv.tokenFor('alice');
-    const { entered: inStore, release } = holdTokenReads(srv.store);
-    const { port } = new URL(srv.url);
-    const s = connect(Number(port), '127.0.0.1');
-    s.on('error', () => undefined);
-    const ended = new Promise<void>((r) => s.on('end', () => r()));
-    s.resume();
-    s.write(`GET /api/orders/${id}/stream HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\nAuthorization: Bearer ${token}\r\n\r\n`);
-    await inStore;
-    s.end();
-    await ended;
-    release(new StoreUnavailableError('sqlite', { cause: new Error('held, then down') }));
+    await leaveDuringTokenRead(new StoreUnavailableError('sqlite', { cause: new Error('held, then down') }));
     expect(await endedStreamRequests(srv, 1)).toEqual(['499 x1']);
-    s.destroy();
   });
 
   it('SSE: a client that leaves while it waits for its turn is let go unchecked (takes no accept token, logged 499)', async () => {
