@@ -1,5 +1,9 @@
 import fc from 'fast-check';
-import { LOGGED_PATH_CHARS, loggedPath } from './finalize';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Writable } from 'node:stream';
+import pino from 'pino';
+import { Finalizer, LOGGED_PATH_CHARS, loggedPath } from './finalize';
+import { HttpTimer, Metrics } from './metrics';
 
 describe('loggedPath', () => {
   it('keeps a path whole up to the bound, else its start and its length: a log line stays short, whatever the client sends (generated)', () => {
@@ -11,5 +15,25 @@ describe('loggedPath', () => {
         expect(logged.length).toBeLessThanOrEqual(LOGGED_PATH_CHARS + 40);
       }),
     );
+  });
+});
+
+describe('the request log line', () => {
+  it('names the request id, method, path (bounded, no query), route template, status and duration', () => {
+    const lines: Record<string, unknown>[] = [];
+    const sink = new Writable({
+      write(chunk: Buffer, _enc, done) {
+        for (const line of chunk.toString().split('\n')) if (line) lines.push(JSON.parse(line) as Record<string, unknown>);
+        done();
+      },
+    });
+    const fin = new Finalizer(pino({ level: 'info' }, sink), new HttpTimer(new Metrics()), []);
+    const long = `/orders/${'9'.repeat(5000)}`;
+    const req = { method: 'GET', headers: { 'x-request-id': 'log-line-1' } } as unknown as IncomingMessage;
+    const x = fin.begin(req, {} as ServerResponse, long, 'access_token=secret');
+    x.route = '/orders/{orderId}';
+    fin.end(x, 404);
+    expect(lines).toEqual([expect.objectContaining({ reqId: 'log-line-1', method: 'GET', path: loggedPath(long), route: '/orders/{orderId}', status: 404, msg: 'request' })]);
+    expect(JSON.stringify(lines[0])).not.toContain('secret');
   });
 });

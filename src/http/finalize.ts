@@ -138,7 +138,7 @@ export class Finalizer {
     this.timer.observe(x.req.method ?? 'GET', x.route, status, x.started);
     if (this.logger.isLevelEnabled('info')) {
       const ms = Number(process.hrtime.bigint() - x.started) / 1e6;
-      this.logger.info({ reqId: x.id, method: x.req.method, path: loggedPath(x.path), status, ms: Math.round(ms * 100) / 100 }, 'request');
+      this.logger.info({ reqId: x.id, method: x.req.method, path: loggedPath(x.path), route: x.route, status, ms: Math.round(ms * 100) / 100 }, 'request');
     }
   }
 
@@ -156,7 +156,7 @@ export class Finalizer {
     this.timer.observe(method, route, status, started);
     if (this.logger.isLevelEnabled('info')) {
       const ms = Number(now - started) / 1e6;
-      this.logger.info({ reqId: id, method, path: req?.url === undefined ? null : loggedPath(splitTarget(req.url)[0]), status, ms: Math.round(ms * 100) / 100 }, 'request');
+      this.logger.info({ reqId: id, method, path: req?.url === undefined ? null : loggedPath(splitTarget(req.url)[0]), route, status, ms: Math.round(ms * 100) / 100 }, 'request');
     }
   }
 
