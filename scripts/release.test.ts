@@ -49,9 +49,11 @@ describe('npm run release', () => {
     expect(() => release(root)).toThrow(/contracts\/asyncapi\.yaml: info\.version 0\.0\.1 is lower than the released/);
   });
 
-  it('refuses a version that is not major.minor.patch', () => {
+  it('refuses a version that is not major.minor.patch, a leading zero included', () => {
     edit(root, 'openapi.yaml', withVersion('"next"'));
     expect(() => release(root)).toThrow(/info\.version must be a version like 1\.2\.3, found "next"/);
+    edit(root, 'openapi.yaml', withVersion('03.9.0'));
+    expect(() => release(root)).toThrow(/info\.version must be a version like 1\.2\.3, found "03\.9\.0"/);
   });
 
   it('makes a first release when nothing was released yet', () => {

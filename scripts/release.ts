@@ -23,7 +23,7 @@ function versionOf(file: string): [number, number, number] {
   const doc: unknown = parse(readFileSync(file, 'utf8'));
   const info = typeof doc === 'object' && doc !== null && 'info' in doc ? doc.info : undefined;
   const version = typeof info === 'object' && info !== null && 'version' in info ? info.version : undefined;
-  const m = typeof version === 'string' ? /^(\d+)\.(\d+)\.(\d+)$/.exec(version) : null;
+  const m = typeof version === 'string' ? /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)$/.exec(version) : null;
   if (!m) throw new ReleaseRefused(`${file}: info.version must be a version like 1.2.3, found ${JSON.stringify(version)}`);
   return [Number(m[1]), Number(m[2]), Number(m[3])];
 }

@@ -109,6 +109,7 @@ describe('configuration', () => {
       (p: string) => `redis://127.0.0.1:1?password=${p}`,
       (p: string) => `postgres://u:${p}@127.0.0.1:1/db#${p}`,
       (p: string) => `${p}`,
+      (p: string) => `postgres://u@127.0.0.1:1/db;password=${p}`,
     ];
     fc.assert(
       fc.property(secret, fc.constantFrom(...shapes), fc.constantFrom('DATABASE_URL', 'REDIS_URL'), (p, shape, name) => {
@@ -120,5 +121,8 @@ describe('configuration', () => {
     );
     // A slash short is refused by name, as a wrong scheme is.
     expect(parseConfig({ DATABASE_URL: 'postgres:/u:x@h/db' })).toMatchObject({ ok: false, error: expect.stringMatching(/^DATABASE_URL must start with postgres:\/\//) });
+    // libpq's socket form has the authority with an empty host: taken, and shown without its query.
+    expect(parseConfig({ DATABASE_URL: 'postgres:///db?host=/run/postgresql' })).toMatchObject({ ok: true });
+    expect(redactUrl('postgres:///db?host=/run/postgresql&password=x')).toBe('postgres:///db?<not shown>');
   });
 });

@@ -132,6 +132,9 @@ function oneOf<T extends string>(env: Env, name: string, def: T, allowed: readon
   return raw as T;
 }
 
+/** Whether `raw` has the `//` of an authority after its scheme (`postgres:///db`, a socket's empty host, has one). */
+const hasAuthority = (raw: string, u: URL): boolean => raw.slice(u.protocol.length).startsWith('//');
+
 /**
  * A URL for messages, printed and logged: only what locates the server (scheme, user, host,
  * port, path), the password as `***`. No query (libpq and ioredis take `?password=`) and no
@@ -146,9 +149,11 @@ export function redactUrl(url: string): string {
   } catch {
     return '<unparseable URL>';
   }
-  if (u.host === '') return `${u.protocol}<not shown>`;
+  if (!hasAuthority(url, u)) return `${u.protocol}<not shown>`;
   const user = u.username !== '' || u.password !== '' ? `${u.username}${u.password !== '' ? ':***' : ''}@` : '';
-  return `${u.protocol}//${user}${u.host}${u.pathname}${u.search !== '' ? '?<not shown>' : ''}`;
+  // A database name is a plain word; any other path (`/db;password=...`) may hold what it should not.
+  const path = /^\/[\w.-]*$/.test(u.pathname) ? u.pathname : '/<not shown>';
+  return `${u.protocol}//${user}${u.host}${path}${u.search !== '' ? '?<not shown>' : ''}`;
 }
 
 function matching(env: Env, name: string, pattern: RegExp, what: string): string | undefined {
@@ -168,7 +173,7 @@ function url(env: Env, name: string, protocols: string[]): string | undefined {
     throw new ConfigError(`${name} is not a URL`);
   }
   // `postgres:/host/db` or `postgres:host` parses, with no host: the scheme's `//` is required too.
-  if (!protocols.includes(u.protocol) || u.host === '') throw new ConfigError(`${name} must start with ${protocols.map((p) => `${p}//`).join(' or ')}, got ${redactUrl(raw)}`);
+  if (!protocols.includes(u.protocol) || !hasAuthority(raw, u)) throw new ConfigError(`${name} must start with ${protocols.map((p) => `${p}//`).join(' or ')}, got ${redactUrl(raw)}`);
   return raw;
 }
 

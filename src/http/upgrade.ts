@@ -221,8 +221,9 @@ export function answerClientErrors(server: Server, log: RawAnswerLog = () => und
   };
   // CONNECT asks for a tunnel, which only a proxy opens: node:http hands it to 'connect' and,
   // with no listener, closes the connection without a word. It is the client's error here.
+  // In its turn, as every refusal here: behind the answers owed to requests pipelined ahead of it (a create's 201 is not lost to it).
   server.on('connect', (req: IncomingMessage, socket: Duplex) => {
-    answer(req, socket, refusal('BAD_REQUEST', 'CONNECT opens a tunnel through a proxy: this server is not one'));
+    afterPendingResponses(socket, () => answer(req, socket, refusal('BAD_REQUEST', 'CONNECT opens a tunnel through a proxy: this server is not one')));
   });
   server.on('clientError', (err: Error & { code?: string }, socket: Duplex) => {
     // Once node's parser has failed, every later chunk on the connection fails it again: the first decides.

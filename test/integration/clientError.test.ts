@@ -127,6 +127,8 @@ const unparsable = fc.oneof(
   // Framing that breaks after the head was routed: the route's answer is pending, so the parse error answers.
   fc.stringMatching(/^[g-z]{1,6}$/).map((size) => ({ wire: `POST /orders HTTP/1.1\r\n${host()}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n${size}\r\n{}\r\n0\r\n\r\n`, status: [400, 401] })),
   fc.integer({ min: 20, max: 40 }).map((kb) => ({ wire: `GET /healthz HTTP/1.1\r\n${host()}\r\nX-Filler: ${'a'.repeat(kb * 1024)}\r\n\r\n`, status: [431] })),
+  // A tunnel request (node hands it to 'connect', not to the request listener).
+  fc.constantFrom('/orders', 'example.com:443').map((target) => ({ wire: `CONNECT ${target} HTTP/1.1\r\n${host()}\r\n\r\n`, status: [400] })),
 );
 
 describe('a request node:http cannot parse', () => {
