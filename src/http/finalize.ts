@@ -32,7 +32,7 @@ export const loggedPath = (path: string): string => (path.length <= LOGGED_PATH_
 
 /**
  * When each request whose answer is written on the raw socket arrived (a WebSocket handshake,
- * stamped by the server's first 'upgrade' listener: noteArrival), so its log line and metric
+ * stamped where the server's 'upgrade' event is taken, realtime and drain: noteArrival), so its log line and metric
  * count the time it waited (the admission queue of a reconnect storm, a token the store was slow to check).
  */
 const arrivals = new WeakMap<IncomingMessage, bigint>();
