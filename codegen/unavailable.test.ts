@@ -30,6 +30,11 @@ describe('the 503 rule in the contract', () => {
       'GET /healthz: no "412" (an If-Match is judged on every request; declare {$ref: #/components/responses/E412Read})',
     ]);
   });
+  it('refuses a "412" or "413" that refers to a shared response of another status', () => {
+    const doc = contract();
+    doc.paths['/healthz'].get.responses['412'] = { $ref: '#/components/responses/E413' };
+    expect(unavailableRuleProblems(doc)).toEqual(['GET /healthz: its "412" refers to #/components/responses/E413, not a 412 (declare {$ref: #/components/responses/E412Read})']);
+  });
   it('refuses a contract without the shared response', () => {
     const doc = contract();
     delete doc.components.responses.E503;

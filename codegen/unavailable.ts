@@ -24,10 +24,16 @@ export const UNAVAILABLE_RESPONSE_REF = '#/components/responses/E503';
 const METHODS = ['get', 'head', 'post', 'put', 'patch', 'delete'] as const;
 
 /** Statuses the pipeline answers to any operation, with the shared response to declare for each method. */
-const ALWAYS_ANSWERED: readonly { status: string; why: string; ref: (method: (typeof METHODS)[number]) => string }[] = [
-  { status: '412', why: 'an If-Match is judged on every request', ref: (m) => (m === 'get' ? 'E412Read' : m === 'head' ? 'HeadError' : m === 'post' ? 'E412Create (a create) or E412' : 'E412') },
-  { status: '413', why: 'a body over the limit is refused whatever the operation', ref: (m) => (m === 'head' ? 'HeadError' : 'E413') },
+const ALWAYS_ANSWERED: readonly { status: string; why: string; ref: (method: (typeof METHODS)[number]) => string; shared: readonly string[] }[] = [
+  {
+    status: '412',
+    why: 'an If-Match is judged on every request',
+    ref: (m) => (m === 'get' ? 'E412Read' : m === 'head' ? 'HeadError' : m === 'post' ? 'E412Create (a create) or E412' : 'E412'),
+    shared: ['E412Read', 'E412Create', 'E412', 'HeadError'],
+  },
+  { status: '413', why: 'a body over the limit is refused whatever the operation', ref: (m) => (m === 'head' ? 'HeadError' : 'E413'), shared: ['E413', 'HeadError'] },
 ];
+const RESPONSES = '#/components/responses/';
 
 /** What is wrong with the contract's 503s, 412s and 413s (empty when every operation declares them). */
 export function unavailableRuleProblems(doc: Json): string[] {
@@ -42,8 +48,13 @@ export function unavailableRuleProblems(doc: Json): string[] {
       const answer = ((op.responses ?? {}) as Record<string, Json>)['503'];
       if (!answer) problems.push(`${method.toUpperCase()} ${path}: no "503" (every operation may answer it; declare {$ref: ${UNAVAILABLE_RESPONSE_REF}})`);
       else if (answer.$ref !== UNAVAILABLE_RESPONSE_REF && !declaresHeader(doc, answer, 'Retry-After')) problems.push(`${method.toUpperCase()} ${path}: its own "503" must declare Retry-After`);
-      for (const { status, why, ref } of ALWAYS_ANSWERED) {
-        if (!((op.responses ?? {}) as Record<string, Json>)[status]) problems.push(`${method.toUpperCase()} ${path}: no "${status}" (${why}; declare {$ref: #/components/responses/${ref(method)}})`);
+      for (const { status, why, ref, shared: family } of ALWAYS_ANSWERED) {
+        const declared = ((op.responses ?? {}) as Record<string, Json>)[status];
+        const to = typeof declared?.$ref === 'string' ? declared.$ref : undefined;
+        if (!declared) problems.push(`${method.toUpperCase()} ${path}: no "${status}" (${why}; declare {$ref: ${RESPONSES}${ref(method)}})`);
+        // A shared response of another status (a "412" that refers to E413) is a slip: its own response, or one of its status.
+        else if (to !== undefined && !family.some((name) => to === `${RESPONSES}${name}`))
+          problems.push(`${method.toUpperCase()} ${path}: its "${status}" refers to ${to}, not a ${status} (declare {$ref: ${RESPONSES}${ref(method)}})`);
       }
     }
   }

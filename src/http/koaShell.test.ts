@@ -31,11 +31,14 @@ describe('unreachableRoutes', () => {
     const outer = new Router({ prefix: '/v1' });
     outer.use('/orders', inner.routes());
     outer.use(async (_ctx, next) => next());
+    const slash = new Router();
+    slash.get('/orders/:id/', (ctx) => (ctx.body = 'x')); // the pipeline answers that spelling too (404)
     const wild = new Router();
     wild.all('/{*rest}', (ctx) => (ctx.body = 'x'));
-    app.use(outer.routes()).use(wild.routes());
+    app.use(outer.routes()).use(slash.routes()).use(wild.routes());
     expect(unreachableRoutes(app.middleware, TEMPLATES)).toEqual([
       { methods: 'GET', path: '/v1/orders/:id', owner: '/v1/orders/{orderId}' },
+      { methods: 'GET', path: '/orders/:id/', owner: '/orders/{orderId}' },
       { methods: '*', path: '/{*rest}', owner: TEMPLATES[0] },
     ]);
   });
