@@ -124,5 +124,6 @@ describe('configuration', () => {
     // libpq's socket form has the authority with an empty host: taken, and shown without its query.
     expect(parseConfig({ DATABASE_URL: 'postgres:///db?host=/run/postgresql' })).toMatchObject({ ok: true });
     expect(redactUrl('postgres:///db?host=/run/postgresql&password=x')).toBe('postgres:///db?<not shown>');
+    expect(redactUrl('redis://:pw@127.0.0.1:6379')).toBe('redis://:***@127.0.0.1:6379');
   });
 });

@@ -152,7 +152,7 @@ export function redactUrl(url: string): string {
   if (!hasAuthority(url, u)) return `${u.protocol}<not shown>`;
   const user = u.username !== '' || u.password !== '' ? `${u.username}${u.password !== '' ? ':***' : ''}@` : '';
   // A database name is a plain word; any other path (`/db;password=...`) may hold what it should not.
-  const path = /^\/[\w.-]*$/.test(u.pathname) ? u.pathname : '/<not shown>';
+  const path = /^(\/[\w.-]*)?$/.test(u.pathname) ? u.pathname : '/<not shown>'; // none at all: redis://host:port
   return `${u.protocol}//${user}${u.host}${path}${u.search !== '' ? '?<not shown>' : ''}`;
 }
 
