@@ -198,7 +198,7 @@ export function createPipeline(deps: PipelineDeps): RequestListener {
     const raw = op.spec.body || sendsBody(req) ? await bind(req, op, params, x.search) : readParameters(req, op, params, x.search);
     if (isRefusal(raw)) return sendProblem(fin, x, raw);
     const stop = beforeRun(x, op);
-    if (stop && (stop === NOT_RUN || !breaksContract(op, raw))) return sendProblem(fin, x, stop);
+    if (stop && (stop === NOT_RUN || !breaksContract(op.spec, raw))) return sendProblem(fin, x, stop);
     const res = await run(raw);
     // The handler's type admits only the statuses its contract declares; a cast around it
     // (or a JavaScript handler) could still answer another, which no client is ready for:

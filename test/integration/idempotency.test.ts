@@ -2,6 +2,7 @@
  * Idempotency-Key over HTTP (contract: the Idempotency-Key parameter, Idempotent-Replayed,
  * 409 / 422), on the embedded store and, in the `postgres` jest project, on PostgreSQL.
  */
+import fc from 'fast-check';
 import { startTestServer, type TestServer } from '../support/server';
 import { expectContract } from '../support/contract';
 
@@ -101,6 +102,25 @@ describe('Idempotency-Key on POST /orders', () => {
     const good = await post('/orders', { note: 'ok' }, { 'idempotency-key': key });
     expect(good.status).toBe(201);
     expect(good.headers.get('idempotent-replayed')).toBeNull();
+  });
+
+  it('claims nothing for a request its contract refuses, so a concurrent valid retry is never told 409 by it', async () => {
+    const claims = jest.spyOn(s.store, 'claimIdempotencyKey');
+    try {
+      await fc.assert(
+        fc.asyncProperty(fc.oneof(fc.string(), fc.integer(), fc.constant(null), fc.dictionary(fc.string(), fc.string())), async (items) => {
+          const res = await post('/orders', { items }, { 'idempotency-key': newKey() });
+          expect(res.status).toBe(400);
+        }),
+        { numRuns: 25 },
+      );
+      expect(claims).not.toHaveBeenCalled();
+      // A valid one does claim its key.
+      expect((await post('/orders', { note: 'ok' }, { 'idempotency-key': newKey() })).status).toBe(201);
+      expect(claims).toHaveBeenCalledTimes(1);
+    } finally {
+      claims.mockRestore();
+    }
   });
 
   it('refuses a malformed key with 400', async () => {

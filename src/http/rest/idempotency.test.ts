@@ -26,7 +26,7 @@ describe('Idempotency-Key on an operation whose write cannot store the response 
     let runs = 0;
     // A handler that writes somewhere of its own and does not take the completion (a widget in a Map, say).
     const handler = (): Promise<AnyResponse> => Promise.resolve({ status: 201, headers: { Location: `/widgets/w-${++runs}` }, contentType: 'application/json', body: { id: `w-${runs}` } });
-    const op = idempotent(handler, { store, ttlMs: 86_400_000 });
+    const op = idempotent(handler, { store, ttlMs: 86_400_000 }, () => false);
     const raw = (): RawRequest => ({ params: {}, query: {}, headers: { 'Idempotency-Key': 'k-1' }, contentType: 'application/json', body: { name: 'teapot' } });
     const first = await op(raw(), ctx);
     const again = await op(raw(), ctx);
@@ -37,7 +37,11 @@ describe('Idempotency-Key on an operation whose write cannot store the response 
 
   it('leaves a failed request unstored, so its retry runs again', async () => {
     let runs = 0;
-    const op = idempotent(() => Promise.resolve({ status: 409, contentType: 'application/problem+json', body: { runs: ++runs } }), { store, ttlMs: 86_400_000 });
+    const op = idempotent(
+      () => Promise.resolve({ status: 409, contentType: 'application/problem+json', body: { runs: ++runs } }),
+      { store, ttlMs: 86_400_000 },
+      () => false,
+    );
     const raw = (): RawRequest => ({ params: {}, query: {}, headers: { 'Idempotency-Key': 'k-2' } });
     await op(raw(), ctx);
     await op(raw(), ctx);
@@ -58,6 +62,7 @@ describe('Idempotency-Key on an operation whose write cannot store the response 
         return { status: 201, headers: {}, contentType: 'application/json', body: JSON.stringify({ id: order.id }) };
       },
       { store, ttlMs: 86_400_000 },
+      () => false,
     );
     const raw = (): RawRequest => ({ params: {}, query: {}, headers: { 'Idempotency-Key': 'k-3' }, contentType: 'application/json', body: { total_cents: 100 } });
     const first = await op(raw(), ctx);

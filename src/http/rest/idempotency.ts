@@ -2,8 +2,10 @@
  * Idempotency-Key on every operation whose contract declares the header (today POST /orders
  * and POST .../cancel, every version: safe retries of creates;
  * draft-ietf-httpapi-idempotency-key-header, Stripe's semantics).
- * Wraps the bound operation: before anything runs, the account's key is claimed in the
- * store with a fingerprint of the request. A replay answers the stored response with
+ * Wraps the bound operation: before its handler runs, the account's key is claimed in the
+ * store with a fingerprint of the request. A request its contract refuses (a 400) claims
+ * nothing: it is answered as if it sent no key, so it cannot hold the key for a moment and
+ * turn a concurrent valid retry into a 409. A replay answers the stored response with
  * `Idempotent-Replayed: true`; the same key for another request is 422; a key whose
  * first request still runs is 409 with Retry-After. A claimed request runs with the
  * claim in its context, and the handler's write stores its response in the same
@@ -73,10 +75,15 @@ function refused(code: ProblemCode, detail: string, headers?: Record<string, str
   return { status: problem(code).status, headers, contentType: PROBLEM_MEDIA_TYPE, body: problem(code, detail, extra) };
 }
 
-export function idempotent(bound: Bound<AccountContext>, { store, ttlMs, now = Date.now }: IdempotencyOptions): Bound<AccountContext> {
+/**
+ * `bound` with the Idempotency-Key step before its handler; `breaksContract` tells a request the
+ * binding will refuse (operations.ts): asked of a request that sends a key only, so a request
+ * without one is validated once, and one with a key twice (a few microseconds, for a create).
+ */
+export function idempotent(bound: Bound<AccountContext>, { store, ttlMs, now = Date.now }: IdempotencyOptions, breaksContract: (raw: RawRequest) => boolean): Bound<AccountContext> {
   return async function idempotentOperation(raw, ctx) {
     const sent = raw.headers[IDEMPOTENCY_KEY_HEADER];
-    if (sent === undefined) return bound(raw, ctx);
+    if (sent === undefined || breaksContract(raw)) return bound(raw, ctx);
     const key = typeof sent === 'string' ? parseIdempotencyKey(sent) : undefined;
     if (key === undefined) {
       return refused('VALIDATION_FAILED', 'Invalid header parameter', undefined, {

@@ -97,10 +97,11 @@ export function acceptableTo(req: IncomingMessage, op: Operation): Refusal | und
  * refuses): the generated binding then answers it 400. The pipeline's own refusals that come
  * before the binding (the 406 of `acceptableTo`, a tag-less write's 412) yield to that 400, so
  * a request is told what is wrong with it first, as the operations that negotiate in their
- * handler tell it. Asked only of a request already refused, so a valid one is validated once.
+ * handler tell it. Asked only of a request already refused, so a valid one is validated once;
+ * and of a request that sends an Idempotency-Key, which only a request its contract takes claims.
  */
-export function breaksContract(op: Operation, raw: RawRequest): boolean {
-  const { validate, body } = op.spec;
+export function breaksContract(spec: RouteSpec, raw: RawRequest): boolean {
+  const { validate, body } = spec;
   if ((validate.path && !validate.path(raw.params)) || (validate.query && !validate.query(raw.query)) || (validate.header && !validate.header(raw.headers))) return true;
   const schema = body && raw.contentType !== undefined ? body.contentTypes[raw.contentType] : undefined;
   return schema !== undefined && !schema(raw.body);
@@ -120,7 +121,7 @@ export function bindRoutes(handlers: OperationHandlers, opts: OperationOptions):
     const offers = spec.headerNames.includes('Accept') ? onlySuccessType(spec) : undefined;
     if (spec.auth) {
       const bound = table[spec.operationId];
-      out.set(spec, { spec, headers, ownPreconditions, offers, auth: true, run: spec.headerNames.includes(IDEMPOTENCY_KEY_HEADER) ? idempotent(bound, opts.idempotency) : bound });
+      out.set(spec, { spec, headers, ownPreconditions, offers, auth: true, run: spec.headerNames.includes(IDEMPOTENCY_KEY_HEADER) ? idempotent(bound, opts.idempotency, (raw) => breaksContract(spec, raw)) : bound });
     } else {
       out.set(spec, { spec, headers, ownPreconditions, offers, auth: false, run: table[spec.operationId] });
     }
