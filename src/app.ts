@@ -22,6 +22,7 @@ import {
   koaShell,
   Metrics,
   metricsListener,
+  refusalLog,
   orderReads,
   rateLimiter,
   resolveToken,
@@ -156,6 +157,7 @@ export function createApp(deps: AppDeps): App {
     contentType: metrics.registry.contentType,
     token: config.metrics.token,
     onError: (err) => deps.logger.error({ err }, 'metrics scrape failed'),
+    onRefused: refusalLog(deps.logger),
   });
   const templates = [...Object.keys(resources), ...transports.map((t) => t.route)];
   return { listener, metricsListener: operator, app, metrics, fieldReads, authCache, realtime, finalizer, unreachableRoutes: () => unreachableRoutes(app.middleware, templates) };

@@ -18,7 +18,7 @@ import type { AddressInfo } from 'node:net';
 import type { Config } from './config';
 import { createLogger, exitAfterLogs } from './logger';
 import { createServer } from 'node:http';
-import { instanceScrape, Metrics, metricsListener } from './http';
+import { instanceScrape, Metrics, metricsListener, refusalLog } from './http';
 import { RestartPolicy } from './restartPolicy';
 import { banner, listenOrRefuse, prepareDemo, openConfiguredShared, openConfiguredStore, urlOf } from './startup';
 
@@ -30,7 +30,7 @@ export async function runPrimary(config: Config): Promise<void> {
   const shared = await openConfiguredShared(config, new Metrics(), { error: () => undefined, recovered: () => undefined }, store); // reachable and ours, or refused here once
   await shared.bus.close();
   // The operator listener is the primary's: each scrape aggregates every worker (http/clusterMetrics.ts).
-  const operator = createServer(metricsListener({ ...instanceScrape(), token: config.metrics.token, onError: (err) => logger.error({ err }, 'metrics scrape failed') }));
+  const operator = createServer(metricsListener({ ...instanceScrape(), token: config.metrics.token, onError: (err) => logger.error({ err }, 'metrics scrape failed'), onRefused: refusalLog(logger) }));
   const metricsUrl = urlOf(config.metrics.host, await listenOrRefuse(operator, config.metrics.port, config.metrics.host, 'METRICS_PORT'));
   // Once METRICS_PORT is ours (a start refused for it must not spend the first start's one token).
   const { seeded, token } = await prepareDemo(config, store);

@@ -13,7 +13,7 @@ export { koaShell, unreachableRoutes, type UnreachableRoute } from './koaShell';
 export { HttpTimer, Metrics } from './metrics';
 export { instanceScrape, lendRegistryToPrimary } from './clusterMetrics';
 export { FieldReadTally, OTHER_ACCOUNTS, startFieldReadFlusher } from './fieldReads';
-export { metricsListener } from './metricsListener';
+export { metricsListener, refusalLog } from './metricsListener';
 export { authenticator, createPipeline, type TransportRoute } from './pipeline';
 export { isRefusal, problem, PROBLEM_MEDIA_TYPE, refusal, refusalOf, type Problem, type ProblemCode, type Refusal } from './problem';
 export { rateLimiter, type RateLimiter } from './rateLimit';

@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import { Registry } from 'prom-client';
-import { metricsListener, type MetricsListenerOptions } from './metricsListener';
+import { metricsListener, refusalLog, type MetricsListenerOptions, type MetricsRefusal } from './metricsListener';
 
 const TOKEN = 'operator-token-0123456789';
 const servers: Server[] = [];
@@ -63,5 +63,23 @@ describe('metricsListener', () => {
     expect(res.headers.get('retry-after')).toBe('5');
     expect(await res.json()).toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
     expect(errors).toEqual([new Error('Operation timed out.')]);
+  });
+
+  it('tells onRefused of each refused request (a failed scrape login, a scanner), and refusalLog warns at most once per interval', async () => {
+    const refused: MetricsRefusal[] = [];
+    const url = await serve({ token: TOKEN, onRefused: (r) => refused.push(r) });
+    await fetch(`${url}/metrics`, { headers: { authorization: 'Bearer nope' } });
+    await fetch(`${url}/admin?x=1`);
+    await fetch(`${url}/metrics`, { method: 'DELETE' });
+    expect((await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } })).status).toBe(200);
+    expect(refused).toEqual([
+      { status: 401, method: 'GET', path: '/metrics', remoteAddress: '127.0.0.1' },
+      { status: 404, method: 'GET', path: '/admin', remoteAddress: '127.0.0.1' },
+      { status: 405, method: 'DELETE', path: '/metrics', remoteAddress: '127.0.0.1' },
+    ]);
+    const warned: [object, string][] = [];
+    const log = refusalLog({ warn: (o: object, msg: string) => void warned.push([o, msg]) }, 60_000);
+    for (const r of refused) log(r);
+    expect(warned).toEqual([[{ ...refused[0], suppressed: 0 }, 'metrics request refused']]);
   });
 });

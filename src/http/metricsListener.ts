@@ -7,11 +7,15 @@
  *
  * A few lines of node:http rather than a second pipeline: one path, two methods (GET, HEAD),
  * and problem+json for everything else, from the same problem writer as the public port
- * (without its request id, CORS and log line: operators, not clients, call it).
+ * (without its request id, CORS and log line: operators, not clients, call it). A refused
+ * request is told to `onRefused` (`refusalLog`: a warning, at most one per 5 s), so failed
+ * scrape logins and scanners of the operator port leave a trace.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import { throttle } from '../logger';
 import { bearerTokenOf } from './auth';
+import { loggedPath } from './finalize';
 import { PROBLEM_MEDIA_TYPE, refusal, STORE_RETRY_AFTER_S, type Refusal } from './problem';
 import { problemText } from './respond';
 
@@ -26,6 +30,25 @@ export interface MetricsListenerOptions {
   token?: string;
   /** Told why a scrape could not be collected (answered 503). */
   onError?: (err: unknown) => void;
+  /** Told of each request refused (404, 405, 401). */
+  onRefused?: (refused: MetricsRefusal) => void;
+}
+
+/** A refused request to the operator port, as logged. */
+export interface MetricsRefusal {
+  status: number;
+  method: string | undefined;
+  path: string;
+  remoteAddress: string | undefined;
+}
+
+/** `onRefused` as a warning in the log: the first, then at most one per `everyMs`, with how many it stands for (`suppressed`). */
+export function refusalLog(logger: { warn(fields: object, message: string): void }, everyMs = 5000): (refused: MetricsRefusal) => void {
+  const gate = throttle(everyMs);
+  return (refused) => {
+    const passed = gate();
+    if (passed) logger.warn({ ...refused, ...passed }, 'metrics request refused');
+  };
 }
 
 const digest = (s: string): Buffer => createHash('sha256').update(s).digest();
@@ -47,9 +70,13 @@ export function metricsListener(opts: MetricsListenerOptions): RequestListener {
 
   return function serveMetrics(req, res) {
     const path = (req.url ?? '').split('?')[0];
-    if (path !== METRICS_PATH) return refuse(res, refusal('NOT_FOUND', `This listener serves ${METRICS_PATH} only`));
-    if (req.method !== 'GET' && req.method !== 'HEAD') return refuse(res, refusal('METHOD_NOT_ALLOWED', undefined, { Allow: 'GET, HEAD' }));
-    if (!authorized(req)) return refuse(res, refusal('UNAUTHORIZED', 'Metrics need the operator token (METRICS_TOKEN)', { 'WWW-Authenticate': 'Bearer realm="metrics"' }));
+    const refused = (r: Refusal): void => {
+      opts.onRefused?.({ status: r.problem.status, method: req.method, path: loggedPath(path), remoteAddress: req.socket.remoteAddress });
+      refuse(res, r);
+    };
+    if (path !== METRICS_PATH) return refused(refusal('NOT_FOUND', `This listener serves ${METRICS_PATH} only`));
+    if (req.method !== 'GET' && req.method !== 'HEAD') return refused(refusal('METHOD_NOT_ALLOWED', undefined, { Allow: 'GET, HEAD' }));
+    if (!authorized(req)) return refused(refusal('UNAUTHORIZED', 'Metrics need the operator token (METRICS_TOKEN)', { 'WWW-Authenticate': 'Bearer realm="metrics"' }));
     opts.scrape().then(
       (text) => {
         res.writeHead(200, { 'Content-Type': opts.contentType, 'Content-Length': Buffer.byteLength(text), 'Cache-Control': 'no-store' });
