@@ -8,6 +8,7 @@ import { costRule } from './costRule';
 import { depthRule } from './depthRule';
 import { expansionRule } from './expansionRule';
 import { firstArgumentRule } from './firstArgumentRule';
+import { introspectionRule } from './introspectionRule';
 import { knownOperationTypesRule } from './knownOperationTypesRule';
 import type { RawVariables } from './selection';
 import { subscriptionRootRule } from './subscriptionRootRule';
@@ -26,11 +27,11 @@ export const graphqlRules: readonly ValidationRule[] = specifiedRules.map((rule)
 
 /**
  * The rules that read the text alone, whose verdict is kept per text: graphql-js's own (graphqlRules), every
- * operation's root type known (knownOperationTypesRule.ts), no introspection in production, and the size of the operation with its fragments
+ * operation's root type known (knownOperationTypesRule.ts), no introspection in production and a bounded one elsewhere (introspectionRule.ts), and the size of the operation with its fragments
  * written out (bounded by the token limit: expansionRule.ts).
  */
 export function documentRules(limits: RuleLimits, production: boolean): ValidationRule[] {
-  return [...graphqlRules, knownOperationTypesRule, ...(production ? [NoSchemaIntrospectionCustomRule] : []), expansionRule({ maxSelections: limits.maxTokens, showCost: limits.showCost })];
+  return [...graphqlRules, knownOperationTypesRule, production ? NoSchemaIntrospectionCustomRule : introspectionRule, expansionRule({ maxSelections: limits.maxTokens, showCost: limits.showCost })];
 }
 
 /**

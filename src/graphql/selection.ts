@@ -9,8 +9,8 @@ export type RawVariables = Readonly<Record<string, unknown>> | null | undefined;
 
 /**
  * `__schema` and `__type` are exempt from depth and cost outside production (codegen
- * and GraphiQL introspect deeply); in production introspection is refused by
- * its own rule, so the exemption never lets a cycle through there.
+ * and GraphiQL introspect deeply), where introspectionRule.ts bounds them instead; in
+ * production introspection is refused by its own rule.
  */
 export const isIntrospectionRoot = (name: string): boolean => name === '__schema' || name === '__type';
 

@@ -376,6 +376,16 @@ describe('GraphQL: the validation pass rejects before any resolver runs', () => 
     expect(r.status).toBe(200);
     expect(r.json?.errors).toBeUndefined();
   });
+
+  it('bounds introspection outside production: aliased copies of it are refused before anything runs', async () => {
+    const copies = Array.from({ length: 70 }, (_, i) => `a${i}: __schema { types { name description fields { name description args { name description } type { name } } } }`).join(' ');
+    const many = await t.post({ query: `{ ${copies} }` });
+    expect(many.status).toBe(400);
+    expect(many.json?.errors?.[0]).toMatchObject({ message: 'The operation selects 70 introspection fields (__schema, __type): at most 2 per operation', extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } });
+    const inside = await t.post({ query: '{ __schema { a: types { name } b: types { name } } }' });
+    expect(inside.status).toBe(400);
+    expect(inside.json?.errors?.[0].extensions?.code).toBe('GRAPHQL_VALIDATION_FAILED');
+  });
 });
 
 describe('GraphQL: configuration', () => {
