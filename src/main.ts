@@ -68,7 +68,9 @@ async function serve(config: Config): Promise<void> {
 
   const drain = new Drain(listener, finalizer);
   metrics.watch(drain.gauges());
-  const server: Server = drain.track(createHttpServer(drain.listener, config.bodyLimitBytes, { requestTimeoutMs: config.requestTimeoutS * 1000 }, (req, status, id) => finalizer.rawAnswer(req, status, id)));
+  const server: Server = drain.track(
+    createHttpServer(drain.listener, config.bodyLimitBytes, { requestTimeoutMs: config.requestTimeoutS * 1000 }, (req, status, id, route, line) => finalizer.rawAnswer(req, status, id, route, line)),
+  );
   realtime.attach(server);
   const url = urlOf(config.host, await listenOrRefuse(server, config.port, config.host, 'PORT', config.listenBacklog));
   // The operator listener: a cluster's primary serves it (the whole instance's metrics), a lone process here.

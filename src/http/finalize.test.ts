@@ -36,4 +36,23 @@ describe('the request log line', () => {
     expect(lines).toEqual([expect.objectContaining({ reqId: 'log-line-1', method: 'GET', path: loggedPath(long), route: '/orders/{orderId}', status: 404, msg: 'request' })]);
     expect(JSON.stringify(lines[0])).not.toContain('secret');
   });
+
+  it('names the method and path of a request node could not read when its request line was well formed (an unknown method)', () => {
+    const lines: Record<string, unknown>[] = [];
+    const sink = new Writable({
+      write(chunk: Buffer, _enc, done) {
+        for (const line of chunk.toString().split('\n')) if (line) lines.push(JSON.parse(line) as Record<string, unknown>);
+        done();
+      },
+    });
+    const metrics = new Metrics();
+    const fin = new Finalizer(pino({ level: 'info' }, sink), new HttpTimer(metrics), []);
+    fin.rawAnswer(undefined, 501, 'raw-1', undefined, { method: 'PURGE', target: '/orders/1?access_token=secret' });
+    fin.rawAnswer(undefined, 400, 'raw-2');
+    expect(lines).toEqual([
+      expect.objectContaining({ reqId: 'raw-1', method: 'PURGE', path: '/orders/1', route: 'unmatched', status: 501 }),
+      expect.objectContaining({ reqId: 'raw-2', method: 'UNPARSED', path: null, route: 'unmatched', status: 400 }),
+    ]);
+    expect(JSON.stringify(lines)).not.toContain('secret');
+  });
 });

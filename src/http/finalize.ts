@@ -9,6 +9,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { corsPolicy, type CorsPolicy } from './cors';
 import type { HttpTimer } from './metrics';
+import type { UnparsedLine } from './upgrade';
 
 /** A client-sent request id is kept only if it is short and plain (it ends up in logs). */
 const CLIENT_ID = /^[A-Za-z0-9._-]{1,64}$/;
@@ -147,16 +148,19 @@ export class Finalizer {
    * parse, a CONNECT, a WebSocket handshake refused or accepted, whose metric is then its
    * endpoint's route): the same log line and metric as every
    * other answer, so the id the client was given is found in the log. `req` is undefined
-   * when node read no request. A routed request's answer is its exchange's to log, not this.
+   * when node read no request: the method is then the one of `line`, the request line when it
+   * was well formed (an unknown method: its metric label is `OTHER`, metrics.ts), else
+   * `UNPARSED`. A routed request's answer is its exchange's to log, not this.
    */
-  rawAnswer(req: IncomingMessage | undefined, status: number, id: string, route = 'unmatched'): void {
-    const method = req?.method ?? 'UNPARSED';
+  rawAnswer(req: IncomingMessage | undefined, status: number, id: string, route = 'unmatched', line?: UnparsedLine): void {
+    const method = req?.method ?? line?.method.slice(0, 32) ?? 'UNPARSED';
+    const target = req?.url ?? line?.target;
     const now = process.hrtime.bigint();
     const started = (req && arrivals.get(req)) ?? now;
     this.timer.observe(method, route, status, started);
     if (this.logger.isLevelEnabled('info')) {
       const ms = Number(now - started) / 1e6;
-      this.logger.info({ reqId: id, method, path: req?.url === undefined ? null : loggedPath(splitTarget(req.url)[0]), route, status, ms: Math.round(ms * 100) / 100 }, 'request');
+      this.logger.info({ reqId: id, method, path: target === undefined ? null : loggedPath(splitTarget(target)[0]), route, status, ms: Math.round(ms * 100) / 100 }, 'request');
     }
   }
 

@@ -139,7 +139,7 @@ function unspokenVersion(raw: unknown, at: unknown): string | undefined {
 
 /** A request line well formed but for a method node does not know: a token (RFC 9110 5.6.2), target, `HTTP/1.x`, CRLF. */
 const TOKEN_BYTE = new RegExp(`^${TOKEN_CHARS}$`);
-const TOKEN_METHOD_LINE = new RegExp(`^(${TOKEN_CHARS}+) [!-~]+ HTTP/1\\.[01]\r$`);
+const TOKEN_METHOD_LINE = new RegExp(`^(${TOKEN_CHARS}+) ([!-~]+) HTTP/1\\.[01]\r$`);
 
 /**
  * The method of node's HPE_INVALID_METHOD when it is a well-formed method this server does
@@ -149,12 +149,13 @@ const TOKEN_METHOD_LINE = new RegExp(`^(${TOKEN_CHARS}+) [!-~]+ HTTP/1\\.[01]\r$
  * unspokenVersion; node fails inside the method, so the request line begins at the first of the
  * token bytes before `at` (behind a body that ends without a newline, the method follows its last byte).
  */
-function unknownMethod(raw: unknown, at: unknown): string | undefined {
+function unknownMethod(raw: unknown, at: unknown): UnparsedLine | undefined {
   if (!Buffer.isBuffer(raw) || typeof at !== 'number' || at < 0 || at >= raw.length) return undefined;
   let start = at;
   while (start > 0 && TOKEN_BYTE.test(String.fromCharCode(raw[start - 1]))) start--;
   const end = raw.indexOf(0x0a, at);
-  return TOKEN_METHOD_LINE.exec(raw.subarray(start, end < 0 ? raw.length : end).toString('latin1'))?.[1];
+  const line = TOKEN_METHOD_LINE.exec(raw.subarray(start, end < 0 ? raw.length : end).toString('latin1'));
+  return line ? { method: line[1], target: line[2] } : undefined;
 }
 
 /**
@@ -200,8 +201,18 @@ export function afterPendingResponses(socket: Duplex, then: (broken?: IncomingMe
 /** Connections whose parser has failed: answered (or closed) once. */
 const broken = new WeakSet<Duplex>();
 
-/** Told of each answer written here (for its log line and metric: Finalizer.rawAnswer), with its route when it has one. */
-export type RawAnswerLog = (req: IncomingMessage | undefined, status: number, id: string, route?: string) => void;
+/** A request line node could not read for its method, as sent (a method it does not know: `FOO`, `get`). */
+export interface UnparsedLine {
+  method: string;
+  target: string;
+}
+
+/**
+ * Told of each answer written here (for its log line and metric: Finalizer.rawAnswer), with its
+ * route when it has one, and, for a request node read no request of, its request line when it is
+ * well formed (an unknown method), so the log names its method and path.
+ */
+export type RawAnswerLog = (req: IncomingMessage | undefined, status: number, id: string, route?: string, line?: UnparsedLine) => void;
 
 /**
  * Requests node:http cannot parse (an unknown method, bad framing: a malformed chunk
@@ -214,9 +225,9 @@ export type RawAnswerLog = (req: IncomingMessage | undefined, status: number, id
  */
 export function answerClientErrors(server: Server, log: RawAnswerLog = () => undefined): void {
   // A routed request whose body broke is logged by its own exchange (its route answers too, unheard): not twice.
-  const answer = (req: IncomingMessage | undefined, socket: Duplex, r: Refusal, headOnly = false) => {
+  const answer = (req: IncomingMessage | undefined, socket: Duplex, r: Refusal, headOnly = false, line?: UnparsedLine) => {
     const id = writeRefusal(req, socket, r, headOnly);
-    if (!req || !wasRouted(req)) log(req, r.problem.status, id);
+    if (!req || !wasRouted(req)) log(req, r.problem.status, id, undefined, req ? undefined : line);
     else noteRawAnswer(req, r.problem.status); // its exchange logs what was sent
   };
   // CONNECT asks for a tunnel, which only a proxy opens: node:http hands it to 'connect' and,
@@ -246,7 +257,7 @@ export function answerClientErrors(server: Server, log: RawAnswerLog = () => und
       version !== undefined
         ? versionRefusal(version)
         : method !== undefined
-          ? refusal('NOT_IMPLEMENTED', `${method.slice(0, 32)} is not a method this server implements`)
+          ? refusal('NOT_IMPLEMENTED', `${method.method.slice(0, 32)} is not a method this server implements`)
           : known !== undefined
             ? refusal(known)
             : refusal('BAD_REQUEST', `The request is not well-formed HTTP/1.1 (${err.code ?? 'unparsable'})`);
@@ -255,6 +266,6 @@ export function answerClientErrors(server: Server, log: RawAnswerLog = () => und
     // chunk); behind others, the answer keeps its body, which the close delimits anyway.
     const first = responseOn(socket) === undefined;
     const head = first && Buffer.isBuffer(raw) && raw.subarray(0, 5).toString('latin1') === 'HEAD ';
-    afterPendingResponses(socket, (req) => answer(req, socket, refused, head));
+    afterPendingResponses(socket, (req) => answer(req, socket, refused, head, method));
   });
 }

@@ -212,6 +212,15 @@ describe('a request node:http cannot parse', () => {
     expect(await count()).toBe(before + 1);
   });
 
+  it('an unknown method (501) is counted by method OTHER, as any method a client invents, not as a request node could not read', async () => {
+    const count = async (method: string) =>
+      Number(new RegExp(`orderline_http_request_duration_seconds_count\\{method="${method}",route="unmatched",status="501"\\} (\\d+)`).exec(await s.metrics.registry.metrics())?.[1] ?? 0);
+    const [other, unparsed] = [await count('OTHER'), await count('UNPARSED')];
+    const { head } = await rawExchange(`FROB /orders/1 HTTP/1.1\r\n${host()}\r\n\r\n`);
+    expect(head).toMatch(/^HTTP\/1\.1 501 /);
+    expect([await count('OTHER'), await count('UNPARSED')]).toEqual([other + 1, unparsed]);
+  });
+
   it('a routed request whose body breaks is counted once, by its own exchange; a refused WebSocket handshake is counted too', async () => {
     const text = async () => s.metrics.registry.metrics();
     const count = (metrics: string, method: string, route: string, status: number) =>

@@ -105,7 +105,7 @@ export async function startTestServer(env: Record<string, string> = {}, deps: Pi
     buckets: shared.buckets,
     ...deps,
   });
-  const server: Server = createHttpServer(listener, config.bodyLimitBytes, { requestTimeoutMs: config.requestTimeoutS * 1000 }, (req, status, id) => finalizer.rawAnswer(req, status, id));
+  const server: Server = createHttpServer(listener, config.bodyLimitBytes, { requestTimeoutMs: config.requestTimeoutS * 1000 }, (req, status, id, route, line) => finalizer.rawAnswer(req, status, id, route, line));
   realtime.attach(server);
   const sockets = new Set<Socket>();
   server.on('connection', (socket: Socket) => {
