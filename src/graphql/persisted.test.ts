@@ -92,13 +92,13 @@ describe('resolveOperation: allowlist', () => {
     }
   });
 
-  it("takes a manifest operation's id with the text Apollo Client's cache sends (`__typename` added), and nothing else beside it (generated)", async () => {
+  it.each(['allowlist', 'apq'] as const)("%s: takes a manifest operation's id with the text Apollo Client's cache sends (`__typename` added), and nothing else beside it (generated)", async (mode) => {
     const ops = [...manifest];
     const reg = new LruRegistry();
     for (const [hash, text] of ops) {
       const apollo = print(addTypenameToDocument(parse(text)));
       expect(apollo).not.toBe(text);
-      expect(await resolveOperation({ query: apollo, extensions: pq(hash) }, 'allowlist', manifest, reg)).toEqual({ ok: true, text: apollo });
+      expect(await resolveOperation({ query: apollo, extensions: pq(hash) }, mode, manifest, reg)).toEqual({ ok: true, text: apollo });
     }
     // Any other change to the text, with a manifest id: a mismatch, never run.
     const edit = fc.oneof(
@@ -111,7 +111,7 @@ describe('resolveOperation: allowlist', () => {
     await fc.assert(
       fc.asyncProperty(fc.constantFrom(...ops), edit, async ([hash, text], change) => {
         const changed = change(print(addTypenameToDocument(parse(text))));
-        const got = await resolveOperation({ query: changed, extensions: pq(hash) }, 'allowlist', manifest, reg);
+        const got = await resolveOperation({ query: changed, extensions: pq(hash) }, mode, manifest, reg);
         expect(got).toMatchObject({ ok: false, status: 400, code: 'PERSISTED_QUERY_HASH_MISMATCH' });
       }),
     );

@@ -6,7 +6,8 @@
  *   `PersistedQueryNotFound` (older Apollo Clients turn APQ off on any other status)
  *   so the client retries with the text; hash plus text must agree (else 400) and the
  *   pair is registered only after the text validated (the caller does that); text
- *   alone runs as sent. The build-time manifest is always known.
+ *   alone runs as sent. The build-time manifest is always known, and a manifest id sent
+ *   with its operation's text plus `__typename` fields runs that text, as in allowlist mode.
  * - `allowlist`: only the manifest's operations run. A hash outside it is a 400
  *   `PERSISTED_QUERY_NOT_ALLOWED`: no fallback to text. A text runs when it is one of the
  *   manifest's operations however it is laid out (the contract's file as it stands, one
@@ -78,13 +79,7 @@ export function resolveOperation(
     const hash = pq.present ? pq.hash : text !== undefined ? sha256Hex(text) : undefined;
     if (hash === undefined) return fail(400, GRAPHQL_CODES.BAD_REQUEST, 'A query or a persisted query hash is required');
     const known = manifest.get(hash);
-    if (text !== undefined && pq.present && sha256Hex(text) !== hash) {
-      // Apollo Client sends the text beside the id where its link must (GraphQLWsLink, for a
-      // subscription), with the `__typename` fields its cache adds: that text runs when it is
-      // the allowlisted operation but for those (they cost nothing and nest no deeper).
-      if (known !== undefined && sameButTypename(text, known)) return { ok: true, text };
-      return fail(400, GRAPHQL_CODES.PERSISTED_QUERY_HASH_MISMATCH, 'provided sha does not match query');
-    }
+    if (text !== undefined && pq.present && sha256Hex(text) !== hash) return besideManifestId(text, hash, manifest);
     if (known !== undefined) return { ok: true, text: known };
     // A text sent runs when it is an allowlisted operation laid out otherwise, with no id or the
     // id of the text as sent (a client that hashes its own file: the id matched the text above).
@@ -103,12 +98,25 @@ export function resolveOperation(
     return { ok: true, text };
   }
   if (text !== undefined) {
-    if (sha256Hex(text) !== pq.hash) return fail(400, GRAPHQL_CODES.PERSISTED_QUERY_HASH_MISMATCH, 'provided sha does not match query');
+    if (sha256Hex(text) !== pq.hash) return besideManifestId(text, pq.hash, manifest);
     return { ok: true, text, register: pq.hash };
   }
   const local = manifest.get(pq.hash) ?? (isPeekable(registry) ? registry.peek(pq.hash) : undefined);
   if (local !== undefined) return { ok: true, text: local };
   return registry.get(pq.hash).then((known): Resolution => (known === undefined ? fail(200, GRAPHQL_CODES.PERSISTED_QUERY_NOT_FOUND, 'PersistedQueryNotFound') : { ok: true, text: known }));
+}
+
+/**
+ * A text sent beside an id that is not its hash. Apollo Client sends the text beside a manifest
+ * id where its link must (GraphQLWsLink, for a subscription), with the `__typename` fields its
+ * cache adds: in either mode that text runs when it is the id's operation but for those (they
+ * cost nothing and nest no deeper), and is not registered (the id is the manifest's). Anything
+ * else is a mismatch.
+ */
+function besideManifestId(text: string, hash: string, manifest: ReadonlyMap<string, string>): Resolution {
+  const known = manifest.get(hash);
+  if (known !== undefined && sameButTypename(text, known)) return { ok: true, text };
+  return fail(400, GRAPHQL_CODES.PERSISTED_QUERY_HASH_MISMATCH, 'provided sha does not match query');
 }
 
 /** Per manifest: its operations printed without `__typename`, and the longest text's length (a parse bound). */
