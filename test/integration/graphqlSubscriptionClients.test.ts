@@ -161,10 +161,10 @@ describe.each([
   });
 });
 
-describe('Apollo Client 4 on an allowlist server, set up as the README says (persisted-query link by manifest, GraphQLWsLink)', () => {
+describe.each(['allowlist', 'apq'])('Apollo Client 4 on a server in %s mode, set up as the README says (persisted-query link by manifest, GraphQLWsLink)', (mode) => {
   let srv: TestServer;
   beforeAll(async () => {
-    srv = await startTestServer({ GRAPHQL_PERSISTED: 'allowlist' });
+    srv = await startTestServer({ GRAPHQL_PERSISTED: mode });
   });
   afterAll(() => srv.close());
 
