@@ -84,6 +84,13 @@ describe('resolveOperation: allowlist', () => {
     }
   });
 
+  it('answers a persisted query with no id and no text (a manifest link that found no id) 400 PERSISTED_QUERY_NOT_ALLOWED; a malformed id stays BAD_REQUEST', async () => {
+    const reg = new LruRegistry();
+    expect(await resolveOperation({ extensions: { persistedQuery: { version: 1 } } }, 'allowlist', manifest, reg)).toMatchObject({ ok: false, status: 400, code: 'PERSISTED_QUERY_NOT_ALLOWED' });
+    expect(await resolveOperation({ extensions: { persistedQuery: { version: 1, sha256Hash: 12 } } }, 'allowlist', manifest, reg)).toMatchObject({ ok: false, status: 400, code: 'BAD_REQUEST' });
+    expect(await resolveOperation({ extensions: { persistedQuery: { version: 1 } } }, 'apq', manifest, reg)).toMatchObject({ ok: false, status: 400, code: 'BAD_REQUEST' });
+  });
+
   it('refuses anything else with 400 PERSISTED_QUERY_NOT_ALLOWED, even text sent with its hash (no fallback)', async () => {
     const reg = new LruRegistry();
     await reg.set(sha256Hex(Q), Q); // even a registered APQ entry does not count

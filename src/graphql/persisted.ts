@@ -33,13 +33,14 @@ export const sha256Hex = (text: string): string => createHash('sha256').update(t
 
 const HASH = /^[0-9a-f]{64}$/;
 
-function persistedQueryOf(extensions: unknown): { present: false } | { present: true; hash: string } | { present: true; error: string } {
+function persistedQueryOf(extensions: unknown): { present: false } | { present: true; hash: string } | { present: true; error: string; noHash?: true } {
   const pq = extensions && typeof extensions === 'object' ? (extensions as Record<string, unknown>).persistedQuery : undefined;
   if (pq === undefined || pq === null) return { present: false };
   if (typeof pq !== 'object') return { present: true, error: 'extensions.persistedQuery must be an object' };
   const { version, sha256Hash } = pq as Record<string, unknown>;
   if (version !== 1) return { present: true, error: 'Only persisted query version 1 is supported' };
   const invalid = { present: true, error: 'extensions.persistedQuery.sha256Hash must be a hex SHA-256' } as const;
+  if (sha256Hash === undefined) return { ...invalid, noHash: true };
   if (typeof sha256Hash !== 'string') return invalid;
   // Lower-cased (and checked again) only when it is not already: one regex test and no new string in the common case.
   if (HASH.test(sha256Hash)) return { present: true, hash: sha256Hash };
@@ -72,8 +73,13 @@ export function resolveOperation(
   registry: PersistedQueryRegistry,
 ): Resolution | Promise<Resolution> {
   const pq = persistedQueryOf(params.extensions);
-  if (pq.present && 'error' in pq) return fail(400, GRAPHQL_CODES.BAD_REQUEST, pq.error);
   const text = params.query === '' ? undefined : params.query;
+  if (pq.present && 'error' in pq) {
+    // Apollo's persisted-query link given a manifest (generatePersistedQueryIdsFromManifest) sends an
+    // operation the manifest lacks with no id and no text: in allowlist mode, an operation not in it.
+    if (mode === 'allowlist' && pq.noHash && text === undefined) return fail(400, GRAPHQL_CODES.PERSISTED_QUERY_NOT_ALLOWED, 'This operation is not in the allowlist (the persisted query names no id)');
+    return fail(400, GRAPHQL_CODES.BAD_REQUEST, pq.error);
+  }
 
   if (mode === 'allowlist') {
     const hash = pq.present ? pq.hash : text !== undefined ? sha256Hex(text) : undefined;
