@@ -20,13 +20,16 @@ async function instance(p: string, errors: unknown[] = [], dropped?: Error[]) {
   return { bus, pub, sub, errors };
 }
 
-/** A TCP proxy to Redis that can stop forwarding what clients send (a Redis that hangs: connections open, no answers). */
-async function hangingProxy() {
+/**
+ * A TCP proxy to Redis that can stop forwarding what clients send (a Redis that hangs: connections
+ * open, no answers). `silentClose`: nor does it answer a client's close (a partition drops the FIN too).
+ */
+async function hangingProxy({ silentClose = false } = {}) {
   const target = new globalThis.URL(URL);
   let hung = false;
   const held: [Socket, Buffer][] = [];
   const sockets = new Set<Socket>();
-  const server = createServer((client) => {
+  const server = createServer({ allowHalfOpen: silentClose }, (client) => {
     const upstream = connect(Number(target.port || 6379), target.hostname);
     sockets.add(client).add(upstream);
     client.on('data', (d: Buffer) => (hung ? held.push([upstream, d]) : upstream.write(d)));
@@ -218,6 +221,26 @@ describe('RedisBus', () => {
       proxy.answer();
     } finally {
       jest.useRealTimers();
+      proxy.close();
+    }
+  });
+
+  it('drops a hung connection once for all the commands that time out together, not once per command', async () => {
+    const proxy = await hangingProxy({ silentClose: true });
+    const redis = await connectRedis(proxy.url, 'commands');
+    const disconnects = jest.spyOn(redis, 'disconnect');
+    const warnings: Error[] = [];
+    const onWarning = (w: Error) => void warnings.push(w);
+    process.on('warning', onWarning);
+    try {
+      proxy.hang();
+      const results = await Promise.allSettled(Array.from({ length: 15 }, (_, i) => redis.get(`k${i}`)));
+      expect(results.map((r) => r.status)).toEqual(Array(15).fill('rejected'));
+      expect(disconnects).toHaveBeenCalledTimes(1);
+      expect(warnings.filter((w) => w.name === 'MaxListenersExceededWarning')).toEqual([]);
+    } finally {
+      process.off('warning', onWarning);
+      redis.disconnect();
       proxy.close();
     }
   });

@@ -145,14 +145,22 @@ export async function connectRedis(url: string, role: 'commands' | 'subscriber',
  * request that takes a rate-limit token, charges the cost budget and looks up an APQ hash
  * waited a second for each, and the commands sent to a Redis that reads nothing piled up in
  * the socket for as long as it hung. ioredis reports a timeout only to the command's own
- * promise, so the hook is on `sendCommand`, every command's way out.
+ * promise, so the hook is on `sendCommand`, every command's way out. The connection is
+ * dropped once for all the commands that time out together (its status stays `ready` until
+ * the socket has closed, and each `disconnect` adds a listener to it: node warned of a leak
+ * past ten), and again only once it has been ready anew.
  */
 function failFastAfterTimeout(redis: Redis): void {
   const send = redis.sendCommand.bind(redis);
+  let dropping = false;
+  redis.on('ready', () => void (dropping = false));
   redis.sendCommand = (command, stream) => {
     const sent = send(command, stream);
     command.promise.catch((err: unknown) => {
-      if (err instanceof Error && err.message === 'Command timed out' && redis.status === 'ready') redis.disconnect(true);
+      if (err instanceof Error && err.message === 'Command timed out' && redis.status === 'ready' && !dropping) {
+        dropping = true;
+        redis.disconnect(true);
+      }
     });
     return sent;
   };
