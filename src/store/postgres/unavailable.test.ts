@@ -12,6 +12,8 @@ describe('which pg errors mean "PostgreSQL is unreachable"', () => {
     ['starting up', pgError('57P03', 'the database system is starting up')],
     ['connection exception class 08', pgError('08006')],
     ['too many connections', pgError('53300')],
+    ['connections not allowed (ALTER DATABASE ... ALLOW_CONNECTIONS false)', pgError('55000', 'database "t3" is not currently accepting connections')],
+    ['a write that reached a standby after a failover', pgError('25006', 'cannot execute INSERT in a read-only transaction')],
     ['the pool timed out', new Error('timeout exceeded when trying to connect')],
     ['the server closed the connection', new Error('Connection terminated unexpectedly')],
     ['the pool was ended (shutdown)', new Error('Cannot use a pool after calling end on the pool')],
@@ -26,6 +28,7 @@ describe('which pg errors mean "PostgreSQL is unreachable"', () => {
     ['a unique violation', pgError('23505', 'duplicate key value violates unique constraint')],
     ['a syntax error', pgError('42601')],
     ['a serialization failure', pgError('40001')],
+    ['another object_not_in_prerequisite_state', pgError('55000', 'lastval is not yet defined in this session')],
     ['a plain Error', new Error('boom')],
   ])('%s is not, and is returned as it is', (_name, err) => {
     expect(isUnavailable(err)).toBe(false);

@@ -11,10 +11,22 @@ const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', 'ETI
 /**
  * SQLSTATEs of an unavailable server (PostgreSQL, Appendix A): class 08 (connection
  * exception), 57P01 admin_shutdown (`pg_ctl stop -m fast`), 57P02 crash_shutdown,
- * 57P03 cannot_connect_now (starting up, or in recovery), 53300 too_many_connections, and
- * 57014 query_canceled: the store's `statement_timeout` (nothing else here cancels a statement).
+ * 57P03 cannot_connect_now (starting up, or in recovery), 53300 too_many_connections,
+ * 57014 query_canceled: the store's `statement_timeout` (nothing else here cancels a statement),
+ * and 25006 read_only_sql_transaction: a write that reached a standby (the primary failed over
+ * and the address still names the old one, now following the new). 55000
+ * object_not_in_prerequisite_state is one only with its connection message (`ALTER DATABASE ...
+ * ALLOW_CONNECTIONS false`, maintenance): the same code names statement errors too.
  */
-const isUnavailableState = (code: string): boolean => code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03' || code === '53300' || code === '57014';
+const isUnavailableState = (code: string, message: string): boolean =>
+  code.startsWith('08') ||
+  code === '57P01' ||
+  code === '57P02' ||
+  code === '57P03' ||
+  code === '53300' ||
+  code === '57014' ||
+  code === '25006' ||
+  (code === '55000' && message.includes('is not currently accepting connections'));
 
 /**
  * Messages pg and pg-pool throw without a code: the pool's `connectionTimeoutMillis`
@@ -35,8 +47,8 @@ export function isUnavailable(err: unknown): boolean {
   // Read by shape, not `instanceof Error`: socket errors are made by Node's own realm, which a sandbox (jest) does not share.
   if (typeof err !== 'object' || err === null) return false;
   const code = 'code' in err && typeof err.code === 'string' ? err.code : undefined;
-  if (code !== undefined && (SOCKET_CODES.has(code) || (code.length === 5 && isUnavailableState(code)))) return true;
   const message = 'message' in err && typeof err.message === 'string' ? err.message : '';
+  if (code !== undefined && (SOCKET_CODES.has(code) || (code.length === 5 && isUnavailableState(code, message)))) return true;
   return UNAVAILABLE_MESSAGES.some((m) => message.startsWith(m));
 }
 
