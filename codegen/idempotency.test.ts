@@ -16,7 +16,8 @@ describe("the Idempotency-Key rule in the contract (the key's 409 and 422 are de
     const doc = contract();
     delete doc.paths['/v2/orders'].post.responses['422'];
     delete doc.paths['/v1/orders'].post.responses['409'];
-    doc.paths['/v2/orders/{orderId}/cancel'].post.responses['409'] = { $ref: '#/components/responses/E409' };
+    doc.paths['/v2/orders/{orderId}/cancel'].post.responses['409'] = { $ref: '#/components/responses/E409Plain' };
+    doc.components.responses.E409Plain = { description: 'a 409 without Retry-After', content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } } };
     expect(idempotencyRuleProblems(doc)).toEqual([
       expect.stringContaining('POST /v1/orders: takes Idempotency-Key but declares no "409"'),
       expect.stringContaining('POST /v2/orders: takes Idempotency-Key but declares no "422"'),

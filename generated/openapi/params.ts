@@ -55,8 +55,8 @@ const func_7a031813 = require("ajv/dist/runtime/ucs2length").default;
 const pattern_53277477 = new RegExp("^(?:\"|[\\x21\\x23-\\x7E][\\x21-\\x7E]{0,254}|\"[\\x21-\\x7E]{0,253}[\\x21\\x23-\\x7E]|\"[\\x21-\\x7E]{1,255}\")$", "u");
 const pattern_9f95224a = new RegExp("^[A-Za-z0-9_-]+$", "u");
 const pattern_a2a69508 = new RegExp("^(?:\\s*\\*\\s*|(?:\\s*,)*\\s*(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*(?:,\\s*(?:(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*)?)*)$", "u");
-const schema_254d0dae = {"type":"object","properties":{"If-Match":{"type":"string","maxLength":2000,"pattern":"^(?:\\s*\\*\\s*|(?:\\s*,)*\\s*(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*(?:,\\s*(?:(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*)?)*)$"},"If-None-Match":{"type":"string","maxLength":2000,"pattern":"^(?:\\s*\\*\\s*|(?:\\s*,)*\\s*(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*(?:,\\s*(?:(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*)?)*)$"},"Accept":{"type":"string","maxLength":1000}},"required":[]};
 const schema_3914ec05 = {"type":"object","properties":{"Accept":{"type":"string","maxLength":1000}},"required":[]};
+const schema_3d2e2278 = {"type":"object","properties":{"If-Match":{"type":"string","maxLength":2000,"pattern":"^(?:\\s*\\*\\s*|(?:\\s*,)*\\s*(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*(?:,\\s*(?:(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*)?)*)$"},"If-None-Match":{"type":"string","maxLength":2000,"pattern":"^(?:\\s*\\*\\s*|(?:\\s*,)*\\s*(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*(?:,\\s*(?:(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*)?)*)$"},"Accept":{"type":"string","maxLength":1000},"Idempotency-Key":{"type":"string","minLength":1,"maxLength":257,"pattern":"^(?:\"|[\\x21\\x23-\\x7E][\\x21-\\x7E]{0,254}|\"[\\x21-\\x7E]{0,253}[\\x21\\x23-\\x7E]|\"[\\x21-\\x7E]{1,255}\")$"},"Api-Version":{"type":"integer"}},"required":[]};
 const schema_55c99f45 = {"type":"object","properties":{"If-Match":{"type":"string","maxLength":2000,"pattern":"^(?:\\s*\\*\\s*|(?:\\s*,)*\\s*(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*(?:,\\s*(?:(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*)?)*)$"},"If-None-Match":{"type":"string","maxLength":2000,"pattern":"^(?:\\s*\\*\\s*|(?:\\s*,)*\\s*(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*(?:,\\s*(?:(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*)?)*)$"},"Accept":{"type":"string","maxLength":1000},"Api-Version":{"type":"integer"},"Idempotency-Key":{"type":"string","minLength":1,"maxLength":257,"pattern":"^(?:\"|[\\x21\\x23-\\x7E][\\x21-\\x7E]{0,254}|\"[\\x21-\\x7E]{0,253}[\\x21\\x23-\\x7E]|\"[\\x21-\\x7E]{1,255}\")$"}},"required":[]};
 const schema_762a924b = {"type":"object","properties":{"Accept":{"type":"string","maxLength":1000},"Api-Version":{"type":"integer"}},"required":[]};
 const schema_8931081f = {"type":"object","properties":{"orderId":{"type":"integer","minimum":1,"maximum":9007199254740991}},"required":["orderId"]};
@@ -64,7 +64,6 @@ const schema_914ea7ac = {"type":"object","properties":{"If-None-Match":{"type":"
 const schema_9afcd17c = {"type":"object","properties":{"If-None-Match":{"type":"string","maxLength":2000},"Accept":{"type":"string","maxLength":1000},"Api-Version":{"type":"integer"}},"required":[]};
 const schema_a3b0b8c1 = {"type":"object","properties":{"Accept":{"type":"string","maxLength":1000},"Api-Version":{"type":"integer"},"Idempotency-Key":{"type":"string","minLength":1,"maxLength":257,"pattern":"^(?:\"|[\\x21\\x23-\\x7E][\\x21-\\x7E]{0,254}|\"[\\x21-\\x7E]{0,253}[\\x21\\x23-\\x7E]|\"[\\x21-\\x7E]{1,255}\")$"}},"required":[]};
 const schema_aad477fd = {"type":"object","properties":{"If-None-Match":{"type":"string","maxLength":2000}},"required":[]};
-const schema_b105754c = {"type":"object","properties":{"If-Match":{"type":"string","maxLength":2000,"pattern":"^(?:\\s*\\*\\s*|(?:\\s*,)*\\s*(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*(?:,\\s*(?:(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*)?)*)$"},"If-None-Match":{"type":"string","maxLength":2000,"pattern":"^(?:\\s*\\*\\s*|(?:\\s*,)*\\s*(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*(?:,\\s*(?:(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*)?)*)$"},"Accept":{"type":"string","maxLength":1000},"Api-Version":{"type":"integer"}},"required":[]};
 const schema_c3c6ea37 = {"type":"object","properties":{"page":{"type":"string","minLength":1,"maxLength":200,"pattern":"^[A-Za-z0-9_-]+$"},"limit":{"type":"integer","minimum":1,"maximum":100,"default":20}},"required":[]};
 const schema_c4f1b7c2 = {"type":"object","properties":{"If-Match":{"type":"string","maxLength":2000,"pattern":"^(?:\\s*\\*\\s*|(?:\\s*,)*\\s*(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*(?:,\\s*(?:(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*)?)*)$"},"If-None-Match":{"type":"string","maxLength":2000,"pattern":"^(?:\\s*\\*\\s*|(?:\\s*,)*\\s*(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*(?:,\\s*(?:(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*)?)*)$"},"Accept":{"type":"string","maxLength":1000},"Idempotency-Key":{"type":"string","minLength":1,"maxLength":257,"pattern":"^(?:\"|[\\x21\\x23-\\x7E][\\x21-\\x7E]{0,254}|\"[\\x21-\\x7E]{0,253}[\\x21\\x23-\\x7E]|\"[\\x21-\\x7E]{1,255}\")$"}},"required":[]};
 const schema_f6d25c84 = {"type":"object","properties":{"Accept":{"type":"string","maxLength":1000},"Idempotency-Key":{"type":"string","minLength":1,"maxLength":257,"pattern":"^(?:\"|[\\x21\\x23-\\x7E][\\x21-\\x7E]{0,254}|\"[\\x21-\\x7E]{0,253}[\\x21\\x23-\\x7E]|\"[\\x21-\\x7E]{1,255}\")$"}},"required":[]};
@@ -4189,18 +4188,20 @@ errors++;
 }
 }
 }
-if(data["Api-Version"] !== undefined){
-let data3 = data["Api-Version"];
-if(!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))){
+if(data["Idempotency-Key"] !== undefined){
+let data3 = data["Idempotency-Key"];
+if(typeof data3 !== "string"){
 let dataType3 = typeof data3;
 let coerced3 = undefined;
 if(!(coerced3 !== undefined)){
-if(dataType3 === "boolean" || data3 === null
-              || (dataType3 === "string" && data3 && data3 == +data3 && !(data3 % 1))){
-coerced3 = +data3;
+if(dataType3 == "number" || dataType3 == "boolean"){
+coerced3 = "" + data3;
+}
+else if(data3 === null){
+coerced3 = "";
 }
 else {
-const err8 = {instancePath:instancePath+"/Api-Version",schemaPath:"#/properties/Api-Version/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err8 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -4213,14 +4214,13 @@ errors++;
 if(coerced3 !== undefined){
 data3 = coerced3;
 if(data !== undefined){
-data["Api-Version"] = coerced3;
+data["Idempotency-Key"] = coerced3;
 }
 }
 }
-}
-}
-else {
-const err9 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(typeof data3 === "string"){
+if(func_7a031813(data3) > 257){
+const err9 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/maxLength",keyword:"maxLength",params:{limit: 257},message:"must NOT have more than 257 characters"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -4229,10 +4229,72 @@ vErrors.push(err9);
 }
 errors++;
 }
+if(func_7a031813(data3) < 1){
+const err10 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+if(!pattern_53277477.test(data3)){
+const err11 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/pattern",keyword:"pattern",params:{pattern: "^(?:\"|[\\x21\\x23-\\x7E][\\x21-\\x7E]{0,254}|\"[\\x21-\\x7E]{0,253}[\\x21\\x23-\\x7E]|\"[\\x21-\\x7E]{1,255}\")$"},message:"must match pattern \""+"^(?:\"|[\\x21\\x23-\\x7E][\\x21-\\x7E]{0,254}|\"[\\x21-\\x7E]{0,253}[\\x21\\x23-\\x7E]|\"[\\x21-\\x7E]{1,255}\")$"+"\""};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+}
+if(data["Api-Version"] !== undefined){
+let data4 = data["Api-Version"];
+if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
+let dataType4 = typeof data4;
+let coerced4 = undefined;
+if(!(coerced4 !== undefined)){
+if(dataType4 === "boolean" || data4 === null
+              || (dataType4 === "string" && data4 && data4 == +data4 && !(data4 % 1))){
+coerced4 = +data4;
+}
+else {
+const err12 = {instancePath:instancePath+"/Api-Version",schemaPath:"#/properties/Api-Version/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+if(coerced4 !== undefined){
+data4 = coerced4;
+if(data !== undefined){
+data["Api-Version"] = coerced4;
+}
+}
+}
+}
+}
+else {
+const err13 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
 validate_patchOrderHeader.errors = vErrors;
 return errors === 0;
 }
-validate_patchOrderHeader.evaluated = {"props":{"If-Match":true,"If-None-Match":true,"Accept":true,"Api-Version":true},"dynamicProps":false,"dynamicItems":false};
+validate_patchOrderHeader.evaluated = {"props":{"If-Match":true,"If-None-Match":true,"Accept":true,"Idempotency-Key":true,"Api-Version":true},"dynamicProps":false,"dynamicItems":false};
 function validate_patchOrderPath(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
@@ -4480,9 +4542,20 @@ errors++;
 }
 }
 }
+if(data["Idempotency-Key"] !== undefined){
+let data3 = data["Idempotency-Key"];
+if(typeof data3 !== "string"){
+let dataType3 = typeof data3;
+let coerced3 = undefined;
+if(!(coerced3 !== undefined)){
+if(dataType3 == "number" || dataType3 == "boolean"){
+coerced3 = "" + data3;
+}
+else if(data3 === null){
+coerced3 = "";
 }
 else {
-const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err8 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -4491,10 +4564,62 @@ vErrors.push(err8);
 }
 errors++;
 }
+}
+if(coerced3 !== undefined){
+data3 = coerced3;
+if(data !== undefined){
+data["Idempotency-Key"] = coerced3;
+}
+}
+}
+if(typeof data3 === "string"){
+if(func_7a031813(data3) > 257){
+const err9 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/maxLength",keyword:"maxLength",params:{limit: 257},message:"must NOT have more than 257 characters"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+if(func_7a031813(data3) < 1){
+const err10 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+if(!pattern_53277477.test(data3)){
+const err11 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/pattern",keyword:"pattern",params:{pattern: "^(?:\"|[\\x21\\x23-\\x7E][\\x21-\\x7E]{0,254}|\"[\\x21-\\x7E]{0,253}[\\x21\\x23-\\x7E]|\"[\\x21-\\x7E]{1,255}\")$"},message:"must match pattern \""+"^(?:\"|[\\x21\\x23-\\x7E][\\x21-\\x7E]{0,254}|\"[\\x21-\\x7E]{0,253}[\\x21\\x23-\\x7E]|\"[\\x21-\\x7E]{1,255}\")$"+"\""};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err12 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
 validate_patchOrderV1Header.errors = vErrors;
 return errors === 0;
 }
-validate_patchOrderV1Header.evaluated = {"props":{"If-Match":true,"If-None-Match":true,"Accept":true},"dynamicProps":false,"dynamicItems":false};
+validate_patchOrderV1Header.evaluated = {"props":{"If-Match":true,"If-None-Match":true,"Accept":true,"Idempotency-Key":true},"dynamicProps":false,"dynamicItems":false};
 function validate_patchOrderV1Path(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
@@ -4742,9 +4867,20 @@ errors++;
 }
 }
 }
+if(data["Idempotency-Key"] !== undefined){
+let data3 = data["Idempotency-Key"];
+if(typeof data3 !== "string"){
+let dataType3 = typeof data3;
+let coerced3 = undefined;
+if(!(coerced3 !== undefined)){
+if(dataType3 == "number" || dataType3 == "boolean"){
+coerced3 = "" + data3;
+}
+else if(data3 === null){
+coerced3 = "";
 }
 else {
-const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err8 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -4753,10 +4889,62 @@ vErrors.push(err8);
 }
 errors++;
 }
+}
+if(coerced3 !== undefined){
+data3 = coerced3;
+if(data !== undefined){
+data["Idempotency-Key"] = coerced3;
+}
+}
+}
+if(typeof data3 === "string"){
+if(func_7a031813(data3) > 257){
+const err9 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/maxLength",keyword:"maxLength",params:{limit: 257},message:"must NOT have more than 257 characters"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+if(func_7a031813(data3) < 1){
+const err10 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+if(!pattern_53277477.test(data3)){
+const err11 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/pattern",keyword:"pattern",params:{pattern: "^(?:\"|[\\x21\\x23-\\x7E][\\x21-\\x7E]{0,254}|\"[\\x21-\\x7E]{0,253}[\\x21\\x23-\\x7E]|\"[\\x21-\\x7E]{1,255}\")$"},message:"must match pattern \""+"^(?:\"|[\\x21\\x23-\\x7E][\\x21-\\x7E]{0,254}|\"[\\x21-\\x7E]{0,253}[\\x21\\x23-\\x7E]|\"[\\x21-\\x7E]{1,255}\")$"+"\""};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err12 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
 validate_patchOrderV2Header.errors = vErrors;
 return errors === 0;
 }
-validate_patchOrderV2Header.evaluated = {"props":{"If-Match":true,"If-None-Match":true,"Accept":true},"dynamicProps":false,"dynamicItems":false};
+validate_patchOrderV2Header.evaluated = {"props":{"If-Match":true,"If-None-Match":true,"Accept":true,"Idempotency-Key":true},"dynamicProps":false,"dynamicItems":false};
 function validate_patchOrderV2Path(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
@@ -5004,18 +5192,20 @@ errors++;
 }
 }
 }
-if(data["Api-Version"] !== undefined){
-let data3 = data["Api-Version"];
-if(!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))){
+if(data["Idempotency-Key"] !== undefined){
+let data3 = data["Idempotency-Key"];
+if(typeof data3 !== "string"){
 let dataType3 = typeof data3;
 let coerced3 = undefined;
 if(!(coerced3 !== undefined)){
-if(dataType3 === "boolean" || data3 === null
-              || (dataType3 === "string" && data3 && data3 == +data3 && !(data3 % 1))){
-coerced3 = +data3;
+if(dataType3 == "number" || dataType3 == "boolean"){
+coerced3 = "" + data3;
+}
+else if(data3 === null){
+coerced3 = "";
 }
 else {
-const err8 = {instancePath:instancePath+"/Api-Version",schemaPath:"#/properties/Api-Version/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err8 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -5028,14 +5218,13 @@ errors++;
 if(coerced3 !== undefined){
 data3 = coerced3;
 if(data !== undefined){
-data["Api-Version"] = coerced3;
+data["Idempotency-Key"] = coerced3;
 }
 }
 }
-}
-}
-else {
-const err9 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(typeof data3 === "string"){
+if(func_7a031813(data3) > 257){
+const err9 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/maxLength",keyword:"maxLength",params:{limit: 257},message:"must NOT have more than 257 characters"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -5044,10 +5233,72 @@ vErrors.push(err9);
 }
 errors++;
 }
+if(func_7a031813(data3) < 1){
+const err10 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+if(!pattern_53277477.test(data3)){
+const err11 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/pattern",keyword:"pattern",params:{pattern: "^(?:\"|[\\x21\\x23-\\x7E][\\x21-\\x7E]{0,254}|\"[\\x21-\\x7E]{0,253}[\\x21\\x23-\\x7E]|\"[\\x21-\\x7E]{1,255}\")$"},message:"must match pattern \""+"^(?:\"|[\\x21\\x23-\\x7E][\\x21-\\x7E]{0,254}|\"[\\x21-\\x7E]{0,253}[\\x21\\x23-\\x7E]|\"[\\x21-\\x7E]{1,255}\")$"+"\""};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+}
+if(data["Api-Version"] !== undefined){
+let data4 = data["Api-Version"];
+if(!((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4)))){
+let dataType4 = typeof data4;
+let coerced4 = undefined;
+if(!(coerced4 !== undefined)){
+if(dataType4 === "boolean" || data4 === null
+              || (dataType4 === "string" && data4 && data4 == +data4 && !(data4 % 1))){
+coerced4 = +data4;
+}
+else {
+const err12 = {instancePath:instancePath+"/Api-Version",schemaPath:"#/properties/Api-Version/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+if(coerced4 !== undefined){
+data4 = coerced4;
+if(data !== undefined){
+data["Api-Version"] = coerced4;
+}
+}
+}
+}
+}
+else {
+const err13 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
 validate_replaceOrderHeader.errors = vErrors;
 return errors === 0;
 }
-validate_replaceOrderHeader.evaluated = {"props":{"If-Match":true,"If-None-Match":true,"Accept":true,"Api-Version":true},"dynamicProps":false,"dynamicItems":false};
+validate_replaceOrderHeader.evaluated = {"props":{"If-Match":true,"If-None-Match":true,"Accept":true,"Idempotency-Key":true,"Api-Version":true},"dynamicProps":false,"dynamicItems":false};
 function validate_replaceOrderPath(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
@@ -5295,9 +5546,20 @@ errors++;
 }
 }
 }
+if(data["Idempotency-Key"] !== undefined){
+let data3 = data["Idempotency-Key"];
+if(typeof data3 !== "string"){
+let dataType3 = typeof data3;
+let coerced3 = undefined;
+if(!(coerced3 !== undefined)){
+if(dataType3 == "number" || dataType3 == "boolean"){
+coerced3 = "" + data3;
+}
+else if(data3 === null){
+coerced3 = "";
 }
 else {
-const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err8 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -5306,10 +5568,62 @@ vErrors.push(err8);
 }
 errors++;
 }
+}
+if(coerced3 !== undefined){
+data3 = coerced3;
+if(data !== undefined){
+data["Idempotency-Key"] = coerced3;
+}
+}
+}
+if(typeof data3 === "string"){
+if(func_7a031813(data3) > 257){
+const err9 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/maxLength",keyword:"maxLength",params:{limit: 257},message:"must NOT have more than 257 characters"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+if(func_7a031813(data3) < 1){
+const err10 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+if(!pattern_53277477.test(data3)){
+const err11 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/pattern",keyword:"pattern",params:{pattern: "^(?:\"|[\\x21\\x23-\\x7E][\\x21-\\x7E]{0,254}|\"[\\x21-\\x7E]{0,253}[\\x21\\x23-\\x7E]|\"[\\x21-\\x7E]{1,255}\")$"},message:"must match pattern \""+"^(?:\"|[\\x21\\x23-\\x7E][\\x21-\\x7E]{0,254}|\"[\\x21-\\x7E]{0,253}[\\x21\\x23-\\x7E]|\"[\\x21-\\x7E]{1,255}\")$"+"\""};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err12 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
 validate_replaceOrderV1Header.errors = vErrors;
 return errors === 0;
 }
-validate_replaceOrderV1Header.evaluated = {"props":{"If-Match":true,"If-None-Match":true,"Accept":true},"dynamicProps":false,"dynamicItems":false};
+validate_replaceOrderV1Header.evaluated = {"props":{"If-Match":true,"If-None-Match":true,"Accept":true,"Idempotency-Key":true},"dynamicProps":false,"dynamicItems":false};
 function validate_replaceOrderV1Path(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
@@ -5557,9 +5871,20 @@ errors++;
 }
 }
 }
+if(data["Idempotency-Key"] !== undefined){
+let data3 = data["Idempotency-Key"];
+if(typeof data3 !== "string"){
+let dataType3 = typeof data3;
+let coerced3 = undefined;
+if(!(coerced3 !== undefined)){
+if(dataType3 == "number" || dataType3 == "boolean"){
+coerced3 = "" + data3;
+}
+else if(data3 === null){
+coerced3 = "";
 }
 else {
-const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err8 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -5568,10 +5893,62 @@ vErrors.push(err8);
 }
 errors++;
 }
+}
+if(coerced3 !== undefined){
+data3 = coerced3;
+if(data !== undefined){
+data["Idempotency-Key"] = coerced3;
+}
+}
+}
+if(typeof data3 === "string"){
+if(func_7a031813(data3) > 257){
+const err9 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/maxLength",keyword:"maxLength",params:{limit: 257},message:"must NOT have more than 257 characters"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+if(func_7a031813(data3) < 1){
+const err10 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+if(!pattern_53277477.test(data3)){
+const err11 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/pattern",keyword:"pattern",params:{pattern: "^(?:\"|[\\x21\\x23-\\x7E][\\x21-\\x7E]{0,254}|\"[\\x21-\\x7E]{0,253}[\\x21\\x23-\\x7E]|\"[\\x21-\\x7E]{1,255}\")$"},message:"must match pattern \""+"^(?:\"|[\\x21\\x23-\\x7E][\\x21-\\x7E]{0,254}|\"[\\x21-\\x7E]{0,253}[\\x21\\x23-\\x7E]|\"[\\x21-\\x7E]{1,255}\")$"+"\""};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err12 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
 validate_replaceOrderV2Header.errors = vErrors;
 return errors === 0;
 }
-validate_replaceOrderV2Header.evaluated = {"props":{"If-Match":true,"If-None-Match":true,"Accept":true},"dynamicProps":false,"dynamicItems":false};
+validate_replaceOrderV2Header.evaluated = {"props":{"If-Match":true,"If-None-Match":true,"Accept":true,"Idempotency-Key":true},"dynamicProps":false,"dynamicItems":false};
 function validate_replaceOrderV2Path(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;

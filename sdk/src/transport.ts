@@ -9,12 +9,13 @@
  * IDEMPOTENCY_KEY_IN_USE for a keyed request), after `Retry-After` (capped) or else
  * exponential backoff with jitter:
  * - GET and HEAD (safe);
- * - a write carrying `If-Match` (PUT, PATCH, cancel): it applies at most once, since
- *   after it applied the tag no longer matches. A retry whose first attempt did land
- *   (its answer was lost) is answered 412; `updateOrder` then reloads and reapplies;
- * - `POST /orders` (any version) and `POST .../cancel`, sent with an `Idempotency-Key`
- *   (a random UUID unless the caller set one): the server replays the first outcome, so
- *   a retry never creates a second order.
+ * - `POST /orders` (any version) and a write carrying `If-Match` (PUT, PATCH, cancel),
+ *   sent with an `Idempotency-Key` (a random UUID unless the caller set one): the server
+ *   replays the first outcome, so a retry never creates a second order, and a write whose
+ *   answer was lost gets that answer, not the 412 its own applied write would cause (which
+ *   `updateOrder` would take for another client's write and apply the change again).
+ *   `If-Match` alone makes a write apply at most once; a server before contract 3.3.0
+ *   ignores the key on PUT and PATCH.
  * An aborted request is never retried: it fails at once with the signal's reason.
  */
 import { OrderlineError, errorFromResponse, retryAfterMs } from './errors.js';
@@ -108,14 +109,14 @@ export interface RetryOptions {
   sleep?: ((ms: number, signal?: AbortSignal | null) => Promise<void>) | undefined;
 }
 
-const KEYED = /\/(v\d+\/)?orders(\/\d+\/cancel)?$/;
+/** A create (any version); a cancel carries If-Match. */
+const KEYED = /\/(v\d+\/)?orders$/;
 const RETRY_STATUSES = new Set([409, 429, 503]);
 
 /** Whether repeating `request` is harmless, and whether it needs an Idempotency-Key for that. */
 function retryKind(request: Request): 'safe' | 'keyed' | undefined {
   if (request.method === 'GET' || request.method === 'HEAD') return 'safe';
-  if (request.method === 'POST' && KEYED.test(new URL(request.url).pathname)) return 'keyed';
-  if (request.headers.has('if-match')) return 'safe';
+  if (request.headers.has('if-match') || (request.method === 'POST' && KEYED.test(new URL(request.url).pathname))) return 'keyed';
   return undefined;
 }
 

@@ -153,3 +153,29 @@ describe('Idempotency-Key on POST /orders/{id}/cancel', () => {
     expect(withoutKey.status).toBe(409);
   });
 });
+
+describe('Idempotency-Key on the order writes (PUT, PATCH)', () => {
+  it.each([
+    ['PATCH', '/v2/orders', 'patchOrderV2', 'application/merge-patch+json', { note: 'once' }],
+    ['PATCH', '/orders', 'patchOrder', 'application/merge-patch+json', { note: 'once' }],
+    ['PUT', '/v2/orders', 'replaceOrderV2', 'application/json', { status: 'pending', items: [{ sku: 'A', quantity: 2, unit_price_cents: 100 }], currency: 'EUR', discount: null, note: 'once' }],
+  ] as const)('%s %s/{id}: a retry whose first attempt applied replays its answer (without the key, the retry would be 412); the key with another body is 422', async (method, base, op, type, body) => {
+    const created = await post(`${base}`, {});
+    const { id } = (await created.json()) as { id: number };
+    const etag = created.headers.get('etag')!;
+    const key = newKey();
+    const write = (b: unknown, headers: Record<string, string>) => s.fetch(`${base}/${id}`, { method, headers: { 'content-type': type, 'if-match': etag, ...headers }, body: JSON.stringify(b), as: 'alice' });
+    const first = await write(body, { 'idempotency-key': key });
+    expect(first.status).toBe(200);
+    expect(first.headers.get('idempotent-replayed')).toBeNull();
+    const original = await snapshot(first.clone());
+    await expectContract(op, first);
+    const retry = await write(body, { 'idempotency-key': key });
+    expect(retry.headers.get('idempotent-replayed')).toBe('true');
+    expect(await snapshot(retry.clone())).toEqual(original);
+    await expectContract(op, retry);
+    expect((await s.store.eventsAfter(id, 0, 10)).map((e) => e.type)).toEqual(['order.created', 'order.updated']);
+    expect((await write({ ...body, note: 'other' }, { 'idempotency-key': key })).status).toBe(422);
+    expect((await write(body, {})).status).toBe(412);
+  });
+});

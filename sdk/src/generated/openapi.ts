@@ -700,9 +700,10 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description The write conflicts with the order as it stands (`code` CONFLICT, `detail` says which rule) - a status transition that is not allowed, or a merge patch that gives part of a discount the order does not have (a new discount needs both `code` and `percent`). */
+        /** @description The write conflicts with the order as it stands (`code` CONFLICT, `detail` says which rule) - a status transition that is not allowed, or a merge patch that gives part of a discount the order does not have (a new discount needs both `code` and `percent`); or an earlier request with this Idempotency-Key is still running (`code` IDEMPOTENCY_KEY_IN_USE, with `Retry-After`: nothing ran; retry after it with the same key). */
         E409: {
             headers: {
+                "Retry-After": components["headers"]["RetryAfter"];
                 [name: string]: unknown;
             };
             content: {
@@ -1489,6 +1490,8 @@ export interface operations {
                 Accept?: components["parameters"]["Accept"];
                 /** @description Selects the version when neither the path nor the Accept media type names one; overrides the account's pinned default. Unknown: 406. */
                 "Api-Version"?: components["parameters"]["ApiVersion"];
+                /** @description Makes this request safe to retry (see the API description): a retry with the same key gets the stored response with `Idempotent-Replayed: true`. Per account, kept 24 h by default. A structured-field string (`"..."`) or the bare value. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description Required on every write (the schema marks it optional because a missing one is answered 428, not 400): the ETag the client last saw (list or `*`), strong comparison. Missing: 428. No match: 412 and nothing is written. Entity tags must be quoted (`"1-1-v2j"`): an unparseable value is 400 naming the header, not 412. */
                 "If-Match"?: components["parameters"]["IfMatch"];
                 /** @description On a write (RFC 9110 13.1.2, 13.2.2): `*`, or a tag of any representation of the order's current revision (weak comparison), answers 412 and nothing is written. Entity tags must be quoted: an unparseable value is 400. */
@@ -1515,6 +1518,7 @@ export interface operations {
                     "Cache-Control": components["headers"]["CacheControl"];
                     Deprecation: components["headers"]["Deprecation"];
                     ETag: components["headers"]["ETag"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     Link: components["headers"]["DeprecationLink"];
                     Sunset: components["headers"]["Sunset"];
                     Vary: components["headers"]["Vary"];
@@ -1534,6 +1538,7 @@ export interface operations {
             412: components["responses"]["E412"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
+            422: components["responses"]["E422"];
             428: components["responses"]["E428"];
             429: components["responses"]["E429"];
             503: components["responses"]["E503"];
@@ -1607,6 +1612,8 @@ export interface operations {
                 Accept?: components["parameters"]["Accept"];
                 /** @description Selects the version when neither the path nor the Accept media type names one; overrides the account's pinned default. Unknown: 406. */
                 "Api-Version"?: components["parameters"]["ApiVersion"];
+                /** @description Makes this request safe to retry (see the API description): a retry with the same key gets the stored response with `Idempotent-Replayed: true`. Per account, kept 24 h by default. A structured-field string (`"..."`) or the bare value. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description Required on every write (the schema marks it optional because a missing one is answered 428, not 400): the ETag the client last saw (list or `*`), strong comparison. Missing: 428. No match: 412 and nothing is written. Entity tags must be quoted (`"1-1-v2j"`): an unparseable value is 400 naming the header, not 412. */
                 "If-Match"?: components["parameters"]["IfMatch"];
                 /** @description On a write (RFC 9110 13.1.2, 13.2.2): `*`, or a tag of any representation of the order's current revision (weak comparison), answers 412 and nothing is written. Entity tags must be quoted: an unparseable value is 400. */
@@ -1631,6 +1638,7 @@ export interface operations {
                     "Cache-Control": components["headers"]["CacheControl"];
                     Deprecation: components["headers"]["Deprecation"];
                     ETag: components["headers"]["ETag"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     Link: components["headers"]["DeprecationLink"];
                     Sunset: components["headers"]["Sunset"];
                     Vary: components["headers"]["Vary"];
@@ -1650,6 +1658,7 @@ export interface operations {
             412: components["responses"]["E412"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
+            422: components["responses"]["E422"];
             428: components["responses"]["E428"];
             429: components["responses"]["E429"];
             503: components["responses"]["E503"];
@@ -1969,6 +1978,8 @@ export interface operations {
             header?: {
                 /** @description `application/json`, `application/vnd.orderline.order+json; version=<n>` (orders) or `application/vnd.orderline.order-list+json; version=<n>` (collections); `v` is a synonym of `version`. No acceptable type: 406. */
                 Accept?: components["parameters"]["Accept"];
+                /** @description Makes this request safe to retry (see the API description): a retry with the same key gets the stored response with `Idempotent-Replayed: true`. Per account, kept 24 h by default. A structured-field string (`"..."`) or the bare value. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description Required on every write (the schema marks it optional because a missing one is answered 428, not 400): the ETag the client last saw (list or `*`), strong comparison. Missing: 428. No match: 412 and nothing is written. Entity tags must be quoted (`"1-1-v2j"`): an unparseable value is 400 naming the header, not 412. */
                 "If-Match"?: components["parameters"]["IfMatch"];
                 /** @description On a write (RFC 9110 13.1.2, 13.2.2): `*`, or a tag of any representation of the order's current revision (weak comparison), answers 412 and nothing is written. Entity tags must be quoted: an unparseable value is 400. */
@@ -1994,6 +2005,7 @@ export interface operations {
                     "Cache-Control": components["headers"]["CacheControl"];
                     Deprecation: components["headers"]["Deprecation"];
                     ETag: components["headers"]["ETag"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     Link: components["headers"]["DeprecationLink"];
                     Sunset: components["headers"]["Sunset"];
                     Vary: components["headers"]["Vary"];
@@ -2012,6 +2024,7 @@ export interface operations {
             412: components["responses"]["E412"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
+            422: components["responses"]["E422"];
             428: components["responses"]["E428"];
             429: components["responses"]["E429"];
             503: components["responses"]["E503"];
@@ -2081,6 +2094,8 @@ export interface operations {
             header?: {
                 /** @description `application/json`, `application/vnd.orderline.order+json; version=<n>` (orders) or `application/vnd.orderline.order-list+json; version=<n>` (collections); `v` is a synonym of `version`. No acceptable type: 406. */
                 Accept?: components["parameters"]["Accept"];
+                /** @description Makes this request safe to retry (see the API description): a retry with the same key gets the stored response with `Idempotent-Replayed: true`. Per account, kept 24 h by default. A structured-field string (`"..."`) or the bare value. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description Required on every write (the schema marks it optional because a missing one is answered 428, not 400): the ETag the client last saw (list or `*`), strong comparison. Missing: 428. No match: 412 and nothing is written. Entity tags must be quoted (`"1-1-v2j"`): an unparseable value is 400 naming the header, not 412. */
                 "If-Match"?: components["parameters"]["IfMatch"];
                 /** @description On a write (RFC 9110 13.1.2, 13.2.2): `*`, or a tag of any representation of the order's current revision (weak comparison), answers 412 and nothing is written. Entity tags must be quoted: an unparseable value is 400. */
@@ -2105,6 +2120,7 @@ export interface operations {
                     "Cache-Control": components["headers"]["CacheControl"];
                     Deprecation: components["headers"]["Deprecation"];
                     ETag: components["headers"]["ETag"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     Link: components["headers"]["DeprecationLink"];
                     Sunset: components["headers"]["Sunset"];
                     Vary: components["headers"]["Vary"];
@@ -2123,6 +2139,7 @@ export interface operations {
             412: components["responses"]["E412"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
+            422: components["responses"]["E422"];
             428: components["responses"]["E428"];
             429: components["responses"]["E429"];
             503: components["responses"]["E503"];
@@ -2342,6 +2359,8 @@ export interface operations {
             header?: {
                 /** @description `application/json`, `application/vnd.orderline.order+json; version=<n>` (orders) or `application/vnd.orderline.order-list+json; version=<n>` (collections); `v` is a synonym of `version`. No acceptable type: 406. */
                 Accept?: components["parameters"]["Accept"];
+                /** @description Makes this request safe to retry (see the API description): a retry with the same key gets the stored response with `Idempotent-Replayed: true`. Per account, kept 24 h by default. A structured-field string (`"..."`) or the bare value. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description Required on every write (the schema marks it optional because a missing one is answered 428, not 400): the ETag the client last saw (list or `*`), strong comparison. Missing: 428. No match: 412 and nothing is written. Entity tags must be quoted (`"1-1-v2j"`): an unparseable value is 400 naming the header, not 412. */
                 "If-Match"?: components["parameters"]["IfMatch"];
                 /** @description On a write (RFC 9110 13.1.2, 13.2.2): `*`, or a tag of any representation of the order's current revision (weak comparison), answers 412 and nothing is written. Entity tags must be quoted: an unparseable value is 400. */
@@ -2366,6 +2385,7 @@ export interface operations {
                     "Api-Version": components["headers"]["ApiVersionOut"];
                     "Cache-Control": components["headers"]["CacheControl"];
                     ETag: components["headers"]["ETag"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
@@ -2382,6 +2402,7 @@ export interface operations {
             412: components["responses"]["E412"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
+            422: components["responses"]["E422"];
             428: components["responses"]["E428"];
             429: components["responses"]["E429"];
             503: components["responses"]["E503"];
@@ -2448,6 +2469,8 @@ export interface operations {
             header?: {
                 /** @description `application/json`, `application/vnd.orderline.order+json; version=<n>` (orders) or `application/vnd.orderline.order-list+json; version=<n>` (collections); `v` is a synonym of `version`. No acceptable type: 406. */
                 Accept?: components["parameters"]["Accept"];
+                /** @description Makes this request safe to retry (see the API description): a retry with the same key gets the stored response with `Idempotent-Replayed: true`. Per account, kept 24 h by default. A structured-field string (`"..."`) or the bare value. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description Required on every write (the schema marks it optional because a missing one is answered 428, not 400): the ETag the client last saw (list or `*`), strong comparison. Missing: 428. No match: 412 and nothing is written. Entity tags must be quoted (`"1-1-v2j"`): an unparseable value is 400 naming the header, not 412. */
                 "If-Match"?: components["parameters"]["IfMatch"];
                 /** @description On a write (RFC 9110 13.1.2, 13.2.2): `*`, or a tag of any representation of the order's current revision (weak comparison), answers 412 and nothing is written. Entity tags must be quoted: an unparseable value is 400. */
@@ -2471,6 +2494,7 @@ export interface operations {
                     "Api-Version": components["headers"]["ApiVersionOut"];
                     "Cache-Control": components["headers"]["CacheControl"];
                     ETag: components["headers"]["ETag"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     Vary: components["headers"]["Vary"];
                     [name: string]: unknown;
                 };
@@ -2487,6 +2511,7 @@ export interface operations {
             412: components["responses"]["E412"];
             413: components["responses"]["E413"];
             415: components["responses"]["E415"];
+            422: components["responses"]["E422"];
             428: components["responses"]["E428"];
             429: components["responses"]["E429"];
             503: components["responses"]["E503"];

@@ -313,9 +313,9 @@ export function orderHandlers(deps: OrderDeps): Pick<OperationHandlers, OrderFam
     }
     const base = baseOf(req.pathVersion);
     const written = (order: OrderRecord) => orderResponse(order, neg, ctx, base, checked.intent.version);
-    // With an Idempotency-Key (cancel) an applied write's response is stored in its own transaction.
+    // With an Idempotency-Key (every write takes one) an applied write's response is stored in its own transaction.
     let res: ReturnType<typeof written> | undefined;
-    const claimed = kind === 'cancel' ? ctx.idempotency : undefined;
+    const claimed = ctx.idempotency;
     const completion = claimed && { ...claimed, respond: (r: { order: OrderRecord }) => (claimed.storedByWrite(), storedResponse((res = written(r.order)))) };
     const result = await store.writeOrder<WriteRefusal>(
       ctx.account.id,
