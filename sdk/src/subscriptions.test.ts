@@ -79,6 +79,23 @@ describe("GraphQL subscribe on Node 22's WebSocket", () => {
   });
 });
 
+describe('GraphQL subscribe refused THROTTLED (the cost budget)', () => {
+  afterEach(() => jest.useRealTimers());
+
+  it('waits the retryAfterSeconds the refusal gives, not its backoff, before it subscribes again', async () => {
+    jest.useFakeTimers({ doNotFake: ['queueMicrotask', 'nextTick'] });
+    PingingWs.made = [];
+    const sub = subscribeOperation({ baseUrl: 'http://x', token: 't', WebSocket: GqlWs, random: () => 0, backoff: { baseMs: 100, capMs: 1000 } }, 'OrderEventsV2', { id: '1', since: 0 }, { next: () => undefined });
+    await jest.advanceTimersByTimeAsync(0);
+    PingingWs.made[0].push({ id: '1', type: 'error', payload: [{ message: 'over budget', extensions: { code: 'THROTTLED', retryAfterSeconds: 42 } }] });
+    await jest.advanceTimersByTimeAsync(41_000);
+    expect(PingingWs.made).toHaveLength(1);
+    await jest.advanceTimersByTimeAsync(1_100);
+    expect(PingingWs.made).toHaveLength(2);
+    sub.close();
+  });
+});
+
 describe('GraphQL subscribe on a platform without WebSocket', () => {
   it('stops with UNSUPPORTED_PLATFORM, as streamOrder does', () => {
     // Node 22 has a global WebSocket; this platform has none.

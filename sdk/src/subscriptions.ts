@@ -158,9 +158,11 @@ export function subscribeOperation<N extends SubscriptionName>(
       } else if (msg.type === 'error' && msg.id === '1') {
         const errors = Array.isArray(msg.payload) ? (msg.payload as GraphqlErrorJson[]) : [];
         const error = requestErrorOverWebSocket(errors);
-        if (RETRYABLE.has(String(error.code)))
-          ws.close(1000); // onclose resubscribes with backoff
-        else stop(error);
+        if (RETRYABLE.has(String(error.code))) {
+          // THROTTLED says when the cost budget has room again: waited out as a refused upgrade's Retry-After is.
+          retryAfterS = Number(errors[0]?.extensions?.retryAfterSeconds) || undefined;
+          ws.close(1000); // onclose resubscribes after it, or with backoff
+        } else stop(error);
       } else if (msg.type === 'complete' && msg.id === '1') {
         ws.close(1000); // the server ended it: resume on a new connection
       }
