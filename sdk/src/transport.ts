@@ -120,7 +120,13 @@ function retryKind(request: Request): 'safe' | 'keyed' | undefined {
   return undefined;
 }
 
-/** A fetch that retries what is safe to retry (see the top of this file); anything else goes through once. */
+/**
+ * A fetch that retries what is safe to retry, on a network error, 429 or 503 (and 409
+ * IDEMPOTENCY_KEY_IN_USE for a keyed request), after `Retry-After` or a jittered backoff: GET
+ * and HEAD; creates and writes carrying `If-Match`, sent with an `Idempotency-Key` (a random
+ * UUID unless the request has one), so the server replays the first outcome. Anything else
+ * goes through once; an aborted request is never retried.
+ */
 export function retryFetch(inner: RequestFetch, options: RetryOptions = {}): RequestFetch {
   const { attempts = 3, maxDelayMs = 5000, sleep: wait = sleep } = options;
   return async (request) => {
