@@ -415,8 +415,8 @@ export type HeadOrderResponse =
   | { status: 406; headers?: ResponseHeaders; contentType?: undefined; body?: undefined }
   | { status: 412; headers?: ResponseHeaders; contentType?: undefined; body?: undefined }
   | { status: 413; headers?: ResponseHeaders; contentType?: undefined; body?: undefined }
-  | { status: 429; headers?: { "RateLimit"?: string; "RateLimit-Policy"?: string; "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["headOrder"]['responses'][429]['content']["application/problem+json"] }
-  | { status: 503; headers?: { "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["headOrder"]['responses'][503]['content']["application/problem+json"] };
+  | { status: 429; headers?: { "RateLimit"?: string; "RateLimit-Policy"?: string; "Retry-After"?: string } & ResponseHeaders; contentType?: undefined; body?: undefined }
+  | { status: 503; headers?: { "Retry-After"?: string } & ResponseHeaders; contentType?: undefined; body?: undefined };
 
 /** HEAD /v1/orders/{orderId} */
 export type HeadOrderV1Request = {
@@ -436,8 +436,8 @@ export type HeadOrderV1Response =
   | { status: 406; headers?: ResponseHeaders; contentType?: undefined; body?: undefined }
   | { status: 412; headers?: ResponseHeaders; contentType?: undefined; body?: undefined }
   | { status: 413; headers?: ResponseHeaders; contentType?: undefined; body?: undefined }
-  | { status: 429; headers?: { "RateLimit"?: string; "RateLimit-Policy"?: string; "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["headOrderV1"]['responses'][429]['content']["application/problem+json"] }
-  | { status: 503; headers?: { "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["headOrderV1"]['responses'][503]['content']["application/problem+json"] };
+  | { status: 429; headers?: { "RateLimit"?: string; "RateLimit-Policy"?: string; "Retry-After"?: string } & ResponseHeaders; contentType?: undefined; body?: undefined }
+  | { status: 503; headers?: { "Retry-After"?: string } & ResponseHeaders; contentType?: undefined; body?: undefined };
 
 /** HEAD /v2/orders/{orderId} */
 export type HeadOrderV2Request = {
@@ -457,8 +457,8 @@ export type HeadOrderV2Response =
   | { status: 406; headers?: ResponseHeaders; contentType?: undefined; body?: undefined }
   | { status: 412; headers?: ResponseHeaders; contentType?: undefined; body?: undefined }
   | { status: 413; headers?: ResponseHeaders; contentType?: undefined; body?: undefined }
-  | { status: 429; headers?: { "RateLimit"?: string; "RateLimit-Policy"?: string; "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["headOrderV2"]['responses'][429]['content']["application/problem+json"] }
-  | { status: 503; headers?: { "Retry-After"?: string } & ResponseHeaders; contentType: "application/problem+json"; body: operations["headOrderV2"]['responses'][503]['content']["application/problem+json"] };
+  | { status: 429; headers?: { "RateLimit"?: string; "RateLimit-Policy"?: string; "Retry-After"?: string } & ResponseHeaders; contentType?: undefined; body?: undefined }
+  | { status: 503; headers?: { "Retry-After"?: string } & ResponseHeaders; contentType?: undefined; body?: undefined };
 
 /** GET /orders */
 export type ListOrdersRequest = {

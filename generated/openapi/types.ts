@@ -808,7 +808,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description The service cannot answer now (`code` SERVICE_UNAVAILABLE); nothing ran and nothing was stored. Either the store is unreachable (readiness says which engine; it answers again when the engine is back, with no restart), or this instance is shutting down (the response then carries `Connection: close`: another instance may answer at once). Wait `Retry-After` seconds, plus jitter, and retry; a write carrying `If-Match` or `Idempotency-Key` is safe to resend. */
+        /** @description The service cannot answer now (`code` SERVICE_UNAVAILABLE). Either the store is unreachable (readiness says which engine; it answers again when the engine is back, with no restart), or this instance is shutting down (the response then carries `Connection: close`: another instance may answer at once). Nothing was stored, but for a write whose statement timed out on a server that stopped answering: it may have committed, and the answer is the same. Wait `Retry-After` seconds, plus jitter, and retry; resend a write with its `Idempotency-Key`, which settles it either way (its `If-Match` alone makes it apply at most once, but a retry of a write that did commit is then a 412). */
         E503: {
             headers: {
                 "Retry-After": components["headers"]["RetryAfter"];
@@ -822,6 +822,24 @@ export interface components {
         HeadE401: {
             headers: {
                 "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
+        /** @description Over the per-account rate limit, without a body (a HEAD's answer has none, RFC 9110 9.3.2); the fields as on GET. Wait Retry-After seconds and retry. */
+        HeadE429: {
+            headers: {
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
+        /** @description The service cannot answer now, without a body (a HEAD's answer has none); wait Retry-After seconds and retry. */
+        HeadE503: {
+            headers: {
+                "Retry-After": components["headers"]["RetryAfter"];
                 [name: string]: unknown;
             };
             content?: never;
@@ -878,7 +896,7 @@ export interface components {
     parameters: {
         /** @description `application/json`, `application/vnd.orderline.order+json; version=<n>` (orders) or `application/vnd.orderline.order-list+json; version=<n>` (collections); `v` is a synonym of `version`. No acceptable type: 406. */
         Accept: string;
-        /** @description Selects the version when neither the path nor the Accept media type names one; overrides the account's pinned default. Unknown: 406. */
+        /** @description Selects the version when neither the path nor the Accept media type names one; overrides the account's pinned default. An integer in canonical decimal form (no sign `+`, no leading zero) up to 2^53-1, else 400; a version the server does not have: 406. */
         ApiVersion: number;
         /** @description Makes this request safe to retry (see the API description): a retry with the same key gets the stored response with `Idempotent-Replayed: true`. Per account, kept 24 h by default. A structured-field string (`"..."`) or the bare value. */
         IdempotencyKey: string;
@@ -1333,7 +1351,7 @@ export interface operations {
             header?: {
                 /** @description `application/json`, `application/vnd.orderline.order+json; version=<n>` (orders) or `application/vnd.orderline.order-list+json; version=<n>` (collections); `v` is a synonym of `version`. No acceptable type: 406. */
                 Accept?: components["parameters"]["Accept"];
-                /** @description Selects the version when neither the path nor the Accept media type names one; overrides the account's pinned default. Unknown: 406. */
+                /** @description Selects the version when neither the path nor the Accept media type names one; overrides the account's pinned default. An integer in canonical decimal form (no sign `+`, no leading zero) up to 2^53-1, else 400; a version the server does not have: 406. */
                 "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path?: never;
@@ -1373,7 +1391,7 @@ export interface operations {
             header?: {
                 /** @description `application/json`, `application/vnd.orderline.order+json; version=<n>` (orders) or `application/vnd.orderline.order-list+json; version=<n>` (collections); `v` is a synonym of `version`. No acceptable type: 406. */
                 Accept?: components["parameters"]["Accept"];
-                /** @description Selects the version when neither the path nor the Accept media type names one; overrides the account's pinned default. Unknown: 406. */
+                /** @description Selects the version when neither the path nor the Accept media type names one; overrides the account's pinned default. An integer in canonical decimal form (no sign `+`, no leading zero) up to 2^53-1, else 400; a version the server does not have: 406. */
                 "Api-Version"?: components["parameters"]["ApiVersion"];
                 /** @description Makes this request safe to retry (see the API description): a retry with the same key gets the stored response with `Idempotent-Replayed: true`. Per account, kept 24 h by default. A structured-field string (`"..."`) or the bare value. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -1440,7 +1458,7 @@ export interface operations {
             header?: {
                 /** @description `application/json`, `application/vnd.orderline.order+json; version=<n>` (orders) or `application/vnd.orderline.order-list+json; version=<n>` (collections); `v` is a synonym of `version`. No acceptable type: 406. */
                 Accept?: components["parameters"]["Accept"];
-                /** @description Selects the version when neither the path nor the Accept media type names one; overrides the account's pinned default. Unknown: 406. */
+                /** @description Selects the version when neither the path nor the Accept media type names one; overrides the account's pinned default. An integer in canonical decimal form (no sign `+`, no leading zero) up to 2^53-1, else 400; a version the server does not have: 406. */
                 "Api-Version"?: components["parameters"]["ApiVersion"];
                 /** @description Entity tags (list or `*`), weak comparison: a match answers 304. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
@@ -1488,7 +1506,7 @@ export interface operations {
             header?: {
                 /** @description `application/json`, `application/vnd.orderline.order+json; version=<n>` (orders) or `application/vnd.orderline.order-list+json; version=<n>` (collections); `v` is a synonym of `version`. No acceptable type: 406. */
                 Accept?: components["parameters"]["Accept"];
-                /** @description Selects the version when neither the path nor the Accept media type names one; overrides the account's pinned default. Unknown: 406. */
+                /** @description Selects the version when neither the path nor the Accept media type names one; overrides the account's pinned default. An integer in canonical decimal form (no sign `+`, no leading zero) up to 2^53-1, else 400; a version the server does not have: 406. */
                 "Api-Version"?: components["parameters"]["ApiVersion"];
                 /** @description Makes this request safe to retry (see the API description): a retry with the same key gets the stored response with `Idempotent-Replayed: true`. Per account, kept 24 h by default. A structured-field string (`"..."`) or the bare value. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -1566,7 +1584,7 @@ export interface operations {
             header?: {
                 /** @description `application/json`, `application/vnd.orderline.order+json; version=<n>` (orders) or `application/vnd.orderline.order-list+json; version=<n>` (collections); `v` is a synonym of `version`. No acceptable type: 406. */
                 Accept?: components["parameters"]["Accept"];
-                /** @description Selects the version when neither the path nor the Accept media type names one; overrides the account's pinned default. Unknown: 406. */
+                /** @description Selects the version when neither the path nor the Accept media type names one; overrides the account's pinned default. An integer in canonical decimal form (no sign `+`, no leading zero) up to 2^53-1, else 400; a version the server does not have: 406. */
                 "Api-Version"?: components["parameters"]["ApiVersion"];
                 /** @description Entity tags (list or `*`), weak comparison: a match answers 304. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
@@ -1600,8 +1618,8 @@ export interface operations {
             406: components["responses"]["HeadError"];
             412: components["responses"]["HeadError"];
             413: components["responses"]["HeadError"];
-            429: components["responses"]["E429"];
-            503: components["responses"]["E503"];
+            429: components["responses"]["HeadE429"];
+            503: components["responses"]["HeadE503"];
         };
     };
     patchOrder: {
@@ -1610,7 +1628,7 @@ export interface operations {
             header?: {
                 /** @description `application/json`, `application/vnd.orderline.order+json; version=<n>` (orders) or `application/vnd.orderline.order-list+json; version=<n>` (collections); `v` is a synonym of `version`. No acceptable type: 406. */
                 Accept?: components["parameters"]["Accept"];
-                /** @description Selects the version when neither the path nor the Accept media type names one; overrides the account's pinned default. Unknown: 406. */
+                /** @description Selects the version when neither the path nor the Accept media type names one; overrides the account's pinned default. An integer in canonical decimal form (no sign `+`, no leading zero) up to 2^53-1, else 400; a version the server does not have: 406. */
                 "Api-Version"?: components["parameters"]["ApiVersion"];
                 /** @description Makes this request safe to retry (see the API description): a retry with the same key gets the stored response with `Idempotent-Replayed: true`. Per account, kept 24 h by default. A structured-field string (`"..."`) or the bare value. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -1670,7 +1688,7 @@ export interface operations {
             header?: {
                 /** @description `application/json`, `application/vnd.orderline.order+json; version=<n>` (orders) or `application/vnd.orderline.order-list+json; version=<n>` (collections); `v` is a synonym of `version`. No acceptable type: 406. */
                 Accept?: components["parameters"]["Accept"];
-                /** @description Selects the version when neither the path nor the Accept media type names one; overrides the account's pinned default. Unknown: 406. */
+                /** @description Selects the version when neither the path nor the Accept media type names one; overrides the account's pinned default. An integer in canonical decimal form (no sign `+`, no leading zero) up to 2^53-1, else 400; a version the server does not have: 406. */
                 "Api-Version"?: components["parameters"]["ApiVersion"];
                 /** @description Makes this request safe to retry (see the API description): a retry with the same key gets the stored response with `Idempotent-Replayed: true`. Per account, kept 24 h by default. A structured-field string (`"..."`) or the bare value. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -2084,8 +2102,8 @@ export interface operations {
             406: components["responses"]["HeadError"];
             412: components["responses"]["HeadError"];
             413: components["responses"]["HeadError"];
-            429: components["responses"]["E429"];
-            503: components["responses"]["E503"];
+            429: components["responses"]["HeadE429"];
+            503: components["responses"]["HeadE503"];
         };
     };
     patchOrderV1: {
@@ -2459,8 +2477,8 @@ export interface operations {
             406: components["responses"]["HeadError"];
             412: components["responses"]["HeadError"];
             413: components["responses"]["HeadError"];
-            429: components["responses"]["E429"];
-            503: components["responses"]["E503"];
+            429: components["responses"]["HeadE429"];
+            503: components["responses"]["HeadE503"];
         };
     };
     patchOrderV2: {
