@@ -19,7 +19,8 @@ describe('loggedPath', () => {
 });
 
 describe('the request log line', () => {
-  it('names the request id, method, path (bounded, no query), route template, status and duration', () => {
+  /** A Finalizer whose log lines are collected, parsed. */
+  function logged(): { fin: Finalizer; lines: Record<string, unknown>[] } {
     const lines: Record<string, unknown>[] = [];
     const sink = new Writable({
       write(chunk: Buffer, _enc, done) {
@@ -27,7 +28,11 @@ describe('the request log line', () => {
         done();
       },
     });
-    const fin = new Finalizer(pino({ level: 'info' }, sink), new HttpTimer(new Metrics()), []);
+    return { fin: new Finalizer(pino({ level: 'info' }, sink), new HttpTimer(new Metrics()), []), lines };
+  }
+
+  it('names the request id, method, path (bounded, no query), route template, status and duration', () => {
+    const { fin, lines } = logged();
     const long = `/orders/${'9'.repeat(5000)}`;
     const req = { method: 'GET', headers: { 'x-request-id': 'log-line-1' } } as unknown as IncomingMessage;
     const x = fin.begin(req, {} as ServerResponse, long, 'access_token=secret');
@@ -38,15 +43,7 @@ describe('the request log line', () => {
   });
 
   it('names the method and path of a request node could not read when its request line was well formed (an unknown method)', () => {
-    const lines: Record<string, unknown>[] = [];
-    const sink = new Writable({
-      write(chunk: Buffer, _enc, done) {
-        for (const line of chunk.toString().split('\n')) if (line) lines.push(JSON.parse(line) as Record<string, unknown>);
-        done();
-      },
-    });
-    const metrics = new Metrics();
-    const fin = new Finalizer(pino({ level: 'info' }, sink), new HttpTimer(metrics), []);
+    const { fin, lines } = logged();
     fin.rawAnswer(undefined, 501, 'raw-1', undefined, { method: 'PURGE', target: '/orders/1?access_token=secret' });
     fin.rawAnswer(undefined, 400, 'raw-2');
     expect(lines).toEqual([

@@ -7,21 +7,31 @@ beforeAll(async () => {
 });
 afterAll(() => s.close());
 
-describe('SDK creates with an Idempotency-Key by default', () => {
-  it('retries a create whose response was lost with the same key: one order, the replayed answer', async () => {
-    const keys: string[] = [];
-    let lost = false;
-    // The server commits the first create, but its answer never reaches the client.
-    const flaky: typeof fetch = async (input, init) => {
+/**
+ * A fetch whose first `method` request reaches the server (which commits it) but whose answer
+ * never reaches the client (a reset connection); `sent` lists what each `method` request carried.
+ */
+function losingFirst(method: string, carried: (req: Request) => string): { fetch: typeof fetch; sent: string[] } {
+  const sent: string[] = [];
+  let lost = false;
+  return {
+    sent,
+    fetch: async (input, init) => {
       const req = new Request(input, init);
-      if (req.method === 'POST') keys.push(req.headers.get('idempotency-key') ?? '-');
+      if (req.method === method) sent.push(carried(req));
       const res = await fetch(req);
-      if (req.method === 'POST' && !lost) {
+      if (req.method === method && !lost) {
         lost = true;
         throw new TypeError('fetch failed (connection reset)');
       }
       return res;
-    };
+    },
+  };
+}
+
+describe('SDK creates with an Idempotency-Key by default', () => {
+  it('retries a create whose response was lost with the same key: one order, the replayed answer', async () => {
+    const { fetch: flaky, sent: keys } = losingFirst('POST', (req) => req.headers.get('idempotency-key') ?? '-');
     const { api } = createOrderlineClient({ baseUrl: s.url, token: s.alice.token, fetch: flaky });
     const before = (await s.store.listOrders(s.alice.account.id, 0, 100)).orders.length;
     const created = await api.POST('/v2/orders', { body: { note: 'sdk-once' } });
@@ -36,18 +46,7 @@ describe('SDK creates with an Idempotency-Key by default', () => {
 
 describe('SDK order writes with an Idempotency-Key', () => {
   it('updateOrder applies its change once when the PATCH landed but its answer was lost (the retry replays, no 412)', async () => {
-    const writes: string[] = [];
-    let lost = false;
-    const flaky: typeof fetch = async (input, init) => {
-      const req = new Request(input, init);
-      if (req.method === 'PATCH') writes.push(`${req.headers.get('if-match')} ${req.headers.get('idempotency-key')}`);
-      const res = await fetch(req);
-      if (req.method === 'PATCH' && !lost) {
-        lost = true;
-        throw new TypeError('fetch failed (connection reset)');
-      }
-      return res;
-    };
+    const { fetch: flaky, sent: writes } = losingFirst('PATCH', (req) => `${req.headers.get('if-match')} ${req.headers.get('idempotency-key')}`);
     const { api } = createOrderlineClient({ baseUrl: s.url, token: s.alice.token, fetch: flaky });
     const created = await api.POST('/v2/orders', { body: { items: [{ sku: 'A', quantity: 1, unit_price_cents: 100 }] } });
     const id = created.data!.id;
