@@ -26,7 +26,7 @@
 import { createSourceEventStream, GraphQLError, Kind, visit, type DocumentNode, type ExecutionArgs, type ExecutionResult, type OperationDefinitionNode } from 'graphql';
 import { CloseCode, handleProtocols, makeServer, type Context, type SubscribePayload } from 'graphql-ws';
 import { isRefusal, parseClientJson, streamToken, type Refusal } from '../http';
-import type { Account, Store } from '../store';
+import { StoreUnavailableError, type Account, type Store } from '../store';
 import { wsTextFrame, type Frame, type Subscriber, type TopicHub, type WsConnection, type WsProtocol } from '../realtime';
 import { validateOrderEventMessage } from '../../generated/asyncapi/validators';
 import { codeOf, coded, GRAPHQL_CODES } from './errors';
@@ -331,7 +331,15 @@ export function graphqlSubscriptions(deps: SubscriptionsDeps): WsProtocol {
       if (token === undefined) return ctx.extra.account !== undefined; // the upgrade's token, if it carried one
       // A token in connection_init is checked even after the upgrade's: a bad one, or another
       // account's, closes 4403 rather than being ignored in silence.
-      const found = await deps.authenticate(token);
+      let found: Awaited<ReturnType<typeof deps.authenticate>>;
+      try {
+        found = await deps.authenticate(token);
+      } catch (err) {
+        if (!(err instanceof StoreUnavailableError)) throw err;
+        // The token cannot be checked now: 1013, which graphql-ws clients retry (its 4500 they take as final), as the upgrade answers 503.
+        ctx.extra.conn.close(1013, 'Try again later: the store is unavailable');
+        return false;
+      }
       if (isRefusal(found)) return false;
       if (ctx.extra.account && ctx.extra.account.id !== found.id) return false;
       // The same account's second credential: revoking it ends the connection too, as revoking the upgrade's does.

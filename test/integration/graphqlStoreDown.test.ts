@@ -6,7 +6,8 @@
  * The store double throws what the PostgreSQL adapter throws for a refused connection.
  */
 import { StoreUnavailableError } from '../../src/store';
-import { connectGraphqlWs, subscribe } from '../support/graphqlWs';
+import { connectGraphqlWs, openGraphqlWs, subscribe } from '../support/graphqlWs';
+import { WsClient } from '../support/streams';
 import { startTestServer, type TestServer } from '../support/server';
 
 let s: TestServer;
@@ -39,6 +40,21 @@ it('a query whose resolver meets an unreachable store is a 503 UNAVAILABLE with 
   }
   const again = await s.fetch('/graphql', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ order(id: "1") { id } }' }) });
   expect(again.status).toBe(200);
+});
+
+it('a token in connection_init that cannot be checked (the store unreachable) closes 1013, which graphql-ws clients retry, not 4500', async () => {
+  const spy = jest.spyOn(s.store, 'tokenBySelector').mockImplementation(down);
+  s.authCache.clear();
+  try {
+    const c = await openGraphqlWs(s, { headerToken: null });
+    if (!(c instanceof WsClient)) throw new Error('refused');
+    c.send({ type: 'connection_init', payload: { authorization: `Bearer ${s.alice.token}` } });
+    expect(await c.closed()).toBe(1013);
+  } finally {
+    spy.mockRestore();
+  }
+  const again = await connectGraphqlWs(s, { headerToken: null, init: { authorization: `Bearer ${s.alice.token}` } });
+  again.ws.close();
 });
 
 it('a subscription that cannot start because the store is unreachable is an error coded UNAVAILABLE, the connection kept', async () => {
