@@ -55,18 +55,18 @@ const func_7a031813 = require("ajv/dist/runtime/ucs2length").default;
 const pattern_53277477 = new RegExp("^(?:\"|[\\x21\\x23-\\x7E][\\x21-\\x7E]{0,254}|\"[\\x21-\\x7E]{0,253}[\\x21\\x23-\\x7E]|\"[\\x21-\\x7E]{1,255}\")$", "u");
 const pattern_9f95224a = new RegExp("^[A-Za-z0-9_-]+$", "u");
 const pattern_a2a69508 = new RegExp("^(?:\\s*\\*\\s*|(?:\\s*,)*\\s*(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*(?:,\\s*(?:(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*)?)*)$", "u");
+const schema_18ab7964 = {"type":"object","properties":{"Accept":{"type":"string","maxLength":1000},"Api-Version":{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991}},"required":[]};
+const schema_30cc506e = {"type":"object","properties":{"If-None-Match":{"type":"string","maxLength":2000},"Accept":{"type":"string","maxLength":1000},"Api-Version":{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991}},"required":[]};
 const schema_3914ec05 = {"type":"object","properties":{"Accept":{"type":"string","maxLength":1000}},"required":[]};
-const schema_79c24132 = {"type":"object","properties":{"If-Match":{"type":"string","maxLength":2000,"pattern":"^(?:\\s*\\*\\s*|(?:\\s*,)*\\s*(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*(?:,\\s*(?:(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*)?)*)$"},"If-None-Match":{"type":"string","maxLength":2000,"pattern":"^(?:\\s*\\*\\s*|(?:\\s*,)*\\s*(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*(?:,\\s*(?:(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*)?)*)$"},"Accept":{"type":"string","maxLength":1000},"Api-Version":{"type":"integer","maximum":9007199254740991},"Idempotency-Key":{"type":"string","minLength":1,"maxLength":257,"pattern":"^(?:\"|[\\x21\\x23-\\x7E][\\x21-\\x7E]{0,254}|\"[\\x21-\\x7E]{0,253}[\\x21\\x23-\\x7E]|\"[\\x21-\\x7E]{1,255}\")$"}},"required":[]};
+const schema_5a9df170 = {"type":"object","properties":{"Accept":{"type":"string","maxLength":1000},"Api-Version":{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991},"Idempotency-Key":{"type":"string","minLength":1,"maxLength":257,"pattern":"^(?:\"|[\\x21\\x23-\\x7E][\\x21-\\x7E]{0,254}|\"[\\x21-\\x7E]{0,253}[\\x21\\x23-\\x7E]|\"[\\x21-\\x7E]{1,255}\")$"}},"required":[]};
 const schema_8931081f = {"type":"object","properties":{"orderId":{"type":"integer","minimum":1,"maximum":9007199254740991}},"required":["orderId"]};
 const schema_914ea7ac = {"type":"object","properties":{"If-None-Match":{"type":"string","maxLength":2000},"Accept":{"type":"string","maxLength":1000}},"required":[]};
-const schema_93b88c32 = {"type":"object","properties":{"Accept":{"type":"string","maxLength":1000},"Api-Version":{"type":"integer","maximum":9007199254740991},"Idempotency-Key":{"type":"string","minLength":1,"maxLength":257,"pattern":"^(?:\"|[\\x21\\x23-\\x7E][\\x21-\\x7E]{0,254}|\"[\\x21-\\x7E]{0,253}[\\x21\\x23-\\x7E]|\"[\\x21-\\x7E]{1,255}\")$"}},"required":[]};
-const schema_9b91fbdb = {"type":"object","properties":{"If-Match":{"type":"string","maxLength":2000,"pattern":"^(?:\\s*\\*\\s*|(?:\\s*,)*\\s*(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*(?:,\\s*(?:(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*)?)*)$"},"If-None-Match":{"type":"string","maxLength":2000,"pattern":"^(?:\\s*\\*\\s*|(?:\\s*,)*\\s*(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*(?:,\\s*(?:(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*)?)*)$"},"Accept":{"type":"string","maxLength":1000},"Idempotency-Key":{"type":"string","minLength":1,"maxLength":257,"pattern":"^(?:\"|[\\x21\\x23-\\x7E][\\x21-\\x7E]{0,254}|\"[\\x21-\\x7E]{0,253}[\\x21\\x23-\\x7E]|\"[\\x21-\\x7E]{1,255}\")$"},"Api-Version":{"type":"integer","maximum":9007199254740991}},"required":[]};
+const schema_9f8c4b8e = {"type":"object","properties":{"If-Match":{"type":"string","maxLength":2000,"pattern":"^(?:\\s*\\*\\s*|(?:\\s*,)*\\s*(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*(?:,\\s*(?:(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*)?)*)$"},"If-None-Match":{"type":"string","maxLength":2000,"pattern":"^(?:\\s*\\*\\s*|(?:\\s*,)*\\s*(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*(?:,\\s*(?:(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*)?)*)$"},"Accept":{"type":"string","maxLength":1000},"Api-Version":{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991},"Idempotency-Key":{"type":"string","minLength":1,"maxLength":257,"pattern":"^(?:\"|[\\x21\\x23-\\x7E][\\x21-\\x7E]{0,254}|\"[\\x21-\\x7E]{0,253}[\\x21\\x23-\\x7E]|\"[\\x21-\\x7E]{1,255}\")$"}},"required":[]};
 const schema_aad477fd = {"type":"object","properties":{"If-None-Match":{"type":"string","maxLength":2000}},"required":[]};
 const schema_c3c6ea37 = {"type":"object","properties":{"page":{"type":"string","minLength":1,"maxLength":200,"pattern":"^[A-Za-z0-9_-]+$"},"limit":{"type":"integer","minimum":1,"maximum":100,"default":20}},"required":[]};
 const schema_c4f1b7c2 = {"type":"object","properties":{"If-Match":{"type":"string","maxLength":2000,"pattern":"^(?:\\s*\\*\\s*|(?:\\s*,)*\\s*(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*(?:,\\s*(?:(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*)?)*)$"},"If-None-Match":{"type":"string","maxLength":2000,"pattern":"^(?:\\s*\\*\\s*|(?:\\s*,)*\\s*(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*(?:,\\s*(?:(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*)?)*)$"},"Accept":{"type":"string","maxLength":1000},"Idempotency-Key":{"type":"string","minLength":1,"maxLength":257,"pattern":"^(?:\"|[\\x21\\x23-\\x7E][\\x21-\\x7E]{0,254}|\"[\\x21-\\x7E]{0,253}[\\x21\\x23-\\x7E]|\"[\\x21-\\x7E]{1,255}\")$"}},"required":[]};
-const schema_e3f52391 = {"type":"object","properties":{"If-None-Match":{"type":"string","maxLength":2000},"Accept":{"type":"string","maxLength":1000},"Api-Version":{"type":"integer","maximum":9007199254740991}},"required":[]};
+const schema_f085bb5a = {"type":"object","properties":{"If-Match":{"type":"string","maxLength":2000,"pattern":"^(?:\\s*\\*\\s*|(?:\\s*,)*\\s*(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*(?:,\\s*(?:(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*)?)*)$"},"If-None-Match":{"type":"string","maxLength":2000,"pattern":"^(?:\\s*\\*\\s*|(?:\\s*,)*\\s*(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*(?:,\\s*(?:(?:W/)?\"[\\x21\\x23-\\x2B\\x2D-\\x7E\\x80-\\xFF]*\"\\s*)?)*)$"},"Accept":{"type":"string","maxLength":1000},"Idempotency-Key":{"type":"string","minLength":1,"maxLength":257,"pattern":"^(?:\"|[\\x21\\x23-\\x7E][\\x21-\\x7E]{0,254}|\"[\\x21-\\x7E]{0,253}[\\x21\\x23-\\x7E]|\"[\\x21-\\x7E]{1,255}\")$"},"Api-Version":{"type":"integer","minimum":-9007199254740991,"maximum":9007199254740991}},"required":[]};
 const schema_f6d25c84 = {"type":"object","properties":{"Accept":{"type":"string","maxLength":1000},"Idempotency-Key":{"type":"string","minLength":1,"maxLength":257,"pattern":"^(?:\"|[\\x21\\x23-\\x7E][\\x21-\\x7E]{0,254}|\"[\\x21-\\x7E]{0,253}[\\x21\\x23-\\x7E]|\"[\\x21-\\x7E]{1,255}\")$"}},"required":[]};
-const schema_fc1adcfe = {"type":"object","properties":{"Accept":{"type":"string","maxLength":1000},"Api-Version":{"type":"integer","maximum":9007199254740991}},"required":[]};
 function validate_cancelOrderHeader(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
@@ -266,6 +266,16 @@ vErrors.push(err9);
 }
 errors++;
 }
+if(data3 < -9007199254740991 || isNaN(data3)){
+const err10 = {instancePath:instancePath+"/Api-Version",schemaPath:"#/properties/Api-Version/minimum",keyword:"minimum",params:{comparison: ">=", limit: -9007199254740991},message:"must be >= -9007199254740991"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
 }
 }
 if(data["Idempotency-Key"] !== undefined){
@@ -281,12 +291,12 @@ else if(data4 === null){
 coerced4 = "";
 }
 else {
-const err10 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err11 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err10];
+vErrors = [err11];
 }
 else {
-vErrors.push(err10);
+vErrors.push(err11);
 }
 errors++;
 }
@@ -300,17 +310,7 @@ data["Idempotency-Key"] = coerced4;
 }
 if(typeof data4 === "string"){
 if(func_7a031813(data4) > 257){
-const err11 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/maxLength",keyword:"maxLength",params:{limit: 257},message:"must NOT have more than 257 characters"};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
-errors++;
-}
-if(func_7a031813(data4) < 1){
-const err12 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+const err12 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/maxLength",keyword:"maxLength",params:{limit: 257},message:"must NOT have more than 257 characters"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -319,8 +319,8 @@ vErrors.push(err12);
 }
 errors++;
 }
-if(!pattern_53277477.test(data4)){
-const err13 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/pattern",keyword:"pattern",params:{pattern: "^(?:\"|[\\x21\\x23-\\x7E][\\x21-\\x7E]{0,254}|\"[\\x21-\\x7E]{0,253}[\\x21\\x23-\\x7E]|\"[\\x21-\\x7E]{1,255}\")$"},message:"must match pattern \""+"^(?:\"|[\\x21\\x23-\\x7E][\\x21-\\x7E]{0,254}|\"[\\x21-\\x7E]{0,253}[\\x21\\x23-\\x7E]|\"[\\x21-\\x7E]{1,255}\")$"+"\""};
+if(func_7a031813(data4) < 1){
+const err13 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -329,16 +329,26 @@ vErrors.push(err13);
 }
 errors++;
 }
-}
-}
-}
-else {
-const err14 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(!pattern_53277477.test(data4)){
+const err14 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/pattern",keyword:"pattern",params:{pattern: "^(?:\"|[\\x21\\x23-\\x7E][\\x21-\\x7E]{0,254}|\"[\\x21-\\x7E]{0,253}[\\x21\\x23-\\x7E]|\"[\\x21-\\x7E]{1,255}\")$"},message:"must match pattern \""+"^(?:\"|[\\x21\\x23-\\x7E][\\x21-\\x7E]{0,254}|\"[\\x21-\\x7E]{0,253}[\\x21\\x23-\\x7E]|\"[\\x21-\\x7E]{1,255}\")$"+"\""};
 if(vErrors === null){
 vErrors = [err14];
 }
 else {
 vErrors.push(err14);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err15 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
 }
 errors++;
 }
@@ -1176,6 +1186,16 @@ vErrors.push(err3);
 }
 errors++;
 }
+if(data1 < -9007199254740991 || isNaN(data1)){
+const err4 = {instancePath:instancePath+"/Api-Version",schemaPath:"#/properties/Api-Version/minimum",keyword:"minimum",params:{comparison: ">=", limit: -9007199254740991},message:"must be >= -9007199254740991"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
 }
 }
 if(data["Idempotency-Key"] !== undefined){
@@ -1191,12 +1211,12 @@ else if(data2 === null){
 coerced2 = "";
 }
 else {
-const err4 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err5 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err4];
+vErrors = [err5];
 }
 else {
-vErrors.push(err4);
+vErrors.push(err5);
 }
 errors++;
 }
@@ -1210,17 +1230,7 @@ data["Idempotency-Key"] = coerced2;
 }
 if(typeof data2 === "string"){
 if(func_7a031813(data2) > 257){
-const err5 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/maxLength",keyword:"maxLength",params:{limit: 257},message:"must NOT have more than 257 characters"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-if(func_7a031813(data2) < 1){
-const err6 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+const err6 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/maxLength",keyword:"maxLength",params:{limit: 257},message:"must NOT have more than 257 characters"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -1229,8 +1239,8 @@ vErrors.push(err6);
 }
 errors++;
 }
-if(!pattern_53277477.test(data2)){
-const err7 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/pattern",keyword:"pattern",params:{pattern: "^(?:\"|[\\x21\\x23-\\x7E][\\x21-\\x7E]{0,254}|\"[\\x21-\\x7E]{0,253}[\\x21\\x23-\\x7E]|\"[\\x21-\\x7E]{1,255}\")$"},message:"must match pattern \""+"^(?:\"|[\\x21\\x23-\\x7E][\\x21-\\x7E]{0,254}|\"[\\x21-\\x7E]{0,253}[\\x21\\x23-\\x7E]|\"[\\x21-\\x7E]{1,255}\")$"+"\""};
+if(func_7a031813(data2) < 1){
+const err7 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -1239,16 +1249,26 @@ vErrors.push(err7);
 }
 errors++;
 }
-}
-}
-}
-else {
-const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(!pattern_53277477.test(data2)){
+const err8 = {instancePath:instancePath+"/Idempotency-Key",schemaPath:"#/properties/Idempotency-Key/pattern",keyword:"pattern",params:{pattern: "^(?:\"|[\\x21\\x23-\\x7E][\\x21-\\x7E]{0,254}|\"[\\x21-\\x7E]{0,253}[\\x21\\x23-\\x7E]|\"[\\x21-\\x7E]{1,255}\")$"},message:"must match pattern \""+"^(?:\"|[\\x21\\x23-\\x7E][\\x21-\\x7E]{0,254}|\"[\\x21-\\x7E]{0,253}[\\x21\\x23-\\x7E]|\"[\\x21-\\x7E]{1,255}\")$"+"\""};
 if(vErrors === null){
 vErrors = [err8];
 }
 else {
 vErrors.push(err8);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err9 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
 }
 errors++;
 }
@@ -2139,16 +2159,26 @@ vErrors.push(err5);
 }
 errors++;
 }
-}
-}
-}
-else {
-const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data2 < -9007199254740991 || isNaN(data2)){
+const err6 = {instancePath:instancePath+"/Api-Version",schemaPath:"#/properties/Api-Version/minimum",keyword:"minimum",params:{comparison: ">=", limit: -9007199254740991},message:"must be >= -9007199254740991"};
 if(vErrors === null){
 vErrors = [err6];
 }
 else {
 vErrors.push(err6);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
 }
 errors++;
 }
@@ -2915,16 +2945,26 @@ vErrors.push(err5);
 }
 errors++;
 }
-}
-}
-}
-else {
-const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data2 < -9007199254740991 || isNaN(data2)){
+const err6 = {instancePath:instancePath+"/Api-Version",schemaPath:"#/properties/Api-Version/minimum",keyword:"minimum",params:{comparison: ">=", limit: -9007199254740991},message:"must be >= -9007199254740991"};
 if(vErrors === null){
 vErrors = [err6];
 }
 else {
 vErrors.push(err6);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
 }
 errors++;
 }
@@ -3510,16 +3550,26 @@ vErrors.push(err3);
 }
 errors++;
 }
-}
-}
-}
-else {
-const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data1 < -9007199254740991 || isNaN(data1)){
+const err4 = {instancePath:instancePath+"/Api-Version",schemaPath:"#/properties/Api-Version/minimum",keyword:"minimum",params:{comparison: ">=", limit: -9007199254740991},message:"must be >= -9007199254740991"};
 if(vErrors === null){
 vErrors = [err4];
 }
 else {
 vErrors.push(err4);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
 }
 errors++;
 }
@@ -4350,16 +4400,26 @@ vErrors.push(err13);
 }
 errors++;
 }
-}
-}
-}
-else {
-const err14 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data4 < -9007199254740991 || isNaN(data4)){
+const err14 = {instancePath:instancePath+"/Api-Version",schemaPath:"#/properties/Api-Version/minimum",keyword:"minimum",params:{comparison: ">=", limit: -9007199254740991},message:"must be >= -9007199254740991"};
 if(vErrors === null){
 vErrors = [err14];
 }
 else {
 vErrors.push(err14);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err15 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
 }
 errors++;
 }
@@ -5366,16 +5426,26 @@ vErrors.push(err13);
 }
 errors++;
 }
-}
-}
-}
-else {
-const err14 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data4 < -9007199254740991 || isNaN(data4)){
+const err14 = {instancePath:instancePath+"/Api-Version",schemaPath:"#/properties/Api-Version/minimum",keyword:"minimum",params:{comparison: ">=", limit: -9007199254740991},message:"must be >= -9007199254740991"};
 if(vErrors === null){
 vErrors = [err14];
 }
 else {
 vErrors.push(err14);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err15 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
 }
 errors++;
 }

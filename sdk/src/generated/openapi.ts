@@ -896,7 +896,7 @@ export interface components {
     parameters: {
         /** @description `application/json`, `application/vnd.orderline.order+json; version=<n>` (orders) or `application/vnd.orderline.order-list+json; version=<n>` (collections); `v` is a synonym of `version`. No acceptable type: 406. */
         Accept: string;
-        /** @description Selects the version when neither the path nor the Accept media type names one; overrides the account's pinned default. An integer in canonical decimal form (no sign `+`, no leading zero) up to 2^53-1, else 400; a version the server does not have: 406. */
+        /** @description Selects the version when neither the path nor the Accept media type names one; overrides the account's pinned default. An integer in canonical decimal form (no sign `+`, no leading zero) from -(2^53-1) to 2^53-1, else 400; a version the server does not have: 406. */
         ApiVersion: number;
         /** @description Makes this request safe to retry (see the API description): a retry with the same key gets the stored response with `Idempotent-Replayed: true`. Per account, kept 24 h by default. A structured-field string (`"..."`) or the bare value. */
         IdempotencyKey: string;
@@ -1351,7 +1351,7 @@ export interface operations {
             header?: {
                 /** @description `application/json`, `application/vnd.orderline.order+json; version=<n>` (orders) or `application/vnd.orderline.order-list+json; version=<n>` (collections); `v` is a synonym of `version`. No acceptable type: 406. */
                 Accept?: components["parameters"]["Accept"];
-                /** @description Selects the version when neither the path nor the Accept media type names one; overrides the account's pinned default. An integer in canonical decimal form (no sign `+`, no leading zero) up to 2^53-1, else 400; a version the server does not have: 406. */
+                /** @description Selects the version when neither the path nor the Accept media type names one; overrides the account's pinned default. An integer in canonical decimal form (no sign `+`, no leading zero) from -(2^53-1) to 2^53-1, else 400; a version the server does not have: 406. */
                 "Api-Version"?: components["parameters"]["ApiVersion"];
             };
             path?: never;
@@ -1391,7 +1391,7 @@ export interface operations {
             header?: {
                 /** @description `application/json`, `application/vnd.orderline.order+json; version=<n>` (orders) or `application/vnd.orderline.order-list+json; version=<n>` (collections); `v` is a synonym of `version`. No acceptable type: 406. */
                 Accept?: components["parameters"]["Accept"];
-                /** @description Selects the version when neither the path nor the Accept media type names one; overrides the account's pinned default. An integer in canonical decimal form (no sign `+`, no leading zero) up to 2^53-1, else 400; a version the server does not have: 406. */
+                /** @description Selects the version when neither the path nor the Accept media type names one; overrides the account's pinned default. An integer in canonical decimal form (no sign `+`, no leading zero) from -(2^53-1) to 2^53-1, else 400; a version the server does not have: 406. */
                 "Api-Version"?: components["parameters"]["ApiVersion"];
                 /** @description Makes this request safe to retry (see the API description): a retry with the same key gets the stored response with `Idempotent-Replayed: true`. Per account, kept 24 h by default. A structured-field string (`"..."`) or the bare value. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -1458,7 +1458,7 @@ export interface operations {
             header?: {
                 /** @description `application/json`, `application/vnd.orderline.order+json; version=<n>` (orders) or `application/vnd.orderline.order-list+json; version=<n>` (collections); `v` is a synonym of `version`. No acceptable type: 406. */
                 Accept?: components["parameters"]["Accept"];
-                /** @description Selects the version when neither the path nor the Accept media type names one; overrides the account's pinned default. An integer in canonical decimal form (no sign `+`, no leading zero) up to 2^53-1, else 400; a version the server does not have: 406. */
+                /** @description Selects the version when neither the path nor the Accept media type names one; overrides the account's pinned default. An integer in canonical decimal form (no sign `+`, no leading zero) from -(2^53-1) to 2^53-1, else 400; a version the server does not have: 406. */
                 "Api-Version"?: components["parameters"]["ApiVersion"];
                 /** @description Entity tags (list or `*`), weak comparison: a match answers 304. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
@@ -1506,7 +1506,7 @@ export interface operations {
             header?: {
                 /** @description `application/json`, `application/vnd.orderline.order+json; version=<n>` (orders) or `application/vnd.orderline.order-list+json; version=<n>` (collections); `v` is a synonym of `version`. No acceptable type: 406. */
                 Accept?: components["parameters"]["Accept"];
-                /** @description Selects the version when neither the path nor the Accept media type names one; overrides the account's pinned default. An integer in canonical decimal form (no sign `+`, no leading zero) up to 2^53-1, else 400; a version the server does not have: 406. */
+                /** @description Selects the version when neither the path nor the Accept media type names one; overrides the account's pinned default. An integer in canonical decimal form (no sign `+`, no leading zero) from -(2^53-1) to 2^53-1, else 400; a version the server does not have: 406. */
                 "Api-Version"?: components["parameters"]["ApiVersion"];
                 /** @description Makes this request safe to retry (see the API description): a retry with the same key gets the stored response with `Idempotent-Replayed: true`. Per account, kept 24 h by default. A structured-field string (`"..."`) or the bare value. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -1584,7 +1584,7 @@ export interface operations {
             header?: {
                 /** @description `application/json`, `application/vnd.orderline.order+json; version=<n>` (orders) or `application/vnd.orderline.order-list+json; version=<n>` (collections); `v` is a synonym of `version`. No acceptable type: 406. */
                 Accept?: components["parameters"]["Accept"];
-                /** @description Selects the version when neither the path nor the Accept media type names one; overrides the account's pinned default. An integer in canonical decimal form (no sign `+`, no leading zero) up to 2^53-1, else 400; a version the server does not have: 406. */
+                /** @description Selects the version when neither the path nor the Accept media type names one; overrides the account's pinned default. An integer in canonical decimal form (no sign `+`, no leading zero) from -(2^53-1) to 2^53-1, else 400; a version the server does not have: 406. */
                 "Api-Version"?: components["parameters"]["ApiVersion"];
                 /** @description Entity tags (list or `*`), weak comparison: a match answers 304. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
@@ -1628,7 +1628,7 @@ export interface operations {
             header?: {
                 /** @description `application/json`, `application/vnd.orderline.order+json; version=<n>` (orders) or `application/vnd.orderline.order-list+json; version=<n>` (collections); `v` is a synonym of `version`. No acceptable type: 406. */
                 Accept?: components["parameters"]["Accept"];
-                /** @description Selects the version when neither the path nor the Accept media type names one; overrides the account's pinned default. An integer in canonical decimal form (no sign `+`, no leading zero) up to 2^53-1, else 400; a version the server does not have: 406. */
+                /** @description Selects the version when neither the path nor the Accept media type names one; overrides the account's pinned default. An integer in canonical decimal form (no sign `+`, no leading zero) from -(2^53-1) to 2^53-1, else 400; a version the server does not have: 406. */
                 "Api-Version"?: components["parameters"]["ApiVersion"];
                 /** @description Makes this request safe to retry (see the API description): a retry with the same key gets the stored response with `Idempotent-Replayed: true`. Per account, kept 24 h by default. A structured-field string (`"..."`) or the bare value. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
@@ -1688,7 +1688,7 @@ export interface operations {
             header?: {
                 /** @description `application/json`, `application/vnd.orderline.order+json; version=<n>` (orders) or `application/vnd.orderline.order-list+json; version=<n>` (collections); `v` is a synonym of `version`. No acceptable type: 406. */
                 Accept?: components["parameters"]["Accept"];
-                /** @description Selects the version when neither the path nor the Accept media type names one; overrides the account's pinned default. An integer in canonical decimal form (no sign `+`, no leading zero) up to 2^53-1, else 400; a version the server does not have: 406. */
+                /** @description Selects the version when neither the path nor the Accept media type names one; overrides the account's pinned default. An integer in canonical decimal form (no sign `+`, no leading zero) from -(2^53-1) to 2^53-1, else 400; a version the server does not have: 406. */
                 "Api-Version"?: components["parameters"]["ApiVersion"];
                 /** @description Makes this request safe to retry (see the API description): a retry with the same key gets the stored response with `Idempotent-Replayed: true`. Per account, kept 24 h by default. A structured-field string (`"..."`) or the bare value. */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
