@@ -102,12 +102,15 @@ describe('stable Ajv standalone output', () => {
             parameters: [{ $ref: '#/components/parameters/OrderId' }, { name: 'since', in: 'query', schema: { type: 'integer', minimum: 0 } }],
             responses: {
               '200': { description: 'Audit entries', content: { 'application/json': { schema: { $ref: '#/components/schemas/OrderAudit' } } } },
+              '400': { $ref: '#/components/responses/E400' },
+              '401': { $ref: '#/components/responses/E401' },
               '412': { $ref: '#/components/responses/E412Read' },
               '413': { $ref: '#/components/responses/E413' },
+              '429': { $ref: '#/components/responses/E429' },
               '503': { $ref: '#/components/responses/E503' },
             },
           },
-          // Every path declares the one OPTIONS rule (codegen/options.ts); it adds no validator. Every operation its 503, 412 and 413 (codegen/unavailable.ts).
+          // Every path declares the one OPTIONS rule (codegen/options.ts); it adds no validator. Every operation its 503, 412 and 413, and the 400, 401 and 429 of what it declares (codegen/unavailable.ts).
           options: { operationId: 'optionsOrderAudit', security: [], responses: { '204': { $ref: '#/components/responses/Options' }, '503': { $ref: '#/components/responses/E503' } } },
         };
         doc.components.schemas.OrderAudit = {

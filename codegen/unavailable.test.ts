@@ -30,6 +30,24 @@ describe('the 503 rule in the contract', () => {
       'GET /healthz: no "412" (an If-Match is judged on every request; declare {$ref: #/components/responses/E412Read})',
     ]);
   });
+  it('refuses an operation without a status the pipeline answers because of what it declares (400, 401, 406, 415, 428, 429), naming the response to declare', () => {
+    const doc = contract();
+    for (const status of ['400', '401', '406', '415', '428', '429']) delete doc.paths['/v2/orders/{orderId}'].patch.responses[status];
+    delete doc.paths['/v2/orders/{orderId}'].head.responses['401'];
+    expect(unavailableRuleProblems(doc)).toEqual([
+      'HEAD /v2/orders/{orderId}: no "401" (it requires a token; declare {$ref: #/components/responses/HeadE401})',
+      'PATCH /v2/orders/{orderId}: no "400" (its parameters and body are validated: what their schemas refuse is a 400; declare {$ref: #/components/responses/E400})',
+      'PATCH /v2/orders/{orderId}: no "401" (it requires a token; declare {$ref: #/components/responses/E401})',
+      'PATCH /v2/orders/{orderId}: no "429" (it requires a token, and the per-account rate limit applies; declare {$ref: #/components/responses/E429})',
+      'PATCH /v2/orders/{orderId}: no "406" (it declares Accept; declare {$ref: #/components/responses/E406})',
+      'PATCH /v2/orders/{orderId}: no "415" (it takes a body, whose media type is checked; declare {$ref: #/components/responses/E415})',
+      'PATCH /v2/orders/{orderId}: no "428" (it declares If-Match, which a write requires; declare {$ref: #/components/responses/E428})',
+    ]);
+    // A public operation without parameters or a body needs none of them.
+    for (const status of ['400', '401', '406', '415', '428', '429']) delete doc.paths['/healthz'].get.responses[status];
+    expect(unavailableRuleProblems(doc).filter((p) => p.includes('/healthz'))).toEqual([]);
+  });
+
   it('refuses a "412" or "413" that refers to a shared response of another status', () => {
     const doc = contract();
     doc.paths['/healthz'].get.responses['412'] = { $ref: '#/components/responses/E413' };

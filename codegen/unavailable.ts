@@ -14,8 +14,15 @@
  * the handler does, so each operation declares them too (ALWAYS_ANSWERED): 412 (an `If-Match`
  * is judged on every request, RFC 9110 13.2.2) and 413 (a body over the limit, sent to any
  * operation, one that takes none included).
+ *
+ * And the answers the pipeline gives an operation because of what it declares (ANSWERED_WHEN):
+ * 400 to one with parameters or a body (its generated validators refuse what the schemas do
+ * not take: an undeclared 400 from them would be a 500, since an operation's answer must be one
+ * it declares), 401 and 429 to one that requires a token (authentication, the per-account rate
+ * limit), 406 to one that declares `Accept`, 415 to one that takes a body, 428 to one that
+ * declares `If-Match`.
  */
-import { declaresHeader, type Json } from './deref';
+import { deref, declaresHeader, type Json } from './deref';
 
 /** The shared 503. */
 export const UNAVAILABLE_RESPONSE_REF = '#/components/responses/E503';
@@ -35,6 +42,36 @@ const ALWAYS_ANSWERED: readonly { status: string; why: string; ref: (method: (ty
 ];
 const RESPONSES = '#/components/responses/';
 
+/** The header and path/query parameter names an operation declares (its own and its path item's), `$ref`s followed. */
+function parameterNames(doc: Json, item: Json, op: Json): { name: string; in: string }[] {
+  return [...((item.parameters ?? []) as unknown[]), ...((op.parameters ?? []) as unknown[])].map((p) => deref(doc, p)).map((p) => ({ name: String(p.name), in: String(p.in) }));
+}
+
+/** Statuses the pipeline answers an operation because of what it declares, with the shared response to declare for each. */
+const ANSWERED_WHEN: readonly { status: string; why: string; when: (doc: Json, item: Json, op: Json) => boolean; ref: (method: (typeof METHODS)[number]) => string }[] = [
+  {
+    status: '400',
+    why: 'its parameters and body are validated: what their schemas refuse is a 400',
+    when: (doc, item, op) => parameterNames(doc, item, op).length > 0 || op.requestBody !== undefined,
+    ref: (m) => (m === 'head' ? 'HeadError' : 'E400'),
+  },
+  { status: '401', why: 'it requires a token', when: (doc, _item, op) => ((op.security ?? doc.security ?? []) as unknown[]).length > 0, ref: (m) => (m === 'head' ? 'HeadE401' : 'E401') },
+  {
+    status: '429',
+    why: 'it requires a token, and the per-account rate limit applies',
+    when: (doc, _item, op) => ((op.security ?? doc.security ?? []) as unknown[]).length > 0,
+    ref: (m) => (m === 'head' ? 'HeadE429' : 'E429'),
+  },
+  {
+    status: '406',
+    why: 'it declares Accept',
+    when: (doc, item, op) => parameterNames(doc, item, op).some((p) => p.in === 'header' && p.name.toLowerCase() === 'accept'),
+    ref: (m) => (m === 'head' ? 'HeadError' : 'E406'),
+  },
+  { status: '415', why: 'it takes a body, whose media type is checked', when: (_doc, _item, op) => op.requestBody !== undefined, ref: () => 'E415' },
+  { status: '428', why: 'it declares If-Match, which a write requires', when: (doc, item, op) => parameterNames(doc, item, op).some((p) => p.in === 'header' && p.name.toLowerCase() === 'if-match'), ref: () => 'E428' },
+];
+
 /** What is wrong with the contract's 503s, 412s and 413s (empty when every operation declares them). */
 export function unavailableRuleProblems(doc: Json): string[] {
   const problems: string[] = [];
@@ -48,6 +85,9 @@ export function unavailableRuleProblems(doc: Json): string[] {
       const answer = ((op.responses ?? {}) as Record<string, Json>)['503'];
       if (!answer) problems.push(`${method.toUpperCase()} ${path}: no "503" (every operation may answer it; declare {$ref: ${UNAVAILABLE_RESPONSE_REF}})`);
       else if (answer.$ref !== UNAVAILABLE_RESPONSE_REF && !declaresHeader(doc, answer, 'Retry-After')) problems.push(`${method.toUpperCase()} ${path}: its own "503" must declare Retry-After`);
+      for (const { status, why, when, ref } of ANSWERED_WHEN) {
+        if (when(doc, item, op) && !((op.responses ?? {}) as Record<string, Json>)[status]) problems.push(`${method.toUpperCase()} ${path}: no "${status}" (${why}; declare {$ref: ${RESPONSES}${ref(method)}})`);
+      }
       for (const { status, why, ref, shared: family } of ALWAYS_ANSWERED) {
         const declared = ((op.responses ?? {}) as Record<string, Json>)[status];
         const to = typeof declared?.$ref === 'string' ? declared.$ref : undefined;
