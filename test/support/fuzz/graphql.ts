@@ -20,6 +20,8 @@ export const SCHEMA = buildSchema(readFileSync(join(__dirname, '../../../contrac
 
 /** The schema's documented limits (its description, "Cost and depth"; `first` at most 100). */
 export const LIMITS = { maxDepth: 4, maxCost: 1000, listFactor: 10, maxFirst: 100 } as const;
+/** The size an order's `items` list is priced at (the schema's "Cost and depth"). */
+const ITEMS_SIZE = 100;
 
 /** A value for an argument: literal text in the document, or a variable and the JSON sent for it. */
 type ArgValue = { literal: string; first?: number | 'bad' } | { variable: { type: string; value: unknown; sent: boolean }; first?: number | 'bad' };
@@ -70,7 +72,8 @@ export function deepObject(depth: number): unknown {
 
 /** Whether a JSON value coerces to GraphQL `Int` / `ID` (graphql-js's input coercion). */
 const isInt = (v: unknown) => typeof v === 'number' && Number.isInteger(v) && v >= -INT32 && v < INT32;
-const isId = (v: unknown) => typeof v === 'string' || isInt(v);
+// ID takes any integer, not only an Int's 32 bits (graphql-js coerces it to its decimal string).
+const isId = (v: unknown) => typeof v === 'string' || (typeof v === 'number' && Number.isInteger(v));
 
 /** A `first` argument: a literal or a variable, in range, out of it, or not an Int. */
 function firstArb(): fc.Arbitrary<ArgValue> {
@@ -171,7 +174,8 @@ function render(nodes: Node[], level: number, ctx: Ctx): { text: string; depth: 
     });
     const sub = n.children.length > 0 ? render(n.children, level + 1, ctx) : undefined;
     const firstArg = n.args.find(([name]) => name === 'first')?.[1];
-    const size = firstArg && typeof firstArg.first === 'number' ? firstArg.first : LIMITS.listFactor;
+    // An order's `items` (the schema's only field of that name) are served whole: priced at 100, the most an order holds.
+    const size = firstArg && typeof firstArg.first === 'number' ? firstArg.first : n.name === 'items' ? ITEMS_SIZE : LIMITS.listFactor;
     const own = n.leaf ? 1 : 2 + (sub?.cost ?? 0);
     cost += n.list ? size * (n.leaf ? 1 : own) : own;
     depth = Math.max(depth, sub?.depth ?? level);
