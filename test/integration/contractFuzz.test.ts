@@ -156,9 +156,19 @@ async function exchange(_op: { operationId: string }, req: SentRequest, as: 'ali
 }
 
 /** The GET operation that reads the resource a write or HEAD names (for `@current` and HEAD parity). */
-function readOpOf(op: FuzzOperation): FuzzOperation {
-  const path = op.route.path.replace(/\/cancel$/, '');
-  return OPERATIONS.find((o) => o.route.path === path && o.route.method === 'GET')!;
+/**
+ * The GET whose ETag a write's `If-Match` names: the one on the write's own path, else on the
+ * nearest path above it (a cancel's, or a new operation's `/orders/{orderId}/notes`: the order's),
+ * with how many trailing segments of the path that drops.
+ */
+function readOpOf(op: FuzzOperation): { read: FuzzOperation; up: number } {
+  const segments = op.route.path.split('/');
+  for (let up = 0; up < segments.length - 1; up++) {
+    const path = segments.slice(0, segments.length - up).join('/');
+    const read = OPERATIONS.find((o) => o.route.path === path && o.route.method === 'GET');
+    if (read) return { read, up };
+  }
+  throw new Error(`${op.operationId}: no GET on its path or above it, whose ETag its If-Match could name`);
 }
 
 async function freshOrder(): Promise<number> {
@@ -181,8 +191,13 @@ async function resolve(op: FuzzOperation, plan: Plan): Promise<SentRequest> {
     if (v === '@uuid') v = randomUUID();
     if (v.includes('@current')) {
       if (current === undefined) {
-        const read = readOpOf(op);
-        const readPath = path.replace(/\/cancel$/, '');
+        const { read, up } = readOpOf(op);
+        const [wire, query = ''] = path.split('?');
+        const readPath =
+          wire
+            .split('/')
+            .slice(0, wire.split('/').length - up)
+            .join('/') + (up === 0 && query ? `?${query}` : '');
         const lookup: SentRequest = { method: 'GET', path: readPath, headers: {}, intent: `lookup of ${name} for ${op.operationId}` };
         for (const h of ['Accept', 'Api-Version']) if (plan.headers[h] !== undefined && read.params.some((p) => p.name === h)) lookup.headers[h] = plan.headers[h];
         const res = await exchange(read, lookup);
