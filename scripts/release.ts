@@ -43,7 +43,9 @@ export function checkVersions(src: string, dest: string): void {
     const order = compare(now, then);
     if (order < 0) problems.push(`contracts/${f}: info.version ${now.join('.')} is lower than the released ${then.join('.')}`);
     else if (changed && order === 0)
-      problems.push(`contracts/${f} changed since release ${then.join('.')} but still says info.version ${now.join('.')}: raise it (major for a break the gate reports, minor for an addition, patch for a fix), run npm run codegen again (the reference pages carry it), then release`);
+      problems.push(
+        `contracts/${f} changed since release ${then.join('.')} but still says info.version ${now.join('.')}: raise it (major for a break the gate reports, minor for an addition, patch for a fix), run npm run codegen again (the reference pages carry it), then release`,
+      );
   }
   if (problems.length > 0) throw new ReleaseRefused(problems.join('; '));
 }
