@@ -23,5 +23,12 @@ export function headerNames(doc: Json, response: Json, onlyRequired = false): st
     .map(([name]) => name);
 }
 
+/** An operation's parameters, its path item's first (OpenAPI: the operation's own are added to them), refs followed. */
+export const operationParameters = (doc: Json, item: Json, op: Json): Json[] => [...((item.parameters ?? []) as unknown[]), ...((op.parameters ?? []) as unknown[])].map((node) => deref(doc, node));
+
+/** Whether an operation declares the header parameter `name` (case-insensitive), on itself or its path item. */
+export const declaresHeaderParameter = (doc: Json, item: Json, op: Json, name: string): boolean =>
+  operationParameters(doc, item, op).some((p) => p.in === 'header' && typeof p.name === 'string' && p.name.toLowerCase() === name.toLowerCase());
+
 /** Whether `response` (a ref followed) declares the header `name` (field names are case-insensitive). */
 export const declaresHeader = (doc: Json, response: unknown, name: string): boolean => headerNames(doc, deref(doc, response)).some((h) => h.toLowerCase() === name.toLowerCase());

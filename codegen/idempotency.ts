@@ -9,17 +9,10 @@
  * so without this check an operation added tomorrow with the key would answer a reused
  * key with a 500; with it, codegen names what is missing.
  */
-import { declaresHeader, deref, type Json } from './deref';
+import { declaresHeader, declaresHeaderParameter, type Json } from './deref';
 
 const METHODS = ['get', 'head', 'post', 'put', 'patch', 'delete'] as const;
 const HEADER = 'idempotency-key';
-
-const takesKey = (doc: Json, parameters: unknown): boolean =>
-  Array.isArray(parameters) &&
-  parameters.some((p) => {
-    const param = deref(doc, p);
-    return param.in === 'header' && typeof param.name === 'string' && param.name.toLowerCase() === HEADER;
-  });
 
 /** What is wrong with the contract's Idempotency-Key operations (empty when each declares its 409 and 422). */
 export function idempotencyRuleProblems(doc: Json): string[] {
@@ -27,7 +20,7 @@ export function idempotencyRuleProblems(doc: Json): string[] {
   for (const [path, item] of Object.entries((doc.paths ?? {}) as Record<string, Json>)) {
     for (const method of METHODS) {
       const op = item[method] as Json | undefined;
-      if (!op || !(takesKey(doc, op.parameters) || takesKey(doc, item.parameters))) continue;
+      if (!op || !declaresHeaderParameter(doc, item, op, HEADER)) continue;
       const responses = (op.responses ?? {}) as Json;
       const where = `${method.toUpperCase()} ${path}`;
       if (!responses['422']) problems.push(`${where}: takes Idempotency-Key but declares no "422" (IDEMPOTENCY_KEY_REUSED; declare {$ref: '#/components/responses/E422'})`);

@@ -13,7 +13,7 @@
  * ignored where RFC 9110 13.1.2 wants a 412. And it refuses two paths that differ only in their
  * parameters' names (`/orders/{id}` beside `/orders/{orderId}`): the matcher would serve one.
  */
-import { deref, type Json } from './deref';
+import { deref, operationParameters, type Json } from './deref';
 import Ajv2020 from 'ajv/dist/2020';
 
 const METHODS = ['get', 'head', 'post', 'put', 'patch', 'delete', 'options'] as const;
@@ -54,11 +54,10 @@ export function parameterRuleProblems(doc: Json): string[] {
     else byShape.set(shape, path);
   }
   for (const [path, item] of Object.entries((doc.paths ?? {}) as Record<string, Json>)) {
-    const shared = (item.parameters ?? []) as Json[];
     for (const method of METHODS) {
       const op = item[method] as Json | undefined;
       if (!op) continue;
-      const params = [...shared, ...((op.parameters ?? []) as Json[])].map((node) => deref(doc, node));
+      const params = operationParameters(doc, item, op);
       for (const p of params) {
         const problem = problemOf(doc, p);
         if (problem) problems.push(`${method.toUpperCase()} ${path}: parameter \`${String(p.name)}\`: ${problem}`);

@@ -22,7 +22,7 @@
  * limit), 406 to one that declares `Accept`, 415 to one that takes a body, 428 to one that
  * declares `If-Match`.
  */
-import { deref, declaresHeader, type Json } from './deref';
+import { declaresHeader, declaresHeaderParameter, operationParameters, type Json } from './deref';
 
 /** The shared 503. */
 export const UNAVAILABLE_RESPONSE_REF = '#/components/responses/E503';
@@ -42,17 +42,12 @@ const ALWAYS_ANSWERED: readonly { status: string; why: string; ref: (method: (ty
 ];
 const RESPONSES = '#/components/responses/';
 
-/** The header and path/query parameter names an operation declares (its own and its path item's), `$ref`s followed. */
-function parameterNames(doc: Json, item: Json, op: Json): { name: string; in: string }[] {
-  return [...((item.parameters ?? []) as unknown[]), ...((op.parameters ?? []) as unknown[])].map((p) => deref(doc, p)).map((p) => ({ name: String(p.name), in: String(p.in) }));
-}
-
 /** Statuses the pipeline answers an operation because of what it declares, with the shared response to declare for each. */
 const ANSWERED_WHEN: readonly { status: string; why: string; when: (doc: Json, item: Json, op: Json) => boolean; ref: (method: (typeof METHODS)[number]) => string }[] = [
   {
     status: '400',
     why: 'its parameters and body are validated: what their schemas refuse is a 400',
-    when: (doc, item, op) => parameterNames(doc, item, op).length > 0 || op.requestBody !== undefined,
+    when: (doc, item, op) => operationParameters(doc, item, op).length > 0 || op.requestBody !== undefined,
     ref: (m) => (m === 'head' ? 'HeadError' : 'E400'),
   },
   { status: '401', why: 'it requires a token', when: (doc, _item, op) => ((op.security ?? doc.security ?? []) as unknown[]).length > 0, ref: (m) => (m === 'head' ? 'HeadE401' : 'E401') },
@@ -65,11 +60,11 @@ const ANSWERED_WHEN: readonly { status: string; why: string; when: (doc: Json, i
   {
     status: '406',
     why: 'it declares Accept',
-    when: (doc, item, op) => parameterNames(doc, item, op).some((p) => p.in === 'header' && p.name.toLowerCase() === 'accept'),
+    when: (doc, item, op) => declaresHeaderParameter(doc, item, op, 'Accept'),
     ref: (m) => (m === 'head' ? 'HeadError' : 'E406'),
   },
   { status: '415', why: 'it takes a body, whose media type is checked', when: (_doc, _item, op) => op.requestBody !== undefined, ref: () => 'E415' },
-  { status: '428', why: 'it declares If-Match, which a write requires', when: (doc, item, op) => parameterNames(doc, item, op).some((p) => p.in === 'header' && p.name.toLowerCase() === 'if-match'), ref: () => 'E428' },
+  { status: '428', why: 'it declares If-Match, which a write requires', when: (doc, item, op) => declaresHeaderParameter(doc, item, op, 'If-Match'), ref: () => 'E428' },
 ];
 
 /** What is wrong with the contract's 503s, 412s and 413s (empty when every operation declares them). */
